@@ -1,0 +1,563 @@
+package markdown
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// Doc is what ingest needs from one markdown file.
+type Doc struct {
+	// Title is the frontmatter "title", else the text of a level-1 heading
+	// that opens the body (nothing but blank lines before it), else the file
+	// name without its extension — as in Obsidian and SilverBullet, where a
+	// page is named by its file and a later "# Heading" is a section.
+	Title string
+	// Frontmatter holds every top-level YAML key, with values as yaml.v3
+	// decodes them into any. It is nil when the file has no frontmatter block
+	// or its YAML does not decode to a mapping, and empty (not nil) for an
+	// empty block.
+	Frontmatter map[string]any
+	// Aliases is the frontmatter "aliases": a string (one alias) or a list.
+	Aliases []string
+	// Tags are the frontmatter "tags" (a list, or a string separated by
+	// commas or spaces), inline #tags and <!-- tags: a, b --> comments,
+	// without '#', deduplicated (case-sensitive), in first-seen order:
+	// frontmatter first, then the body in document order.
+	Tags []string
+	// Headings lists every heading in document order.
+	Headings []Heading
+	// Links lists every link: frontmatter links first, then the body's in
+	// document order.
+	Links []Link
+	// BodyStart is the 1-based line where the body starts: the line after
+	// the closing frontmatter delimiter, or 1 when there is no frontmatter.
+	// It may be one past the last line when the file holds only frontmatter.
+	BodyStart int
+	// Warnings describes problems that did not stop parsing, such as
+	// frontmatter that is not valid YAML.
+	Warnings []string
+}
+
+// Heading is one ATX (# Title) or setext (Title / ===) heading.
+type Heading struct {
+	Level int    // 1..6
+	Text  string // plain text, inline markup stripped
+	Line  int    // 1-based line in the original file (frontmatter included)
+}
+
+// LinkKind says what syntax a Link came from.
+type LinkKind string
+
+// The kinds of Link.
+const (
+	WikiLink        LinkKind = "wikilink"    // [[target]], [[target#heading]], [[a|b]]
+	Embed           LinkKind = "embed"       // ![[target]]
+	MarkdownLink    LinkKind = "markdown"    // [text](dest), ![alt](dest), <autolink>
+	FrontmatterLink LinkKind = "frontmatter" // a [[wikilink]] inside a frontmatter string value
+)
+
+// Link is one outgoing reference of a document.
+type Link struct {
+	Kind LinkKind
+	// Target is, for wikilinks, embeds and frontmatter links, the part before
+	// '|' with any "#heading" removed (Obsidian puts the target first); for
+	// markdown links, the destination with backslash escapes and character
+	// references resolved (percent-encoding is kept as written).
+	Target string
+	// Alt is the part after '|' of [[a|b]] (Dendron puts the target last),
+	// with any "#heading" removed when Target had none; "" otherwise.
+	Alt string
+	// Heading is the "#heading" or "#^block" part of a wikilink, without '#'.
+	Heading string
+	// Text is the plain link text of a markdown link (the alt text of an image).
+	Text string
+	// Key is the top-level frontmatter key of a FrontmatterLink.
+	Key string
+	// Line is the 1-based line in the original file.
+	Line int
+}
+
+// md is safe for concurrent use: goldmark keeps per-parse state in a context.
+var md = goldmark.New()
+
+// Parse extracts everything ingest needs from one markdown file. name is the
+// file name, used for the fallback title. Parse never panics and never fails:
+// problems such as broken frontmatter YAML are reported in Doc.Warnings and
+// the rest of the file is still parsed.
+func Parse(name string, src []byte) *Doc {
+	p := &parser{src: src, doc: &Doc{BodyStart: 1}, seenTags: map[string]bool{}}
+	p.lineStarts = lineStarts(src)
+	p.frontmatter()
+	p.body()
+	p.title(name)
+	return p.doc
+}
+
+type parser struct {
+	src        []byte
+	lineStarts []int // byte offset of the start of each line
+	doc        *Doc
+	seenTags   map[string]bool
+	bodyOff    int // offset of the body in src
+	h1         string
+}
+
+func (p *parser) warn(format string, args ...any) {
+	p.doc.Warnings = append(p.doc.Warnings, "markdown: "+fmt.Sprintf(format, args...))
+}
+
+// lineStarts returns the byte offset at which each line starts. Lines end at
+// '\n'; a "\r\n" ending therefore counts as one line break.
+func lineStarts(src []byte) []int {
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return starts
+		}
+		i += j + 1
+		starts = append(starts, i)
+	}
+}
+
+// blankBefore reports whether the body holds only blank lines before line:
+// a level-1 heading there names the page; one further down is a section.
+func (p *parser) blankBefore(line int) bool {
+	end := len(p.src)
+	if line-1 < len(p.lineStarts) {
+		end = p.lineStarts[line-1]
+	}
+	return p.bodyOff <= end && len(bytes.TrimSpace(p.src[p.bodyOff:end])) == 0
+}
+
+// line returns the 1-based line holding byte offset off of src.
+func (p *parser) line(off int) int {
+	return sort.SearchInts(p.lineStarts, off+1)
+}
+
+func (p *parser) addTag(t string) {
+	t = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(t), "#"))
+	if t == "" {
+		return
+	}
+	t = strings.ToValidUTF8(t, "\uFFFD")
+	if p.seenTags[t] {
+		return
+	}
+	p.seenTags[t] = true
+	p.doc.Tags = append(p.doc.Tags, t)
+}
+
+func (p *parser) title(name string) {
+	d := p.doc
+	if t, ok := d.Frontmatter["title"]; ok && t != nil {
+		switch t.(type) {
+		case map[string]any, map[any]any, []any:
+		default:
+			d.Title = strings.TrimSpace(strings.ToValidUTF8(fmt.Sprint(t), "\uFFFD"))
+		}
+	}
+	if d.Title == "" {
+		d.Title = p.h1
+	}
+	if d.Title == "" {
+		d.Title = strings.TrimSuffix(name, path.Ext(name))
+		if d.Title == "" {
+			d.Title = name
+		}
+		d.Title = strings.ToValidUTF8(d.Title, "\uFFFD")
+	}
+}
+
+// body parses the markdown after the frontmatter with goldmark and collects
+// headings, links and tags.
+func (p *parser) body() {
+	defer func() {
+		if r := recover(); r != nil {
+			p.warn("markdown parser failed: %v", r)
+		}
+	}()
+	body := p.src[p.bodyOff:]
+	root := md.Parser().Parse(text.NewReader(body))
+	w := walker{p: p, body: body}
+	_ = ast.Walk(root, w.visit)
+	w.flush()
+}
+
+// walker visits the goldmark tree of the body. Offsets in the tree are
+// relative to body; p.bodyOff converts them to offsets in the file.
+type walker struct {
+	p    *parser
+	body []byte
+	// run is the current stretch of contiguous Text segments, scanned for
+	// wikilinks and #tags when it ends.
+	runStart, runStop int
+	inCode            int // depth of code spans
+}
+
+func (w *walker) line(off int) int { return w.p.line(w.p.bodyOff + off) }
+
+func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	switch n := n.(type) {
+	case *ast.CodeSpan:
+		if entering {
+			w.flush()
+			w.inCode++
+		} else {
+			w.inCode--
+		}
+		return ast.WalkContinue, nil
+	case *ast.Text:
+		if entering && w.inCode == 0 {
+			seg := n.Segment
+			if seg.Start != w.runStop || w.runStop == w.runStart {
+				w.flush()
+				w.runStart = seg.Start
+			}
+			w.runStop = seg.Stop
+			if n.SoftLineBreak() || n.HardLineBreak() {
+				w.flush()
+			}
+		}
+		return ast.WalkContinue, nil
+	}
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	// Any other node ends a run of text.
+	w.flush()
+	switch n := n.(type) {
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		return ast.WalkSkipChildren, nil
+	case *ast.Heading:
+		txt := plainText(n, w.body)
+		line := w.line(max(n.Pos(), 0))
+		w.p.doc.Headings = append(w.p.doc.Headings, Heading{Level: n.Level, Text: txt, Line: line})
+		if n.Level == 1 && len(w.p.doc.Headings) == 1 && w.p.blankBefore(line) {
+			w.p.h1 = txt
+		}
+	case *ast.Link:
+		if w.shortcutWikiLink(n) {
+			return ast.WalkSkipChildren, nil
+		}
+		w.p.doc.Links = append(w.p.doc.Links, Link{
+			Kind:   MarkdownLink,
+			Target: unescape(n.Destination),
+			Text:   plainText(n, w.body),
+			Line:   w.line(max(n.Pos(), 0)),
+		})
+	case *ast.Image:
+		w.p.doc.Links = append(w.p.doc.Links, Link{
+			Kind:   MarkdownLink,
+			Target: unescape(n.Destination),
+			Text:   plainText(n, w.body),
+			Line:   w.line(max(n.Pos(), 0)),
+		})
+	case *ast.AutoLink:
+		w.p.doc.Links = append(w.p.doc.Links, Link{
+			Kind:   MarkdownLink,
+			Target: valid(n.URL(w.body)),
+			Text:   valid(n.Label(w.body)),
+			Line:   w.line(max(n.Pos(), 0)),
+		})
+	case *ast.HTMLBlock:
+		segs := make([]text.Segment, 0, n.Lines().Len()+1)
+		for i := 0; i < n.Lines().Len(); i++ {
+			segs = append(segs, n.Lines().At(i))
+		}
+		if n.HasClosure() {
+			segs = append(segs, n.ClosureLine)
+		}
+		var b []byte
+		for _, seg := range segs {
+			b = append(b, seg.Value(w.body)...)
+		}
+		w.tagComments(b)
+		if n.HTMLBlockType == ast.HTMLBlockType6 || n.HTMLBlockType == ast.HTMLBlockType7 {
+			w.htmlText(segs)
+		}
+	case *ast.RawHTML:
+		var b []byte
+		for i := 0; i < n.Segments.Len(); i++ {
+			seg := n.Segments.At(i)
+			b = append(b, seg.Value(w.body)...)
+		}
+		w.tagComments(b)
+	}
+	return ast.WalkContinue, nil
+}
+
+// shortcutWikiLink handles [[x]] where a definition "[x]: url" made goldmark
+// read the inner [x] as a shortcut reference link: it records the wikilink
+// and reports true.
+func (w *walker) shortcutWikiLink(n *ast.Link) bool {
+	p := n.Pos()
+	if n.Reference == nil || n.Reference.Type != ast.ReferenceLinkShortcut || p < 1 || w.body[p-1] != '[' {
+		return false
+	}
+	line := w.body[p:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	end := bytes.Index(line, []byte("]]"))
+	if end < 0 || bytes.IndexByte(line[1:end], ']') >= 0 {
+		return false
+	}
+	l, ok := parseWikiLink(string(line[1:end]))
+	if !ok {
+		return false
+	}
+	l.Kind, l.Line = WikiLink, w.line(p-1)
+	if p >= 2 && w.body[p-2] == '!' {
+		l.Kind = Embed
+	}
+	w.p.doc.Links = append(w.p.doc.Links, l)
+	return true
+}
+
+// htmlText scans the text between the tags of an HTML block such as
+// <details> for wikilinks and tags, skipping comments and the tags
+// themselves (with their attributes).
+func (w *walker) htmlText(segs []text.Segment) {
+	const (
+		inText = iota
+		inTag
+		inComment
+	)
+	state := inText
+	for _, seg := range segs {
+		start := seg.Start
+		for i := seg.Start; i < seg.Stop; {
+			switch state {
+			case inText:
+				if w.body[i] != '<' {
+					i++
+					continue
+				}
+				if start < i {
+					w.scan(start, i)
+				}
+				if bytes.HasPrefix(w.body[i:seg.Stop], []byte("<!--")) {
+					state, i = inComment, i+4
+				} else {
+					state, i = inTag, i+1
+				}
+			case inTag:
+				if j := bytes.IndexByte(w.body[i:seg.Stop], '>'); j >= 0 {
+					state, i, start = inText, i+j+1, i+j+1
+				} else {
+					i = seg.Stop
+				}
+			case inComment:
+				if j := bytes.Index(w.body[i:seg.Stop], []byte("-->")); j >= 0 {
+					state, i, start = inText, i+j+3, i+j+3
+				} else {
+					i = seg.Stop
+				}
+			}
+		}
+		if state == inText && start < seg.Stop {
+			w.scan(start, seg.Stop)
+		}
+	}
+}
+
+// flush scans the current text run for wikilinks and tags.
+func (w *walker) flush() {
+	if w.runStop > w.runStart {
+		w.scan(w.runStart, w.runStop)
+	}
+	w.runStart, w.runStop = 0, 0
+}
+
+// scan finds [[wikilinks]], ![[embeds]] and #tags in body[start:stop], a
+// stretch of plain text that holds no code.
+func (w *walker) scan(start, stop int) {
+	s := w.body[start:stop]
+	noClose := false // no "]]" after the current position
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '[' && i+1 < len(s) && s[i+1] == '[' && !noClose:
+			j := bytes.Index(s[i+2:], []byte("]]"))
+			if j < 0 {
+				noClose = true
+				i += 2
+				continue
+			}
+			j += i + 2
+			k := i + bytes.LastIndex(s[i:j], []byte("[["))
+			kind := WikiLink
+			if start+k > 0 && w.body[start+k-1] == '!' {
+				kind = Embed
+			}
+			if l, ok := parseWikiLink(string(s[k+2 : j])); ok {
+				l.Kind = kind
+				l.Line = w.line(start + k)
+				w.p.doc.Links = append(w.p.doc.Links, l)
+			}
+			i = j + 2
+		case c == '#':
+			n := tagAt(w.body, start+i, stop)
+			if n > 0 {
+				w.p.addTag(string(w.body[start+i+1 : start+i+n]))
+				i += n
+			} else {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+}
+
+// tagAt returns the length of the #tag starting at b[i] (including '#'), or
+// 0 when there is none. A tag starts at the beginning of a line or after
+// whitespace or '(', holds letters, digits and "_-/." ('.', '/' and '-' only
+// between other tag characters, so "#tag." ends before the dot) and has at
+// least one character other than a digit or '.'.
+func tagAt(b []byte, i, stop int) int {
+	if i > 0 {
+		r, _ := utf8.DecodeLastRune(b[:i])
+		if r != '(' && !isSpace(r) {
+			return 0
+		}
+	}
+	j, end := i+1, i+1
+	nonDigit, pendingNonDigit := false, false
+loop:
+	for j < stop {
+		r, size := utf8.DecodeRune(b[j:stop])
+		switch {
+		case r == '.':
+		case r == '/' || r == '-':
+			pendingNonDigit = true
+		case r == '_' || isLetter(r):
+			nonDigit = true
+		case isDigit(r):
+		default:
+			break loop
+		}
+		j += size
+		if r != '.' && r != '/' && r != '-' {
+			end = j
+			nonDigit = nonDigit || pendingNonDigit
+		}
+	}
+	if end == i+1 || !nonDigit {
+		return 0
+	}
+	return end - i
+}
+
+// tagComments adds the tags of every <!-- tags: a, b --> comment in b.
+func (w *walker) tagComments(b []byte) {
+	for {
+		i := bytes.Index(b, []byte("<!--"))
+		if i < 0 {
+			return
+		}
+		b = b[i+4:]
+		j := bytes.Index(b, []byte("-->"))
+		body := b
+		if j >= 0 {
+			body, b = b[:j], b[j+3:]
+		} else {
+			b = nil
+		}
+		body = bytes.TrimSpace(body)
+		if len(body) >= 5 && strings.EqualFold(string(body[:5]), "tags:") {
+			for _, t := range splitTags(string(body[5:])) {
+				w.p.addTag(t)
+			}
+		}
+	}
+}
+
+// splitTags splits a tag list written as one string: "a, b c".
+func splitTags(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || isSpace(r) })
+}
+
+// parseWikiLink parses the inside of [[...]]. It reports false for a link
+// without a target or heading.
+func parseWikiLink(s string) (Link, bool) {
+	var l Link
+	target, alt, hasAlt := strings.Cut(s, "|")
+	// Inside tables the pipe is escaped: [[a\|b]].
+	target = strings.TrimSuffix(target, `\`)
+	target, l.Heading, _ = strings.Cut(target, "#")
+	if hasAlt {
+		alt = strings.TrimSpace(alt)
+		if h, a := cutHeading(alt); l.Heading == "" && h != "" {
+			alt, l.Heading = a, h
+		}
+	}
+	l.Target = valid([]byte(strings.TrimSpace(target)))
+	l.Alt = valid([]byte(strings.TrimSpace(alt)))
+	l.Heading = valid([]byte(strings.TrimSpace(l.Heading)))
+	if l.Target == "" && l.Heading == "" && l.Alt == "" {
+		return Link{}, false
+	}
+	return l, true
+}
+
+// cutHeading splits "page#heading" into its heading and page.
+func cutHeading(s string) (heading, page string) {
+	page, heading, ok := strings.Cut(s, "#")
+	if !ok {
+		return "", s
+	}
+	return heading, page
+}
+
+// plainText returns the text of n's inline children with markup stripped.
+func plainText(n ast.Node, src []byte) string {
+	var b []byte
+	var rec func(n ast.Node)
+	rec = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Text:
+				b = append(b, util.UnescapePunctuations(c.Segment.Value(src))...)
+				if c.SoftLineBreak() || c.HardLineBreak() {
+					b = append(b, ' ')
+				}
+			case *ast.String:
+				b = append(b, c.Value...)
+			case *ast.AutoLink:
+				b = append(b, c.Label(src)...)
+			case *ast.RawHTML:
+			default:
+				rec(c)
+			}
+		}
+	}
+	rec(n)
+	b = util.ResolveEntityNames(util.ResolveNumericReferences(b))
+	return strings.TrimSpace(valid(b))
+}
+
+// unescape resolves backslash escapes and character references of a link
+// destination.
+func unescape(b []byte) string {
+	b = util.UnescapePunctuations(b)
+	b = util.ResolveNumericReferences(b)
+	b = util.ResolveEntityNames(b)
+	return valid(b)
+}
+
+func valid(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
