@@ -1,0 +1,574 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/braidsearch/braid/chunk"
+	"github.com/braidsearch/braid/markdown"
+)
+
+// Options tunes ingest. The zero value means the documented defaults.
+type Options struct {
+	Workers int // parallel readers/parsers; zero means the number of CPUs
+	// BatchDocs is how many changed documents go into one commit; zero means
+	// 256. Each commit is crash-safe on its own.
+	BatchDocs int
+}
+
+// Progress reports how far an index run is.
+type Progress struct {
+	Source string // source name
+	Done   int    // files (or JSONL lines) looked at so far in this source
+	Total  int    // files in this source; 0 while unknown
+}
+
+// FileError is a file (or JSONL line) that could not be indexed; the run
+// went on without it.
+type FileError struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+	Err  string `json:"error"`
+}
+
+func (e FileError) String() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Err)
+	}
+	return e.Path + ": " + e.Err
+}
+
+// Summary is what an index run did.
+type Summary struct {
+	Sources   int         `json:"sources"`
+	Seen      int         `json:"seen"` // files and JSONL documents looked at
+	Added     int         `json:"added"`
+	Updated   int         `json:"updated"`
+	Unchanged int         `json:"unchanged"`
+	Removed   int         `json:"removed"`
+	Chunks    int         `json:"chunks"` // chunks written by this run
+	Bytes     int64       `json:"bytes"`  // bytes read and indexed by this run
+	Skipped   Skips       `json:"skipped"`
+	Errors    []FileError `json:"errors,omitempty"`
+	TookMS    int64       `json:"took_ms"`
+}
+
+// Indexer brings the store and the lexical index in step with sources.
+type Indexer struct {
+	Store    *Store
+	Lexical  *Lexical
+	Opt      Options
+	Progress func(Progress) // optional; called from the indexing goroutine
+	// Force re-indexes every document even when its content is unchanged,
+	// for example because the source's chunk settings changed.
+	Force bool
+}
+
+// Recover finishes the lexical side of a commit that a crash interrupted,
+// so the store and the lexical index agree again. Call it after opening both
+// for writing and before any Commit.
+func Recover(s *Store, l *Lexical) error {
+	p, err := s.PendingWork()
+	if err != nil || p == nil {
+		return err
+	}
+	lg, err := l.Gen()
+	if err != nil {
+		return err
+	}
+	if lg < p.Gen {
+		chunks, err := s.Chunks(p.Add)
+		if err != nil {
+			return err
+		}
+		live := chunks[:0]
+		for _, c := range chunks {
+			if c != nil {
+				live = append(live, c)
+			}
+		}
+		if err := l.Apply(p.Gen, p.Delete, live, storeMeta(s)); err != nil {
+			return fmt.Errorf("recover interrupted commit %d: %w", p.Gen, err)
+		}
+	}
+	return s.ClearPending(p.Gen)
+}
+
+func storeMeta(s *Store) func(string) ChunkMeta {
+	cache := map[string]ChunkMeta{}
+	return func(id string) ChunkMeta {
+		if m, ok := cache[id]; ok {
+			return m
+		}
+		var m ChunkMeta
+		if d, _ := s.Doc(id); d != nil {
+			m = ChunkMeta{Title: d.Title, SourceID: d.SourceID, Path: d.Path, Tags: d.Tags}
+		}
+		cache[id] = m
+		return m
+	}
+}
+
+// commit writes changes to the store and then to the lexical index.
+func (ix *Indexer) commit(changes []Change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	p, err := ix.Store.Commit(changes)
+	if err != nil {
+		return err
+	}
+	meta := map[string]ChunkMeta{}
+	var adds []*Chunk
+	for i := range changes {
+		d := changes[i].Doc
+		if d == nil {
+			continue
+		}
+		meta[d.ID] = ChunkMeta{Title: d.Title, SourceID: d.SourceID, Path: d.Path, Tags: d.Tags}
+		for j := range changes[i].Chunks {
+			adds = append(adds, &changes[i].Chunks[j])
+		}
+	}
+	if err := ix.Lexical.Apply(p.Gen, p.Delete, adds, func(id string) ChunkMeta { return meta[id] }); err != nil {
+		return err
+	}
+	return ix.Store.ClearPending(p.Gen)
+}
+
+// SourceID derives a source's stable id from its absolute path.
+func SourceID(abs string) string {
+	h := sha256.Sum256([]byte(abs))
+	return hex.EncodeToString(h[:4])
+}
+
+func docID(sourceID, rel string) string {
+	h := sha256.Sum256([]byte(sourceID + "\x00" + rel))
+	return hex.EncodeToString(h[:6])
+}
+
+// Index indexes one source: new and changed documents are (re)indexed,
+// unchanged ones skipped, vanished ones removed. Problems with single files
+// are collected in the summary; the error return is for failures that stop
+// the run (the index stays consistent either way).
+func (ix *Indexer) Index(ctx context.Context, src *Source, sum *Summary) error {
+	sum.Sources++
+	var err error
+	switch src.Kind {
+	case SourceJSONL:
+		err = ix.indexJSONL(ctx, src, sum)
+	default:
+		err = ix.indexFiles(ctx, src, sum)
+	}
+	if err != nil {
+		return err
+	}
+	src.IndexedAt = time.Now().UTC()
+	return ix.Store.PutSource(src)
+}
+
+// RemoveSource deletes a source and all its documents.
+func (ix *Indexer) RemoveSource(id string) (int, error) {
+	entries, err := ix.Store.Entries(id)
+	if err != nil {
+		return 0, err
+	}
+	var changes []Change
+	for _, e := range entries {
+		changes = append(changes, Change{DeleteID: e.DocID})
+		if len(changes) == ix.batchDocs() {
+			if err := ix.commit(changes); err != nil {
+				return 0, err
+			}
+			changes = changes[:0]
+		}
+	}
+	if err := ix.commit(changes); err != nil {
+		return 0, err
+	}
+	return len(entries), ix.Store.DeleteSourceRecord(id)
+}
+
+func (ix *Indexer) batchDocs() int {
+	if ix.Opt.BatchDocs > 0 {
+		return ix.Opt.BatchDocs
+	}
+	return 256
+}
+
+func (ix *Indexer) workers() int {
+	if ix.Opt.Workers > 0 {
+		return ix.Opt.Workers
+	}
+	return runtime.NumCPU()
+}
+
+// prepared is a file after reading, hashing, parsing and chunking.
+type prepared struct {
+	f      file
+	doc    *Document
+	chunks []Chunk
+	same   bool   // unchanged since the last run
+	skip   string // why the file was not indexed: "binary" or "not_utf8"
+	err    error
+}
+
+func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) error {
+	var files []file
+	if src.Kind == SourceFile {
+		info, err := os.Stat(src.Path)
+		if err != nil {
+			return fmt.Errorf("index %s: %w", src.Path, err)
+		}
+		max := src.MaxFileSize
+		if max <= 0 {
+			max = DefaultMaxFileSize
+		}
+		if info.Size() > max {
+			return fmt.Errorf("index: %s is %s, over the %s limit; raise it with --max-file-size", src.Path, FormatBytes(info.Size()), FormatBytes(max))
+		}
+		files = []file{{abs: src.Path, rel: filepath.Base(src.Path), size: info.Size()}}
+	} else {
+		var err error
+		files, err = walk(src, &sum.Skipped, func(err error) {
+			sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: err.Error()})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	entries, err := ix.Store.Entries(src.ID)
+	if err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(files))
+	var changes []Change
+	window := ix.batchDocs()
+	for start := 0; start < len(files); start += window {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end := min(start+window, len(files))
+		for _, p := range ix.prepare(src, files[start:end], entries) {
+			seen[p.f.rel] = true
+			sum.Seen++
+			switch {
+			case p.err != nil:
+				if src.Kind == SourceFile {
+					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
+				}
+				sum.Errors = append(sum.Errors, FileError{Path: p.f.abs, Err: p.err.Error()})
+				seen[p.f.rel] = false
+			case p.skip != "":
+				if src.Kind == SourceFile {
+					return fmt.Errorf("index %s: %w (it is %s); braid indexes UTF-8 text files only", p.f.abs, ErrNotText, strings.ReplaceAll(p.skip, "_", " "))
+				}
+				if p.skip == "binary" {
+					sum.Skipped.Binary++
+				} else {
+					sum.Skipped.NotUTF8++
+				}
+				seen[p.f.rel] = false
+			case p.same:
+				sum.Unchanged++
+			default:
+				if _, ok := entries[p.f.rel]; ok {
+					sum.Updated++
+				} else {
+					sum.Added++
+				}
+				sum.Chunks += len(p.chunks)
+				sum.Bytes += p.f.size
+				changes = append(changes, Change{Doc: p.doc, Chunks: p.chunks})
+			}
+		}
+		if ix.Progress != nil {
+			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files)})
+		}
+		if len(changes) >= window {
+			if err := ix.commit(changes); err != nil {
+				return err
+			}
+			changes = nil
+		}
+	}
+	for rel, e := range entries {
+		if !seen[rel] {
+			changes = append(changes, Change{DeleteID: e.DocID})
+			sum.Removed++
+		}
+	}
+	return ix.commit(changes)
+}
+
+// prepare reads, hashes, parses and chunks files in parallel, in order.
+func (ix *Indexer) prepare(src *Source, files []file, entries map[string]Entry) []prepared {
+	out := make([]prepared, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(ix.workers(), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = ix.prepareOne(src, files[i], entries)
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p prepared) {
+	p.f = f
+	defer func() {
+		if r := recover(); r != nil {
+			p.err = fmt.Errorf("internal error while parsing (please report): %v", r)
+		}
+	}()
+	data, err := os.ReadFile(f.abs)
+	if err != nil {
+		p.err = err
+		return p
+	}
+	p.f.size = int64(len(data))
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	if e, ok := entries[f.rel]; ok && e.Hash == hash && !ix.Force {
+		p.same = true
+		return p
+	}
+	switch {
+	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0:
+		p.skip = "binary"
+		return p
+	case !utf8.Valid(data):
+		p.skip = "not_utf8"
+		return p
+	}
+	info, _ := os.Stat(f.abs)
+	d := &Document{
+		ID:        docID(src.ID, f.rel),
+		SourceID:  src.ID,
+		Path:      f.rel,
+		Hash:      hash,
+		Size:      int64(len(data)),
+		IndexedAt: time.Now().UTC(),
+		Lines:     bytes.Count(data, []byte{'\n'}) + 1,
+	}
+	if info != nil {
+		d.ModTime = info.ModTime().UTC()
+	}
+	var pieces []chunk.Chunk
+	if isMarkdown(f.rel) {
+		md := markdown.Parse(filepath.Base(f.rel), data)
+		d.Kind = KindMarkdown
+		d.Title = md.Title
+		d.Frontmatter = md.Frontmatter
+		d.Aliases = md.Aliases
+		d.Tags = md.Tags
+		for _, h := range md.Headings {
+			d.Headings = append(d.Headings, Heading{Level: h.Level, Text: h.Text, Line: h.Line})
+		}
+		for _, l := range md.Links {
+			d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
+		}
+		pieces = chunk.Markdown(data, md, chunkOptions(src))
+	} else {
+		d.Kind = KindText
+		d.Title = filepath.Base(f.rel)
+		pieces = chunk.Text(data, chunkOptions(src))
+	}
+	p.doc = d
+	p.chunks = toChunks(d, pieces)
+	return p
+}
+
+func chunkOptions(src *Source) chunk.Options {
+	return chunk.Options{MaxTokens: src.ChunkTokens, Overlap: src.ChunkOverlap}
+}
+
+func toChunks(d *Document, pieces []chunk.Chunk) []Chunk {
+	out := make([]Chunk, len(pieces))
+	for i, c := range pieces {
+		out[i] = Chunk{
+			ID:          fmt.Sprintf("%s#%s.%d", d.ID, d.Hash[:8], i),
+			DocID:       d.ID,
+			Ord:         i,
+			Text:        c.Text,
+			HeadingPath: c.HeadingPath,
+			StartLine:   c.StartLine,
+			EndLine:     c.EndLine,
+			Tokens:      c.Tokens,
+		}
+	}
+	return out
+}
+
+// beirLine is one document of a BEIR corpus.
+type beirLine struct {
+	ID    *string `json:"_id"`
+	Title string  `json:"title"`
+	Text  string  `json:"text"`
+}
+
+// IsJSONL reports whether path looks like a BEIR corpus: a .jsonl file whose
+// first line is a JSON object with an "_id".
+func IsJSONL(path string) bool {
+	if !strings.EqualFold(filepath.Ext(path), ".jsonl") {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	var l beirLine
+	return json.Unmarshal(line, &l) == nil && l.ID != nil
+}
+
+func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) error {
+	f, err := os.Open(src.Path)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", src.Path, err)
+	}
+	defer f.Close()
+	entries, err := ix.Store.Entries(src.ID)
+	if err != nil {
+		return err
+	}
+	base := filepath.Base(src.Path)
+	seen := make(map[string]bool, len(entries))
+	var changes []Change
+	r := bufio.NewReaderSize(f, 1<<20)
+	var offset int64
+	for lineNo := 1; ; lineNo++ {
+		if lineNo%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if ix.Progress != nil {
+				ix.Progress(Progress{Source: src.Name, Done: lineNo})
+			}
+		}
+		line, err := r.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return fmt.Errorf("read %s: %w", src.Path, err)
+		}
+		start := offset
+		offset += int64(len(line))
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			continue
+		}
+		sum.Seen++
+		bad := func(msg string) {
+			sum.Errors = append(sum.Errors, FileError{Path: src.Path, Line: lineNo, Err: msg})
+		}
+		if !utf8.Valid(trimmed) {
+			bad("line is not valid UTF-8")
+			continue
+		}
+		var l beirLine
+		if err := json.Unmarshal(trimmed, &l); err != nil {
+			bad("not a JSON object: " + err.Error())
+			continue
+		}
+		if l.ID == nil || *l.ID == "" {
+			bad(`missing "_id"`)
+			continue
+		}
+		id := *l.ID
+		rel := base + "#" + id
+		if seen[rel] {
+			bad(fmt.Sprintf("duplicate _id %q; the first one is kept", id))
+			continue
+		}
+		seen[rel] = true
+		h := sha256.Sum256(trimmed)
+		hash := hex.EncodeToString(h[:])
+		e, known := entries[rel]
+		if known && e.Hash == hash && !ix.Force {
+			sum.Unchanged++
+			continue
+		}
+		if !known {
+			if other, err := ix.Store.Doc(id); err != nil {
+				return err
+			} else if other != nil && other.SourceID != src.ID {
+				bad(fmt.Sprintf("_id %q is already used by %s in another source; document ids must be unique", id, other.Path))
+				delete(seen, rel)
+				continue
+			}
+		}
+		d := &Document{
+			ID: id, SourceID: src.ID, Path: rel, Kind: KindBEIR, Title: l.Title, Hash: hash,
+			Size: int64(len(trimmed)), IndexedAt: time.Now().UTC(), Offset: start, Line: lineNo,
+			Lines: strings.Count(l.Text, "\n") + 1,
+		}
+		if d.Title == "" {
+			d.Title = id
+		}
+		chunks := toChunks(d, chunk.Text([]byte(l.Text), chunkOptions(src)))
+		if known {
+			sum.Updated++
+		} else {
+			sum.Added++
+		}
+		sum.Chunks += len(chunks)
+		sum.Bytes += d.Size
+		changes = append(changes, Change{Doc: d, Chunks: chunks})
+		if len(changes) >= 4*ix.batchDocs() {
+			if err := ix.commit(changes); err != nil {
+				return err
+			}
+			changes = nil
+		}
+	}
+	for rel, e := range entries {
+		if !seen[rel] {
+			changes = append(changes, Change{DeleteID: e.DocID})
+			sum.Removed++
+		}
+	}
+	return ix.commit(changes)
+}
+
+// FormatBytes renders a byte count for people: 1.5 MB, 512 B.
+func FormatBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}

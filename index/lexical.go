@@ -1,0 +1,339 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	regexpfilter "github.com/blevesearch/bleve/v2/analysis/char/regexp"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bleveindex "github.com/blevesearch/bleve_index_api"
+)
+
+// Field names in the lexical index.
+const (
+	fieldContent  = "content"  // title + heading path + chunk text: the flat BM25 field
+	fieldTitle    = "title"    // title and file path, boosted
+	fieldHeadings = "headings" // boosted
+	fieldDoc      = "doc"
+	fieldSource   = "source"
+	fieldPath     = "path"
+	fieldTags     = "tags"
+)
+
+// Boosts of the title and heading fields relative to the content field.
+const (
+	titleBoost   = 1.0
+	headingBoost = 0.3
+)
+
+var keyLexGen = []byte("braid.gen")
+
+// Lexical is the BM25 index over chunks (bleve, scorch). Every Apply is one
+// bleve batch, persisted before it returns. Safe for concurrent use.
+type Lexical struct {
+	idx bleve.Index
+}
+
+// lexDoc is what bleve indexes for one chunk.
+type lexDoc struct {
+	Content  string   `json:"content"`
+	Title    string   `json:"title"`
+	Headings string   `json:"headings"`
+	Doc      string   `json:"doc"`
+	Source   string   `json:"source"`
+	Path     string   `json:"path"`
+	Tags     []string `json:"tags"`
+}
+
+// analyzerName is bleve's English analyzer (possessives, lowercase, stop
+// words, Porter stemming) behind a character filter that splits code
+// identifiers and paths: plant.water_level is indexed as plant water level.
+const analyzerName = "braid_en"
+
+func lexMapping() *mapping.IndexMappingImpl {
+	m := bleve.NewIndexMapping()
+	err := m.AddCustomCharFilter("braid_split", map[string]interface{}{
+		"type": regexpfilter.Name, "regexp": `[._/\\:]`, "replace": " ",
+	})
+	if err == nil {
+		err = m.AddCustomAnalyzer(analyzerName, map[string]interface{}{
+			"type":          custom.Name,
+			"char_filters":  []string{"braid_split"},
+			"tokenizer":     unicode.Name,
+			"token_filters": []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name},
+		})
+	}
+	if err != nil {
+		panic("index: bad built-in analyzer: " + err.Error()) // a programming error, caught by every test
+	}
+	text := func(positions bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzerName
+		f.Store = false
+		f.IncludeInAll = false
+		f.IncludeTermVectors = positions // phrases and matched-term locations need them
+		return f
+	}
+	kw := func() *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = false
+		f.IncludeInAll = false
+		f.IncludeTermVectors = false
+		return f
+	}
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(fieldContent, text(true))
+	dm.AddFieldMappingsAt(fieldTitle, text(false))
+	dm.AddFieldMappingsAt(fieldHeadings, text(false))
+	for _, f := range []string{fieldDoc, fieldSource, fieldPath, fieldTags} {
+		dm.AddFieldMappingsAt(f, kw())
+	}
+	m.DefaultMapping = dm
+	m.DefaultAnalyzer = analyzerName
+	m.ScoringModel = bleveindex.BM25Scoring
+	m.StoreDynamic = false
+	m.IndexDynamic = false
+	m.DocValuesDynamic = false
+	return m
+}
+
+// OpenLexical opens the lexical index at path, creating it when writable and
+// absent.
+func OpenLexical(path string, readOnly bool) (*Lexical, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if readOnly {
+			return nil, fmt.Errorf("open lexical index: %s does not exist; run braid index first", path)
+		}
+		idx, err := bleve.New(path, lexMapping())
+		if err != nil {
+			return nil, fmt.Errorf("create lexical index: %w", err)
+		}
+		return &Lexical{idx: idx}, nil
+	}
+	idx, err := bleve.OpenUsing(path, map[string]interface{}{"read_only": readOnly})
+	if err != nil {
+		return nil, fmt.Errorf("open lexical index %s: %w", path, err)
+	}
+	return &Lexical{idx: idx}, nil
+}
+
+// Close releases the index.
+func (l *Lexical) Close() error { return l.idx.Close() }
+
+// Gen is the commit number of the last Apply.
+func (l *Lexical) Gen() (uint64, error) {
+	v, err := l.idx.GetInternal(keyLexGen)
+	if err != nil || v == nil {
+		return 0, err
+	}
+	return strconv.ParseUint(string(v), 10, 64)
+}
+
+// DocCount is the number of chunks in the index.
+func (l *Lexical) DocCount() (uint64, error) { return l.idx.DocCount() }
+
+// ChunkMeta is the document-level data indexed with each chunk.
+type ChunkMeta struct {
+	Title    string
+	SourceID string
+	Path     string
+	Tags     []string
+}
+
+// Apply deletes and adds chunks and records gen, in one persisted batch.
+func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID string) ChunkMeta) error {
+	b := l.idx.NewBatch()
+	for _, id := range del {
+		b.Delete(id)
+	}
+	for _, c := range add {
+		m := meta(c.DocID)
+		heads := strings.Join(c.HeadingPath, " / ")
+		tags := make([]string, len(m.Tags))
+		for i, t := range m.Tags {
+			tags[i] = strings.ToLower(t)
+		}
+		d := lexDoc{
+			Content:  m.Title + "\n" + heads + "\n" + c.Text,
+			Title:    m.Title + "\n" + strings.TrimSuffix(m.Path, path.Ext(m.Path)),
+			Headings: heads,
+			Doc:      c.DocID,
+			Source:   m.SourceID,
+			Path:     m.Path,
+			Tags:     tags,
+		}
+		if err := b.Index(c.ID, d); err != nil {
+			return fmt.Errorf("lexical index chunk %s: %w", c.ID, err)
+		}
+	}
+	b.SetInternal(keyLexGen, []byte(strconv.FormatUint(gen, 10)))
+	if err := l.idx.Batch(b); err != nil {
+		return fmt.Errorf("lexical index batch: %w", err)
+	}
+	return nil
+}
+
+// Request is a lexical search.
+type Request struct {
+	Query     Query
+	Fuzziness int      // edit distance 0..2 for fuzzy term matching
+	SourceIDs []string // any of
+	PathGlob  string   // see Glob
+	Tags      []string // all of
+	Size      int
+	Explain   bool
+}
+
+// Candidate is one chunk the lexical index matched.
+type Candidate struct {
+	ChunkID     string
+	Score       float64
+	Explanation string
+	Terms       []string // indexed terms that matched, for highlighting
+}
+
+// Search runs a BM25 query and returns the best chunks, best first, and how
+// many chunks matched in all.
+func (l *Lexical) Search(ctx context.Context, r Request) ([]Candidate, int, error) {
+	q, err := r.bleveQuery()
+	if err != nil {
+		return nil, 0, err
+	}
+	req := bleve.NewSearchRequestOptions(q, r.Size, 0, r.Explain)
+	req.IncludeLocations = true
+	res, err := l.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("lexical search: %w", err)
+	}
+	out := make([]Candidate, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		c := Candidate{ChunkID: h.ID, Score: h.Score, Terms: matchedTerms(h)}
+		if h.Expl != nil {
+			c.Explanation = h.Expl.String()
+		}
+		out = append(out, c)
+	}
+	return out, int(res.Total), nil
+}
+
+func matchedTerms(h *search.DocumentMatch) []string {
+	seen := map[string]bool{}
+	var out []string
+	for field, terms := range h.Locations {
+		if field != fieldContent {
+			continue
+		}
+		for t := range terms {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+func (r Request) bleveQuery() (query.Query, error) {
+	var should []query.Query
+	addMatch := func(text string, fuzz int) {
+		for _, f := range []struct {
+			name  string
+			boost float64
+		}{{fieldContent, 1}, {fieldTitle, titleBoost}, {fieldHeadings, headingBoost}} {
+			m := bleve.NewMatchQuery(text)
+			m.SetField(f.name)
+			m.SetBoost(f.boost)
+			if fuzz > 0 {
+				m.SetFuzziness(fuzz)
+			}
+			should = append(should, m)
+		}
+	}
+	if len(r.Query.Terms) > 0 {
+		addMatch(strings.Join(r.Query.Terms, " "), r.Fuzziness)
+	}
+	main := bleve.NewBooleanQuery()
+	for _, p := range r.Query.Phrases {
+		pq := bleve.NewMatchPhraseQuery(p)
+		pq.SetField(fieldContent)
+		main.AddMust(pq)
+	}
+	if len(should) > 0 {
+		main.AddShould(should...)
+		if len(r.Query.Phrases) == 0 {
+			main.SetMinShould(1)
+		}
+	}
+	for _, x := range r.Query.Excluded {
+		m := bleve.NewMatchQuery(x)
+		m.SetField(fieldContent)
+		main.AddMustNot(m)
+	}
+	if len(should) == 0 && len(r.Query.Phrases) == 0 {
+		return nil, ErrEmptyQuery
+	}
+	var filters []query.Query
+	if len(r.SourceIDs) > 0 {
+		var any []query.Query
+		for _, s := range r.SourceIDs {
+			t := bleve.NewTermQuery(s)
+			t.SetField(fieldSource)
+			any = append(any, t)
+		}
+		filters = append(filters, bleve.NewDisjunctionQuery(any...))
+	}
+	for _, tag := range r.Tags {
+		t := bleve.NewTermQuery(strings.ToLower(strings.TrimPrefix(tag, "#")))
+		t.SetField(fieldTags)
+		filters = append(filters, t)
+	}
+	if r.PathGlob != "" {
+		re, err := GlobRegexp(r.PathGlob)
+		if err != nil {
+			return nil, err
+		}
+		rq := bleve.NewRegexpQuery(re)
+		rq.SetField(fieldPath)
+		filters = append(filters, rq)
+	}
+	if len(filters) > 0 {
+		main.AddFilter(bleve.NewConjunctionQuery(filters...))
+	}
+	return main, nil
+}
+
+// Token is an analysed term and where its word is in the analysed text.
+type Token struct {
+	Term       string
+	Start, End int // byte offsets
+}
+
+// Analyze runs the index's text analyzer (the one queries and content go
+// through) over text, so callers can find which words a query matched.
+func (l *Lexical) Analyze(text string) []Token {
+	a := l.idx.Mapping().AnalyzerNamed(analyzerName)
+	if a == nil {
+		return nil
+	}
+	stream := a.Analyze([]byte(text))
+	out := make([]Token, len(stream))
+	for i, t := range stream {
+		out[i] = Token{Term: string(t.Term), Start: t.Start, End: t.End}
+	}
+	return out
+}

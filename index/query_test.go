@@ -1,0 +1,68 @@
+package index
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseQuery(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want Query
+		err  error
+	}{
+		{"words", "install plugins", Query{Terms: []string{"install", "plugins"}}, nil},
+		{"phrase", `"space script" api`, Query{Terms: []string{"api"}, Phrases: []string{"space script"}}, nil},
+		{"unterminated phrase", `find "open quote`, Query{Terms: []string{"find"}, Phrases: []string{"open quote"}}, nil},
+		{"exclude", "markdown -table", Query{Terms: []string{"markdown"}, Excluded: []string{"table"}}, nil},
+		{"lone dash is dropped", "a - b", Query{Terms: []string{"a", "b"}}, nil},
+		{"empty", "   ", Query{}, ErrEmptyQuery},
+		{"only excluded", "-foo", Query{Excluded: []string{"foo"}}, ErrEmptyQuery},
+		{"empty phrase", `""`, Query{}, ErrEmptyQuery},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseQuery(tt.in)
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("ParseQuery(%q) error = %v, want %v", tt.in, err, tt.err)
+			}
+			tt.want.Text = tt.in
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseQuery(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestParseQueryRejects(t *testing.T) {
+	for _, in := range []string{"bad \xff utf8", strings.Repeat("a", MaxQueryLen+1)} {
+		if _, err := ParseQuery(in); err == nil {
+			t.Errorf("ParseQuery(%.20q…) = nil error, want one", in)
+		}
+	}
+}
+
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range []string{"a b", `"x y" -z`, `"`, `-`, `--`, `""""`, "\"a\tb\" c", "日本 \"語\"", "-\"x\""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := ParseQuery(s)
+		if err != nil {
+			return
+		}
+		if len(q.Terms)+len(q.Phrases) == 0 {
+			t.Fatalf("ParseQuery(%q) gave nothing to search and no error", s)
+		}
+		for _, w := range append(append(q.Terms, q.Phrases...), q.Excluded...) {
+			if w == "" || !utf8.ValidString(w) || !strings.Contains(s, w) {
+				t.Fatalf("ParseQuery(%q): part %q is empty, invalid or not from the input", s, w)
+			}
+		}
+	})
+}

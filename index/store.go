@@ -1,0 +1,436 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// SchemaVersion is the on-disk format of the metadata store and the lexical
+// index together. Bump it whenever either changes incompatibly.
+const SchemaVersion = 1
+
+// ErrSchemaVersion means the index directory was written by a braid with a
+// different on-disk format: it must be rebuilt.
+var ErrSchemaVersion = errors.New("index: on-disk format differs from this braid's; re-index needed (delete the index directory and run braid index again)")
+
+var (
+	bucketMeta    = []byte("meta")
+	bucketSources = []byte("sources")
+	bucketDocs    = []byte("docs")
+	bucketPaths   = []byte("paths") // sourceID \x00 path -> docID \x00 hash
+	bucketChunks  = []byte("chunks")
+
+	keySchema  = []byte("schema")
+	keyGen     = []byte("gen")
+	keyPending = []byte("pending")
+)
+
+// Store is the bbolt metadata store: sources, documents, chunks and the
+// write-ahead record that keeps the lexical index in step with it.
+// It is safe for concurrent use; bbolt serialises writers.
+type Store struct {
+	db *bolt.DB
+}
+
+// Pending is the lexical work of one commit that is not yet known to be in
+// the lexical index. It is written in the same transaction as the metadata,
+// so after a crash the lexical index can be brought back in step.
+type Pending struct {
+	Gen    uint64   `json:"gen"`
+	Delete []string `json:"delete,omitempty"` // chunk ids to remove
+	Add    []string `json:"add,omitempty"`    // chunk ids to (re)index from the store
+}
+
+// OpenStore opens (creating when writable) the metadata store at path.
+func OpenStore(path string, readOnly bool) (*Store, error) {
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 5 * time.Second, ReadOnly: readOnly})
+	if err != nil {
+		return nil, fmt.Errorf("open metadata store %s: %w", path, err)
+	}
+	s := &Store{db: db}
+	if readOnly {
+		err = db.View(func(tx *bolt.Tx) error { return checkSchema(tx.Bucket(bucketMeta)) })
+	} else {
+		err = db.Update(func(tx *bolt.Tx) error {
+			for _, b := range [][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks} {
+				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+					return err
+				}
+			}
+			meta := tx.Bucket(bucketMeta)
+			if meta.Get(keySchema) == nil {
+				return meta.Put(keySchema, []byte(fmt.Sprint(SchemaVersion)))
+			}
+			return checkSchema(meta)
+		})
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkSchema(meta *bolt.Bucket) error {
+	if meta == nil {
+		return fmt.Errorf("%w: metadata store has no schema record", ErrSchemaVersion)
+	}
+	if got := string(meta.Get(keySchema)); got != fmt.Sprint(SchemaVersion) {
+		return fmt.Errorf("%w: found schema %q, want %d", ErrSchemaVersion, got, SchemaVersion)
+	}
+	return nil
+}
+
+// Close releases the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// PutSource records a source, replacing one with the same id.
+func (s *Store) PutSource(src *Source) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketSources), src.ID, src) })
+}
+
+// Source returns the source with the given id, or nil.
+func (s *Store) Source(id string) (*Source, error) {
+	var src *Source
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketSources).Get([]byte(id))
+		if v == nil {
+			return nil
+		}
+		src = new(Source)
+		return json.Unmarshal(v, src)
+	})
+	return src, err
+}
+
+// Sources returns every source, ordered by id.
+func (s *Store) Sources() ([]*Source, error) {
+	var out []*Source
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSources).ForEach(func(_, v []byte) error {
+			src := new(Source)
+			if err := json.Unmarshal(v, src); err != nil {
+				return err
+			}
+			out = append(out, src)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// DeleteSourceRecord removes the source record only; its documents are
+// removed through Commit.
+func (s *Store) DeleteSourceRecord(id string) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketSources).Delete([]byte(id)) })
+}
+
+// Entry is the cheap per-document record used to detect change.
+type Entry struct {
+	Path  string
+	DocID string
+	Hash  string
+}
+
+// Entries returns the documents of a source keyed by path, without decoding
+// the documents themselves.
+func (s *Store) Entries(sourceID string) (map[string]Entry, error) {
+	out := make(map[string]Entry)
+	prefix := []byte(sourceID + "\x00")
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketPaths).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			id, hash, _ := bytes.Cut(v, []byte{0})
+			p := string(k[len(prefix):])
+			out[p] = Entry{Path: p, DocID: string(id), Hash: string(hash)}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Doc returns the document with the given id, or nil.
+func (s *Store) Doc(id string) (*Document, error) {
+	var d *Document
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		d, err = getDoc(tx, id)
+		return err
+	})
+	return d, err
+}
+
+func getDoc(tx *bolt.Tx, id string) (*Document, error) {
+	v := tx.Bucket(bucketDocs).Get([]byte(id))
+	if v == nil {
+		return nil, nil
+	}
+	d := new(Document)
+	if err := json.Unmarshal(v, d); err != nil {
+		return nil, fmt.Errorf("decode document %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// DocByPath returns the document at path in a source, or nil.
+func (s *Store) DocByPath(sourceID, path string) (*Document, error) {
+	var d *Document
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketPaths).Get([]byte(sourceID + "\x00" + path))
+		if v == nil {
+			return nil
+		}
+		id, _, _ := bytes.Cut(v, []byte{0})
+		var err error
+		d, err = getDoc(tx, string(id))
+		return err
+	})
+	return d, err
+}
+
+// ForEachDoc calls fn for every document until fn returns an error.
+func (s *Store) ForEachDoc(fn func(*Document) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
+			d := new(Document)
+			if err := json.Unmarshal(v, d); err != nil {
+				return fmt.Errorf("decode document %s: %w", k, err)
+			}
+			return fn(d)
+		})
+	})
+}
+
+// Chunks returns the chunks with the given ids, in order; ids not in the
+// store (for example hits from a lexical index that is ahead of the store)
+// give nil entries.
+func (s *Store) Chunks(ids []string) ([]*Chunk, error) {
+	out := make([]*Chunk, len(ids))
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketChunks)
+		for i, id := range ids {
+			v := b.Get([]byte(id))
+			if v == nil {
+				continue
+			}
+			c := new(Chunk)
+			if err := json.Unmarshal(v, c); err != nil {
+				return fmt.Errorf("decode chunk %s: %w", id, err)
+			}
+			out[i] = c
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Counts returns the number of documents and chunks.
+func (s *Store) Counts() (docs, chunks int, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		docs = tx.Bucket(bucketDocs).Stats().KeyN
+		chunks = tx.Bucket(bucketChunks).Stats().KeyN
+		return nil
+	})
+	return docs, chunks, err
+}
+
+// ForEachChunkID calls fn with every chunk id in the store.
+func (s *Store) ForEachChunkID(fn func(id string) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketChunks).ForEach(func(k, _ []byte) error { return fn(string(k)) })
+	})
+}
+
+// Change is one document's update in a commit: Doc with its Chunks replaces
+// any document with the same id; DeleteID alone removes a document.
+type Change struct {
+	Doc      *Document
+	Chunks   []Chunk
+	DeleteID string
+}
+
+// Commit applies changes in one transaction and returns the lexical work
+// that must follow; the caller applies it and then calls ClearPending. A
+// pending record left by an earlier, interrupted commit must be resolved
+// (see Recover) before the next Commit, which refuses to overwrite it.
+func (s *Store) Commit(changes []Change) (*Pending, error) {
+	p := new(Pending)
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if meta.Get(keyPending) != nil {
+			return errors.New("index: an earlier write was interrupted and is not recovered yet; run braid doctor")
+		}
+		docs, paths, chunks := tx.Bucket(bucketDocs), tx.Bucket(bucketPaths), tx.Bucket(bucketChunks)
+		added := make(map[string]bool)
+		var removed []string
+		remove := func(id string) error {
+			old, err := getDoc(tx, id)
+			if err != nil || old == nil {
+				return err
+			}
+			for _, cid := range old.ChunkIDs {
+				if err := chunks.Delete([]byte(cid)); err != nil {
+					return err
+				}
+				removed = append(removed, cid)
+			}
+			if err := paths.Delete([]byte(old.SourceID + "\x00" + old.Path)); err != nil {
+				return err
+			}
+			return docs.Delete([]byte(id))
+		}
+		for _, ch := range changes {
+			if ch.Doc == nil {
+				if err := remove(ch.DeleteID); err != nil {
+					return err
+				}
+				continue
+			}
+			d := ch.Doc
+			if err := remove(d.ID); err != nil {
+				return err
+			}
+			d.ChunkIDs = d.ChunkIDs[:0]
+			for i := range ch.Chunks {
+				c := &ch.Chunks[i]
+				if err := putJSON(chunks, c.ID, c); err != nil {
+					return err
+				}
+				d.ChunkIDs = append(d.ChunkIDs, c.ID)
+				added[c.ID] = true
+			}
+			if err := putJSON(docs, d.ID, d); err != nil {
+				return err
+			}
+			if err := paths.Put([]byte(d.SourceID+"\x00"+d.Path), []byte(d.ID+"\x00"+d.Hash)); err != nil {
+				return err
+			}
+		}
+		for _, cid := range removed {
+			if !added[cid] {
+				p.Delete = append(p.Delete, cid)
+			}
+		}
+		for cid := range added {
+			p.Add = append(p.Add, cid)
+		}
+		sort.Strings(p.Add)
+		p.Gen = gen(meta) + 1
+		if err := meta.Put(keyGen, binary.BigEndian.AppendUint64(nil, p.Gen)); err != nil {
+			return err
+		}
+		return putJSON(meta, string(keyPending), p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func gen(meta *bolt.Bucket) uint64 {
+	v := meta.Get(keyGen)
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// Gen is the number of the last commit.
+func (s *Store) Gen() (uint64, error) {
+	var g uint64
+	err := s.db.View(func(tx *bolt.Tx) error { g = gen(tx.Bucket(bucketMeta)); return nil })
+	return g, err
+}
+
+// PendingWork returns the lexical work of an interrupted commit, or nil.
+func (s *Store) PendingWork() (*Pending, error) {
+	var p *Pending
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(keyPending)
+		if v == nil {
+			return nil
+		}
+		p = new(Pending)
+		return json.Unmarshal(v, p)
+	})
+	return p, err
+}
+
+// ClearPending marks the lexical work of commit gen as done.
+func (s *Store) ClearPending(gen uint64) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		v := meta.Get(keyPending)
+		if v == nil {
+			return nil
+		}
+		var p Pending
+		if err := json.Unmarshal(v, &p); err != nil {
+			return err
+		}
+		if p.Gen != gen {
+			return fmt.Errorf("index: pending commit is %d, not %d", p.Gen, gen)
+		}
+		return meta.Delete(keyPending)
+	})
+}
+
+// Size is the size of the store file in bytes.
+func (s *Store) Size() int64 {
+	var n int64
+	_ = s.db.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
+	return n
+}
+
+func putJSON(b *bolt.Bucket, key string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		if d, ok := v.(*Document); ok {
+			// Frontmatter can hold values JSON cannot carry (NaN, ±Inf).
+			d.Frontmatter = sanitize(d.Frontmatter).(map[string]any)
+			data, err = json.Marshal(d)
+		}
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", key, err)
+		}
+	}
+	return b.Put([]byte(key), data)
+}
+
+// sanitize makes a decoded YAML value encodable as JSON.
+func sanitize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = sanitize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = sanitize(e)
+		}
+		return out
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Sprint(x)
+		}
+		return x
+	case string, bool, int, int64, uint64, nil, time.Time:
+		return x
+	default:
+		if _, err := json.Marshal(x); err != nil {
+			return fmt.Sprint(x)
+		}
+		return x
+	}
+}

@@ -1,0 +1,116 @@
+package index
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+func openPair(t *testing.T, dir string) (*Store, *Lexical) {
+	t.Helper()
+	st, err := OpenStore(filepath.Join(dir, "meta.db"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex, err := OpenLexical(filepath.Join(dir, "lex"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, lex
+}
+
+// change makes a one-chunk document update.
+func change(id, hash, text string) Change {
+	d := &Document{ID: id, SourceID: "s1", Path: id + ".md", Title: id, Hash: hash}
+	return Change{Doc: d, Chunks: []Chunk{{ID: id + "#" + hash[:8] + ".0", DocID: id, Text: text, StartLine: 1, EndLine: 1}}}
+}
+
+func lexSearch(t *testing.T, lex *Lexical, q string) []string {
+	t.Helper()
+	pq, err := ParseQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands, _, err := lex.Search(context.Background(), Request{Query: pq, Size: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range cands {
+		ids = append(ids, c.ChunkID)
+	}
+	return ids
+}
+
+// TestRecoverAfterCrash simulates a crash between the store commit and the
+// lexical batch: Recover must bring the lexical index in step.
+func TestRecoverAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	st, lex := openPair(t, dir)
+	ix := &Indexer{Store: st, Lexical: lex}
+	if err := ix.commit([]Change{change("a", "aaaaaaaa11", "the quick brown fox")}); err != nil {
+		t.Fatal(err)
+	}
+	// Crash: the store has the new version of a, the lexical index does not.
+	if _, err := st.Commit([]Change{change("a", "bbbbbbbb22", "a lazy dog sleeps")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := lexSearch(t, lex, "dog"); len(got) != 0 {
+		t.Fatalf("before recovery the lexical index already has %v", got)
+	}
+	if _, err := st.Commit(nil); err == nil {
+		t.Fatal("Commit over an unrecovered pending record succeeded, want refusal")
+	}
+	if err := Recover(st, lex); err != nil {
+		t.Fatal(err)
+	}
+	if got := lexSearch(t, lex, "dog"); len(got) != 1 || got[0] != "a#bbbbbbbb.0" {
+		t.Errorf("after recovery search dog = %v, want [a#bbbbbbbb.0]", got)
+	}
+	if got := lexSearch(t, lex, "fox"); len(got) != 0 {
+		t.Errorf("after recovery the old chunk is still found: %v", got)
+	}
+	if p, _ := st.PendingWork(); p != nil {
+		t.Errorf("pending record left after recovery: %+v", p)
+	}
+	sg, _ := st.Gen()
+	lg, _ := lex.Gen()
+	if sg != lg || sg != 2 {
+		t.Errorf("generations store %d lexical %d, want both 2", sg, lg)
+	}
+	// Reopening keeps everything.
+	st.Close()
+	lex.Close()
+	st, lex = openPair(t, dir)
+	defer st.Close()
+	defer lex.Close()
+	if got := lexSearch(t, lex, "dog"); len(got) != 1 {
+		t.Errorf("after reopen search dog = %v, want one hit", got)
+	}
+}
+
+// TestRecoverAfterLexicalApplied covers a crash after the lexical batch but
+// before the pending record was cleared.
+func TestRecoverAfterLexicalApplied(t *testing.T) {
+	st, lex := openPair(t, t.TempDir())
+	defer st.Close()
+	defer lex.Close()
+	c := change("b", "cccccccc33", "hello world")
+	p, err := st.Commit([]Change{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lex.Apply(p.Gen, p.Delete, []*Chunk{&c.Chunks[0]}, func(string) ChunkMeta { return ChunkMeta{} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := Recover(st, lex); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := lex.DocCount()
+	if n != 1 {
+		t.Errorf("lexical index has %d chunks, want 1 (no double apply)", n)
+	}
+	if p, _ := st.PendingWork(); p != nil {
+		t.Errorf("pending record left: %+v", p)
+	}
+}

@@ -1,0 +1,97 @@
+package index
+
+import "time"
+
+// SourceKind says how a source's path is read.
+type SourceKind string
+
+const (
+	SourceDir   SourceKind = "dir"   // a directory walked for text files
+	SourceFile  SourceKind = "file"  // a single text or markdown file
+	SourceJSONL SourceKind = "jsonl" // a BEIR corpus: one {"_id","title","text"} document per line
+)
+
+// Source is a registered place documents come from. Its ID is derived from
+// the absolute path, so registering the same path again finds the same source.
+type Source struct {
+	ID          string     `json:"id"`
+	Name        string     `json:"name"`
+	Path        string     `json:"path"` // absolute
+	Kind        SourceKind `json:"kind"`
+	Patterns    []string   `json:"patterns,omitempty"` // include globs; empty means every text file
+	Excludes    []string   `json:"excludes,omitempty"`
+	NoRecursive bool       `json:"no_recursive,omitempty"`
+	MaxFileSize int64      `json:"max_file_size,omitempty"` // zero means DefaultMaxFileSize
+	// ChunkTokens and ChunkOverlap size the chunks, as in chunk.Options:
+	// zero means the default (512 and 64), a negative overlap means none.
+	ChunkTokens  int `json:"chunk_tokens,omitempty"`
+	ChunkOverlap int `json:"chunk_overlap,omitempty"`
+	AddedAt     time.Time  `json:"added_at"`
+	IndexedAt   time.Time  `json:"indexed_at,omitzero"`
+}
+
+// DocKind is the format a document was parsed as.
+type DocKind string
+
+const (
+	KindMarkdown DocKind = "markdown"
+	KindText     DocKind = "text"
+	KindBEIR     DocKind = "beir"
+)
+
+// Document is one indexed file (or one line of a BEIR corpus) with what
+// ingest extracted from it. Links and tags are kept so the link graph can be
+// built without parsing the file again.
+type Document struct {
+	ID          string         `json:"id"`
+	SourceID    string         `json:"source_id"`
+	Path        string         `json:"path"` // relative to the source, slash-separated, as on disk
+	Kind        DocKind        `json:"kind"`
+	Title       string         `json:"title"`
+	Hash        string         `json:"hash"` // sha256 of the content, hex
+	Size        int64          `json:"size"`
+	ModTime     time.Time      `json:"mod_time,omitzero"`
+	IndexedAt   time.Time      `json:"indexed_at"`
+	Lines       int            `json:"lines"`
+	Frontmatter map[string]any `json:"frontmatter,omitempty"`
+	Aliases     []string       `json:"aliases,omitempty"`
+	Tags        []string       `json:"tags,omitempty"`
+	Headings    []Heading      `json:"headings,omitempty"`
+	Links       []Link         `json:"links,omitempty"`
+	ChunkIDs    []string       `json:"chunk_ids"`
+	// Offset is the byte offset of a BEIR document's line in its JSONL file,
+	// and Line its 1-based line number; both are zero for files.
+	Offset int64 `json:"offset,omitempty"`
+	Line   int   `json:"line,omitempty"`
+}
+
+// Heading is a markdown heading and the line it is on.
+type Heading struct {
+	Level int    `json:"level"`
+	Text  string `json:"text"`
+	Line  int    `json:"line"`
+}
+
+// Link is a link found in a document, unresolved: the graph resolves targets
+// against the documents it knows.
+type Link struct {
+	Kind    string `json:"kind"` // wikilink, embed, markdown, frontmatter
+	Target  string `json:"target"`
+	Alt     string `json:"alt,omitempty"` // the other side of [[a|b]]
+	Heading string `json:"heading,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Key     string `json:"key,omitempty"` // frontmatter key
+	Line    int    `json:"line"`
+}
+
+// Chunk is a piece of a document sized for retrieval, with where it came from.
+type Chunk struct {
+	ID          string   `json:"id"`
+	DocID       string   `json:"doc_id"`
+	Ord         int      `json:"ord"` // position within the document, from 0
+	Text        string   `json:"text"`
+	HeadingPath []string `json:"heading_path,omitempty"`
+	StartLine   int      `json:"start_line"`
+	EndLine     int      `json:"end_line"`
+	Tokens      int      `json:"tokens"`
+}

@@ -1,0 +1,164 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	ignore "github.com/sabhiram/go-gitignore"
+)
+
+// DefaultMaxFileSize is the largest file indexed when a source sets no limit.
+const DefaultMaxFileSize = 8 << 20
+
+// file is a candidate found by a walk.
+type file struct {
+	abs  string
+	rel  string // slash-separated, relative to the source
+	size int64
+}
+
+// Skips counts files a walk or a read left out, by reason.
+type Skips struct {
+	Hidden    int `json:"hidden"`
+	Ignored   int `json:"gitignored"`
+	Excluded  int `json:"excluded"` // by --pattern / --exclude
+	Binary    int `json:"binary"`
+	Oversized int `json:"oversized"`
+	NotUTF8   int `json:"not_utf8"`
+}
+
+// Total is the number of skipped files.
+func (s Skips) Total() int {
+	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8
+}
+
+type gitignore struct {
+	dir string // relative to the source root, "" for the root
+	m   *ignore.GitIgnore
+}
+
+// walk lists the files of a directory source, honouring .gitignore files at
+// every level, skipping hidden entries and applying the source's globs.
+// Symbolic links to directories are not followed, so link loops cannot trap
+// it; links to files are followed.
+func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
+	include, err := NewMatcher(src.Patterns)
+	if err != nil {
+		return nil, err
+	}
+	exclude, err := NewMatcher(src.Excludes)
+	if err != nil {
+		return nil, err
+	}
+	maxSize := src.MaxFileSize
+	if maxSize <= 0 {
+		maxSize = DefaultMaxFileSize
+	}
+	var ignores []gitignore
+	ignored := func(rel string, isDir bool) bool {
+		for _, g := range ignores {
+			if g.dir != "" && !strings.HasPrefix(rel, g.dir+"/") {
+				continue
+			}
+			p := strings.TrimPrefix(rel, g.dir+"/")
+			if g.dir == "" {
+				p = rel
+			}
+			if isDir {
+				p += "/"
+			}
+			if g.m.MatchesPath(p) {
+				return true
+			}
+		}
+		return false
+	}
+	var files []file
+	err = filepath.WalkDir(src.Path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == src.Path {
+				return err
+			}
+			warn(fmt.Errorf("%s: %w", p, err))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(src.Path, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			ignores = loadGitignore(ignores, p, "")
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			skips.Hidden++
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if src.NoRecursive || ignored(rel, true) {
+				if !src.NoRecursive {
+					skips.Ignored++
+				}
+				return fs.SkipDir
+			}
+			ignores = loadGitignore(ignores, p, rel)
+			return nil
+		}
+		if ignored(rel, false) {
+			skips.Ignored++
+			return nil
+		}
+		if (include != nil && !include.Match(rel)) || exclude.Match(rel) {
+			skips.Excluded++
+			return nil
+		}
+		info, err := os.Stat(p) // follows a link to a file
+		if err != nil {
+			warn(fmt.Errorf("%s: %w", p, err))
+			return nil
+		}
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		if info.Size() > maxSize {
+			skips.Oversized++
+			return nil
+		}
+		files = append(files, file{abs: p, rel: rel, size: info.Size()})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", src.Path, err)
+	}
+	return files, nil
+}
+
+func loadGitignore(list []gitignore, dir, rel string) []gitignore {
+	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	if err != nil {
+		return list
+	}
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	return append(list, gitignore{dir: rel, m: ignore.CompileIgnoreLines(lines...)})
+}
+
+// ErrNotText means a file is binary or not UTF-8 and so was not indexed.
+var ErrNotText = errors.New("index: not a UTF-8 text file")
+
+// isMarkdown reports whether a path names a markdown file.
+func isMarkdown(rel string) bool {
+	switch strings.ToLower(path.Ext(rel)) {
+	case ".md", ".markdown", ".mdx", ".mdown", ".mkd":
+		return true
+	}
+	return false
+}
