@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/grep"
+)
+
+// GrepCmd runs a regular expression over the indexed files.
+type GrepCmd struct {
+	Pattern           string   `arg:"" help:"RE2 regular expression (https://github.com/google/re2/wiki/Syntax)."`
+	Paths             []string `arg:"" optional:"" help:"Files to search, or directories standing for the indexed documents under them (default: every indexed file)." type:"path"`
+	IgnoreCase        bool     `short:"i" help:"Match case-insensitively."`
+	Word              bool     `short:"w" help:"Match whole words only."`
+	Invert            bool     `short:"v" help:"Print lines that do not match."`
+	LineNumber        bool     `short:"n" help:"Print line numbers."`
+	WithFilename      bool     `short:"H" help:"Print the file name for each line (default when more than one file is searched)."`
+	NoFilename        bool     `help:"Never print file names."`
+	After             int      `short:"A" help:"Lines of context after each match." placeholder:"N"`
+	Before            int      `short:"B" help:"Lines of context before each match." placeholder:"N"`
+	Context           int      `short:"C" help:"Lines of context before and after each match." placeholder:"N"`
+	Count             bool     `short:"c" help:"Print the number of matching lines per file."`
+	FilesWithMatches  bool     `short:"l" help:"Print only the names of files with a match."`
+	FilesWithoutMatch bool     `short:"L" help:"Print only the names of files without a match."`
+	MaxCount          int      `short:"m" help:"Stop a file after N matching lines." placeholder:"N"`
+}
+
+// grepJSONLine is one line of --json output.
+type grepJSONLine struct {
+	Path   string        `json:"path"`
+	Line   int           `json:"line"`
+	Text   string        `json:"text"`
+	Match  bool          `json:"match"`
+	Ranges []braid.Range `json:"ranges,omitempty"`
+}
+
+// Run greps.
+func (c *GrepCmd) Run(g *Globals) error {
+	if c.After < 0 || c.Before < 0 || c.Context < 0 || c.MaxCount < 0 {
+		return fmt.Errorf("-A, -B, -C and -m take a number of 0 or more")
+	}
+	before, after := c.Before, c.After
+	if c.Context > 0 {
+		before, after = max(before, c.Context), max(after, c.Context)
+	}
+	opt := braid.GrepOptions{
+		Options: grep.Options{IgnoreCase: c.IgnoreCase, Word: c.Word, Invert: c.Invert, Before: before, After: after, MaxCount: c.MaxCount},
+		Paths:   c.Paths,
+		Name:    displayPath,
+	}
+	if _, err := grep.Compile(c.Pattern, opt.Options); err != nil {
+		return err
+	}
+	e, err := g.open(true, "braid grep")
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	withName := !c.NoFilename && (c.WithFilename || len(c.Paths) != 1 || isDir(c.Paths[0]))
+	format := grep.Format{LineNumbers: c.LineNumber, WithFilename: withName, Count: c.Count,
+		FilesWithMatches: c.FilesWithMatches, FilesWithoutMatch: c.FilesWithoutMatch, Before: before, After: after}
+	w := bufio.NewWriterSize(g.stdout, 64<<10)
+	defer w.Flush()
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	matched := false
+	type fileCount struct {
+		Path  string `json:"path"`
+		Count int    `json:"count"`
+	}
+	var counts []fileCount
+	err = e.Grep(g.ctx, c.Pattern, opt, func(r grep.Result) error {
+		if r.Err != nil {
+			g.warn("%s: %v", r.File.Name, r.Err)
+			return nil
+		}
+		if r.Count > 0 {
+			matched = true
+		}
+		if !g.JSON {
+			return format.Write(w, r)
+		}
+		switch {
+		case c.Count || c.FilesWithMatches:
+			if r.Count > 0 {
+				counts = append(counts, fileCount{r.File.Name, r.Count})
+			}
+			return nil
+		case c.FilesWithoutMatch:
+			if r.Count == 0 {
+				counts = append(counts, fileCount{r.File.Name, 0})
+			}
+			return nil
+		}
+		for _, l := range r.Lines {
+			jl := grepJSONLine{Path: r.File.Name, Line: l.Number, Text: l.Text, Match: l.Match}
+			for _, rg := range l.Ranges {
+				jl.Ranges = append(jl.Ranges, braid.Range{Start: rg[0], End: rg[1]})
+			}
+			if err := enc.Encode(jl); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if g.JSON && counts != nil {
+		for _, fc := range counts {
+			if err := enc.Encode(fc); err != nil {
+				return err
+			}
+		}
+	}
+	if !matched && !c.FilesWithoutMatch {
+		w.Flush()
+		return errSilent // like grep and rg: exit 1 when nothing matched
+	}
+	return nil
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/index"
+)
+
+// IndexCmd registers sources and indexes them.
+type IndexCmd struct {
+	Paths        []string `arg:"" optional:"" help:"Directories, files or BEIR corpus .jsonl files. None: re-index every registered source." type:"path"`
+	Pattern      []string `help:"Index only files matching this glob (repeatable; e.g. '*.md', 'docs/**')." placeholder:"GLOB"`
+	Exclude      []string `help:"Skip files matching this glob (repeatable)." placeholder:"GLOB"`
+	NoRecursive  bool     `help:"Index only the top level of a directory."`
+	Name         string   `help:"Display name of the source (default: the directory or file name)."`
+	MaxFileSize  ByteSize `help:"Skip files larger than this (e.g. 512KB, 20MB; default 8MB)." placeholder:"SIZE"`
+	ChunkTokens  int      `help:"Token budget per chunk (default 512; changing it re-chunks the source)." placeholder:"N"`
+	ChunkOverlap *int     `help:"Tokens repeated between consecutive pieces of a split section (default 64)." placeholder:"N"`
+}
+
+// Run indexes.
+func (c *IndexCmd) Run(g *Globals) error {
+	if c.Name != "" && len(c.Paths) != 1 {
+		return fmt.Errorf("--name needs exactly one PATH, got %d", len(c.Paths))
+	}
+	if (c.ChunkTokens != 0 || c.ChunkOverlap != nil) && len(c.Paths) == 0 {
+		return fmt.Errorf("--chunk-tokens and --chunk-overlap need the PATH of the source to change")
+	}
+	e, err := braid.Open(g.Index, &braid.Options{Purpose: "braid index"})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	var specs []braid.SourceSpec
+	for _, p := range c.Paths {
+		specs = append(specs, braid.SourceSpec{Path: p, Name: c.Name, Patterns: c.Pattern, Excludes: c.Exclude, NoRecursive: c.NoRecursive, MaxFileSize: int64(c.MaxFileSize),
+			ChunkTokens: c.ChunkTokens, ChunkOverlap: c.ChunkOverlap})
+	}
+	pr := newProgress(g)
+	sum, err := e.Index(g.ctx, specs, pr.update)
+	pr.done()
+	if sum != nil {
+		if g.JSON {
+			if jerr := g.printJSON(sum); jerr != nil {
+				return jerr
+			}
+		} else {
+			printSummary(g, sum)
+		}
+	}
+	if err != nil {
+		if g.ctx.Err() != nil {
+			return fmt.Errorf("interrupted; every commit before the interruption is kept and the index is consistent (run braid index again to finish)")
+		}
+		return err
+	}
+	if len(sum.Errors) > 0 {
+		if g.JSON {
+			return errSilent
+		}
+		return fmt.Errorf("%d file(s) could not be indexed (listed above); the rest are indexed", len(sum.Errors))
+	}
+	return nil
+}
+
+func printSummary(g *Globals, s *braid.Summary) {
+	took := time.Duration(s.TookMS) * time.Millisecond
+	rate := ""
+	if secs := took.Seconds(); secs > 0 && s.Added+s.Updated > 0 {
+		rate = fmt.Sprintf(", %.0f docs/s", float64(s.Added+s.Updated)/secs)
+	}
+	fmt.Fprintf(g.stdout, "indexed %d source(s) in %s: %d seen, %d added, %d updated, %d unchanged, %d removed; %d chunks, %s%s\n",
+		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, index.FormatBytes(s.Bytes), rate)
+	if k := s.Skipped; k.Total() > 0 {
+		var parts []string
+		for _, p := range []struct {
+			n    int
+			what string
+		}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}} {
+			if p.n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+			}
+		}
+		fmt.Fprintf(g.stdout, "skipped %d: %s\n", k.Total(), strings.Join(parts, ", "))
+	}
+	for _, e := range s.Errors {
+		fmt.Fprintf(g.stderr, "braid: error: %s\n", e)
+	}
+}
+
+// progress draws a bar on a terminal and plain counts elsewhere.
+type progress struct {
+	g     *Globals
+	last  time.Time
+	bar   bool
+	drawn bool
+}
+
+func newProgress(g *Globals) *progress {
+	return &progress{g: g, bar: g.tty, last: time.Now()}
+}
+
+func (p *progress) update(pr braid.Progress) {
+	if p.g.Quiet {
+		return
+	}
+	now := time.Now()
+	if p.bar {
+		if now.Sub(p.last) < 100*time.Millisecond && pr.Done != pr.Total {
+			return
+		}
+		p.last, p.drawn = now, true
+		if pr.Total > 0 {
+			const width = 30
+			filled := width * pr.Done / pr.Total
+			fmt.Fprintf(p.g.stderr, "\r%s [%s%s] %d/%d", pr.Source, strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pr.Done, pr.Total)
+		} else {
+			fmt.Fprintf(p.g.stderr, "\r%s %d", pr.Source, pr.Done)
+		}
+		return
+	}
+	if now.Sub(p.last) < 2*time.Second {
+		return
+	}
+	p.last = now
+	if pr.Total > 0 {
+		fmt.Fprintf(p.g.stderr, "braid: %s: %d/%d files\n", pr.Source, pr.Done, pr.Total)
+	} else {
+		fmt.Fprintf(p.g.stderr, "braid: %s: %d documents\n", pr.Source, pr.Done)
+	}
+}
+
+func (p *progress) done() {
+	if p.bar && p.drawn && !p.g.Quiet {
+		fmt.Fprint(p.g.stderr, "\r\033[K")
+	}
+}
+
+// ByteSize is a size flag: 1048576, 512KB, 20MB, 1GiB.
+type ByteSize int64
+
+// Decode parses a size.
+func (b *ByteSize) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("size", &s); err != nil {
+		return err
+	}
+	n, err := parseSize(s)
+	if err != nil {
+		return err
+	}
+	*b = ByteSize(n)
+	return nil
+}
+
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 {
+		return 0, fmt.Errorf("size %q is not a positive size like 512KB or 20MB", s)
+	}
+	return int64(f * float64(mult)), nil
+}

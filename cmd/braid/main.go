@@ -1,0 +1,166 @@
+// Command braid is the command-line interface of the braid search engine.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/alecthomas/kong"
+	"golang.org/x/term"
+
+	"github.com/braidsearch/braid"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Globals are the flags every command takes, and the process's streams.
+type Globals struct {
+	Index string `help:"Index directory." env:"BRAID_INDEX" default:".braid" type:"path" placeholder:"DIR"`
+	JSON  bool   `help:"Print JSON instead of text." name:"json"`
+	Quiet bool   `help:"Print no progress or warnings." short:"q"`
+
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	tty    bool // stderr is a terminal
+}
+
+// CLI is the command tree.
+type CLI struct {
+	Globals
+
+	IndexCmd      IndexCmd         `cmd:"" name:"index" help:"Register sources (directories, files, BEIR .jsonl corpora) and index them; with no PATH, re-index every registered source."`
+	Search        SearchCmd        `cmd:"" help:"Search the index (hybrid: --vector-weight 0 is BM25 only)."`
+	SearchKeyword SearchKeywordCmd `cmd:"" name:"search-keyword" help:"Search with BM25 only."`
+	Grep          GrepCmd          `cmd:"" help:"Run an RE2 regular expression over the indexed files, like ripgrep."`
+	Get           GetCmd           `cmd:"" help:"Print a document's file as it is on disk now."`
+	Sources       SourcesCmd       `cmd:"" help:"List or remove sources."`
+	Stats         StatsCmd         `cmd:"" help:"Count documents, chunks and bytes."`
+	Doctor        DoctorCmd        `cmd:"" help:"Check the index for consistency; exit 0 when healthy."`
+	Version       VersionCmd       `cmd:"" help:"Print the version."`
+}
+
+type exitCode int
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	defer func() {
+		if r := recover(); r != nil {
+			if c, ok := r.(exitCode); ok {
+				code = int(c)
+				return
+			}
+			panic(r)
+		}
+	}()
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			fmt.Fprintf(stderr, "braid: argument %d (%q) is not valid UTF-8; re-encode it as UTF-8\n", i+1, a)
+			return 1
+		}
+	}
+	cli := &CLI{}
+	parser, err := kong.New(cli,
+		kong.Name("braid"),
+		kong.Description("braid: local hybrid search for knowledge bases (markdown notes, docs, code)."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(exitCode(c)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Bind(&cli.Globals),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid: internal error: %v\n", err)
+		return 2
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid: %v (see braid --help)\n", err)
+		return 1
+	}
+	cli.ctx, cli.stdout, cli.stderr = ctx, stdout, stderr
+	if f, ok := stderr.(*os.File); ok {
+		cli.tty = term.IsTerminal(int(f.Fd()))
+	}
+	if err := kctx.Run(&cli.Globals); err != nil {
+		if errors.Is(err, errSilent) {
+			return 1
+		}
+		fmt.Fprintln(stderr, errorLine(err))
+		return 1
+	}
+	return 0
+}
+
+// errSilent is returned by a command that already reported its failure.
+var errSilent = errors.New("failed")
+
+// errorLine renders an error as one line that starts with "braid:".
+func errorLine(err error) string {
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	for _, p := range []string{"braid: ", "index: ", "grep: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return "braid: " + msg
+}
+
+// open opens the engine at the global index directory.
+func (g *Globals) open(readOnly bool, purpose string) (*braid.Engine, error) {
+	return braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose})
+}
+
+// printJSON writes v as indented JSON to stdout.
+func (g *Globals) printJSON(v any) error {
+	enc := json.NewEncoder(g.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// warn prints a warning to stderr unless --quiet.
+func (g *Globals) warn(format string, args ...any) {
+	if !g.Quiet {
+		fmt.Fprintf(g.stderr, "braid: warning: "+format+"\n", args...)
+	}
+}
+
+// displayPath names a file the way ripgrep would when run from the current
+// directory: relative when the file is below it, else as an absolute path.
+func displayPath(abs string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return abs
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil {
+		return abs
+	}
+	return rel
+}
+
+// VersionCmd prints the version.
+type VersionCmd struct{}
+
+// Run prints the version.
+func (c *VersionCmd) Run(g *Globals) error {
+	if g.JSON {
+		return g.printJSON(map[string]string{"version": version})
+	}
+	fmt.Fprintln(g.stdout, "braid", version)
+	return nil
+}

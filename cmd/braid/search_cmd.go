@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/braidsearch/braid"
+)
+
+// searchFlags are the options search and search-keyword share.
+type searchFlags struct {
+	Query      string   `arg:"" help:"What to look for. \"Quoted phrases\" must appear; -word excludes a word."`
+	Limit      int      `help:"Results to return." default:"10" short:"n"`
+	Source     []string `help:"Only this source (id or name; repeatable)." placeholder:"SOURCE"`
+	Path       string   `help:"Only documents whose path (relative to its source) matches this glob." placeholder:"GLOB"`
+	Tag        []string `help:"Only documents with this tag (repeatable: all must match)." placeholder:"TAG"`
+	Fuzzy      bool     `help:"Tolerate typos."`
+	Similarity float64  `help:"With --fuzzy: how similar a word must be, 0..1 (default 0.8)."`
+	PathsOnly  bool     `help:"Print only the paths of the matching documents."`
+	Explain    bool     `help:"Show how each score was made."`
+	Chunks     bool     `help:"Every matching chunk, not just the best one per document."`
+}
+
+func (f *searchFlags) options() braid.SearchOptions {
+	return braid.SearchOptions{Limit: f.Limit, Sources: f.Source, PathGlob: f.Path, Tags: f.Tag,
+		Fuzzy: f.Fuzzy, Similarity: f.Similarity, Chunks: f.Chunks, Explain: f.Explain}
+}
+
+// SearchCmd is the hybrid search.
+type SearchCmd struct {
+	searchFlags
+	VectorWeight *float64 `help:"Weight of vector similarity against BM25, 0..1 (0 = lexical only; default 0.5 when embeddings are set up)." placeholder:"W"`
+}
+
+// Run searches.
+func (c *SearchCmd) Run(g *Globals) error {
+	opt := c.options()
+	opt.VectorWeight = c.VectorWeight
+	return search(g, &c.searchFlags, opt)
+}
+
+// SearchKeywordCmd is BM25-only search.
+type SearchKeywordCmd struct {
+	searchFlags
+}
+
+// Run searches.
+func (c *SearchKeywordCmd) Run(g *Globals) error {
+	opt := c.options()
+	opt.Keyword = true
+	return search(g, &c.searchFlags, opt)
+}
+
+func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
+	if f.Limit < 1 {
+		return fmt.Errorf("--limit %d, want 1 or more", f.Limit)
+	}
+	if f.Similarity != 0 && !f.Fuzzy {
+		return fmt.Errorf("--similarity only applies with --fuzzy")
+	}
+	e, err := g.open(true, "braid search")
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	res, err := e.Search(g.ctx, f.Query, opt)
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		g.warn("%s", w)
+	}
+	if f.PathsOnly {
+		if g.JSON {
+			paths := []string{}
+			for _, h := range res.Results {
+				paths = append(paths, h.Path)
+			}
+			return g.printJSON(map[string]any{"paths": paths, "total": res.Total, "took_ms": res.TookMS})
+		}
+		for _, h := range res.Results {
+			fmt.Fprintln(g.stdout, hitPath(e, h))
+		}
+		return nil
+	}
+	if g.JSON {
+		return g.printJSON(res)
+	}
+	if len(res.Results) == 0 {
+		fmt.Fprintf(g.stderr, "no results for %q\n", f.Query)
+		return nil
+	}
+	for i, h := range res.Results {
+		fmt.Fprintf(g.stdout, "%2d. %s  (%s:%d-%d)  %.3f\n", i+1, h.Title, h.Path, h.Line.Start, h.Line.End, h.Score)
+		if len(h.HeadingPath) > 0 {
+			fmt.Fprintf(g.stdout, "    § %s\n", strings.Join(h.HeadingPath, " › "))
+		}
+		fmt.Fprintf(g.stdout, "    %s\n", markSnippet(h, g.tty))
+		if h.Explain != nil {
+			x := h.Explain
+			fmt.Fprintf(g.stdout, "    explain: bm25 %.4f (rank %d, normalized %.3f), vector_weight %.2f, fused %.4f\n", x.LexicalScore, x.LexicalRank, x.LexicalNorm, x.VectorWeight, x.Fused)
+		}
+	}
+	fmt.Fprintf(g.stdout, "%d shown, %d matching chunks, %.1f ms\n", len(res.Results), res.Total, res.TookMS)
+	return nil
+}
+
+// hitPath is the file of a hit as a path usable from the current directory.
+func hitPath(e *braid.Engine, h braid.Hit) string {
+	srcs, err := e.Sources()
+	if err != nil {
+		return h.Path
+	}
+	for _, s := range srcs {
+		if s.ID != h.SourceID {
+			continue
+		}
+		switch s.Kind {
+		case "dir":
+			return displayPath(filepath.Join(s.Path, filepath.FromSlash(h.Path)))
+		case "file":
+			return displayPath(s.Path)
+		}
+	}
+	return h.Path
+}
+
+// markSnippet brackets highlights: bold on a terminal, [[…]]-free «…» elsewhere.
+func markSnippet(h braid.Hit, tty bool) string {
+	open, close := "«", "»"
+	if tty {
+		open, close = "\033[1m", "\033[0m"
+	}
+	var b strings.Builder
+	last := 0
+	for _, r := range h.Highlights {
+		if r.Start < last || r.End > len(h.Snippet) {
+			continue
+		}
+		b.WriteString(h.Snippet[last:r.Start])
+		b.WriteString(open + h.Snippet[r.Start:r.End] + close)
+		last = r.End
+	}
+	b.WriteString(h.Snippet[last:])
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/braidsearch/braid/index"
+)
+
+// SourcesCmd lists or removes sources.
+type SourcesCmd struct {
+	List SourcesListCmd `cmd:"" default:"1" help:"List the registered sources."`
+	Rm   SourcesRmCmd   `cmd:"" help:"Remove a source and its documents from the index (files are not touched)."`
+}
+
+// SourcesListCmd lists sources.
+type SourcesListCmd struct{}
+
+// Run lists sources.
+func (c *SourcesListCmd) Run(g *Globals) error {
+	e, err := g.open(true, "braid sources")
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	st, err := e.Stats()
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(map[string]any{"sources": st.Sources})
+	}
+	if len(st.Sources) == 0 {
+		fmt.Fprintln(g.stderr, "no sources yet; add one with braid index PATH")
+		return nil
+	}
+	for _, s := range st.Sources {
+		fmt.Fprintf(g.stdout, "%s  %-20s %-5s %5d docs  %s  (indexed %s)\n", s.ID, s.Name, s.Kind, s.Documents, s.Path, s.IndexedAt.Local().Format(time.DateTime))
+	}
+	return nil
+}
+
+// SourcesRmCmd removes a source.
+type SourcesRmCmd struct {
+	Source string `arg:"" help:"Source id or name (see braid sources)."`
+}
+
+// Run removes the source.
+func (c *SourcesRmCmd) Run(g *Globals) error {
+	e, err := g.open(false, "braid sources rm")
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	n, err := e.RemoveSource(c.Source)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(map[string]any{"removed_documents": n, "source": c.Source})
+	}
+	fmt.Fprintf(g.stdout, "removed source %s and its %d documents\n", c.Source, n)
+	return nil
+}
+
+// StatsCmd prints counts.
+type StatsCmd struct{}
+
+// Run prints stats.
+func (c *StatsCmd) Run(g *Globals) error {
+	e, err := g.open(true, "braid stats")
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	st, err := e.Stats()
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(st)
+	}
+	fmt.Fprintf(g.stdout, "index %s (format %d): %d documents, %d chunks, %s indexed, %s on disk\n",
+		st.Dir, st.SchemaVersion, st.Documents, st.Chunks, index.FormatBytes(st.Bytes), index.FormatBytes(st.IndexBytes))
+	for _, s := range st.Sources {
+		fmt.Fprintf(g.stdout, "  %s %-20s %6d docs %7d chunks %9s  %s\n", s.ID, s.Name, s.Documents, s.Chunks, index.FormatBytes(s.Bytes), s.Path)
+	}
+	return nil
+}
+
+// DoctorCmd checks the index.
+type DoctorCmd struct{}
+
+// Run checks the index and fails when something is wrong.
+func (c *DoctorCmd) Run(g *Globals) error {
+	e, err := g.open(true, "braid doctor")
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	checks, err := e.Doctor()
+	if err != nil {
+		return err
+	}
+	healthy := true
+	for _, ch := range checks {
+		healthy = healthy && ch.OK
+	}
+	if g.JSON {
+		if err := g.printJSON(map[string]any{"healthy": healthy, "checks": checks}); err != nil {
+			return err
+		}
+	} else {
+		for _, ch := range checks {
+			mark := "ok  "
+			if !ch.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(g.stdout, "%s %-8s %s\n", mark, ch.Name, ch.Detail)
+		}
+	}
+	if !healthy {
+		return fmt.Errorf("index %s is not healthy (see above)", g.Index)
+	}
+	return nil
+}

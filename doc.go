@@ -1,0 +1,22 @@
+// Package braid is a local hybrid search engine for knowledge bases:
+// markdown notes with frontmatter, tags and [[wikilinks]], docs and code.
+//
+// An Engine lives in one index directory. Index registers sources
+// (directories, single files, BEIR JSONL corpora) and brings the index in
+// step with them: changed files are re-indexed, unchanged ones skipped by
+// content hash, vanished ones removed. Search answers BM25 queries over
+// heading-aware chunks, one hit per document by default, each with a
+// snippet, highlight ranges, a line range and, on request, an explanation of
+// its score. Grep runs a regular expression over the current files of the
+// indexed documents.
+//
+//	e, err := braid.Open(".braid", nil)
+//	if err != nil { … }
+//	defer e.Close()
+//	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: "notes"}}, nil)
+//	res, err := e.Search(ctx, "how do plugins load", braid.SearchOptions{Limit: 5})
+//
+// Caveats: one process writes an index at a time (a second writer gets
+// ErrLocked at once); readers in other processes are refused while a writer
+// runs. The engine reads no environment variables and prints nothing.
+package braid

@@ -1,0 +1,174 @@
+package braid
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Document resolves a name to a document. A name is a document id, a path
+// relative to its source (with or without the extension), or an exact title
+// or alias (case-insensitive when no title matches exactly).
+func (e *Engine) Document(name string) (*Document, error) {
+	if name == "" {
+		return nil, fmt.Errorf("%w: empty document name", ErrBadOption)
+	}
+	if d, err := e.st.Doc(name); err != nil || d != nil {
+		return d, err
+	}
+	srcs, err := e.st.Sources()
+	if err != nil {
+		return nil, err
+	}
+	rel := strings.TrimPrefix(filepath.ToSlash(name), "./")
+	var byPath []*Document
+	for _, s := range srcs {
+		for _, p := range []string{rel, rel + ".md", strings.TrimPrefix(rel, s.Name+"/")} {
+			if d, err := e.st.DocByPath(s.ID, p); err != nil {
+				return nil, err
+			} else if d != nil {
+				byPath = append(byPath, d)
+				break
+			}
+		}
+	}
+	if len(byPath) == 0 {
+		// An absolute or cwd-relative path to the file itself.
+		if abs, err := filepath.Abs(name); err == nil {
+			for _, s := range srcs {
+				if r, err := filepath.Rel(s.Path, abs); err == nil && !strings.HasPrefix(r, "..") {
+					if s.Kind != "dir" {
+						r = filepath.Base(abs)
+					}
+					if d, err := e.st.DocByPath(s.ID, filepath.ToSlash(r)); err != nil {
+						return nil, err
+					} else if d != nil {
+						byPath = append(byPath, d)
+					}
+				}
+			}
+		}
+	}
+	if len(byPath) > 0 {
+		return one(name, byPath)
+	}
+	var exact, folded []*Document
+	err = e.st.ForEachDoc(func(d *Document) error {
+		names := append([]string{d.Title, strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))}, d.Aliases...)
+		for i, n := range names {
+			if n == name && i != 1 {
+				exact = append(exact, d)
+				return nil
+			}
+			if strings.EqualFold(n, name) {
+				folded = append(folded, d)
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(exact) > 0 {
+		return one(name, exact)
+	}
+	if len(folded) > 0 {
+		return one(name, folded)
+	}
+	return nil, fmt.Errorf("%w: no document is named %q (tried id, path and title); braid search can find it", ErrNotFound, name)
+}
+
+func one(name string, ds []*Document) (*Document, error) {
+	if len(ds) == 1 {
+		return ds[0], nil
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i].Path < ds[j].Path })
+	var names []string
+	for i, d := range ds {
+		if i == 5 {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, fmt.Sprintf("%s (id %s)", d.Path, d.ID))
+	}
+	return nil, fmt.Errorf("%w: %q matches %d documents: %s; name one by id", ErrAmbiguous, name, len(ds), strings.Join(names, ", "))
+}
+
+// Content is a document as it is on disk now.
+type Content struct {
+	Doc  *Document
+	File string // absolute path of the file read
+	Data []byte
+	// Changed is true when the file differs from what was indexed: the
+	// index is stale for it until the next braid index.
+	Changed bool
+}
+
+// Get reads a document's current content from disk (not a stored copy). For
+// a BEIR document it is the title and text of its JSONL line.
+func (e *Engine) Get(name string) (*Content, error) {
+	d, err := e.Document(name)
+	if err != nil {
+		return nil, err
+	}
+	src, err := e.st.Source(d.SourceID)
+	if err != nil {
+		return nil, err
+	}
+	if src == nil {
+		return nil, fmt.Errorf("%w: source %s of document %s is gone; run braid doctor", ErrNotFound, d.SourceID, d.ID)
+	}
+	c := &Content{Doc: d}
+	switch src.Kind {
+	case "jsonl":
+		c.File = src.Path
+		c.Data, c.Changed, err = readBEIR(src.Path, d)
+		return c, err
+	case "file":
+		c.File = src.Path
+	default:
+		c.File = filepath.Join(src.Path, filepath.FromSlash(d.Path))
+	}
+	c.Data, err = os.ReadFile(c.File)
+	if err != nil {
+		return nil, fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", c.File, err)
+	}
+	sum := sha256.Sum256(c.Data)
+	c.Changed = hex.EncodeToString(sum[:]) != d.Hash
+	return c, nil
+}
+
+func readBEIR(file string, d *Document) ([]byte, bool, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, false, fmt.Errorf("braid: read %s: %w", file, err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(d.Offset, io.SeekStart); err != nil {
+		return nil, false, err
+	}
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		return nil, false, err
+	}
+	line = []byte(strings.TrimSpace(string(line)))
+	sum := sha256.Sum256(line)
+	var l struct {
+		ID    string `json:"_id"`
+		Title string `json:"title"`
+		Text  string `json:"text"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.ID != d.ID {
+		return nil, true, fmt.Errorf("braid: %s changed since indexing and document %s is no longer at line %d; run braid index", file, d.ID, d.Line)
+	}
+	return []byte(l.Title + "\n\n" + l.Text + "\n"), hex.EncodeToString(sum[:]) != d.Hash, nil
+}

@@ -1,0 +1,189 @@
+package braid
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/braidsearch/braid/index"
+)
+
+// Errors callers can test for with errors.Is.
+var (
+	// ErrNoIndex means the index directory holds no index yet.
+	ErrNoIndex = errors.New("braid: no index here yet; run braid index PATH first")
+	// ErrNotFound means a named document, source or chunk does not exist.
+	ErrNotFound = errors.New("braid: not found")
+	// ErrAmbiguous means a document name matched more than one document.
+	ErrAmbiguous = errors.New("braid: ambiguous name")
+	// ErrReadOnly means a write was attempted on an engine opened read-only.
+	ErrReadOnly = errors.New("braid: engine is open read-only; open it for writing to index")
+	// ErrBadOption means a search or index option is out of range.
+	ErrBadOption = errors.New("braid: invalid option")
+)
+
+// Re-exported errors of the index package.
+var (
+	ErrLocked        = index.ErrLocked
+	ErrSchemaVersion = index.ErrSchemaVersion
+	ErrEmptyQuery    = index.ErrEmptyQuery
+)
+
+// Shared types, defined beside the store that keeps them.
+type (
+	Source    = index.Source
+	Document  = index.Document
+	Chunk     = index.Chunk
+	Link      = index.Link
+	Heading   = index.Heading
+	Summary   = index.Summary
+	Progress  = index.Progress
+	FileError = index.FileError
+)
+
+// Options configures an Engine. The zero value (or nil) opens the index for
+// reading and writing with default chunking.
+type Options struct {
+	// ReadOnly opens the index for search, get, grep and stats only. Other
+	// readers may share it; a writer is refused while it is open.
+	ReadOnly bool
+	// Workers bounds parallel file parsing; zero means the number of CPUs.
+	Workers int
+	// Purpose names this process in the lock file (e.g. "braid index"), so a
+	// refused writer can say who holds the index.
+	Purpose string
+
+	recovering bool // a reader's second open after finishing a crashed commit
+}
+
+// Engine is an open index directory. Its methods are safe for concurrent
+// use, except that Index and RemoveSource must not run concurrently with
+// each other.
+type Engine struct {
+	dir  string
+	opt  Options
+	lock *index.Lock
+	st   *index.Store
+	lex  *index.Lexical
+}
+
+const (
+	lockFile    = "lock"
+	storeFile   = "meta.db"
+	lexicalDir  = "lexical.bleve"
+	versionFile = "VERSION"
+)
+
+// Open opens the index in dir, creating it unless opt.ReadOnly. A commit
+// that a crash interrupted is completed before Open returns.
+func Open(dir string, opt *Options) (*Engine, error) {
+	if opt == nil {
+		opt = &Options{}
+	}
+	if opt.ReadOnly {
+		if _, err := os.Stat(filepath.Join(dir, storeFile)); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w (looked in %s; pass --index or set BRAID_INDEX to use another)", ErrNoIndex, dir)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("braid: create index directory: %w", err)
+	}
+	return open(dir, *opt)
+}
+
+func open(dir string, opt Options) (*Engine, error) {
+	purpose := opt.Purpose
+	if purpose == "" {
+		purpose = "braid"
+	}
+	lock, err := index.AcquireLock(filepath.Join(dir, lockFile), !opt.ReadOnly, purpose)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{dir: dir, opt: opt, lock: lock}
+	if err := e.checkVersion(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if e.st, err = index.OpenStore(filepath.Join(dir, storeFile), opt.ReadOnly); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if e.lex, err = index.OpenLexical(filepath.Join(dir, lexicalDir), opt.ReadOnly); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if !opt.ReadOnly {
+		if err := index.Recover(e.st, e.lex); err != nil {
+			e.Close()
+			return nil, err
+		}
+		return e, nil
+	}
+	// A reader that finds a crashed writer's commit unfinished finishes it
+	// when it can take the write lock; otherwise it proceeds and does not
+	// see the documents of that commit.
+	if p, err := e.st.PendingWork(); err == nil && p != nil && !opt.recovering {
+		e.Close()
+		if w, err := open(dir, Options{Purpose: "braid recovery"}); err == nil {
+			w.Close()
+		}
+		opt.recovering = true
+		return open(dir, opt)
+	}
+	return e, nil
+}
+
+// checkVersion reads (or, for a new writable index, writes) the format
+// version file that guards the whole directory.
+func (e *Engine) checkVersion() error {
+	p := filepath.Join(e.dir, versionFile)
+	want := fmt.Sprintf("braid index format %d\n", index.SchemaVersion)
+	got, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) && !e.opt.ReadOnly {
+		return writeFileAtomic(p, []byte(want))
+	}
+	if err != nil {
+		return fmt.Errorf("braid: read index version: %w", err)
+	}
+	if string(got) != want {
+		return fmt.Errorf("%w: %s says %q, this braid writes %q", ErrSchemaVersion, p, string(got), want)
+	}
+	return nil
+}
+
+// Dir is the index directory.
+func (e *Engine) Dir() string { return e.dir }
+
+// Close releases the index.
+func (e *Engine) Close() error {
+	var errs []error
+	if e.lex != nil {
+		errs = append(errs, e.lex.Close())
+	}
+	if e.st != nil {
+		errs = append(errs, e.st.Close())
+	}
+	errs = append(errs, e.lock.Release())
+	return errors.Join(errs...)
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,203 @@
+package braid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/braidsearch/braid/index"
+)
+
+// SourceSpec names a path to index and how.
+type SourceSpec struct {
+	Path        string   // a directory, a text/markdown file, or a BEIR corpus .jsonl
+	Name        string   // display name; empty means the base name of Path (or the name it was registered with)
+	Patterns    []string // include globs; empty keeps what the source had (every text file for a new one)
+	Excludes    []string // exclude globs, added to what the source had
+	NoRecursive bool     // index only the top level of a directory
+	MaxFileSize int64    // skip larger files; zero keeps the source's limit (default 8 MB)
+	// ChunkTokens is the token budget per chunk; zero keeps the source's
+	// setting (default 512). Changing it re-chunks the whole source.
+	ChunkTokens int
+	// ChunkOverlap is the overlap between the pieces of a split section;
+	// nil keeps the source's setting (default 64), 0 means none.
+	ChunkOverlap *int
+}
+
+// Index registers the given sources (or, with none, takes every registered
+// source) and brings the index in step with them. progress may be nil.
+// Per-file problems are listed in the summary; the returned error is for
+// problems that stop the run, after which the index is still consistent.
+func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Progress)) (*Summary, error) {
+	if e.opt.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	start := time.Now()
+	var sources []*Source
+	force := map[string]bool{}
+	if len(specs) == 0 {
+		all, err := e.st.Sources()
+		if err != nil {
+			return nil, err
+		}
+		if len(all) == 0 {
+			return nil, errors.New("braid: no sources registered yet; run braid index PATH")
+		}
+		sources = all
+	}
+	// Check every path before touching the index.
+	for _, sp := range specs {
+		src, rechunk, err := e.sourceFor(sp)
+		if err != nil {
+			return nil, err
+		}
+		force[src.ID] = rechunk
+		sources = append(sources, src)
+	}
+	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers}, Progress: progress}
+	sum := &Summary{}
+	for _, src := range sources {
+		ix.Force = force[src.ID]
+		if err := ix.Index(ctx, src, sum); err != nil {
+			sum.TookMS = time.Since(start).Milliseconds()
+			return sum, err
+		}
+	}
+	sum.TookMS = time.Since(start).Milliseconds()
+	return sum, nil
+}
+
+// sourceFor turns a spec into a source record, reusing the registered one
+// for the same path, and says whether its chunk settings changed.
+func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
+	if sp.Path == "" {
+		return nil, false, fmt.Errorf("%w: empty path", ErrBadOption)
+	}
+	overlap := 0
+	if sp.ChunkOverlap != nil {
+		overlap = *sp.ChunkOverlap
+	}
+	if sp.ChunkTokens < 0 || (sp.ChunkTokens > 0 && sp.ChunkTokens < 16) || overlap < 0 || (sp.ChunkTokens > 0 && overlap >= sp.ChunkTokens) {
+		return nil, false, fmt.Errorf("%w: chunk size %d and overlap %d: want a size of at least 16 tokens and an overlap of 0 or more below it", ErrBadOption, sp.ChunkTokens, overlap)
+	}
+	abs, err := filepath.Abs(sp.Path)
+	if err != nil {
+		return nil, false, fmt.Errorf("braid: %s: %w", sp.Path, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, false, fmt.Errorf("braid: %s does not exist; check the path", sp.Path)
+		case errors.Is(err, os.ErrPermission):
+			return nil, false, fmt.Errorf("braid: %s is not readable: permission denied", sp.Path)
+		}
+		return nil, false, fmt.Errorf("braid: %s: %w", sp.Path, err)
+	}
+	kind := index.SourceDir
+	if !info.IsDir() {
+		kind = index.SourceFile
+		if index.IsJSONL(abs) {
+			kind = index.SourceJSONL
+		}
+	}
+	if f, err := os.Open(abs); err != nil {
+		return nil, false, fmt.Errorf("braid: %s is not readable: %w", sp.Path, errors.Unwrap(err))
+	} else {
+		f.Close()
+	}
+	if _, err := index.NewMatcher(append(append([]string(nil), sp.Patterns...), sp.Excludes...)); err != nil {
+		return nil, false, fmt.Errorf("%w: %v", ErrBadOption, err)
+	}
+	id := index.SourceID(abs)
+	src, err := e.st.Source(id)
+	if err != nil {
+		return nil, false, err
+	}
+	if src == nil {
+		src = &Source{ID: id, Path: abs, AddedAt: time.Now().UTC(), Name: filepath.Base(abs)}
+	}
+	src.Kind = kind
+	if sp.Name != "" {
+		src.Name = sp.Name
+	}
+	if len(sp.Patterns) > 0 {
+		src.Patterns = sp.Patterns
+	}
+	for _, x := range sp.Excludes {
+		if !contains(src.Excludes, x) {
+			src.Excludes = append(src.Excludes, x)
+		}
+	}
+	if sp.NoRecursive {
+		src.NoRecursive = true
+	}
+	if sp.MaxFileSize > 0 {
+		src.MaxFileSize = sp.MaxFileSize
+	}
+	before := [2]int{src.ChunkTokens, src.ChunkOverlap}
+	if sp.ChunkTokens > 0 {
+		src.ChunkTokens = sp.ChunkTokens
+	}
+	if sp.ChunkOverlap != nil {
+		src.ChunkOverlap = *sp.ChunkOverlap
+		if src.ChunkOverlap == 0 {
+			src.ChunkOverlap = -1 // chunk.Options: negative means no overlap
+		}
+	}
+	return src, before != [2]int{src.ChunkTokens, src.ChunkOverlap}, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Sources lists the registered sources.
+func (e *Engine) Sources() ([]*Source, error) { return e.st.Sources() }
+
+// RemoveSource unregisters a source (by id or name) and removes its
+// documents from the index; the files themselves are not touched. It returns
+// how many documents were removed.
+func (e *Engine) RemoveSource(ref string) (int, error) {
+	if e.opt.ReadOnly {
+		return 0, ErrReadOnly
+	}
+	src, err := e.source(ref)
+	if err != nil {
+		return 0, err
+	}
+	ix := &index.Indexer{Store: e.st, Lexical: e.lex}
+	return ix.RemoveSource(src.ID)
+}
+
+// source finds a registered source by id or name.
+func (e *Engine) source(ref string) (*Source, error) {
+	all, err := e.st.Sources()
+	if err != nil {
+		return nil, err
+	}
+	var found []*Source
+	for _, s := range all {
+		if s.ID == ref {
+			return s, nil
+		}
+		if s.Name == ref {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%w: no source %q; braid sources lists them", ErrNotFound, ref)
+	case 1:
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("%w: %d sources are named %q; use the id from braid sources", ErrAmbiguous, len(found), ref)
+}

@@ -1,0 +1,282 @@
+package braid
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/braidsearch/braid/index"
+)
+
+// SearchOptions shapes a search. The zero value asks for the 10 best
+// documents with the default vector weight.
+type SearchOptions struct {
+	Limit int // hits to return; zero means 10
+	// VectorWeight mixes lexical (0) and vector (1) scores. nil means the
+	// default: 0.5 when vectors are available, else 0. Without an embedding
+	// model every search is lexical and a weight above 0 adds a warning.
+	VectorWeight *float64
+	Keyword      bool     // BM25 only, whatever the weight
+	Sources      []string // source ids or names; any of them
+	PathGlob     string   // only documents whose path (relative to its source) matches
+	Tags         []string // only documents with all these tags
+	Fuzzy        bool     // tolerate typos
+	Similarity   float64  // with Fuzzy, how similar a word must be, 0..1; zero means 0.8
+	Chunks       bool     // every matching chunk, not just the best one per document
+	Explain      bool     // attach a score breakdown to each hit
+}
+
+// Range is a half-open byte range [Start, End) in a snippet.
+type Range struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Lines is an inclusive 1-based line range in a document.
+type Lines struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID          string       `json:"id"` // document id
+	ChunkID     string       `json:"chunk_id"`
+	Path        string       `json:"path"` // relative to its source
+	Title       string       `json:"title"`
+	Score       float64      `json:"score"`
+	Snippet     string       `json:"snippet"`
+	Highlights  []Range      `json:"highlights"`
+	Line        Lines        `json:"line"`
+	Source      string       `json:"source"` // which retrievers found it: "lexical" (later "vector", "hybrid", "+rerank")
+	SourceID    string       `json:"source_id"`
+	HeadingPath []string     `json:"heading_path,omitempty"`
+	Explain     *Explanation `json:"explain,omitempty"`
+}
+
+// Explanation breaks a hit's score down.
+type Explanation struct {
+	LexicalScore float64 `json:"lexical_score"` // raw BM25 (bleve, title/headings boosted)
+	LexicalRank  int     `json:"lexical_rank"`  // 1-based rank among matching chunks
+	LexicalNorm  float64 `json:"lexical_norm"`  // BM25 divided by the best BM25 of the query
+	VectorWeight float64 `json:"vector_weight"`
+	Fused        float64 `json:"fused"`
+	BM25         string  `json:"bm25,omitempty"` // bleve's explanation tree
+}
+
+// Results is a search's answer.
+type Results struct {
+	Results  []Hit    `json:"results"`
+	Total    int      `json:"total"` // chunks that matched the query
+	TookMS   float64  `json:"took_ms"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Search answers a query. Quoted "phrases" must appear; -word excludes.
+func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
+	start := time.Now()
+	q, err := index.ParseQuery(query)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("%w: limit %d, want 1 or more", ErrBadOption, opt.Limit)
+	}
+	if opt.Limit == 0 {
+		opt.Limit = 10
+	}
+	res := &Results{Results: []Hit{}}
+	weight := 0.0
+	if w := opt.VectorWeight; w != nil {
+		if math.IsNaN(*w) || *w < 0 || *w > 1 {
+			return nil, fmt.Errorf("%w: vector_weight %v out of range, want 0..1", ErrBadOption, *w)
+		}
+		if *w > 0 && !opt.Keyword {
+			res.Warnings = append(res.Warnings, "no embedding model is set up yet, so this search is lexical only (vector_weight ignored)")
+		}
+	}
+	fuzz := 0
+	if opt.Fuzzy {
+		sim := opt.Similarity
+		if sim == 0 {
+			sim = 0.8
+		}
+		if sim < 0 || sim > 1 {
+			return nil, fmt.Errorf("%w: similarity %v out of range, want 0..1", ErrBadOption, sim)
+		}
+		fuzz = fuzziness(sim)
+	}
+	var srcIDs []string
+	for _, ref := range opt.Sources {
+		s, err := e.source(ref)
+		if err != nil {
+			return nil, err
+		}
+		srcIDs = append(srcIDs, s.ID)
+	}
+	req := index.Request{Query: q, Fuzziness: fuzz, SourceIDs: srcIDs, PathGlob: opt.PathGlob, Tags: opt.Tags, Explain: opt.Explain}
+	req.Size = max(50, opt.Limit*8)
+	var hits []Hit
+	for {
+		cands, total, err := e.lex.Search(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		res.Total = total
+		hits, err = e.hydrate(q, cands, opt, weight)
+		if err != nil {
+			return nil, err
+		}
+		if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
+			break
+		}
+		req.Size *= 4 // one hit per document needs more chunks
+	}
+	if len(hits) > opt.Limit {
+		hits = hits[:opt.Limit]
+	}
+	res.Results = hits
+	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+// fuzziness maps a similarity (0..1) to the edit distance bleve allows (1 or 2).
+func fuzziness(sim float64) int {
+	if sim >= 0.75 {
+		return 1
+	}
+	return 2
+}
+
+// hydrate turns lexical candidates into hits: one per document unless
+// opt.Chunks, with snippet, highlights and lines from the store. Candidates
+// the store does not know (a lexical index ahead of an interrupted commit)
+// are dropped.
+func (e *Engine) hydrate(q index.Query, cands []index.Candidate, opt SearchOptions, weight float64) ([]Hit, error) {
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ChunkID
+	}
+	chunks, err := e.st.Chunks(ids)
+	if err != nil {
+		return nil, err
+	}
+	best := 0.0
+	if len(cands) > 0 {
+		best = cands[0].Score
+	}
+	seen := map[string]bool{}
+	docs := map[string]*Document{}
+	terms := e.queryTerms(q)
+	var hits []Hit
+	for i, c := range cands {
+		ch := chunks[i]
+		if ch == nil || (!opt.Chunks && seen[ch.DocID]) {
+			continue
+		}
+		d, ok := docs[ch.DocID]
+		if !ok {
+			if d, err = e.st.Doc(ch.DocID); err != nil {
+				return nil, err
+			}
+			docs[ch.DocID] = d
+		}
+		if d == nil {
+			continue
+		}
+		seen[ch.DocID] = true
+		for _, t := range c.Terms { // what a fuzzy match actually hit
+			terms[t] = true
+		}
+		snip, hl := e.snippet(ch.Text, terms, 240)
+		h := Hit{
+			ID: d.ID, ChunkID: ch.ID, Path: d.Path, Title: d.Title, Score: c.Score,
+			Snippet: snip, Highlights: hl, Line: Lines{ch.StartLine, ch.EndLine},
+			Source: "lexical", SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
+		}
+		if opt.Explain {
+			norm := 0.0
+			if best > 0 {
+				norm = c.Score / best
+			}
+			h.Explain = &Explanation{LexicalScore: c.Score, LexicalRank: i + 1, LexicalNorm: norm,
+				VectorWeight: weight, Fused: c.Score, BM25: c.Explanation}
+		}
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// queryTerms are the analysed terms to mark in snippets: the query's own
+// words through the index analyzer.
+func (e *Engine) queryTerms(q index.Query) map[string]bool {
+	terms := map[string]bool{}
+	for _, t := range e.lex.Analyze(strings.Join(q.Words(), " ")) {
+		terms[t.Term] = true
+	}
+	return terms
+}
+
+// snippet picks the window of text (about width bytes) with the most
+// marked words, and returns it with newlines as spaces and the highlight
+// ranges within it. A word is marked when its analysed term is in terms.
+func (e *Engine) snippet(text string, terms map[string]bool, width int) (string, []Range) {
+	type span struct{ start, end int }
+	var marks []span
+	for _, t := range e.lex.Analyze(text) {
+		if terms[t.Term] {
+			marks = append(marks, span{t.Start, t.End})
+		}
+	}
+	lo, hi := 0, min(len(text), width)
+	if len(text) > width && len(marks) > 0 {
+		bestStart, bestCount := marks[0].start, 0
+		for a := range marks {
+			n := 0
+			for b := a; b < len(marks) && marks[b].end-marks[a].start <= width; b++ {
+				n++
+			}
+			if n > bestCount {
+				bestStart, bestCount = marks[a].start, n
+			}
+		}
+		lo = max(0, bestStart-width/5)
+		hi = min(len(text), lo+width)
+		if hi == len(text) {
+			lo = max(0, hi-width)
+		}
+	}
+	// Snap to rune and word boundaries.
+	for lo > 0 && !utf8.RuneStart(text[lo]) {
+		lo--
+	}
+	if lo > 0 {
+		if k := strings.IndexAny(text[lo:hi], " \n\t"); k >= 0 && k < 30 {
+			lo += k + 1
+		}
+	}
+	for hi < len(text) && !utf8.RuneStart(text[hi]) {
+		hi--
+	}
+	if hi < len(text) {
+		if k := strings.LastIndexAny(text[lo:hi], " \n\t"); k > 0 && hi-(lo+k) < 30 {
+			hi = lo + k
+		}
+	}
+	snip := strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, text[lo:hi])
+	ranges := []Range{}
+	for _, m := range marks {
+		if m.start >= lo && m.end <= hi {
+			ranges = append(ranges, Range{m.start - lo, m.end - lo})
+		}
+	}
+	return snip, ranges
+}

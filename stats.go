@@ -1,0 +1,164 @@
+package braid
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/braidsearch/braid/index"
+)
+
+// SourceStats describes one source in Stats.
+type SourceStats struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Path      string    `json:"path"`
+	Kind      string    `json:"kind"`
+	Documents int       `json:"documents"`
+	Chunks    int       `json:"chunks"`
+	Bytes     int64     `json:"bytes"`
+	IndexedAt time.Time `json:"indexed_at,omitzero"`
+}
+
+// Stats describes the index.
+type Stats struct {
+	Dir           string        `json:"index"`
+	Documents     int           `json:"documents"`
+	Chunks        int           `json:"chunks"`
+	Bytes         int64         `json:"bytes"`       // size of the indexed content
+	IndexBytes    int64         `json:"index_bytes"` // size of the index directory
+	SchemaVersion int           `json:"schema_version"`
+	Sources       []SourceStats `json:"sources"`
+}
+
+// Stats counts documents, chunks and bytes, in all and per source.
+func (e *Engine) Stats() (*Stats, error) {
+	srcs, err := e.st.Sources()
+	if err != nil {
+		return nil, err
+	}
+	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}}
+	per := map[string]*SourceStats{}
+	for _, s := range srcs {
+		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), IndexedAt: s.IndexedAt})
+	}
+	for i := range st.Sources {
+		per[st.Sources[i].ID] = &st.Sources[i]
+	}
+	err = e.st.ForEachDoc(func(d *Document) error {
+		st.Documents++
+		st.Chunks += len(d.ChunkIDs)
+		st.Bytes += d.Size
+		if s := per[d.SourceID]; s != nil {
+			s.Documents++
+			s.Chunks += len(d.ChunkIDs)
+			s.Bytes += d.Size
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.IndexBytes = dirSize(e.dir)
+	return st, nil
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// Check is one finding of Doctor.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// Doctor checks the index for consistency: format version, interrupted
+// commits, the store and the lexical index agreeing chunk for chunk, every
+// document's chunks present, and every source's path still there.
+func (e *Engine) Doctor() ([]Check, error) {
+	var checks []Check
+	add := func(name string, ok bool, format string, args ...any) {
+		checks = append(checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
+	}
+	add("format", true, "index format %d", index.SchemaVersion)
+
+	p, err := e.st.PendingWork()
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		add("commits", false, "commit %d was interrupted and is not finished; run braid index (any write finishes it)", p.Gen)
+	} else {
+		sg, err := e.st.Gen()
+		if err != nil {
+			return nil, err
+		}
+		lg, err := e.lex.Gen()
+		if err != nil {
+			return nil, err
+		}
+		add("commits", sg == lg, "store at commit %d, lexical index at commit %d", sg, lg)
+	}
+
+	docs, chunks, err := e.st.Counts()
+	if err != nil {
+		return nil, err
+	}
+	n, err := e.lex.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	add("lexical", uint64(chunks) == n, "%d chunks in the store, %d in the lexical index", chunks, n)
+
+	var missing []string
+	owned := 0
+	err = e.st.ForEachDoc(func(d *Document) error {
+		cs, err := e.st.Chunks(d.ChunkIDs)
+		if err != nil {
+			return err
+		}
+		for i, c := range cs {
+			if c == nil || c.DocID != d.ID {
+				missing = append(missing, d.ChunkIDs[i])
+			}
+		}
+		owned += len(d.ChunkIDs)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	add("chunks", len(missing) == 0 && owned == chunks, "%d documents own %d chunks; %d missing, %d unowned", docs, owned, len(missing), chunks-owned+len(missing))
+
+	srcs, err := e.st.Sources()
+	if err != nil {
+		return nil, err
+	}
+	var gone []string
+	for _, s := range srcs {
+		if _, err := os.Stat(s.Path); err != nil {
+			gone = append(gone, s.Path)
+		}
+	}
+	sort.Strings(gone)
+	if len(gone) > 0 {
+		add("sources", false, "%d of %d source paths are gone: %v; braid sources rm ID drops a source", len(gone), len(srcs), gone)
+	} else {
+		add("sources", true, "%d sources, all paths present", len(srcs))
+	}
+	return checks, nil
+}
