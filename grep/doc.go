@@ -4,11 +4,12 @@
 // It backs `braid grep PATTERN [PATH...]`: the command walks the index for
 // the file list, then
 //
-//	m, err := grep.Compile(`\[\[.*\]\]`, grep.Options{IgnoreCase: true, After: 2})
+//	m, err := grep.Compile(`\[\[.*\]\]`, grep.Options{IgnoreCase: true, After: 2, NoRanges: true})
 //	if err != nil {
 //		return err // wraps grep.ErrBadPattern
 //	}
 //	f := &grep.Format{LineNumbers: true, WithFilename: true, After: 2}
+//	// one Format per output stream: it remembers when to print "--"
 //	err = m.Search(ctx, files, 0, func(r grep.Result) error {
 //		if r.Err != nil {
 //			fmt.Fprintln(os.Stderr, r.Err)
@@ -48,12 +49,19 @@
 //
 // # Speed
 //
-// Each file is read whole. A literal that every match must contain is found
-// with bytes.Index (or a case-folding scan under IgnoreCase), and only the
-// lines holding it are examined further; patterns without such a literal run
-// through a lazily built DFA over the whole buffer, which is much faster than
-// Go's backtracking and NFA engines. The regexp package itself is only used to
-// compute Line.Ranges on lines already known to match.
+// Search reads each file whole with a few system calls into a buffer its
+// worker reuses, and copies out only the lines it keeps. A literal that every
+// match must contain (or a few, for an alternation) is found by scanning for
+// its rarest byte with bytes.IndexByte, and only the lines holding it are
+// examined further; patterns without such a literal run through a lazily
+// built DFA over the whole buffer, which is much faster than Go's backtracking
+// and NFA engines. On the two markdown test vaults (1237 files, 6.2 MB, two
+// cores) this keeps `braid grep` at 0.6-1.3x ripgrep's time.
+//
+// Line.Ranges are the exception: they come from Go's regexp, run on each
+// selected line, and cost far more than selecting the lines when many lines
+// match a non-literal pattern (^ or x* match on every line). Set
+// Options.NoRanges when nothing highlights the matches.
 //
 // # Caveats
 //

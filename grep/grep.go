@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 )
 
 // ErrBadPattern is wrapped by the error Compile returns for a pattern that is
@@ -145,7 +146,9 @@ func badPattern(pattern string, err error) error {
 	var se *syntax.Error
 	if errors.As(err, &se) {
 		msg = string(se.Code)
-		if se.Expr != "" && se.Expr != pattern {
+		// Quote the culprit when it is part of what the user wrote, not of
+		// its translation.
+		if se.Expr != "" && se.Expr != pattern && strings.Contains(pattern, se.Expr) {
 			msg += " at `" + se.Expr + "`"
 		}
 	}
@@ -155,6 +158,3 @@ func badPattern(pattern string, err error) error {
 	}
 	return fmt.Errorf("%w %q: %s; %s", ErrBadPattern, pattern, msg, hint)
 }
-
-// String returns the Go regular expression the Matcher runs.
-func (m *Matcher) String() string { return m.re.String() }

@@ -1,0 +1,93 @@
+package braid_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/braidsearch/braid"
+)
+
+var update = flag.Bool("update", false, "rewrite committed fixtures under testdata")
+
+const fixtureDir = "testdata/index-v1"
+
+// TestFormatFixture reads an index written by an earlier braid of the same
+// format version (committed under testdata; -update rewrites it), so a format
+// change cannot slip in without a version bump.
+func TestFormatFixture(t *testing.T) {
+	ctx := context.Background()
+	if *update {
+		os.RemoveAll(fixtureDir)
+		src := filepath.Join(fixtureDir, "notes")
+		os.MkdirAll(src, 0o755)
+		os.WriteFile(filepath.Join(src, "Rivers.md"), []byte("---\ntags: [water]\n---\n# Rivers\n\nRivers carry [[Sediment]] to the sea.\n"), 0o644)
+		os.WriteFile(filepath.Join(src, "Sediment.md"), []byte("# Sediment\n\nSilt and sand settle in deltas.\n"), 0o644)
+		e, err := braid.Open(filepath.Join(fixtureDir, "index"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Index(ctx, []braid.SourceSpec{{Path: src}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		os.Remove(filepath.Join(fixtureDir, "index", "lock"))
+	}
+	dir := copyTree(t, fixtureDir)
+	e, err := braid.Open(filepath.Join(dir, "index"), &braid.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("open the committed index fixture: %v (a format change needs index.SchemaVersion bumped and go test -update)", err)
+	}
+	defer e.Close()
+	res, err := e.Search(ctx, "silt deltas", braid.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 1 || res.Results[0].Title != "Sediment" {
+		t.Errorf("search in the fixture = %+v, want Sediment", res.Results)
+	}
+	d, err := e.Document("Rivers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Links) != 1 || d.Links[0].Target != "Sediment" || len(d.Tags) != 1 {
+		t.Errorf("fixture document Rivers: links %+v tags %v", d.Links, d.Tags)
+	}
+}
+
+func TestVersionMismatch(t *testing.T) {
+	dir := copyTree(t, fixtureDir)
+	os.WriteFile(filepath.Join(dir, "index", "VERSION"), []byte("braid index format 999\n"), 0o644)
+	for _, ro := range []bool{true, false} {
+		if _, err := braid.Open(filepath.Join(dir, "index"), &braid.Options{ReadOnly: ro}); !errors.Is(err, braid.ErrSchemaVersion) {
+			t.Errorf("open (read-only %v) of a future format: error %v, want ErrSchemaVersion", ro, err)
+		}
+	}
+}
+
+func copyTree(t *testing.T, from string) string {
+	t.Helper()
+	to := t.TempDir()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy fixture %s: %v (regenerate it with go test -run TestFormatFixture -update)", from, err)
+	}
+	return to
+}

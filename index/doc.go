@@ -1,0 +1,26 @@
+// Package index keeps braid's index directory in step with its sources.
+//
+// Ingest walks a source (a directory honouring .gitignore, a single file,
+// or a BEIR JSONL corpus), hashes every file with sha256 to skip unchanged
+// ones, parses markdown (package markdown) and chunks it (package chunk),
+// and commits batches of changed documents to two stores: Store, a bbolt
+// file with sources, documents (with their links and tags, for the link
+// graph), chunks and a commit log; and Lexical, a bleve BM25 index over the
+// chunks.
+//
+// Crash safety: Store.Commit writes the metadata and a Pending record of the
+// lexical work in one transaction; Lexical.Apply persists that work in one
+// bleve batch tagged with the commit number; Store.ClearPending drops the
+// record. Recover finishes a commit a crash interrupted. Readers drop
+// lexical hits the store does not know, so they never see half a commit.
+//
+// Concurrency: Store and Lexical are safe for concurrent use; an Indexer is
+// not, and Lock keeps other processes from writing at the same time.
+//
+//	st, _ := index.OpenStore("meta.db", false)
+//	lex, _ := index.OpenLexical("lexical.bleve", false)
+//	_ = index.Recover(st, lex)
+//	ix := &index.Indexer{Store: st, Lexical: lex}
+//	var sum index.Summary
+//	err := ix.Index(ctx, src, &sum)
+package index
