@@ -24,10 +24,10 @@ type Source struct {
 	MaxFileSize int64      `json:"max_file_size,omitempty"` // zero means DefaultMaxFileSize
 	// ChunkTokens and ChunkOverlap size the chunks, as in chunk.Options:
 	// zero means the default (512 and 64), a negative overlap means none.
-	ChunkTokens  int `json:"chunk_tokens,omitempty"`
-	ChunkOverlap int `json:"chunk_overlap,omitempty"`
-	AddedAt     time.Time  `json:"added_at"`
-	IndexedAt   time.Time  `json:"indexed_at,omitzero"`
+	ChunkTokens  int       `json:"chunk_tokens,omitempty"`
+	ChunkOverlap int       `json:"chunk_overlap,omitempty"`
+	AddedAt      time.Time `json:"added_at"`
+	IndexedAt    time.Time `json:"indexed_at,omitzero"`
 }
 
 // DocKind is the format a document was parsed as.
