@@ -164,7 +164,7 @@ func TestTranslate(t *testing.T) {
 		{`[\s]`, `[` + u.spaceText + `]`},
 		{`\\w`, `\\w`},
 		{`\Q\w\E\w`, `\Q\w\E[` + u.wordText + `]`},
-		{`\Q\w`, `\Q\w`},
+		{`\Q\w`, `\Q\w\E`},
 		{`[]\d]`, `[]\p{Nd}]`},
 		{`[[:alpha:]\d]x\d`, `[[:alpha:]\p{Nd}]x\p{Nd}`},
 		{`\pL\p{Greek}`, `\pL\p{Greek}`},

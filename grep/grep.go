@@ -100,7 +100,8 @@ func Compile(pattern string, opt Options) (*Matcher, error) {
 	if _, err := syntax.Parse(pattern, flags); err != nil {
 		return nil, badPattern(pattern, err)
 	}
-	tree, err := syntax.Parse(translate(pattern), flags)
+	src := translate(pattern)
+	tree, err := syntax.Parse(src, flags)
 	if err != nil {
 		return nil, badPattern(pattern, err)
 	}
@@ -116,25 +117,29 @@ func Compile(pattern string, opt Options) (*Matcher, error) {
 		m.lits = nil
 	}
 
-	core := tree.String()
-	full := core
+	// Go's regexp only ever runs on one line at a time, where multi-line
+	// mode and line mode change nothing, so it compiles from src itself.
+	// (Printing tree instead would cost milliseconds for large classes.)
+	goSrc := "(?:" + src + ")"
+	if opt.IgnoreCase {
+		goSrc = "(?i:" + src + ")"
+	}
 	if opt.Word {
-		nonWord := `[^\n` + unicodeClasses().wordText + `]`
-		end := `(?:(?m:$)|` + nonWord + `)`
-		full = `(?:(?m:^)|` + nonWord + `)(` + core + `)` + end
-		if m.wordNext, err = regexp.Compile(nonWord + `(` + core + `)` + end); err != nil {
+		nonWord := `[^` + unicodeClasses().wordText + `]`
+		end := `(?:$|` + nonWord + `)`
+		if m.wordNext, err = regexp.Compile(nonWord + `(` + goSrc + `)` + end); err != nil {
 			return nil, badPattern(pattern, err)
 		}
+		goSrc = `(?:^|` + nonWord + `)(` + goSrc + `)` + end
 	}
-	if m.re, err = regexp.Compile(full); err != nil {
+	if m.re, err = regexp.Compile(goSrc); err != nil {
 		return nil, badPattern(pattern, err)
 	}
 	if !m.exact {
-		prog, err := syntax.Parse(full, syntax.Perl)
-		if err == nil {
-			m.prog, err = syntax.Compile(prog.Simplify())
+		if opt.Word {
+			tree = wordWrap(tree)
 		}
-		if err != nil {
+		if m.prog, err = syntax.Compile(tree.Simplify()); err != nil {
 			return nil, badPattern(pattern, err)
 		}
 	}

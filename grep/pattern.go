@@ -142,8 +142,9 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 
 // translate rewrites the Perl classes \d \s \w \D \S \W of an RE2 pattern
 // into explicit Unicode classes, which is what ripgrep means by them; Go's
-// own are ASCII-only. Everything else is copied unchanged, so the result
-// parses exactly when the input does.
+// own are ASCII-only. Everything else is copied unchanged but for a \Q
+// quote left open, which gets its \E, so the result parses exactly when the
+// input does and can be put in a group.
 func translate(p string) string {
 	if !strings.ContainsAny(p, `\`) {
 		return p
@@ -159,7 +160,9 @@ func translate(p string) string {
 			if n == 'Q' && !inClass {
 				end := strings.Index(p[i+2:], `\E`)
 				if end < 0 {
+					// Close the quote, so the result can be wrapped.
 					b.WriteString(p[i:])
+					b.WriteString(`\E`)
 					return b.String()
 				}
 				b.WriteString(p[i : i+2+end+2])
@@ -226,6 +229,27 @@ func perlClass(n byte, inClass bool) (string, bool) {
 	default:
 		return "[^" + pos + "]", true
 	}
+}
+
+// wordWrap returns re as ripgrep 13's -w has it:
+// (?:^|\W)(re)(?:$|\W), with \W the Unicode non-word characters but \n.
+func wordWrap(re *syntax.Regexp) *syntax.Regexp {
+	var nonWord []rune
+	for _, s := range complement(unicodeClasses().word) {
+		nonWord = append(nonWord, s.lo, s.hi)
+	}
+	nonWord = removeNewline(nonWord)
+	edge := func(op syntax.Op) *syntax.Regexp {
+		return &syntax.Regexp{Op: syntax.OpAlternate, Sub: []*syntax.Regexp{
+			{Op: op},
+			{Op: syntax.OpCharClass, Rune: nonWord},
+		}}
+	}
+	return &syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{
+		edge(syntax.OpBeginLine),
+		{Op: syntax.OpCapture, Cap: 1, Sub: []*syntax.Regexp{re}},
+		edge(syntax.OpEndLine),
+	}}
 }
 
 // lineMode rewrites re in place for a search that never crosses a line end:

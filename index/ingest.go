@@ -150,6 +150,41 @@ func (ix *Indexer) commit(changes []Change) error {
 	return ix.Store.ClearPending(p.Gen)
 }
 
+// batch gathers changes and commits them whenever limit are waiting.
+type batch struct {
+	ix      *Indexer
+	limit   int
+	changes []Change
+}
+
+func (b *batch) add(c Change) error {
+	b.changes = append(b.changes, c)
+	if len(b.changes) < b.limit {
+		return nil
+	}
+	return b.flush()
+}
+
+func (b *batch) flush() error {
+	err := b.ix.commit(b.changes)
+	b.changes = nil
+	return err
+}
+
+// finish removes the documents of entries that this run did not see, and
+// commits what is left.
+func (b *batch) finish(entries map[string]Entry, seen map[string]bool, sum *Summary) error {
+	for rel, e := range entries {
+		if !seen[rel] {
+			sum.Removed++
+			if err := b.add(Change{DeleteID: e.DocID}); err != nil {
+				return err
+			}
+		}
+	}
+	return b.flush()
+}
+
 // SourceID derives a source's stable id from its absolute path.
 func SourceID(abs string) string {
 	h := sha256.Sum256([]byte(abs))
@@ -187,17 +222,8 @@ func (ix *Indexer) RemoveSource(id string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var changes []Change
-	for _, e := range entries {
-		changes = append(changes, Change{DeleteID: e.DocID})
-		if len(changes) == ix.batchDocs() {
-			if err := ix.commit(changes); err != nil {
-				return 0, err
-			}
-			changes = changes[:0]
-		}
-	}
-	if err := ix.commit(changes); err != nil {
+	b := &batch{ix: ix, limit: ix.batchDocs()}
+	if err := b.finish(entries, nil, &Summary{}); err != nil {
 		return 0, err
 	}
 	return len(entries), ix.Store.DeleteSourceRecord(id)
@@ -256,8 +282,8 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 		return err
 	}
 	seen := make(map[string]bool, len(files))
-	var changes []Change
 	window := ix.batchDocs()
+	b := &batch{ix: ix, limit: window}
 	for start := 0; start < len(files); start += window {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -293,26 +319,16 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 				}
 				sum.Chunks += len(p.chunks)
 				sum.Bytes += p.f.size
-				changes = append(changes, Change{Doc: p.doc, Chunks: p.chunks})
+				if err := b.add(Change{Doc: p.doc, Chunks: p.chunks}); err != nil {
+					return err
+				}
 			}
 		}
 		if ix.Progress != nil {
 			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files)})
 		}
-		if len(changes) >= window {
-			if err := ix.commit(changes); err != nil {
-				return err
-			}
-			changes = nil
-		}
 	}
-	for rel, e := range entries {
-		if !seen[rel] {
-			changes = append(changes, Change{DeleteID: e.DocID})
-			sum.Removed++
-		}
-	}
-	return ix.commit(changes)
+	return b.finish(entries, seen, sum)
 }
 
 // prepare reads, hashes, parses and chunks files in parallel, in order.
@@ -461,7 +477,7 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 	}
 	base := filepath.Base(src.Path)
 	seen := make(map[string]bool, len(entries))
-	var changes []Change
+	b := &batch{ix: ix, limit: 4 * ix.batchDocs()}
 	r := bufio.NewReaderSize(f, 1<<20)
 	var offset int64
 	for lineNo := 1; ; lineNo++ {
@@ -542,21 +558,11 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 		}
 		sum.Chunks += len(chunks)
 		sum.Bytes += d.Size
-		changes = append(changes, Change{Doc: d, Chunks: chunks})
-		if len(changes) >= 4*ix.batchDocs() {
-			if err := ix.commit(changes); err != nil {
-				return err
-			}
-			changes = nil
+		if err := b.add(Change{Doc: d, Chunks: chunks}); err != nil {
+			return err
 		}
 	}
-	for rel, e := range entries {
-		if !seen[rel] {
-			changes = append(changes, Change{DeleteID: e.DocID})
-			sum.Removed++
-		}
-	}
-	return ix.commit(changes)
+	return b.finish(entries, seen, sum)
 }
 
 // FormatBytes renders a byte count for people: 1.5 MB, 512 B.

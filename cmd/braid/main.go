@@ -124,6 +124,16 @@ func (g *Globals) open(readOnly bool, purpose string) (*braid.Engine, error) {
 	return braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose})
 }
 
+// withReader opens the engine read-only for the length of fn.
+func (g *Globals) withReader(purpose string, fn func(*braid.Engine) error) error {
+	e, err := g.open(true, purpose)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	return fn(e)
+}
+
 // printJSON writes v as indented JSON to stdout.
 func (g *Globals) printJSON(v any) error {
 	enc := json.NewEncoder(g.stdout)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -18,12 +19,11 @@ type SourcesListCmd struct{}
 
 // Run lists sources.
 func (c *SourcesListCmd) Run(g *Globals) error {
-	e, err := g.open(true, "braid sources")
-	if err != nil {
+	var st *braid.Stats
+	err := g.withReader("braid sources", func(e *braid.Engine) (err error) {
+		st, err = e.Stats()
 		return err
-	}
-	defer e.Close()
-	st, err := e.Stats()
+	})
 	if err != nil {
 		return err
 	}
@@ -68,12 +68,11 @@ type StatsCmd struct{}
 
 // Run prints stats.
 func (c *StatsCmd) Run(g *Globals) error {
-	e, err := g.open(true, "braid stats")
-	if err != nil {
+	var st *braid.Stats
+	err := g.withReader("braid stats", func(e *braid.Engine) (err error) {
+		st, err = e.Stats()
 		return err
-	}
-	defer e.Close()
-	st, err := e.Stats()
+	})
 	if err != nil {
 		return err
 	}
@@ -93,12 +92,11 @@ type DoctorCmd struct{}
 
 // Run checks the index and fails when something is wrong.
 func (c *DoctorCmd) Run(g *Globals) error {
-	e, err := g.open(true, "braid doctor")
-	if err != nil {
+	var checks []braid.Check
+	err := g.withReader("braid doctor", func(e *braid.Engine) (err error) {
+		checks, err = e.Doctor()
 		return err
-	}
-	defer e.Close()
-	checks, err := e.Doctor()
+	})
 	if err != nil {
 		return err
 	}
