@@ -72,7 +72,7 @@ func (e *Engine) grepFiles(paths []string) ([]string, error) {
 			}
 		}
 	}
-	sort.Strings(indexed)
+	sort.Slice(indexed, func(i, j int) bool { return pathLess(indexed[i], indexed[j]) })
 	if len(paths) == 0 {
 		return indexed, nil
 	}
@@ -112,6 +112,22 @@ func (e *Engine) grepFiles(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("braid: no indexed documents under %s; run braid index %s first", p, p)
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return pathLess(out[i], out[j]) })
 	return out, nil
+}
+
+// pathLess orders paths folder by folder, as ripgrep's --sort path does:
+// "a/x" comes before "a.md" because the folder "a" sorts before "a.md".
+func pathLess(a, b string) bool {
+	for {
+		ha, ra, moreA := strings.Cut(a, string(filepath.Separator))
+		hb, rb, moreB := strings.Cut(b, string(filepath.Separator))
+		if ha != hb {
+			return ha < hb
+		}
+		if !moreA || !moreB {
+			return !moreA && moreB
+		}
+		a, b = ra, rb
+	}
 }

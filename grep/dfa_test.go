@@ -180,10 +180,10 @@ func TestTranslate(t *testing.T) {
 // run line by line, on text where their meanings coincide.
 func FuzzSearch(f *testing.F) {
 	for i, p := range dfaPatterns {
-		f.Add(p, dfaLines[i%len(dfaLines)]+"\n"+dfaLines[(i*7)%len(dfaLines)], i%2 == 0)
+		f.Add(p, dfaLines[i%len(dfaLines)]+"\n"+dfaLines[(i*7)%len(dfaLines)], i%2 == 0, i%3 == 0)
 	}
-	f.Fuzz(func(t *testing.T, pattern, text string, ignoreCase bool) {
-		m, err := Compile(pattern, Options{IgnoreCase: ignoreCase})
+	f.Fuzz(func(t *testing.T, pattern, text string, ignoreCase, word bool) {
+		m, err := Compile(pattern, Options{IgnoreCase: ignoreCase, Word: word})
 		if err != nil {
 			return
 		}

@@ -3,6 +3,7 @@ package grep
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -61,6 +62,9 @@ func vaultFiles(tb testing.TB) (root string, names []string) {
 // common ground and so left out: x{1001} (Go caps repeats at 1000), (?x),
 // (?-u), class set operations ([a&&b]).
 func TestRipgrepAgreement(t *testing.T) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("rg not installed: apt-get install ripgrep")
+	}
 	root, names := vaultFiles(t)
 	hn := Format{LineNumbers: true, WithFilename: true}
 	count := Format{WithFilename: true, Count: true}

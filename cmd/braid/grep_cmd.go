@@ -48,9 +48,10 @@ func (c *GrepCmd) Run(g *Globals) error {
 		before, after = max(before, c.Context), max(after, c.Context)
 	}
 	opt := braid.GrepOptions{
-		Options: grep.Options{IgnoreCase: c.IgnoreCase, Word: c.Word, Invert: c.Invert, Before: before, After: after, MaxCount: c.MaxCount},
-		Paths:   c.Paths,
-		Name:    displayPath,
+		Options: grep.Options{IgnoreCase: c.IgnoreCase, Word: c.Word, Invert: c.Invert, Before: before, After: after, MaxCount: c.MaxCount,
+			NoRanges: !g.JSON}, // match ranges cost time and only JSON shows them
+		Paths: c.Paths,
+		Name:  displayPath,
 	}
 	if _, err := grep.Compile(c.Pattern, opt.Options); err != nil {
 		return err

@@ -250,3 +250,58 @@ func TestSecondWriterRefused(t *testing.T) {
 		t.Errorf("second writer said %q, want a refusal naming pid %d", errOut, cmd.Process.Pid)
 	}
 }
+
+// TestGrepAgreesWithRipgrep runs braid grep over both indexed vaults and rg
+// over the same folders, and compares their output byte for byte.
+func TestGrepAgreesWithRipgrep(t *testing.T) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg not installed: apt-get install ripgrep (make test installs it)")
+	}
+	data := os.Getenv("BRAID_TESTDATA")
+	if data == "" {
+		data = filepath.Join("..", "..", "..", "shared", "data")
+	}
+	var dirs []string
+	for _, d := range []string{"markdown/dendron/vault", "markdown/silverbullet/docs"} {
+		p := filepath.Join(data, d)
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("test data %s is absent (set BRAID_TESTDATA to the shared/data folder)", p)
+		}
+		abs, _ := filepath.Abs(p)
+		dirs = append(dirs, displayPath(abs))
+	}
+	idx := filepath.Join(t.TempDir(), "idx")
+	if _, errOut, code := runCLI(t, append([]string{"--index", idx, "-q", "index"}, dirs...)...); code != 0 {
+		t.Fatalf("index: %s", errOut)
+	}
+	for _, flags := range [][]string{
+		{"-n", "SilverBullet"},
+		{"-n", "-i", "config"},
+		{"-n", `\[\[[^\]]*\]\]`},
+		{"-n", "-w", "page"},
+		{"-n", "TODO|FIXME"},
+		{"-c", "the"},
+		{"-l", "lua"},
+		{"-n", "-C", "1", "frontmatter"},
+		{"-n", "-m", "1", "-A", "2", `^#+ `},
+		{"-n", "-v", "-c", "e"},
+	} {
+		t.Run(strings.Join(flags, " "), func(t *testing.T) {
+			want, err := exec.Command(rg, append(append([]string{"--no-config", "--no-heading", "--color", "never", "--sort", "path", "-H"}, flags...), dirs...)...).Output()
+			if err != nil && len(want) > 0 {
+				t.Fatalf("rg: %v", err)
+			}
+			got, errOut, _ := runCLI(t, append([]string{"--index", idx, "grep"}, flags...)...)
+			if got != string(want) {
+				gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+				for i := 0; i < len(gl) && i < len(wl); i++ {
+					if gl[i] != wl[i] {
+						t.Fatalf("braid grep %v differs from rg at line %d:\nbraid: %q\nrg:    %q\n(%d vs %d lines; stderr %q)", flags, i+1, gl[i], wl[i], len(gl), len(wl), errOut)
+					}
+				}
+				t.Fatalf("braid grep %v: %d lines, rg: %d lines", flags, len(gl), len(wl))
+			}
+		})
+	}
+}
