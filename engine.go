@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/braidsearch/braid/index"
 )
@@ -65,7 +66,10 @@ type Engine struct {
 	opt  Options
 	lock *index.Lock
 	st   *index.Store
-	lex  *index.Lexical
+
+	lexOnce sync.Once
+	lex     *index.Lexical // opened on first use: grep, get and stats never need it
+	lexErr  error
 }
 
 const (
@@ -109,12 +113,13 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	if e.lex, err = index.OpenLexical(filepath.Join(dir, lexicalDir), opt.ReadOnly); err != nil {
-		e.Close()
-		return nil, err
-	}
 	if !opt.ReadOnly {
-		if err := index.Recover(e.st, e.lex); err != nil {
+		lex, err := e.lexical()
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		if err := index.Recover(e.st, lex); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -150,6 +155,14 @@ func (e *Engine) checkVersion() error {
 		return fmt.Errorf("%w: %s says %q, this braid writes %q", ErrSchemaVersion, p, string(got), want)
 	}
 	return nil
+}
+
+// lexical opens the lexical index the first time it is needed.
+func (e *Engine) lexical() (*index.Lexical, error) {
+	e.lexOnce.Do(func() {
+		e.lex, e.lexErr = index.OpenLexical(filepath.Join(e.dir, lexicalDir), e.opt.ReadOnly)
+	})
+	return e.lex, e.lexErr
 }
 
 // Dir is the index directory.

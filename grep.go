@@ -60,11 +60,11 @@ func (e *Engine) grepFiles(paths []string) ([]string, error) {
 		if s.Kind == index.SourceJSONL {
 			continue
 		}
-		entries, err := e.st.Entries(s.ID)
+		rels, err := e.st.Paths(s.ID)
 		if err != nil {
 			return nil, err
 		}
-		for rel := range entries {
+		for _, rel := range rels {
 			if s.Kind == index.SourceFile {
 				indexed = append(indexed, s.Path)
 			} else {
@@ -118,16 +118,21 @@ func (e *Engine) grepFiles(paths []string) ([]string, error) {
 
 // pathLess orders paths folder by folder, as ripgrep's --sort path does:
 // "a/x" comes before "a.md" because the folder "a" sorts before "a.md".
+// Comparing bytes with the separator as the smallest byte gives that order.
 func pathLess(a, b string) bool {
-	for {
-		ha, ra, moreA := strings.Cut(a, string(filepath.Separator))
-		hb, rb, moreB := strings.Cut(b, string(filepath.Separator))
-		if ha != hb {
-			return ha < hb
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
 		}
-		if !moreA || !moreB {
-			return !moreA && moreB
+		if ca == filepath.Separator {
+			return true
 		}
-		a, b = ra, rb
+		if cb == filepath.Separator {
+			return false
+		}
+		return ca < cb
 	}
+	return len(a) < len(b)
 }

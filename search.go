@@ -119,9 +119,13 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	}
 	req := index.Request{Query: q, Fuzziness: fuzz, SourceIDs: srcIDs, PathGlob: opt.PathGlob, Tags: opt.Tags, Explain: opt.Explain}
 	req.Size = max(50, opt.Limit*8)
+	lex, err := e.lexical()
+	if err != nil {
+		return nil, err
+	}
 	var hits []Hit
 	for {
-		cands, total, err := e.lex.Search(ctx, req)
+		cands, total, err := lex.Search(ctx, req)
 		if err != nil {
 			return nil, err
 		}

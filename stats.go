@@ -96,6 +96,10 @@ func (e *Engine) Doctor() ([]Check, error) {
 	}
 	add("format", true, "index format %d", index.SchemaVersion)
 
+	lex, err := e.lexical()
+	if err != nil {
+		return nil, err
+	}
 	p, err := e.st.PendingWork()
 	if err != nil {
 		return nil, err
@@ -107,7 +111,7 @@ func (e *Engine) Doctor() ([]Check, error) {
 		if err != nil {
 			return nil, err
 		}
-		lg, err := e.lex.Gen()
+		lg, err := lex.Gen()
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +122,7 @@ func (e *Engine) Doctor() ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := e.lex.DocCount()
+	n, err := lex.DocCount()
 	if err != nil {
 		return nil, err
 	}

@@ -157,6 +157,20 @@ func (s *Store) Entries(sourceID string) (map[string]Entry, error) {
 	return out, err
 }
 
+// Paths returns the paths of a source's documents in byte order.
+func (s *Store) Paths(sourceID string) ([]string, error) {
+	var out []string
+	prefix := []byte(sourceID + "\x00")
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketPaths).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			out = append(out, string(k[len(prefix):]))
+		}
+		return nil
+	})
+	return out, err
+}
+
 // Doc returns the document with the given id, or nil.
 func (s *Store) Doc(id string) (*Document, error) {
 	var d *Document

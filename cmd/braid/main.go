@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -152,7 +153,7 @@ func (g *Globals) warn(format string, args ...any) {
 // displayPath names a file the way ripgrep would when run from the current
 // directory: relative when the file is below it, else as an absolute path.
 func displayPath(abs string) string {
-	wd, err := os.Getwd()
+	wd, err := workDir()
 	if err != nil {
 		return abs
 	}
@@ -162,6 +163,9 @@ func displayPath(abs string) string {
 	}
 	return rel
 }
+
+// workDir is the current directory, looked up once (grep names every file).
+var workDir = sync.OnceValues(os.Getwd)
 
 // VersionCmd prints the version.
 type VersionCmd struct{}
