@@ -216,6 +216,7 @@ func (l *Lexical) Search(ctx context.Context, r Request) ([]Candidate, int, erro
 	}
 	req := bleve.NewSearchRequestOptions(q, r.Size, 0, r.Explain)
 	req.IncludeLocations = true
+	req.SortBy([]string{"-_score", "_id"}) // ties in a stable order, whatever the segment layout
 	res, err := l.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("lexical search: %w", err)
