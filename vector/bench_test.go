@@ -1,0 +1,179 @@
+package vector
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/hnsw"
+)
+
+// bench10k is built once per process: two 10,000-vector graphs with the
+// default options, their queries and the exact answers.
+var bench10k = sync.OnceValue(func() []benchSet {
+	var out []benchSet
+	for _, d := range []dataset{randomSet(10000, 200, 384, 1), clusteredSet(10000, 200, 384, 2)} {
+		start := time.Now()
+		x := New(384, nil)
+		for i, v := range d.vecs {
+			if err := x.Add(idOf(i), v); err != nil {
+				panic(err)
+			}
+		}
+		out = append(out, benchSet{d, x, truths(d, 50), time.Since(start)})
+	}
+	return out
+})
+
+type benchSet struct {
+	dataset
+	x     *Index
+	truth [][]string
+	build time.Duration
+}
+
+// BenchmarkSearch10k reports recall@k against brute force and the p50/p95
+// latency of single searches on 10,000 384-d vectors, for a few EfSearch
+// values (0 is the default).
+func BenchmarkSearch10k(b *testing.B) {
+	for _, s := range bench10k() {
+		for _, ef := range []int{0, 32, 128, 512} {
+			for _, k := range []int{10, 50} {
+				b.Run(fmt.Sprintf("%s/ef=%d/k=%d", s.name, ef, k), func(b *testing.B) {
+					s.x.opt.EfSearch = cmpOr(ef, DefaultEfSearch)
+					defer func() { s.x.opt.EfSearch = DefaultEfSearch }()
+					b.ReportAllocs()
+					lat := make([]time.Duration, 0, b.N)
+					hit := 0
+					b.ResetTimer()
+					for i := range b.N {
+						qi := i % len(s.queries)
+						start := time.Now()
+						got, err := s.x.Search(s.queries[qi], k)
+						lat = append(lat, time.Since(start))
+						if err != nil {
+							b.Fatal(err)
+						}
+						want := map[string]bool{}
+						for _, id := range s.truth[qi][:k] {
+							want[id] = true
+						}
+						for _, r := range got {
+							if want[r.ID] {
+								hit++
+							}
+						}
+					}
+					b.StopTimer()
+					slices.Sort(lat)
+					b.ReportMetric(float64(hit)/float64(k*b.N), fmt.Sprintf("recall@%d", k))
+					b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+					b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds()), "p95-µs")
+				})
+			}
+		}
+	}
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// BenchmarkAdd builds graphs of n random 384-d vectors with the default
+// options; ns/op is the build time of the whole graph.
+func BenchmarkAdd(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		d := randomSet(n, 0, 384, 3)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(n * 384 * 4))
+			for range b.N {
+				x := New(384, nil)
+				for i, v := range d.vecs {
+					if err := x.Add(idOf(i), v); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/vector")
+		})
+	}
+}
+
+// BenchmarkSave10k writes the clustered 10k graph; file-bytes is the file
+// size.
+func BenchmarkSave10k(b *testing.B) {
+	x := bench10k()[1].x
+	path := filepath.Join(b.TempDir(), "v.vec")
+	b.ReportAllocs()
+	for range b.N {
+		if err := x.Save(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportMetric(float64(st.Size()), "file-bytes")
+}
+
+// BenchmarkLoad10k reads the clustered 10k graph back.
+func BenchmarkLoad10k(b *testing.B) {
+	x := bench10k()[1].x
+	path := filepath.Join(b.TempDir(), "v.vec")
+	if err := x.Save(path); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := Load(path, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCoderHNSW10k measures github.com/coder/hnsw v0.6.1 on the same
+// data, as the record of why this package carries its own graph: its
+// search keeps near-zero recall whatever the candidate list size, because
+// its heap's Max and PopLast evict arbitrary elements and its search stops
+// at the first step that does not beat the best result so far (upstream
+// coder/hnsw PRs #17, #20, #22, unreleased at v0.6.1).
+func BenchmarkCoderHNSW10k(b *testing.B) {
+	for _, s := range bench10k() {
+		b.Run(s.name, func(b *testing.B) {
+			g := hnsw.NewGraph[int]()
+			g.Rng = rand.New(rand.NewSource(1))
+			g.EfSearch = 512
+			for i, v := range s.vecs {
+				g.Add(hnsw.MakeNode(i, v))
+			}
+			hit := 0
+			b.ResetTimer()
+			for i := range b.N {
+				qi := i % len(s.queries)
+				want := map[string]bool{}
+				for _, id := range s.truth[qi][:10] {
+					want[id] = true
+				}
+				for _, n := range g.Search(s.queries[qi], 10) {
+					if want[idOf(n.Key)] {
+						hit++
+					}
+				}
+			}
+			b.ReportMetric(float64(hit)/float64(10*b.N), "recall@10")
+		})
+	}
+}

@@ -1,0 +1,33 @@
+// Package vector is an in-process approximate nearest-neighbour index of
+// unit-length float32 vectors keyed by chunk id: a hierarchical navigable
+// small world (HNSW) graph, safe for concurrent use, saved to and loaded
+// from one versioned file.
+//
+//	x := vector.New(384, nil)
+//	err := x.Add("notes/plugins.md#3", embedding)
+//	hits, err := x.Search(query, 10) // best first, Score = cosine similarity
+//	x.SetGen(storeCommit)
+//	err = x.Save(path)               // atomic: temp file, fsync, rename
+//	x, err = vector.Load(path, nil)  // ErrFormat: rebuild from the embeddings
+//
+// Vectors are normalised on the way in, so Score is the cosine similarity
+// even for a query that is not unit length. Options.EfSearch trades
+// latency for recall; its default is sized for the hardest case measured
+// (uniformly random 384-d vectors, recall@10 >= 0.98 at 10,000 vectors).
+//
+// Caveats:
+//
+//   - Delete and replacing Add leave tombstones that searches walk through
+//     but never return. When they reach a third of the graph, the mutation
+//     that crossed the line rebuilds the graph from the live vectors while
+//     holding the write lock, so that one call takes about as long as
+//     building the index afresh (see BenchmarkAdd); searches wait for it.
+//   - Level draws use a fixed-seed generator, stored in the file, so the
+//     same adds build the same graph.
+//   - The graph is this package's own. github.com/coder/hnsw v0.6.1, which
+//     go.mod also names, was tried first and measured at recall@10 of 0.01
+//     to 0.08 (random) and about 0.5 (clustered) at 10,000 vectors whatever
+//     the candidate list size; its Add panics when replacing a key, and
+//     its Delete can leave an empty top layer that makes Search panic.
+//     BenchmarkCoderHNSW10k keeps the recall comparison reproducible.
+package vector

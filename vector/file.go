@@ -1,0 +1,328 @@
+package vector
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// File format, version 1, little endian:
+//
+//	header  magic "BRAIDVEC", version u32, dim u32, M u32, efConstruction u32,
+//	        gen u64, count u64 (live vectors), nodes u64 (with tombstones),
+//	        entry u32 (MaxUint32: none), top u32, seed u64
+//	nodes   per slot: flags u8 (1: tombstone), level u8, id (uvarint length,
+//	        bytes; empty for a tombstone), dim × f32, then for each layer
+//	        0..level: link count (uvarint) and that many u32 slots
+//	trailer CRC-32C of everything before it, u32
+//
+// Bump formatVersion on any change; Load reports other versions as
+// ErrFormat so the engine rebuilds the graph.
+const (
+	magic         = "BRAIDVEC"
+	formatVersion = 1
+	headerSize    = 8 + 4*4 + 8*3 + 4*2 + 8
+	maxDim        = 1 << 16
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Save writes the index to path atomically: into a temporary file in the
+// same directory, synced, then renamed over path. A failed Save leaves any
+// previous file untouched. Searches may run during Save; mutations wait.
+func (x *Index) Save(path string) error {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if err := writeAtomic(path, x.encode); err != nil {
+		return fmt.Errorf("vector: save %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeAtomic runs write into a temporary file beside path and renames it
+// over path once it is written and synced.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = write(f); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	// Make the rename durable; some file systems cannot sync a directory,
+	// and the data is safe either way.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func (x *Index) encode(w io.Writer) error {
+	g := x.g
+	h := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
+	var b []byte
+	b = append(b, magic...)
+	b = binary.LittleEndian.AppendUint32(b, formatVersion)
+	b = binary.LittleEndian.AppendUint32(b, uint32(g.dim))
+	b = binary.LittleEndian.AppendUint32(b, uint32(g.m))
+	b = binary.LittleEndian.AppendUint32(b, uint32(g.efc))
+	b = binary.LittleEndian.AppendUint64(b, x.gen)
+	b = binary.LittleEndian.AppendUint64(b, uint64(g.live))
+	b = binary.LittleEndian.AppendUint64(b, uint64(g.size()))
+	b = binary.LittleEndian.AppendUint32(b, g.entry)
+	b = binary.LittleEndian.AppendUint32(b, uint32(g.top))
+	b = binary.LittleEndian.AppendUint64(b, g.seed)
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	for s := range g.size() {
+		b = b[:0]
+		var flags byte
+		if g.dead[s] {
+			flags = 1
+		}
+		ls := g.links[s]
+		b = append(b, flags, byte(len(ls)-1))
+		b = binary.AppendUvarint(b, uint64(len(x.ids[s])))
+		b = append(b, x.ids[s]...)
+		for _, f := range g.vec(uint32(s)) {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+		}
+		for _, l := range ls {
+			b = binary.AppendUvarint(b, uint64(len(l)))
+			for _, n := range l {
+				b = binary.LittleEndian.AppendUint32(b, n)
+			}
+		}
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, h.Sum32()))
+	return err
+}
+
+// Load reads an index written by Save. A missing file gives an error
+// satisfying errors.Is(err, os.ErrNotExist); a file that is not a braid
+// vector file, is damaged, has another format version, or was built with
+// another M than a non-zero opt.M gives ErrFormat. Dim and M come from the
+// file; EfSearch from opt, which may be nil.
+func Load(path string, opt *Options) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("vector: load: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("vector: load: %w", err)
+	}
+	x, err := decode(bufio.NewReaderSize(f, 1<<16), st.Size(), opt)
+	if err != nil {
+		// A read error from the file system is not the file's fault; any
+		// other failure means the bytes are not a valid graph.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("vector: load %s: %w", path, err)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errors.New("file is truncated")
+		}
+		return nil, fmt.Errorf("%w: %s: %v; re-run `braid index` to rebuild it", ErrFormat, path, err)
+	}
+	return x, nil
+}
+
+func bad(format string, a ...any) error { return fmt.Errorf(format, a...) }
+
+// reader hashes every byte it hands out, for the trailer check.
+type reader struct {
+	r   *bufio.Reader
+	h   hash.Hash32
+	buf []byte
+}
+
+func (r *reader) ReadByte() (byte, error) {
+	c, err := r.r.ReadByte()
+	if err == nil {
+		r.h.Write([]byte{c})
+	}
+	return c, err
+}
+
+func (r *reader) next(n int) ([]byte, error) {
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	b := r.buf[:n]
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		return nil, err
+	}
+	r.h.Write(b)
+	return b, nil
+}
+
+func (r *reader) uvarint() (uint64, error) { return binary.ReadUvarint(r) }
+
+func decode(br *bufio.Reader, size int64, opt *Options) (*Index, error) {
+	r := &reader{r: br, h: crc32.New(castagnoli)}
+	b, err := r.next(headerSize)
+	if err != nil {
+		return nil, bad("not a braid vector file (%d bytes)", size)
+	}
+	if string(b[:8]) != magic {
+		return nil, bad("not a braid vector file")
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(b[8:]); v != formatVersion {
+		return nil, bad("format version %d, want %d", v, formatVersion)
+	}
+	dim, m, efc := int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
+	gen, count, nodes := le.Uint64(b[24:]), le.Uint64(b[32:]), le.Uint64(b[40:])
+	entry, top, seed := le.Uint32(b[48:]), int(le.Uint32(b[52:])), le.Uint64(b[56:])
+	switch {
+	case dim <= 0 || dim > maxDim:
+		return nil, bad("dimension %d out of range", dim)
+	case m < 2 || m > 1<<12:
+		return nil, bad("M %d out of range", m)
+	case nodes > uint64(size)/uint64(dim*4+3) || count > nodes:
+		return nil, bad("%d vectors (%d live) cannot fit in %d bytes", nodes, count, size)
+	case nodes == 0 && entry != none, nodes > 0 && uint64(entry) >= nodes, top > maxLevel:
+		return nil, bad("entry point %d (layer %d) out of range", entry, top)
+	}
+	if opt != nil && opt.M > 0 && opt.M != m {
+		return nil, bad("graph built with M=%d, want %d", m, opt.M)
+	}
+	o := opt.withDefaults()
+	o.M = m
+	if opt == nil || opt.EfConstruction <= 0 {
+		o.EfConstruction = max(efc, m)
+	}
+	g := newGraph(dim, m, o.EfConstruction)
+	g.entry, g.top, g.seed = entry, top, seed
+	n := int(nodes)
+	g.vecs = make([]float32, n*dim)
+	g.dead = make([]bool, n)
+	g.links = make([][][]uint32, n)
+	x := &Index{dim: dim, opt: o, g: g, slot: make(map[string]uint32, count), ids: make([]string, n), gen: gen}
+	for s := range n {
+		b, err := r.next(2)
+		if err != nil {
+			return nil, err
+		}
+		flags, level := b[0], int(b[1])
+		if flags > 1 || level > top {
+			return nil, bad("node %d: flags %d, layer %d of %d", s, flags, level, top)
+		}
+		ln, err := r.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		if ln > uint64(size) {
+			return nil, bad("node %d: id of %d bytes", s, ln)
+		}
+		b, err = r.next(int(ln))
+		if err != nil {
+			return nil, err
+		}
+		id := string(b)
+		if g.dead[s] = flags == 1; g.dead[s] {
+			if id != "" {
+				return nil, bad("node %d: tombstone with id %q", s, id)
+			}
+		} else {
+			if _, dup := x.slot[id]; dup {
+				return nil, bad("node %d: id %q twice", s, id)
+			}
+			x.slot[id] = uint32(s)
+			x.ids[s] = id
+			g.live++
+		}
+		if b, err = r.next(dim * 4); err != nil {
+			return nil, err
+		}
+		v := g.vecs[s*dim : (s+1)*dim]
+		for i := range v {
+			v[i] = math.Float32frombits(le.Uint32(b[i*4:]))
+		}
+		ls := make([][]uint32, level+1)
+		for l := range ls {
+			c, err := r.uvarint()
+			if err != nil {
+				return nil, err
+			}
+			if c > uint64(g.maxLinks(l)) {
+				return nil, bad("node %d: %d links on layer %d", s, c, l)
+			}
+			if b, err = r.next(int(c) * 4); err != nil {
+				return nil, err
+			}
+			ls[l] = make([]uint32, c, g.maxLinks(l)+1)
+			for i := range ls[l] {
+				ls[l][i] = le.Uint32(b[i*4:])
+			}
+		}
+		g.links[s] = ls
+	}
+	sum := r.h.Sum32()
+	b, err = r.next(4)
+	if err != nil {
+		return nil, err
+	}
+	if le.Uint32(b) != sum {
+		return nil, bad("checksum mismatch")
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, bad("trailing data")
+	}
+	if uint64(g.live) != count {
+		return nil, bad("%d live vectors, header says %d", g.live, count)
+	}
+	// Every link must name a node that reaches its layer, or a search
+	// would index out of range.
+	for s, ls := range g.links {
+		for l, ns := range ls {
+			for _, t := range ns {
+				if uint64(t) >= nodes || len(g.links[t]) <= l {
+					return nil, bad("node %d: link to %d on layer %d", s, t, l)
+				}
+			}
+		}
+	}
+	if n > 0 && len(g.links[entry]) != top+1 {
+		return nil, bad("entry point %d is not on layer %d", entry, top)
+	}
+	return x, nil
+}

@@ -1,0 +1,252 @@
+package vector
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/v1.vec")
+
+func searchAll(t *testing.T, x *Index, qs [][]float32, k int) [][]Result {
+	t.Helper()
+	out := make([][]Result, len(qs))
+	for i, q := range qs {
+		res, err := x.Search(q, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = res
+	}
+	return out
+}
+
+func TestSaveLoad(t *testing.T) {
+	d := randomSet(400, 30, 24, 7)
+	x := build(t, d, &Options{EfSearch: 20})
+	for i := 0; i < 400; i += 5 {
+		x.Delete(idOf(i)) // leave tombstones in the file
+	}
+	x.SetGen(42)
+	path := filepath.Join(t.TempDir(), "v.vec")
+	if err := x.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	y, err := Load(path, &Options{EfSearch: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y.Gen() != 42 || y.Len() != x.Len() || y.Dim() != 24 {
+		t.Errorf("loaded Gen, Len, Dim = %d, %d, %d, want 42, %d, 24", y.Gen(), y.Len(), y.Dim(), x.Len())
+	}
+	if diff := cmp.Diff(searchAll(t, x, d.queries, 10), searchAll(t, y, d.queries, 10)); diff != "" {
+		t.Errorf("search after round trip (-saved +loaded):\n%s", diff)
+	}
+	// The graph and its level draws survive too: the same adds to both
+	// give the same answers.
+	r := rand.New(rand.NewSource(8))
+	for i := range 50 {
+		v := unitVec(r, 24)
+		x.Add(idOf(1000+i), v)
+		y.Add(idOf(1000+i), v)
+	}
+	if diff := cmp.Diff(searchAll(t, x, d.queries, 10), searchAll(t, y, d.queries, 10)); diff != "" {
+		t.Errorf("search after adds to both (-saved +loaded):\n%s", diff)
+	}
+
+	// An empty index round-trips too.
+	if err := New(3, nil).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := Load(path, nil); err != nil || e.Len() != 0 || e.Dim() != 3 {
+		t.Errorf("empty round trip: %v, %v", e, err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.vec")
+	x := build(t, randomSet(50, 0, 8, 9), nil)
+	x.Delete(idOf(3))
+	if err := x.Save(good); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := func(off int, b ...byte) []byte {
+		out := bytes.Clone(data)
+		copy(out[off:], b)
+		return out
+	}
+	version2 := patch(8, binary.LittleEndian.AppendUint32(nil, 2)...)
+	tests := []struct {
+		name string
+		data []byte
+		opt  *Options
+		want string // in the message
+	}{
+		{"empty", nil, nil, "not a braid vector file"},
+		{"garbage", []byte(strings.Repeat("not a graph ", 20)), nil, "not a braid vector file"},
+		{"other version", version2, nil, "format version 2, want 1"},
+		{"truncated header", data[:20], nil, "not a braid vector file"},
+		{"truncated body", data[:len(data)/2], nil, "truncated"},
+		{"no trailer", data[:len(data)-4], nil, "truncated"},
+		{"trailing data", append(bytes.Clone(data), 0), nil, "trailing data"},
+		{"flipped bit", patch(len(data)/2, data[len(data)/2]^0x10), nil, ""},
+		{"huge count", patch(40, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f), nil, "cannot fit"},
+		{"other M", data, &Options{M: 32}, "built with M=16, want 32"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "bad.vec")
+			if err := os.WriteFile(path, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(path, tc.opt)
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("err = %v, want ErrFormat", err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.want) || !strings.Contains(msg, "braid index") {
+				t.Errorf("err = %q, want it to say %q and `braid index`", msg, tc.want)
+			}
+		})
+	}
+
+	// Every cut of the file is reported, none panics.
+	for n := range len(data) {
+		if _, err := decode(bufioReader(data[:n]), int64(n), nil); err == nil {
+			t.Fatalf("cut at %d of %d bytes: no error", n, len(data))
+		}
+	}
+
+	_, err = Load(filepath.Join(dir, "missing.vec"), nil)
+	if !errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrFormat) {
+		t.Errorf("missing file: err = %v, want os.ErrNotExist", err)
+	}
+}
+
+// TestSaveAtomic checks a failed save leaves the previous file as it was
+// and no temporary file behind.
+func TestSaveAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v.vec")
+	x := build(t, randomSet(30, 0, 8, 10), nil)
+	if err := x.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+
+	full := errors.New("disk full")
+	err := writeAtomic(path, func(w io.Writer) error {
+		w.Write([]byte("half a graph"))
+		return full
+	})
+	if !errors.Is(err, full) {
+		t.Errorf("err = %v, want %v", err, full)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Error("a failed save changed the file")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("dir holds %d entries after a failed save, want 1", len(ents))
+	}
+
+	if err := x.Save(filepath.Join(dir, "no", "such", "dir", "v.vec")); err == nil {
+		t.Error("save into a missing directory: no error")
+	}
+	if err := x.Save(dir); err == nil { // rename over a directory fails
+		t.Error("save over a directory: no error")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("dir holds %d entries after failed saves, want 1", len(ents))
+	}
+}
+
+// fixture is the index in testdata/v1.vec: 20 vectors of 8 dimensions,
+// one deleted, gen 7.
+func fixture() (*Index, dataset) {
+	d := randomSet(20, 5, 8, 11)
+	x := New(8, nil)
+	for i, v := range d.vecs {
+		x.Add(idOf(i), v)
+	}
+	x.Delete(idOf(4))
+	x.SetGen(7)
+	return x, d
+}
+
+// TestBackwardsCompat reads the committed version-1 file; regenerate it
+// with -update only when the format version changes.
+func TestBackwardsCompat(t *testing.T) {
+	path := filepath.Join("testdata", "v1.vec")
+	want, d := fixture()
+	if *update {
+		if err := want.Save(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Gen() != 7 || got.Len() != 19 || got.Dim() != 8 || got.Has(idOf(4)) {
+		t.Errorf("Gen, Len, Dim, Has(deleted) = %d, %d, %d, %v, want 7, 19, 8, false", got.Gen(), got.Len(), got.Dim(), got.Has(idOf(4)))
+	}
+	for i, q := range d.queries {
+		res, err := got.Search(q, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantIDs := exact(d.vecs, q, 4)
+		wantIDs = slicesDelete(wantIDs, idOf(4))[:3]
+		if diff := cmp.Diff(wantIDs, ids(res)); diff != "" {
+			t.Errorf("query %d (-exact +loaded):\n%s", i, diff)
+		}
+	}
+}
+
+func slicesDelete(s []string, v string) []string {
+	out := s[:0:0]
+	for _, x := range s {
+		if x != v {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// FuzzLoad feeds damaged files to the decoder: it must return an error,
+// never panic or allocate without bound.
+func FuzzLoad(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "v1.vec"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add(data[:70])
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, err := decode(bufioReader(b), int64(len(b)), nil)
+		if err == nil {
+			// Whatever decodes must be searchable.
+			q := make([]float32, x.Dim())
+			q[0] = 1
+			x.Search(q, 5)
+		}
+	})
+}
+
+func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }

@@ -1,0 +1,372 @@
+package vector
+
+import (
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// none marks the absence of a node (no entry point yet).
+const none = math.MaxUint32
+
+// maxLevel caps the layer a node can be drawn into; with M=16 a level above
+// 12 needs more nodes than fit in memory.
+const maxLevel = 16
+
+// graph is the HNSW graph proper: nodes are dense uint32 slots, vectors sit
+// in one flat slice, and deleted nodes stay as tombstones (still walked
+// through, never returned) until the Index rebuilds the graph. It has no
+// locking of its own; Index guards it.
+type graph struct {
+	dim   int
+	m     int // max links per node above layer 0; layer 0 keeps 2m
+	efc   int // candidate list size while inserting
+	ml    float64
+	vecs  []float32    // slot i is vecs[i*dim : (i+1)*dim]
+	links [][][]uint32 // links[slot][layer]
+	dead  []bool
+	entry uint32
+	top   int // layer of the entry point
+	live  int
+	// rng state for level draws (splitmix64): deterministic per graph.
+	seed uint64
+	pool sync.Pool // *visitSet
+}
+
+func newGraph(dim, m, efc int) *graph {
+	return &graph{dim: dim, m: m, efc: efc, ml: 1 / math.Log(float64(m)), entry: none, seed: 0x9e3779b97f4a7c15}
+}
+
+func (g *graph) size() int { return len(g.dead) }
+
+func (g *graph) vec(i uint32) []float32 {
+	return g.vecs[int(i)*g.dim : (int(i)+1)*g.dim]
+}
+
+// dist is the negated dot product: lower is nearer, and for unit vectors
+// -dist is the cosine similarity, without rounding through 1-dot.
+func (g *graph) dist(q []float32, i uint32) float32 {
+	return -vek32.Dot(q, g.vec(i))
+}
+
+func (g *graph) maxLinks(layer int) int {
+	if layer == 0 {
+		return 2 * g.m
+	}
+	return g.m
+}
+
+// randomLevel draws a node's top layer from the geometric distribution of
+// the HNSW paper, floor(-ln(U)·mL) with mL = 1/ln(M).
+func (g *graph) randomLevel() int {
+	g.seed += 0x9e3779b97f4a7c15
+	z := g.seed
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	u := (float64(z>>11) + 0.5) / (1 << 53) // in (0, 1)
+	return min(int(-math.Log(u)*g.ml), maxLevel)
+}
+
+// add appends a node holding v (unit length, len dim) and links it in.
+func (g *graph) add(v []float32) uint32 {
+	slot := uint32(g.size())
+	level := g.randomLevel()
+	g.vecs = append(g.vecs, v...)
+	g.dead = append(g.dead, false)
+	ls := make([][]uint32, level+1)
+	for l := range ls {
+		ls[l] = make([]uint32, 0, g.maxLinks(l)+1)
+	}
+	g.links = append(g.links, ls)
+	g.live++
+	g.link(slot, level)
+	return slot
+}
+
+// link wires a freshly appended node into every layer up to level.
+func (g *graph) link(slot uint32, level int) {
+	if g.entry == none {
+		g.entry, g.top = slot, level
+		return
+	}
+	q := g.vec(slot)
+	ep := cand{g.entry, g.dist(q, g.entry)}
+	for l := g.top; l > level; l-- {
+		ep = g.greedy(q, ep, l)
+	}
+	for l := min(level, g.top); l >= 0; l-- {
+		found := g.searchLayer(q, ep, g.efc, l, true)
+		if len(found) == 0 {
+			// Every node near the entry is a tombstone: link to them anyway
+			// rather than leave the node unreachable.
+			found = g.searchLayer(q, ep, g.efc, l, false)
+		}
+		ep = found[0]
+		nbrs := g.selectNeighbors(found, g.m)
+		g.links[slot][l] = append(g.links[slot][l][:0], nbrs...)
+		for _, n := range nbrs {
+			g.connect(n, slot, l)
+		}
+	}
+	if level > g.top {
+		g.entry, g.top = slot, level
+	}
+}
+
+// connect adds the edge from→to on layer l, pruning from's list with the
+// neighbour heuristic when it overflows.
+func (g *graph) connect(from, to uint32, l int) {
+	ls := append(g.links[from][l], to)
+	if len(ls) <= g.maxLinks(l) {
+		g.links[from][l] = ls
+		return
+	}
+	q := g.vec(from)
+	cs := make([]cand, len(ls))
+	for i, n := range ls {
+		cs[i] = cand{n, g.dist(q, n)}
+	}
+	slices.SortFunc(cs, cmpCand)
+	g.links[from][l] = append(ls[:0], g.selectNeighbors(cs, g.maxLinks(l))...)
+}
+
+// selectNeighbors is the heuristic of the HNSW paper (algorithm 4): walking
+// the candidates nearest first, keep one only if it is nearer the base than
+// any neighbour already kept, so links spread out in all directions instead
+// of piling into one cluster; free slots are then filled with the nearest
+// of the rejected. cs must be sorted nearest first.
+func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
+	if len(cs) <= m {
+		out := make([]uint32, len(cs))
+		for i, c := range cs {
+			out[i] = c.id
+		}
+		return out
+	}
+	out := make([]uint32, 0, m)
+	var pruned []uint32
+	for _, c := range cs {
+		if len(out) == m {
+			break
+		}
+		v := g.vec(c.id)
+		keep := true
+		for _, s := range out {
+			if -vek32.Dot(v, g.vec(s)) < c.d {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, c.id)
+		} else {
+			pruned = append(pruned, c.id)
+		}
+	}
+	for _, p := range pruned {
+		if len(out) == m {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// greedy walks layer l from ep to the nearest node it can reach.
+func (g *graph) greedy(q []float32, ep cand, l int) cand {
+	for changed := true; changed; {
+		changed = false
+		for _, n := range g.links[ep.id][l] {
+			if d := g.dist(q, n); d < ep.d {
+				ep, changed = cand{n, d}, true
+			}
+		}
+	}
+	return ep
+}
+
+// searchLayer is the beam search of the HNSW paper on layer l: it returns
+// up to ef nodes nearest q, nearest first. With liveOnly, tombstones are
+// walked through but not returned.
+func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []cand {
+	vs := g.visits()
+	defer g.pool.Put(vs)
+	vs.visit(ep.id)
+	var todo minHeap
+	var best maxHeap
+	todo.push(ep)
+	if !liveOnly || !g.dead[ep.id] {
+		best.push(ep)
+	}
+	for len(todo) > 0 {
+		c := todo.pop()
+		if len(best) >= ef && c.d > best[0].d {
+			break
+		}
+		for _, n := range g.links[c.id][l] {
+			if !vs.visit(n) {
+				continue
+			}
+			d := g.dist(q, n)
+			if len(best) < ef || d < best[0].d {
+				todo.push(cand{n, d})
+				if !liveOnly || !g.dead[n] {
+					best.push(cand{n, d})
+					if len(best) > ef {
+						best.pop()
+					}
+				}
+			}
+		}
+	}
+	out := []cand(best)
+	slices.SortFunc(out, cmpCand)
+	return out
+}
+
+// search returns up to ef live nodes nearest q, nearest first.
+func (g *graph) search(q []float32, ef int) []cand {
+	if g.entry == none || g.live == 0 {
+		return nil
+	}
+	ep := cand{g.entry, g.dist(q, g.entry)}
+	for l := g.top; l > 0; l-- {
+		ep = g.greedy(q, ep, l)
+	}
+	return g.searchLayer(q, ep, ef, 0, true)
+}
+
+func (g *graph) visits() *visitSet {
+	vs, _ := g.pool.Get().(*visitSet)
+	if vs == nil {
+		vs = &visitSet{}
+	}
+	vs.reset(g.size())
+	return vs
+}
+
+// visitSet marks the nodes one search has seen; an epoch counter makes
+// clearing it O(1).
+type visitSet struct {
+	marks []uint32
+	epoch uint32
+}
+
+func (v *visitSet) reset(n int) {
+	if len(v.marks) < n {
+		v.marks = make([]uint32, n+n/4)
+		v.epoch = 0
+	}
+	v.epoch++
+	if v.epoch == 0 {
+		clear(v.marks)
+		v.epoch = 1
+	}
+}
+
+// visit marks i and reports whether it was unseen.
+func (v *visitSet) visit(i uint32) bool {
+	if v.marks[i] == v.epoch {
+		return false
+	}
+	v.marks[i] = v.epoch
+	return true
+}
+
+type cand struct {
+	id uint32
+	d  float32
+}
+
+func cmpCand(a, b cand) int {
+	switch {
+	case a.d < b.d:
+		return -1
+	case a.d > b.d:
+		return 1
+	}
+	return int(a.id) - int(b.id)
+}
+
+// minHeap pops the nearest candidate first.
+type minHeap []cand
+
+func (h *minHeap) push(c cand) {
+	*h = append(*h, c)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p].d <= s[i].d {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *minHeap) pop() cand {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && s[c+1].d < s[c].d {
+			c++
+		}
+		if s[i].d <= s[c].d {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+	*h = s
+	return top
+}
+
+// maxHeap keeps the farthest kept result at the root, ready for eviction.
+type maxHeap []cand
+
+func (h *maxHeap) push(c cand) {
+	*h = append(*h, c)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p].d >= s[i].d {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *maxHeap) pop() cand {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && s[c+1].d > s[c].d {
+			c++
+		}
+		if s[i].d >= s[c].d {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+	*h = s
+	return top
+}
