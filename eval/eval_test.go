@@ -1,0 +1,96 @@
+package eval
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestNDCG(t *testing.T) {
+	rel := map[string]int{"a": 1, "b": 1}
+	if got := NDCG([]string{"a", "b", "c"}, rel, 10); !near(got, 1) {
+		t.Errorf("perfect ranking: nDCG %v, want 1", got)
+	}
+	// b at rank 2 only: (1/log2 3) / (1 + 1/log2 3)
+	want := (1 / math.Log2(3)) / (1 + 1/math.Log2(3))
+	if got := NDCG([]string{"x", "b"}, rel, 10); !near(got, want) {
+		t.Errorf("nDCG %v, want %v", got, want)
+	}
+	if got := NDCG([]string{"x", "y", "a"}, rel, 2); got != 0 {
+		t.Errorf("relevant below the cut: nDCG@2 %v, want 0", got)
+	}
+	graded := map[string]int{"a": 2, "b": 1}
+	if got := NDCG([]string{"b", "a"}, graded, 10); got >= 1 || got <= 0 {
+		t.Errorf("graded, wrong order: nDCG %v, want in (0,1)", got)
+	}
+}
+
+func TestRecallMRR(t *testing.T) {
+	rel := map[string]int{"a": 1, "b": 1, "z": 0}
+	if got := Recall([]string{"x", "a", "y"}, rel, 10); !near(got, 0.5) {
+		t.Errorf("recall %v, want 0.5", got)
+	}
+	if got := MRR([]string{"x", "a", "b"}, rel, 10); !near(got, 0.5) {
+		t.Errorf("MRR %v, want 0.5", got)
+	}
+	if got := MRR([]string{"x"}, rel, 10); got != 0 {
+		t.Errorf("MRR with nothing relevant %v, want 0", got)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3}
+	if p := Percentile(xs, 50); p != 3 {
+		t.Errorf("p50 %v, want 3", p)
+	}
+	if p := Percentile(xs, 95); p != 5 {
+		t.Errorf("p95 %v, want 5", p)
+	}
+}
+
+func TestLoadBEIR(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "qrels"), 0o755)
+	os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(`{"_id":"1","text":"first"}
+{"_id":"2","text":"unjudged"}
+
+{"_id":"3","text":"third"}
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "qrels", "test.tsv"), []byte("query-id\tcorpus-id\tscore\n1\td1\t1\n3\td3\t1\n3\td4\t2\n"), 0o644)
+	c, err := LoadBEIR(dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Queries) != 2 || c.Queries[0].Text != "first" || c.Queries[1].ID != "3" {
+		t.Errorf("queries %+v, want the judged 1 and 3", c.Queries)
+	}
+	if c.Qrels["3"]["d4"] != 2 {
+		t.Errorf("qrels %v", c.Qrels)
+	}
+	if _, err := LoadBEIR(dir, "train"); err == nil {
+		t.Error("a missing split loaded")
+	}
+	os.WriteFile(filepath.Join(dir, "qrels", "bad.tsv"), []byte("h\th\th\n1\td1\n"), 0o644)
+	if _, err := LoadBEIR(dir, "bad"); err == nil {
+		t.Error("a malformed qrels line loaded")
+	}
+}
+
+func TestSciFactFiles(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "data", "scifact")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("SciFact not found at %s (the project's shared data folder)", dir)
+	}
+	for split, n := range map[string]int{"test": 300, "train": 809} {
+		c, err := LoadBEIR(dir, split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Queries) != n {
+			t.Errorf("%s: %d queries, want %d", split, len(c.Queries), n)
+		}
+	}
+}
