@@ -2,31 +2,59 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := bin/braid
-DATA ?= ../shared/data
+SHARED ?= ../shared
+DATA ?= $(SHARED)/data
 DEMO_INDEX ?= .braid-demo
+# ONNX Runtime (>= 1.24) for the embedding models, installed by `make ort`.
+ORT_LIB := $(CURDIR)/.tools/onnxruntime/libonnxruntime.so.1
+export BRAID_ORT_LIB ?= $(ORT_LIB)
+# The models `make models` fetches: the default embedder and its variants.
+MODELS ?= BAAI/bge-small-en-v1.5 BAAI/bge-small-en-v1.5:int8 sentence-transformers/all-MiniLM-L6-v2:int8
+PYTHON ?= python3
 
-.PHONY: build test test-short demo bench lint tools clean
+.PHONY: build test test-short demo models ort fixtures bench lint tools clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/braid
 
-# The test command (README, .ci/run): vet, then every test with the race detector.
-test: tools
+# The test command (README, .ci/run): vet, then every test with the race
+# detector. The model tests run a generated fixture through ONNX Runtime;
+# BRAID_REQUIRE_ORT makes a missing runtime a failure instead of a skip.
+test: tools ort
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	BRAID_REQUIRE_ORT=1 $(GO) test -race -count=1 ./...
 
 test-short:
 	$(GO) test -short ./...
 
-# Index a real markdown vault and answer a hybrid query.
-demo: build
+# Index a real markdown vault and answer a hybrid query. The model download
+# may fail offline: search then says it fell back to BM25.
+demo: build ort
 	@test -d $(DATA)/markdown/silverbullet/docs || { echo "demo: $(DATA)/markdown/silverbullet/docs is missing; set DATA=path/to/shared/data"; exit 1; }
+	-$(BIN) models pull BAAI/bge-small-en-v1.5
 	rm -rf $(DEMO_INDEX)
 	$(BIN) --index $(DEMO_INDEX) index $(DATA)/markdown/silverbullet/docs
-	$(BIN) --index $(DEMO_INDEX) search --vector-weight 0.5 --limit 5 "how do I write a space script"
+	$(BIN) --index $(DEMO_INDEX) search --vector-weight 0.7 --limit 5 --explain "how do I write a space script"
 	$(BIN) --index $(DEMO_INDEX) stats
 
-bench: tools
+# Real model weights into the model directory (BRAID_MODELS or the user cache).
+models: build
+	$(BIN) models pull $(MODELS)
+
+# The ONNX Runtime shared library, from the npm package onnxruntime-node (sha256-checked).
+ort: $(ORT_LIB)
+$(ORT_LIB):
+	scripts/install-ort.sh $(dir $(ORT_LIB)) >/dev/null
+
+# Architecture-exact models with random weights, for the latency benchmarks.
+fixtures: .tools/fixtures/bge-small/model.onnx .tools/fixtures/minilm-l6/model.onnx
+TOKENIZER_bge-small := $(SHARED)/models/tokenizers/bge-small-en-v1.5/tokenizer.json
+TOKENIZER_minilm-l6 := $(SHARED)/models/tokenizers/all-MiniLM-L6-v2/tokenizer.json
+.tools/fixtures/%/model.onnx: tools/genmodel/genmodel.py
+	@$(PYTHON) -c 'import onnx, numpy' 2>/dev/null || $(PYTHON) -m pip install -q onnx numpy
+	$(PYTHON) tools/genmodel/genmodel.py --preset $* --out $(dir $@) --tokenizer $(TOKENIZER_$*)
+
+bench: tools ort fixtures
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
 lint:

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/vector"
 )
 
 // Errors callers can test for with errors.Is.
@@ -54,6 +56,16 @@ type Options struct {
 	// Purpose names this process in the lock file (e.g. "braid index"), so a
 	// refused writer can say who holds the index.
 	Purpose string
+	// Embedder computes embeddings for vector search; nil means lexical only.
+	Embedder Embedder
+	// Model names the embedding model: its embeddings are cached and its
+	// HNSW graph kept under this name. Required with Embedder.
+	Model string
+	// Vector tunes the HNSW graph (degree, search breadth).
+	Vector vector.Options
+	// NoVectors says why Embedder is nil (for example "ONNX Runtime not
+	// found: run make ort"); searches that ask for vectors repeat it.
+	NoVectors string
 
 	recovering bool // a reader's second open after finishing a crashed commit
 }
@@ -66,6 +78,10 @@ type Engine struct {
 	opt  Options
 	lock *index.Lock
 	st   *index.Store
+
+	vec *vector.Index // nil without an embedder
+
+	closed atomic.Bool
 
 	lexOnce sync.Once
 	lex     *index.Lexical // opened on first use: grep, get and stats never need it
@@ -113,6 +129,10 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	if opt.Embedder != nil && opt.Model == "" {
+		e.Close()
+		return nil, fmt.Errorf("%w: an embedder needs a model name", ErrBadOption)
+	}
 	if !opt.ReadOnly {
 		lex, err := e.lexical()
 		if err != nil {
@@ -123,7 +143,7 @@ func open(dir string, opt Options) (*Engine, error) {
 			e.Close()
 			return nil, err
 		}
-		return e, nil
+		return e.withVectors()
 	}
 	// A reader that finds a crashed writer's commit unfinished finishes it
 	// when it can take the write lock; otherwise it proceeds and does not
@@ -135,6 +155,18 @@ func open(dir string, opt Options) (*Engine, error) {
 		}
 		opt.recovering = true
 		return open(dir, opt)
+	}
+	return e.withVectors()
+}
+
+// withVectors loads the vector index when there is an embedder.
+func (e *Engine) withVectors() (*Engine, error) {
+	if e.opt.Embedder == nil {
+		return e, nil
+	}
+	if err := e.loadVectors(); err != nil {
+		e.Close()
+		return nil, err
 	}
 	return e, nil
 }
@@ -168,8 +200,11 @@ func (e *Engine) lexical() (*index.Lexical, error) {
 // Dir is the index directory.
 func (e *Engine) Dir() string { return e.dir }
 
-// Close releases the index.
+// Close releases the index. Closing twice is harmless.
 func (e *Engine) Close() error {
+	if e.closed.Swap(true) {
+		return nil
+	}
 	var errs []error
 	if e.lex != nil {
 		errs = append(errs, e.lex.Close())

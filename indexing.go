@@ -28,7 +28,8 @@ type SourceSpec struct {
 }
 
 // Index registers the given sources (or, with none, takes every registered
-// source) and brings the index in step with them. progress may be nil.
+// source) and brings the index in step with them, embedding new chunk
+// texts when the engine has an embedder. progress may be nil.
 // Per-file problems are listed in the summary; the returned error is for
 // problems that stop the run, after which the index is still consistent.
 func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Progress)) (*Summary, error) {
@@ -57,17 +58,34 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 		force[src.ID] = rechunk
 		sources = append(sources, src)
 	}
-	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers}, Progress: progress}
-	sum := &Summary{}
-	for _, src := range sources {
-		ix.Force = force[src.ID]
-		if err := ix.Index(ctx, src, sum); err != nil {
-			sum.TookMS = time.Since(start).Milliseconds()
-			return sum, err
+	var embedProgress func(done int)
+	if progress != nil {
+		embedProgress = func(done int) {
+			progress(Progress{Source: "embeddings", Phase: "embed", Done: done})
 		}
 	}
+	vs := e.vectors(embedProgress)
+	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers}, Progress: progress, Vectors: vs}
+	sum := &Summary{}
+	var runErr error
+	for _, src := range sources {
+		ix.Force = force[src.ID]
+		if runErr = ix.Index(ctx, src, sum); runErr != nil {
+			break
+		}
+	}
+	if runErr == nil {
+		runErr = e.saveVectors(ctx, vs, true)
+	} else {
+		// Keep what was embedded before the failure; the next run fills the rest.
+		_ = e.saveVectors(ctx, vs, false)
+	}
+	if vs != nil {
+		sum.Embedded = vs.Embedded
+		sum.EmbedMS = vs.EmbedTime.Milliseconds()
+	}
 	sum.TookMS = time.Since(start).Milliseconds()
-	return sum, nil
+	return sum, runErr
 }
 
 // sourceFor turns a spec into a source record, reusing the registered one
@@ -174,8 +192,13 @@ func (e *Engine) RemoveSource(ref string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	ix := &index.Indexer{Store: e.st, Lexical: e.lex}
-	return ix.RemoveSource(src.ID)
+	vs := e.vectors(nil)
+	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Vectors: vs}
+	n, err := ix.RemoveSource(src.ID)
+	if err != nil {
+		return n, err
+	}
+	return n, e.saveVectors(context.Background(), vs, true)
 }
 
 // source finds a registered source by id or name.

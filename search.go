@@ -3,11 +3,11 @@ package braid
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -16,7 +16,7 @@ import (
 type SearchOptions struct {
 	Limit int // hits to return; zero means 10
 	// VectorWeight mixes lexical (0) and vector (1) scores. nil means the
-	// default: 0.5 when vectors are available, else 0. Without an embedding
+	// default: DefaultVectorWeight (0.7) when vectors are available, else 0. Without an embedding
 	// model every search is lexical and a weight above 0 adds a warning.
 	VectorWeight *float64
 	Keyword      bool     // BM25 only, whatever the weight
@@ -27,6 +27,46 @@ type SearchOptions struct {
 	Similarity   float64  // with Fuzzy, how similar a word must be, 0..1; zero means 0.8
 	Chunks       bool     // every matching chunk, not just the best one per document
 	Explain      bool     // attach a score breakdown to each hit
+	// Fusion combines the lexical and vector lists: FusionLinear (the zero
+	// value) or FusionRRF.
+	Fusion Fusion
+	// Normalize puts the two lists' scores on one scale for FusionLinear:
+	// NormMinMax (the zero value) or NormZScore. On SciFact train the two
+	// are within 0.004 nDCG@10 of each other at every weight; min-max is
+	// the default because it stays sound for short lists: a query with one
+	// BM25 match gives that match full lexical credit, where its z-score
+	// would be 0.
+	Normalize Normalization
+	// Candidates is how many chunks each retriever hands to fusion; zero
+	// means 50.
+	Candidates int
+}
+
+// Normalization names how linear fusion rescales each list's scores.
+type Normalization string
+
+const (
+	// NormMinMax maps each list onto [0, 1].
+	NormMinMax Normalization = "minmax"
+	// NormZScore maps each list to standard scores.
+	NormZScore Normalization = "zscore"
+)
+
+// Fusion names a way to combine the lexical and vector candidate lists.
+type Fusion string
+
+const (
+	// FusionLinear mixes normalised scores: w·vector + (1−w)·lexical.
+	FusionLinear Fusion = "linear"
+	// FusionRRF is weighted reciprocal rank fusion (k = 60).
+	FusionRRF Fusion = "rrf"
+)
+
+func (o SearchOptions) fusion() Fusion {
+	if o.Fusion == "" {
+		return FusionLinear
+	}
+	return o.Fusion
 }
 
 // Range is a half-open byte range [Start, End) in a snippet.
@@ -57,22 +97,29 @@ type Hit struct {
 	Explain     *Explanation `json:"explain,omitempty"`
 }
 
-// Explanation breaks a hit's score down.
+// Explanation breaks a hit's score down. A rank of 0 means the chunk was
+// not in that retriever's candidates.
 type Explanation struct {
 	LexicalScore float64 `json:"lexical_score"` // raw BM25 (bleve, title/headings boosted)
-	LexicalRank  int     `json:"lexical_rank"`  // 1-based rank among matching chunks
-	LexicalNorm  float64 `json:"lexical_norm"`  // BM25 divided by the best BM25 of the query
+	LexicalRank  int     `json:"lexical_rank"`  // 1-based rank among the lexical candidates
+	LexicalNorm  float64 `json:"lexical_norm"`  // normalised BM25 as fused (lexical only: BM25 / best BM25)
+	VectorScore  float64 `json:"vector_score"`  // cosine similarity to the query embedding
+	VectorRank   int     `json:"vector_rank"`
+	VectorNorm   float64 `json:"vector_norm"`
 	VectorWeight float64 `json:"vector_weight"`
+	Fusion       string  `json:"fusion,omitempty"` // linear or rrf; empty for lexical only
 	Fused        float64 `json:"fused"`
 	BM25         string  `json:"bm25,omitempty"` // bleve's explanation tree
 }
 
 // Results is a search's answer.
 type Results struct {
-	Results  []Hit    `json:"results"`
-	Total    int      `json:"total"` // chunks that matched the query
-	TookMS   float64  `json:"took_ms"`
-	Warnings []string `json:"warnings,omitempty"`
+	Results []Hit   `json:"results"`
+	Total   int     `json:"total"` // chunks that matched the query
+	TookMS  float64 `json:"took_ms"`
+	// Warning says when the search could not do what was asked, such as a
+	// vector weight without an embedding model (it then ran BM25 only).
+	Warning string `json:"warning,omitempty"`
 }
 
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
@@ -88,15 +135,25 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if opt.Limit == 0 {
 		opt.Limit = 10
 	}
+	if opt.Candidates < 0 {
+		return nil, fmt.Errorf("%w: candidates %d, want 1 or more", ErrBadOption, opt.Candidates)
+	}
+	if opt.Candidates == 0 {
+		opt.Candidates = 50
+	}
+	if opt.Fusion != "" && opt.Fusion != FusionLinear && opt.Fusion != FusionRRF {
+		return nil, fmt.Errorf("%w: fusion %q, want %q or %q", ErrBadOption, opt.Fusion, FusionLinear, FusionRRF)
+	}
+	if opt.Normalize != "" && opt.Normalize != NormMinMax && opt.Normalize != NormZScore {
+		return nil, fmt.Errorf("%w: normalization %q, want %q or %q", ErrBadOption, opt.Normalize, NormMinMax, NormZScore)
+	}
 	res := &Results{Results: []Hit{}}
-	weight := 0.0
-	if w := opt.VectorWeight; w != nil {
-		if math.IsNaN(*w) || *w < 0 || *w > 1 {
-			return nil, fmt.Errorf("%w: vector_weight %v out of range, want 0..1", ErrBadOption, *w)
-		}
-		if *w > 0 && !opt.Keyword {
-			res.Warnings = append(res.Warnings, "no embedding model is set up yet, so this search is lexical only (vector_weight ignored)")
-		}
+	w, warning, err := e.weight(opt)
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		res.Warning = warning
 	}
 	fuzz := 0
 	if opt.Fuzzy {
@@ -118,26 +175,38 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		srcIDs = append(srcIDs, s.ID)
 	}
 	req := index.Request{Query: q, Fuzziness: fuzz, SourceIDs: srcIDs, PathGlob: opt.PathGlob, Tags: opt.Tags, Explain: opt.Explain}
-	req.Size = max(50, opt.Limit*8)
 	lex, err := e.lexical()
 	if err != nil {
 		return nil, err
 	}
 	var hits []Hit
-	for {
-		cands, total, err := lex.Search(ctx, req)
+	if w == 0 {
+		// Lexical only: fetch more chunks until enough documents are found.
+		req.Size = max(opt.Candidates, opt.Limit*8)
+		for {
+			cands, total, err := lex.Search(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			res.Total = total
+			hits, err = e.hydrate(q, lexicalOnly(cands), opt, w)
+			if err != nil {
+				return nil, err
+			}
+			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
+				break
+			}
+			req.Size *= 4 // one hit per document needs more chunks
+		}
+	} else {
+		cands, total, err := e.hybrid(ctx, q, req, opt, w)
 		if err != nil {
 			return nil, err
 		}
 		res.Total = total
-		hits, err = e.hydrate(q, cands, opt, weight)
-		if err != nil {
+		if hits, err = e.hydrate(q, cands, opt, w); err != nil {
 			return nil, err
 		}
-		if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
-			break
-		}
-		req.Size *= 4 // one hit per document needs more chunks
 	}
 	if len(hits) > opt.Limit {
 		hits = hits[:opt.Limit]
@@ -155,23 +224,47 @@ func fuzziness(sim float64) int {
 	return 2
 }
 
-// hydrate turns lexical candidates into hits: one per document unless
-// opt.Chunks, with snippet, highlights and lines from the store. Candidates
-// the store does not know (a lexical index ahead of an interrupted commit)
-// are dropped.
-func (e *Engine) hydrate(q index.Query, cands []index.Candidate, opt SearchOptions, weight float64) ([]Hit, error) {
+// scored is a chunk ranked by one retriever or by fusion, with what each
+// retriever said about it.
+type scored struct {
+	chunkID  string
+	score    float64
+	lex, vec fusion.Part // Rank 0: not in that retriever's list
+	bm25     string      // bleve's explanation, with Explain
+	terms    []string    // index terms a fuzzy match hit
+}
+
+// lexicalOnly ranks lexical candidates by raw BM25.
+func lexicalOnly(cands []index.Candidate) []scored {
+	out := make([]scored, len(cands))
+	best := 0.0
+	if len(cands) > 0 {
+		best = cands[0].Score
+	}
+	for i, c := range cands {
+		norm := 0.0
+		if best > 0 {
+			norm = c.Score / best
+		}
+		out[i] = scored{chunkID: c.ChunkID, score: c.Score, lex: fusion.Part{Rank: i + 1, Raw: c.Score, Norm: norm}, bm25: c.Explanation, terms: c.Terms}
+	}
+	return out
+}
+
+// hydrate turns ranked chunks into hits: one per document unless
+// opt.Chunks, with snippet, highlights and lines from the store. Chunks the
+// store does not know (a lexical index ahead of an interrupted commit) are
+// dropped.
+func (e *Engine) hydrate(q index.Query, cands []scored, opt SearchOptions, w float64) ([]Hit, error) {
 	ids := make([]string, len(cands))
 	for i, c := range cands {
-		ids[i] = c.ChunkID
+		ids[i] = c.chunkID
 	}
 	chunks, err := e.st.Chunks(ids)
 	if err != nil {
 		return nil, err
 	}
-	best := 0.0
-	if len(cands) > 0 {
-		best = cands[0].Score
-	}
+	source := sourceLabel(w)
 	seen := map[string]bool{}
 	docs := map[string]*Document{}
 	terms := e.queryTerms(q)
@@ -192,26 +285,39 @@ func (e *Engine) hydrate(q index.Query, cands []index.Candidate, opt SearchOptio
 			continue
 		}
 		seen[ch.DocID] = true
-		for _, t := range c.Terms { // what a fuzzy match actually hit
+		for _, t := range c.terms { // what a fuzzy match actually hit
 			terms[t] = true
 		}
 		snip, hl := e.snippet(ch.Text, terms, 240)
 		h := Hit{
-			ID: d.ID, ChunkID: ch.ID, Path: d.Path, Title: d.Title, Score: c.Score,
+			ID: d.ID, ChunkID: ch.ID, Path: d.Path, Title: d.Title, Score: c.score,
 			Snippet: snip, Highlights: hl, Line: Lines{ch.StartLine, ch.EndLine},
-			Source: "lexical", SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
+			Source: source, SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
 		}
 		if opt.Explain {
-			norm := 0.0
-			if best > 0 {
-				norm = c.Score / best
+			fusionName := ""
+			if w > 0 {
+				fusionName = string(opt.fusion())
 			}
-			h.Explain = &Explanation{LexicalScore: c.Score, LexicalRank: i + 1, LexicalNorm: norm,
-				VectorWeight: weight, Fused: c.Score, BM25: c.Explanation}
+			h.Explain = &Explanation{
+				LexicalScore: c.lex.Raw, LexicalRank: c.lex.Rank, LexicalNorm: c.lex.Norm,
+				VectorScore: c.vec.Raw, VectorRank: c.vec.Rank, VectorNorm: c.vec.Norm,
+				VectorWeight: w, Fusion: fusionName, Fused: c.score, BM25: c.bm25,
+			}
 		}
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+func sourceLabel(w float64) string {
+	switch w {
+	case 0:
+		return "lexical"
+	case 1:
+		return "vector"
+	}
+	return "hybrid"
 }
 
 // queryTerms are the analysed terms to mark in snippets: the query's own

@@ -84,11 +84,15 @@ type Check struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+	// Warning marks a finding that does not make the index unhealthy but
+	// limits it, such as no embedding model: search is BM25 only.
+	Warning bool `json:"warning,omitempty"`
 }
 
 // Doctor checks the index for consistency: format version, interrupted
 // commits, the store and the lexical index agreeing chunk for chunk, every
-// document's chunks present, and every source's path still there.
+// document's chunks present, every chunk in the vector index (when the
+// engine has an embedder), and every source's path still there.
 func (e *Engine) Doctor() ([]Check, error) {
 	var checks []Check
 	add := func(name string, ok bool, format string, args ...any) {
@@ -147,6 +151,15 @@ func (e *Engine) Doctor() ([]Check, error) {
 		return nil, err
 	}
 	add("chunks", len(missing) == 0 && owned == chunks, "%d documents own %d chunks; %d missing, %d unowned", docs, owned, len(missing), chunks-owned+len(missing))
+
+	if e.vec != nil {
+		n := e.vec.Len()
+		if n == chunks {
+			add("vectors", true, "%d of %d chunks embedded with %s (%d dimensions)", n, chunks, e.opt.Model, e.vec.Dim())
+		} else {
+			add("vectors", false, "%d of %d chunks embedded with %s; run braid index to embed the rest", n, chunks, e.opt.Model)
+		}
+	}
 
 	srcs, err := e.st.Sources()
 	if err != nil {

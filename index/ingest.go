@@ -32,6 +32,7 @@ type Options struct {
 
 // Progress reports how far an index run is.
 type Progress struct {
+	Phase  string // "" while reading files, "embed" while computing embeddings
 	Source string // source name
 	Done   int    // files (or JSONL lines) looked at so far in this source
 	Total  int    // files in this source; 0 while unknown
@@ -60,8 +61,10 @@ type Summary struct {
 	Updated   int         `json:"updated"`
 	Unchanged int         `json:"unchanged"`
 	Removed   int         `json:"removed"`
-	Chunks    int         `json:"chunks"` // chunks written by this run
-	Bytes     int64       `json:"bytes"`  // bytes read and indexed by this run
+	Chunks    int         `json:"chunks"`   // chunks written by this run
+	Embedded  int         `json:"embedded"` // chunk texts sent to the embedding model by this run
+	EmbedMS   int64       `json:"embed_ms"` // time the model took for them
+	Bytes     int64       `json:"bytes"`    // bytes read and indexed by this run
 	Skipped   Skips       `json:"skipped"`
 	Errors    []FileError `json:"errors,omitempty"`
 	TookMS    int64       `json:"took_ms"`
@@ -76,6 +79,8 @@ type Indexer struct {
 	// Force re-indexes every document even when its content is unchanged,
 	// for example because the source's chunk settings changed.
 	Force bool
+	// Vectors, when set, keeps an HNSW graph of chunk embeddings in step.
+	Vectors *Vectors
 }
 
 // Recover finishes the lexical side of a commit that a crash interrupted,
@@ -123,8 +128,9 @@ func storeMeta(s *Store) func(string) ChunkMeta {
 	}
 }
 
-// commit writes changes to the store and then to the lexical index.
-func (ix *Indexer) commit(changes []Change) error {
+// commit writes changes to the store, then to the lexical index, then (in
+// memory) to the vector index.
+func (ix *Indexer) commit(ctx context.Context, changes []Change) error {
 	if len(changes) == 0 {
 		return nil
 	}
@@ -147,11 +153,18 @@ func (ix *Indexer) commit(changes []Change) error {
 	if err := ix.Lexical.Apply(p.Gen, p.Delete, adds, func(id string) ChunkMeta { return meta[id] }); err != nil {
 		return err
 	}
-	return ix.Store.ClearPending(p.Gen)
+	if err := ix.Store.ClearPending(p.Gen); err != nil {
+		return err
+	}
+	if ix.Vectors == nil {
+		return nil
+	}
+	return ix.Vectors.sync(ctx, ix.Store, p.Delete, adds, func(id string) (string, error) { return meta[id].Title, nil })
 }
 
 // batch gathers changes and commits them whenever limit are waiting.
 type batch struct {
+	ctx     context.Context
 	ix      *Indexer
 	limit   int
 	changes []Change
@@ -166,7 +179,7 @@ func (b *batch) add(c Change) error {
 }
 
 func (b *batch) flush() error {
-	err := b.ix.commit(b.changes)
+	err := b.ix.commit(b.ctx, b.changes)
 	b.changes = nil
 	return err
 }
@@ -222,7 +235,7 @@ func (ix *Indexer) RemoveSource(id string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := &batch{ix: ix, limit: ix.batchDocs()}
+	b := &batch{ctx: context.Background(), ix: ix, limit: ix.batchDocs()}
 	if err := b.finish(entries, nil, &Summary{}); err != nil {
 		return 0, err
 	}
@@ -283,7 +296,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 	}
 	seen := make(map[string]bool, len(files))
 	window := ix.batchDocs()
-	b := &batch{ix: ix, limit: window}
+	b := &batch{ctx: ctx, ix: ix, limit: window}
 	for start := 0; start < len(files); start += window {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -477,7 +490,7 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 	}
 	base := filepath.Base(src.Path)
 	seen := make(map[string]bool, len(entries))
-	b := &batch{ix: ix, limit: 4 * ix.batchDocs()}
+	b := &batch{ctx: ctx, ix: ix, limit: 4 * ix.batchDocs()}
 	r := bufio.NewReaderSize(f, 1<<20)
 	var offset int64
 	for lineNo := 1; ; lineNo++ {

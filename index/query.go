@@ -82,3 +82,22 @@ func (q Query) Words() []string {
 	}
 	return out
 }
+
+// Semantic is the query as an embedding model should read it: the words
+// and phrases in their order, punctuation kept, without quote marks and
+// without the excluded words.
+func (q Query) Semantic() string {
+	var out []string
+	quoted := false
+	for _, f := range strings.Fields(q.Text) {
+		excluded := !quoted && len(f) > 1 && f[0] == '-'
+		quoted = quoted != (strings.Count(f, `"`)%2 == 1)
+		if excluded {
+			continue
+		}
+		if f = strings.ReplaceAll(f, `"`, ""); f != "" {
+			out = append(out, f)
+		}
+	}
+	return strings.Join(out, " ")
+}

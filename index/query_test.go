@@ -66,3 +66,20 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
+func TestSemantic(t *testing.T) {
+	for in, want := range map[string]string{
+		"how do I write a space-script?":       "how do I write a space-script?",
+		`tomatoes -pests "full sun"  watering`: "tomatoes full sun watering",
+		`"keep -this" -drop C++`:               "keep -this C++",
+		"line\none":                            "line one",
+	} {
+		q, err := ParseQuery(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Semantic(); got != want {
+			t.Errorf("Semantic(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

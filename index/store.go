@@ -2,7 +2,9 @@ package index
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +29,7 @@ var (
 	bucketDocs    = []byte("docs")
 	bucketPaths   = []byte("paths") // sourceID \x00 path -> docID \x00 hash
 	bucketChunks  = []byte("chunks")
+	bucketVectors = []byte("vectors") // model \x00 text hash -> little-endian float32s
 
 	keySchema  = []byte("schema")
 	keyGen     = []byte("gen")
@@ -60,7 +63,7 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 		err = db.View(func(tx *bolt.Tx) error { return checkSchema(tx.Bucket(bucketMeta)) })
 	} else {
 		err = db.Update(func(tx *bolt.Tx) error {
-			for _, b := range [][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks} {
+			for _, b := range [][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors} {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
 				}
@@ -447,4 +450,100 @@ func sanitize(v any) any {
 		}
 		return x
 	}
+}
+
+// TextHash keys an embedding by the text it was computed from, so text that
+// did not change is never embedded again, whatever its chunk is called.
+func TextHash(text string) string {
+	h := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(h[:16])
+}
+
+// Vectors returns the stored embeddings of texts (by TextHash) for a model;
+// missing ones are nil.
+func (s *Store) Vectors(model string, hashes []string) ([][]float32, error) {
+	out := make([][]float32, len(hashes))
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketVectors)
+		if b == nil {
+			return nil
+		}
+		for i, h := range hashes {
+			if v := b.Get([]byte(model + "\x00" + h)); v != nil {
+				out[i] = decodeVector(v)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// PutVectors stores embeddings by text hash for a model, in one transaction.
+func (s *Store) PutVectors(model string, hashes []string, vecs [][]float32) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketVectors)
+		for i, h := range hashes {
+			if err := b.Put([]byte(model+"\x00"+h), encodeVector(vecs[i])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ForEachChunk calls fn with every chunk, in id order, inside one read
+// transaction: fn must not use the store.
+func (s *Store) ForEachChunk(fn func(*Chunk) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketChunks).ForEach(func(_, v []byte) error {
+			var c Chunk
+			if err := json.Unmarshal(v, &c); err != nil {
+				return err
+			}
+			return fn(&c)
+		})
+	})
+}
+
+// PruneVectors deletes a model's embeddings whose hash is not live, and
+// returns how many went.
+func (s *Store) PruneVectors(model string, live map[string]bool) (int, error) {
+	n := 0
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		prefix := []byte(model + "\x00")
+		b := tx.Bucket(bucketVectors)
+		var dead [][]byte // deleting while a cursor walks can skip keys
+		cur := b.Cursor()
+		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+			if !live[string(k[len(prefix):])] {
+				dead = append(dead, append([]byte(nil), k...))
+			}
+		}
+		for _, k := range dead {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(dead)
+		return nil
+	})
+	return n, err
+}
+
+// encodeVector writes a vector as little-endian float32s.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// decodeVector reads what encodeVector wrote.
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
 }

@@ -48,7 +48,7 @@ func TestRecoverAfterCrash(t *testing.T) {
 	dir := t.TempDir()
 	st, lex := openPair(t, dir)
 	ix := &Indexer{Store: st, Lexical: lex}
-	if err := ix.commit([]Change{change("a", "aaaaaaaa11", "the quick brown fox")}); err != nil {
+	if err := ix.commit(context.Background(), []Change{change("a", "aaaaaaaa11", "the quick brown fox")}); err != nil {
 		t.Fatal(err)
 	}
 	// Crash: the store has the new version of a, the lexical index does not.

@@ -32,11 +32,11 @@ func (c *IndexCmd) Run(g *Globals) error {
 	if (c.ChunkTokens != 0 || c.ChunkOverlap != nil) && len(c.Paths) == 0 {
 		return fmt.Errorf("--chunk-tokens and --chunk-overlap need the PATH of the source to change")
 	}
-	e, err := braid.Open(g.Index, &braid.Options{Purpose: "braid index"})
+	e, done, err := g.openWith(false, "braid index")
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer done()
 	var specs []braid.SourceSpec
 	for _, p := range c.Paths {
 		specs = append(specs, braid.SourceSpec{Path: p, Name: c.Name, Patterns: c.Pattern, Excludes: c.Exclude, NoRecursive: c.NoRecursive, MaxFileSize: int64(c.MaxFileSize),
@@ -77,6 +77,10 @@ func printSummary(g *Globals, s *braid.Summary) {
 	}
 	fmt.Fprintf(g.stdout, "indexed %d source(s) in %s: %d seen, %d added, %d updated, %d unchanged, %d removed; %d chunks, %s%s\n",
 		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, index.FormatBytes(s.Bytes), rate)
+	if s.Embedded > 0 {
+		embed := time.Duration(s.EmbedMS) * time.Millisecond
+		fmt.Fprintf(g.stdout, "embedded %d chunks in %s (%.1f chunks/s)\n", s.Embedded, embed.Round(time.Millisecond), float64(s.Embedded)/max(embed.Seconds(), 1e-3))
+	}
 	if k := s.Skipped; k.Total() > 0 {
 		var parts []string
 		for _, p := range []struct {
@@ -111,6 +115,18 @@ func (p *progress) update(pr braid.Progress) {
 		return
 	}
 	now := time.Now()
+	if pr.Phase == "embed" {
+		if p.bar {
+			if now.Sub(p.last) >= 100*time.Millisecond {
+				p.last, p.drawn = now, true
+				fmt.Fprintf(p.g.stderr, "\r\033[Kembedding: %d chunks", pr.Done)
+			}
+		} else if now.Sub(p.last) >= 2*time.Second {
+			p.last = now
+			fmt.Fprintf(p.g.stderr, "braid: embedded %d chunks\n", pr.Done)
+		}
+		return
+	}
 	if p.bar {
 		if now.Sub(p.last) < 100*time.Millisecond && pr.Done != pr.Total {
 			return

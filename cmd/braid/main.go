@@ -29,6 +29,7 @@ type Globals struct {
 	Index string `help:"Index directory." env:"BRAID_INDEX" default:".braid" type:"path" placeholder:"DIR"`
 	JSON  bool   `help:"Print JSON instead of text." name:"json"`
 	Quiet bool   `help:"Print no progress or warnings." short:"q"`
+	modelFlags
 
 	ctx    context.Context
 	stdout io.Writer
@@ -47,7 +48,9 @@ type CLI struct {
 	Get           GetCmd           `cmd:"" help:"Print a document's file as it is on disk now."`
 	Sources       SourcesCmd       `cmd:"" help:"List or remove sources."`
 	Stats         StatsCmd         `cmd:"" help:"Count documents, chunks and bytes."`
-	Doctor        DoctorCmd        `cmd:"" help:"Check the index for consistency; exit 0 when healthy."`
+	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime and the embedding model; exit 0 when healthy."`
+	Eval          EvalCmd          `cmd:"" help:"Score search quality (nDCG, recall, MRR, latency) on a BEIR collection such as SciFact."`
+	Models        ModelsCmd        `cmd:"" help:"List, pull, verify and locate embedding and reranking models."`
 	Version       VersionCmd       `cmd:"" help:"Print the version."`
 }
 

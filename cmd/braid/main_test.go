@@ -15,11 +15,21 @@ import (
 
 // TestMain lets the test binary act as the braid command, so tests can run
 // it as a separate process (and kill it) without a separate build.
+// Tests never see the user's pulled models: BRAID_MODELS points at an empty
+// directory unless a test names a model itself.
 func TestMain(m *testing.M) {
 	if os.Getenv("BRAID_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	empty, err := os.MkdirTemp("", "braid-no-models-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("BRAID_MODELS", empty)
+	os.Unsetenv("BRAID_MODEL")
+	code := m.Run()
+	os.RemoveAll(empty)
+	os.Exit(code)
 }
 
 // runCLI runs one command line in process.

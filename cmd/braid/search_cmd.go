@@ -30,13 +30,22 @@ func (f *searchFlags) options() braid.SearchOptions {
 // SearchCmd is the hybrid search.
 type SearchCmd struct {
 	searchFlags
-	VectorWeight *float64 `help:"Weight of vector similarity against BM25, 0..1 (0 = lexical only; default 0.5 when embeddings are set up)." placeholder:"W"`
+	VectorWeight *float64 `help:"Weight of vector similarity against BM25, 0..1 (0 = lexical only, 1 = vector only; default 0.7 when embeddings are set up)." placeholder:"W"`
+	Fusion       string   `help:"How to combine the lexical and vector lists: linear (normalised scores) or rrf (reciprocal rank)." enum:"linear,rrf" default:"linear"`
+	Normalize    string   `help:"How linear fusion rescales each list's scores: minmax or zscore." enum:"minmax,zscore" default:"minmax"`
+	Candidates   int      `help:"Candidates each retriever hands to fusion." default:"50" placeholder:"K"`
 }
 
 // Run searches.
 func (c *SearchCmd) Run(g *Globals) error {
+	if c.Candidates < 1 {
+		return fmt.Errorf("--candidates %d, want 1 or more", c.Candidates)
+	}
 	opt := c.options()
 	opt.VectorWeight = c.VectorWeight
+	opt.Fusion = braid.Fusion(c.Fusion)
+	opt.Candidates = c.Candidates
+	opt.Normalize = braid.Normalization(c.Normalize)
 	return search(g, &c.searchFlags, opt)
 }
 
@@ -59,17 +68,17 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 	if f.Similarity != 0 && !f.Fuzzy {
 		return fmt.Errorf("--similarity only applies with --fuzzy")
 	}
-	e, err := g.open(true, "braid search")
+	e, done, err := g.openSearch(opt)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer done()
 	res, err := e.Search(g.ctx, f.Query, opt)
 	if err != nil {
 		return err
 	}
-	for _, w := range res.Warnings {
-		g.warn("%s", w)
+	if res.Warning != "" {
+		g.warn("%s", res.Warning)
 	}
 	if f.PathsOnly {
 		if g.JSON {
@@ -98,12 +107,27 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 		}
 		fmt.Fprintf(g.stdout, "    %s\n", markSnippet(h, g.tty))
 		if h.Explain != nil {
-			x := h.Explain
-			fmt.Fprintf(g.stdout, "    explain: bm25 %.4f (rank %d, normalized %.3f), vector_weight %.2f, fused %.4f\n", x.LexicalScore, x.LexicalRank, x.LexicalNorm, x.VectorWeight, x.Fused)
+			fmt.Fprintf(g.stdout, "    explain: %s\n", explainLine(h.Explain))
 		}
 	}
 	fmt.Fprintf(g.stdout, "%d shown, %d matching chunks, %.1f ms\n", len(res.Results), res.Total, res.TookMS)
 	return nil
+}
+
+// explainLine renders a score breakdown on one line.
+func explainLine(x *braid.Explanation) string {
+	rank := func(r int) string {
+		if r == 0 {
+			return "not in list"
+		}
+		return fmt.Sprintf("rank %d", r)
+	}
+	lex := fmt.Sprintf("bm25 %.4f (%s, normalised %.3f)", x.LexicalScore, rank(x.LexicalRank), x.LexicalNorm)
+	if x.Fusion == "" {
+		return fmt.Sprintf("%s, vector_weight %.2f, score %.4f", lex, x.VectorWeight, x.Fused)
+	}
+	return fmt.Sprintf("%s; cosine %.4f (%s, normalised %.3f); w %.2f, %s fused %.4f",
+		lex, x.VectorScore, rank(x.VectorRank), x.VectorNorm, x.VectorWeight, x.Fusion, x.Fused)
 }
 
 // hitPath is the file of a hit as a path usable from the current directory.

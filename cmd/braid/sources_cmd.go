@@ -92,14 +92,28 @@ type DoctorCmd struct{}
 
 // Run checks the index and fails when something is wrong.
 func (c *DoctorCmd) Run(g *Globals) error {
-	var checks []braid.Check
-	err := g.withReader("braid doctor", func(e *braid.Engine) (err error) {
-		checks, err = e.Doctor()
-		return err
-	})
+	checks := modelChecks(g)
+	ready := true
+	for _, ch := range checks {
+		ready = ready && !ch.Warning
+	}
+	open := func() (*braid.Engine, func(), error) { return g.openWith(true, "braid doctor") }
+	if !ready {
+		open = func() (*braid.Engine, func(), error) {
+			e, err := g.open(true, "braid doctor")
+			return e, func() { e.Close() }, err
+		}
+	}
+	e, done, err := open()
 	if err != nil {
 		return err
 	}
+	index, err := e.Doctor()
+	done()
+	if err != nil {
+		return err
+	}
+	checks = append(index, checks...)
 	healthy := true
 	for _, ch := range checks {
 		healthy = healthy && ch.OK
@@ -111,8 +125,11 @@ func (c *DoctorCmd) Run(g *Globals) error {
 	} else {
 		for _, ch := range checks {
 			mark := "ok  "
-			if !ch.OK {
+			switch {
+			case !ch.OK:
 				mark = "FAIL"
+			case ch.Warning:
+				mark = "warn"
 			}
 			fmt.Fprintf(g.stdout, "%s %-8s %s\n", mark, ch.Name, ch.Detail)
 		}

@@ -1,0 +1,185 @@
+package braid_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/fusion"
+	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/model"
+	"github.com/braidsearch/braid/vector"
+)
+
+// Benchmarks for the issue targets; run with `make bench` (they need
+// ONNX Runtime and either pulled models or `make fixtures`).
+
+var benchQueries = []string{
+	"how do I write a space script",
+	"keyboard shortcuts for navigation",
+	"does vitamin D reduce the risk of fractures",
+	"configure the sync server",
+	"what causes antibiotic resistance in bacteria",
+	"embed a page inside another page",
+	"hybrid search with BM25 and dense vectors",
+	"link to a heading in another note",
+}
+
+// benchModels are the bge-small variants to time: pulled real weights when
+// installed, else the architecture-exact random-weight fixture.
+func benchModels(b *testing.B) map[string]*model.Embedder {
+	modeltest.NeedRuntime(b)
+	out := map[string]*model.Embedder{}
+	for _, id := range []string{"BAAI/bge-small-en-v1.5", "BAAI/bge-small-en-v1.5:int8"} {
+		dir, spec, err := model.ResolveKind(id, model.ModelsDir(""), model.KindEmbedder)
+		if err != nil {
+			continue
+		}
+		e, err := model.LoadEmbedder(dir, spec, model.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { e.Close() })
+		out[spec.Variant] = e
+	}
+	fixture := filepath.Join(".tools", "fixtures", "bge-small")
+	if len(out) == 0 {
+		if _, err := os.Stat(filepath.Join(fixture, "tokenizer.json")); err != nil {
+			b.Skip("no bge-small model: run `make models` or `make fixtures`")
+		}
+		spec, _ := model.Lookup("BAAI/bge-small-en-v1.5")
+		spec.Files = nil
+		e, err := model.LoadEmbedder(fixture, spec, model.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { e.Close() })
+		out["fixture"] = e
+	}
+	return out
+}
+
+// clustered returns n unit vectors around 50 random centres, which is how
+// real embeddings sit (uniform random vectors are the HNSW worst case).
+func clustered(n, dim int) [][]float32 {
+	r := rand.New(rand.NewPCG(1, 2))
+	centres := make([][]float32, 50)
+	for i := range centres {
+		centres[i] = make([]float32, dim)
+		for j := range centres[i] {
+			centres[i][j] = float32(r.NormFloat64())
+		}
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := centres[r.IntN(len(centres))]
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = c[j] + 0.6*float32(r.NormFloat64())
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	at := func(p float64) float64 {
+		i := int(math.Ceil(p*float64(len(lat)))) - 1
+		return float64(lat[max(i, 0)].Microseconds()) / 1000
+	}
+	b.ReportMetric(at(0.50), "p50-ms")
+	b.ReportMetric(at(0.95), "p95-ms")
+}
+
+// BenchmarkVectorStage times what a hybrid search adds for vectors: the
+// query embedding and the HNSW top-50.
+func BenchmarkVectorStage(b *testing.B) {
+	models := benchModels(b)
+	for _, n := range []int{1000, 10000} {
+		x := vector.New(384, nil)
+		for i, v := range clustered(n, 384) {
+			if err := x.Add(fmt.Sprint(i), v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for name, emb := range models {
+			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
+				ctx := context.Background()
+				var lat []time.Duration
+				for i := 0; b.Loop(); i++ {
+					start := time.Now()
+					q, err := emb.Embed(ctx, []string{benchQueries[i%len(benchQueries)]}, true)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := x.Search(q[0], 50); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(start))
+				}
+				reportPercentiles(b, lat)
+			})
+		}
+	}
+}
+
+// BenchmarkLexicalFusion10k times a BM25 search over 10,000 chunks as the
+// CLI runs it (10 hits with snippets and highlights), plus linear fusion of
+// two 50-candidate lists.
+func BenchmarkLexicalFusion10k(b *testing.B) {
+	dir := b.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	words := strings.Fields(strings.Join(benchQueries, " ") + " garden river tomato compost sourdough piano chess knight borrow checker vitamin bacteria sync server page heading")
+	text := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[r.IntN(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	for i := range 2500 {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "# Note %d\n\n%s\n", i, text(40))
+		for s := range 3 {
+			fmt.Fprintf(&sb, "\n## Section %d\n\n%s\n", s, text(60))
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", i)), []byte(sb.String()), 0o644)
+	}
+	e, err := braid.Open(filepath.Join(b.TempDir(), "idx"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	sum, err := e.Index(context.Background(), []braid.SourceSpec{{Path: dir}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if sum.Chunks < 10000 {
+		b.Fatalf("%d chunks, want 10,000", sum.Chunks)
+	}
+	lex, vec := make([]fusion.Candidate, 50), make([]fusion.Candidate, 50)
+	for i := range vec {
+		lex[i] = fusion.Candidate{ID: fmt.Sprint("c", r.IntN(120)), Score: 12 - float64(i)/5}
+		vec[i] = fusion.Candidate{ID: fmt.Sprint("c", r.IntN(120)), Score: 0.9 - float64(i)/100}
+	}
+	zero := 0.0
+	var lat []time.Duration
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		if _, err := e.Search(context.Background(), benchQueries[i%len(benchQueries)], braid.SearchOptions{VectorWeight: &zero}); err != nil {
+			b.Fatal(err)
+		}
+		fusion.Linear(lex, vec, 0.5, fusion.MinMax)
+		lat = append(lat, time.Since(start))
+	}
+	reportPercentiles(b, lat)
+}

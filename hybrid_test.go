@@ -1,0 +1,318 @@
+package braid_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/vector"
+)
+
+// counting runs the real tiny model and counts what it is asked to embed.
+type counting struct {
+	braid.Embedder
+	calls, texts atomic.Int64
+	pad          int // extra zero dimensions to put out, to test dimension checks
+}
+
+func (c *counting) Embed(ctx context.Context, texts []string, query bool) ([][]float32, error) {
+	c.calls.Add(1)
+	c.texts.Add(int64(len(texts)))
+	out, err := c.Embedder.Embed(ctx, texts, query)
+	for i := range out {
+		out[i] = append(out[i], make([]float32, c.pad)...)
+	}
+	return out, err
+}
+
+func tinyEngine(t *testing.T, dir string) (*braid.Engine, *counting) {
+	t.Helper()
+	c := &counting{Embedder: modeltest.Tiny(t)}
+	e, err := braid.Open(dir, &braid.Options{Embedder: c, Model: "braid/tiny-encoder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e, c
+}
+
+var notes = map[string]string{
+	"tomatoes.md": "# Tomatoes\n\nTomatoes need full sun and deep watering every morning.\n",
+	"compost.md":  "# Compost\n\nCompost turns kitchen scraps into dark humus for the garden.\n",
+	"bread.md":    "# Bread\n\nKnead the dough, let it rise overnight, then bake it hot.\n",
+	"rust.md":     "# Rust\n\nThe borrow checker makes sure every reference is valid.\n",
+	"music.md":    "# Music\n\nPlay the scale slowly on the piano, then faster.\n",
+}
+
+func TestHybridEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	vault := writeVault(t, notes)
+	e, c := tinyEngine(t, filepath.Join(t.TempDir(), "idx"))
+	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Embedded != sum.Chunks || sum.Chunks < len(notes) {
+		t.Fatalf("embedded %d of %d chunks", sum.Embedded, sum.Chunks)
+	}
+
+	// Vector only: a chunk's own embedding input finds it with cosine 1.
+	one := 1.0
+	c.calls.Store(0)
+	res, err := e.Search(ctx, "# Bread\n\nKnead the dough, let it rise overnight, then bake it hot.", braid.SearchOptions{VectorWeight: &one, Explain: true, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) == 0 || res.Results[0].Path != "bread.md" {
+		t.Fatalf("vector search: %+v, want bread.md first", res.Results)
+	}
+	top := res.Results[0]
+	if top.Source != "vector" || math.Abs(top.Explain.VectorScore-1) > 1e-4 || top.Explain.LexicalRank != 0 || top.Explain.VectorRank != 1 {
+		t.Errorf("top hit source %q explain %+v, want vector with cosine 1 and no lexical rank", top.Source, top.Explain)
+	}
+	if c.calls.Load() != 1 {
+		t.Errorf("vector search embedded %d times, want once (the query)", c.calls.Load())
+	}
+
+	// Hybrid: both lists take part and the explain shows each.
+	half := 0.5
+	for _, f := range []braid.Fusion{braid.FusionLinear, braid.FusionRRF} {
+		res, err = e.Search(ctx, "tomatoes sun watering", braid.SearchOptions{VectorWeight: &half, Fusion: f, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Results) == 0 || res.Results[0].Path != "tomatoes.md" {
+			t.Fatalf("%s: %+v, want tomatoes.md first", f, res.Results)
+		}
+		x := res.Results[0].Explain
+		if res.Results[0].Source != "hybrid" || x.Fusion != string(f) || x.LexicalRank != 1 || x.VectorRank == 0 || x.VectorWeight != 0.5 {
+			t.Errorf("%s: source %q explain %+v", f, res.Results[0].Source, x)
+		}
+		if len(res.Results) != len(notes) {
+			t.Errorf("%s: %d hits, want every note (the vector list holds them all)", f, len(res.Results))
+		}
+	}
+
+	// w = 0 computes no embedding.
+	zero := 0.0
+	c.calls.Store(0)
+	res, err = e.Search(ctx, "tomatoes", braid.SearchOptions{VectorWeight: &zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.calls.Load() != 0 || res.Results[0].Source != "lexical" {
+		t.Errorf("w=0: %d embedding calls, source %q; want none and lexical", c.calls.Load(), res.Results[0].Source)
+	}
+	// The default weight is hybrid when embeddings exist.
+	res, err = e.Search(ctx, "tomatoes", braid.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Results[0].Source != "hybrid" || res.Warning != "" {
+		t.Errorf("default weight: source %q warning %q, want hybrid and none", res.Results[0].Source, res.Warning)
+	}
+	for _, bad := range []braid.SearchOptions{{Fusion: "sum"}, {Normalize: "l2"}, {VectorWeight: ptr(1.5)}} {
+		if _, err := e.Search(ctx, "x", bad); !errors.Is(err, braid.ErrBadOption) {
+			t.Errorf("Search(%+v) = %v, want ErrBadOption", bad, err)
+		}
+	}
+}
+
+func ptr(f float64) *float64 { return &f }
+
+func TestEmbeddingsKeyedByText(t *testing.T) {
+	ctx := context.Background()
+	vault := writeVault(t, notes)
+	dir := filepath.Join(t.TempDir(), "idx")
+	e, c := tinyEngine(t, dir)
+	first, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.Index(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Embedded != 0 {
+		t.Errorf("re-index of an unchanged vault embedded %d chunks, want 0", again.Embedded)
+	}
+	// Change one note, delete another: only the changed text is embedded,
+	// and the deleted note's chunks leave the graph.
+	os.WriteFile(filepath.Join(vault, "bread.md"), []byte("# Bread\n\nSourdough needs a starter fed daily.\n"), 0o644)
+	os.Remove(filepath.Join(vault, "rust.md"))
+	c.texts.Store(0)
+	sum, err := e.Index(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Embedded != 1 || c.texts.Load() != 1 {
+		t.Errorf("after one edit: embedded %d (model saw %d texts), want 1", sum.Embedded, c.texts.Load())
+	}
+	one := 1.0
+	res, err := e.Search(ctx, "# Rust\n\nThe borrow checker makes sure every reference is valid.", braid.SearchOptions{VectorWeight: &one, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Results {
+		if h.Path == "rust.md" {
+			t.Errorf("deleted rust.md still found: %+v", h)
+		}
+	}
+	if len(res.Results) != len(notes)-1 {
+		t.Errorf("%d hits, want %d (every live note)", len(res.Results), len(notes)-1)
+	}
+	e.Close()
+
+	// Losing the graph file costs no embeddings: it is rebuilt from the
+	// stored vectors.
+	files, _ := filepath.Glob(filepath.Join(dir, "vectors-*.hnsw"))
+	if len(files) != 1 {
+		t.Fatalf("vector files %v, want one", files)
+	}
+	os.Remove(files[0])
+	e2, c2 := tinyEngine(t, dir)
+	res, err = e2.Search(ctx, "# Bread\n\nSourdough needs a starter fed daily.", braid.SearchOptions{VectorWeight: &one, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 1 || res.Results[0].Path != "bread.md" || c2.texts.Load() != 1 {
+		t.Errorf("after rebuild: %+v with %d texts embedded, want bread.md and only the query embedded", res.Results, c2.texts.Load())
+	}
+	if sum, err := e2.Index(ctx, nil, nil); err != nil || sum.Embedded != 0 {
+		t.Errorf("re-index after rebuild embedded %d (%v), want 0", sum.Embedded, err)
+	}
+	_ = first
+}
+
+func TestNoModelFallsBackToLexical(t *testing.T) {
+	ctx := context.Background()
+	vault := writeVault(t, notes)
+	e := openEngine(t, &braid.Options{NoVectors: "ONNX Runtime not found: run make ort"})
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Search(ctx, "tomatoes", braid.SearchOptions{VectorWeight: ptr(0.7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) == 0 || res.Results[0].Source != "lexical" {
+		t.Fatalf("results %+v, want lexical hits", res.Results)
+	}
+	if !strings.Contains(res.Warning, "ONNX Runtime not found: run make ort") || !strings.Contains(res.Warning, "lexical") {
+		t.Errorf("warning %q, want the reason and that the search was lexical", res.Warning)
+	}
+	res, err = e.Search(ctx, "tomatoes", braid.SearchOptions{})
+	if err != nil || res.Warning != "" {
+		t.Errorf("default weight without a model: warning %q (%v), want none", res.Warning, err)
+	}
+}
+
+func TestEmbedderDimensionChecked(t *testing.T) {
+	ctx := context.Background()
+	vault := writeVault(t, notes)
+	c := &counting{Embedder: modeltest.Tiny(t), pad: 3} // says 8, puts out 11
+	e, err := braid.Open(filepath.Join(t.TempDir(), "idx"), &braid.Options{Embedder: c, Model: "liar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	_, err = e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil)
+	if !errors.Is(err, vector.ErrDimension) {
+		t.Fatalf("Index with a model that lies about its dimension: %v, want ErrDimension", err)
+	}
+	// The lexical side is committed and searchable.
+	res, err := e.Search(ctx, "tomatoes", braid.SearchOptions{VectorWeight: ptr(0)})
+	if err != nil || len(res.Results) == 0 {
+		t.Errorf("lexical search after the failure: %v, %v", res, err)
+	}
+}
+
+func TestModelSwitchKeepsVectorsApart(t *testing.T) {
+	ctx := context.Background()
+	vault := writeVault(t, notes)
+	dir := filepath.Join(t.TempDir(), "idx")
+	e, _ := tinyEngine(t, dir)
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	c := &counting{Embedder: modeltest.Tiny(t)}
+	e2, err := braid.Open(dir, &braid.Options{Embedder: c, Model: "another-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	res, err := e2.Search(ctx, "tomatoes", braid.SearchOptions{VectorWeight: ptr(0.5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Warning, "no embeddings") || res.Results[0].Source != "lexical" {
+		t.Errorf("another model before indexing: warning %q source %q, want lexical with a warning", res.Warning, res.Results[0].Source)
+	}
+	sum, err := e2.Index(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Embedded != len(notes) {
+		t.Errorf("index with the new model embedded %d, want %d (every chunk, once)", sum.Embedded, len(notes))
+	}
+	var _ = index.TextHash
+}
+
+// A run without the model leaves the graph behind the store; the next open
+// with the model brings it in step, and the next run with it embeds only
+// what is new.
+func TestGraphCatchesUpAfterRunWithoutModel(t *testing.T) {
+	ctx := context.Background()
+	vault := writeVault(t, notes)
+	dir := filepath.Join(t.TempDir(), "idx")
+	e, _ := tinyEngine(t, dir)
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	os.Remove(filepath.Join(vault, "music.md"))
+	os.WriteFile(filepath.Join(vault, "chess.md"), []byte("# Chess\n\nThe knight moves in an L shape.\n"), 0o644)
+	plain, err := braid.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Index(ctx, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	plain.Close()
+
+	e2, c := tinyEngine(t, dir)
+	res, err := e2.Search(ctx, "# Music\n\nPlay the scale slowly on the piano, then faster.", braid.SearchOptions{VectorWeight: ptr(1), Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Results {
+		if h.Path == "music.md" || h.Path == "chess.md" {
+			t.Errorf("vector search found %s, which the graph should not hold", h.Path)
+		}
+	}
+	if len(res.Results) != len(notes)-1 {
+		t.Errorf("%d vector hits, want %d", len(res.Results), len(notes)-1)
+	}
+	c.texts.Store(0)
+	sum, err := e2.Index(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Embedded != 1 {
+		t.Errorf("catch-up run embedded %d, want 1 (chess.md)", sum.Embedded)
+	}
+	res, _ = e2.Search(ctx, "# Chess\n\nThe knight moves in an L shape.", braid.SearchOptions{VectorWeight: ptr(1), Limit: 1})
+	if len(res.Results) != 1 || res.Results[0].Path != "chess.md" {
+		t.Errorf("after catch-up: %+v, want chess.md", res.Results)
+	}
+}
