@@ -91,12 +91,7 @@ func Linear(lexical, vector []Candidate, w float64, norm Normalizer) []Hit {
 	if norm == nil {
 		norm = MinMax
 	}
-	if w <= 0 {
-		vector = nil
-	}
-	if w >= 1 {
-		lexical = nil
-	}
+	lexical, vector = weighed(lexical, vector, w)
 	hits, at := union(lexical, vector)
 	fill := func(list []Candidate, weight float64, part func(*Hit) *Part) {
 		if len(list) == 0 {
@@ -131,12 +126,7 @@ func RRF(lexical, vector []Candidate, w float64, k int) []Hit {
 	if k <= 0 {
 		k = 60
 	}
-	if w <= 0 {
-		vector = nil
-	}
-	if w >= 1 {
-		lexical = nil
-	}
+	lexical, vector = weighed(lexical, vector, w)
 	hits, at := union(lexical, vector)
 	fill := func(list []Candidate, weight float64, part func(*Hit) *Part) {
 		for i, c := range list {
@@ -152,6 +142,17 @@ func RRF(lexical, vector []Candidate, w float64, k int) []Hit {
 	fill(vector, w, func(h *Hit) *Part { return &h.Vector })
 	sortHits(hits)
 	return hits
+}
+
+// weighed drops the list a weight of 0 or 1 leaves out.
+func weighed(lexical, vector []Candidate, w float64) ([]Candidate, []Candidate) {
+	if w <= 0 {
+		vector = nil
+	}
+	if w >= 1 {
+		lexical = nil
+	}
+	return lexical, vector
 }
 
 // union lists each id once, in first-seen order, with its position.

@@ -195,15 +195,16 @@ func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []ca
 	vs := g.visits()
 	defer g.pool.Put(vs)
 	vs.visit(ep.id)
-	var todo minHeap
-	var best maxHeap
+	// todo pops the nearest candidate first; best keeps the farthest kept
+	// result at its root, ready for eviction, by holding negated distances.
+	var todo, best minHeap
 	todo.push(ep)
 	if !liveOnly || !g.dead[ep.id] {
-		best.push(ep)
+		best.push(cand{ep.id, -ep.d})
 	}
 	for len(todo) > 0 {
 		c := todo.pop()
-		if len(best) >= ef && c.d > best[0].d {
+		if len(best) >= ef && c.d > -best[0].d {
 			break
 		}
 		for _, n := range g.links[c.id][l] {
@@ -211,10 +212,10 @@ func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []ca
 				continue
 			}
 			d := g.dist(q, n)
-			if len(best) < ef || d < best[0].d {
+			if len(best) < ef || d < -best[0].d {
 				todo.push(cand{n, d})
 				if !liveOnly || !g.dead[n] {
-					best.push(cand{n, d})
+					best.push(cand{n, -d})
 					if len(best) > ef {
 						best.pop()
 					}
@@ -223,6 +224,9 @@ func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []ca
 		}
 	}
 	out := []cand(best)
+	for i := range out {
+		out[i].d = -out[i].d
+	}
 	slices.SortFunc(out, cmpCand)
 	return out
 }
@@ -322,46 +326,6 @@ func (h *minHeap) pop() cand {
 			c++
 		}
 		if s[i].d <= s[c].d {
-			break
-		}
-		s[i], s[c] = s[c], s[i]
-		i = c
-	}
-	*h = s
-	return top
-}
-
-// maxHeap keeps the farthest kept result at the root, ready for eviction.
-type maxHeap []cand
-
-func (h *maxHeap) push(c cand) {
-	*h = append(*h, c)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if s[p].d >= s[i].d {
-			break
-		}
-		s[p], s[i] = s[i], s[p]
-		i = p
-	}
-}
-
-func (h *maxHeap) pop() cand {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && s[c+1].d > s[c].d {
-			c++
-		}
-		if s[i].d >= s[c].d {
 			break
 		}
 		s[i], s[c] = s[c], s[i]
