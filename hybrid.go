@@ -251,11 +251,7 @@ func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), 
 		}
 	}
 	return func(chunkID string) (bool, error) {
-		docID := chunkID
-		if i := strings.LastIndexByte(chunkID, '#'); i >= 0 {
-			docID = chunkID[:i]
-		}
-		d, err := e.st.Doc(docID)
+		d, err := e.st.Doc(index.ChunkDocID(chunkID))
 		if err != nil || d == nil {
 			return false, err
 		}

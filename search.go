@@ -256,22 +256,24 @@ func lexicalOnly(cands []index.Candidate) []scored {
 // store does not know (a lexical index ahead of an interrupted commit) are
 // dropped.
 func (e *Engine) hydrate(q index.Query, cands []scored, opt SearchOptions, w float64) ([]Hit, error) {
-	ids := make([]string, len(cands))
-	for i, c := range cands {
-		ids[i] = c.chunkID
-	}
-	chunks, err := e.st.Chunks(ids)
-	if err != nil {
-		return nil, err
-	}
 	source := sourceLabel(w)
 	seen := map[string]bool{}
 	docs := map[string]*Document{}
 	terms := e.queryTerms(q)
 	var hits []Hit
-	for i, c := range cands {
-		ch := chunks[i]
-		if ch == nil || (!opt.Chunks && seen[ch.DocID]) {
+	for _, c := range cands {
+		if len(hits) == opt.Limit {
+			break // snippets are the costly part: make no more than are shown
+		}
+		if !opt.Chunks && seen[index.ChunkDocID(c.chunkID)] {
+			continue
+		}
+		found, err := e.st.Chunks([]string{c.chunkID})
+		if err != nil {
+			return nil, err
+		}
+		ch := found[0]
+		if ch == nil {
 			continue
 		}
 		d, ok := docs[ch.DocID]

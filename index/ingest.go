@@ -439,7 +439,7 @@ func toChunks(d *Document, pieces []chunk.Chunk) []Chunk {
 	out := make([]Chunk, len(pieces))
 	for i, c := range pieces {
 		out[i] = Chunk{
-			ID:          fmt.Sprintf("%s#%s.%d", d.ID, d.Hash[:8], i),
+			ID:          ChunkID(d.ID, d.Hash, i),
 			DocID:       d.ID,
 			Ord:         i,
 			Text:        c.Text,
@@ -590,4 +590,18 @@ func FormatBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}
+
+// ChunkID names the i-th chunk of a document version: the document id, then
+// "#", the first 8 hex digits of the content hash and the position.
+func ChunkID(docID, hash string, i int) string {
+	return fmt.Sprintf("%s#%s.%d", docID, hash[:8], i)
+}
+
+// ChunkDocID returns the document id a chunk id starts with.
+func ChunkDocID(chunkID string) string {
+	if i := strings.LastIndexByte(chunkID, '#'); i >= 0 {
+		return chunkID[:i]
+	}
+	return chunkID
 }
