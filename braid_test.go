@@ -253,6 +253,14 @@ this line is broken
 	if len(res.Results) == 0 || res.Results[0].ID != "d2" {
 		t.Fatalf("top hit %+v, want d2", res.Results)
 	}
+	// A record's title is matched as text, not as a boosted name.
+	res, err = e.Search(ctx, "vitamin", braid.SearchOptions{Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 1 || strings.Contains(res.Results[0].Explain.BM25, "title:") || !strings.Contains(res.Results[0].Explain.BM25, "content:") {
+		t.Errorf("BEIR record explain: %+v, want content matches only", res.Results)
+	}
 	c, err := e.Get("d2")
 	if err != nil {
 		t.Fatal(err)

@@ -153,6 +153,12 @@ type ChunkMeta struct {
 	SourceID string
 	Path     string
 	Tags     []string
+	// Record marks a corpus record (a BEIR line) rather than a file. A
+	// record's title is a sentence of its text, not a name: it stays in
+	// the content field but not in the boosted title field, where a long
+	// title would outweigh the body (SciFact train nDCG@10 0.62 with the
+	// boost, 0.69 without).
+	Record bool
 }
 
 // Apply deletes and adds chunks and records gen, in one persisted batch.
@@ -168,9 +174,13 @@ func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID 
 		for i, t := range m.Tags {
 			tags[i] = strings.ToLower(t)
 		}
+		title := m.Title + "\n" + strings.TrimSuffix(m.Path, path.Ext(m.Path))
+		if m.Record {
+			title = ""
+		}
 		d := lexDoc{
 			Content:  m.Title + "\n" + heads + "\n" + c.Text,
-			Title:    m.Title + "\n" + strings.TrimSuffix(m.Path, path.Ext(m.Path)),
+			Title:    title,
 			Headings: heads,
 			Doc:      c.DocID,
 			Source:   m.SourceID,
