@@ -2,6 +2,7 @@ package braid_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
 	"github.com/braidsearch/braid/fusion"
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/vector"
@@ -39,7 +41,7 @@ func benchModels(b *testing.B) map[string]*model.Embedder {
 	modeltest.NeedRuntime(b)
 	out := map[string]*model.Embedder{}
 	for _, id := range []string{"BAAI/bge-small-en-v1.5", "BAAI/bge-small-en-v1.5:int8"} {
-		dir, spec, err := model.ResolveKind(id, model.ModelsDir(""), model.KindEmbedder)
+		dir, spec, err := model.ResolveKind(id, model.ModelsDir(os.Getenv("BRAID_MODELS")), model.KindEmbedder)
 		if err != nil {
 			continue
 		}
@@ -172,4 +174,119 @@ func BenchmarkLexicalFusion10k(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	reportPercentiles(b, lat)
+}
+
+// BenchmarkRecallReal measures HNSW recall@10 against exact search on real
+// embeddings: every vector stored in the index named by BRAID_BENCH_INDEX
+// (for example SciFact indexed with two models: 11,456 vectors), queried
+// with 200 of them. Skipped without that index.
+func BenchmarkRecallReal(b *testing.B) {
+	dir := os.Getenv("BRAID_BENCH_INDEX")
+	if dir == "" {
+		b.Skip("set BRAID_BENCH_INDEX to an index directory with stored embeddings")
+	}
+	st, err := index.OpenStore(filepath.Join(dir, "meta.db"), true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var vecs [][]float32
+	err = st.ForEachVector(func(_, _ string, v []float32) error {
+		vecs = append(vecs, v)
+		return nil
+	})
+	st.Close()
+	if err != nil || len(vecs) < 1000 {
+		b.Fatalf("%d vectors (%v), want 1,000 or more", len(vecs), err)
+	}
+	x := vector.New(len(vecs[0]), nil)
+	for i, v := range vecs {
+		if err := x.Add(fmt.Sprint(i), v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(vecs)), "vectors")
+	r := rand.New(rand.NewPCG(5, 6))
+	queries := make([]int, 200)
+	for i := range queries {
+		queries[i] = r.IntN(len(vecs))
+	}
+	hit, total := 0, 0
+	var lat []time.Duration
+	for i := 0; b.Loop(); i++ {
+		q := vecs[queries[i%len(queries)]]
+		start := time.Now()
+		got, err := x.Search(q, 10)
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		want := exactTop(vecs, q, 10)
+		for _, g := range got {
+			if want[g.ID] {
+				hit++
+			}
+		}
+		total += len(want)
+	}
+	b.ReportMetric(float64(hit)/float64(total), "recall@10")
+	reportPercentiles(b, lat)
+}
+
+func exactTop(vecs [][]float32, q []float32, k int) map[string]bool {
+	type scoredID struct {
+		id    int
+		score float32
+	}
+	all := make([]scoredID, len(vecs))
+	for i, v := range vecs {
+		var dot float32
+		for j := range v {
+			dot += v[j] * q[j]
+		}
+		all[i] = scoredID{i, dot}
+	}
+	slices.SortFunc(all, func(a, b scoredID) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return a.id - b.id
+	})
+	out := map[string]bool{}
+	for _, s := range all[:k] {
+		out[fmt.Sprint(s.id)] = true
+	}
+	return out
+}
+
+// BenchmarkEmbedThroughput embeds 64 SciFact abstracts (title and text, as
+// ingest sends them, about 300 tokens each) per operation.
+func BenchmarkEmbedThroughput(b *testing.B) {
+	models := benchModels(b)
+	f, err := os.Open(filepath.Join("..", "shared", "data", "scifact", "corpus.jsonl"))
+	if err != nil {
+		b.Skipf("SciFact not found: %v", err)
+	}
+	defer f.Close()
+	var texts []string
+	dec := json.NewDecoder(f)
+	for len(texts) < 64 {
+		var rec struct{ Title, Text string }
+		if err := dec.Decode(&rec); err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, rec.Title+"\n"+rec.Text)
+	}
+	for name, emb := range models {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := emb.Embed(context.Background(), texts, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "chunks/s")
+		})
+	}
 }

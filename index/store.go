@@ -478,6 +478,17 @@ func (s *Store) Vectors(model string, hashes []string) ([][]float32, error) {
 	return out, err
 }
 
+// ForEachVector calls fn with every stored embedding, its model and text
+// hash, inside one read transaction: fn must not use the store.
+func (s *Store) ForEachVector(fn func(model, hash string, vec []float32) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketVectors).ForEach(func(k, v []byte) error {
+			model, hash, _ := bytes.Cut(k, []byte{0})
+			return fn(string(model), string(hash), decodeVector(v))
+		})
+	})
+}
+
 // PutVectors stores embeddings by text hash for a model, in one transaction.
 func (s *Store) PutVectors(model string, hashes []string, vecs [][]float32) error {
 	return s.db.Update(func(tx *bolt.Tx) error {

@@ -21,24 +21,14 @@ var (
 	ErrWrongKind = errors.New("model: wrong kind of model")
 )
 
-// EnvModels names the environment variable ModelsDir consults after an
-// explicit directory.
-const EnvModels = "BRAID_MODELS"
-
 // ModelsDir returns the directory that holds pulled models: explicit (the
-// --models flag) when not empty, else $BRAID_MODELS, else
-// <user cache dir>/braid/models (~/.cache/braid/models on Linux), else,
-// when the system has no cache directory, braid/models under the temporary
-// directory.
-//
-// BRAID_MODELS is read here, like BRAID_ORT_LIB in FindRuntime, so that
-// every command, script and test finds the models in the same place.
+// --models flag or BRAID_MODELS, which the command reads) when not empty,
+// else <user cache dir>/braid/models (~/.cache/braid/models on Linux),
+// else, when the system has no cache directory, braid/models under the
+// temporary directory.
 func ModelsDir(explicit string) string {
 	if explicit != "" {
 		return explicit
-	}
-	if env := os.Getenv(EnvModels); env != "" {
-		return env
 	}
 	if cache, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(cache, "braid", "models")

@@ -48,18 +48,13 @@ func TestResolveModelsDir(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	t.Setenv("HOME", cache) // os.UserCacheDir on macOS
-	t.Setenv(EnvModels, "")
 	want, err := os.UserCacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want = filepath.Join(want, "braid", "models")
 	if got := ModelsDir(""); got != want {
-		t.Errorf("ModelsDir(\"\") with no %s = %q, want %q", EnvModels, got, want)
-	}
-	t.Setenv(EnvModels, "/env/models")
-	if got := ModelsDir(""); got != "/env/models" {
-		t.Errorf("ModelsDir(\"\") = %q, want $%s /env/models", got, EnvModels)
+		t.Errorf("ModelsDir(\"\") = %q, want %q", got, want)
 	}
 	if got := ModelsDir("/flag/models"); got != "/flag/models" {
 		t.Errorf("ModelsDir(\"/flag/models\") = %q, want the explicit directory", got)

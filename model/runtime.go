@@ -28,12 +28,12 @@ var (
 	ErrNoInit = errors.New("model: ONNX Runtime not initialized; call InitRuntime first")
 )
 
-// EnvRuntimeLib names the environment variable FindRuntime consults after
-// an explicit path.
+// EnvRuntimeLib names the environment variable the braid command reads
+// into --ort-lib; error messages mention it.
 const EnvRuntimeLib = "BRAID_ORT_LIB"
 
 // runtimeCandidates lists, in order, the places FindRuntime looks when
-// neither an explicit path nor BRAID_ORT_LIB names the library.
+// no explicit path names the library.
 func runtimeCandidates() []string {
 	var c []string
 	if exe, err := os.Executable(); err == nil {
@@ -55,8 +55,8 @@ func runtimeCandidates() []string {
 }
 
 // FindRuntime returns the path of the ONNX Runtime shared library to load.
-// It takes, in order: explicit (a --ort-lib flag) when not empty; the
-// BRAID_ORT_LIB environment variable; the first existing file among
+// It takes, in order: explicit (the --ort-lib flag or BRAID_ORT_LIB, which
+// the command reads) when not empty; the first existing file among
 // <executable dir>/../.tools/onnxruntime/libonnxruntime.so.1 (a binary built
 // into bin/ of a braid checkout after `make ort`),
 // <executable dir>/libonnxruntime.so.1,
@@ -64,18 +64,12 @@ func runtimeCandidates() []string {
 // /usr/local/lib and /usr/lib (libonnxruntime.so, libonnxruntime.so.1) and
 // /opt/homebrew/lib/libonnxruntime.dylib.
 //
-// An explicit path or BRAID_ORT_LIB that names no file is an error, not a
-// reason to look elsewhere. When nothing is found the error wraps
-// ErrNoRuntime and lists where FindRuntime looked and how to fix it.
-//
-// BRAID_ORT_LIB is read here, unlike other configuration, so that every
-// command and test finds the library the same way.
+// An explicit path that names no file is an error, not a reason to look
+// elsewhere. When nothing is found the error wraps ErrNoRuntime and lists
+// where FindRuntime looked and how to fix it.
 func FindRuntime(explicit string) (string, error) {
 	if explicit != "" {
-		return existing(explicit, "--ort-lib")
-	}
-	if env := os.Getenv(EnvRuntimeLib); env != "" {
-		return existing(env, EnvRuntimeLib)
+		return existing(explicit, "--ort-lib / "+EnvRuntimeLib)
 	}
 	cands := runtimeCandidates()
 	for _, p := range cands {
@@ -87,7 +81,7 @@ func FindRuntime(explicit string) (string, error) {
 	for i, p := range cands {
 		looked[i] = filepath.Clean(p)
 	}
-	return "", fmt.Errorf("%w (looked in %s, and %s is unset); %s",
+	return "", fmt.Errorf("%w (looked in %s, and neither --ort-lib nor %s names one); %s",
 		ErrNoRuntime, strings.Join(looked, ", "), EnvRuntimeLib, runtimeFix)
 }
 

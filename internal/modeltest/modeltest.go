@@ -27,10 +27,11 @@ func TinySpec() model.Spec {
 	return model.Spec{Name: "braid/tiny-encoder", Kind: model.KindEmbedder, Pooling: model.PoolMean, Dim: 8, MaxLen: 128}
 }
 
-// RuntimePath finds ONNX Runtime: model.FindRuntime, then the copy `make
-// ort` installs in the repository. It returns "" when there is none.
+// RuntimePath finds ONNX Runtime: BRAID_ORT_LIB, the known places, then
+// the copy `make ort` installs in the repository. It returns "" when there
+// is none.
 func RuntimePath() string {
-	if p, err := model.FindRuntime(""); err == nil {
+	if p, err := model.FindRuntime(os.Getenv(model.EnvRuntimeLib)); err == nil {
 		return p
 	}
 	p := filepath.Join(root(), ".tools", "onnxruntime", "libonnxruntime.so.1")
@@ -47,7 +48,7 @@ func NeedRuntime(tb testing.TB) string {
 	p := RuntimePath()
 	if p == "" {
 		if os.Getenv("BRAID_REQUIRE_ORT") == "1" {
-			_, err := model.FindRuntime("")
+			_, err := model.FindRuntime(os.Getenv(model.EnvRuntimeLib))
 			tb.Fatalf("BRAID_REQUIRE_ORT=1 but %v", err)
 		}
 		tb.Skip("ONNX Runtime not found: run `make ort` or set BRAID_ORT_LIB")
