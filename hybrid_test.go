@@ -316,3 +316,29 @@ func TestGraphCatchesUpAfterRunWithoutModel(t *testing.T) {
 		t.Errorf("after catch-up: %+v, want chess.md", res.Results)
 	}
 }
+
+// Another HNSW degree rebuilds the graph from stored embeddings, with no
+// model call but the query's.
+func TestNewGraphDegreeRebuildsFromStore(t *testing.T) {
+	ctx := context.Background()
+	vault := writeVault(t, notes)
+	dir := filepath.Join(t.TempDir(), "idx")
+	e, _ := tinyEngine(t, dir)
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	c := &counting{Embedder: modeltest.Tiny(t)}
+	e2, err := braid.Open(dir, &braid.Options{Embedder: c, Model: "braid/tiny-encoder", Vector: vector.Options{M: 4}, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	res, err := e2.Search(ctx, "# Compost\n\nCompost turns kitchen scraps into dark humus for the garden.", braid.SearchOptions{VectorWeight: ptr(1), Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 1 || res.Results[0].Path != "compost.md" || c.texts.Load() != 1 {
+		t.Errorf("M=4: %+v with %d texts embedded, want compost.md and only the query", res.Results, c.texts.Load())
+	}
+}

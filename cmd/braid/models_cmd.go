@@ -9,14 +9,17 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/model"
+	"github.com/braidsearch/braid/vector"
 )
 
 // modelFlags choose the embedding model and the runtime that runs it.
 type modelFlags struct {
-	Models  string `help:"Directory of pulled models (default: the user cache, ~/.cache/braid/models)." env:"BRAID_MODELS" type:"path" placeholder:"DIR"`
-	ORTLib  string `name:"ort-lib" help:"ONNX Runtime shared library, version 1.24 or later (default: found in the known places; make ort installs one)." env:"BRAID_ORT_LIB" type:"path" placeholder:"FILE"`
-	Model   string `help:"Embedding model: a registry id (see braid models list), a directory with model.onnx and tokenizer.json, or none for BM25 only." env:"BRAID_MODEL" placeholder:"ID|DIR"`
-	Threads int    `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
+	Models   string `help:"Directory of pulled models (default: the user cache, ~/.cache/braid/models)." env:"BRAID_MODELS" type:"path" placeholder:"DIR"`
+	ORTLib   string `name:"ort-lib" help:"ONNX Runtime shared library, version 1.24 or later (default: found in the known places; make ort installs one)." env:"BRAID_ORT_LIB" type:"path" placeholder:"FILE"`
+	Model    string `help:"Embedding model: a registry id (see braid models list), a directory with model.onnx and tokenizer.json, or none for BM25 only." env:"BRAID_MODEL" placeholder:"ID|DIR"`
+	Threads  int    `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
+	HNSWM    int    `name:"hnsw-m" help:"Links per node in the HNSW graph (default 16; a change rebuilds the graph from stored embeddings)." placeholder:"M"`
+	EfSearch int    `name:"ef-search" help:"HNSW search breadth (default 768: recall@10 >= 0.98 even on random vectors; lower is faster)." placeholder:"N"`
 }
 
 func (f *modelFlags) setup() model.Setup {
@@ -30,8 +33,8 @@ func (g *Globals) embedder() (*model.Embedder, string, error) {
 	if g.Model == "none" {
 		return nil, "vectors are turned off (--model none)", nil
 	}
-	if g.Threads < 0 {
-		return nil, "", fmt.Errorf("--threads %d, want 0 (all CPUs) or more", g.Threads)
+	if g.Threads < 0 || g.HNSWM < 0 || g.EfSearch < 0 {
+		return nil, "", fmt.Errorf("--threads, --hnsw-m and --ef-search want 0 (the default) or more")
 	}
 	emb, err := model.OpenEmbedder(g.setup())
 	switch {
@@ -53,7 +56,8 @@ func (g *Globals) openWith(readOnly bool, purpose string) (*braid.Engine, func()
 	if why != "" && !readOnly && g.Model != "none" {
 		g.warn("indexing without embeddings, so search will be BM25 only: %s", why)
 	}
-	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why}
+	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why,
+		Vector: vector.Options{M: g.HNSWM, EfSearch: g.EfSearch}}
 	if emb != nil {
 		opt.Embedder, opt.Model = emb, emb.Key()
 	}
