@@ -16,7 +16,7 @@ import (
 type SearchOptions struct {
 	Limit int // hits to return; zero means 10
 	// VectorWeight mixes lexical (0) and vector (1) scores. nil means the
-	// default: DefaultVectorWeight (0.5) when vectors are available, else 0. Without an embedding
+	// default: DefaultVectorWeight (0.6) when vectors are available, else 0. Without an embedding
 	// model every search is lexical and a weight above 0 adds a warning.
 	VectorWeight *float64
 	Keyword      bool     // BM25 only, whatever the weight

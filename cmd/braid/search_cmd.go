@@ -30,7 +30,7 @@ func (f *searchFlags) options() braid.SearchOptions {
 // SearchCmd is the hybrid search.
 type SearchCmd struct {
 	searchFlags
-	VectorWeight *float64 `help:"Weight of vector similarity against BM25, 0..1 (0 = lexical only, 1 = vector only; default 0.5 when embeddings are set up)." placeholder:"W"`
+	VectorWeight *float64 `help:"Weight of vector similarity against BM25, 0..1 (0 = lexical only, 1 = vector only; default 0.6 when embeddings are set up)." placeholder:"W"`
 	Fusion       string   `help:"How to combine the lexical and vector lists: linear (normalised scores) or rrf (reciprocal rank)." enum:"linear,rrf" default:"linear"`
 	Normalize    string   `help:"How linear fusion rescales each list's scores: minmax or zscore." enum:"minmax,zscore" default:"minmax"`
 	Candidates   int      `help:"Candidates each retriever hands to fusion." default:"50" placeholder:"K"`
