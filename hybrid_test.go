@@ -342,3 +342,22 @@ func TestNewGraphDegreeRebuildsFromStore(t *testing.T) {
 		t.Errorf("M=4: %+v with %d texts embedded, want compost.md and only the query", res.Results, c.texts.Load())
 	}
 }
+
+// Re-chunking rewrites every chunk, but text that comes out the same is not
+// embedded again.
+func TestRechunkEmbedsOnlyNewText(t *testing.T) {
+	ctx := context.Background()
+	vault := writeVault(t, notes)
+	e, c := tinyEngine(t, filepath.Join(t.TempDir(), "idx"))
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.texts.Store(0)
+	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: vault, ChunkTokens: 300}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Chunks != len(notes) || sum.Embedded != 0 || c.texts.Load() != 0 {
+		t.Errorf("re-chunk: %d chunks written, %d embedded (model saw %d); want %d written and none embedded", sum.Chunks, sum.Embedded, c.texts.Load(), len(notes))
+	}
+}
