@@ -169,6 +169,24 @@ var registry = []Spec{
 			{Name: "tokenizer.json", URL: hf("Xenova/ms-marco-MiniLM-L-6-v2", "tokenizer.json")},
 		},
 	},
+	{
+		// The fast reranker: 2 layers of 128, about 20x cheaper per pair
+		// than MiniLM-L6 (rerank/bench_test.go). Unpinned, as above.
+		Name: "cross-encoder/ms-marco-TinyBERT-L-2-v2", Variant: "fp32", Kind: KindCrossEncoder,
+		MaxLen: 512,
+		Files: []File{
+			{Name: "model.onnx", URL: hf("Xenova/ms-marco-TinyBERT-L-2-v2", "onnx/model.onnx")},
+			{Name: "tokenizer.json", URL: hf("Xenova/ms-marco-TinyBERT-L-2-v2", "tokenizer.json")},
+		},
+	},
+	{
+		Name: "cross-encoder/ms-marco-TinyBERT-L-2-v2", Variant: "int8", Kind: KindCrossEncoder,
+		MaxLen: 512,
+		Files: []File{
+			{Name: "model.onnx", URL: hf("Xenova/ms-marco-TinyBERT-L-2-v2", "onnx/model_quantized.onnx")},
+			{Name: "tokenizer.json", URL: hf("Xenova/ms-marco-TinyBERT-L-2-v2", "tokenizer.json")},
+		},
+	},
 }
 
 // Registry returns the built-in models, embedders first. The slice and its

@@ -92,6 +92,8 @@ func TestRegistryPins(t *testing.T) {
 		"BAAI/bge-base-en-v1.5:int8":                  {},
 		"cross-encoder/ms-marco-MiniLM-L-6-v2":        {},
 		"cross-encoder/ms-marco-MiniLM-L-6-v2:int8":   {},
+		"cross-encoder/ms-marco-TinyBERT-L-2-v2":      {},
+		"cross-encoder/ms-marco-TinyBERT-L-2-v2:int8": {},
 	}
 	got := map[string]pins{}
 	for _, s := range Registry() {

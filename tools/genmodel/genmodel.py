@@ -47,6 +47,18 @@ Usage:
   genmodel.py --preset minilm-l6 --out .tools/fixtures/minilm-l6 \\
       --tokenizer ../shared/models/tokenizers/bge-small-en-v1.5/tokenizer.json
 
+  # reranker benchmark fixtures, fp32 and (--quantize) an int8 copy
+  genmodel.py --preset ms-marco-minilm-l6 --out .tools/fixtures/ms-marco-minilm-l6 \\
+      --tokenizer ../shared/models/tokenizers/all-MiniLM-L6-v2/tokenizer.json
+  genmodel.py --preset ms-marco-tinybert-l2 --out .tools/fixtures/ms-marco-tinybert-l2-int8 \\
+      --tokenizer ../shared/models/tokenizers/all-MiniLM-L6-v2/tokenizer.json --quantize
+
+With --quantize the model is written with dynamic int8 quantization
+(onnxruntime.quantization.quantize_dynamic: int8 weights of MatMul/Gemm,
+activations quantized at run time), the way the published *_quantized.onnx
+exports are made; it needs the PyPI package onnxruntime and cannot be
+combined with --check.
+
 With --check nothing is written: the model (and the synthetic tokenizer, when
 the preset writes one) is generated in memory and compared byte for byte with
 the files in --out, and the file on disk is run through onnx.checker; the exit
@@ -75,6 +87,8 @@ PRESETS = {
     "bge-small": dict(kind="encoder", layers=12, hidden=384, heads=12, intermediate=1536, vocab=30522, max_positions=512),
     "minilm-l6": dict(kind="encoder", layers=6, hidden=384, heads=12, intermediate=1536, vocab=30522, max_positions=512),
     "ms-marco-minilm-l6": dict(kind="cross-encoder", layers=6, hidden=384, heads=12, intermediate=1536, vocab=30522, max_positions=512),
+    # cross-encoder/ms-marco-TinyBERT-L-2-v2.
+    "ms-marco-tinybert-l2": dict(kind="cross-encoder", layers=2, hidden=128, heads=2, intermediate=512, vocab=30522, max_positions=512),
     # The tiny fixtures use the synthetic tokenizer below (vocab=None: its
     # size) and a hidden size of 8, so each model file is a few tens of KB.
     "tiny": dict(kind="encoder", layers=2, hidden=8, heads=4, intermediate=16, vocab=None, max_positions=512),
@@ -355,6 +369,8 @@ def parse_args(argv):
     ap.add_argument("--out", required=True, help="directory to write model.onnx into (created if missing)")
     ap.add_argument("--tokenizer", help="tokenizer.json to copy beside the model "
                     "(default for --preset tiny: write the synthetic one)")
+    ap.add_argument("--quantize", action="store_true",
+                    help="write an int8 model (onnxruntime.quantization.quantize_dynamic) instead of float32")
     ap.add_argument("--check", action="store_true",
                     help="write nothing; compare the files in --out with what would be written and validate them")
     args = ap.parse_args(argv)
@@ -375,6 +391,8 @@ def parse_args(argv):
             ap.error(f"--{key.replace('_', '-')} must be positive")
     if not 14 <= args.opset <= 17:
         ap.error(f"--opset {args.opset} out of range, want 14..17")
+    if args.quantize and args.check:
+        ap.error("--quantize cannot be combined with --check")
     if args.tokenizer and not os.path.isfile(args.tokenizer):
         ap.error(f"--tokenizer {args.tokenizer}: no such file")
     return args
@@ -418,6 +436,23 @@ def check(args, data, tok):
     print(f"genmodel: check: {args.out} ok (onnx.checker passed, files match the generator)", file=sys.stderr)
 
 
+def quantize(data, out):
+    """Return data (a float32 model) quantized to int8 with ONNX Runtime's
+    dynamic quantization, per-tensor, signed weights: what optimum writes as
+    model_quantized.onnx."""
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        sys.exit(f"genmodel: --quantize: {e}; install with: python3 -m pip install onnxruntime")
+    with tempfile.TemporaryDirectory(prefix=".genmodel.", dir=out) as tmp:
+        src, dst = os.path.join(tmp, "fp32.onnx"), os.path.join(tmp, "int8.onnx")
+        with open(src, "wb") as f:
+            f.write(data)
+        quantize_dynamic(src, dst, weight_type=QuantType.QInt8)
+        with open(dst, "rb") as f:
+            return f.read()
+
+
 def main(argv=None):
     args = parse_args(argv)
     model = build(args)
@@ -429,6 +464,8 @@ def main(argv=None):
         return
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "model.onnx")
+    if args.quantize:
+        data = quantize(data, args.out)
     write_atomic(path, data)
     if tok is not None:
         write_atomic(os.path.join(args.out, "tokenizer.json"), tok)
@@ -437,7 +474,7 @@ def main(argv=None):
     elif not os.path.isfile(os.path.join(args.out, "tokenizer.json")):
         print(f"genmodel: note: {args.out} has no tokenizer.json; pass --tokenizer "
               "(e.g. ../shared/models/tokenizers/bge-small-en-v1.5/tokenizer.json)", file=sys.stderr)
-    print(f"genmodel: wrote {path} ({len(data)} bytes; {args.kind}, layers={args.layers} hidden={args.hidden} "
+    print(f"genmodel: wrote {path} ({len(data)} bytes; {'int8 ' if args.quantize else ''}{args.kind}, layers={args.layers} hidden={args.hidden} "
           f"heads={args.heads} vocab={args.vocab})", file=sys.stderr)
 
 
