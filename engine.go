@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -66,6 +67,16 @@ type Options struct {
 	// NoVectors says why Embedder is nil (for example "ONNX Runtime not
 	// found: run make ort"); searches that ask for vectors repeat it.
 	NoVectors string
+	// Reranker reorders the best fused candidates with a cross-encoder;
+	// nil means no reranking.
+	Reranker *rerank.Reranker
+	// RerankTop is how many fused candidates the reranker reads; zero
+	// means 50.
+	RerankTop int
+	// NoRerank says why Reranker is nil when reranking was wanted (for
+	// example "no reranker model installed: run braid models pull …");
+	// every search that would rerank repeats it as a warning.
+	NoRerank string
 
 	recovering bool // a reader's second open after finishing a crashed commit
 }

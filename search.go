@@ -40,6 +40,8 @@ type SearchOptions struct {
 	// Candidates is how many chunks each retriever hands to fusion; zero
 	// means 50.
 	Candidates int
+	// NoRerank skips the cross-encoder for this search.
+	NoRerank bool
 }
 
 // Normalization names how linear fusion rescales each list's scores.
@@ -109,7 +111,14 @@ type Explanation struct {
 	VectorWeight float64 `json:"vector_weight"`
 	Fusion       string  `json:"fusion,omitempty"` // linear or rrf; empty for lexical only
 	Fused        float64 `json:"fused"`
-	BM25         string  `json:"bm25,omitempty"` // bleve's explanation tree
+	// Reranked says the cross-encoder read this hit: RerankScore is its
+	// logit (the hit's score), RankBefore and RankAfter its chunk's place
+	// among the candidates before and after reranking.
+	Reranked    bool    `json:"reranked"`
+	RerankScore float64 `json:"rerank_score,omitempty"`
+	RankBefore  int     `json:"rank_before,omitempty"`
+	RankAfter   int     `json:"rank_after,omitempty"`
+	BM25        string  `json:"bm25,omitempty"` // bleve's explanation tree
 }
 
 // Results is a search's answer.
@@ -120,6 +129,10 @@ type Results struct {
 	// Warning says when the search could not do what was asked, such as a
 	// vector weight without an embedding model (it then ran BM25 only).
 	Warning string `json:"warning,omitempty"`
+	// Reranked is how many of the best RerankOf candidates the cross-encoder
+	// read; fewer than RerankOf when the time budget ran out.
+	Reranked int `json:"reranked"`
+	RerankOf int `json:"rerank_of"`
 }
 
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
@@ -189,8 +202,13 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 				return nil, err
 			}
 			res.Total = total
-			hits, err = e.hydrate(q, lexicalOnly(cands), opt, w)
+			ranked, n, of, warn, err := e.rerankTop(ctx, q, lexicalOnly(cands), opt)
 			if err != nil {
+				return nil, err
+			}
+			res.Reranked, res.RerankOf = n, of
+			res.Warning = joinWarnings(res.Warning, warn)
+			if hits, err = e.hydrate(q, ranked, opt, w); err != nil {
 				return nil, err
 			}
 			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
@@ -204,7 +222,13 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			return nil, err
 		}
 		res.Total = total
-		if hits, err = e.hydrate(q, cands, opt, w); err != nil {
+		ranked, n, of, warn, err := e.rerankTop(ctx, q, cands, opt)
+		if err != nil {
+			return nil, err
+		}
+		res.Reranked, res.RerankOf = n, of
+		res.Warning = joinWarnings(res.Warning, warn)
+		if hits, err = e.hydrate(q, ranked, opt, w); err != nil {
 			return nil, err
 		}
 	}
@@ -214,6 +238,16 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	res.Results = hits
 	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
+}
+
+func joinWarnings(a, b string) string {
+	switch {
+	case a == "" || a == b:
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 // fuzziness maps a similarity (0..1) to the edit distance bleve allows (1 or 2).
@@ -232,6 +266,10 @@ type scored struct {
 	lex, vec fusion.Part // Rank 0: not in that retriever's list
 	bm25     string      // bleve's explanation, with Explain
 	terms    []string    // index terms a fuzzy match hit
+
+	reranked bool    // the cross-encoder scored it
+	rerank   float64 // its score
+	before   int     // 1-based rank before reranking
 }
 
 // lexicalOnly ranks lexical candidates by raw BM25.
@@ -256,12 +294,13 @@ func lexicalOnly(cands []index.Candidate) []scored {
 // store does not know (a lexical index ahead of an interrupted commit) are
 // dropped.
 func (e *Engine) hydrate(q index.Query, cands []scored, opt SearchOptions, w float64) ([]Hit, error) {
-	source := sourceLabel(w)
+	label := sourceLabel(w)
 	seen := map[string]bool{}
 	docs := map[string]*Document{}
 	terms := e.queryTerms(q)
 	var hits []Hit
-	for _, c := range cands {
+	for rank0, c := range cands {
+		rank := rank0 + 1
 		if len(hits) == opt.Limit {
 			break // snippets are the costly part: make no more than are shown
 		}
@@ -291,8 +330,12 @@ func (e *Engine) hydrate(q index.Query, cands []scored, opt SearchOptions, w flo
 			terms[t] = true
 		}
 		snip, hl := e.snippet(ch.Text, terms, 240)
+		source, score := label, c.score
+		if c.reranked {
+			source, score = label+"+rerank", c.rerank
+		}
 		h := Hit{
-			ID: d.ID, ChunkID: ch.ID, Path: d.Path, Title: d.Title, Score: c.score,
+			ID: d.ID, ChunkID: ch.ID, Path: d.Path, Title: d.Title, Score: score,
 			Snippet: snip, Highlights: hl, Line: Lines{ch.StartLine, ch.EndLine},
 			Source: source, SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
 		}
@@ -305,6 +348,10 @@ func (e *Engine) hydrate(q index.Query, cands []scored, opt SearchOptions, w flo
 				LexicalScore: c.lex.Raw, LexicalRank: c.lex.Rank, LexicalNorm: c.lex.Norm,
 				VectorScore: c.vec.Raw, VectorRank: c.vec.Rank, VectorNorm: c.vec.Norm,
 				VectorWeight: w, Fusion: fusionName, Fused: c.score, BM25: c.bm25,
+			}
+			if c.reranked {
+				h.Explain.Reranked, h.Explain.RerankScore = true, c.rerank
+				h.Explain.RankBefore, h.Explain.RankAfter = c.before, rank
 			}
 		}
 		hits = append(hits, h)

@@ -9,17 +9,21 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/model"
+	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/vector"
 )
 
 // modelFlags choose the embedding model and the runtime that runs it.
 type modelFlags struct {
-	Models   string `help:"Directory of pulled models (default: the user cache, ~/.cache/braid/models)." env:"BRAID_MODELS" type:"path" placeholder:"DIR"`
-	ORTLib   string `name:"ort-lib" help:"ONNX Runtime shared library, version 1.24 or later (default: found in the known places; make ort installs one)." env:"BRAID_ORT_LIB" type:"path" placeholder:"FILE"`
-	Model    string `help:"Embedding model: a registry id (see braid models list), a directory with model.onnx and tokenizer.json, or none for BM25 only." env:"BRAID_MODEL" placeholder:"ID|DIR"`
-	Threads  int    `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
-	HNSWM    int    `name:"hnsw-m" help:"Links per node in the HNSW graph (default 16; a change rebuilds the graph from stored embeddings)." placeholder:"M"`
-	EfSearch int    `name:"ef-search" help:"HNSW search breadth (default 768: recall@10 >= 0.98 even on random vectors; lower is faster)." placeholder:"N"`
+	Models       string        `help:"Directory of pulled models (default: the user cache, ~/.cache/braid/models)." env:"BRAID_MODELS" type:"path" placeholder:"DIR"`
+	ORTLib       string        `name:"ort-lib" help:"ONNX Runtime shared library, version 1.24 or later (default: found in the known places; make ort installs one)." env:"BRAID_ORT_LIB" type:"path" placeholder:"FILE"`
+	Model        string        `help:"Embedding model: a registry id (see braid models list), a directory with model.onnx and tokenizer.json, or none for BM25 only." env:"BRAID_MODEL" placeholder:"ID|DIR"`
+	Threads      int           `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
+	Reranker     string        `help:"Reranking model: a registry id, a directory, or none (default: cross-encoder/ms-marco-MiniLM-L-6-v2 when installed)." env:"BRAID_RERANKER" placeholder:"ID|DIR"`
+	RerankTop    int           `help:"Fused candidates the reranker reads." default:"50" placeholder:"N"`
+	RerankBudget time.Duration `help:"Time the reranker may take per query (0: no limit); candidates it has no time for keep their fused order." default:"250ms" placeholder:"DURATION"`
+	HNSWM        int           `name:"hnsw-m" help:"Links per node in the HNSW graph (default 16; a change rebuilds the graph from stored embeddings)." placeholder:"M"`
+	EfSearch     int           `name:"ef-search" help:"HNSW search breadth (default 768: recall@10 >= 0.98 even on random vectors; lower is faster)." placeholder:"N"`
 }
 
 func (f *modelFlags) setup() model.Setup {
@@ -49,44 +53,87 @@ func (g *Globals) embedder() (*model.Embedder, string, error) {
 // openWith opens the engine with the embedding model when one is set up,
 // else lexical only with the reason kept for warnings.
 func (g *Globals) openWith(readOnly bool, purpose string) (*braid.Engine, func(), error) {
-	emb, why, err := g.embedder()
-	if err != nil {
-		return nil, nil, err
+	return g.openFor(readOnly, purpose, true, false)
+}
+
+// openFor opens the engine with the models a command may use: the
+// embedding model with vectors, the cross-encoder with rerank.
+func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) (*braid.Engine, func(), error) {
+	var emb *model.Embedder
+	var why string
+	var err error
+	if vectors {
+		if emb, why, err = g.embedder(); err != nil {
+			return nil, nil, err
+		}
+	}
+	var ce *model.CrossEncoder
+	var noRerank string
+	if reranks {
+		if ce, noRerank, err = g.reranker(); err != nil {
+			if emb != nil {
+				emb.Close()
+			}
+			return nil, nil, err
+		}
 	}
 	if why != "" && !readOnly && g.Model != "none" {
 		g.warn("indexing without embeddings, so search will be BM25 only: %s", why)
 	}
 	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why,
-		Vector: vector.Options{M: g.HNSWM, EfSearch: g.EfSearch}}
+		Vector: vector.Options{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, NoRerank: noRerank}
 	if emb != nil {
 		opt.Embedder, opt.Model = emb, emb.Key()
 	}
-	e, err := braid.Open(g.Index, opt)
-	if err != nil {
+	if ce != nil {
+		opt.Reranker = rerank.New(ce, rerank.Options{Top: g.RerankTop, Budget: g.RerankBudget})
+	}
+	closeModels := func() {
 		if emb != nil {
 			emb.Close()
 		}
+		if ce != nil {
+			ce.Close()
+		}
+	}
+	e, err := braid.Open(g.Index, opt)
+	if err != nil {
+		closeModels()
 		return nil, nil, err
 	}
 	return e, func() {
 		e.Close()
-		if emb != nil {
-			emb.Close()
-		}
+		closeModels()
 	}, nil
 }
 
-// openSearch opens the engine for a search, loading the model only when
-// the search may use vectors.
+// openSearch opens the engine for a search, loading the embedding model
+// only when the search may use vectors and the reranker only when it may
+// rerank.
 func (g *Globals) openSearch(opt braid.SearchOptions) (*braid.Engine, func(), error) {
-	if opt.Keyword || (opt.VectorWeight != nil && *opt.VectorWeight == 0) {
-		e, err := g.open(true, "braid search")
-		if err != nil {
-			return nil, nil, err
-		}
-		return e, func() { e.Close() }, nil
+	vectors := !opt.Keyword && (opt.VectorWeight == nil || *opt.VectorWeight > 0)
+	return g.openFor(true, "braid search", vectors, !opt.NoRerank)
+}
+
+// reranker loads the cross-encoder, or says why there is none.
+func (g *Globals) reranker() (*model.CrossEncoder, string, error) {
+	if g.Reranker == "none" {
+		return nil, "", nil
 	}
-	return g.openWith(true, "braid search")
+	if g.RerankTop < 1 || g.RerankBudget < 0 {
+		return nil, "", fmt.Errorf("--rerank-top wants 1 or more and --rerank-budget 0 or more")
+	}
+	s := g.setup()
+	s.Name = g.Reranker
+	s.Config.BatchSize = 8 // steadier and a little faster than 32 on 2 cores (rerank/bench_test.go)
+	ce, err := model.OpenCrossEncoder(s)
+	switch {
+	case err == nil:
+		return ce, "", nil
+	case errors.Is(err, model.ErrUnknownModel), errors.Is(err, model.ErrWrongKind):
+		return nil, "", err
+	}
+	return nil, reason(err), nil
 }
 
 // ModelsCmd manages embedding and reranking models.
@@ -331,6 +378,15 @@ func modelChecks(g *Globals) []braid.Check {
 		checks = append(checks, braid.Check{Name: "model", OK: true, Warning: true, Detail: reason(err) + "; until then search is BM25 only"})
 	} else {
 		checks = append(checks, braid.Check{Name: "model", OK: true, Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
+	}
+	if g.Reranker == "none" {
+		return append(checks, braid.Check{Name: "reranker", OK: true, Detail: "reranking is turned off (--reranker none)"})
+	}
+	dir, spec, err = model.ResolveKind(g.Reranker, model.ModelsDir(g.Models), model.KindCrossEncoder)
+	if err != nil {
+		checks = append(checks, braid.Check{Name: "reranker", OK: true, Warning: true, Detail: reason(err) + "; until then results are in fused order"})
+	} else {
+		checks = append(checks, braid.Check{Name: "reranker", OK: true, Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
 	}
 	return checks
 }

@@ -19,12 +19,13 @@ type searchFlags struct {
 	Similarity float64  `help:"With --fuzzy: how similar a word must be, 0..1 (default 0.8)."`
 	PathsOnly  bool     `help:"Print only the paths of the matching documents."`
 	Explain    bool     `help:"Show how each score was made."`
+	NoRerank   bool     `help:"Skip the cross-encoder: results in fused order."`
 	Chunks     bool     `help:"Every matching chunk, not just the best one per document."`
 }
 
 func (f *searchFlags) options() braid.SearchOptions {
 	return braid.SearchOptions{Limit: f.Limit, Sources: f.Source, PathGlob: f.Path, Tags: f.Tag,
-		Fuzzy: f.Fuzzy, Similarity: f.Similarity, Chunks: f.Chunks, Explain: f.Explain}
+		Fuzzy: f.Fuzzy, Similarity: f.Similarity, Chunks: f.Chunks, Explain: f.Explain, NoRerank: f.NoRerank}
 }
 
 // SearchCmd is the hybrid search.
@@ -110,7 +111,11 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 			fmt.Fprintf(g.stdout, "    explain: %s\n", explainLine(h.Explain))
 		}
 	}
-	fmt.Fprintf(g.stdout, "%d shown, %d matching chunks, %.1f ms\n", len(res.Results), res.Total, res.TookMS)
+	reranked := ""
+	if res.RerankOf > 0 {
+		reranked = fmt.Sprintf(", reranked %d of %d", res.Reranked, res.RerankOf)
+	}
+	fmt.Fprintf(g.stdout, "%d shown, %d matching chunks%s, %.1f ms\n", len(res.Results), res.Total, reranked, res.TookMS)
 	return nil
 }
 
@@ -123,11 +128,15 @@ func explainLine(x *braid.Explanation) string {
 		return fmt.Sprintf("rank %d", r)
 	}
 	lex := fmt.Sprintf("bm25 %.4f (%s, normalised %.3f)", x.LexicalScore, rank(x.LexicalRank), x.LexicalNorm)
-	if x.Fusion == "" {
-		return fmt.Sprintf("%s, vector_weight %.2f, score %.4f", lex, x.VectorWeight, x.Fused)
+	line := fmt.Sprintf("%s, vector_weight %.2f, score %.4f", lex, x.VectorWeight, x.Fused)
+	if x.Fusion != "" {
+		line = fmt.Sprintf("%s; cosine %.4f (%s, normalised %.3f); w %.2f, %s fused %.4f",
+			lex, x.VectorScore, rank(x.VectorRank), x.VectorNorm, x.VectorWeight, x.Fusion, x.Fused)
 	}
-	return fmt.Sprintf("%s; cosine %.4f (%s, normalised %.3f); w %.2f, %s fused %.4f",
-		lex, x.VectorScore, rank(x.VectorRank), x.VectorNorm, x.VectorWeight, x.Fusion, x.Fused)
+	if x.Reranked {
+		line += fmt.Sprintf("; rerank %.4f (rank %d -> %d)", x.RerankScore, x.RankBefore, x.RankAfter)
+	}
+	return line
 }
 
 // hitPath is the file of a hit as a path usable from the current directory.

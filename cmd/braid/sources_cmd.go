@@ -95,7 +95,9 @@ func (c *DoctorCmd) Run(g *Globals) error {
 	checks := modelChecks(g)
 	ready := true
 	for _, ch := range checks {
-		ready = ready && !ch.Warning
+		if ch.Name != "reranker" {
+			ready = ready && !ch.Warning // the embedding model can be loaded
+		}
 	}
 	open := func() (*braid.Engine, func(), error) { return g.openWith(true, "braid doctor") }
 	if !ready {

@@ -55,10 +55,15 @@ func TestSearchWithoutModelWarnsOnce(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "braid: warning: ") {
 		t.Errorf("stderr %q, want exactly one warning line", errOut)
 	}
-	// No weight asked for: lexical, silently.
-	out, errOut, _ = runCLI(t, "--index", idx, "--json", "search", "alpha")
+	// No weight asked for and no reranking: lexical, silently.
+	out, errOut, _ = runCLI(t, "--index", idx, "--json", "search", "--no-rerank", "alpha")
 	if r := decodeSearch(t, out); r.Warning != "" || errOut != "" {
 		t.Errorf("default search without a model: warning %q stderr %q, want neither", r.Warning, errOut)
+	}
+	// Reranking is on by default: without its model, one warning says so.
+	out, errOut, _ = runCLI(t, "--index", idx, "--json", "search", "alpha")
+	if r := decodeSearch(t, out); !strings.Contains(r.Warning, "not reranked") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("default search without a reranker: warning %q stderr %q, want one rerank warning", r.Warning, errOut)
 	}
 	// doctor names what is missing and the fix.
 	// doctor names what is missing and the fix; the index itself is healthy.
@@ -71,6 +76,7 @@ func TestSearchWithoutModelWarnsOnce(t *testing.T) {
 func TestHybridSearchCLI(t *testing.T) {
 	t.Setenv("BRAID_ORT_LIB", modeltest.NeedRuntime(t))
 	t.Setenv("BRAID_MODEL", modeltest.TinyDir())
+	t.Setenv("BRAID_RERANKER", modeltest.TinyCrossDir())
 	idx := filepath.Join(t.TempDir(), "idx")
 	vault := vaultDir(t, 4, "alpha")
 	out, errOut, code := runCLI(t, "--index", idx, "--json", "index", vault)
@@ -92,12 +98,12 @@ func TestHybridSearchCLI(t *testing.T) {
 			t.Fatalf("%s: %+v, want 4 hybrid results", fusion, r)
 		}
 		x := r.Results[0].Explain
-		if r.Results[0].Source != "hybrid" || x == nil || x.Fusion != fusion || x.VectorWeight != 0.7 || x.VectorRank == 0 || x.LexicalRank == 0 {
+		if r.Results[0].Source != "hybrid+rerank" || x == nil || x.Fusion != fusion || x.VectorWeight != 0.7 || x.VectorRank == 0 || x.LexicalRank == 0 {
 			t.Errorf("%s: first hit %+v explain %+v", fusion, r.Results[0], x)
 		}
 	}
 	out, _, code = runCLI(t, "--index", idx, "search", "--vector-weight", "0.7", "--explain", "alpha")
-	if code != 0 || !strings.Contains(out, "cosine") || !strings.Contains(out, "linear fused") {
+	if code != 0 || !strings.Contains(out, "cosine") || !strings.Contains(out, "linear fused") || !strings.Contains(out, "rerank") || !strings.Contains(out, "reranked 8 of 8") {
 		t.Errorf("text explain: %q", out)
 	}
 	out, _, code = runCLI(t, "--index", idx, "doctor")

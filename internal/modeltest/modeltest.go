@@ -70,3 +70,19 @@ func Tiny(tb testing.TB) *model.Embedder {
 	tb.Cleanup(func() { e.Close() })
 	return e
 }
+
+// TinyCrossDir is the directory of the tiny cross-encoder fixture.
+func TinyCrossDir() string { return filepath.Join(root(), "model", "testdata", "tiny-cross") }
+
+// TinyCross loads the tiny cross-encoder, closed when the test ends.
+func TinyCross(tb testing.TB) *model.CrossEncoder {
+	tb.Helper()
+	NeedRuntime(tb)
+	spec := model.Spec{Name: "braid/tiny-cross", Kind: model.KindCrossEncoder, MaxLen: 128}
+	c, err := model.LoadCrossEncoder(TinyCrossDir(), spec, model.Config{Threads: 1})
+	if err != nil {
+		tb.Fatalf("load tiny cross-encoder: %v", err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}

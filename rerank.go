@@ -1,0 +1,81 @@
+package braid
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/rerank"
+)
+
+// rerankTop reorders the best candidates by the cross-encoder's scores:
+// the reranked prefix by its score, the rest after it in fused order. It
+// returns how many were reranked and of how many asked for, and a warning
+// when the engine has no reranker though one was wanted.
+func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, opt SearchOptions) ([]scored, int, int, string, error) {
+	if opt.NoRerank {
+		return cands, 0, 0, "", nil
+	}
+	if e.opt.Reranker == nil {
+		if e.opt.NoRerank != "" {
+			return cands, 0, 0, "results are not reranked: " + e.opt.NoRerank, nil
+		}
+		return cands, 0, 0, "", nil
+	}
+	top := e.opt.RerankTop
+	if top <= 0 {
+		top = 50
+	}
+	top = min(len(cands), top)
+	if top == 0 {
+		return cands, 0, 0, "", nil
+	}
+	ids := make([]string, top)
+	for i := range ids {
+		ids[i] = cands[i].chunkID
+	}
+	chunks, err := e.st.Chunks(ids)
+	if err != nil {
+		return nil, 0, 0, "", err
+	}
+	var ps []rerank.Passage
+	var at []int // position in cands of each passage
+	for i, c := range chunks {
+		if c != nil {
+			ps = append(ps, rerank.Passage{ID: c.ID, Text: c.Text})
+			at = append(at, i)
+		}
+	}
+	out, err := e.opt.Reranker.Rerank(ctx, q.Semantic(), ps)
+	if err != nil {
+		return nil, 0, 0, "", fmt.Errorf("braid: rerank: %w", err)
+	}
+	done := make([]scored, 0, out.Reranked)
+	for j := range out.Reranked {
+		c := cands[at[j]]
+		c.reranked, c.rerank, c.before = true, float64(out.Scores[j]), at[j]+1
+		done = append(done, c)
+	}
+	slices.SortStableFunc(done, func(a, b scored) int {
+		switch {
+		case a.rerank > b.rerank:
+			return -1
+		case a.rerank < b.rerank:
+			return 1
+		}
+		return 0
+	})
+	rest := make([]scored, 0, len(cands)-len(done))
+	taken := map[int]bool{}
+	for j := range out.Reranked {
+		taken[at[j]] = true
+	}
+	for i, c := range cands {
+		if !taken[i] {
+			c.before = i + 1
+			rest = append(rest, c)
+		}
+	}
+	return append(done, rest...), out.Reranked, top, "", nil
+}
