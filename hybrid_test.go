@@ -44,6 +44,20 @@ func tinyEngine(t *testing.T, dir string) (*braid.Engine, *counting) {
 	return e, c
 }
 
+// indexedTiny writes the notes and indexes them with the tiny model,
+// returning the vault and the (closed) index directory.
+func indexedTiny(t *testing.T) (vault, dir string) {
+	t.Helper()
+	vault = writeVault(t, notes)
+	dir = filepath.Join(t.TempDir(), "idx")
+	e, _ := tinyEngine(t, dir)
+	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: vault}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	return vault, dir
+}
+
 var notes = map[string]string{
 	"tomatoes.md": "# Tomatoes\n\nTomatoes need full sun and deep watering every morning.\n",
 	"compost.md":  "# Compost\n\nCompost turns kitchen scraps into dark humus for the garden.\n",
@@ -237,13 +251,7 @@ func TestEmbedderDimensionChecked(t *testing.T) {
 
 func TestModelSwitchKeepsVectorsApart(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
-	dir := filepath.Join(t.TempDir(), "idx")
-	e, _ := tinyEngine(t, dir)
-	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
+	_, dir := indexedTiny(t)
 	c := &counting{Embedder: modeltest.Tiny(t)}
 	e2, err := braid.Open(dir, &braid.Options{Embedder: c, Model: "another-model"})
 	if err != nil {
@@ -272,13 +280,7 @@ func TestModelSwitchKeepsVectorsApart(t *testing.T) {
 // what is new.
 func TestGraphCatchesUpAfterRunWithoutModel(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
-	dir := filepath.Join(t.TempDir(), "idx")
-	e, _ := tinyEngine(t, dir)
-	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
+	vault, dir := indexedTiny(t)
 	os.Remove(filepath.Join(vault, "music.md"))
 	os.WriteFile(filepath.Join(vault, "chess.md"), []byte("# Chess\n\nThe knight moves in an L shape.\n"), 0o644)
 	plain, err := braid.Open(dir, nil)
@@ -321,13 +323,7 @@ func TestGraphCatchesUpAfterRunWithoutModel(t *testing.T) {
 // model call but the query's.
 func TestNewGraphDegreeRebuildsFromStore(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
-	dir := filepath.Join(t.TempDir(), "idx")
-	e, _ := tinyEngine(t, dir)
-	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
+	_, dir := indexedTiny(t)
 	c := &counting{Embedder: modeltest.Tiny(t)}
 	e2, err := braid.Open(dir, &braid.Options{Embedder: c, Model: "braid/tiny-encoder", Vector: vector.Options{M: 4}, ReadOnly: true})
 	if err != nil {

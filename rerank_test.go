@@ -2,7 +2,6 @@ package braid_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,13 +12,7 @@ import (
 
 func TestRerankInSearch(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
-	dir := filepath.Join(t.TempDir(), "idx")
-	e, _ := tinyEngine(t, dir)
-	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
+	_, dir := indexedTiny(t)
 	r := rerank.New(modeltest.TinyCross(t), rerank.Options{})
 	e2, err := braid.Open(dir, &braid.Options{ReadOnly: true, Embedder: modeltest.Tiny(t), Model: "braid/tiny-encoder", Reranker: r})
 	if err != nil {
