@@ -141,6 +141,11 @@ func openSession(path, want string, cfg Config) (*session, error) {
 // inspect returns a model's inputs and outputs. It builds a throwaway
 // session without graph optimisation, which is cheap next to the real one.
 func inspect(path string) (ins, outs []ort.InputOutputInfo, err error) {
+	if ins, outs, err := readIO(path); err == nil && len(ins) > 0 && len(outs) > 0 && knownInputs(ins) {
+		return ins, outs, nil
+	}
+	// Anything unusual (initializers listed as inputs, a damaged file):
+	// let ONNX Runtime say what the model takes.
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, nil, fmt.Errorf("model: session options: %w", err)
@@ -327,6 +332,16 @@ func openDir(dir string, spec Spec, cfg Config, want string) (*tokenizer.Tokeniz
 		return nil, nil, err
 	}
 	return tok, s, nil
+}
+
+// knownInputs reports whether every input is one a BERT session feeds.
+func knownInputs(ins []ort.InputOutputInfo) bool {
+	for _, in := range ins {
+		if _, ok := feedNames[in.Name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // maxLen is spec's token limit, DefaultMaxLen when unset.

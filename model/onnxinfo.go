@@ -1,0 +1,237 @@
+package model
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// readIO reads the graph inputs and outputs of an ONNX file from its
+// protobuf directly, seeking past the weights: a few milliseconds, where
+// asking ONNX Runtime means loading the whole model once more (300 ms for
+// bge-small fp32). Only what session needs is read: names, tensor element
+// types and dimensions (-1 for symbolic ones).
+func readIO(path string) (ins, outs []ort.InputOutputInfo, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &pbReader{f: f, br: bufio.NewReaderSize(f, 1<<16)}
+	// ModelProto: field 7 is the graph.
+	for r.off < fi.Size() {
+		field, wire, err := r.tag()
+		if err != nil {
+			return nil, nil, err
+		}
+		if field != 7 || wire != 2 {
+			if err := r.skip(wire); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		n, err := r.varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		end := r.off + int64(n)
+		// GraphProto: 11 input, 12 output (ValueInfoProto).
+		for r.off < end {
+			field, wire, err := r.tag()
+			if err != nil {
+				return nil, nil, err
+			}
+			if (field != 11 && field != 12) || wire != 2 {
+				if err := r.skip(wire); err != nil {
+					return nil, nil, err
+				}
+				continue
+			}
+			b, err := r.bytes()
+			if err != nil {
+				return nil, nil, err
+			}
+			info, err := valueInfo(b)
+			if err != nil {
+				return nil, nil, err
+			}
+			if field == 11 {
+				ins = append(ins, info)
+			} else {
+				outs = append(outs, info)
+			}
+		}
+		return ins, outs, nil
+	}
+	return nil, nil, errors.New("no graph in the file")
+}
+
+// valueInfo decodes a ValueInfoProto: 1 name, 2 type → 1 tensor_type →
+// 1 elem_type, 2 shape → 1 dim → 1 dim_value | 2 dim_param.
+func valueInfo(b []byte) (ort.InputOutputInfo, error) {
+	info := ort.InputOutputInfo{OrtValueType: ort.ONNXTypeUnknown}
+	err := fields(b, func(f int, v uint64, sub []byte) error {
+		switch f {
+		case 1:
+			info.Name = string(sub)
+		case 2:
+			return fields(sub, func(f int, _ uint64, tensor []byte) error {
+				if f != 1 {
+					return nil // sequence, map, optional: left unknown
+				}
+				info.OrtValueType = ort.ONNXTypeTensor
+				return fields(tensor, func(f int, v uint64, shape []byte) error {
+					switch f {
+					case 1:
+						info.DataType = ort.TensorElementDataType(v)
+					case 2:
+						info.Dimensions = ort.Shape{}
+						return fields(shape, func(f int, _ uint64, dim []byte) error {
+							if f != 1 {
+								return nil
+							}
+							d := int64(-1)
+							err := fields(dim, func(f int, v uint64, _ []byte) error {
+								if f == 1 {
+									d = int64(v)
+								}
+								return nil
+							})
+							info.Dimensions = append(info.Dimensions, d)
+							return err
+						})
+					}
+					return nil
+				})
+			})
+		}
+		return nil
+	})
+	return info, err
+}
+
+// fields walks a protobuf message held in memory, calling fn with each
+// field's number and its varint value or bytes.
+func fields(b []byte, fn func(field int, v uint64, sub []byte) error) error {
+	for len(b) > 0 {
+		key, n := binary.Uvarint(b)
+		if n <= 0 {
+			return errors.New("bad field key")
+		}
+		b = b[n:]
+		field, wire := int(key>>3), key&7
+		var v uint64
+		var sub []byte
+		switch wire {
+		case 0:
+			if v, n = binary.Uvarint(b); n <= 0 {
+				return errors.New("bad varint")
+			}
+			b = b[n:]
+		case 1:
+			if len(b) < 8 {
+				return io.ErrUnexpectedEOF
+			}
+			b = b[8:]
+		case 2:
+			l, n := binary.Uvarint(b)
+			if n <= 0 || uint64(len(b)-n) < l {
+				return io.ErrUnexpectedEOF
+			}
+			sub, b = b[n:n+int(l)], b[n+int(l):]
+		case 5:
+			if len(b) < 4 {
+				return io.ErrUnexpectedEOF
+			}
+			b = b[4:]
+		default:
+			return fmt.Errorf("wire type %d", wire)
+		}
+		if err := fn(field, v, sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pbReader reads protobuf fields from a file, seeking past long ones.
+type pbReader struct {
+	f   *os.File
+	br  *bufio.Reader
+	off int64
+}
+
+func (r *pbReader) varint() (uint64, error) {
+	v, err := binary.ReadUvarint(r)
+	return v, err
+}
+
+func (r *pbReader) ReadByte() (byte, error) {
+	b, err := r.br.ReadByte()
+	if err == nil {
+		r.off++
+	}
+	return b, err
+}
+
+func (r *pbReader) tag() (field int, wire uint64, err error) {
+	k, err := r.varint()
+	return int(k >> 3), k & 7, err
+}
+
+func (r *pbReader) bytes() ([]byte, error) {
+	n, err := r.varint()
+	if err != nil {
+		return nil, err
+	}
+	if n > 1<<20 {
+		return nil, fmt.Errorf("field of %d bytes where a small one was expected", n)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r.br, b); err != nil {
+		return nil, err
+	}
+	r.off += int64(n)
+	return b, nil
+}
+
+func (r *pbReader) skip(wire uint64) error {
+	var n int64
+	switch wire {
+	case 0:
+		_, err := r.varint()
+		return err
+	case 1:
+		n = 8
+	case 2:
+		l, err := r.varint()
+		if err != nil {
+			return err
+		}
+		n = int64(l)
+	case 5:
+		n = 4
+	default:
+		return fmt.Errorf("wire type %d", wire)
+	}
+	if n <= int64(r.br.Buffered()) {
+		_, err := r.br.Discard(int(n))
+		r.off += n
+		return err
+	}
+	r.off += n
+	if _, err := r.f.Seek(r.off, io.SeekStart); err != nil {
+		return err
+	}
+	r.br.Reset(r.f)
+	return nil
+}
