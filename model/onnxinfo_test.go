@@ -37,3 +37,19 @@ func TestReadIOMatchesRuntime(t *testing.T) {
 		t.Error("readIO of a JSON file succeeded")
 	}
 }
+
+func FuzzReadIO(f *testing.F) {
+	model, err := os.ReadFile(filepath.Join(tinyEncoder, ModelFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(model[:2048])
+	f.Add([]byte{0x3a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "m.onnx")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readIO(p) // must not panic or hang
+	})
+}
