@@ -49,6 +49,7 @@ type CLI struct {
 	Sources       SourcesCmd       `cmd:"" help:"List or remove sources."`
 	Stats         StatsCmd         `cmd:"" help:"Count documents, chunks and bytes."`
 	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime and the embedding model; exit 0 when healthy."`
+	Batch         BatchCmd         `cmd:"" help:"Answer a JSONL file of queries (one search per line), with the index and models opened once; JSONL out in input order."`
 	Eval          EvalCmd          `cmd:"" help:"Score search quality (nDCG, recall, MRR, latency) on a BEIR collection such as SciFact."`
 	Models        ModelsCmd        `cmd:"" help:"List, pull, verify and locate embedding and reranking models."`
 	Version       VersionCmd       `cmd:"" help:"Print the version."`
