@@ -202,13 +202,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 				return nil, err
 			}
 			res.Total = total
-			ranked, n, of, warn, err := e.rerankTop(ctx, q, lexicalOnly(cands), opt)
-			if err != nil {
-				return nil, err
-			}
-			res.Reranked, res.RerankOf = n, of
-			res.Warning = joinWarnings(res.Warning, warn)
-			if hits, err = e.hydrate(q, ranked, opt, w); err != nil {
+			if hits, err = e.rerankAndHydrate(ctx, q, lexicalOnly(cands), opt, w, res); err != nil {
 				return nil, err
 			}
 			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
@@ -222,13 +216,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			return nil, err
 		}
 		res.Total = total
-		ranked, n, of, warn, err := e.rerankTop(ctx, q, cands, opt)
-		if err != nil {
-			return nil, err
-		}
-		res.Reranked, res.RerankOf = n, of
-		res.Warning = joinWarnings(res.Warning, warn)
-		if hits, err = e.hydrate(q, ranked, opt, w); err != nil {
+		if hits, err = e.rerankAndHydrate(ctx, q, cands, opt, w, res); err != nil {
 			return nil, err
 		}
 	}
@@ -238,6 +226,18 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	res.Results = hits
 	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
+}
+
+// rerankAndHydrate reranks the best candidates, notes on res how many
+// were reranked (and any warning), and turns the ranking into hits.
+func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []scored, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
+	ranked, n, of, warn, err := e.rerankTop(ctx, q, cands, opt)
+	if err != nil {
+		return nil, err
+	}
+	res.Reranked, res.RerankOf = n, of
+	res.Warning = joinWarnings(res.Warning, warn)
+	return e.hydrate(q, ranked, opt, w)
 }
 
 func joinWarnings(a, b string) string {
