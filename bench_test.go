@@ -17,6 +17,7 @@ import (
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/testdata"
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/vector"
 )
@@ -139,10 +140,10 @@ func BenchmarkVectorStage(b *testing.B) {
 // 50-candidate lists, over SciFact's abstracts cut into 128-token chunks
 // (about 12,000) with SciFact's test questions as queries.
 func BenchmarkLexicalFusion10k(b *testing.B) {
-	dir := filepath.Join("..", "shared", "data", "scifact")
+	dir := testdata.Dir(b, "scifact")
 	col, err := eval.LoadBEIR(dir, "test")
 	if err != nil {
-		b.Skipf("SciFact not found (%v); it lives in the project's shared data folder", err)
+		b.Fatal(err)
 	}
 	e, err := braid.Open(filepath.Join(b.TempDir(), "idx"), nil)
 	if err != nil {
@@ -265,9 +266,9 @@ func exactTop(vecs [][]float32, q []float32, k int) map[string]bool {
 // ingest sends them, about 300 tokens each) per operation.
 func BenchmarkEmbedThroughput(b *testing.B) {
 	models := benchModels(b)
-	f, err := os.Open(filepath.Join("..", "shared", "data", "scifact", "corpus.jsonl"))
+	f, err := os.Open(filepath.Join(testdata.Dir(b, "scifact"), "corpus.jsonl"))
 	if err != nil {
-		b.Skipf("SciFact not found: %v", err)
+		b.Fatal(err)
 	}
 	defer f.Close()
 	var texts []string

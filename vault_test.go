@@ -2,27 +2,11 @@ package braid_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testdata"
 )
-
-// sharedData is the project's read-only data folder (../shared/data), or
-// $BRAID_TESTDATA.
-func sharedData(t testing.TB, sub string) string {
-	t.Helper()
-	root := os.Getenv("BRAID_TESTDATA")
-	if root == "" {
-		root = filepath.Join("..", "shared", "data")
-	}
-	p := filepath.Join(root, sub)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("test data %s is absent (set BRAID_TESTDATA to the shared/data folder): %v", p, err)
-	}
-	return p
-}
 
 // TestRealVaults indexes both markdown vaults into one index and checks the
 // counts, that an unchanged re-index rewrites nothing, and that BM25 puts
@@ -31,8 +15,8 @@ func TestRealVaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real vaults skipped under -short")
 	}
-	sb := sharedData(t, "markdown/silverbullet/docs")
-	dn := sharedData(t, "markdown/dendron/vault")
+	sb := testdata.Dir(t, "markdown/silverbullet/docs")
+	dn := testdata.Dir(t, "markdown/dendron/vault")
 	ctx := context.Background()
 	e := openEngine(t, nil)
 	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: sb}, {Path: dn}}, nil)

@@ -8,24 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/braidsearch/braid/internal/testdata"
 	"github.com/braidsearch/braid/markdown"
 )
-
-// testdata returns the shared test data folder: $BRAID_TESTDATA, else
-// ../../shared/data relative to this package. It skips when the folder is
-// absent.
-func testdata(tb testing.TB, sub string) string {
-	tb.Helper()
-	dir := os.Getenv("BRAID_TESTDATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	dir = filepath.Join(dir, sub)
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("test data %s not found (set BRAID_TESTDATA to the shared data folder): %v", dir, err)
-	}
-	return dir
-}
 
 type file struct {
 	name string
@@ -37,7 +22,7 @@ func vaults(tb testing.TB) []file {
 	tb.Helper()
 	var files []file
 	for _, sub := range []string{"markdown/silverbullet/docs", "markdown/dendron/vault"} {
-		dir := testdata(tb, sub)
+		dir := testdata.Dir(tb, sub)
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
 				return err

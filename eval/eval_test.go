@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testdata"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -80,10 +82,7 @@ func TestLoadBEIR(t *testing.T) {
 }
 
 func TestSciFactFiles(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "data", "scifact")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("SciFact not found at %s (the project's shared data folder)", dir)
-	}
+	dir := testdata.Dir(t, "scifact")
 	for split, n := range map[string]int{"test": 300, "train": 809} {
 		c, err := LoadBEIR(dir, split)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testdata"
 )
 
 // BenchmarkParse parses every file of both vaults per iteration.
@@ -12,7 +14,7 @@ func BenchmarkParse(b *testing.B) {
 	var names []string
 	var size int64
 	for _, sub := range []string{"markdown/silverbullet/docs", "markdown/dendron/vault"} {
-		dir := testdata(b, sub)
+		dir := testdata.Dir(b, sub)
 		for _, p := range vaultFiles(b, dir) {
 			src, err := os.ReadFile(p)
 			if err != nil {

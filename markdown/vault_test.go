@@ -6,23 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// testdata returns the shared test data folder: $BRAID_TESTDATA, else
-// ../../shared/data relative to this package. It skips the test when the
-// folder is absent.
-func testdata(tb testing.TB, sub string) string {
-	tb.Helper()
-	dir := os.Getenv("BRAID_TESTDATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	dir = filepath.Join(dir, sub)
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("test data %s not found (set BRAID_TESTDATA to the shared data folder): %v", dir, err)
-	}
-	return dir
-}
+	"github.com/braidsearch/braid/internal/testdata"
+)
 
 // vaultFiles returns the .md files under dir, sorted.
 func vaultFiles(tb testing.TB, dir string) []string {
@@ -98,7 +84,7 @@ func parseVault(t *testing.T, dir string) (vaultStats, map[string]*Doc) {
 }
 
 func TestVaultSilverbullet(t *testing.T) {
-	dir := testdata(t, "markdown/silverbullet/docs")
+	dir := testdata.Dir(t, "markdown/silverbullet/docs")
 	s, docs := parseVault(t, dir)
 	t.Logf("silverbullet: %+v", s)
 	if s.files != 225 {
@@ -140,7 +126,7 @@ func TestVaultSilverbullet(t *testing.T) {
 }
 
 func TestVaultDendron(t *testing.T) {
-	dir := testdata(t, "markdown/dendron/vault")
+	dir := testdata.Dir(t, "markdown/dendron/vault")
 	s, docs := parseVault(t, dir)
 	t.Logf("dendron: %+v", s)
 	if s.files != 1012 {

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/braidsearch/braid/internal/testdata"
 )
 
 // TestMain lets the test binary act as the braid command, so tests can run
@@ -268,17 +270,9 @@ func TestGrepAgreesWithRipgrep(t *testing.T) {
 	if err != nil {
 		t.Skip("rg not installed: apt-get install ripgrep (make test installs it)")
 	}
-	data := os.Getenv("BRAID_TESTDATA")
-	if data == "" {
-		data = filepath.Join("..", "..", "..", "shared", "data")
-	}
 	var dirs []string
 	for _, d := range []string{"markdown/dendron/vault", "markdown/silverbullet/docs"} {
-		p := filepath.Join(data, d)
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("test data %s is absent (set BRAID_TESTDATA to the shared/data folder)", p)
-		}
-		abs, _ := filepath.Abs(p)
+		abs, _ := filepath.Abs(testdata.Dir(t, d))
 		dirs = append(dirs, displayPath(abs))
 	}
 	idx := filepath.Join(t.TempDir(), "idx")
