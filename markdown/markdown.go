@@ -249,19 +249,9 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if w.shortcutWikiLink(n) {
 			return ast.WalkSkipChildren, nil
 		}
-		w.p.doc.Links = append(w.p.doc.Links, Link{
-			Kind:   MarkdownLink,
-			Target: unescape(n.Destination),
-			Text:   plainText(n, w.body),
-			Line:   w.line(max(n.Pos(), 0)),
-		})
+		w.markdownLink(n, n.Destination)
 	case *ast.Image:
-		w.p.doc.Links = append(w.p.doc.Links, Link{
-			Kind:   MarkdownLink,
-			Target: unescape(n.Destination),
-			Text:   plainText(n, w.body),
-			Line:   w.line(max(n.Pos(), 0)),
-		})
+		w.markdownLink(n, n.Destination)
 	case *ast.AutoLink:
 		w.p.doc.Links = append(w.p.doc.Links, Link{
 			Kind:   MarkdownLink,
@@ -299,6 +289,16 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 // shortcutWikiLink handles [[x]] where a definition "[x]: url" made goldmark
 // read the inner [x] as a shortcut reference link: it records the wikilink
 // and reports true.
+// markdownLink records a [text](dest) link or an ![alt](dest) image.
+func (w *walker) markdownLink(n ast.Node, dest []byte) {
+	w.p.doc.Links = append(w.p.doc.Links, Link{
+		Kind:   MarkdownLink,
+		Target: unescape(dest),
+		Text:   plainText(n, w.body),
+		Line:   w.line(max(n.Pos(), 0)),
+	})
+}
+
 func (w *walker) shortcutWikiLink(n *ast.Link) bool {
 	p := n.Pos()
 	if n.Reference == nil || n.Reference.Type != ast.ReferenceLinkShortcut || p < 1 || w.body[p-1] != '[' {
