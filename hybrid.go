@@ -251,8 +251,25 @@ func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), 
 			return nil, err
 		}
 	}
+	keep := e.keepDoc(req, glob)
+	verdict := map[string]bool{} // by document: its chunks share the answer
 	return func(chunkID string) (bool, error) {
-		d, err := e.st.Doc(index.ChunkDocID(chunkID))
+		docID := index.ChunkDocID(chunkID)
+		if ok, seen := verdict[docID]; seen {
+			return ok, nil
+		}
+		ok, err := keep(docID)
+		if err == nil {
+			verdict[docID] = ok
+		}
+		return ok, err
+	}, nil
+}
+
+// keepDoc tests a document against the source, path and tag filters.
+func (e *Engine) keepDoc(req index.Request, glob *index.Matcher) func(docID string) (bool, error) {
+	return func(docID string) (bool, error) {
+		d, err := e.st.Doc(docID)
 		if err != nil || d == nil {
 			return false, err
 		}
@@ -273,5 +290,5 @@ func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), 
 			}
 		}
 		return true, nil
-	}, nil
+	}
 }

@@ -115,6 +115,15 @@ func TestHybridEndToEnd(t *testing.T) {
 		}
 	}
 
+	// Filters the vector index cannot apply are applied to its candidates.
+	res, err = e.Search(ctx, "tomatoes sun watering", braid.SearchOptions{VectorWeight: &one, PathGlob: "b*.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 1 || res.Results[0].Path != "bread.md" {
+		t.Errorf("vector search with --path b*.md: %+v, want bread.md alone", res.Results)
+	}
+
 	// w = 0 computes no embedding.
 	zero := 0.0
 	c.calls.Store(0)
