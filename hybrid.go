@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
@@ -142,6 +143,30 @@ func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
 	return *opt.VectorWeight, "", nil
 }
 
+// VectorsUnavailable says why a search cannot use vectors now (no
+// embedding model, or no embeddings indexed yet), or "" when it can.
+func (e *Engine) VectorsUnavailable() string {
+	switch {
+	case e.vec == nil:
+		return e.noVectors()
+	case e.vec.Len() == 0:
+		return "the index has no embeddings yet (run braid index to compute them)"
+	}
+	return ""
+}
+
+// RerankUnavailable says why searches are not reranked, or "" when a
+// cross-encoder is loaded.
+func (e *Engine) RerankUnavailable() string {
+	switch {
+	case e.opt.Reranker != nil:
+		return ""
+	case e.opt.NoRerank != "":
+		return e.opt.NoRerank
+	}
+	return "no reranker model is set up"
+}
+
 func (e *Engine) noVectors() string {
 	if e.opt.NoVectors != "" {
 		return e.opt.NoVectors
@@ -152,7 +177,7 @@ func (e *Engine) noVectors() string {
 // hybrid fetches candidates from both retrievers and fuses them. Phrases and
 // exclusions are enforced by the lexical index, so with them the vector
 // candidates are limited to chunks the lexical query matched.
-func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64) ([]scored, int, error) {
+func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) ([]scored, int, error) {
 	k := max(opt.Candidates, opt.Limit*4)
 	constrained := len(q.Phrases) > 0 || len(q.Excluded) > 0
 	var lexC []index.Candidate
@@ -162,17 +187,22 @@ func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, o
 		if constrained && w > 0 {
 			req.Size = max(k, 1000)
 		}
+		t := time.Now()
 		var err error
 		if lexC, total, err = e.lex.Search(ctx, req); err != nil {
 			return nil, 0, err
 		}
+		tm.Lexical = msSince(t)
 	}
 	var vecC []fusion.Candidate
 	if w > 0 {
+		t := time.Now()
 		qv, err := e.opt.Embedder.Embed(ctx, []string{q.Semantic()}, true)
 		if err != nil {
 			return nil, 0, fmt.Errorf("braid: embed query: %w", err)
 		}
+		tm.Embed = msSince(t)
+		t = time.Now()
 		filtered := len(req.SourceIDs) > 0 || req.PathGlob != "" || len(req.Tags) > 0
 		n := k
 		if filtered || constrained {
@@ -210,7 +240,10 @@ func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, o
 		if w == 1 && !constrained {
 			total = len(vecC)
 		}
+		tm.Vector = msSince(t)
 	}
+	t := time.Now()
+	defer func() { tm.Fusion = msSince(t) }()
 	if len(lexC) > k {
 		lexC = lexC[:k]
 	}

@@ -133,7 +133,24 @@ type Results struct {
 	// read; fewer than RerankOf when the time budget ran out.
 	Reranked int `json:"reranked"`
 	RerankOf int `json:"rerank_of"`
+	// Timings says where the time went.
+	Timings Timings `json:"timings"`
 }
+
+// Timings is where a search spent its time, in milliseconds; a stage the
+// search skipped is zero. TookMS also counts parsing and the loops that
+// fetch more lexical candidates, so it can exceed the sum.
+type Timings struct {
+	Lexical float64 `json:"lexical_ms"` // BM25 candidates
+	Embed   float64 `json:"embed_ms"`   // tokenizing and embedding the query
+	Vector  float64 `json:"vector_ms"`  // HNSW neighbours and filters
+	Fusion  float64 `json:"fusion_ms"`
+	Rerank  float64 `json:"rerank_ms"`
+	Hydrate float64 `json:"hydrate_ms"` // documents, snippets and highlights
+}
+
+// msSince is the time since t in milliseconds.
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
 
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
@@ -197,10 +214,12 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		// Lexical only: fetch more chunks until enough documents are found.
 		req.Size = max(opt.Candidates, opt.Limit*8)
 		for {
+			t := time.Now()
 			cands, total, err := lex.Search(ctx, req)
 			if err != nil {
 				return nil, err
 			}
+			res.Timings.Lexical += msSince(t)
 			res.Total = total
 			if hits, err = e.rerankAndHydrate(ctx, q, lexicalOnly(cands), opt, w, res); err != nil {
 				return nil, err
@@ -211,7 +230,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			req.Size *= 4 // one hit per document needs more chunks
 		}
 	} else {
-		cands, total, err := e.hybrid(ctx, q, req, opt, w)
+		cands, total, err := e.hybrid(ctx, q, req, opt, w, &res.Timings)
 		if err != nil {
 			return nil, err
 		}
@@ -224,20 +243,25 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		hits = hits[:opt.Limit]
 	}
 	res.Results = hits
-	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	res.TookMS = msSince(start)
 	return res, nil
 }
 
 // rerankAndHydrate reranks the best candidates, notes on res how many
 // were reranked (and any warning), and turns the ranking into hits.
 func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []scored, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
+	t := time.Now()
 	ranked, n, of, warn, err := e.rerankTop(ctx, q, cands, opt)
 	if err != nil {
 		return nil, err
 	}
+	res.Timings.Rerank += msSince(t)
 	res.Reranked, res.RerankOf = n, of
 	res.Warning = joinWarnings(res.Warning, warn)
-	return e.hydrate(q, ranked, opt, w)
+	t = time.Now()
+	hits, err := e.hydrate(q, ranked, opt, w)
+	res.Timings.Hydrate += msSince(t)
+	return hits, err
 }
 
 func joinWarnings(a, b string) string {
