@@ -30,6 +30,45 @@ func TestNDCG(t *testing.T) {
 	}
 }
 
+// Hand-computed cases: graded gains, equal grades in the ideal ranking,
+// and documents the qrels do not judge (or judge 0) counting as misses.
+func TestMetricsHandComputed(t *testing.T) {
+	l2 := math.Log2
+	// Graded, wrong order: DCG = 1/1 + 2/log2(3); IDCG = 2/1 + 1/log2(3).
+	graded := map[string]int{"a": 2, "b": 1}
+	if got, want := NDCG([]string{"b", "a"}, graded, 10), (1+2/l2(3))/(2+1/l2(3)); !near(got, want) {
+		t.Errorf("graded nDCG %v, want %v", got, want)
+	}
+	// Ties in the ideal ranking: grades 2, 1, 1 whatever their ids.
+	// Ranking a, c, x(unjudged), b: DCG = 1 + 2/log2(3) + 0 + 1/log2(5).
+	tied := map[string]int{"a": 1, "b": 1, "c": 2}
+	want := (1 + 2/l2(3) + 1/l2(5)) / (2 + 1/l2(3) + 1/l2(4))
+	if got := NDCG([]string{"a", "c", "x", "b"}, tied, 10); !near(got, want) {
+		t.Errorf("nDCG with tied grades %v, want %v", got, want)
+	}
+	// Missing judgments: z is judged 0 and y not at all; both are misses.
+	rel := map[string]int{"a": 1, "z": 0}
+	if got, want := NDCG([]string{"z", "y", "a"}, rel, 10), 1/l2(4); !near(got, want) {
+		t.Errorf("nDCG past unjudged documents %v, want %v", got, want)
+	}
+	if got := MRR([]string{"z", "y", "a"}, rel, 10); !near(got, 1.0/3) {
+		t.Errorf("MRR past unjudged documents %v, want 1/3", got)
+	}
+	if got := Recall([]string{"z", "y"}, rel, 100); got != 0 {
+		t.Errorf("recall with only unjudged hits %v, want 0", got)
+	}
+	// A query whose judgments are all 0 scores 0 everywhere, not NaN.
+	none := map[string]int{"a": 0}
+	if n, r, m := NDCG([]string{"a"}, none, 10), Recall([]string{"a"}, none, 10), MRR([]string{"a"}, none, 10); n != 0 || r != 0 || m != 0 {
+		t.Errorf("all-zero judgments: nDCG %v recall %v MRR %v, want 0", n, r, m)
+	}
+	// The cut-off: recall@1 sees only the first hit.
+	two := map[string]int{"a": 1, "b": 1}
+	if got := Recall([]string{"a", "b"}, two, 1); !near(got, 0.5) {
+		t.Errorf("recall@1 %v, want 0.5", got)
+	}
+}
+
 func TestRecallMRR(t *testing.T) {
 	rel := map[string]int{"a": 1, "b": 1, "z": 0}
 	if got := Recall([]string{"x", "a", "y"}, rel, 10); !near(got, 0.5) {

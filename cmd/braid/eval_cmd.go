@@ -1,99 +1,213 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
 )
 
-// EvalCmd scores search quality on a BEIR collection whose corpus.jsonl is
-// indexed.
+// EvalCmd indexes a BEIR collection and scores search quality on it, one
+// run per mode (and per vector weight for the hybrid modes).
 type EvalCmd struct {
-	Dir          string    `arg:"" help:"BEIR directory: queries.jsonl and qrels/SPLIT.tsv (index its corpus.jsonl first)." type:"existingdir"`
+	BEIR         string    `name:"beir" required:"" help:"BEIR directory: corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv (e.g. ../shared/data/scifact)." type:"existingdir" placeholder:"DIR"`
 	Split        string    `help:"Which qrels split to score." default:"test"`
-	VectorWeight []float64 `help:"Vector weights to score (repeatable or comma-separated)." default:"0,0.5,1" placeholder:"W"`
-	Fusion       []string  `help:"Fusion methods to score (linear, rrf)." default:"linear" enum:"linear,rrf"`
-	Normalize    []string  `help:"Score normalisations for linear fusion (minmax, zscore)." default:"minmax" enum:"minmax,zscore"`
+	Modes        []string  `help:"Modes to score: lexical, vector, hybrid, hybrid+rerank." default:"lexical,vector,hybrid,hybrid+rerank" enum:"lexical,vector,hybrid,hybrid+rerank"`
+	VectorWeight []float64 `help:"Vector weights for the hybrid modes (repeatable or comma-separated; default the engine's, 0.6)." placeholder:"W"`
+	Fusion       string    `help:"Fusion for the hybrid modes (linear, rrf)." default:"linear" enum:"linear,rrf"`
+	Normalize    string    `help:"Score normalisation for linear fusion (minmax, zscore)." default:"minmax" enum:"minmax,zscore"`
 	Candidates   int       `help:"Candidates each retriever hands to fusion." default:"50" placeholder:"K"`
-	K            int       `help:"Cut-off for nDCG, recall and MRR: each query asks for this many results." default:"10"`
+	Depth        int       `help:"Results fetched per query; recall@100 needs 100." default:"100" placeholder:"N"`
+	Baseline     string    `help:"Fail when a run's nDCG@10, recall@100 or MRR@10 is more than --tolerance below the same run in this JSON file (an earlier --json output)." type:"existingfile" placeholder:"FILE"`
+	Tolerance    float64   `help:"How far below the baseline a metric may fall." default:"0.005"`
 }
 
-// evalRun is the score of one configuration.
+// evalRun is the score of one mode; Skipped runs say why.
 type evalRun struct {
-	VectorWeight float64  `json:"vector_weight"`
-	Fusion       string   `json:"fusion"`
-	Normalize    string   `json:"normalize,omitempty"`
-	NDCG         float64  `json:"ndcg"`
-	Recall       float64  `json:"recall_100"`
-	MRR          float64  `json:"mrr"`
-	P50MS        float64  `json:"p50_ms"`
-	P95MS        float64  `json:"p95_ms"`
-	Warnings     []string `json:"warnings,omitempty"`
+	Mode         string             `json:"mode"`
+	VectorWeight float64            `json:"vector_weight"`
+	Fusion       string             `json:"fusion,omitempty"`
+	Normalize    string             `json:"normalize,omitempty"`
+	Skipped      bool               `json:"skipped,omitempty"`
+	Reason       string             `json:"reason,omitempty"`
+	Queries      int                `json:"queries"`
+	NDCG10       float64            `json:"ndcg@10"`
+	Recall10     float64            `json:"recall@10"`
+	Recall100    float64            `json:"recall@100"`
+	MRR10        float64            `json:"mrr@10"`
+	TookMS       float64            `json:"took_ms"`
+	P50MS        float64            `json:"p50_ms"`
+	P95MS        float64            `json:"p95_ms"`
+	Stages       map[string]float64 `json:"stages_p50_ms,omitempty"`
+	Warnings     []string           `json:"warnings,omitempty"`
 }
 
-// Run scores every configuration.
+// key names a run for baseline matching.
+func (r evalRun) key() string {
+	if strings.HasPrefix(r.Mode, "hybrid") {
+		return fmt.Sprintf("%s w=%g %s %s", r.Mode, r.VectorWeight, r.Fusion, r.Normalize)
+	}
+	return r.Mode
+}
+
+// Run indexes the corpus, scores every mode and checks the baseline.
 func (c *EvalCmd) Run(g *Globals) error {
-	col, err := eval.LoadBEIR(c.Dir, c.Split)
+	col, err := eval.LoadBEIR(c.BEIR, c.Split)
 	if err != nil {
 		return err
 	}
-	if c.K < 1 || c.Candidates < 1 {
-		return fmt.Errorf("--k and --candidates want 1 or more")
+	corpus := filepath.Join(c.BEIR, "corpus.jsonl")
+	if _, err := os.Stat(corpus); err != nil {
+		return fmt.Errorf("%w (a BEIR directory holds corpus.jsonl beside queries.jsonl)", err)
 	}
-	e, done, err := g.openWith(true, "braid eval")
+	if c.Candidates < 1 || c.Depth < 10 {
+		return fmt.Errorf("--candidates wants 1 or more and --depth 10 or more")
+	}
+	for _, w := range c.VectorWeight {
+		if w <= 0 || w >= 1 {
+			return fmt.Errorf("--vector-weight %v: the hybrid modes want a weight strictly between 0 and 1 (the lexical and vector modes are 0 and 1)", w)
+		}
+	}
+	var base []evalRun
+	if c.Baseline != "" {
+		data, err := os.ReadFile(c.Baseline)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, &base); err != nil {
+			return fmt.Errorf("--baseline %s: %w (want the JSON list braid eval --json prints)", c.Baseline, err)
+		}
+	}
+	modes := slices.Compact(c.Modes)
+	needVec := slices.ContainsFunc(modes, func(m string) bool { return m != "lexical" })
+	needRerank := slices.Contains(modes, "hybrid+rerank")
+
+	dir := g.Index
+	if !g.indexSet {
+		if dir, err = os.MkdirTemp("", "braid-eval-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	sub := *g
+	sub.Index = dir
+	e, done, err := sub.openFor(false, "braid eval", needVec, needRerank)
 	if err != nil {
 		return err
 	}
 	defer done()
+	if !g.Quiet {
+		fmt.Fprintf(g.stderr, "braid: indexing %s into %s\n", corpus, dir)
+	}
+	pr := newProgress(g)
+	_, err = e.Index(g.ctx, []braid.SourceSpec{{Path: corpus}}, pr.update)
+	pr.done()
+	if err != nil {
+		return err
+	}
+
+	weights := c.VectorWeight
+	if len(weights) == 0 {
+		weights = []float64{braid.DefaultVectorWeight}
+	}
 	var runs []evalRun
-	for _, w := range c.VectorWeight {
-		for _, f := range c.Fusion {
-			norms := c.Normalize
-			if f != "linear" || w == 0 || w == 1 {
-				norms = norms[:1] // normalisation changes nothing there
+	for _, m := range modes {
+		ws := []float64{0}
+		switch m {
+		case "vector":
+			ws = []float64{1}
+		case "hybrid", "hybrid+rerank":
+			ws = weights
+		}
+		for _, w := range ws {
+			r := evalRun{Mode: m, VectorWeight: w, Queries: len(col.Queries)}
+			if strings.HasPrefix(m, "hybrid") {
+				r.Fusion = c.Fusion
+				if c.Fusion == "linear" {
+					r.Normalize = c.Normalize
+				}
 			}
-			for _, n := range norms {
-				r, err := c.score(g, e, col, w, f, n)
-				if err != nil {
-					return err
-				}
-				runs = append(runs, r)
-				if !g.JSON {
-					fmt.Fprintf(g.stdout, "w %.2f %-6s %-6s  nDCG@%d %.4f  recall@%d %.4f  MRR@%d %.4f  p50 %.1f ms  p95 %.1f ms\n",
-						w, f, r.Normalize, c.K, r.NDCG, c.K, r.Recall, c.K, r.MRR, r.P50MS, r.P95MS)
-					for _, warn := range r.Warnings {
-						g.warn("%s", warn)
-					}
-				}
+			if why := skipReason(e, m); why != "" {
+				r.Skipped, r.Reason = true, why
+			} else if err := c.score(g, e, col, &r); err != nil {
+				return err
+			}
+			runs = append(runs, r)
+			if !g.JSON {
+				printRun(g, r)
 			}
 		}
 	}
 	if g.JSON {
-		return g.printJSON(map[string]any{"dir": c.Dir, "split": c.Split, "queries": len(col.Queries), "runs": runs})
+		if err := g.printJSON(runs); err != nil {
+			return err
+		}
+	}
+	if base != nil {
+		return c.compare(g, runs, base)
 	}
 	return nil
 }
 
-func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, w float64, f, n string) (evalRun, error) {
-	r := evalRun{VectorWeight: w, Fusion: f}
-	if f == "linear" && w > 0 && w < 1 {
-		r.Normalize = n
+// skipReason says why the engine cannot run a mode, or "" when it can.
+func skipReason(e *braid.Engine, mode string) string {
+	if mode == "lexical" {
+		return ""
 	}
+	if why := e.VectorsUnavailable(); why != "" {
+		return why
+	}
+	if mode == "hybrid+rerank" {
+		return e.RerankUnavailable()
+	}
+	return ""
+}
+
+func printRun(g *Globals, r evalRun) {
+	name := r.Mode
+	if strings.HasPrefix(r.Mode, "hybrid") {
+		name = fmt.Sprintf("%s w=%.2f", r.Mode, r.VectorWeight)
+	}
+	if r.Skipped {
+		fmt.Fprintf(g.stdout, "%-22s skipped: %s\n", name, r.Reason)
+		return
+	}
+	fmt.Fprintf(g.stdout, "%-22s nDCG@10 %.4f  recall@10 %.4f  recall@100 %.4f  MRR@10 %.4f  %d queries in %.1f s (p50 %.1f ms, p95 %.1f ms)\n",
+		name, r.NDCG10, r.Recall10, r.Recall100, r.MRR10, r.Queries, r.TookMS/1000, r.P50MS, r.P95MS)
+	for _, warn := range r.Warnings {
+		g.warn("%s", warn)
+	}
+}
+
+// score runs every query in one mode and fills in r's metrics.
+func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, r *evalRun) error {
+	opt := braid.SearchOptions{Limit: c.Depth, VectorWeight: &r.VectorWeight, Candidates: c.Candidates,
+		Fusion: braid.Fusion(c.Fusion), Normalize: braid.Normalization(c.Normalize), NoRerank: r.Mode != "hybrid+rerank"}
 	seen := map[string]bool{}
 	var lat []float64
+	stages := map[string][]float64{}
+	start := time.Now()
 	for _, q := range col.Queries {
 		if err := g.ctx.Err(); err != nil {
-			return r, err
+			return err
 		}
-		start := time.Now()
-		res, err := e.Search(g.ctx, q.Text, braid.SearchOptions{Limit: c.K, VectorWeight: &w,
-			Fusion: braid.Fusion(f), Normalize: braid.Normalization(n), Candidates: c.Candidates})
+		res, err := e.Search(g.ctx, q.Text, opt)
 		if err != nil {
-			return r, fmt.Errorf("query %s: %w", q.ID, err)
+			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		lat = append(lat, float64(time.Since(start).Microseconds())/1000)
+		lat = append(lat, res.TookMS)
+		t := res.Timings
+		for name, ms := range map[string]float64{"lexical": t.Lexical, "embed": t.Embed, "vector": t.Vector,
+			"fusion": t.Fusion, "rerank": t.Rerank, "hydrate": t.Hydrate} {
+			stages[name] = append(stages[name], ms)
+		}
 		if warn := res.Warning; warn != "" && !seen[warn] {
 			seen[warn] = true
 			r.Warnings = append(r.Warnings, warn)
@@ -103,14 +217,60 @@ func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, w flo
 			ids[i] = h.ID
 		}
 		rel := col.Qrels[q.ID]
-		r.NDCG += eval.NDCG(ids, rel, c.K)
-		r.Recall += eval.Recall(ids, rel, c.K)
-		r.MRR += eval.MRR(ids, rel, c.K)
+		r.NDCG10 += eval.NDCG(ids, rel, 10)
+		r.Recall10 += eval.Recall(ids, rel, 10)
+		r.Recall100 += eval.Recall(ids, rel, 100)
+		r.MRR10 += eval.MRR(ids, rel, 10)
 	}
-	n64 := float64(len(col.Queries))
-	r.NDCG /= n64
-	r.Recall /= n64
-	r.MRR /= n64
+	r.TookMS = float64(time.Since(start).Milliseconds())
+	n := float64(len(col.Queries))
+	r.NDCG10, r.Recall10, r.Recall100, r.MRR10 = round4(r.NDCG10/n), round4(r.Recall10/n), round4(r.Recall100/n), round4(r.MRR10/n)
 	r.P50MS, r.P95MS = eval.Percentile(lat, 50), eval.Percentile(lat, 95)
-	return r, nil
+	r.Stages = map[string]float64{}
+	for name, xs := range stages {
+		if p := eval.Percentile(xs, 50); p > 0 {
+			r.Stages[name] = p
+		}
+	}
+	return nil
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// compare fails when a run scores below its baseline by more than the
+// tolerance. Runs the baseline lacks, and skipped runs, are not compared.
+func (c *EvalCmd) compare(g *Globals, runs, base []evalRun) error {
+	byKey := map[string]evalRun{}
+	for _, b := range base {
+		if !b.Skipped {
+			byKey[b.key()] = b
+		}
+	}
+	var worse []string
+	compared := 0
+	for _, r := range runs {
+		b, ok := byKey[r.key()]
+		if !ok || r.Skipped {
+			continue
+		}
+		compared++
+		for _, m := range []struct {
+			name      string
+			got, want float64
+		}{{"nDCG@10", r.NDCG10, b.NDCG10}, {"recall@100", r.Recall100, b.Recall100}, {"MRR@10", r.MRR10, b.MRR10}} {
+			if m.got < m.want-c.Tolerance {
+				worse = append(worse, fmt.Sprintf("%s %s %.4f, baseline %.4f", r.key(), m.name, m.got, m.want))
+			}
+		}
+	}
+	if compared == 0 {
+		return fmt.Errorf("--baseline %s has none of these runs to compare with (modes %s)", c.Baseline, strings.Join(c.Modes, ","))
+	}
+	if len(worse) > 0 {
+		return fmt.Errorf("quality regression beyond %.3f: %s (if the change is intended, refresh the baseline with --json output)", c.Tolerance, strings.Join(worse, "; "))
+	}
+	if !g.Quiet && !g.JSON {
+		fmt.Fprintf(g.stderr, "braid: %d run(s) within %.3f of the baseline %s\n", compared, c.Tolerance, c.Baseline)
+	}
+	return nil
 }

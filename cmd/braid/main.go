@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,10 +32,11 @@ type Globals struct {
 	Quiet bool   `help:"Print no progress or warnings." short:"q"`
 	modelFlags
 
-	ctx    context.Context
-	stdout io.Writer
-	stderr io.Writer
-	tty    bool // stderr is a terminal
+	ctx      context.Context
+	indexSet bool // --index or BRAID_INDEX was given, not the default
+	stdout   io.Writer
+	stderr   io.Writer
+	tty      bool // stderr is a terminal
 }
 
 // CLI is the command tree.
@@ -50,7 +52,8 @@ type CLI struct {
 	Stats         StatsCmd         `cmd:"" help:"Count documents, chunks and bytes."`
 	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime and the embedding model; exit 0 when healthy."`
 	Batch         BatchCmd         `cmd:"" help:"Answer a JSONL file of queries (one search per line), with the index and models opened once; JSONL out in input order."`
-	Eval          EvalCmd          `cmd:"" help:"Score search quality (nDCG, recall, MRR, latency) on a BEIR collection such as SciFact."`
+	Eval          EvalCmd          `cmd:"" help:"Index a BEIR collection such as SciFact and score search quality per mode (nDCG@10, recall@10/100, MRR@10, latency)."`
+	Bench         BenchCmd         `cmd:"" help:"Time each search stage, ingest and the rerankers on synthetic corpora of 1k-100k chunks; targets beside."`
 	Models        ModelsCmd        `cmd:"" help:"List, pull, verify and locate embedding and reranking models."`
 	Version       VersionCmd       `cmd:"" help:"Print the version."`
 }
@@ -99,6 +102,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return 1
 	}
 	cli.ctx, cli.stdout, cli.stderr = ctx, stdout, stderr
+	cli.indexSet = os.Getenv("BRAID_INDEX") != "" || slices.ContainsFunc(args, func(a string) bool {
+		return a == "--index" || strings.HasPrefix(a, "--index=")
+	})
 	if f, ok := stderr.(*os.File); ok {
 		cli.tty = term.IsTerminal(int(f.Fd()))
 	}
