@@ -12,7 +12,7 @@ export BRAID_ORT_LIB ?= $(ORT_LIB)
 MODELS ?= BAAI/bge-small-en-v1.5 BAAI/bge-small-en-v1.5:int8 sentence-transformers/all-MiniLM-L6-v2:int8
 PYTHON ?= python3
 
-.PHONY: build test test-short demo models ort fixtures bench lint tools clean
+.PHONY: build test test-short demo models ort fixtures bench bench-ci lint tools clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/braid
@@ -46,16 +46,37 @@ ort: $(ORT_LIB)
 $(ORT_LIB):
 	scripts/install-ort.sh $(dir $(ORT_LIB)) >/dev/null
 
-# Architecture-exact models with random weights, for the latency benchmarks.
-fixtures: .tools/fixtures/bge-small/model.onnx .tools/fixtures/minilm-l6/model.onnx
+# Architecture-exact models with random weights, for the latency benchmarks
+# (braid bench uses them for models that are not installed).
+FIXTURES := bge-small minilm-l6 ms-marco-minilm-l6 ms-marco-minilm-l6-int8 ms-marco-tinybert-l2 ms-marco-tinybert-l2-int8
+fixtures: $(FIXTURES:%=.tools/fixtures/%/model.onnx)
 TOKENIZER_bge-small := $(SHARED)/models/tokenizers/bge-small-en-v1.5/tokenizer.json
 TOKENIZER_minilm-l6 := $(SHARED)/models/tokenizers/all-MiniLM-L6-v2/tokenizer.json
-.tools/fixtures/%/model.onnx: tools/genmodel/genmodel.py
-	@$(PYTHON) -c 'import onnx, numpy' 2>/dev/null || $(PYTHON) -m pip install -q onnx numpy
-	$(PYTHON) tools/genmodel/genmodel.py --preset $* --out $(dir $@) --tokenizer $(TOKENIZER_$*)
+TOKENIZER_ms-marco-minilm-l6 := $(TOKENIZER_minilm-l6)
+TOKENIZER_ms-marco-tinybert-l2 := $(TOKENIZER_minilm-l6)
+# The generator's Python packages live in a virtual environment of their own.
+PYENV := .tools/py
+$(PYENV)/bin/python:
+	$(PYTHON) -m venv $(PYENV)
+	$(PYENV)/bin/python -m pip install -q onnx numpy onnxruntime
+.tools/fixtures/%-int8/model.onnx: tools/genmodel/genmodel.py | $(PYENV)/bin/python
+	$(PYENV)/bin/python tools/genmodel/genmodel.py --preset $* --out $(dir $@) --tokenizer $(TOKENIZER_$*) --quantize
+.tools/fixtures/%/model.onnx: tools/genmodel/genmodel.py | $(PYENV)/bin/python
+	$(PYENV)/bin/python tools/genmodel/genmodel.py --preset $* --out $(dir $@) --tokenizer $(TOKENIZER_$*)
 
-bench: tools ort fixtures
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+# The full bench: every stage at 1k, 10k and 100k chunks and every
+# reranker (about ten minutes on two cores).
+bench: build ort fixtures
+	$(BIN) bench
+
+# What CI runs: the lexical SciFact eval against the committed baseline
+# (fails on a quality drop beyond the tolerance, never on timings) and a
+# short bench at 1k and 10k chunks.
+BASELINE := bench/scifact-lexical-baseline.json
+bench-ci: build ort fixtures
+	@test -d $(DATA)/scifact || { echo "bench-ci: $(DATA)/scifact is missing; set DATA=path/to/shared/data"; exit 1; }
+	$(BIN) --model none eval --beir $(DATA)/scifact --split test --modes lexical --baseline $(BASELINE)
+	$(BIN) bench --chunks 1000,10000 --queries 100 --rerank-runs 3
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

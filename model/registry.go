@@ -171,7 +171,7 @@ var registry = []Spec{
 	},
 	{
 		// The fast reranker: 2 layers of 128, about 20x cheaper per pair
-		// than MiniLM-L6 (rerank/bench_test.go). Unpinned, as above.
+		// than MiniLM-L6 (braid bench). Unpinned, as above.
 		Name: "cross-encoder/ms-marco-TinyBERT-L-2-v2", Variant: "fp32", Kind: KindCrossEncoder,
 		MaxLen: 512,
 		Files: []File{

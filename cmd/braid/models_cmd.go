@@ -125,7 +125,7 @@ func (g *Globals) reranker() (*model.CrossEncoder, string, error) {
 	}
 	s := g.setup()
 	s.Name = g.Reranker
-	s.Config.BatchSize = 8 // steadier and a little faster than 32 on 2 cores (rerank/bench_test.go)
+	s.Config.BatchSize = rerank.Batch
 	ce, err := model.OpenCrossEncoder(s)
 	switch {
 	case err == nil:

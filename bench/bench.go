@@ -1,0 +1,378 @@
+// Package bench is braid's latency harness: it indexes synthetic corpora of
+// chosen sizes and times each stage of a search (tokenize, query
+// embedding, HNSW, BM25, fusion, hydration, end to end) over repeated
+// queries, ingest throughput and peak memory, and the reranker on 50
+// pairs per model and passage policy. Results are percentiles of
+// single-query latencies; ARCHITECTURE.md's targets are checked beside
+// them. `braid bench` is its command.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/eval"
+	"github.com/braidsearch/braid/rerank"
+)
+
+// Config says what to measure.
+type Config struct {
+	// Sizes are the corpus sizes in chunks; empty means 1,000, 10,000
+	// and 100,000.
+	Sizes []int
+	// Queries is how many searches are timed per size; zero means 200.
+	Queries int
+	// RerankRuns is how many 50-pair calls are timed per reranker and
+	// window; zero means 10.
+	RerankRuns int
+	// Windows are the passage policies to time the rerankers with: a
+	// token window, or -1 for the whole passage; empty means 128, 256
+	// and whole.
+	Windows []int
+	// Models are the models to time (see LoadModels).
+	Models *Models
+	// Dir is where the corpora and indexes are built; empty means a
+	// temporary directory, removed afterwards.
+	Dir string
+	// Log, when set, hears what the bench is doing.
+	Log func(format string, args ...any)
+}
+
+// Report is a bench's result. Metric names are "<stage>.<stat>", e.g.
+// "vector.p50_ms", "ingest.chunks_per_s".
+type Report struct {
+	Embedder  string             `json:"embedder"` // model and origin, or why there is none
+	Sizes     []Size             `json:"sizes"`
+	Rerank    []RerankTiming     `json:"rerank"`
+	Metrics   map[string]float64 `json:"metrics"` // size-independent figures
+	Targets   []Target           `json:"targets"`
+	Skipped   []Skipped          `json:"skipped,omitempty"`
+	PeakRSSMB float64            `json:"peak_rss_mb"`
+	Notes     []string           `json:"notes"`
+}
+
+// Size is what was measured on one corpus.
+type Size struct {
+	Chunks  int                `json:"chunks"`
+	Docs    int                `json:"docs"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// RerankTiming is one reranker at one passage policy: 50 pairs per call.
+type RerankTiming struct {
+	Model  string  `json:"model"`
+	Origin string  `json:"origin"`
+	Window string  `json:"window"` // "128", "256" or "whole"
+	Pairs  int     `json:"pairs"`
+	P50MS  float64 `json:"p50_ms"`
+	P95MS  float64 `json:"p95_ms"`
+	P99MS  float64 `json:"p99_ms"`
+}
+
+// Target is one of ARCHITECTURE.md's performance targets and where the
+// bench found braid.
+type Target struct {
+	Name     string  `json:"name"`
+	Metric   string  `json:"metric"`
+	Chunks   int     `json:"chunks,omitempty"`
+	TargetMS float64 `json:"target_ms"`
+	// MeasuredMS is absent when the bench did not measure it (the size
+	// was not run, or the model was missing).
+	MeasuredMS *float64 `json:"measured_ms,omitempty"`
+	Met        *bool    `json:"met,omitempty"`
+}
+
+// targets are ../shared/ARCHITECTURE.md's performance targets.
+var targets = []Target{
+	{Name: "query embedding + HNSW top-50 over 1k", Metric: "vector.p50_ms", Chunks: 1000, TargetMS: 10},
+	{Name: "BM25 + fusion at 10k chunks", Metric: "lexical_fusion.p50_ms", Chunks: 10000, TargetMS: 2},
+	{Name: "rerank 50 pairs, default model", Metric: "rerank.p50_ms", TargetMS: 50},
+}
+
+// Run measures. It stops early, returning ctx's error, when ctx ends.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if len(cfg.Sizes) == 0 {
+		cfg.Sizes = []int{1000, 10000, 100000}
+	}
+	cfg.Queries = cmpOr(cfg.Queries, 200)
+	cfg.RerankRuns = cmpOr(cfg.RerankRuns, 10)
+	if len(cfg.Windows) == 0 {
+		cfg.Windows = []int{128, 256, -1}
+	}
+	if cfg.Log == nil {
+		cfg.Log = func(string, ...any) {}
+	}
+	if cfg.Models == nil {
+		cfg.Models = &Models{}
+	}
+	if cfg.Dir == "" {
+		dir, err := os.MkdirTemp("", "braid-bench-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		cfg.Dir = dir
+	}
+	rep := &Report{Metrics: map[string]float64{}, Skipped: cfg.Models.Skipped,
+		Notes: []string{"corpora are synthetic: Zipf-distributed pseudo-words, 10 sections (one chunk each) per file"}}
+	emb := cfg.Models.Embedder
+	if emb != nil {
+		rep.Embedder = fmt.Sprintf("%s (%s)", emb.Name, emb.Origin)
+		rep.Notes = append(rep.Notes, "passages get synthetic clustered vectors at ingest (embedding 100k chunks for real takes hours); queries are embedded by the model, so search latency is real")
+		if err := embedThroughput(ctx, emb, rep); err != nil {
+			return nil, err
+		}
+	} else {
+		rep.Embedder = "none: vector stages not measured"
+	}
+	for _, n := range cfg.Sizes {
+		s, err := runSize(ctx, cfg, n)
+		if err != nil {
+			return nil, err
+		}
+		rep.Sizes = append(rep.Sizes, *s)
+	}
+	for _, c := range cfg.Models.Rerankers {
+		for _, w := range cfg.Windows {
+			cfg.Log("reranking 50 pairs with %s, window %s", c.Name, windowName(w))
+			t, err := timeRerank(ctx, c, w, cfg.RerankRuns)
+			if err != nil {
+				return nil, err
+			}
+			rep.Rerank = append(rep.Rerank, t)
+		}
+	}
+	if t, ok := defaultRerank(rep.Rerank); ok {
+		rep.Metrics["rerank.p50_ms"], rep.Metrics["rerank.p95_ms"], rep.Metrics["rerank.p99_ms"] = t.P50MS, t.P95MS, t.P99MS
+		rep.Notes = append(rep.Notes, fmt.Sprintf("rerank.* is %s (%s) at the default window of %d tokens", t.Model, t.Origin, rerank.DefaultWindow))
+	}
+	rep.PeakRSSMB = peakRSSMB()
+	rep.Targets = check(rep)
+	return rep, nil
+}
+
+func cmpOr(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// runSize builds one corpus and index and times searches on it.
+func runSize(ctx context.Context, cfg Config, n int) (*Size, error) {
+	dir := filepath.Join(cfg.Dir, fmt.Sprint(n))
+	src := filepath.Join(dir, "corpus")
+	cfg.Log("%d chunks: writing the synthetic corpus", n)
+	queries, err := corpus(ctx, src, n, min(cfg.Queries, 500))
+	if err != nil {
+		return nil, err
+	}
+	opt := &braid.Options{Purpose: "braid bench"}
+	emb := cfg.Models.Embedder
+	if emb != nil {
+		opt.Embedder, opt.Model = newSynthetic(emb), "bench-synthetic"
+	}
+	e, err := braid.Open(filepath.Join(dir, "index"), opt)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	cfg.Log("%d chunks: indexing", n)
+	start := time.Now()
+	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: src}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	secs := time.Since(start).Seconds()
+	s := &Size{Chunks: sum.Chunks, Docs: sum.Added, Metrics: map[string]float64{
+		"ingest.s":            round(secs),
+		"ingest.docs_per_s":   round(float64(sum.Added) / secs),
+		"ingest.chunks_per_s": round(float64(sum.Chunks) / secs),
+	}}
+	cfg.Log("%d chunks: %d searches", n, cfg.Queries)
+	stages := map[string][]float64{}
+	zero := 0.0
+	for i := range cfg.Queries {
+		q := queries[i%len(queries)]
+		res, err := e.Search(ctx, q, braid.SearchOptions{VectorWeight: &zero, NoRerank: true})
+		if err != nil {
+			return nil, err
+		}
+		stages["search_lexical"] = append(stages["search_lexical"], res.TookMS)
+		if emb == nil {
+			stages["lexical"] = append(stages["lexical"], res.Timings.Lexical)
+			continue
+		}
+		t0 := time.Now()
+		emb.Tokenizer.Encode(q, 512)
+		stages["tokenize"] = append(stages["tokenize"], msSince(t0))
+		res, err = e.Search(ctx, q, braid.SearchOptions{NoRerank: true})
+		if err != nil {
+			return nil, err
+		}
+		t := res.Timings
+		for name, ms := range map[string]float64{
+			"search": res.TookMS, "embed": t.Embed, "hnsw": t.Vector, "vector": t.Embed + t.Vector,
+			"lexical": t.Lexical, "fusion": t.Fusion, "lexical_fusion": t.Lexical + t.Fusion, "hydrate": t.Hydrate,
+		} {
+			stages[name] = append(stages[name], ms)
+		}
+	}
+	for name, xs := range stages {
+		for _, p := range []float64{50, 95, 99} {
+			s.Metrics[fmt.Sprintf("%s.p%.0f_ms", name, p)] = round(eval.Percentile(xs, p))
+		}
+	}
+	s.Metrics["rss_peak_mb"] = peakRSSMB()
+	return s, nil
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
+
+func round(x float64) float64 {
+	switch {
+	case x >= 100:
+		return float64(int64(x + 0.5))
+	case x >= 1:
+		return float64(int64(x*100+0.5)) / 100
+	}
+	return float64(int64(x*10000+0.5)) / 10000
+}
+
+// embedThroughput times the model on passages as ingest sends them: 32
+// chunks of about 300 tokens, twice, the second run counted.
+func embedThroughput(ctx context.Context, emb *Embedder, rep *Report) error {
+	texts := make([]string, 32)
+	for i := range texts {
+		texts[i] = words(i, 300)
+	}
+	if _, err := emb.Embed(ctx, texts[:2], false); err != nil {
+		return err
+	}
+	start := time.Now()
+	if _, err := emb.Embed(ctx, texts, false); err != nil {
+		return err
+	}
+	rep.Metrics["embed.chunks_per_s"] = round(float64(len(texts)) / time.Since(start).Seconds())
+	return nil
+}
+
+// benchWords are common English words that are one wordpiece each in the
+// BERT uncased vocabulary, so n of them are about n model tokens.
+var benchWords = strings.Fields(`the of and to in is it that for on with as was be by this are or from at
+an not have has had but all can will one which their more about how what when where search query
+document note index text word file line code data model vector rank score match link title plugin load
+space script write read run test build server cache memory disk fast slow small large quick brown fox
+lazy dog water fire river mountain tree book learn machine network language sentence question answer`)
+
+// words returns n benchWords, a different sequence for each seed.
+func words(seed, n int) string {
+	out := make([]string, n)
+	x := uint64(seed)*2654435761 + 1
+	for i := range out {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		out[i] = benchWords[x%uint64(len(benchWords))]
+	}
+	return strings.Join(out, " ")
+}
+
+func windowName(w int) string {
+	if w < 0 {
+		return "whole"
+	}
+	return fmt.Sprint(w)
+}
+
+// timeRerank reranks 50 passages of about 470 tokens (a full chunk) with
+// a ten-word query, a new query each run so the score cache never hits,
+// with no time budget.
+func timeRerank(ctx context.Context, c CrossEncoder, window, runs int) (RerankTiming, error) {
+	ps := make([]rerank.Passage, 50)
+	for i := range ps {
+		ps[i] = rerank.Passage{ID: fmt.Sprint(i), Text: words(1000+i, 470)}
+	}
+	rr := rerank.New(c.CrossEncoder, rerank.Options{Window: window})
+	if _, err := rr.Rerank(ctx, "warm up", ps[:2]); err != nil {
+		return RerankTiming{}, err
+	}
+	lat := make([]float64, 0, runs)
+	for i := range runs {
+		q := fmt.Sprintf("%s %d", words(i, 9), i)
+		start := time.Now()
+		out, err := rr.Rerank(ctx, q, ps)
+		if err != nil {
+			return RerankTiming{}, err
+		}
+		lat = append(lat, msSince(start))
+		if out.Reranked != len(ps) {
+			return RerankTiming{}, fmt.Errorf("bench: %s reranked %d of %d pairs without a budget", c.Name, out.Reranked, len(ps))
+		}
+	}
+	return RerankTiming{Model: c.Name, Origin: c.Origin, Window: windowName(window), Pairs: len(ps),
+		P50MS: round(eval.Percentile(lat, 50)), P95MS: round(eval.Percentile(lat, 95)), P99MS: round(eval.Percentile(lat, 99))}, nil
+}
+
+// defaultRerank is the default cross-encoder at the default window.
+func defaultRerank(ts []RerankTiming) (RerankTiming, bool) {
+	i := slices.IndexFunc(ts, func(t RerankTiming) bool {
+		return t.Model == "cross-encoder/ms-marco-MiniLM-L-6-v2" && t.Window == fmt.Sprint(rerank.DefaultWindow)
+	})
+	if i < 0 {
+		return RerankTiming{}, false
+	}
+	return ts[i], true
+}
+
+// check fills in the targets from the report.
+func check(rep *Report) []Target {
+	out := slices.Clone(targets)
+	for i := range out {
+		t := &out[i]
+		var v float64
+		var ok bool
+		if t.Chunks == 0 {
+			v, ok = rep.Metrics[t.Metric]
+		} else {
+			// The size nearest the target's, as long as it is within 2x.
+			best := -1
+			for j, s := range rep.Sizes {
+				if s.Chunks*2 >= t.Chunks && s.Chunks <= t.Chunks*2 && (best < 0 || absDiff(s.Chunks, t.Chunks) < absDiff(rep.Sizes[best].Chunks, t.Chunks)) {
+					best = j
+				}
+			}
+			if best >= 0 {
+				v, ok = rep.Sizes[best].Metrics[t.Metric]
+			}
+		}
+		if ok {
+			met := v <= t.TargetMS
+			t.MeasuredMS, t.Met = &v, &met
+		}
+	}
+	return out
+}
+
+func absDiff(a, b int) int {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// peakRSSMB is the process's peak resident set so far.
+func peakRSSMB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return round(float64(ru.Maxrss) / 1024) // kilobytes on Linux
+}

@@ -1,0 +1,207 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/model"
+	"github.com/braidsearch/braid/tokenizer"
+)
+
+func TestCorpusDeterministic(t *testing.T) {
+	ctx := context.Background()
+	a, b := t.TempDir(), t.TempDir()
+	qa, err := corpus(ctx, a, 200, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qb, err := corpus(ctx, b, 200, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(qa, qb) || len(qa) != 7 {
+		t.Fatalf("queries differ between runs or wrong count: %q vs %q", qa, qb)
+	}
+	files, _ := filepath.Glob(filepath.Join(a, "*", "*.md"))
+	if len(files) != 20 {
+		t.Fatalf("%d files for 200 chunks, want 20", len(files))
+	}
+	x, _ := os.ReadFile(files[3])
+	y, _ := os.ReadFile(filepath.Join(b, strings.TrimPrefix(files[3], a)))
+	if !bytes.Equal(x, y) {
+		t.Error("the same size and seed wrote different files")
+	}
+	if n := strings.Count(string(x), "\n#"); n != sectionsPerDoc-1 {
+		t.Errorf("%d headings after the title, want %d", n, sectionsPerDoc-1)
+	}
+	for _, q := range qa {
+		if w := len(strings.Fields(q)); w < 3 || w > 5 {
+			t.Errorf("query %q has %d words, want 3 to 5", q, w)
+		}
+	}
+}
+
+func TestSyntheticVectors(t *testing.T) {
+	modeltest.NeedRuntime(t)
+	s := newSynthetic(&Embedder{Embedder: modeltest.Tiny(t)})
+	ctx := context.Background()
+	v1, err := s.Embed(ctx, []string{"alpha beta", "gamma"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, _ := s.Embed(ctx, []string{"alpha beta"}, false)
+	if !slices.Equal(v1[0], v2[0]) {
+		t.Error("the same passage got two different vectors")
+	}
+	if slices.Equal(v1[0], v1[1]) {
+		t.Error("two passages got the same vector")
+	}
+	for _, v := range v1 {
+		var n float64
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		if len(v) != s.Dim() || math.Abs(n-1) > 1e-4 {
+			t.Errorf("passage vector has dim %d and norm² %v, want %d and 1", len(v), n, s.Dim())
+		}
+	}
+	q, _ := s.Embed(ctx, []string{"alpha beta"}, true)
+	want, _ := modeltest.Tiny(t).Embed(ctx, []string{"alpha beta"}, true)
+	if !slices.Equal(q[0], want[0]) {
+		t.Error("a query was not embedded by the model")
+	}
+}
+
+func TestRunLexicalOnly(t *testing.T) {
+	rep, err := Run(context.Background(), Config{Sizes: []int{200}, Queries: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sizes) != 1 {
+		t.Fatalf("%d sizes, want 1", len(rep.Sizes))
+	}
+	s := rep.Sizes[0]
+	if s.Chunks != 200 || s.Docs != 20 {
+		t.Errorf("indexed %d chunks in %d docs, want 200 in 20", s.Chunks, s.Docs)
+	}
+	for _, k := range []string{"search_lexical.p50_ms", "search_lexical.p99_ms", "lexical.p50_ms", "ingest.chunks_per_s", "rss_peak_mb"} {
+		if s.Metrics[k] <= 0 {
+			t.Errorf("%s = %v, want > 0", k, s.Metrics[k])
+		}
+	}
+	if _, ok := s.Metrics["vector.p50_ms"]; ok {
+		t.Error("vector stage reported without an embedder")
+	}
+	if !strings.HasPrefix(rep.Embedder, "none") {
+		t.Errorf("embedder %q, want it to say there is none", rep.Embedder)
+	}
+	for _, tg := range rep.Targets {
+		if tg.MeasuredMS != nil {
+			t.Errorf("target %s measured at %v on a 200-chunk lexical run", tg.Metric, *tg.MeasuredMS)
+		}
+	}
+	var md bytes.Buffer
+	rep.Markdown(&md)
+	for _, want := range []string{"| lexical search, end to end |", "| 200 chunks |", "not measured"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+func TestRunWithModels(t *testing.T) {
+	modeltest.NeedRuntime(t)
+	tok, err := tokenizer.Load(filepath.Join(modeltest.TinyDir(), "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := &Models{
+		Embedder:  &Embedder{Embedder: modeltest.Tiny(t), Name: "tiny", Origin: "test fixture", Tokenizer: tok},
+		Rerankers: []CrossEncoder{{CrossEncoder: modeltest.TinyCross(t), Name: "cross-encoder/ms-marco-MiniLM-L-6-v2", Origin: "test fixture"}},
+	}
+	rep, err := Run(context.Background(), Config{Sizes: []int{1000}, Queries: 4, RerankRuns: 2, Windows: []int{256, -1}, Models: models})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rep.Sizes[0].Metrics
+	for _, k := range []string{"tokenize.p50_ms", "embed.p50_ms", "hnsw.p50_ms", "vector.p50_ms", "fusion.p95_ms", "lexical_fusion.p50_ms", "hydrate.p50_ms", "search.p99_ms"} {
+		if m[k] <= 0 {
+			t.Errorf("%s = %v, want > 0", k, m[k])
+		}
+	}
+	if m["vector.p50_ms"] < m["hnsw.p50_ms"] {
+		t.Errorf("vector stage %v below its HNSW part %v", m["vector.p50_ms"], m["hnsw.p50_ms"])
+	}
+	if len(rep.Rerank) != 2 || rep.Rerank[0].Window != "256" || rep.Rerank[1].Window != "whole" || rep.Rerank[0].Pairs != 50 {
+		t.Fatalf("rerank timings %+v, want windows 256 and whole of 50 pairs", rep.Rerank)
+	}
+	if rep.Metrics["rerank.p50_ms"] != rep.Rerank[0].P50MS || rep.Metrics["embed.chunks_per_s"] <= 0 {
+		t.Errorf("metrics %v: want rerank.p50_ms from the default window and an embedding rate", rep.Metrics)
+	}
+	measured := 0
+	for _, tg := range rep.Targets {
+		if tg.MeasuredMS != nil {
+			measured++
+		}
+	}
+	if measured != 2 { // vector at 1k and rerank; BM25 + fusion wants 10k
+		t.Errorf("%d targets measured, want 2: %+v", measured, rep.Targets)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil || !strings.Contains(string(data), `"vector.p50_ms"`) {
+		t.Errorf("JSON lacks vector.p50_ms (%v): %s", err, data)
+	}
+}
+
+func TestCheckTargets(t *testing.T) {
+	rep := &Report{
+		Metrics: map[string]float64{"rerank.p50_ms": 80},
+		Sizes: []Size{
+			{Chunks: 1000, Metrics: map[string]float64{"vector.p50_ms": 9}},
+			{Chunks: 11000, Metrics: map[string]float64{"lexical_fusion.p50_ms": 2.5}},
+			{Chunks: 100000, Metrics: map[string]float64{"lexical_fusion.p50_ms": 1}},
+		},
+	}
+	got := check(rep)
+	want := map[string]bool{"vector.p50_ms": true, "lexical_fusion.p50_ms": false, "rerank.p50_ms": false}
+	for _, tg := range got {
+		if tg.Met == nil || *tg.Met != want[tg.Metric] {
+			t.Errorf("target %s: met %v, want %v", tg.Metric, tg.Met, want[tg.Metric])
+		}
+	}
+	if *got[1].MeasuredMS != 2.5 {
+		t.Errorf("BM25 + fusion measured %v, want the 11k size's 2.5 (nearest 10k)", *got[1].MeasuredMS)
+	}
+}
+
+func TestLoadModelsMissing(t *testing.T) {
+	modeltest.NeedRuntime(t)
+	m, err := LoadModels(model.Setup{ORTLib: modeltest.RuntimePath(), ModelsDir: t.TempDir()}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.Embedder != nil || len(m.Rerankers) != 0 {
+		t.Fatal("loaded models from empty directories")
+	}
+	var names []string
+	for _, s := range m.Skipped {
+		names = append(names, s.Model)
+		if s.Model == "BAAI/bge-small-en-v1.5" && !strings.Contains(s.Reason, "make fixtures") {
+			t.Errorf("skip reason %q does not name the fix", s.Reason)
+		}
+	}
+	for _, want := range []string{"BAAI/bge-small-en-v1.5", "cross-encoder/ms-marco-MiniLM-L-6-v2", "cross-encoder/ms-marco-TinyBERT-L-2-v2:int8", "BAAI/bge-reranker-base"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("skipped %v lacks %s", names, want)
+		}
+	}
+}

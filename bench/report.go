@@ -1,0 +1,110 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// stageRows are the per-size rows of the latency table, in pipeline order.
+var stageRows = []struct{ key, label string }{
+	{"tokenize", "tokenize query"},
+	{"embed", "embed query"},
+	{"hnsw", "HNSW top-50"},
+	{"vector", "vector stage (embed + HNSW)"},
+	{"lexical", "BM25 top-50"},
+	{"fusion", "fusion"},
+	{"lexical_fusion", "BM25 + fusion"},
+	{"hydrate", "hydrate 10 hits"},
+	{"search", "hybrid search, end to end"},
+	{"search_lexical", "lexical search, end to end"},
+}
+
+// Markdown writes the report as markdown tables.
+func (r *Report) Markdown(w io.Writer) {
+	fmt.Fprintf(w, "Embedding model: %s\n\n", r.Embedder)
+	if len(r.Sizes) > 0 {
+		fmt.Fprint(w, "| stage (ms, p50 / p95 / p99) |")
+		for _, s := range r.Sizes {
+			fmt.Fprintf(w, " %s chunks |", count(s.Chunks))
+		}
+		fmt.Fprint(w, "\n|---|")
+		fmt.Fprint(w, strings.Repeat("---|", len(r.Sizes)))
+		fmt.Fprintln(w)
+		for _, row := range stageRows {
+			if _, ok := r.Sizes[0].Metrics[row.key+".p50_ms"]; !ok {
+				continue
+			}
+			fmt.Fprintf(w, "| %s |", row.label)
+			for _, s := range r.Sizes {
+				m := s.Metrics
+				fmt.Fprintf(w, " %s / %s / %s |", num(m[row.key+".p50_ms"]), num(m[row.key+".p95_ms"]), num(m[row.key+".p99_ms"]))
+			}
+			fmt.Fprintln(w)
+		}
+		for _, row := range []struct{ key, label string }{
+			{"ingest.chunks_per_s", "ingest, chunks/s"}, {"ingest.docs_per_s", "ingest, files/s"},
+			{"ingest.s", "ingest, s"}, {"rss_peak_mb", "peak RSS so far, MB"},
+		} {
+			fmt.Fprintf(w, "| %s |", row.label)
+			for _, s := range r.Sizes {
+				fmt.Fprintf(w, " %s |", num(s.Metrics[row.key]))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	}
+	if v, ok := r.Metrics["embed.chunks_per_s"]; ok {
+		fmt.Fprintf(w, "Passage embedding with the model: %s chunks/s (300-token chunks, batch of 32).\n\n", num(v))
+	}
+	if len(r.Rerank) > 0 {
+		fmt.Fprintln(w, "| reranker, 50 pairs of ~470-token passages | weights | window | p50 ms | p95 ms | p99 ms |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		for _, t := range r.Rerank {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", t.Model, t.Origin, t.Window, num(t.P50MS), num(t.P95MS), num(t.P99MS))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "| target (ARCHITECTURE.md) | metric | target | measured | met |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, t := range r.Targets {
+		got, met := "not measured", ""
+		if t.MeasuredMS != nil {
+			got, met = num(*t.MeasuredMS)+" ms", "no"
+			if *t.Met {
+				met = "yes"
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s | ≤ %s ms | %s | %s |\n", t.Name, t.Metric, num(t.TargetMS), got, met)
+	}
+	fmt.Fprintln(w)
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "- skipped %s: %s\n", s.Model, s.Reason)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "- %s\n", n)
+	}
+	fmt.Fprintf(w, "- peak RSS %s MB\n", num(r.PeakRSSMB))
+}
+
+func count(n int) string {
+	switch {
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+func num(x float64) string {
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	case x >= 1:
+		return fmt.Sprintf("%.2f", x)
+	}
+	return fmt.Sprintf("%.3f", x)
+}

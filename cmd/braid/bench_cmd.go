@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/braidsearch/braid/bench"
+)
+
+// BenchCmd measures latency per stage, ingest throughput and memory on
+// synthetic corpora, and the rerankers on 50 pairs.
+type BenchCmd struct {
+	Chunks     []int  `help:"Corpus sizes in chunks (repeatable or comma-separated; 10 chunks per synthetic file)." default:"1000,10000,100000" aliases:"docs" placeholder:"N"`
+	Queries    int    `help:"Searches timed per corpus size." default:"200" placeholder:"N"`
+	RerankRuns int    `help:"50-pair reranker calls timed per model and window." default:"10" placeholder:"N"`
+	Windows    []int  `help:"Passage policies to time the rerankers with: token windows, -1 for the whole passage." default:"128,256,-1" placeholder:"N"`
+	Fixtures   string `help:"Directory of architecture-exact random-weight models (make fixtures), used for models that are not installed." default:".tools/fixtures" type:"path" placeholder:"DIR"`
+}
+
+// Run benches and prints markdown tables, or the report as JSON.
+func (c *BenchCmd) Run(g *Globals) error {
+	for _, n := range c.Chunks {
+		if n < 10 {
+			return fmt.Errorf("--chunks %d: want 10 or more", n)
+		}
+	}
+	if c.Queries < 1 || c.RerankRuns < 1 {
+		return fmt.Errorf("--queries and --rerank-runs want 1 or more")
+	}
+	models, err := bench.LoadModels(g.setup(), c.Fixtures)
+	if err != nil {
+		return err
+	}
+	defer models.Close()
+	cfg := bench.Config{Sizes: c.Chunks, Queries: c.Queries, RerankRuns: c.RerankRuns, Windows: c.Windows, Models: models}
+	if !g.Quiet {
+		cfg.Log = func(format string, args ...any) { fmt.Fprintf(g.stderr, "braid: bench: "+format+"\n", args...) }
+	}
+	rep, err := bench.Run(g.ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(rep)
+	}
+	rep.Markdown(g.stdout)
+	return nil
+}
