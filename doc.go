@@ -8,7 +8,10 @@
 // heading-aware chunks, one hit per document by default, each with a
 // snippet, highlight ranges, a line range and, on request, an explanation of
 // its score. Grep runs a regular expression over the current files of the
-// indexed documents.
+// indexed documents. Links walks the link graph ([[wikilinks]], embeds,
+// markdown links, tags and frontmatter relations) forwards or backwards,
+// BrokenLinks and Orphans check it, Gaps lists similar documents nothing
+// links, and Tag writes tags into a note.
 //
 //	e, err := braid.Open(".braid", nil)
 //	if err != nil { … }

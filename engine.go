@@ -82,8 +82,8 @@ type Options struct {
 }
 
 // Engine is an open index directory. Its methods are safe for concurrent
-// use, except that Index and RemoveSource must not run concurrently with
-// each other.
+// use, except that Index, RemoveSource and Tag (which re-indexes) must not
+// run concurrently with each other.
 type Engine struct {
 	dir  string
 	opt  Options
@@ -92,7 +92,8 @@ type Engine struct {
 
 	vec *vector.Index // nil without an embedder
 
-	closed atomic.Bool
+	closed  atomic.Bool
+	upgrade bool // a format 1 directory opened for writing: OpenStore upgrades it
 
 	lexOnce sync.Once
 	lex     *index.Lexical // opened on first use: grep, get and stats never need it
@@ -139,6 +140,12 @@ func open(dir string, opt Options) (*Engine, error) {
 	if e.st, err = index.OpenStore(filepath.Join(dir, storeFile), opt.ReadOnly); err != nil {
 		e.Close()
 		return nil, err
+	}
+	if e.upgrade { // the store upgraded itself; now the directory says so
+		if err := writeFileAtomic(filepath.Join(dir, versionFile), fmt.Appendf(nil, "braid index format %d\n", index.SchemaVersion)); err != nil {
+			e.Close()
+			return nil, err
+		}
 	}
 	if opt.Embedder != nil && opt.Model == "" {
 		e.Close()
@@ -193,6 +200,15 @@ func (e *Engine) checkVersion() error {
 	}
 	if err != nil {
 		return fmt.Errorf("braid: read index version: %w", err)
+	}
+	if string(got) == "braid index format 1\n" && index.SchemaVersion == 2 {
+		// Format 2 only adds the link graph, which a writer builds from
+		// the stored documents when it opens the store.
+		if e.opt.ReadOnly {
+			return fmt.Errorf("%w: %s is format 1, without the link graph; run braid index once to upgrade it in place (embeddings are kept)", ErrSchemaVersion, p)
+		}
+		e.upgrade = true
+		return nil
 	}
 	if string(got) != want {
 		return fmt.Errorf("%w: %s says %q, this braid writes %q", ErrSchemaVersion, p, string(got), want)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/braidsearch/braid"
@@ -14,7 +15,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite committed fixtures under testdata")
 
-const fixtureDir = "testdata/index-v1"
+const fixtureDir = "testdata/index-v2"
+
+// oldFixtureDir is an index of format 1, from before the link graph: it
+// must be refused with a clear call to re-index, never misread.
+const oldFixtureDir = "testdata/index-v1"
 
 // TestFormatFixture reads an index written by an earlier braid of the same
 // format version (committed under testdata; -update rewrites it), so a format
@@ -56,6 +61,48 @@ func TestFormatFixture(t *testing.T) {
 	}
 	if len(d.Links) != 1 || d.Links[0].Target != "Sediment" || len(d.Tags) != 1 {
 		t.Errorf("fixture document Rivers: links %+v tags %v", d.Links, d.Tags)
+	}
+	l, err := e.Links("Sediment", braid.LinkOptions{Reverse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Links) != 1 || l.Links[0].Path != "Rivers.md" || l.Links[0].Edges[0].Type != braid.Cites {
+		t.Errorf("backlinks of Sediment in the fixture: %+v, want Rivers citing it", l.Links)
+	}
+}
+
+// A format 1 index (before the link graph) is upgraded in place by a
+// writer, keeping everything it holds; a reader is told how.
+func TestOldFormatUpgrade(t *testing.T) {
+	dir := filepath.Join(copyTree(t, oldFixtureDir), "index")
+	_, err := braid.Open(dir, &braid.Options{ReadOnly: true})
+	if !errors.Is(err, braid.ErrSchemaVersion) || !strings.Contains(err.Error(), "braid index once to upgrade") {
+		t.Fatalf("read-only open of a format 1 index: error %v, want ErrSchemaVersion naming the upgrade", err)
+	}
+	e, err := braid.Open(dir, nil)
+	if err != nil {
+		t.Fatalf("writable open of a format 1 index: %v, want an upgrade in place", err)
+	}
+	e.Close()
+	got, _ := os.ReadFile(filepath.Join(dir, "VERSION"))
+	if string(got) != "braid index format 2\n" {
+		t.Errorf("VERSION after the upgrade: %q", got)
+	}
+	e, err = braid.Open(dir, &braid.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open after the upgrade: %v", err)
+	}
+	defer e.Close()
+	res, err := e.Search(context.Background(), "silt deltas", braid.SearchOptions{})
+	if err != nil || len(res.Results) != 1 || res.Results[0].Title != "Sediment" {
+		t.Fatalf("search after the upgrade: %v %+v", err, res)
+	}
+	back, err := e.Links("Sediment", braid.LinkOptions{Reverse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Links) != 1 || back.Links[0].Title != "Rivers" {
+		t.Errorf("backlinks of Sediment after the upgrade: %+v, want Rivers (built from the stored links)", back.Links)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -91,8 +92,9 @@ type Check struct {
 
 // Doctor checks the index for consistency: format version, interrupted
 // commits, the store and the lexical index agreeing chunk for chunk, every
-// document's chunks present, every chunk in the vector index (when the
-// engine has an embedder), and every source's path still there.
+// document's chunks present, every document in the link graph, every chunk
+// in the vector index (when the engine has an embedder), and every
+// source's path still there.
 func (e *Engine) Doctor() ([]Check, error) {
 	var checks []Check
 	add := func(name string, ok bool, format string, args ...any) {
@@ -151,6 +153,12 @@ func (e *Engine) Doctor() ([]Check, error) {
 		return nil, err
 	}
 	add("chunks", len(missing) == 0 && owned == chunks, "%d documents own %d chunks; %d missing, %d unowned", docs, owned, len(missing), chunks-owned+len(missing))
+
+	nodes := 0
+	if err := e.st.Graph(func(r *graph.Reader) error { nodes = r.Len(); return nil }); err != nil {
+		return nil, err
+	}
+	add("graph", nodes == docs, "%d of %d documents in the link graph", nodes, docs)
 
 	if e.vec != nil {
 		n := e.vec.Len()

@@ -13,11 +13,17 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/braidsearch/braid/graph"
 )
 
 // SchemaVersion is the on-disk format of the metadata store and the lexical
 // index together. Bump it whenever either changes incompatibly.
-const SchemaVersion = 1
+//
+// 2: the link graph's buckets (graph.nodes, graph.names, graph.in), kept in
+// the document commit. A writer upgrades a version 1 store in place
+// (upgradeFrom1); a reader asks for that.
+const SchemaVersion = 2
 
 // ErrSchemaVersion means the index directory was written by a braid with a
 // different on-disk format: it must be rebuilt.
@@ -36,8 +42,9 @@ var (
 	keyPending = []byte("pending")
 )
 
-// Store is the bbolt metadata store: sources, documents, chunks and the
-// write-ahead record that keeps the lexical index in step with it.
+// Store is the bbolt metadata store: sources, documents, chunks, the link
+// graph and the write-ahead record that keeps the lexical index in step
+// with it.
 // It is safe for concurrent use; bbolt serialises writers.
 type Store struct {
 	db *bolt.DB
@@ -69,8 +76,14 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 				}
 			}
 			meta := tx.Bucket(bucketMeta)
-			if meta.Get(keySchema) == nil {
+			switch string(meta.Get(keySchema)) {
+			case "":
+				if err := graph.Init(tx); err != nil {
+					return err
+				}
 				return meta.Put(keySchema, []byte(fmt.Sprint(SchemaVersion)))
+			case "1":
+				return upgradeFrom1(tx)
 			}
 			return checkSchema(meta)
 		})
@@ -80,6 +93,26 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// upgradeFrom1 brings a version 1 store to version 2 in place: the link
+// graph is built from the links and tags every stored document already
+// carries, so nothing is re-parsed and no embedding is lost.
+func upgradeFrom1(tx *bolt.Tx) error {
+	if err := graph.Init(tx); err != nil {
+		return err
+	}
+	err := tx.Bucket(bucketDocs).ForEach(func(k, _ []byte) error {
+		d, err := getDoc(tx, string(k))
+		if err != nil || d == nil {
+			return err
+		}
+		return graph.Put(tx, graphNode(d), graphEdges(d))
+	})
+	if err != nil {
+		return fmt.Errorf("upgrade the index to format 2: %w", err)
+	}
+	return tx.Bucket(bucketMeta).Put(keySchema, []byte("2"))
 }
 
 func checkSchema(meta *bolt.Bucket) error {
@@ -274,10 +307,11 @@ type Change struct {
 	DeleteID string
 }
 
-// Commit applies changes in one transaction and returns the lexical work
-// that must follow; the caller applies it and then calls ClearPending. A
-// pending record left by an earlier, interrupted commit must be resolved
-// (see Recover) before the next Commit, which refuses to overwrite it.
+// Commit applies changes in one transaction, the link graph's edges
+// included, and returns the lexical work that must follow; the caller
+// applies it and then calls ClearPending. A pending record left by an
+// earlier, interrupted commit must be resolved (see Recover) before the
+// next Commit, which refuses to overwrite it.
 func (s *Store) Commit(changes []Change) (*Pending, error) {
 	p := new(Pending)
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -300,6 +334,9 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 				removed = append(removed, cid)
 			}
 			if err := paths.Delete([]byte(old.SourceID + "\x00" + old.Path)); err != nil {
+				return err
+			}
+			if err := graph.Delete(tx, id); err != nil {
 				return err
 			}
 			return docs.Delete([]byte(id))
@@ -328,6 +365,9 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 				return err
 			}
 			if err := paths.Put([]byte(d.SourceID+"\x00"+d.Path), []byte(d.ID+"\x00"+d.Hash)); err != nil {
+				return err
+			}
+			if err := graph.Put(tx, graphNode(d), graphEdges(d)); err != nil {
 				return err
 			}
 		}
@@ -398,6 +438,12 @@ func (s *Store) ClearPending(gen uint64) error {
 		}
 		return meta.Delete(keyPending)
 	})
+}
+
+// Graph calls fn with a reader of the link graph, inside one read
+// transaction: fn must not use the store.
+func (s *Store) Graph(fn func(*graph.Reader) error) error {
+	return s.db.View(func(tx *bolt.Tx) error { return fn(graph.Read(tx)) })
 }
 
 // Size is the size of the store file in bytes.

@@ -16,12 +16,16 @@
 //     Link.Heading, taken from Target or, when Target has none, from Alt.
 //     Prefixes such as Dendron's "dendron://vault/" and suffixes such as
 //     "#h,1:#*" are kept as written.
-//   - #tags, <!-- tags: a, b --> comments and the frontmatter "tags" key.
+//   - #tags, <!-- tags: a, b --> comments, [tag: a] and [tags: a, b] in
+//     text, and the frontmatter "tags" key. [AddTags] writes tags into a
+//     file's frontmatter or a tag comment, changing nothing else.
 //   - [[wikilinks]] inside frontmatter string values (dependsOn: "[[x]]"),
 //     reported as FrontmatterLink with the top-level key.
 //
-// Nothing inside fenced code (``` or ~~~), indented code or `code spans` is
-// a link or a tag. In HTML, only the text between tags is read (so
+// Nothing inside fenced code (``` or ~~~), indented code, `code spans` or
+// SilverBullet ${…} expressions (Lua, which writes query[[…]] and "[[" ..
+// name .. "]]"; the expression ends at its closing brace or with its
+// block) is a link or a tag. In HTML, only the text between tags is read (so
 // <details>…[[x]]…</details> links to x), never the tags and their
 // attributes, comments, or <script>, <style>, <pre> and <textarea> blocks;
 // comments are read only for "tags:". Markdown link destinations and

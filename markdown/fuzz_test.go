@@ -23,6 +23,7 @@ func FuzzParse(f *testing.F) {
 		"```\n[[no]]\n",
 		"~~~\n#no\n~~~\n    [[no]]\n",
 		"#tag #123 (#p) a#b #x. #a/b/ #日本\n",
+		"[tag: a] [Tags: b, c] [tag: [x]] [tag:\n",
 		"<!-- tags: a, b -->\n<details>\n[[h]] <b title=\"[[n]]\">\n</details>\n",
 		"Setext\n===\n\n#\n####### no\n",
 		"[l](<a b> \"t\") ![i](j) <http://x/#y> [r][] [r]: /u\n",

@@ -29,8 +29,8 @@ type Doc struct {
 	// Aliases is the frontmatter "aliases": a string (one alias) or a list.
 	Aliases []string
 	// Tags are the frontmatter "tags" (a list, or a string separated by
-	// commas or spaces), inline #tags and <!-- tags: a, b --> comments,
-	// without '#', deduplicated (case-sensitive), in first-seen order:
+	// commas or spaces), inline #tags, [tag: a] and [tags: a, b] in text,
+	// and <!-- tags: a, b --> comments, without '#', deduplicated (case-sensitive), in first-seen order:
 	// frontmatter first, then the body in document order.
 	Tags []string
 	// Headings lists every heading in document order.
@@ -202,6 +202,9 @@ type walker struct {
 	// wikilinks and #tags when it ends.
 	runStart, runStop int
 	inCode            int // depth of code spans
+	// expr is the brace depth of an open SilverBullet ${…} expression: Lua
+	// code, whose [[ and # are not links or tags. A new block closes it.
+	expr int
 }
 
 func (w *walker) line(off int) int { return w.p.line(w.p.bodyOff + off) }
@@ -235,6 +238,15 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 	}
 	// Any other node ends a run of text.
 	w.flush()
+	if n.Type() == ast.TypeBlock {
+		w.expr = 0
+	}
+	if w.expr > 0 {
+		switch n.(type) {
+		case *ast.Link, *ast.Image, *ast.AutoLink:
+			return ast.WalkContinue, nil // Lua that looks like a link
+		}
+	}
 	switch n := n.(type) {
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
 		return ast.WalkSkipChildren, nil
@@ -385,7 +397,20 @@ func (w *walker) scan(start, stop int) {
 	s := w.body[start:stop]
 	noClose := false // no "]]" after the current position
 	for i := 0; i < len(s); {
+		if w.expr > 0 {
+			switch s[i] {
+			case '{':
+				w.expr++
+			case '}':
+				w.expr--
+			}
+			i++
+			continue
+		}
 		switch c := s[i]; {
+		case c == '$' && i+1 < len(s) && s[i+1] == '{':
+			w.expr = 1
+			i += 2
 		case c == '[' && i+1 < len(s) && s[i+1] == '[' && !noClose:
 			j := bytes.Index(s[i+2:], []byte("]]"))
 			if j < 0 {
@@ -405,6 +430,8 @@ func (w *walker) scan(start, stop int) {
 				w.p.doc.Links = append(w.p.doc.Links, l)
 			}
 			i = j + 2
+		case c == '[':
+			i += w.bracketTags(s[i:])
 		case c == '#':
 			n := tagAt(w.body, start+i, stop)
 			if n > 0 {
@@ -417,6 +444,30 @@ func (w *walker) scan(start, stop int) {
 			i++
 		}
 	}
+}
+
+// bracketTags adds the tags of a "[tag: a]" or "[tags: a, b]" at the start
+// of s and returns its length, or 1 when s does not start with one.
+func (w *walker) bracketTags(s []byte) int {
+	body := s[1:]
+	var n int
+	for _, p := range []string{"tag:", "tags:"} {
+		if len(body) >= len(p) && strings.EqualFold(string(body[:len(p)]), p) {
+			n = len(p)
+			break
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	end := bytes.IndexAny(body, "[]")
+	if end < 0 || body[end] != ']' {
+		return 1
+	}
+	for _, t := range splitTags(string(body[n:end])) {
+		w.p.addTag(t)
+	}
+	return end + 2
 }
 
 // tagAt returns the length of the #tag starting at b[i] (including '#'), or

@@ -151,6 +151,18 @@ func (x *Index) Has(id string) bool {
 	return ok
 }
 
+// Vector returns a copy of the unit-length vector the index holds for id,
+// or nil when it holds none.
+func (x *Index) Vector(id string) []float32 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	s, ok := x.slot[id]
+	if !ok {
+		return nil
+	}
+	return slices.Clone(x.g.vec(s))
+}
+
 // Add inserts vec under id, replacing any vector id had. The index keeps a
 // normalised copy of vec.
 func (x *Index) Add(id string, vec []float32) error {

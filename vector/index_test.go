@@ -373,3 +373,21 @@ func cmpF(a, b float32) int {
 	}
 	return 0
 }
+
+func TestVector(t *testing.T) {
+	x := New(3, nil)
+	if err := x.Add("a", []float32{3, 0, 4}); err != nil {
+		t.Fatal(err)
+	}
+	v := x.Vector("a")
+	if len(v) != 3 || v[0] != 0.6 || v[1] != 0 || v[2] != 0.8 {
+		t.Errorf("Vector(a) = %v, want the unit vector [0.6 0 0.8]", v)
+	}
+	v[0] = 9 // a copy: the index keeps its own
+	if x.Vector("a")[0] != 0.6 {
+		t.Error("Vector returned the index's own storage")
+	}
+	if x.Vector("missing") != nil {
+		t.Error("Vector of a missing id is not nil")
+	}
+}

@@ -48,6 +48,10 @@ type CLI struct {
 	SearchKeyword SearchKeywordCmd `cmd:"" name:"search-keyword" help:"Search with BM25 only."`
 	Grep          GrepCmd          `cmd:"" help:"Run an RE2 regular expression over the indexed files, like ripgrep."`
 	Get           GetCmd           `cmd:"" help:"Print a document's file as it is on disk now."`
+	Links         LinksCmd         `cmd:"" help:"Follow a document's links (or, with --reverse, its backlinks) up to 5 steps; --broken and --orphans check the whole graph."`
+	Gaps          GapsCmd          `cmd:"" help:"List pairs of similar documents that are not linked either way, with the words they share and a link to add."`
+	Tag           TagCmd           `cmd:"" help:"Add tags to a markdown file's frontmatter (or a <!-- tags: --> comment), changing nothing else, and re-index it."`
+	Tree          TreeCmd          `cmd:"" help:"Print the folder tree of the indexed sources with document counts."`
 	Sources       SourcesCmd       `cmd:"" help:"List or remove sources."`
 	Stats         StatsCmd         `cmd:"" help:"Count documents, chunks and bytes."`
 	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime and the embedding model; exit 0 when healthy."`

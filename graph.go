@@ -1,0 +1,507 @@
+package braid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/markdown"
+)
+
+// Edge types of the link graph; a frontmatter relation is typed by its key
+// (dependsOn, supersededBy, related, …).
+const (
+	Cites    = graph.Cites
+	LinksTo  = graph.LinksTo
+	Embeds   = graph.Embeds
+	TaggedAs = graph.TaggedAs
+)
+
+// Shared types of the link graph, defined beside the store that keeps it.
+type (
+	Edge       = graph.Edge
+	GraphNode  = graph.Node
+	Step       = graph.Step
+	BrokenLink = graph.Broken
+	Gap        = graph.Gap
+	GapOptions = graph.GapOptions
+	Suggestion = graph.Suggestion
+	TagStyle   = markdown.TagStyle
+)
+
+// Where Tag writes tags.
+const (
+	TagFrontmatter = markdown.TagFrontmatter
+	TagComment     = markdown.TagComment
+)
+
+// ErrOutside means a file named for editing is not an indexed document of
+// a registered source (or its real path, symbolic links followed, leaves
+// the source).
+var ErrOutside = errors.New("braid: not an indexed file of a source")
+
+// LinkOptions says which links Links follows. The zero value lists a
+// document's outgoing links, one step.
+type LinkOptions struct {
+	// Relation keeps only edges of this type: CITES, LINKS_TO, EMBEDS,
+	// TAGGED_AS or a frontmatter key such as supersededBy (any case);
+	// empty means all.
+	Relation string
+	// Depth is how many steps to follow, 1..5; 0 means 1.
+	Depth int
+	// Reverse follows links backwards: the documents linking to this one
+	// (backlinks), then those linking to them.
+	Reverse bool
+}
+
+// Links is what a walk of the link graph found.
+type Links struct {
+	Doc      GraphNode `json:"doc"` // where the walk started
+	Relation string    `json:"relation,omitempty"`
+	Depth    int       `json:"depth"`
+	Reverse  bool      `json:"reverse"`
+	// Links lists every node reached once, nearest first, with its
+	// distance, the path to it and the edges that reached it.
+	Links []Step `json:"links"`
+}
+
+// Links walks the link graph breadth-first from a document (named as
+// Document accepts) or, with opt.Reverse, from a "#tag" to the documents
+// tagged with it. Link targets resolve when read, so a link written before
+// its target was indexed is followed once the target is.
+func (e *Engine) Links(name string, opt LinkOptions) (*Links, error) {
+	depth := opt.Depth
+	if depth == 0 {
+		depth = 1
+	}
+	if depth < 1 || depth > graph.MaxDepth {
+		return nil, fmt.Errorf("%w: depth %d out of range, want 1..%d", ErrBadOption, opt.Depth, graph.MaxDepth)
+	}
+	start := ""
+	d, err := e.Document(name)
+	switch {
+	case err == nil:
+		start = d.ID
+	case errors.Is(err, ErrNotFound) && strings.HasPrefix(name, "#") && len(name) > 1:
+		start = name
+	default:
+		return nil, err
+	}
+	out := &Links{Relation: opt.Relation, Depth: depth, Reverse: opt.Reverse, Links: []Step{}}
+	err = e.st.Graph(func(r *graph.Reader) error {
+		r.Exists = e.fileExists()
+		n, err := r.Node(start)
+		if err != nil {
+			return err
+		}
+		if n == nil {
+			return fmt.Errorf("%w: document %s is not in the link graph; run braid doctor", ErrNotFound, start)
+		}
+		out.Doc = *n
+		steps, err := r.Walk(start, graph.WalkOptions{Relation: opt.Relation, Depth: depth, Reverse: opt.Reverse})
+		if steps != nil {
+			out.Links = steps
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BrokenLinks lists every link (tags aside) that no indexed document
+// answers to, and no file for a markdown link, by the path of the document
+// it is written in and line. Links inside code are not links.
+func (e *Engine) BrokenLinks() ([]BrokenLink, error) {
+	out := []BrokenLink{}
+	err := e.st.Graph(func(r *graph.Reader) error {
+		r.Exists = e.fileExists()
+		b, err := r.Broken()
+		out = append(out, b...)
+		return err
+	})
+	return out, err
+}
+
+// Orphans lists the documents that no link joins to another document,
+// either way, by path. Tags and broken links do not count as joins.
+func (e *Engine) Orphans() ([]GraphNode, error) {
+	out := []GraphNode{}
+	err := e.st.Graph(func(r *graph.Reader) error {
+		o, err := r.Orphans()
+		out = append(out, o...)
+		return err
+	})
+	return out, err
+}
+
+// fileExists tells the graph whether a markdown link's target is a file of
+// a directory source, documents aside.
+func (e *Engine) fileExists() func(sourceID, path string) bool {
+	dirs := map[string]string{}
+	if srcs, err := e.st.Sources(); err == nil {
+		for _, s := range srcs {
+			if s.Kind == "dir" {
+				dirs[s.ID] = s.Path
+			}
+		}
+	}
+	return func(sourceID, rel string) bool {
+		dir, ok := dirs[sourceID]
+		if !ok || !filepath.IsLocal(filepath.FromSlash(rel)) {
+			return false
+		}
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
+		return err == nil
+	}
+}
+
+// GapReport is what Gaps found.
+type GapReport struct {
+	Gaps []Gap `json:"gaps"`
+	// Method is "embeddings" (cosine of document vectors: the mean of each
+	// document's chunk embeddings) or "lexical" (tf-idf cosine of words).
+	Method    string  `json:"method"`
+	Threshold float64 `json:"threshold"`
+	Documents int     `json:"documents"` // documents compared
+	// Warning says why the method is lexical, or which documents were
+	// left out.
+	Warning string `json:"warning,omitempty"`
+	TookMS  int64  `json:"took_ms"`
+}
+
+// Gaps finds pairs of documents that are at least opt.Threshold similar
+// but not linked either way, best first, each with the words they share
+// and a suggested link. Similarity is the cosine of document embeddings
+// (the mean of each document's chunk vectors), each document compared with
+// its nearest neighbours in an HNSW graph; without embeddings it is the
+// tf-idf cosine of their words, and the report's Warning says so.
+func (e *Engine) Gaps(ctx context.Context, opt GapOptions) (*GapReport, error) {
+	start := time.Now()
+	var docs []graph.Doc
+	at := map[string]int{}
+	var linked map[graph.Pair]bool
+	err := e.st.Graph(func(r *graph.Reader) error {
+		err := r.ForEachNode(func(n *graph.Node) error {
+			at[n.ID] = len(docs)
+			docs = append(docs, graph.Doc{Node: *n})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		linked, err = r.Linked()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep := &GapReport{Method: "lexical", Gaps: []Gap{}}
+	useVec := e.vec != nil && e.vec.Len() > 0
+	switch {
+	case e.vec == nil:
+		rep.Warning = "no embeddings (" + e.noVectors() + "), so similarity is lexical: tf-idf cosine of words"
+	case !useVec:
+		rep.Warning = "the index has no embeddings yet (run braid index to compute them), so similarity is lexical: tf-idf cosine of words"
+	}
+	texts := make([]strings.Builder, len(docs))
+	sums := make([][]float32, len(docs))
+	n := 0
+	err = e.st.ForEachChunk(func(c *Chunk) error {
+		if n++; n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		i, ok := at[c.DocID]
+		if !ok {
+			return nil
+		}
+		texts[i].WriteString(c.Text)
+		texts[i].WriteByte('\n')
+		if useVec {
+			if v := e.vec.Vector(c.ID); v != nil {
+				if sums[i] == nil {
+					sums[i] = make([]float32, len(v))
+				}
+				for j, x := range v {
+					sums[i][j] += x
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	kept := docs[:0]
+	left := 0
+	for i := range docs {
+		docs[i].Text = texts[i].String()
+		if useVec {
+			if !nonZero(sums[i]) {
+				left++
+				continue
+			}
+			docs[i].Vector = sums[i] // the graph normalises it
+		}
+		kept = append(kept, docs[i])
+	}
+	if left > 0 {
+		rep.Warning = fmt.Sprintf("%d documents have no embedding yet and were left out (run braid index)", left)
+	}
+	gaps, vectors, err := graph.Gaps(kept, func(a, b string) bool { return linked[graph.MakePair(a, b)] }, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
+	}
+	if vectors {
+		rep.Method = "embeddings"
+	}
+	rep.Threshold = opt.Threshold
+	if rep.Threshold == 0 {
+		rep.Threshold = graph.DefaultLexicalThreshold
+		if vectors {
+			rep.Threshold = graph.DefaultThreshold
+		}
+	}
+	rep.Gaps = append(rep.Gaps, gaps...)
+	rep.Documents = len(kept)
+	rep.TookMS = time.Since(start).Milliseconds()
+	return rep, nil
+}
+
+func nonZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TagResult is what Tag did.
+type TagResult struct {
+	File  string   `json:"file"` // the file written (symbolic links followed)
+	ID    string   `json:"id"`
+	Path  string   `json:"path"`  // relative to its source
+	Added []string `json:"added"` // tags the file did not have yet
+	Tags  []string `json:"tags"`  // every tag of the document, re-indexed
+}
+
+// Tag adds tags to an indexed markdown file (named by its path, or as
+// Document accepts) in the given style (empty means TagFrontmatter), then
+// re-indexes its source. Tags the document has already, anywhere, are not
+// added again; the rest of the file keeps every byte (see
+// markdown.AddTags), and it is replaced atomically with its permissions.
+// A file whose real path leaves its source is refused with ErrOutside.
+func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagStyle) (*TagResult, error) {
+	if e.opt.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	if len(tags) == 0 {
+		return nil, fmt.Errorf("%w: no tags to add", ErrBadOption)
+	}
+	if style != "" && style != TagFrontmatter && style != TagComment {
+		return nil, fmt.Errorf("%w: tag style %q, want %s or %s", ErrBadOption, style, TagFrontmatter, TagComment)
+	}
+	src, d, real, err := e.editable(file)
+	if err != nil {
+		return nil, err
+	}
+	if d.Kind != "markdown" {
+		return nil, fmt.Errorf("%w: %s is not a markdown file; tags are written into markdown only", ErrBadOption, d.Path)
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return nil, fmt.Errorf("braid: read %s: %w", real, err)
+	}
+	out, added, err := markdown.AddTags(data, tags, style)
+	if err != nil {
+		return nil, fmt.Errorf("braid: %s: %w", d.Path, err)
+	}
+	res := &TagResult{File: real, ID: d.ID, Path: d.Path, Added: added, Tags: d.Tags}
+	if res.Added == nil {
+		res.Added = []string{}
+	}
+	if len(added) == 0 {
+		return res, nil
+	}
+	if err := replaceFile(real, out); err != nil {
+		return nil, fmt.Errorf("braid: write %s: %w", real, err)
+	}
+	if _, err := e.Index(ctx, []SourceSpec{{Path: src.Path}}, nil); err != nil {
+		return nil, fmt.Errorf("braid: %s was tagged but re-indexing its source failed: %w", d.Path, err)
+	}
+	if nd, err := e.st.DocByPath(src.ID, d.Path); err != nil {
+		return nil, err
+	} else if nd != nil {
+		res.Tags = nd.Tags
+	}
+	return res, nil
+}
+
+// editable finds the indexed document a file name stands for, and the
+// file's real path, which must lie inside its source.
+func (e *Engine) editable(name string) (*Source, *Document, string, error) {
+	srcs, err := e.st.Sources()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if _, err := os.Lstat(abs); err != nil {
+		// Not a file path: a document name.
+		d, derr := e.Document(name)
+		if derr != nil {
+			return nil, nil, "", derr
+		}
+		for _, s := range srcs {
+			if s.ID == d.SourceID && s.Kind == "dir" {
+				abs = filepath.Join(s.Path, filepath.FromSlash(d.Path))
+			} else if s.ID == d.SourceID && s.Kind == "file" {
+				abs = s.Path
+			}
+		}
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("braid: %s: %w", name, err)
+	}
+	for _, s := range srcs {
+		root, err := filepath.EvalSymlinks(s.Path)
+		if err != nil {
+			continue
+		}
+		var rels []string
+		switch s.Kind {
+		case "dir":
+			inside, err := filepath.Rel(root, real)
+			if err != nil || !filepath.IsLocal(inside) {
+				continue // the real file is not in this source
+			}
+			if lex, err := filepath.Rel(s.Path, abs); err == nil && filepath.IsLocal(lex) {
+				rels = append(rels, filepath.ToSlash(lex))
+			}
+			rels = append(rels, filepath.ToSlash(inside))
+		case "file":
+			if real != root {
+				continue
+			}
+			rels = append(rels, filepath.Base(s.Path))
+		default:
+			continue
+		}
+		for _, rel := range rels {
+			d, err := e.st.DocByPath(s.ID, rel)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			if d != nil {
+				return s, d, real, nil
+			}
+		}
+	}
+	return nil, nil, "", fmt.Errorf("%w: %s (its real path is %s); only files braid index has indexed can be edited", ErrOutside, name, real)
+}
+
+// replaceFile writes data to path through a temporary file and a rename,
+// keeping the file's permissions.
+func replaceFile(path string, data []byte) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".braid-tag-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Folder is a folder of a source with the number of documents in it.
+type Folder struct {
+	Name string `json:"name"`
+	// Path is relative to the source, slash-separated; "" for its root.
+	Path string `json:"path"`
+	// Docs counts the documents in the folder and below it, Here those
+	// directly in it.
+	Docs    int       `json:"docs"`
+	Here    int       `json:"here"`
+	Folders []*Folder `json:"folders,omitempty"`
+	// SourceID and Dir are set on a source's root: its id and absolute
+	// path.
+	SourceID string `json:"source_id,omitempty"`
+	Dir      string `json:"dir,omitempty"`
+}
+
+// Tree returns the folder tree of each source as it is on disk (a BEIR
+// corpus is one folder), with document counts, by source name.
+func (e *Engine) Tree() ([]*Folder, error) {
+	srcs, err := e.st.Sources()
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(srcs, func(i, j int) bool {
+		return srcs[i].Name < srcs[j].Name || srcs[i].Name == srcs[j].Name && srcs[i].ID < srcs[j].ID
+	})
+	out := []*Folder{}
+	for _, s := range srcs {
+		paths, err := e.st.Paths(s.ID)
+		if err != nil {
+			return nil, err
+		}
+		root := &Folder{Name: s.Name, SourceID: s.ID, Dir: s.Path}
+		for _, p := range paths {
+			f := root
+			f.Docs++
+			if s.Kind != "dir" {
+				f.Here++
+				continue
+			}
+			parts := strings.Split(p, "/")
+			for i, part := range parts[:len(parts)-1] {
+				f = f.child(part, strings.Join(parts[:i+1], "/"))
+				f.Docs++
+			}
+			f.Here++
+		}
+		out = append(out, root)
+	}
+	return out, nil
+}
+
+// child returns the subfolder of f named name, adding it when missing.
+// Paths come in byte order, so the children stay sorted.
+func (f *Folder) child(name, path string) *Folder {
+	if n := len(f.Folders); n > 0 && f.Folders[n-1].Name == name {
+		return f.Folders[n-1]
+	}
+	c := &Folder{Name: name, Path: path}
+	f.Folders = append(f.Folders, c)
+	return c
+}
