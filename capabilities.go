@@ -1,0 +1,30 @@
+package braid
+
+// Capabilities says which retrievers this engine's searches can use, and
+// why one is missing, so a front end can tell its user before a search
+// comes back lexical only.
+type Capabilities struct {
+	ReadOnly bool `json:"read_only"`
+	// Vectors is true when the engine has an embedding model; Model names
+	// it and Embedded counts the chunks in its vector index.
+	Vectors  bool   `json:"vectors"`
+	Model    string `json:"model,omitempty"`
+	Embedded int    `json:"embedded,omitempty"`
+	// NoVectors says why searches cannot use vectors now (see
+	// VectorsUnavailable).
+	NoVectors string `json:"no_vectors,omitempty"`
+	// Rerank is true when the engine has a cross-encoder; NoRerank says
+	// why not (see RerankUnavailable).
+	Rerank   bool   `json:"rerank"`
+	NoRerank string `json:"no_rerank,omitempty"`
+}
+
+// Capabilities describes the models the engine was opened with.
+func (e *Engine) Capabilities() Capabilities {
+	c := Capabilities{ReadOnly: e.opt.ReadOnly, Rerank: e.opt.Reranker != nil,
+		NoVectors: e.VectorsUnavailable(), NoRerank: e.RerankUnavailable()}
+	if e.vec != nil {
+		c.Vectors, c.Model, c.Embedded = true, e.opt.Model, e.vec.Len()
+	}
+	return c
+}

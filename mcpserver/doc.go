@@ -1,0 +1,36 @@
+// Package mcpserver is braid's Model Context Protocol server: the tools an
+// agent uses to search, grep and read an index, walk its link graph, add
+// and remove sources, tag notes, and page through long outputs, served
+// over stdio with mcp-go.
+//
+// Every tool is a thin adapter over one engine call: it decodes and checks
+// its arguments (unknown names are refused), waits for the engine, calls
+// it and renders the answer as JSON or, for grep, read_node_content and
+// list_directory_structure, plain text. A failure an agent can act on (a bad argument, an unknown id,
+// a missing file, an invalid regular expression) is a tool result with
+// isError set whose text names the tool, the argument and the fix; only
+// protocol faults are JSON-RPC errors.
+//
+//	srv := mcpserver.New(func() (*braid.Engine, func(), error) {
+//		e, err := braid.Open(".braid", nil)
+//		if err != nil {
+//			return nil, nil, err
+//		}
+//		return e, func() { e.Close() }, nil
+//	}, nil)
+//	err := srv.Serve(ctx, os.Stdin, os.Stdout)
+//
+// Outputs longer than Options.MaxOutput are cut; the whole text goes to a
+// scratchpad (an LRU of the session's long outputs) and the reply ends
+// with the id and offset to read on from with scratchpad_read. A search
+// answer is cut at a whole result, so it stays valid JSON.
+//
+// Server's documentation says how the engine is locked and how models
+// load without delaying initialize.
+//
+// Caveats: mcp-go's stdio transport keeps its session in a package
+// variable, so one process serves one stdio session at a time. Serve
+// writes only protocol messages to its output; logs go to Options.Log.
+// When its input ends, Serve cancels the calls still running (as mcp-go
+// does): a client reads its answers before it closes stdin.
+package mcpserver

@@ -1,0 +1,161 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/braidsearch/braid"
+)
+
+const descDocID = "The document: its id (the id of a search result), its path relative to its source (extension optional), " +
+	"its absolute path, or its exact title. A chunk_id names the document it belongs to."
+
+// get reads a document by name, taking a chunk id for its document.
+func get(e *braid.Engine, name string) (*braid.Content, error) {
+	c, err := e.Get(name)
+	if errors.Is(err, braid.ErrNotFound) {
+		if i := strings.LastIndexByte(name, '#'); i > 0 {
+			if c2, err2 := e.Get(name[:i]); err2 == nil {
+				return c2, nil
+			}
+		}
+	}
+	return c, err
+}
+
+type nodeArgs struct {
+	ID string `json:"id"`
+}
+
+func (a *nodeArgs) check() error { return required("id", a.ID) }
+
+func (s *Server) readNodeContentTool() tool {
+	def := mcp.NewTool("read_node_content",
+		mcp.WithDescription("Return the raw text (markdown with its frontmatter) of one indexed document, read from its file as it "+
+			"is now. Use it to read a whole note after search or grep pointed at it; read_around is cheaper when the chunk around "+
+			"a hit is enough, and get_document adds metadata (tags, links, headings)."),
+		readOnly("Read a document"),
+		mcp.WithString("id", mcp.Required(), mcp.Description(descDocID)),
+	)
+	return tool{def, adapt(s, "read_node_content", nodeArgs{}, func(ctx context.Context, c call, a *nodeArgs) (any, error) {
+		content, err := get(c.e, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		return string(content.Data), nil
+	})}
+}
+
+type documentArgs struct {
+	DocumentID     string `json:"document_id"`
+	IncludeContent bool   `json:"include_content"`
+}
+
+func (a *documentArgs) check() error { return required("document_id", a.DocumentID) }
+
+// documentReply is a document's metadata with, on request, its content.
+type documentReply struct {
+	*braid.Document
+	File    string `json:"file,omitempty"`    // absolute path read
+	Changed bool   `json:"changed,omitempty"` // the file differs from what was indexed
+	Content string `json:"content,omitempty"`
+}
+
+func (s *Server) getDocumentTool() tool {
+	def := mcp.NewTool("get_document",
+		mcp.WithDescription("Return one document's metadata: id, source_id, path, title, kind, tags, aliases, frontmatter, headings "+
+			"(with line numbers), outgoing links, line count, size, content hash, modification and index times, chunk_ids; and, "+
+			"unless include_content is false, its file path, its current content and changed (true when the file was edited "+
+			"since it was indexed)."),
+		readOnly("Get a document"),
+		mcp.WithString("document_id", mcp.Required(), mcp.Description(descDocID)),
+		mcp.WithBoolean("include_content", mcp.Description("Also read the file and return its text. Default true; false returns "+
+			"metadata alone, without touching the file."), mcp.DefaultBool(true)),
+	)
+	return tool{def, adapt(s, "get_document", documentArgs{IncludeContent: true}, func(ctx context.Context, c call, a *documentArgs) (any, error) {
+		if !a.IncludeContent {
+			d, err := c.e.Document(a.DocumentID)
+			if err != nil {
+				if i := strings.LastIndexByte(a.DocumentID, '#'); i > 0 && errors.Is(err, braid.ErrNotFound) {
+					if d2, err2 := c.e.Document(a.DocumentID[:i]); err2 == nil {
+						return documentReply{Document: d2}, nil
+					}
+				}
+				return nil, err
+			}
+			return documentReply{Document: d}, nil
+		}
+		content, err := get(c.e, a.DocumentID)
+		if err != nil {
+			return nil, err
+		}
+		return documentReply{Document: content.Doc, File: content.File, Changed: content.Changed, Content: string(content.Data)}, nil
+	})}
+}
+
+type aroundArgs struct {
+	ChunkID string `json:"chunk_id"`
+	Radius  int    `json:"radius"`
+}
+
+func (a *aroundArgs) check() error {
+	if err := required("chunk_id", a.ChunkID); err != nil {
+		return err
+	}
+	return intRange("radius", a.Radius, 0, 10)
+}
+
+type aroundChunk struct {
+	ChunkID     string      `json:"chunk_id"`
+	Offset      int         `json:"offset"` // position relative to the chunk asked for
+	Label       string      `json:"label"`  // before, hit or after
+	HeadingPath []string    `json:"heading_path,omitempty"`
+	Line        braid.Lines `json:"line"`
+	Text        string      `json:"text"`
+}
+
+type aroundReply struct {
+	ID     string        `json:"id"`
+	Path   string        `json:"path"`
+	Title  string        `json:"title"`
+	Chunks []aroundChunk `json:"chunks"`
+	// Before and After count the document's chunks beyond those shown.
+	Before int `json:"more_before"`
+	After  int `json:"more_after"`
+}
+
+func (s *Server) readAroundTool() tool {
+	def := mcp.NewTool("read_around",
+		mcp.WithDescription("Return a search hit's chunk with its neighbouring chunks in the document, in order, each labelled "+
+			"before, hit or after with its offset from the hit, its heading path, line range and text. Use it to read the passage "+
+			"around a hit without loading the whole file; more_before and more_after count the chunks not shown."),
+		readOnly("Read around a hit"),
+		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result.")),
+		mcp.WithInteger("radius", mcp.Description("How many chunks to return on each side of the hit. 0..10, default 2."),
+			mcp.DefaultNumber(2), mcp.Min(0), mcp.Max(10)),
+	)
+	return tool{def, adapt(s, "read_around", aroundArgs{Radius: 2}, func(ctx context.Context, c call, a *aroundArgs) (any, error) {
+		n, err := c.e.Around(a.ChunkID, a.Radius)
+		if err != nil {
+			return nil, err
+		}
+		r := aroundReply{ID: n.Doc.ID, Path: n.Doc.Path, Title: n.Doc.Title, Chunks: make([]aroundChunk, len(n.Chunks))}
+		for i, ch := range n.Chunks {
+			off := i - n.Center
+			label := "hit"
+			switch {
+			case off < 0:
+				label = "before"
+			case off > 0:
+				label = "after"
+			}
+			r.Chunks[i] = aroundChunk{ChunkID: ch.ID, Offset: off, Label: label, HeadingPath: ch.HeadingPath,
+				Line: braid.Lines{Start: ch.StartLine, End: ch.EndLine}, Text: ch.Text}
+		}
+		r.Before, r.After = n.First, len(n.Doc.ChunkIDs)-n.First-len(n.Chunks)
+		return r, nil
+	})}
+}

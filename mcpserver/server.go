@@ -1,0 +1,246 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/braidsearch/braid"
+)
+
+// Opener opens the engine the server answers from, with whatever models it
+// should use, and returns a function that closes the engine and the
+// models. It may take seconds (loading ONNX models, rebuilding an HNSW
+// graph); the server calls it in the background.
+type Opener func() (*braid.Engine, func(), error)
+
+// Options tune a Server. The zero value (or nil) means the defaults.
+type Options struct {
+	// MaxOutput is the most bytes of tool output one reply carries; longer
+	// output is kept in the scratchpad and the reply says how to read the
+	// rest. Zero means 8192.
+	MaxOutput int
+	// Scratchpads is how many long outputs the scratchpad keeps, least
+	// recently used dropped first. Zero means 32.
+	Scratchpads int
+	// Log receives the server's log lines. nil discards them. It must not
+	// be the protocol stream.
+	Log io.Writer
+	// Version is reported to clients in the initialize answer.
+	Version string
+}
+
+const (
+	defaultMaxOutput   = 8 << 10
+	defaultScratchpads = 32
+)
+
+// ErrClosed is the error of a tool call that arrives after Close.
+var ErrClosed = errors.New("mcpserver: server is shutting down")
+
+// Server is a braid MCP server: the tools, the resource and the engine
+// they share.
+//
+// Locking: the index allows one writer or many readers, across processes.
+// The server holds one engine for its whole session, opened by the Opener;
+// `braid serve` opens it for writing, so index_path, remove_source and
+// inject_tags work without a second process and without closing and
+// reopening the engine (which would stall every search and reload the
+// models). The engine lets searches run while an index run writes (bleve,
+// bbolt and the HNSW graph each take their own locks), so tool calls run
+// concurrently and only the writing tools take the server's writer slot,
+// one at a time, as the engine requires. The cost of holding the write
+// lock is that other braid processes cannot open the index while the
+// server runs, not even to read (they are told that braid serve holds
+// it); `braid serve --read-only` holds a shared lock instead, lets CLI
+// searches run beside it, and answers the writing tools with an error.
+//
+// Models load in the background: Serve answers initialize at once, and the
+// first tool call that needs the engine waits for the Opener. An Opener
+// that fails is retried by the next tool call, so a server started while
+// `braid index` held the index recovers once it finishes.
+type Server struct {
+	open Opener
+	opt  Options
+	log  *log.Logger
+	mcp  *server.MCPServer
+	pad  *scratchpad
+	told sync.Map // model reasons a search warning has given in full
+
+	mu      sync.Mutex
+	cur     *opening // the engine, or the attempt to open it
+	closed  bool
+	writing chan struct{} // the writer slot: one index_path or remove_source at a time
+}
+
+// opening is one attempt to open the engine; done closes when it ends.
+type opening struct {
+	done  chan struct{}
+	e     *braid.Engine
+	close func()
+	err   error
+}
+
+// New returns a server answering from the engine open returns.
+func New(open Opener, opt *Options) *Server {
+	s := &Server{open: open, writing: make(chan struct{}, 1)}
+	if opt != nil {
+		s.opt = *opt
+	}
+	if s.opt.MaxOutput <= 0 {
+		s.opt.MaxOutput = defaultMaxOutput
+	}
+	if s.opt.Scratchpads <= 0 {
+		s.opt.Scratchpads = defaultScratchpads
+	}
+	w := s.opt.Log
+	if w == nil {
+		w = io.Discard
+	}
+	s.log = log.New(w, "braid serve: ", log.LstdFlags)
+	s.pad = newScratchpad(s.opt.Scratchpads, scratchpadBytes)
+	version := s.opt.Version
+	if version == "" {
+		version = "dev"
+	}
+	s.mcp = server.NewMCPServer("braid", version,
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithStrictInputSchemaDefault(),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	for _, t := range s.tools() {
+		s.mcp.AddTool(t.def, t.handler)
+	}
+	s.addResources()
+	return s
+}
+
+const instructions = "braid searches a local index of markdown notes, docs and code. " +
+	"Start with search (hybrid BM25 + vectors, reranked) or search_keyword (exact words); " +
+	"read a hit with read_around (its chunk and neighbours) or read_node_content (the whole file); " +
+	"grep runs a regular expression over the indexed files. " +
+	"Long outputs are cut at a size limit: the reply names a scratchpad id to read the rest with scratchpad_read."
+
+// Serve answers MCP requests read from in on out until in ends or ctx is
+// cancelled, then closes the engine. It starts opening the engine at once,
+// in the background. out carries only the protocol.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.prepare()
+	ss := server.NewStdioServer(s.mcp)
+	ss.SetErrorLogger(s.log)
+	err := ss.Listen(ctx, in, out)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// prepare starts opening the engine unless that is under way or done.
+func (s *Server) prepare() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil && !s.closed {
+		s.cur = s.launch()
+	}
+}
+
+// launch starts one attempt to open the engine. Call it with mu held.
+func (s *Server) launch() *opening {
+	o := &opening{done: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		start := time.Now()
+		o.e, o.close, o.err = s.open()
+		if o.err != nil {
+			s.log.Printf("cannot open the index: %v", o.err)
+			return
+		}
+		c := o.e.Capabilities()
+		s.log.Printf("index %s open in %v (vectors: %v, rerank: %v, read-only: %v)", o.e.Dir(), time.Since(start).Round(time.Millisecond), c.Vectors, c.Rerank, c.ReadOnly)
+	}()
+	return o
+}
+
+// engine waits for the engine to be open. After a failed attempt it starts
+// another, so each call reports the index as it is now.
+func (s *Server) engine(ctx context.Context) (*braid.Engine, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if s.cur == nil || (ended(s.cur) && s.cur.err != nil) {
+		s.cur = s.launch()
+	}
+	o := s.cur
+	s.mu.Unlock()
+	select {
+	case <-o.done:
+		return o.e, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func ended(o *opening) bool {
+	select {
+	case <-o.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close waits for an engine being opened and closes it. Tool calls after
+// Close fail with ErrClosed; Serve calls it once no call is in flight, and
+// so must a caller serving MCP() over another transport.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	o := s.cur
+	s.cur = nil
+	s.mu.Unlock()
+	if o == nil {
+		return nil
+	}
+	<-o.done
+	if o.e != nil && o.close != nil {
+		o.close()
+	}
+	return nil
+}
+
+// write takes the writer slot for fn, waiting for a write under way.
+func (s *Server) write(ctx context.Context, fn func() error) error {
+	select {
+	case s.writing <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.writing }()
+	return fn()
+}
+
+// MCP is the underlying mcp-go server, for serving over another transport.
+func (s *Server) MCP() *server.MCPServer { return s.mcp }
+
+// progress sends a notifications/progress for the call when the client
+// asked for progress with a token.
+func (s *Server) progress(ctx context.Context, req mcp.CallToolRequest, done, total float64, message string) {
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return
+	}
+	params := map[string]any{"progressToken": req.Params.Meta.ProgressToken, "progress": done, "message": message}
+	if total > 0 {
+		params["total"] = total
+	}
+	_ = s.mcp.SendNotificationToClient(ctx, "notifications/progress", params)
+}

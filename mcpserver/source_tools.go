@@ -1,0 +1,225 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/braidsearch/braid"
+)
+
+// ErrNoWatch is the answer to index_path with watch: watching sources for
+// changes is not built yet.
+var ErrNoWatch = errors.New("watch mode is not available yet; call index_path again (without watch) to pick up changes")
+
+type noArgs struct{}
+
+// sourceRow is a source with its counts and settings.
+type sourceRow struct {
+	braid.SourceStats
+	Patterns  []string `json:"patterns,omitempty"`
+	Excludes  []string `json:"excludes,omitempty"`
+	Recursive bool     `json:"recursive"`
+}
+
+func (s *Server) listSourcesTool() tool {
+	def := mcp.NewTool("list_sources",
+		mcp.WithDescription("List the registered sources (folders, files, BEIR corpora) with id, name, absolute path, kind, "+
+			"documents, chunks, bytes, when each was last indexed, and its include/exclude globs. Use a source's id or name as "+
+			"source_id in search, or with remove_source."),
+		readOnly("List sources"),
+	)
+	return tool{def, adapt(s, "list_sources", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
+		rows, err := sources(c.e)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"sources": rows}, nil
+	})}
+}
+
+func sources(e *braid.Engine) ([]sourceRow, error) {
+	st, err := e.Stats()
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := e.Sources()
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*braid.Source{}
+	for _, s := range srcs {
+		byID[s.ID] = s
+	}
+	rows := []sourceRow{}
+	for _, ss := range st.Sources {
+		r := sourceRow{SourceStats: ss, Recursive: true}
+		if src := byID[ss.ID]; src != nil {
+			r.Patterns, r.Excludes, r.Recursive = src.Patterns, src.Excludes, !src.NoRecursive
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+type indexArgs struct {
+	Path      string `json:"path"`
+	Pattern   string `json:"pattern"`
+	Recursive bool   `json:"recursive"`
+	Watch     bool   `json:"watch"`
+}
+
+func (a *indexArgs) check() error {
+	if err := required("path", a.Path); err != nil {
+		return err
+	}
+	if a.Watch {
+		return fmt.Errorf("%w watch: %w", ErrBadArgument, ErrNoWatch)
+	}
+	return nil
+}
+
+func (s *Server) indexPathTool() tool {
+	def := mcp.NewTool("index_path",
+		mcp.WithDescription("Add a folder, a file or a BEIR corpus (.jsonl) to the index, or re-index one already added: new and "+
+			"changed files are read, chunked and embedded, unchanged ones skipped by content hash, deleted ones dropped. Searches "+
+			"keep working while it runs; a large folder takes a while and reports progress when the request carries a "+
+			"progressToken. Returns the source {id, name, path} and counts: seen, added, updated, unchanged, removed, chunks, "+
+			"embedded, skipped, errors (files that could not be read), took_ms."),
+		writes("Index a path", false),
+		mcp.WithString("path", mcp.Required(), mcp.Description("Absolute path of the folder, file or .jsonl corpus (a relative path "+
+			"is taken from the server's working directory).")),
+		mcp.WithString("pattern", mcp.Description("Only index files matching this glob, e.g. \"*.md\" or \"docs/**\". Default: "+
+			"what the source had, or every text file for a new source.")),
+		mcp.WithBoolean("recursive", mcp.Description("Index subfolders too. Default true; false indexes only the top level of "+
+			"the folder."), mcp.DefaultBool(true)),
+		mcp.WithBoolean("watch", mcp.Description("Keep watching for changes. Not available yet: true is refused; call index_path "+
+			"again instead. Default false."), mcp.DefaultBool(false)),
+	)
+	return tool{def, adapt(s, "index_path", indexArgs{Recursive: true}, func(ctx context.Context, c call, a *indexArgs) (any, error) {
+		spec := braid.SourceSpec{Path: a.Path, NoRecursive: !a.Recursive}
+		if a.Pattern != "" {
+			spec.Patterns = []string{a.Pattern}
+		}
+		var sum *braid.Summary
+		err := s.write(ctx, func() (err error) {
+			sum, err = c.e.Index(ctx, []braid.SourceSpec{spec}, s.indexProgress(ctx, c.req))
+			return err
+		})
+		if err != nil {
+			if sum != nil && ctx.Err() != nil {
+				return nil, fmt.Errorf("cancelled after %d files; what was indexed before is kept and the index is consistent: %w", sum.Seen, err)
+			}
+			return nil, err
+		}
+		reply := map[string]any{"summary": sum}
+		abs, _ := filepath.Abs(a.Path)
+		if rows, err := sources(c.e); err == nil {
+			for _, r := range rows {
+				if r.Path == abs {
+					reply["source"] = r
+				}
+			}
+		}
+		return reply, nil
+	})}
+}
+
+// indexProgress turns the engine's progress into MCP progress
+// notifications, at most five a second. Progress only grows: files done
+// while reading, then files plus chunks embedded.
+func (s *Server) indexProgress(ctx context.Context, req mcp.CallToolRequest) func(braid.Progress) {
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	var last time.Time
+	files, total := 0, 0
+	return func(p braid.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		var done float64
+		var msg string
+		if p.Phase == "embed" {
+			done, msg = float64(files+p.Done), fmt.Sprintf("embedded %d chunks", p.Done)
+		} else {
+			files, total = p.Done, p.Total
+			done, msg = float64(p.Done), fmt.Sprintf("%s: %d/%d files", p.Source, p.Done, p.Total)
+			if p.Total == 0 {
+				msg = fmt.Sprintf("%s: %d documents", p.Source, p.Done)
+			}
+		}
+		if time.Since(last) < 200*time.Millisecond && !(p.Phase == "" && p.Done == p.Total) {
+			return
+		}
+		last = time.Now()
+		t := 0.0
+		if p.Phase == "" {
+			t = float64(total)
+		}
+		s.progress(ctx, req, done, t, msg)
+	}
+}
+
+type removeArgs struct {
+	SourceID string `json:"source_id"`
+}
+
+func (a *removeArgs) check() error { return required("source_id", a.SourceID) }
+
+func (s *Server) removeSourceTool() tool {
+	def := mcp.NewTool("remove_source",
+		mcp.WithDescription("Unregister a source and drop its documents from the index. The files themselves are not touched; "+
+			"index_path adds the source back. Returns the number of documents removed."),
+		writes("Remove a source", true),
+		mcp.WithString("source_id", mcp.Required(), mcp.Description("The source's id or name, from list_sources.")),
+	)
+	return tool{def, adapt(s, "remove_source", removeArgs{}, func(ctx context.Context, c call, a *removeArgs) (any, error) {
+		var n int
+		err := s.write(ctx, func() (err error) {
+			n, err = c.e.RemoveSource(a.SourceID)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"source_id": a.SourceID, "removed_documents": n}, nil
+	})}
+}
+
+// statsReply is get_stats's answer.
+type statsReply struct {
+	*braid.Stats
+	Models braid.Capabilities `json:"models"`
+	Server serverInfo         `json:"server"`
+}
+
+type serverInfo struct {
+	MaxOutput   int `json:"max_output"`
+	Scratchpads int `json:"scratchpads"` // entries held now
+}
+
+func (s *Server) getStatsTool() tool {
+	def := mcp.NewTool("get_stats",
+		mcp.WithDescription("Describe the index: its directory, documents, chunks, bytes indexed and on disk, format version, "+
+			"per-source counts; which models searches can use (vectors: an embedding model and how many chunks it embedded; "+
+			"rerank: a cross-encoder) or why not; and the server's output limit."),
+		readOnly("Index statistics"),
+	)
+	return tool{def, adapt(s, "get_stats", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
+		return s.stats(c.e)
+	})}
+}
+
+func (s *Server) stats(e *braid.Engine) (*statsReply, error) {
+	st, err := e.Stats()
+	if err != nil {
+		return nil, err
+	}
+	return &statsReply{Stats: st, Models: e.Capabilities(), Server: serverInfo{MaxOutput: s.opt.MaxOutput, Scratchpads: len(s.pad.list())}}, nil
+}
