@@ -187,6 +187,28 @@ var registry = []Spec{
 			{Name: "tokenizer.json", URL: hf("Xenova/ms-marco-TinyBERT-L-2-v2", "tokenizer.json")},
 		},
 	},
+	{
+		// The multilingual reranker: XLM-RoBERTa base (12 layers of 768,
+		// a 250,002-piece SentencePiece Unigram vocabulary, no token type
+		// input), about 8x the compute per token of MiniLM-L6. BAAI
+		// publishes onnx/model.onnx (1.1 GB) beside the tokenizer.json;
+		// unpinned, as above.
+		Name: "BAAI/bge-reranker-base", Variant: "fp32", Kind: KindCrossEncoder,
+		MaxLen: 512,
+		Files: []File{
+			{Name: "model.onnx", URL: hf("BAAI/bge-reranker-base", "onnx/model.onnx")},
+			{Name: "tokenizer.json", URL: hf("BAAI/bge-reranker-base", "tokenizer.json")},
+		},
+	},
+	{
+		// Xenova's dynamic int8 quantization (279 MB); unpinned.
+		Name: "BAAI/bge-reranker-base", Variant: "int8", Kind: KindCrossEncoder,
+		MaxLen: 512,
+		Files: []File{
+			{Name: "model.onnx", URL: hf("Xenova/bge-reranker-base", "onnx/model_quantized.onnx")},
+			{Name: "tokenizer.json", URL: hf("Xenova/bge-reranker-base", "tokenizer.json")},
+		},
+	},
 }
 
 // Registry returns the built-in models, embedders first. The slice and its

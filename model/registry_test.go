@@ -94,6 +94,8 @@ func TestRegistryPins(t *testing.T) {
 		"cross-encoder/ms-marco-MiniLM-L-6-v2:int8":   {},
 		"cross-encoder/ms-marco-TinyBERT-L-2-v2":      {},
 		"cross-encoder/ms-marco-TinyBERT-L-2-v2:int8": {},
+		"BAAI/bge-reranker-base":                      {},
+		"BAAI/bge-reranker-base:int8":                 {},
 	}
 	got := map[string]pins{}
 	for _, s := range Registry() {

@@ -24,8 +24,28 @@ func Example() {
 }
 
 func ExampleParse_unsupported() {
-	_, err := tokenizer.Parse([]byte(`{"model": {"type": "Unigram", "vocab": [["<unk>", 0]]}}`))
+	_, err := tokenizer.Parse([]byte(`{"model": {"type": "BPE", "vocab": {}, "merges": []}}`))
 	fmt.Println(err)
 	// Output:
-	// tokenizer: unsupported tokenizer.json: model type "Unigram" (only BERT WordPiece tokenizers are supported)
+	// tokenizer: unsupported tokenizer.json: model type "BPE" (want WordPiece or Unigram)
+}
+
+func Example_unigram() {
+	// testdata/xlmr.json is a small SentencePiece Unigram tokenizer shaped
+	// like XLM-RoBERTa's (BAAI/bge-reranker-base): nmt_nfkc normalization,
+	// Metaspace, <s> A </s></s> B </s>.
+	tok, err := tokenizer.Load("testdata/xlmr.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(tok.Tokens("Ｈello   wörld, the <mask> ﬁnds it"))
+	enc := tok.EncodePair("search", "hybrid search", 0)
+	fmt.Println(enc.IDs, enc.TypeIDs)
+	text, _ := tok.Decode(enc.IDs)
+	fmt.Println(text)
+	// Output:
+	// [▁ Hello ▁ w ö r l d , ▁the <mask> ▁find s ▁it]
+	// [0 898 2 2 953 65 2894 898 2] [0 0 0 0 0 0 0 0 0]
+	// search hybrid search
 }

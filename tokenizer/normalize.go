@@ -178,10 +178,10 @@ func runeClass(r rune) uint8 {
 	return classWord
 }
 
-// appendWords is HF's BertPreTokenizer followed by the WordPiece model:
+// appendBertWords is HF's BertPreTokenizer followed by the WordPiece model:
 // it splits normalized text s on whitespace, drops the whitespace, isolates
 // every punctuation character and appends the ids of each piece to ids.
-func (t *Tokenizer) appendWords(ids []int32, s []byte) []int32 {
+func (t *Tokenizer) appendBertWords(ids []int32, s []byte) []int32 {
 	start, chars := 0, 0
 	for i := 0; i < len(s); {
 		var class uint8

@@ -64,10 +64,24 @@ func bertTemplates(cls, sep int32) (single, pair template) {
 	return single, pair
 }
 
-// parsePostProcessor reads a TemplateProcessing or BertProcessing
-// post-processor. Without one, it falls back to BERT's [CLS]/[SEP]
-// template so that every Encoding carries them.
-func parsePostProcessor(data json.RawMessage, idOf func(string) (int32, bool)) (single, pair template, err error) {
+// robertaTemplates is <s> A </s> and <s> A </s> </s> B </s>, all of type
+// 0, as RobertaProcessing writes them.
+func robertaTemplates(cls, sep int32) (single, pair template) {
+	single = newTemplate([]templatePiece{
+		{seq: -1, ids: []int32{cls}}, {seq: 0}, {seq: -1, ids: []int32{sep}},
+	})
+	pair = newTemplate([]templatePiece{
+		{seq: -1, ids: []int32{cls}}, {seq: 0}, {seq: -1, ids: []int32{sep, sep}},
+		{seq: 1}, {seq: -1, ids: []int32{sep}},
+	})
+	return single, pair
+}
+
+// parsePostProcessor reads a TemplateProcessing, BertProcessing or
+// RobertaProcessing post-processor. Without one, bertFallback picks BERT's
+// [CLS]/[SEP] template, so that every WordPiece Encoding carries them;
+// otherwise the text goes through bare, as in the reference.
+func parsePostProcessor(data json.RawMessage, idOf func(string) (int32, bool), bertFallback bool) (single, pair template, err error) {
 	var p struct {
 		Type   string            `json:"type"`
 		Single []json.RawMessage `json:"single"`
@@ -86,6 +100,9 @@ func parsePostProcessor(data json.RawMessage, idOf func(string) (int32, bool)) (
 	}
 	switch p.Type {
 	case "":
+		if !bertFallback {
+			return newTemplate([]templatePiece{{seq: 0}}), newTemplate([]templatePiece{{seq: 0}, {seq: 1}}), nil
+		}
 		cls, ok1 := idOf("[CLS]")
 		sep, ok2 := idOf("[SEP]")
 		if !ok1 || !ok2 {
@@ -100,6 +117,14 @@ func parsePostProcessor(data json.RawMessage, idOf func(string) (int32, bool)) (
 			return single, pair, fmt.Errorf("tokenizer: parse BertProcessing: cls %v, sep %v", err1, err2)
 		}
 		single, pair = bertTemplates(cls, sep)
+		return single, pair, nil
+	case "RobertaProcessing":
+		cls, err1 := tokenPair(p.Cls)
+		sep, err2 := tokenPair(p.Sep)
+		if err1 != nil || err2 != nil {
+			return single, pair, fmt.Errorf("tokenizer: parse RobertaProcessing: cls %v, sep %v", err1, err2)
+		}
+		single, pair = robertaTemplates(cls, sep)
 		return single, pair, nil
 	case "TemplateProcessing":
 		parse := func(items []json.RawMessage, seqs int) (template, error) {
@@ -143,7 +168,7 @@ func parsePostProcessor(data json.RawMessage, idOf func(string) (int32, bool)) (
 		pair, err = parse(p.Pair, 2)
 		return single, pair, err
 	}
-	return single, pair, fmt.Errorf("%w: post_processor %q (want TemplateProcessing or BertProcessing)", ErrUnsupported, p.Type)
+	return single, pair, fmt.Errorf("%w: post_processor %q (want TemplateProcessing, BertProcessing or RobertaProcessing)", ErrUnsupported, p.Type)
 }
 
 // tokenPair reads BertProcessing's ["[CLS]", 101] and returns the id.

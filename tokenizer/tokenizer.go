@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // ErrUnsupported means a tokenizer.json describes a tokenizer this package
-// cannot run: a model other than WordPiece (Unigram, BPE, WordLevel), or a
-// normalizer, pre-tokenizer or post-processor outside the BERT family. The
-// wrapping error names the component and its type.
+// cannot run: a model other than WordPiece and Unigram (BPE, WordLevel), or
+// a normalizer, pre-tokenizer or post-processor outside the BERT and
+// SentencePiece families. The wrapping error names the component and its
+// type.
 var ErrUnsupported = errors.New("tokenizer: unsupported tokenizer.json")
 
 // Encoding is one tokenised input, special tokens included, unpadded.
@@ -21,24 +24,37 @@ type Encoding struct {
 	Mask    []int64 // attention mask: all 1 (padding is the caller's job)
 }
 
-// Tokenizer is a BERT WordPiece tokenizer loaded from a Hugging Face
-// tokenizer.json. It is immutable once loaded and safe for concurrent use.
+// Tokenizer is a BERT WordPiece or SentencePiece Unigram tokenizer loaded
+// from a Hugging Face tokenizer.json. It is immutable once loaded and safe
+// for concurrent use.
 type Tokenizer struct {
-	norm   *normalizer // nil: no normalizer
-	wp     *wordPiece
-	raw    *matcher // added tokens matched before normalization
-	nrm    *matcher // added tokens matched after normalization
+	norm  *normalizer // BERT-family normalizer; nil: steps, or none
+	steps []normStep  // SentencePiece-family normalizers, in order
+	// valid makes encoding replace invalid UTF-8 first, as Python's
+	// decode(errors="replace") does; the BERT normalizer needs no such pass.
+	valid  bool
+	wp     *wordPiece // the model: wp or uni
+	uni    *unigram
+	meta   metaspace // Unigram's pre-tokenizer
+	raw    *matcher  // added tokens matched before normalization
+	nrm    *matcher  // added tokens matched after normalization
 	single template
 	pair   template
+	dec    decoder
 	tokens []string // by id
-	padID  int64
-	pool   sync.Pool
+	// special marks the ids of added tokens flagged special, which Decode
+	// leaves out.
+	special []bool
+	padID   int64
+	pool    sync.Pool
 }
 
 // scratch holds the buffers of one encoding call.
 type scratch struct {
-	norm []byte
-	a, b []int32
+	norm, norm2, meta []byte
+	a, b              []int32
+	lattice           []latticeNode
+	path              []int32
 }
 
 // maxPooled bounds the buffers kept for reuse after a very long input.
@@ -57,9 +73,10 @@ func Load(path string) (*Tokenizer, error) {
 	return t, nil
 }
 
-// Encode tokenises one text as [CLS] text [SEP], truncated so that
-// len(IDs) <= maxLen (maxLen <= 0: no limit). A maxLen too small to hold
-// the special tokens still yields them: Encode(text, 1) is [CLS] [SEP].
+// Encode tokenises one text with the post-processor's single template
+// ([CLS] text [SEP], <s> text </s>), truncated so that len(IDs) <= maxLen
+// (maxLen <= 0: no limit). A maxLen too small to hold the special tokens
+// still yields them: Encode(text, 1) is [CLS] [SEP].
 func (t *Tokenizer) Encode(text string, maxLen int) Encoding {
 	sc := t.getScratch()
 	defer t.putScratch(sc)
@@ -73,10 +90,11 @@ func (t *Tokenizer) Encode(text string, maxLen int) Encoding {
 	return t.single.apply(a, nil)
 }
 
-// EncodePair tokenises [CLS] a [SEP] b [SEP] with Hugging Face's
-// "longest_first" truncation to maxLen (maxLen <= 0: no limit): when both
-// sides must shrink, each keeps half of the room, the longer side the odd
-// token; otherwise only the longer one is cut.
+// EncodePair tokenises a pair with the pair template ([CLS] a [SEP] b
+// [SEP], <s> a </s></s> b </s>) and Hugging Face's "longest_first"
+// truncation to maxLen (maxLen <= 0: no limit): when both sides must
+// shrink, each keeps half of the room, the longer side the odd token;
+// otherwise only the longer one is cut.
 func (t *Tokenizer) EncodePair(a, b string, maxLen int) Encoding {
 	sc := t.getScratch()
 	defer t.putScratch(sc)
@@ -116,8 +134,8 @@ func longestFirst(n1, n2, room int) (int, int) {
 	return min(k1, n1), min(k2, n2)
 }
 
-// Tokens returns the wordpiece strings of text without special tokens
-// (debugging, explain). Added tokens written in the text, such as a
+// Tokens returns the token strings of text without the template's special
+// tokens (debugging, explain). Added tokens written in the text, such as a
 // literal "[MASK]", appear as themselves.
 func (t *Tokenizer) Tokens(text string) []string {
 	sc := t.getScratch()
@@ -130,7 +148,8 @@ func (t *Tokenizer) Tokens(text string) []string {
 	return out
 }
 
-// PadID returns the id of the padding token.
+// PadID returns the id of the padding token: the padding block's pad_id,
+// else that of [PAD] or <pad>, else 0.
 func (t *Tokenizer) PadID() int64 { return t.padID }
 
 // VocabSize returns the number of token ids, added tokens included; every
@@ -139,40 +158,75 @@ func (t *Tokenizer) VocabSize() int { return len(t.tokens) }
 
 // appendText appends the ids of text, without special tokens, to ids.
 func (t *Tokenizer) appendText(sc *scratch, ids []int32, text string) []int32 {
-	for len(text) > 0 {
-		start, end, id, ok := find(t.raw, text)
+	if t.valid && !utf8.ValidString(text) {
+		text = validUTF8(text)
+	}
+	pos, off := 0, 0
+	for {
+		start, end, next, id, ok := nextAdded(t.raw, text, pos, off)
 		if !ok {
-			return t.appendSegment(sc, ids, text)
+			break
 		}
-		ids = t.appendSegment(sc, ids, text[:start])
+		if off < start {
+			ids = t.appendSegment(sc, ids, text[off:start], off == 0)
+		}
 		ids = append(ids, id)
-		text = text[end:]
+		off, pos = end, next
+	}
+	if off < len(text) {
+		ids = t.appendSegment(sc, ids, text[off:], off == 0)
 	}
 	return ids
 }
 
 // appendSegment normalizes a piece of text free of raw added tokens and
-// appends its ids.
-func (t *Tokenizer) appendSegment(sc *scratch, ids []int32, seg string) []int32 {
+// appends its ids; first says that it begins the text.
+func (t *Tokenizer) appendSegment(sc *scratch, ids []int32, seg string, first bool) []int32 {
 	if seg == "" {
 		return ids
 	}
-	if t.norm != nil {
+	switch {
+	case t.norm != nil:
 		sc.norm = t.norm.append(sc.norm[:0], seg)
-	} else {
+	case len(t.steps) > 0:
+		sc.norm2 = append(sc.norm2[:0], seg...)
+		for _, st := range t.steps {
+			sc.norm = st.append(sc.norm[:0], sc.norm2)
+			sc.norm, sc.norm2 = sc.norm2, sc.norm
+		}
+		sc.norm, sc.norm2 = sc.norm2, sc.norm
+	default:
 		sc.norm = append(sc.norm[:0], seg...)
 	}
 	s := sc.norm
-	for len(s) > 0 {
-		start, end, id, ok := find(t.nrm, s)
+	if t.nrm == nil {
+		return t.appendWords(sc, ids, s, first)
+	}
+	pos, off := 0, 0
+	for {
+		start, end, next, id, ok := nextAdded(t.nrm, s, pos, off)
 		if !ok {
-			return t.appendWords(ids, s)
+			break
 		}
-		ids = t.appendWords(ids, s[:start])
+		if off < start {
+			ids = t.appendWords(sc, ids, s[off:start], first && off == 0)
+		}
 		ids = append(ids, id)
-		s = s[end:]
+		off, pos = end, next
+	}
+	if off < len(s) {
+		ids = t.appendWords(sc, ids, s[off:], first && off == 0)
 	}
 	return ids
+}
+
+// appendWords pre-tokenizes normalized text s and runs the model on each
+// piece; first says that s begins the text.
+func (t *Tokenizer) appendWords(sc *scratch, ids []int32, s []byte, first bool) []int32 {
+	if t.uni != nil {
+		return t.appendMetaspace(sc, ids, s, first)
+	}
+	return t.appendBertWords(ids, s)
 }
 
 func (t *Tokenizer) getScratch() *scratch {
@@ -183,7 +237,8 @@ func (t *Tokenizer) getScratch() *scratch {
 }
 
 func (t *Tokenizer) putScratch(sc *scratch) {
-	if cap(sc.norm) > maxPooled || cap(sc.a) > maxPooled || cap(sc.b) > maxPooled {
+	if cap(sc.norm) > maxPooled || cap(sc.norm2) > maxPooled || cap(sc.meta) > maxPooled ||
+		cap(sc.a) > maxPooled || cap(sc.b) > maxPooled || cap(sc.lattice) > maxPooled/16 || cap(sc.path) > maxPooled {
 		return
 	}
 	t.pool.Put(sc)
@@ -195,65 +250,109 @@ type tokenizerJSON struct {
 		ID         int64  `json:"id"`
 		Content    string `json:"content"`
 		Normalized bool   `json:"normalized"`
+		Special    bool   `json:"special"`
+		Lstrip     bool   `json:"lstrip"`
+		Rstrip     bool   `json:"rstrip"`
+		SingleWord bool   `json:"single_word"`
 	} `json:"added_tokens"`
 	Normalizer    json.RawMessage `json:"normalizer"`
 	PreTokenizer  json.RawMessage `json:"pre_tokenizer"`
 	PostProcessor json.RawMessage `json:"post_processor"`
+	Decoder       json.RawMessage `json:"decoder"`
 	Padding       *struct {
 		PadID int64 `json:"pad_id"`
 	} `json:"padding"`
 	Model struct {
-		Type                    string          `json:"type"`
-		UnkToken                string          `json:"unk_token"`
-		ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
-		MaxInputCharsPerWord    int             `json:"max_input_chars_per_word"`
-		Vocab                   json.RawMessage `json:"vocab"`
+		Type string `json:"type"`
+		// WordPiece.
+		UnkToken                string  `json:"unk_token"`
+		ContinuingSubwordPrefix *string `json:"continuing_subword_prefix"`
+		MaxInputCharsPerWord    int     `json:"max_input_chars_per_word"`
+		// Unigram.
+		UnkID        *int `json:"unk_id"`
+		ByteFallback bool `json:"byte_fallback"`
+		// A map for WordPiece, a list of [piece, score] for Unigram.
+		Vocab json.RawMessage `json:"vocab"`
 	} `json:"model"`
 }
 
 // Parse reads the bytes of a tokenizer.json file. It returns an error
-// wrapping ErrUnsupported for tokenizers other than BERT WordPiece.
+// wrapping ErrUnsupported for tokenizers other than BERT WordPiece and
+// SentencePiece Unigram ones.
 func Parse(data []byte) (*Tokenizer, error) {
 	var f tokenizerJSON
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("tokenizer: parse tokenizer.json: %w", err)
 	}
-	// The door to other models: a case here and an implementation.
+	t := &Tokenizer{}
+	// tokens holds the model's pieces by id; idOf finds a model piece.
+	var tokens []string
+	var idOf func(string) (int32, bool)
 	switch f.Model.Type {
 	case "WordPiece":
-	case "":
-		return nil, fmt.Errorf("%w: no model type (only BERT WordPiece tokenizers are supported)", ErrUnsupported)
-	default:
-		return nil, fmt.Errorf("%w: model type %q (only BERT WordPiece tokenizers are supported)", ErrUnsupported, f.Model.Type)
-	}
-	var vocab map[string]int32
-	if err := json.Unmarshal(f.Model.Vocab, &vocab); err != nil {
-		return nil, fmt.Errorf("tokenizer: parse WordPiece vocab: %w", err)
-	}
-	if len(vocab) == 0 {
-		return nil, errors.New("tokenizer: empty WordPiece vocab")
-	}
-	prefix := "##"
-	if f.Model.ContinuingSubwordPrefix != nil {
-		prefix = *f.Model.ContinuingSubwordPrefix
-	}
-	unk := f.Model.UnkToken
-	if unk == "" {
-		unk = "[UNK]"
-	}
-	wp, err := newWordPiece(vocab, unk, prefix, f.Model.MaxInputCharsPerWord)
-	if err != nil {
-		return nil, err
-	}
-	t := &Tokenizer{wp: wp}
-
-	size := 0
-	for tok, id := range vocab {
-		if id < 0 {
-			return nil, fmt.Errorf("tokenizer: token %q has id %d, want >= 0", tok, id)
+		var vocab map[string]int32
+		if err := json.Unmarshal(f.Model.Vocab, &vocab); err != nil {
+			return nil, fmt.Errorf("tokenizer: parse WordPiece vocab: %w", err)
 		}
-		size = max(size, int(id)+1)
+		if len(vocab) == 0 {
+			return nil, errors.New("tokenizer: empty WordPiece vocab")
+		}
+		prefix := "##"
+		if f.Model.ContinuingSubwordPrefix != nil {
+			prefix = *f.Model.ContinuingSubwordPrefix
+		}
+		unk := f.Model.UnkToken
+		if unk == "" {
+			unk = "[UNK]"
+		}
+		wp, err := newWordPiece(vocab, unk, prefix, f.Model.MaxInputCharsPerWord)
+		if err != nil {
+			return nil, err
+		}
+		size := 0
+		for tok, id := range vocab {
+			if id < 0 {
+				return nil, fmt.Errorf("tokenizer: token %q has id %d, want >= 0", tok, id)
+			}
+			size = max(size, int(id)+1)
+		}
+		tokens = make([]string, size)
+		for tok, id := range vocab {
+			tokens[id] = tok
+		}
+		if err := checkPreTokenizer(f.PreTokenizer); err != nil {
+			return nil, err
+		}
+		t.wp = wp
+		idOf = func(tok string) (int32, bool) { id, ok := vocab[tok]; return id, ok }
+	case "Unigram":
+		vocab, err := parseVocab(f.Model.Vocab)
+		if err != nil {
+			return nil, err
+		}
+		if f.Model.UnkID == nil {
+			return nil, fmt.Errorf("%w: Unigram model without unk_id", ErrUnsupported)
+		}
+		uni, err := newUnigram(vocab, *f.Model.UnkID, f.Model.ByteFallback)
+		if err != nil {
+			return nil, err
+		}
+		tokens = make([]string, len(vocab))
+		for id, e := range vocab {
+			tokens[id] = e.piece
+		}
+		if t.meta, err = parseMetaspace(f.PreTokenizer); err != nil {
+			return nil, err
+		}
+		t.uni, t.valid = uni, true
+		idOf = func(tok string) (int32, bool) { id, ok := uni.ids[tok]; return id, ok }
+	case "":
+		return nil, fmt.Errorf("%w: no model type (want WordPiece or Unigram)", ErrUnsupported)
+	default:
+		return nil, fmt.Errorf("%w: model type %q (want WordPiece or Unigram)", ErrUnsupported, f.Model.Type)
 	}
+
+	size := len(tokens)
 	var raw, nrm []addedToken
 	for _, a := range f.AddedTokens {
 		if a.ID < 0 || a.ID >= 1<<31 {
@@ -263,20 +362,21 @@ func Parse(data []byte) (*Tokenizer, error) {
 			continue
 		}
 		size = max(size, int(a.ID)+1)
+		at := addedToken{content: a.Content, id: int32(a.ID), lstrip: a.Lstrip, rstrip: a.Rstrip, singleWord: a.SingleWord}
 		if a.Normalized {
-			nrm = append(nrm, addedToken{a.Content, int32(a.ID)})
+			nrm = append(nrm, at)
 		} else {
-			raw = append(raw, addedToken{a.Content, int32(a.ID)})
+			raw = append(raw, at)
 		}
 	}
 	t.raw, t.nrm = newMatcher(raw), newMatcher(nrm)
 	t.tokens = make([]string, size)
-	for tok, id := range vocab {
-		t.tokens[id] = tok
-	}
+	copy(t.tokens, tokens)
+	t.special = make([]bool, size)
 	for _, a := range f.AddedTokens {
 		if a.Content != "" {
 			t.tokens[a.ID] = a.Content
+			t.special[a.ID] = a.Special
 		}
 	}
 	ids := func(tok string) (int32, bool) {
@@ -285,17 +385,15 @@ func Parse(data []byte) (*Tokenizer, error) {
 				return int32(a.ID), true
 			}
 		}
-		id, ok := vocab[tok]
-		return id, ok
+		return idOf(tok)
 	}
 
-	if t.norm, err = parseNormalizer(f.Normalizer); err != nil {
+	var err error
+	if t.norm, t.steps, err = parseNormalizers(f.Normalizer); err != nil {
 		return nil, err
 	}
-	if err := checkPreTokenizer(f.PreTokenizer); err != nil {
-		return nil, err
-	}
-	if t.single, t.pair, err = parsePostProcessor(f.PostProcessor, ids); err != nil {
+	t.valid = t.valid || t.norm == nil
+	if t.single, t.pair, err = parsePostProcessor(f.PostProcessor, ids, t.uni == nil); err != nil {
 		return nil, err
 	}
 	for _, tp := range []template{t.single, t.pair} {
@@ -307,16 +405,40 @@ func Parse(data []byte) (*Tokenizer, error) {
 			}
 		}
 	}
+	if t.dec, err = parseDecoder(f.Decoder); err != nil {
+		return nil, err
+	}
 
 	switch {
 	case f.Padding != nil:
 		t.padID = f.Padding.PadID
 	default:
-		if id, ok := ids("[PAD]"); ok {
-			t.padID = int64(id)
+		for _, name := range []string{"[PAD]", "<pad>"} {
+			if id, ok := ids(name); ok {
+				t.padID = int64(id)
+				break
+			}
 		}
 	}
 	return t, nil
+}
+
+// parseNormalizers reads the normalizer: the BERT family (see
+// parseNormalizer) runs as one fused pass, anything else as a chain of
+// steps (see parseChain); null means none.
+func parseNormalizers(data json.RawMessage) (*normalizer, []normStep, error) {
+	if isNull(data) {
+		return nil, nil, nil
+	}
+	n, err := parseNormalizer(data)
+	if err == nil || !errors.Is(err, ErrUnsupported) {
+		return n, nil, err
+	}
+	steps, err := parseChain(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, steps, nil
 }
 
 // parseNormalizer reads a BertNormalizer, or a Sequence of BertNormalizer,
@@ -371,7 +493,7 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 				}
 				strip = true
 			default:
-				return nil, fmt.Errorf("%w: normalizer %q in a Sequence (only BERT WordPiece tokenizers are supported)", ErrUnsupported, m.Type)
+				return nil, fmt.Errorf("%w: normalizer %q in a BERT Sequence", ErrUnsupported, m.Type)
 			}
 		}
 		if nfd && !strip {
@@ -379,18 +501,18 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 		}
 		return newNormalizer(clean, chinese, strip, lower), nil
 	}
-	return nil, fmt.Errorf("%w: normalizer %q (only BERT WordPiece tokenizers are supported)", ErrUnsupported, n.Type)
+	return nil, fmt.Errorf("%w: normalizer %q outside the BERT family", ErrUnsupported, n.Type)
 }
 
 // checkPreTokenizer accepts BertPreTokenizer, alone or as the only member
-// of a Sequence.
+// of a Sequence: the pre-tokenizer of a WordPiece model.
 func checkPreTokenizer(data json.RawMessage) error {
 	var p struct {
 		Type          string            `json:"type"`
 		PreTokenizers []json.RawMessage `json:"pretokenizers"`
 	}
 	if isNull(data) {
-		return fmt.Errorf("%w: no pre_tokenizer (want BertPreTokenizer)", ErrUnsupported)
+		return fmt.Errorf("%w: no pre_tokenizer (want BertPreTokenizer with WordPiece)", ErrUnsupported)
 	}
 	if err := json.Unmarshal(data, &p); err != nil {
 		return fmt.Errorf("tokenizer: parse pre_tokenizer: %w", err)
@@ -401,9 +523,59 @@ func checkPreTokenizer(data json.RawMessage) error {
 	case p.Type == "Sequence" && len(p.PreTokenizers) == 1:
 		return checkPreTokenizer(p.PreTokenizers[0])
 	}
-	return fmt.Errorf("%w: pre_tokenizer %q (want BertPreTokenizer)", ErrUnsupported, p.Type)
+	return fmt.Errorf("%w: pre_tokenizer %q (want BertPreTokenizer with WordPiece)", ErrUnsupported, p.Type)
 }
 
 func isNull(data json.RawMessage) bool {
 	return len(data) == 0 || string(data) == "null"
+}
+
+// validUTF8 returns s with each maximal invalid subpart (a lone byte, or
+// the valid start of a truncated sequence) replaced by U+FFFD, as Python's
+// bytes.decode("utf-8", errors="replace") does.
+func validUTF8(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError || size > 1 {
+			b.WriteString(s[i : i+size])
+			i += size
+			continue
+		}
+		b.WriteRune(utf8.RuneError)
+		i += maximalSubpart(s[i:])
+	}
+	return b.String()
+}
+
+// maximalSubpart returns the length of the invalid sequence at the start
+// of s: its lead byte and the continuation bytes that could still have
+// completed it.
+func maximalSubpart(s string) int {
+	need, lo, hi := 0, byte(0x80), byte(0xBF)
+	switch c := s[0]; {
+	case 0xC2 <= c && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case 0xE1 <= c && c <= 0xEF:
+		need = 2
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	case 0xF1 <= c && c <= 0xF3:
+		need = 3
+	}
+	n := 1
+	for ; n <= need && n < len(s); n++ {
+		if s[n] < lo || s[n] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xBF
+	}
+	return n
 }

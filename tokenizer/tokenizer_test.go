@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,14 +17,28 @@ import (
 // modelsDir holds the real tokenizer.json files, outside the repository.
 const modelsDir = "../../shared/models/tokenizers"
 
-var goldenModels = []string{"bge-small-en-v1.5", "all-MiniLM-L6-v2"}
+// goldenModels are the real BERT tokenizers, read from modelsDir (their
+// tests skip when it is missing); goldenFixtures the SentencePiece Unigram
+// fixtures in testdata, written by tools/tokgolden/genunigram.py.
+var (
+	goldenModels   = []string{"bge-small-en-v1.5", "all-MiniLM-L6-v2"}
+	goldenFixtures = []string{"xlmr", "bytefallback"}
+)
 
 func loadModel(tb testing.TB, name string) *Tokenizer {
 	tb.Helper()
+	if slices.Contains(goldenFixtures, name) {
+		return loadFile(tb, filepath.Join("testdata", name+".json"))
+	}
 	path := filepath.Join(modelsDir, name, "tokenizer.json")
 	if _, err := os.Stat(path); err != nil {
 		tb.Skipf("real tokenizer missing, skipping: %s (%v)", path, err)
 	}
+	return loadFile(tb, path)
+}
+
+func loadFile(tb testing.TB, path string) *Tokenizer {
+	tb.Helper()
 	tok, err := Load(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -33,11 +48,7 @@ func loadModel(tb testing.TB, name string) *Tokenizer {
 
 func loadTiny(tb testing.TB) *Tokenizer {
 	tb.Helper()
-	tok, err := Load("testdata/tiny.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return tok
+	return loadFile(tb, "testdata/tiny.json")
 }
 
 // golden is testdata/golden.json, written by tools/tokgolden/gen.py.
@@ -54,12 +65,23 @@ type golden struct {
 		Encodings [][]struct {
 			MaxLen  int     `json:"max_len"`
 			IDs     []int64 `json:"ids"`
-			TypeIDs []int64 `json:"type_ids"`
+			TypeIDs []int64 `json:"type_ids"` // missing when all zero
 		} `json:"encodings"`
+		// Decoded is the reference decode of each single text, special
+		// tokens skipped; null for pairs and sweeps.
+		Decoded []*string `json:"decoded"`
 	} `json:"models"`
+	// GraphemeProbe says which BMP code points the reference keeps in one
+	// grapheme cluster after Base (see gen.py); Unknown ones it cannot tell.
+	GraphemeProbe struct {
+		Base    string    `json:"base"`
+		Joins   [][2]rune `json:"joins"`
+		Unknown [][2]rune `json:"unknown"`
+	} `json:"grapheme_probe"`
 }
 
-func TestGolden(t *testing.T) {
+func readGolden(t *testing.T) golden {
+	t.Helper()
 	data, err := os.ReadFile("testdata/golden.json")
 	if err != nil {
 		t.Fatal(err)
@@ -68,16 +90,21 @@ func TestGolden(t *testing.T) {
 	if err := json.Unmarshal(data, &g); err != nil {
 		t.Fatal(err)
 	}
-	if len(g.Models) != len(goldenModels) {
-		t.Fatalf("golden.json has %d models, want %d", len(g.Models), len(goldenModels))
+	return g
+}
+
+func TestGolden(t *testing.T) {
+	g := readGolden(t)
+	if want := len(goldenModels) + len(goldenFixtures); len(g.Models) != want {
+		t.Fatalf("golden.json has %d models, want %d", len(g.Models), want)
 	}
 	for _, m := range g.Models {
 		t.Run(m.Name, func(t *testing.T) {
 			tok := loadModel(t, m.Name)
-			if len(m.Encodings) != len(g.Cases) {
-				t.Fatalf("%d encoding lists for %d cases", len(m.Encodings), len(g.Cases))
+			if len(m.Encodings) != len(g.Cases) || len(m.Decoded) != len(g.Cases) {
+				t.Fatalf("%d encoding lists and %d decoded texts for %d cases", len(m.Encodings), len(m.Decoded), len(g.Cases))
 			}
-			n, failed := 0, 0
+			n, failed, decoded := 0, 0, 0
 			for i, c := range g.Cases {
 				for _, want := range m.Encodings[i] {
 					n++
@@ -87,13 +114,28 @@ func TestGolden(t *testing.T) {
 					} else {
 						got = tok.EncodePair(c.A, c.B, want.MaxLen)
 					}
-					if msg := tok.diff(want.IDs, want.TypeIDs, got); msg != "" {
+					types := want.TypeIDs
+					if types == nil {
+						types = make([]int64, len(want.IDs))
+					}
+					if msg := tok.diff(want.IDs, types, got); msg != "" {
 						failed++
 						t.Errorf("%s max_len %d: %s", c.Name, want.MaxLen, msg)
 					}
 				}
+				if want := m.Decoded[i]; want != nil && c.Text != nil {
+					decoded++
+					got, err := tok.Decode(tok.Encode(*c.Text, 0).IDs)
+					if err != nil || got != *want {
+						failed++
+						t.Errorf("%s: Decode = %q, %v, want %q", c.Name, got, err, *want)
+					}
+				}
 			}
-			t.Logf("%d golden encodings from tokenizers %s, %d differ", n, g.TokenizersVersion, failed)
+			if n < 200 {
+				t.Errorf("only %d golden encodings, want a few hundred", n)
+			}
+			t.Logf("%d golden encodings and %d decoded texts from tokenizers %s, %d differ", n, decoded, g.TokenizersVersion, failed)
 		})
 	}
 }
@@ -269,10 +311,6 @@ func edit(t *testing.T, key, value string) []byte {
 }
 
 func TestParseErrors(t *testing.T) {
-	unigram, err := os.ReadFile("testdata/unigram.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tests := []struct {
 		name        string
 		data        []byte
@@ -281,14 +319,14 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"garbage", []byte("not json {"), false, "parse tokenizer.json"},
 		{"empty", nil, false, "parse tokenizer.json"},
-		{"unigram", unigram, true, `model type "Unigram" (only BERT WordPiece tokenizers are supported)`},
 		{"bpe", edit(t, "model", `{"type":"BPE","vocab":{},"merges":[]}`), true, `model type "BPE"`},
 		{"no model type", edit(t, "model", `{"vocab":{"a":0}}`), true, "no model type"},
 		{"unk not in vocab", edit(t, "model", `{"type":"WordPiece","unk_token":"[UNK]","vocab":{"a":0}}`), false, `unk_token "[UNK]" not in the vocabulary`},
 		{"negative id", edit(t, "model", `{"type":"WordPiece","unk_token":"a","vocab":{"a":-1}}`), false, "has id -1"},
 		{"metaspace pre-tokenizer", edit(t, "pre_tokenizer", `{"type":"Metaspace"}`), true, `pre_tokenizer "Metaspace"`},
 		{"nfkc normalizer", edit(t, "normalizer", `{"type":"NFKC"}`), true, `normalizer "NFKC"`},
-		{"roberta processing", edit(t, "post_processor", `{"type":"RobertaProcessing"}`), true, `post_processor "RobertaProcessing"`},
+		{"roberta processing without tokens", edit(t, "post_processor", `{"type":"RobertaProcessing"}`), false, "parse RobertaProcessing"},
+		{"bytelevel processing", edit(t, "post_processor", `{"type":"ByteLevel"}`), true, `post_processor "ByteLevel"`},
 		{"template id out of range", edit(t, "post_processor", `{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"X","type_id":0}},{"Sequence":{"id":"A","type_id":0}}],"pair":[{"Sequence":{"id":"A","type_id":0}},{"Sequence":{"id":"B","type_id":1}}],"special_tokens":{"X":{"id":"X","ids":[999],"tokens":["X"]}}}`), false, "id 999 out of range"},
 		{"template without B", edit(t, "post_processor", `{"type":"TemplateProcessing","single":[{"Sequence":{"id":"A","type_id":0}}],"pair":[{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{}}`), false, "lacks sequence B"},
 	}
@@ -338,21 +376,23 @@ func TestParseVariants(t *testing.T) {
 }
 
 func TestConcurrentEncode(t *testing.T) {
-	tok := loadTiny(t)
-	want := tok.Encode("Hello, worlds! unaffable café", 0)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 200 {
-				if got := tok.Encode("Hello, worlds! unaffable café", 0); !cmp.Equal(want, got) {
-					t.Errorf("concurrent Encode differs (-want +got):\n%s", cmp.Diff(want, got))
-					return
+	for _, tok := range []*Tokenizer{loadTiny(t), loadModel(t, "xlmr")} {
+		const text = "Hello, worlds! unaffable café Ａ\u0301 東京 <mask>"
+		want := tok.Encode(text, 0)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 200 {
+					if got := tok.Encode(text, 0); !cmp.Equal(want, got) {
+						t.Errorf("concurrent Encode differs (-want +got):\n%s", cmp.Diff(want, got))
+						return
+					}
+					tok.EncodePair("hello", strings.Repeat("world 東京 ", 50), 16)
 				}
-				tok.EncodePair("hello", strings.Repeat("world ", 50), 16)
-			}
-		})
+			})
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 }
 
 func TestEncodingSlicesIndependent(t *testing.T) {
@@ -364,29 +404,49 @@ func TestEncodingSlicesIndependent(t *testing.T) {
 	}
 }
 
+// edges returns the special-token ids a template puts before its first
+// sequence and after its last.
+func edges(tp template) (head, tail []int64) {
+	seen := false
+	for _, p := range tp.pieces {
+		if p.seq >= 0 {
+			seen, tail = true, nil
+			continue
+		}
+		for _, id := range p.ids {
+			if seen {
+				tail = append(tail, int64(id))
+			} else {
+				head = append(head, int64(id))
+			}
+		}
+	}
+	return head, tail
+}
+
 func FuzzEncode(f *testing.F) {
-	for _, s := range []string{"", "hello world", "Café [MASK] 中文 한국어", "\x00\xff\u200b", strings.Repeat("a", 120), "[SEP][CLS]", "ǅ İ ß ﬁ"} {
+	for _, s := range []string{"", "hello world", "Café [MASK] 中文 한국어", "\x00\xff\u200b", strings.Repeat("a", 120), "[SEP][CLS]", "ǅ İ ß ﬁ",
+		"<mask> x <s></s>", "Ａ\u0301 \r\n \u00a0\u0301 ▁▁ <0x41>", "👨\u200d👩\u200d👧 🇫🇷 \u0915\u094d\u0937", "\xe2\x96 \xed\xa0\x80"} {
 		f.Add(s, "second", 8)
 	}
 	toks := []*Tokenizer{loadTiny(f)}
+	for _, name := range goldenFixtures {
+		toks = append(toks, loadModel(f, name))
+	}
 	if path := filepath.Join(modelsDir, goldenModels[0], "tokenizer.json"); fileExists(path) {
-		real, err := Load(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		toks = append(toks, real)
+		toks = append(toks, loadFile(f, path))
 	}
 	f.Fuzz(func(t *testing.T, a, b string, maxLen int) {
 		maxLen %= 600
 		for _, tok := range toks {
-			cls, sep := tok.single.pieces[0].ids[0], tok.single.pieces[2].ids[0]
-			check := func(enc Encoding, minLen int) {
+			check := func(enc Encoding, tp template) {
 				n := len(enc.IDs)
-				if maxLen > 0 && n > max(maxLen, minLen) {
-					t.Fatalf("%d ids, want <= %d", n, max(maxLen, minLen))
+				if maxLen > 0 && n > max(maxLen, tp.added) {
+					t.Fatalf("%d ids, want <= %d", n, max(maxLen, tp.added))
 				}
-				if n < minLen || enc.IDs[0] != int64(cls) || enc.IDs[n-1] != int64(sep) {
-					t.Fatalf("ids %v do not start with [CLS] and end with [SEP]", enc.IDs)
+				head, tail := edges(tp)
+				if n < tp.added || !slices.Equal(enc.IDs[:len(head)], head) || !slices.Equal(enc.IDs[n-len(tail):], tail) {
+					t.Fatalf("ids %v do not start with %v and end with %v", enc.IDs, head, tail)
 				}
 				if len(enc.TypeIDs) != n || len(enc.Mask) != n {
 					t.Fatalf("%d ids, %d type ids, %d mask", n, len(enc.TypeIDs), len(enc.Mask))
@@ -397,10 +457,23 @@ func FuzzEncode(f *testing.F) {
 					}
 				}
 			}
-			check(tok.Encode(a, maxLen), 2)
-			check(tok.EncodePair(a, b, maxLen), 3)
-			if got, want := len(tok.Tokens(a)), len(tok.Encode(a, 0).IDs)-2; got != want {
+			check(tok.Encode(a, maxLen), tok.single)
+			check(tok.EncodePair(a, b, maxLen), tok.pair)
+			full := tok.Encode(a, 0)
+			if got, want := len(tok.Tokens(a)), len(full.IDs)-tok.single.added; got != want {
 				t.Fatalf("Tokens gives %d pieces, Encode %d", got, want)
+			}
+			if maxLen > tok.single.added {
+				// Truncation keeps a prefix of the untruncated ids.
+				cut := tok.Encode(a, maxLen)
+				head, tail := edges(tok.single)
+				kept := cut.IDs[len(head) : len(cut.IDs)-len(tail)]
+				if !slices.Equal(kept, full.IDs[len(head):len(head)+len(kept)]) {
+					t.Fatalf("Encode(a, %d) = %v is not a prefix of %v", maxLen, cut.IDs, full.IDs)
+				}
+			}
+			if _, err := tok.Decode(full.IDs); err != nil {
+				t.Fatalf("Decode: %v", err)
 			}
 		}
 	})

@@ -52,6 +52,10 @@ Usage:
       --tokenizer ../shared/models/tokenizers/all-MiniLM-L6-v2/tokenizer.json
   genmodel.py --preset ms-marco-tinybert-l2 --out .tools/fixtures/ms-marco-tinybert-l2-int8 \\
       --tokenizer ../shared/models/tokenizers/all-MiniLM-L6-v2/tokenizer.json --quantize
+  # the XLM-RoBERTa reranker (1.1 GB), with the small SentencePiece fixture
+  # tokenizer (ids below 4002 of the model's 250002)
+  genmodel.py --preset bge-reranker-base --out .tools/fixtures/bge-reranker-base \\
+      --tokenizer tokenizer/testdata/xlmr.json
 
 With --quantize the model is written with dynamic int8 quantization
 (onnxruntime.quantization.quantize_dynamic: int8 weights of MatMul/Gemm,
@@ -89,6 +93,9 @@ PRESETS = {
     "ms-marco-minilm-l6": dict(kind="cross-encoder", layers=6, hidden=384, heads=12, intermediate=1536, vocab=30522, max_positions=512),
     # cross-encoder/ms-marco-TinyBERT-L-2-v2.
     "ms-marco-tinybert-l2": dict(kind="cross-encoder", layers=2, hidden=128, heads=2, intermediate=512, vocab=30522, max_positions=512),
+    # BAAI/bge-reranker-base: XLM-RoBERTa base (see --roberta).
+    "bge-reranker-base": dict(kind="cross-encoder", layers=12, hidden=768, heads=12, intermediate=3072, vocab=250002,
+                              max_positions=514, roberta=True),
     # The tiny fixtures use the synthetic tokenizer below (vocab=None: its
     # size) and a hidden size of 8, so each model file is a few tens of KB.
     "tiny": dict(kind="encoder", layers=2, hidden=8, heads=4, intermediate=16, vocab=None, max_positions=512),
@@ -171,6 +178,8 @@ def synthetic_tokenizer_json():
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 LAYER_NORM_EPS = 1e-12
+ROBERTA_LAYER_NORM_EPS = 1e-5
+ROBERTA_PADDING_IDX = 1
 TYPE_VOCAB = 2
 BATCH = "batch_size"
 SEQ = "sequence_length"
@@ -179,8 +188,9 @@ SEQ = "sequence_length"
 class Builder:
     """Accumulates nodes and initializers with unique, export-like names."""
 
-    def __init__(self, rng):
+    def __init__(self, rng, eps=LAYER_NORM_EPS):
         self.rng = rng
+        self.eps = eps
         self.nodes = []
         self.inits = []
         self.counter = {}
@@ -218,7 +228,7 @@ class Builder:
         d = self.node("Sub", [x, mean])
         sq = self.node("Pow", [d, self.scalar_f("two", 2.0)])
         var = self.node("ReduceMean", [sq], axes=[-1], keepdims=1)
-        std = self.node("Sqrt", [self.node("Add", [var, self.scalar_f("eps", LAYER_NORM_EPS)])])
+        std = self.node("Sqrt", [self.node("Add", [var, self.scalar_f("eps", self.eps)])])
         y = self.node("Div", [d, std])
         return self.node("Add", [self.node("Mul", [y, gamma]), beta])
 
@@ -255,7 +265,7 @@ class Builder:
 
 def build(args):
     rng = np.random.default_rng(args.seed)
-    b = Builder(rng)
+    b = Builder(rng, ROBERTA_LAYER_NORM_EPS if args.roberta else LAYER_NORM_EPS)
     H, nh = args.hidden, args.heads
     if H % nh:
         sys.exit(f"genmodel: hidden {H} is not a multiple of heads {nh}")
@@ -276,11 +286,23 @@ def build(args):
 
     # Embeddings.
     word = b.node("Gather", [b.weight("embeddings.word_embeddings.weight", (args.vocab, H), 1.0), "input_ids"])
-    pos_buffer = b.ints("embeddings.position_ids", np.arange(args.max_positions, dtype=np.int64)[None, :])
-    pos_ids = b.node("Slice", [pos_buffer, b.ints("/starts", [0]), seq_dim, b.ints("/slice_axes", [1])])
+    if args.roberta:
+        # RoBERTa numbers positions from padding_idx + 1, skipping padding:
+        # mask = input_ids != pad; position = cumsum(mask) * mask + pad.
+        pad = b.ints("/padding_idx", np.array(ROBERTA_PADDING_IDX, dtype=np.int64))
+        keep = b.node("Cast", [b.node("Not", [b.node("Equal", ["input_ids", pad])])], to=TensorProto.INT32)
+        cum = b.node("CumSum", [keep, b.const("/cumsum_axis", np.array(1, dtype=np.int32))])
+        pos_ids = b.node("Add", [b.node("Cast", [b.node("Mul", [cum, keep])], to=TensorProto.INT64), pad])
+    else:
+        pos_buffer = b.ints("embeddings.position_ids", np.arange(args.max_positions, dtype=np.int64)[None, :])
+        pos_ids = b.node("Slice", [pos_buffer, b.ints("/starts", [0]), seq_dim, b.ints("/slice_axes", [1])])
     pos = b.node("Gather", [b.weight("embeddings.position_embeddings.weight", (args.max_positions, H), 1.0), pos_ids])
     emb = word
-    if not args.no_token_type_ids:
+    if args.roberta:
+        # type_vocab_size 1 and no token_type_ids input: the one type
+        # embedding is a constant the exporter folds into an Add.
+        emb = b.node("Add", [emb, b.weight("embeddings.token_type_embeddings.weight", (H,), 1.0)])
+    elif not args.no_token_type_ids:
         tt = b.node("Gather", [b.weight("embeddings.token_type_embeddings.weight", (TYPE_VOCAB, H), 1.0), "token_type_ids"])
         emb = b.node("Add", [emb, tt])
     emb = b.node("Add", [emb, pos])
@@ -328,12 +350,14 @@ def build(args):
         opset_imports=[helper.make_opsetid("", args.opset)],
         producer_name="braid-genmodel",
         producer_version="1",
-        doc_string=f"random-weight BERT {args.kind}: layers={args.layers} hidden={H} heads={nh} "
+        doc_string=f"random-weight {'XLM-RoBERTa' if args.roberta else 'BERT'} {args.kind}: layers={args.layers} hidden={H} heads={nh} "
         f"intermediate={args.intermediate} vocab={args.vocab} max_positions={args.max_positions} seed={args.seed}",
     )
     model.ir_version = 8  # readable by onnxruntime >= 1.14
     meta = dict(kind=args.kind, layers=args.layers, hidden=H, heads=nh, intermediate=args.intermediate,
                 vocab=args.vocab, max_positions=args.max_positions, seed=args.seed)
+    if args.roberta:
+        meta["architecture"] = "xlm-roberta"
     helper.set_model_props(model, {f"braid.{k}": str(v) for k, v in meta.items()})
     return model
 
@@ -364,6 +388,9 @@ def parse_args(argv):
     ap.add_argument("--vocab", type=int)
     ap.add_argument("--max-positions", type=int, dest="max_positions")
     ap.add_argument("--no-token-type-ids", action="store_true", help="leave out the token_type_ids input")
+    ap.add_argument("--roberta", action="store_true", default=None,
+                    help="XLM-RoBERTa embeddings: positions from padding_idx 1, one token type and no token_type_ids "
+                    "input, LayerNorm eps 1e-5 (the bge-reranker-base preset sets it)")
     ap.add_argument("--opset", type=int, default=14, help="ONNX opset, 14..17 (default 14, as optimum exports BERT)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True, help="directory to write model.onnx into (created if missing)")
@@ -381,6 +408,10 @@ def parse_args(argv):
             if key not in base:
                 ap.error(f"--{key.replace('_', '-')} is required without a --preset")
             setattr(args, key, base[key])
+    if args.roberta is None:
+        args.roberta = base.get("roberta", False)
+    if args.roberta:
+        args.no_token_type_ids = True
     args.synthetic = args.vocab is None
     if args.synthetic:
         if args.tokenizer:
@@ -401,7 +432,8 @@ def parse_args(argv):
 def tokenizer_vocab_size(path):
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
-    ids = list(doc["model"]["vocab"].values()) + [t["id"] for t in doc.get("added_tokens", [])]
+    vocab = doc["model"]["vocab"]
+    ids = (list(vocab.values()) if isinstance(vocab, dict) else [len(vocab) - 1]) + [t["id"] for t in doc.get("added_tokens", [])]
     return max(ids) + 1
 
 

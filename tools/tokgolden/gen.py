@@ -3,9 +3,16 @@
 The Go package tokenizer must produce exactly the token ids of the Hugging
 Face `tokenizers` library. This script encodes every input of
 tokenizer/testdata/golden_inputs.json with each real tokenizer.json under
-shared/models/tokenizers and records, per case, the ids and type ids for each maximum
-length (0: no truncation; otherwise longest_first truncation, never
-padding). It also adds code point sweeps that walk through Unicode.
+shared/models/tokenizers (BERT WordPiece) and each SentencePiece Unigram
+fixture in tokenizer/testdata (written by genunigram.py), and records, per
+case, the ids and type ids for each maximum length (0: no truncation;
+otherwise longest_first truncation, never padding; lengths below the
+template's special tokens are left out, since there the reference skips
+truncation and the Go package does not), and for single texts the decoded
+text (decode with skip_special_tokens). It also adds code point sweeps that
+walk through Unicode, and probes, code point by code point, which
+characters the reference's Precompiled normalizer keeps in one grapheme
+cluster with a preceding no-break space.
 
 Run from the repository root (the models live in ../shared by default):
 
@@ -22,13 +29,21 @@ import json
 import os
 import random
 
+import base64
+
 import tokenizers
-from tokenizers import Tokenizer
+from tokenizers import Tokenizer, normalizers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 TESTDATA = os.path.join(ROOT, "tokenizer", "testdata")
+# Real tokenizers, looked up under --models.
 MODELS = ["bge-small-en-v1.5", "all-MiniLM-L6-v2"]
+# Fixtures from genunigram.py, in TESTDATA.
+FIXTURES = ["xlmr", "bytefallback"]
+# Byte fallback turns each unknown character into 3 or 4 tokens: it gets
+# only these sweeps, to keep golden.json small.
+BYTEFALLBACK_SWEEPS = {"sweep_00000", "sweep_01000", "sweep_1F000"}
 DEFAULT_MAX_LENS = [0, 128, 512]
 
 WORDS = (
@@ -67,6 +82,40 @@ def sweeps():
     return cases
 
 
+def grapheme_probe(xlmr_path):
+    """Which BMP characters c the Precompiled normalizer keeps in one cluster after U+00A0.
+
+    The xlmr charsmap maps U+00A0 to a space, so U+00A0 + c, under 6 bytes
+    for any c below U+10000, normalizes to a lone space when the two are one
+    cluster (the cluster is replaced whole) and to a space and c's own form
+    otherwise. When c's own form is empty the probe cannot tell: those code
+    points go in "unknown".
+    """
+    with open(xlmr_path, encoding="utf-8") as f:
+        doc = json.load(f)
+    charsmap = next(n["precompiled_charsmap"] for n in doc["normalizer"]["normalizers"] if n["type"] == "Precompiled")
+    pre = normalizers.Precompiled(base64.b64decode(charsmap))
+    if pre.normalize_str("\u00a0") != " ":
+        raise SystemExit("the xlmr charsmap does not map U+00A0 to a space")
+    joins, unknown = [], []
+    for c in range(0x80, 0x10000):
+        if 0xD800 <= c <= 0xDFFF:
+            continue
+        s = chr(c)
+        if pre.normalize_str(s) == "":
+            add_range(unknown, c)
+        elif pre.normalize_str("\u00a0" + s) == " ":
+            add_range(joins, c)
+    return {"base": "\u00a0", "joins": joins, "unknown": unknown}
+
+
+def add_range(ranges, c):
+    if ranges and ranges[-1][1] == c - 1:
+        ranges[-1][1] = c
+    else:
+        ranges.append([c, c])
+
+
 def encode(tok, a, b, max_len):
     tok.no_padding()
     if max_len > 0:
@@ -74,7 +123,10 @@ def encode(tok, a, b, max_len):
     else:
         tok.no_truncation()
     enc = tok.encode(a) if b is None else tok.encode(a, b)
-    return {"max_len": max_len, "ids": enc.ids, "type_ids": enc.type_ids}
+    out = {"max_len": max_len, "ids": enc.ids}
+    if any(enc.type_ids):  # left out when all zero
+        out["type_ids"] = enc.type_ids
+    return out
 
 
 def main():
@@ -88,6 +140,9 @@ def main():
     for i, c in enumerate(inputs["single"]):
         if "repeat_words" in c:
             c = dict(c, text=long_text(c.pop("repeat_words"), seed=i))
+        if "repeat_text" in c:
+            text, times = c.pop("repeat_text")
+            c = dict(c, text=text * times)
         singles.append(c)
     singles += sweeps()
     for i, c in enumerate(inputs["pairs"]):
@@ -100,15 +155,27 @@ def main():
     cases += [{"name": c["name"], "a": c["a"], "b": c["b"]} for c in pairs]
     out = {"tokenizers_version": tokenizers.__version__, "cases": cases, "models": []}
     n = 0
-    for name in MODELS:
-        tok = Tokenizer.from_file(os.path.join(args.models, name, "tokenizer.json"))
-        encodings = []
+    paths = [(name, os.path.join(args.models, name, "tokenizer.json")) for name in MODELS]
+    paths += [(name, os.path.join(TESTDATA, name + ".json")) for name in FIXTURES]
+    for name, path in paths:
+        tok = Tokenizer.from_file(path)
+        encodings, decoded = [], []
         for c in singles + pairs:
             b = c.get("b")
             a = c["text"] if b is None else c["a"]
-            encodings.append([encode(tok, a, b, m) for m in c.get("max_lens", DEFAULT_MAX_LENS)])
+            least = tok.post_processor.num_special_tokens_to_add(b is not None) if tok.post_processor else 0
+            lens = [m for m in c.get("max_lens", DEFAULT_MAX_LENS) if m == 0 or m >= least]
+            if name == "bytefallback" and c["name"].startswith("sweep_") and c["name"] not in BYTEFALLBACK_SWEEPS:
+                lens = []
+            encodings.append([encode(tok, a, b, m) for m in lens])
             n += len(encodings[-1])
-        out["models"].append({"name": name, "encodings": encodings})
+            if b is None and not c["name"].startswith("sweep_"):
+                tok.no_truncation()
+                decoded.append(tok.decode(tok.encode(a).ids, skip_special_tokens=True))
+            else:
+                decoded.append(None)
+        out["models"].append({"name": name, "encodings": encodings, "decoded": decoded})
+    out["grapheme_probe"] = grapheme_probe(os.path.join(TESTDATA, "xlmr.json"))
 
     path = os.path.join(TESTDATA, "golden.json")
     with open(path, "w", encoding="utf-8") as f:
