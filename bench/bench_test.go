@@ -184,7 +184,7 @@ func TestCheckTargets(t *testing.T) {
 
 func TestLoadModelsMissing(t *testing.T) {
 	modeltest.NeedRuntime(t)
-	m, err := LoadModels(model.Setup{ORTLib: modeltest.RuntimePath(), ModelsDir: t.TempDir()}, t.TempDir())
+	m, err := LoadModels(model.Setup{ORTLib: modeltest.RuntimePath(), ModelsDir: t.TempDir()}, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,14 @@ func TestLoadModelsMissing(t *testing.T) {
 			t.Errorf("skip reason %q does not name the fix", s.Reason)
 		}
 	}
-	for _, want := range []string{"BAAI/bge-small-en-v1.5", "cross-encoder/ms-marco-MiniLM-L-6-v2", "cross-encoder/ms-marco-TinyBERT-L-2-v2:int8", "BAAI/bge-reranker-base"} {
+	only, err := LoadModels(model.Setup{ORTLib: modeltest.RuntimePath(), ModelsDir: t.TempDir(), Name: "none"}, t.TempDir(), []string{"cross-encoder/ms-marco-TinyBERT-L-2-v2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(only.Skipped) != 2 || only.Skipped[1].Model != "cross-encoder/ms-marco-TinyBERT-L-2-v2" {
+		t.Errorf("with one reranker named, skipped %+v; want the embedder (none) and that reranker only", only.Skipped)
+	}
+	for _, want := range []string{"BAAI/bge-small-en-v1.5", "cross-encoder/ms-marco-MiniLM-L-6-v2", "cross-encoder/ms-marco-TinyBERT-L-2-v2:int8", "BAAI/bge-reranker-base", "BAAI/bge-reranker-base:int8"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("skipped %v lacks %s", names, want)
 		}
