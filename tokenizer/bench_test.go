@@ -26,6 +26,25 @@ const benchParagraph = `Hybrid search engines combine two complementary ways of 
 
 func BenchmarkEncode(b *testing.B) {
 	tok := loadModel(b, goldenModels[0])
+	benchSizes(b, tok)
+	b.Run("2KB/maxLen512", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(benchParagraph)))
+		for b.Loop() {
+			tok.Encode(benchParagraph, 512)
+		}
+	})
+	b.Run("pair/maxLen512", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(benchParagraph)) + 40)
+		for b.Loop() {
+			tok.EncodePair("what does reciprocal rank fusion do?", benchParagraph, 512)
+		}
+	})
+}
+
+// benchSizes encodes benchParagraph repeated to 2, 20 and 200 KB.
+func benchSizes(b *testing.B, tok *Tokenizer) {
 	for _, size := range []struct {
 		name  string
 		times int
@@ -41,20 +60,6 @@ func BenchmarkEncode(b *testing.B) {
 			b.ReportMetric(float64(n), "tokens/op")
 		})
 	}
-	b.Run("2KB/maxLen512", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(len(benchParagraph)))
-		for b.Loop() {
-			tok.Encode(benchParagraph, 512)
-		}
-	})
-	b.Run("pair/maxLen512", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(len(benchParagraph)) + 40)
-		for b.Loop() {
-			tok.EncodePair("what does reciprocal rank fusion do?", benchParagraph, 512)
-		}
-	})
 }
 
 func BenchmarkEncodeMultilingual(b *testing.B) {

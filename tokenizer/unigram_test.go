@@ -398,21 +398,7 @@ func TestAddedTokenFlags(t *testing.T) {
 
 func BenchmarkEncodeUnigram(b *testing.B) {
 	tok := loadModel(b, "xlmr")
-	for _, size := range []struct {
-		name  string
-		times int
-	}{{"2KB", 1}, {"20KB", 10}, {"200KB", 100}} {
-		text := strings.Repeat(benchParagraph+" ", size.times)
-		b.Run(size.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(text)))
-			var n int
-			for b.Loop() {
-				n = len(tok.Encode(text, 0).IDs)
-			}
-			b.ReportMetric(float64(n), "tokens/op")
-		})
-	}
+	benchSizes(b, tok)
 	b.Run("pair/maxLen512", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(benchParagraph)) + 40)
