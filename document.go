@@ -114,7 +114,9 @@ type Content struct {
 }
 
 // Get reads a document's current content from disk (not a stored copy). For
-// a BEIR document it is the title and text of its JSONL line.
+// a BEIR document it is the title and text of its JSONL line. A file whose
+// real path, symbolic links followed, leaves its source is refused with
+// ErrOutside.
 func (e *Engine) Get(name string) (*Content, error) {
 	d, err := e.Document(name)
 	if err != nil {
@@ -137,6 +139,9 @@ func (e *Engine) Get(name string) (*Content, error) {
 		c.File = src.Path
 	default:
 		c.File = filepath.Join(src.Path, filepath.FromSlash(d.Path))
+		if err := inside(src.Path, c.File); err != nil {
+			return nil, err
+		}
 	}
 	c.Data, err = os.ReadFile(c.File)
 	if err != nil {
@@ -145,6 +150,24 @@ func (e *Engine) Get(name string) (*Content, error) {
 	sum := sha256.Sum256(c.Data)
 	c.Changed = hex.EncodeToString(sum[:]) != d.Hash
 	return c, nil
+}
+
+// inside refuses a file whose real path, symbolic links followed, is not
+// within the directory root: a link in a source may point anywhere, or have
+// been pointed elsewhere since indexing.
+func inside(root, file string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", file, err)
+	}
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", file, err)
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%w: %s leads to %s, outside its source %s; braid reads only files inside a source", ErrOutside, file, real, root)
+	}
+	return nil
 }
 
 func readBEIR(file string, d *Document) ([]byte, bool, error) {

@@ -32,6 +32,7 @@ var (
 	ErrLocked        = index.ErrLocked
 	ErrSchemaVersion = index.ErrSchemaVersion
 	ErrEmptyQuery    = index.ErrEmptyQuery
+	ErrQueryTooLong  = index.ErrQueryTooLong
 )
 
 // Shared types, defined beside the store that keeps them.
@@ -54,6 +55,9 @@ type Options struct {
 	ReadOnly bool
 	// Workers bounds parallel file parsing; zero means the number of CPUs.
 	Workers int
+	// BatchDocs is how many changed documents go into one commit; zero
+	// means 256.
+	BatchDocs int
 	// Purpose names this process in the lock file (e.g. "braid index"), so a
 	// refused writer can say who holds the index.
 	Purpose string

@@ -41,9 +41,9 @@ const (
 	TagComment     = markdown.TagComment
 )
 
-// ErrOutside means a file named for editing is not an indexed document of
-// a registered source (or its real path, symbolic links followed, leaves
-// the source).
+// ErrOutside means a file named for reading or editing is not an indexed
+// document of a registered source (or its real path, symbolic links
+// followed, leaves the source).
 var ErrOutside = errors.New("braid: not an indexed file of a source")
 
 // LinkOptions says which links Links follows. The zero value lists a

@@ -22,6 +22,14 @@ import (
 	"github.com/braidsearch/braid/markdown"
 )
 
+// ErrTooManyChunks means a document would be split into more chunks than
+// its source allows (Source.MaxChunks); it was not indexed.
+var ErrTooManyChunks = errors.New("index: document needs too many chunks")
+
+// ErrTooManyFiles means a directory source holds more files than it allows
+// (Source.MaxFiles); the files past the limit were not indexed.
+var ErrTooManyFiles = errors.New("index: too many files in the source")
+
 // Options tunes ingest. The zero value means the documented defaults.
 type Options struct {
 	Workers int // parallel readers/parsers; zero means the number of CPUs
@@ -262,7 +270,7 @@ type prepared struct {
 	doc    *Document
 	chunks []Chunk
 	same   bool   // unchanged since the last run
-	skip   string // why the file was not indexed: "binary" or "not_utf8"
+	skip   string // why the file was not indexed: "binary", "not_utf8" or "too_many_chunks" (with err)
 	err    error
 }
 
@@ -289,6 +297,13 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 		if err != nil {
 			return err
 		}
+		if limit := maxFiles(src); len(files) > limit {
+			sum.Skipped.OverFileLimit += len(files) - limit
+			sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: fmt.Errorf(
+				"%w: %d files, over the %d-file limit; the first %d in path order are indexed and the rest skipped; narrow the source with --pattern, --exclude or a .gitignore",
+				ErrTooManyFiles, len(files), limit, limit).Error()})
+			files = files[:limit]
+		}
 	}
 	entries, err := ix.Store.Entries(src.ID)
 	if err != nil {
@@ -306,6 +321,13 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 			seen[p.f.rel] = true
 			sum.Seen++
 			switch {
+			case p.skip == "too_many_chunks":
+				if src.Kind == SourceFile {
+					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
+				}
+				sum.Skipped.TooManyChunks++
+				sum.Errors = append(sum.Errors, FileError{Path: p.f.abs, Err: p.err.Error()})
+				seen[p.f.rel] = false
 			case p.err != nil:
 				if src.Kind == SourceFile {
 					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
@@ -426,6 +448,10 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 		d.Title = filepath.Base(f.rel)
 		pieces = chunk.Text(data, chunkOptions(src))
 	}
+	if err := checkChunks(src, len(pieces)); err != nil {
+		p.skip, p.err = "too_many_chunks", err
+		return p
+	}
 	p.doc = d
 	p.chunks = toChunks(d, pieces)
 	return p
@@ -433,6 +459,32 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 
 func chunkOptions(src *Source) chunk.Options {
 	return chunk.Options{MaxTokens: src.ChunkTokens, Overlap: src.ChunkOverlap}
+}
+
+func maxFiles(src *Source) int {
+	if src.MaxFiles > 0 {
+		return src.MaxFiles
+	}
+	return DefaultMaxFiles
+}
+
+func maxFileSize(src *Source) int64 {
+	if src.MaxFileSize > 0 {
+		return src.MaxFileSize
+	}
+	return DefaultMaxFileSize
+}
+
+// checkChunks refuses a document split into more chunks than its source allows.
+func checkChunks(src *Source, n int) error {
+	limit := src.MaxChunks
+	if limit <= 0 {
+		limit = DefaultMaxChunks
+	}
+	if n <= limit {
+		return nil
+	}
+	return fmt.Errorf("%w: %d chunks, over the %d-chunk limit per document; split the document or raise --chunk-tokens", ErrTooManyChunks, n, limit)
 }
 
 func toChunks(d *Document, pieces []chunk.Chunk) []Chunk {
@@ -457,6 +509,30 @@ type beirLine struct {
 	ID    *string `json:"_id"`
 	Title string  `json:"title"`
 	Text  string  `json:"text"`
+}
+
+// beirRecord decodes one line of a BEIR corpus, without its line ending.
+// A line that is not a document gives an error naming the file and line.
+func beirRecord(path string, lineNo int, line []byte) (beirDoc, *FileError) {
+	bad := func(msg string) (beirDoc, *FileError) {
+		return beirDoc{}, &FileError{Path: path, Line: lineNo, Err: msg}
+	}
+	if !utf8.Valid(line) {
+		return bad("line is not valid UTF-8")
+	}
+	var l beirLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return bad("not a JSON object: " + err.Error())
+	}
+	if l.ID == nil || *l.ID == "" {
+		return bad(`missing "_id"`)
+	}
+	return beirDoc{ID: *l.ID, Title: l.Title, Text: l.Text}, nil
+}
+
+// beirDoc is a decoded document of a BEIR corpus.
+type beirDoc struct {
+	ID, Title, Text string
 }
 
 // IsJSONL reports whether path looks like a BEIR corpus: a .jsonl file whose
@@ -519,20 +595,17 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 		bad := func(msg string) {
 			sum.Errors = append(sum.Errors, FileError{Path: src.Path, Line: lineNo, Err: msg})
 		}
-		if !utf8.Valid(trimmed) {
-			bad("line is not valid UTF-8")
+		if limit := maxFileSize(src); int64(len(trimmed)) > limit {
+			sum.Skipped.Oversized++
+			bad(fmt.Sprintf("line is %s, over the %s limit per document; raise it with --max-file-size", FormatBytes(int64(len(trimmed))), FormatBytes(limit)))
 			continue
 		}
-		var l beirLine
-		if err := json.Unmarshal(trimmed, &l); err != nil {
-			bad("not a JSON object: " + err.Error())
+		l, ferr := beirRecord(src.Path, lineNo, trimmed)
+		if ferr != nil {
+			sum.Errors = append(sum.Errors, *ferr)
 			continue
 		}
-		if l.ID == nil || *l.ID == "" {
-			bad(`missing "_id"`)
-			continue
-		}
-		id := *l.ID
+		id := l.ID
 		rel := base + "#" + id
 		if seen[rel] {
 			bad(fmt.Sprintf("duplicate _id %q; the first one is kept", id))
@@ -555,6 +628,13 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 				continue
 			}
 		}
+		pieces := chunk.Text([]byte(l.Text), chunkOptions(src))
+		if err := checkChunks(src, len(pieces)); err != nil {
+			sum.Skipped.TooManyChunks++
+			bad(err.Error())
+			delete(seen, rel)
+			continue
+		}
 		d := &Document{
 			ID: id, SourceID: src.ID, Path: rel, Kind: KindBEIR, Title: l.Title, Hash: hash,
 			Size: int64(len(trimmed)), IndexedAt: time.Now().UTC(), Offset: start, Line: lineNo,
@@ -563,7 +643,7 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 		if d.Title == "" {
 			d.Title = id
 		}
-		chunks := toChunks(d, chunk.Text([]byte(l.Text), chunkOptions(src)))
+		chunks := toChunks(d, pieces)
 		if known {
 			sum.Updated++
 		} else {
@@ -604,4 +684,32 @@ func ChunkDocID(chunkID string) string {
 		return chunkID[:i]
 	}
 	return chunkID
+}
+
+// RebuildLexical fills an empty lexical index with every chunk in the
+// store, at the store's commit, so a lost or damaged lexical index can be
+// rebuilt without reading the sources again.
+func RebuildLexical(s *Store, l *Lexical) error {
+	g, err := s.Gen()
+	if err != nil {
+		return err
+	}
+	meta := storeMeta(s)
+	var buf []*Chunk
+	flush := func() error {
+		err := l.Apply(g, nil, buf, meta)
+		buf = buf[:0]
+		return err
+	}
+	err = s.ForEachChunk(func(c *Chunk) error {
+		buf = append(buf, c)
+		if len(buf) == 1000 {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
 }

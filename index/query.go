@@ -11,6 +11,9 @@ import (
 // ErrEmptyQuery means a query had nothing to search for.
 var ErrEmptyQuery = errors.New("index: empty query; give at least one word to search for")
 
+// ErrQueryTooLong means a query is over MaxQueryLen bytes.
+var ErrQueryTooLong = errors.New("index: query too long")
+
 // MaxQueryLen bounds a query's length in bytes.
 const MaxQueryLen = 4096
 
@@ -31,7 +34,7 @@ func ParseQuery(s string) (Query, error) {
 		return q, errors.New("index: query is not valid UTF-8; re-encode it as UTF-8")
 	}
 	if len(s) > MaxQueryLen {
-		return q, fmt.Errorf("index: query is %d bytes, over the %d-byte limit; shorten it", len(s), MaxQueryLen)
+		return q, fmt.Errorf("%w: it is %d bytes; the limit is %d bytes; shorten it", ErrQueryTooLong, len(s), MaxQueryLen)
 	}
 	rest := s
 	for {

@@ -45,6 +45,13 @@ func TestParseQueryRejects(t *testing.T) {
 			t.Errorf("ParseQuery(%.20q…) = nil error, want one", in)
 		}
 	}
+	_, err := ParseQuery(strings.Repeat("ab ", 2000))
+	if want := "index: query too long: it is 6000 bytes; the limit is 4096 bytes; shorten it"; !errors.Is(err, ErrQueryTooLong) || err.Error() != want {
+		t.Errorf("ParseQuery of 6000 bytes: %v, want %q", err, want)
+	}
+	if _, err := ParseQuery(strings.Repeat("a", MaxQueryLen)); err != nil {
+		t.Errorf("ParseQuery at the limit: %v, want none", err)
+	}
 }
 
 func FuzzParseQuery(f *testing.F) {
@@ -63,6 +70,28 @@ func FuzzParseQuery(f *testing.F) {
 			if w == "" || !utf8.ValidString(w) || !strings.Contains(s, w) {
 				t.Fatalf("ParseQuery(%q): part %q is empty, invalid or not from the input", s, w)
 			}
+		}
+		// Written back out (terms, "phrases", -exclusions), the parts
+		// parse to themselves.
+		var parts []string
+		parts = append(parts, q.Terms...)
+		for _, p := range q.Phrases {
+			parts = append(parts, `"`+p+`"`)
+		}
+		for _, x := range q.Excluded {
+			parts = append(parts, "-"+x)
+		}
+		back := strings.Join(parts, " ")
+		if len(back) > MaxQueryLen {
+			return // closing an open quote can push it over the limit
+		}
+		again, err := ParseQuery(back)
+		if err != nil {
+			t.Fatalf("ParseQuery(%q) gave %+v, which written back does not parse: %v", s, q, err)
+		}
+		again.Text = q.Text
+		if diff := cmp.Diff(q, again); diff != "" {
+			t.Fatalf("ParseQuery(%q) written back parses differently (-first +again):\n%s", s, diff)
 		}
 	})
 }

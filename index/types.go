@@ -21,7 +21,13 @@ type Source struct {
 	Patterns    []string   `json:"patterns,omitempty"` // include globs; empty means every text file
 	Excludes    []string   `json:"excludes,omitempty"`
 	NoRecursive bool       `json:"no_recursive,omitempty"`
-	MaxFileSize int64      `json:"max_file_size,omitempty"` // zero means DefaultMaxFileSize
+	MaxFileSize int64      `json:"max_file_size,omitempty"` // zero means DefaultMaxFileSize; for a BEIR corpus, the limit per line
+	// MaxFiles bounds the files indexed from a directory source; zero means
+	// DefaultMaxFiles. Files past it are skipped and reported.
+	MaxFiles int `json:"max_files,omitempty"`
+	// MaxChunks bounds the chunks of one document; zero means
+	// DefaultMaxChunks. A document that needs more is skipped and reported.
+	MaxChunks int `json:"max_chunks,omitempty"`
 	// ChunkTokens and ChunkOverlap size the chunks, as in chunk.Options:
 	// zero means the default (512 and 64), a negative overlap means none.
 	ChunkTokens  int       `json:"chunk_tokens,omitempty"`

@@ -15,6 +15,15 @@ import (
 // DefaultMaxFileSize is the largest file indexed when a source sets no limit.
 const DefaultMaxFileSize = 8 << 20
 
+// DefaultMaxFiles is the most files indexed from one directory source when
+// it sets no limit.
+const DefaultMaxFiles = 200_000
+
+// DefaultMaxChunks is the most chunks one document may be split into when
+// its source sets no limit; at the default chunk size it is far beyond what
+// the default file size limit allows.
+const DefaultMaxChunks = 20_000
+
 // file is a candidate found by a walk.
 type file struct {
 	abs  string
@@ -30,11 +39,15 @@ type Skips struct {
 	Binary    int `json:"binary"`
 	Oversized int `json:"oversized"`
 	NotUTF8   int `json:"not_utf8"`
+	// OverFileLimit counts files past the source's MaxFiles; TooManyChunks
+	// counts documents that would need more than its MaxChunks.
+	OverFileLimit int `json:"over_file_limit"`
+	TooManyChunks int `json:"too_many_chunks"`
 }
 
 // Total is the number of skipped files.
 func (s Skips) Total() int {
-	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8
+	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks
 }
 
 type gitignore struct {

@@ -210,9 +210,14 @@ func stringList(v any, split bool) []string {
 
 // stringKeys turns the map[any]any that yaml.v3 makes of a mapping with
 // non-string keys into map[string]any, at any depth, so that Frontmatter
-// always encodes to JSON.
+// always encodes to JSON. A map or list nested deeper than 100 levels
+// becomes its text.
 func stringKeys(v any, depth int) any {
 	if depth > 100 {
+		switch v.(type) {
+		case map[any]any, map[string]any, []any:
+			return fmt.Sprint(v)
+		}
 		return v
 	}
 	switch v := v.(type) {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,9 +102,14 @@ func (c *BatchCmd) Run(g *Globals) error {
 	go func() {
 		defer close(jobs)
 		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		n := 0
-		for line := 1; sc.Scan(); line++ {
+		sc.Buffer(make([]byte, 64<<10), maxBatchLine)
+		n, line := 0, 1
+		defer func() {
+			if errors.Is(readErr, bufio.ErrTooLong) {
+				readErr = fmt.Errorf("line %d is over the %d MiB limit for one query line; shorten it", line, maxBatchLine>>20)
+			}
+		}()
+		for ; sc.Scan(); line++ {
 			if strings.TrimSpace(sc.Text()) == "" {
 				continue
 			}
@@ -158,19 +165,45 @@ func (c *BatchCmd) Run(g *Globals) error {
 	return nil
 }
 
-// answer runs one input line.
-func (c *BatchCmd) answer(g *Globals, e *braid.Engine, line int, text []byte) batchAnswer {
+// maxBatchLine bounds one input line of braid batch.
+const maxBatchLine = 16 << 20
+
+// decodeBatchLine reads one input line. A line that is not a query object
+// gives an error answer naming the line.
+func decodeBatchLine(line int, text []byte) (batchQuery, *batchAnswer) {
 	var q batchQuery
-	dec := json.NewDecoder(strings.NewReader(string(text)))
+	fail := func(msg string) (batchQuery, *batchAnswer) {
+		id := q.ID
+		if !json.Valid(id) {
+			id = nil
+		}
+		return batchQuery{}, &batchAnswer{ID: id, Line: line, Error: msg}
+	}
+	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&q); err != nil {
-		return batchAnswer{ID: q.ID, Line: line, Error: "line is not a query object: " + err.Error()}
+		return fail("line is not a query object: " + err.Error())
+	}
+	if q.ID == nil && bytes.Equal(bytes.TrimSpace(text), []byte("null")) {
+		return fail("line is not a query object: null")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fail("line has more after the query object; put one object on each line")
+	}
+	if q.Limit < 0 || q.Candidates < 0 {
+		return fail(fmt.Sprintf("limit %d and candidates %d, want 0 (the default) or more", q.Limit, q.Candidates))
+	}
+	return q, nil
+}
+
+// answer runs one input line.
+func (c *BatchCmd) answer(g *Globals, e *braid.Engine, line int, text []byte) batchAnswer {
+	q, bad := decodeBatchLine(line, text)
+	if bad != nil {
+		return *bad
 	}
 	fail := func(err error) batchAnswer {
 		return batchAnswer{ID: q.ID, Line: line, Error: strings.TrimPrefix(errorLine(err), "braid: ")}
-	}
-	if q.Limit < 0 || q.Candidates < 0 {
-		return fail(fmt.Errorf("limit and candidates want 1 or more"))
 	}
 	opt := braid.SearchOptions{Limit: q.Limit, VectorWeight: q.VectorWeight, Keyword: q.Keyword, Sources: q.Sources,
 		PathGlob: q.Path, Tags: q.Tags, Fuzzy: q.Fuzzy, Similarity: q.Similarity, Chunks: q.Chunks, Explain: q.Explain,
