@@ -34,6 +34,11 @@ type Options struct {
 	Log io.Writer
 	// Version is reported to clients in the initialize answer.
 	Version string
+	// Watch keeps every registered source indexed for the session: once
+	// the engine is open, changes to the sources' files are re-indexed as
+	// they happen (index_path with watch adds a source to the watch).
+	// It needs an engine open for writing.
+	Watch bool
 }
 
 const (
@@ -77,6 +82,11 @@ type Server struct {
 	cur     *opening // the engine, or the attempt to open it
 	closed  bool
 	writing chan struct{} // the writer slot: one index_path or remove_source at a time
+
+	watching map[string]bool    // source paths being watched
+	stopAll  context.CancelFunc // stops every watch; Close calls it
+	watchCtx context.Context
+	watchers sync.WaitGroup
 }
 
 // opening is one attempt to open the engine; done closes when it ends.
@@ -89,7 +99,8 @@ type opening struct {
 
 // New returns a server answering from the engine open returns.
 func New(open Opener, opt *Options) *Server {
-	s := &Server{open: open, writing: make(chan struct{}, 1)}
+	s := &Server{open: open, writing: make(chan struct{}, 1), watching: map[string]bool{}}
+	s.watchCtx, s.stopAll = context.WithCancel(context.Background())
 	if opt != nil {
 		s.opt = *opt
 	}
@@ -165,6 +176,9 @@ func (s *Server) launch() *opening {
 		}
 		c := o.e.Capabilities()
 		s.log.Printf("index %s open in %v (vectors: %v, rerank: %v, read-only: %v)", o.e.Dir(), time.Since(start).Round(time.Millisecond), c.Vectors, c.Rerank, c.ReadOnly)
+		if s.opt.Watch {
+			s.watchAll(o.e)
+		}
 	}()
 	return o
 }
@@ -209,9 +223,13 @@ func (s *Server) Close() error {
 	s.cur = nil
 	s.mu.Unlock()
 	if o == nil {
+		s.stopAll()
+		s.watchers.Wait()
 		return nil
 	}
 	<-o.done
+	s.stopAll()
+	s.watchers.Wait() // a re-index under way finishes before the engine closes
 	if o.e != nil && o.close != nil {
 		o.close()
 	}

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -12,10 +11,6 @@ import (
 
 	"github.com/braidsearch/braid"
 )
-
-// ErrNoWatch is the answer to index_path with watch: watching sources for
-// changes is not built yet.
-var ErrNoWatch = errors.New("watch mode is not available yet; call index_path again (without watch) to pick up changes")
 
 type noArgs struct{}
 
@@ -75,13 +70,7 @@ type indexArgs struct {
 }
 
 func (a *indexArgs) check() error {
-	if err := required("path", a.Path); err != nil {
-		return err
-	}
-	if a.Watch {
-		return fmt.Errorf("%w watch: %w", ErrBadArgument, ErrNoWatch)
-	}
-	return nil
+	return required("path", a.Path)
 }
 
 func (s *Server) indexPathTool() tool {
@@ -98,8 +87,9 @@ func (s *Server) indexPathTool() tool {
 			"what the source had, or every text file for a new source.")),
 		mcp.WithBoolean("recursive", mcp.Description("Index subfolders too. Default true; false indexes only the top level of "+
 			"the folder."), mcp.DefaultBool(true)),
-		mcp.WithBoolean("watch", mcp.Description("Keep watching for changes. Not available yet: true is refused; call index_path "+
-			"again instead. Default false."), mcp.DefaultBool(false)),
+		mcp.WithBoolean("watch", mcp.Description("After indexing, keep the source indexed for the rest of the session: files "+
+			"created, changed, renamed or deleted there are re-indexed within about a second, with no further call. Default false."),
+			mcp.DefaultBool(false)),
 	)
 	return tool{def, adapt(s, "index_path", indexArgs{Recursive: true}, func(ctx context.Context, c call, a *indexArgs) (any, error) {
 		spec := braid.SourceSpec{Path: a.Path, NoRecursive: !a.Recursive}
@@ -119,6 +109,12 @@ func (s *Server) indexPathTool() tool {
 		}
 		reply := map[string]any{"summary": sum}
 		abs, _ := filepath.Abs(a.Path)
+		if a.Watch {
+			if err := s.watch(c.e, abs); err != nil {
+				return nil, fmt.Errorf("indexed, but cannot watch it: %w", err)
+			}
+			reply["watching"] = true
+		}
 		if rows, err := sources(c.e); err == nil {
 			for _, r := range rows {
 				if r.Path == abs {

@@ -312,7 +312,7 @@ func TestToolErrors(t *testing.T) {
 		{"unknown chunk", "read_around", map[string]any{"chunk_id": "abc#def.0"}, []string{`no chunk "abc#def.0"`, "chunk_id of a search hit"}},
 		{"radius too big", "read_around", map[string]any{"chunk_id": "abc#def.0", "radius": 11}, []string{"radius", "0..10"}},
 		{"index missing path", "index_path", map[string]any{"path": filepath.Join(vault, "missing")}, []string{"does not exist", "check the path"}},
-		{"watch", "index_path", map[string]any{"path": vault, "watch": true}, []string{"watch mode is not available yet"}},
+		{"watch a missing path", "index_path", map[string]any{"path": filepath.Join(vault, "missing"), "watch": true}, []string{"does not exist"}},
 		{"unknown source, remove", "remove_source", map[string]any{"source_id": "zzz"}, []string{`no source "zzz"`}},
 		{"unknown scratchpad", "scratchpad_read", map[string]any{"id": "sp-99"}, []string{`no scratchpad entry "sp-99"`}},
 		{"arguments for a tool without any", "get_stats", map[string]any{"verbose": true}, []string{`unknown argument "verbose"; this tool takes no arguments`}},

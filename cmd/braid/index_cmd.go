@@ -22,6 +22,7 @@ type IndexCmd struct {
 	MaxFileSize  ByteSize `help:"Skip files larger than this (e.g. 512KB, 20MB; default 8MB)." placeholder:"SIZE"`
 	ChunkTokens  int      `help:"Token budget per chunk (default 512; changing it re-chunks the source)." placeholder:"N"`
 	ChunkOverlap *int     `help:"Tokens repeated between consecutive pieces of a split section (default 64)." placeholder:"N"`
+	Watch        bool     `help:"After indexing, keep watching the sources (the PATHs, or every registered source) and re-index a source when its files change, until interrupted."`
 }
 
 // Run indexes.
@@ -60,11 +61,45 @@ func (c *IndexCmd) Run(g *Globals) error {
 		}
 		return err
 	}
+	if c.Watch {
+		return c.watch(g, e)
+	}
 	if len(sum.Errors) > 0 {
 		if g.JSON {
 			return errSilent
 		}
 		return fmt.Errorf("%d file(s) could not be indexed (listed above); the rest are indexed", len(sum.Errors))
+	}
+	return nil
+}
+
+// watch re-indexes the sources as their files change, until interrupted.
+// Everything it says goes to stderr.
+func (c *IndexCmd) watch(g *Globals, e *braid.Engine) error {
+	if !g.Quiet {
+		fmt.Fprintln(g.stderr, "braid: watching for changes; press Ctrl-C to stop")
+	}
+	err := e.Watch(g.ctx, c.Paths, &braid.WatchOptions{
+		Warn: func(err error) { g.warn("%v", err) },
+		Indexed: func(src *braid.Source, s *braid.Summary, err error) {
+			if err != nil {
+				fmt.Fprintf(g.stderr, "braid: error: re-index %s: %v\n", src.Name, err)
+				return
+			}
+			for _, fe := range s.Errors {
+				fmt.Fprintf(g.stderr, "braid: error: %s\n", fe)
+			}
+			if !g.Quiet && s.Added+s.Updated+s.Removed > 0 {
+				fmt.Fprintf(g.stderr, "braid: re-indexed %s in %s: %d added, %d updated, %d removed\n",
+					src.Name, (time.Duration(s.TookMS) * time.Millisecond).Round(time.Millisecond), s.Added, s.Updated, s.Removed)
+			}
+		},
+	})
+	if err != nil || g.ctx.Err() == nil {
+		return err
+	}
+	if !g.Quiet {
+		fmt.Fprintln(g.stderr, "braid: stopped watching")
 	}
 	return nil
 }
@@ -86,7 +121,7 @@ func printSummary(g *Globals, s *braid.Summary) {
 		for _, p := range []struct {
 			n    int
 			what string
-		}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}} {
+		}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}, {k.OverFileLimit, "over the file limit"}, {k.TooManyChunks, "too many chunks"}} {
 			if p.n > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
 			}

@@ -1,0 +1,314 @@
+package watch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/braidsearch/braid/watch"
+)
+
+// session runs watch.Run on a folder and collects its batches.
+type session struct {
+	t       *testing.T
+	dir     string
+	batches chan []watch.Batch
+	opt     watch.Options
+}
+
+func start(t *testing.T, dir string, opt watch.Options) *session {
+	t.Helper()
+	s := &session{t: t, dir: dir, batches: make(chan []watch.Batch, 100), opt: opt}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- watch.Run(ctx, []string{dir}, &opt, func(_ context.Context, bs []watch.Batch) { s.batches <- bs })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("Run did not return after cancel")
+		}
+	})
+	// Run sets its watches up on its own goroutine: touch a file until a
+	// change to it comes back, so the test's changes are all watched.
+	sentinel := filepath.Join(dir, "sentinel")
+	for i := 0; ; i++ {
+		if i == 100 {
+			t.Fatal("the watcher reported nothing within 10s")
+		}
+		write(t, sentinel, fmt.Sprint(i))
+		select {
+		case <-s.batches:
+		case <-time.After(100 * time.Millisecond):
+			continue
+		}
+		break
+	}
+	s.quiet()
+	return s
+}
+
+// quiet drops batches until none comes for three debounce periods.
+func (s *session) quiet() {
+	for {
+		select {
+		case <-s.batches:
+		case <-time.After(3 * s.opt.Debounce):
+			return
+		}
+	}
+}
+
+// collect gathers the changed paths, relative to the folder, until every
+// path of want is among them and then no batch comes for a while; it
+// returns them with the number of callbacks.
+func (s *session) collect(want []string) (got []string, calls int) {
+	s.t.Helper()
+	deadline := time.After(10 * time.Second)
+	covered := func() bool {
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				return false
+			}
+		}
+		return true
+	}
+	for {
+		var wait <-chan time.Time
+		if covered() {
+			wait = time.After(3 * s.opt.Debounce)
+		}
+		select {
+		case bs := <-s.batches:
+			calls++
+			for _, b := range bs {
+				if b.Root != s.dir {
+					s.t.Errorf("batch root %q, want %q", b.Root, s.dir)
+				}
+				for _, p := range b.Paths {
+					rel, _ := filepath.Rel(s.dir, p)
+					rel = filepath.ToSlash(rel)
+					if !slices.Contains(got, rel) {
+						got = append(got, rel)
+					}
+				}
+			}
+		case <-wait:
+			slices.Sort(got)
+			return got, calls
+		case <-deadline:
+			slices.Sort(got)
+			s.t.Fatalf("changes %v reported within 10s, want %v", got, want)
+		}
+	}
+}
+
+func write(t *testing.T, p, body string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name   string
+		setup  func(t *testing.T, dir string) // before watching
+		change func(t *testing.T, dir string)
+		want   []string
+	}{
+		{
+			name:   "create",
+			change: func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a.md"), "new") },
+			want:   []string{"a.md"},
+		},
+		{
+			name:   "modify",
+			setup:  func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a.md"), "old") },
+			change: func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a.md"), "new text") },
+			want:   []string{"a.md"},
+		},
+		{
+			name:   "delete",
+			setup:  func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a.md"), "old") },
+			change: func(t *testing.T, dir string) { must(t, os.Remove(filepath.Join(dir, "a.md"))) },
+			want:   []string{"a.md"},
+		},
+		{
+			name:  "rename",
+			setup: func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a.md"), "old") },
+			change: func(t *testing.T, dir string) {
+				must(t, os.Rename(filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")))
+			},
+			want: []string{"a.md", "b.md"},
+		},
+		{
+			name:  "atomic save",
+			setup: func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a.md"), "old") },
+			change: func(t *testing.T, dir string) {
+				tmp := filepath.Join(dir, ".a.md.tmp")
+				write(t, tmp, "saved by an editor")
+				must(t, os.Rename(tmp, filepath.Join(dir, "a.md")))
+			},
+			want: []string{"a.md"}, // the hidden temporary file is never reported
+		},
+		{
+			name: "new subfolder with a file",
+			change: func(t *testing.T, dir string) {
+				must(t, os.MkdirAll(filepath.Join(dir, "sub", "deeper"), 0o755))
+				write(t, filepath.Join(dir, "sub", "deeper", "n.md"), "inside")
+			},
+			want: []string{"sub", "sub/deeper", "sub/deeper/n.md"},
+		},
+		{
+			name: "delete a subfolder",
+			setup: func(t *testing.T, dir string) {
+				must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+				write(t, filepath.Join(dir, "sub", "n.md"), "x")
+			},
+			change: func(t *testing.T, dir string) {
+				must(t, os.RemoveAll(filepath.Join(dir, "sub")))
+			},
+			want: []string{"sub", "sub/n.md"},
+		},
+		{
+			name: "hidden folders are left out",
+			change: func(t *testing.T, dir string) {
+				must(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
+				write(t, filepath.Join(dir, "a.md"), "x")
+			},
+			want: []string{"a.md"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.setup != nil {
+				tt.setup(t, dir)
+			}
+			s := start(t, dir, watch.Options{Debounce: 100 * time.Millisecond, Rescan: -1})
+			tt.change(t, dir)
+			got, _ := s.collect(tt.want)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("changed paths (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRunWatchesNewFolders(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir, watch.Options{Debounce: 100 * time.Millisecond, Rescan: -1})
+	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	s.collect([]string{"sub"})
+	// Rescans are off: only a watch on the new folder can see this.
+	write(t, filepath.Join(dir, "sub", "later.md"), "later")
+	got, _ := s.collect([]string{"sub/later.md"})
+	if diff := cmp.Diff([]string{"sub/later.md"}, got); diff != "" {
+		t.Errorf("changed paths (-want +got):\n%s", diff)
+	}
+}
+
+func TestDebounceCoalescesABurst(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir, watch.Options{Debounce: 300 * time.Millisecond, Rescan: -1})
+	var want []string
+	for i := range 20 {
+		name := fmt.Sprintf("f%02d.md", i)
+		want = append(want, name)
+		write(t, filepath.Join(dir, name), "burst")
+		time.Sleep(5 * time.Millisecond)
+	}
+	got, calls := s.collect(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("changed paths (-want +got):\n%s", diff)
+	}
+	if calls != 1 {
+		t.Errorf("a burst of 20 writes gave %d callbacks, want 1", calls)
+	}
+}
+
+func TestPollOnly(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.md"), "old")
+	write(t, filepath.Join(dir, "gone.md"), "old")
+	s := start(t, dir, watch.Options{Debounce: 50 * time.Millisecond, PollOnly: true, Poll: 50 * time.Millisecond})
+	write(t, filepath.Join(dir, "a.md"), "changed size")
+	must(t, os.Remove(filepath.Join(dir, "gone.md")))
+	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	write(t, filepath.Join(dir, "sub", "n.md"), "new")
+	want := []string{"a.md", "gone.md", "sub", "sub/n.md"}
+	got, _ := s.collect(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("changed paths (-want +got):\n%s", diff)
+	}
+}
+
+func TestIgnore(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(dir, "index"), 0o755))
+	s := start(t, dir, watch.Options{Debounce: 100 * time.Millisecond, Rescan: -1,
+		Ignore: func(p string) bool { return p == filepath.Join(dir, "index") }})
+	write(t, filepath.Join(dir, "index", "meta.db"), "written by the indexer")
+	write(t, filepath.Join(dir, "a.md"), "x")
+	got, _ := s.collect([]string{"a.md"})
+	if diff := cmp.Diff([]string{"a.md"}, got); diff != "" {
+		t.Errorf("changed paths (-want +got):\n%s", diff)
+	}
+}
+
+func TestFileRoot(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "corpus.jsonl")
+	write(t, file, "{}\n")
+	batches := make(chan []watch.Batch, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go watch.Run(ctx, []string{file}, &watch.Options{Debounce: 50 * time.Millisecond, Rescan: -1}, func(_ context.Context, bs []watch.Batch) { batches <- bs })
+	// A sibling never shows; the file does (retried until the watch is up).
+	for i := 0; ; i++ {
+		if i == 100 {
+			t.Fatal("no change to the watched file reported within 10s")
+		}
+		write(t, filepath.Join(dir, "sibling.md"), "x")
+		write(t, file, fmt.Sprintf("{}\n%d\n", i))
+		select {
+		case bs := <-batches:
+			if diff := cmp.Diff([]watch.Batch{{Root: file, Paths: []string{file}}}, bs); diff != "" {
+				t.Errorf("batch (-want +got):\n%s", diff)
+			}
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	if err := watch.Run(context.Background(), nil, nil, nil); !errors.Is(err, watch.ErrNoRoots) {
+		t.Errorf("no roots: %v, want ErrNoRoots", err)
+	}
+	if err := watch.Run(context.Background(), []string{filepath.Join(t.TempDir(), "missing")}, nil, nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing root: %v, want a not-exist error", err)
+	}
+}
