@@ -65,7 +65,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 		}
 	}
 	vs := e.vectors(embedProgress)
-	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers}, Progress: progress, Vectors: vs}
+	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs}
 	sum := &Summary{}
 	var runErr error
 	for _, src := range sources {

@@ -604,3 +604,28 @@ func decodeVector(b []byte) []float32 {
 	}
 	return v
 }
+
+// CheckStore opens the metadata store at path read-only and walks every
+// page, so a truncated or corrupted file is found without changing it.
+// A panic from a damaged page is reported as an error.
+func CheckStore(path string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s is corrupt: %v", path, r)
+		}
+	}()
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer db.Close()
+	return db.View(func(tx *bolt.Tx) error {
+		for cerr := range tx.Check() {
+			return fmt.Errorf("%s is corrupt: %w", path, cerr)
+		}
+		if m := tx.Bucket(bucketMeta); m != nil && string(m.Get(keySchema)) == "1" {
+			return nil // format 1: upgraded in place by the next writer
+		}
+		return checkSchema(tx.Bucket(bucketMeta))
+	})
+}

@@ -50,6 +50,10 @@ func (g *Globals) embedder() (*model.Embedder, string, error) {
 	return nil, reason(err), nil
 }
 
+// testBatchDocs, when set (only by tests), makes index commits smaller so
+// a short run has many of them; zero keeps the default of 256.
+var testBatchDocs int
+
 // openWith opens the engine with the embedding model when one is set up,
 // else lexical only with the reason kept for warnings.
 func (g *Globals) openWith(readOnly bool, purpose string) (*braid.Engine, func(), error) {
@@ -80,7 +84,7 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 	if why != "" && !readOnly && g.Model != "none" {
 		g.warn("indexing without embeddings, so search will be BM25 only: %s", why)
 	}
-	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why,
+	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why, BatchDocs: testBatchDocs,
 		Vector: vector.Options{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, NoRerank: noRerank}
 	if emb != nil {
 		opt.Embedder, opt.Model = emb, emb.Key()

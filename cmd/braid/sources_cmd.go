@@ -88,43 +88,56 @@ func (c *StatsCmd) Run(g *Globals) error {
 }
 
 // DoctorCmd checks the index.
-type DoctorCmd struct{}
+type DoctorCmd struct {
+	Repair bool `help:"Fix what can be fixed from the index itself: rewrite a garbled VERSION, remove a corrupt vectors-*.hnsw (rebuilt from stored embeddings), rebuild a missing or damaged lexical.bleve from the stored chunks."`
+}
 
 // Run checks the index and fails when something is wrong.
 func (c *DoctorCmd) Run(g *Globals) error {
+	var repaired []string
+	if c.Repair {
+		did, err := braid.Repair(g.Index)
+		repaired = did
+		if err != nil {
+			for _, d := range did {
+				fmt.Fprintf(g.stderr, "braid: repaired: %s\n", d)
+			}
+			return err
+		}
+	}
 	checks := modelChecks(g)
-	ready := true
-	for _, ch := range checks {
-		if ch.Name != "reranker" {
-			ready = ready && !ch.Warning // the embedding model can be loaded
-		}
-	}
-	open := func() (*braid.Engine, func(), error) { return g.openWith(true, "braid doctor") }
-	if !ready {
-		open = func() (*braid.Engine, func(), error) {
-			e, err := g.open(true, "braid doctor")
-			return e, func() { e.Close() }, err
-		}
-	}
-	e, done, err := open()
+	files, err := braid.CheckFiles(g.Index)
 	if err != nil {
 		return err
 	}
-	index, err := e.Doctor()
-	done()
-	if err != nil {
-		return err
+	filesOK := true
+	for _, ch := range files {
+		filesOK = filesOK && ch.OK
 	}
-	checks = append(index, checks...)
+	if filesOK {
+		index, err := c.indexChecks(g, checks)
+		if err != nil {
+			return err
+		}
+		files = append(files, index...)
+	}
+	checks = append(files, checks...)
 	healthy := true
 	for _, ch := range checks {
 		healthy = healthy && ch.OK
 	}
 	if g.JSON {
-		if err := g.printJSON(map[string]any{"healthy": healthy, "checks": checks}); err != nil {
+		out := map[string]any{"healthy": healthy, "checks": checks}
+		if c.Repair {
+			out["repaired"] = append([]string{}, repaired...)
+		}
+		if err := g.printJSON(out); err != nil {
 			return err
 		}
 	} else {
+		for _, d := range repaired {
+			fmt.Fprintf(g.stdout, "fixed %s\n", d)
+		}
 		for _, ch := range checks {
 			mark := "ok  "
 			switch {
@@ -140,4 +153,28 @@ func (c *DoctorCmd) Run(g *Globals) error {
 		return fmt.Errorf("index %s is not healthy (see above)", g.Index)
 	}
 	return nil
+}
+
+// indexChecks opens the index (with the embedding model when it can be
+// loaded) and runs the engine's consistency checks.
+func (c *DoctorCmd) indexChecks(g *Globals, models []braid.Check) ([]braid.Check, error) {
+	ready := true
+	for _, ch := range models {
+		if ch.Name != "reranker" {
+			ready = ready && !ch.Warning // the embedding model can be loaded
+		}
+	}
+	open := func() (*braid.Engine, func(), error) { return g.openWith(true, "braid doctor") }
+	if !ready {
+		open = func() (*braid.Engine, func(), error) {
+			e, err := g.open(true, "braid doctor")
+			return e, func() { e.Close() }, err
+		}
+	}
+	e, done, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return e.Doctor()
 }
