@@ -294,20 +294,23 @@ func TestAccessors(t *testing.T) {
 // edit returns testdata/tiny.json with one top-level key replaced.
 func edit(t *testing.T, key, value string) []byte {
 	t.Helper()
-	data, err := os.ReadFile("testdata/tiny.json")
-	if err != nil {
-		t.Fatal(err)
+	return editFile(t, "testdata/tiny.json", key, value)
+}
+
+// wantParseError checks that Parse refuses data with an error that
+// contains msg and is (or is not) ErrUnsupported.
+func wantParseError(t *testing.T, data []byte, unsupported bool, msg string) {
+	t.Helper()
+	tok, err := Parse(data)
+	if err == nil {
+		t.Fatalf("Parse = %v, want an error", tok)
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
+	if got := errors.Is(err, ErrUnsupported); got != unsupported {
+		t.Errorf("errors.Is(%v, ErrUnsupported) = %v, want %v", err, got, unsupported)
 	}
-	m[key] = json.RawMessage(value)
-	out, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q does not contain %q", err, msg)
 	}
-	return out
 }
 
 func TestParseErrors(t *testing.T) {
@@ -331,18 +334,7 @@ func TestParseErrors(t *testing.T) {
 		{"template without B", edit(t, "post_processor", `{"type":"TemplateProcessing","single":[{"Sequence":{"id":"A","type_id":0}}],"pair":[{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{}}`), false, "lacks sequence B"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tok, err := Parse(tt.data)
-			if err == nil {
-				t.Fatalf("Parse = %v, want an error", tok)
-			}
-			if got := errors.Is(err, ErrUnsupported); got != tt.unsupported {
-				t.Errorf("errors.Is(%v, ErrUnsupported) = %v, want %v", err, got, tt.unsupported)
-			}
-			if !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("error %q does not contain %q", err, tt.wantMsg)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantParseError(t, tt.data, tt.unsupported, tt.wantMsg) })
 	}
 	if _, err := Load("testdata/missing.json"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load(missing) = %v, want os.ErrNotExist", err)

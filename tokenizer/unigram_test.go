@@ -303,16 +303,7 @@ func TestUnigramParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tok, err := Parse(editFile(t, "testdata/unigram.json", tt.kv...))
-			if err == nil {
-				t.Fatalf("Parse = %v, want an error", tok)
-			}
-			if got := errors.Is(err, ErrUnsupported); got != tt.unsupported {
-				t.Errorf("errors.Is(%v, ErrUnsupported) = %v, want %v", err, got, tt.unsupported)
-			}
-			if !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("error %q does not contain %q", err, tt.wantMsg)
-			}
+			wantParseError(t, editFile(t, "testdata/unigram.json", tt.kv...), tt.unsupported, tt.wantMsg)
 		})
 	}
 }
