@@ -88,6 +88,11 @@ func IsTag(id string) bool { return strings.HasPrefix(id, "#") }
 
 // ForEachNode calls fn with every document, in id order.
 func (r *Reader) ForEachNode(fn func(*Node) error) error {
+	return r.forEachRecord(func(rec *record) error { return fn(&rec.Node) })
+}
+
+// forEachRecord calls fn with every document's record, in id order.
+func (r *Reader) forEachRecord(fn func(*record) error) error {
 	if r.nodes == nil {
 		return nil
 	}
@@ -96,7 +101,7 @@ func (r *Reader) ForEachNode(fn func(*Node) error) error {
 		if err != nil {
 			return err
 		}
-		return fn(&rec.Node)
+		return fn(rec)
 	})
 }
 
@@ -265,14 +270,7 @@ func (r *Reader) lookup(name string, mask byte, source string, sameSource bool) 
 
 // ForEachEdge calls fn with every edge of every document, resolved.
 func (r *Reader) ForEachEdge(fn func(Edge) error) error {
-	if r.nodes == nil {
-		return nil
-	}
-	return r.nodes.ForEach(func(k, _ []byte) error {
-		rec, err := r.record(string(k))
-		if err != nil {
-			return err
-		}
+	return r.forEachRecord(func(rec *record) error {
 		for _, e := range rec.Edges {
 			if err := fn(r.resolve(rec, e)); err != nil {
 				return err
