@@ -41,13 +41,22 @@ func (g *Globals) embedder() (*model.Embedder, string, error) {
 		return nil, "", fmt.Errorf("--threads, --hnsw-m and --ef-search want 0 (the default) or more")
 	}
 	emb, err := model.OpenEmbedder(g.setup())
-	switch {
-	case err == nil:
-		return emb, "", nil
-	case errors.Is(err, model.ErrUnknownModel), errors.Is(err, model.ErrWrongKind):
-		return nil, "", err
+	if err != nil {
+		why, err := unavailable(err)
+		return nil, why, err
 	}
-	return nil, reason(err), nil
+	return emb, "", nil
+}
+
+// unavailable sorts an error from loading a model: a model named wrongly
+// (unknown, or the wrong kind) is the caller's mistake and stays an
+// error; anything else (no runtime, not installed) becomes the reason to
+// run without the model.
+func unavailable(err error) (string, error) {
+	if errors.Is(err, model.ErrUnknownModel) || errors.Is(err, model.ErrWrongKind) {
+		return "", err
+	}
+	return reason(err), nil
 }
 
 // testBatchDocs, when set (only by tests), makes index commits smaller so
@@ -131,13 +140,11 @@ func (g *Globals) reranker() (*model.CrossEncoder, string, error) {
 	s.Name = g.Reranker
 	s.Config.BatchSize = rerank.Batch
 	ce, err := model.OpenCrossEncoder(s)
-	switch {
-	case err == nil:
-		return ce, "", nil
-	case errors.Is(err, model.ErrUnknownModel), errors.Is(err, model.ErrWrongKind):
-		return nil, "", err
+	if err != nil {
+		why, err := unavailable(err)
+		return nil, why, err
 	}
-	return nil, reason(err), nil
+	return ce, "", nil
 }
 
 // ModelsCmd manages embedding and reranking models.
