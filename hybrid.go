@@ -124,18 +124,14 @@ func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
 	if opt.Keyword {
 		return 0, "", nil
 	}
-	asked := opt.VectorWeight != nil && *opt.VectorWeight > 0
-	if e.vec == nil {
-		if asked {
-			return 0, "vector search is unavailable (" + e.noVectors() + "), so this search is lexical only", nil
+	if why := e.VectorsUnavailable(); why != "" {
+		if opt.VectorWeight == nil || *opt.VectorWeight == 0 {
+			return 0, "", nil // vectors were not asked for: nothing to warn about
 		}
-		return 0, "", nil
-	}
-	if e.vec.Len() == 0 {
-		if asked {
-			return 0, "the index has no embeddings yet (run braid index to compute them), so this search is lexical only", nil
+		if e.vec == nil {
+			why = "vector search is unavailable (" + why + ")"
 		}
-		return 0, "", nil
+		return 0, why + ", so this search is lexical only", nil
 	}
 	if opt.VectorWeight == nil {
 		return DefaultVectorWeight, "", nil
