@@ -97,7 +97,7 @@ type Engine struct {
 	vec *vector.Index // nil without an embedder
 
 	closed  atomic.Bool
-	upgrade bool // a format 1 directory opened for writing: OpenStore upgrades it
+	upgrade bool // an older format opened for writing: OpenStore upgrades it
 
 	lexOnce sync.Once
 	lex     *index.Lexical // opened on first use: grep, get and stats never need it
@@ -146,7 +146,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		return nil, err
 	}
 	if e.upgrade { // the store upgraded itself; now the directory says so
-		if err := writeFileAtomic(filepath.Join(dir, versionFile), fmt.Appendf(nil, "braid index format %d\n", index.SchemaVersion)); err != nil {
+		if err := writeFileAtomic(filepath.Join(dir, versionFile), []byte(versionText(index.SchemaVersion))); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -193,11 +193,14 @@ func (e *Engine) withVectors() (*Engine, error) {
 	return e, nil
 }
 
+// versionText is the content of the VERSION file of format v.
+func versionText(v int) string { return fmt.Sprintf("braid index format %d\n", v) }
+
 // checkVersion reads (or, for a new writable index, writes) the format
 // version file that guards the whole directory.
 func (e *Engine) checkVersion() error {
 	p := filepath.Join(e.dir, versionFile)
-	want := fmt.Sprintf("braid index format %d\n", index.SchemaVersion)
+	want := versionText(index.SchemaVersion)
 	got, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) && !e.opt.ReadOnly {
 		return writeFileAtomic(p, []byte(want))
@@ -205,11 +208,12 @@ func (e *Engine) checkVersion() error {
 	if err != nil {
 		return fmt.Errorf("braid: read index version: %w", err)
 	}
-	if string(got) == "braid index format 1\n" && index.SchemaVersion == 2 {
-		// Format 2 only adds the link graph, which a writer builds from
-		// the stored documents when it opens the store.
+	var v int
+	if _, err := fmt.Sscanf(string(got), "braid index format %d\n", &v); err == nil && string(got) == versionText(v) && index.Upgradable(v) {
+		// An older format a writer upgrades when it opens the store (format
+		// 1 lacks the link graph, built from the stored documents).
 		if e.opt.ReadOnly {
-			return fmt.Errorf("%w: %s is format 1, without the link graph; run braid index once to upgrade it in place (embeddings are kept)", ErrSchemaVersion, p)
+			return fmt.Errorf("%w: %s is format %d, older than this braid's %d; run braid index once to upgrade it in place (embeddings are kept)", ErrSchemaVersion, p, v, index.SchemaVersion)
 		}
 		e.upgrade = true
 		return nil

@@ -86,7 +86,7 @@ func Repair(dir string) ([]string, error) {
 			return did, fmt.Errorf("cannot rewrite %s: %w", vp, err)
 		}
 		st.Close()
-		if err := writeFileAtomic(vp, fmt.Appendf(nil, "braid index format %d\n", index.SchemaVersion)); err != nil {
+		if err := writeFileAtomic(vp, []byte(versionText(index.SchemaVersion))); err != nil {
 			return did, err
 		}
 		did = append(did, "rewrote "+vp)

@@ -82,8 +82,9 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 					return err
 				}
 				return meta.Put(keySchema, []byte(fmt.Sprint(SchemaVersion)))
-			case "1":
-				return upgradeFrom1(tx)
+			}
+			if up := upgrades[string(meta.Get(keySchema))]; up != nil {
+				return up(tx)
 			}
 			return checkSchema(meta)
 		})
@@ -94,6 +95,14 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 	}
 	return s, nil
 }
+
+// upgrades bring a store of an older schema version to SchemaVersion in
+// place, inside the transaction of the writer that opens it.
+var upgrades = map[string]func(*bolt.Tx) error{"1": upgradeFrom1}
+
+// Upgradable reports whether a writer upgrades a store of schema version v
+// in place (so an index of that version is not refused).
+func Upgradable(v int) bool { return upgrades[fmt.Sprint(v)] != nil }
 
 // upgradeFrom1 brings a version 1 store to version 2 in place: the link
 // graph is built from the links and tags every stored document already
@@ -623,8 +632,8 @@ func CheckStore(path string) (err error) {
 		for cerr := range tx.Check() {
 			return fmt.Errorf("%s is corrupt: %w", path, cerr)
 		}
-		if m := tx.Bucket(bucketMeta); m != nil && string(m.Get(keySchema)) == "1" {
-			return nil // format 1: upgraded in place by the next writer
+		if m := tx.Bucket(bucketMeta); m != nil && upgrades[string(m.Get(keySchema))] != nil {
+			return nil // an older format the next writer upgrades in place
 		}
 		return checkSchema(tx.Bucket(bucketMeta))
 	})
