@@ -97,6 +97,7 @@ type Engine struct {
 	vec *vector.Index // nil without an embedder
 
 	closed  atomic.Bool
+	pinned  atomic.Bool // Close does nothing; see Pin
 	upgrade bool // an older format opened for writing: OpenStore upgrades it
 
 	lexOnce sync.Once
@@ -235,9 +236,19 @@ func (e *Engine) lexical() (*index.Lexical, error) {
 // Dir is the index directory.
 func (e *Engine) Dir() string { return e.dir }
 
-// Close releases the index. Closing twice is harmless.
+// Pin makes Close do nothing until unpin is called, so that the engine can
+// be lent to code that closes what it opens (braid serve runs other
+// processes' commands on its engine this way). Its owner calls unpin, then
+// Close.
+func (e *Engine) Pin() (unpin func()) {
+	e.pinned.Store(true)
+	return func() { e.pinned.Store(false) }
+}
+
+// Close releases the index. Closing twice is harmless, and so is closing
+// a pinned engine.
 func (e *Engine) Close() error {
-	if e.closed.Swap(true) {
+	if e.pinned.Load() || e.closed.Swap(true) {
 		return nil
 	}
 	var errs []error

@@ -39,6 +39,9 @@ type Options struct {
 	// they happen (index_path with watch adds a source to the watch).
 	// It needs an engine open for writing.
 	Watch bool
+	// BeforeClose runs once when the server starts closing, before the
+	// engine closes: whatever borrowed the engine with Lend stops there.
+	BeforeClose func()
 }
 
 const (
@@ -78,8 +81,9 @@ type Server struct {
 	pad  *scratchpad
 	told sync.Map // model reasons a search warning has given in full
 
-	mu      sync.Mutex
-	cur     *opening // the engine, or the attempt to open it
+	stopping sync.Once // runs BeforeClose
+	mu       sync.Mutex
+	cur      *opening // the engine, or the attempt to open it
 	closed  bool
 	writing chan struct{} // the writer slot: one index_path or remove_source at a time
 
@@ -94,6 +98,7 @@ type opening struct {
 	done  chan struct{}
 	e     *braid.Engine
 	close func()
+	unpin func()
 	err   error
 }
 
@@ -174,6 +179,7 @@ func (s *Server) launch() *opening {
 			s.log.Printf("cannot open the index: %v", o.err)
 			return
 		}
+		o.unpin = o.e.Pin() // a borrower's Close must not close it
 		c := o.e.Capabilities()
 		s.log.Printf("index %s open in %v (vectors: %v, rerank: %v, read-only: %v)", o.e.Dir(), time.Since(start).Round(time.Millisecond), c.Vectors, c.Rerank, c.ReadOnly)
 		if s.opt.Watch {
@@ -217,6 +223,9 @@ func ended(o *opening) bool {
 // Close fail with ErrClosed; Serve calls it once no call is in flight, and
 // so must a caller serving MCP() over another transport.
 func (s *Server) Close() error {
+	if s.opt.BeforeClose != nil {
+		s.stopping.Do(s.opt.BeforeClose)
+	}
 	s.mu.Lock()
 	s.closed = true
 	o := s.cur
@@ -231,9 +240,35 @@ func (s *Server) Close() error {
 	s.stopAll()
 	s.watchers.Wait() // a re-index under way finishes before the engine closes
 	if o.e != nil && o.close != nil {
+		o.unpin()
 		o.close()
 	}
 	return nil
+}
+
+// Lend waits for the engine and lends it for one command run on behalf of
+// another process; release ends the loan. A writer (write true) waits for
+// the writer slot, which the writing tools and the watch share, and holds
+// it until release. The engine is pinned: the borrower may Close it, which
+// does nothing.
+func (s *Server) Lend(ctx context.Context, write bool) (*braid.Engine, func(), error) {
+	e, err := s.engine(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !write {
+		return e, func() {}, nil
+	}
+	if e.Capabilities().ReadOnly {
+		return nil, nil, braid.ErrReadOnly
+	}
+	select {
+	case s.writing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	var once sync.Once
+	return e, func() { once.Do(func() { <-s.writing }) }, nil
 }
 
 // write takes the writer slot for fn, waiting for a write under way.

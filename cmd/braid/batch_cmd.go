@@ -52,7 +52,7 @@ type batchAnswer struct {
 
 // Run answers every line, in input order.
 func (c *BatchCmd) Run(g *Globals) error {
-	in := io.Reader(os.Stdin)
+	in := g.stdin
 	if c.File != "-" {
 		f, err := os.Open(c.File)
 		if err != nil {

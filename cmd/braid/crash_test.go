@@ -71,14 +71,7 @@ func TestCrashKillLoop(t *testing.T) {
 		// One delay per stratum of the run, random within it.
 		frac := 0.1 + 0.85*(float64(i-1)+r.Float64())/float64(rounds)
 		delay := time.Duration(frac * float64(full))
-		cmd := command("index")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if killAfter(t, command("index"), delay) {
 			mid++
 		}
 
@@ -258,4 +251,18 @@ func TestDoctorDetectsAndRepairsCorruption(t *testing.T) {
 			searchFinds(t, idx)
 		})
 	}
+}
+
+// killAfter starts cmd, kills it with SIGKILL after delay and reports
+// whether the kill landed while it ran (rather than after it finished).
+func killAfter(t *testing.T, cmd *exec.Cmd, delay time.Duration) bool {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(delay)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }

@@ -24,12 +24,12 @@ func (c *GetCmd) Run(g *Globals) error {
 		return err
 	}
 	defer e.Close()
-	content, err := e.Get(c.Doc)
+	content, err := e.Get(g.docName(c.Doc))
 	if err != nil {
 		return err
 	}
 	if content.Changed {
-		g.warn("%s changed since it was indexed; run braid index to refresh the index", displayPath(content.File))
+		g.warn("%s changed since it was indexed; run braid index to refresh the index", g.displayPath(content.File))
 	}
 	lines := bytes.SplitAfter(content.Data, []byte("\n"))
 	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {

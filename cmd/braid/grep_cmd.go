@@ -51,7 +51,7 @@ func (c *GrepCmd) Run(g *Globals) error {
 		Options: grep.Options{IgnoreCase: c.IgnoreCase, Word: c.Word, Invert: c.Invert, Before: before, After: after, MaxCount: c.MaxCount,
 			NoRanges: !g.JSON}, // match ranges cost time and only JSON shows them
 		Paths: c.Paths,
-		Name:  displayPath,
+		Name:  g.displayPath,
 	}
 	if _, err := grep.Compile(c.Pattern, opt.Options); err != nil {
 		return err

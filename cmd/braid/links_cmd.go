@@ -36,7 +36,7 @@ func (c *LinksCmd) Run(g *Globals) error {
 		case c.Orphans:
 			return c.orphans(g, e)
 		}
-		res, err := e.Links(c.Doc, braid.LinkOptions{Relation: c.Relation, Depth: c.Depth, Reverse: c.Reverse})
+		res, err := e.Links(g.docName(c.Doc), braid.LinkOptions{Relation: c.Relation, Depth: c.Depth, Reverse: c.Reverse})
 		if err != nil {
 			return err
 		}

@@ -34,9 +34,16 @@ type Globals struct {
 
 	ctx      context.Context
 	indexSet bool // --index or BRAID_INDEX was given, not the default
+	stdin    io.Reader
 	stdout   io.Writer
 	stderr   io.Writer
 	tty      bool // stderr is a terminal
+
+	// Set when braid serve runs the command for another process (see
+	// forward.go): that process's directory, and the server's engine.
+	cwd   string
+	lend  func(write bool) (*braid.Engine, func(), error)
+	loans []func()
 }
 
 // CLI is the command tree.
@@ -106,21 +113,17 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "braid: %v (see braid --help)\n", err)
 		return 1
 	}
-	cli.ctx, cli.stdout, cli.stderr = ctx, stdout, stderr
+	cli.ctx, cli.stdin, cli.stdout, cli.stderr = ctx, os.Stdin, stdout, stderr
 	cli.indexSet = os.Getenv("BRAID_INDEX") != "" || slices.ContainsFunc(args, func(a string) bool {
 		return a == "--index" || strings.HasPrefix(a, "--index=")
 	})
 	if f, ok := stderr.(*os.File); ok {
 		cli.tty = term.IsTerminal(int(f.Fd()))
 	}
-	if err := kctx.Run(&cli.Globals); err != nil {
-		if errors.Is(err, errSilent) {
-			return 1
-		}
-		fmt.Fprintln(stderr, errorLine(err))
-		return 1
+	if code, ok := forward(ctx, cli, kctx, cli.stdin); ok {
+		return code
 	}
-	return 0
+	return exitStatus(kctx.Run(&cli.Globals), stderr)
 }
 
 // errSilent is returned by a command that already reported its failure.
@@ -135,8 +138,13 @@ func errorLine(err error) string {
 	return "braid: " + msg
 }
 
-// open opens the engine at the global index directory.
+// open opens the engine at the global index directory. Close it when
+// done; for a command braid serve runs for another process, that leaves
+// the server's engine open.
 func (g *Globals) open(readOnly bool, purpose string) (*braid.Engine, error) {
+	if e, _, err, ok := g.borrowed(readOnly); ok {
+		return e, err // the loan ends with the command
+	}
 	return braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose})
 }
 
@@ -167,8 +175,11 @@ func (g *Globals) warn(format string, args ...any) {
 
 // displayPath names a file the way ripgrep would when run from the current
 // directory: relative when the file is below it, else as an absolute path.
-func displayPath(abs string) string {
-	wd, err := workDir()
+func (g *Globals) displayPath(abs string) string {
+	wd, err := g.cwd, error(nil)
+	if wd == "" {
+		wd, err = workDir()
+	}
 	if err != nil {
 		return abs
 	}

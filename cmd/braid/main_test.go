@@ -273,7 +273,7 @@ func TestGrepAgreesWithRipgrep(t *testing.T) {
 	var dirs []string
 	for _, d := range []string{"markdown/dendron/vault", "markdown/silverbullet/docs"} {
 		abs, _ := filepath.Abs(testdata.Dir(t, d))
-		dirs = append(dirs, displayPath(abs))
+		dirs = append(dirs, (&Globals{}).displayPath(abs))
 	}
 	idx := filepath.Join(t.TempDir(), "idx")
 	if _, errOut, code := runCLI(t, append([]string{"--index", idx, "-q", "index"}, dirs...)...); code != 0 {

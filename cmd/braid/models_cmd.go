@@ -72,6 +72,9 @@ func (g *Globals) openWith(readOnly bool, purpose string) (*braid.Engine, func()
 // openFor opens the engine with the models a command may use: the
 // embedding model with vectors, the cross-encoder with rerank.
 func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) (*braid.Engine, func(), error) {
+	if e, release, err, ok := g.borrowed(readOnly); ok {
+		return e, release, err // the server's engine, with its models
+	}
 	var emb *model.Embedder
 	var why string
 	var err error

@@ -90,7 +90,7 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 			return g.printJSON(map[string]any{"paths": paths, "total": res.Total, "took_ms": res.TookMS})
 		}
 		for _, h := range res.Results {
-			fmt.Fprintln(g.stdout, hitPath(e, h))
+			fmt.Fprintln(g.stdout, g.hitPath(e, h))
 		}
 		return nil
 	}
@@ -140,7 +140,7 @@ func explainLine(x *braid.Explanation) string {
 }
 
 // hitPath is the file of a hit as a path usable from the current directory.
-func hitPath(e *braid.Engine, h braid.Hit) string {
+func (g *Globals) hitPath(e *braid.Engine, h braid.Hit) string {
 	srcs, err := e.Sources()
 	if err != nil {
 		return h.Path
@@ -151,9 +151,9 @@ func hitPath(e *braid.Engine, h braid.Hit) string {
 		}
 		switch s.Kind {
 		case "dir":
-			return displayPath(filepath.Join(s.Path, filepath.FromSlash(h.Path)))
+			return g.displayPath(filepath.Join(s.Path, filepath.FromSlash(h.Path)))
 		case "file":
-			return displayPath(s.Path)
+			return g.displayPath(s.Path)
 		}
 	}
 	return h.Path

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/relay"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
@@ -34,8 +36,29 @@ func (c *ServeCmd) Run(g *Globals) error {
 	open := func() (*braid.Engine, func(), error) {
 		return g.openFor(c.ReadOnly, "braid serve", true, true)
 	}
-	srv := mcpserver.New(open, &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: version, Watch: c.Watch})
-	err := srv.Serve(g.ctx, os.Stdin, g.stdout)
+	var rs *relay.Server
+	opt := &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: version, Watch: c.Watch,
+		BeforeClose: func() {
+			if rs != nil {
+				rs.Close() // commands run for other processes end before the engine closes
+			}
+		}}
+	srv := mcpserver.New(open, opt)
+	if !c.ReadOnly {
+		// Other braid commands cannot open the index this server holds for
+		// writing: they run here instead (see forward.go).
+		dir := g.Index
+		err := os.MkdirAll(dir, 0o755)
+		if err == nil {
+			rs, err = relay.Listen(relay.SocketPath(dir), func(ctx context.Context, req []byte, sess *relay.Session) int {
+				return serveForwarded(ctx, srv, dir, req, sess)
+			})
+		}
+		if err != nil {
+			fmt.Fprintf(logs, "braid serve: other braid commands cannot reach this server, so they cannot use the index while it runs: %v\n", err)
+		}
+	}
+	err := srv.Serve(g.ctx, g.stdin, g.stdout)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

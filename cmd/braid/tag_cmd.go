@@ -21,7 +21,7 @@ func (c *TagCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	res, err := e.Tag(g.ctx, c.File, c.Tags, braid.TagStyle(c.Style))
+	res, err := e.Tag(g.ctx, g.docName(c.File), c.Tags, braid.TagStyle(c.Style))
 	if err != nil {
 		return err
 	}
