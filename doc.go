@@ -11,7 +11,10 @@
 // indexed documents. Links walks the link graph ([[wikilinks]], embeds,
 // markdown links, tags and frontmatter relations) forwards or backwards,
 // BrokenLinks and Orphans check it, Gaps lists similar documents nothing
-// links, and Tag writes tags into a note.
+// links, and Tag writes tags into a note. Add keeps documents that live in
+// no source in the index's content-addressed store (Update, DeleteByName,
+// List, versions, collections and snapshots manage them); Find, Info and
+// Cite navigate by name, ancestry and quotation.
 //
 //	e, err := braid.Open(".braid", nil)
 //	if err != nil { … }

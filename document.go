@@ -15,8 +15,9 @@ import (
 )
 
 // Document resolves a name to a document. A name is a document id, a path
-// relative to its source (with or without the extension), or an exact title
-// or alias (case-insensitive when no title matches exactly).
+// relative to its source (with or without the extension), its content hash
+// or the hash's first 8 or more hex digits (see DocumentByHash), or an
+// exact title or alias (case-insensitive when no title matches exactly).
 func (e *Engine) Document(name string) (*Document, error) {
 	if name == "" {
 		return nil, fmt.Errorf("%w: empty document name", ErrBadOption)
@@ -59,6 +60,9 @@ func (e *Engine) Document(name string) (*Document, error) {
 	}
 	if len(byPath) > 0 {
 		return one(name, byPath)
+	}
+	if d, ok, err := e.byHash(name); ok { // a content hash or its first 8+ hex digits (nav.go)
+		return d, err
 	}
 	var exact, folded []*Document
 	err = e.st.ForEachDoc(func(d *Document) error {
@@ -137,6 +141,8 @@ func (e *Engine) Get(name string) (*Content, error) {
 		return c, err
 	case "file":
 		c.File = src.Path
+	case "store": // docstore.go
+		return e.getStored(c)
 	default:
 		c.File = filepath.Join(src.Path, filepath.FromSlash(d.Path))
 		if err := inside(src.Path, c.File); err != nil {

@@ -98,11 +98,15 @@ type Engine struct {
 
 	closed  atomic.Bool
 	pinned  atomic.Bool // Close does nothing; see Pin
-	upgrade bool // an older format opened for writing: OpenStore upgrades it
+	upgrade bool        // an older format opened for writing: OpenStore upgrades it
+
+	storeMu sync.Mutex // serialises the document store's writes (docstore.go)
 
 	lexOnce sync.Once
 	lex     *index.Lexical // opened on first use: grep, get and stats never need it
 	lexErr  error
+
+	names nameCache // document names for Find (nav.go)
 }
 
 const (

@@ -38,10 +38,16 @@ func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit
 	if err != nil {
 		return err
 	}
+	stored, err := e.storedFiles() // docstore.go
+	if err != nil {
+		return err
+	}
 	list := make([]grep.File, len(files))
 	for i, f := range files {
 		name := f
-		if opt.Name != nil {
+		if n, ok := stored[f]; ok {
+			name = n
+		} else if opt.Name != nil {
 			name = opt.Name(f)
 		}
 		list[i] = grep.File{Path: f, Name: name}
@@ -63,6 +69,16 @@ func (e *Engine) grepFiles(paths []string) ([]string, error) {
 		rels, err := e.st.Paths(s.ID)
 		if err != nil {
 			return nil, err
+		}
+		if s.Kind == index.SourceStore {
+			sf, err := e.storedFiles()
+			if err != nil {
+				return nil, err
+			}
+			for f := range sf {
+				indexed = append(indexed, f)
+			}
+			continue
 		}
 		for _, rel := range rels {
 			if s.Kind == index.SourceFile {

@@ -199,7 +199,7 @@ func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, o
 		}
 		tm.Embed = msSince(t)
 		t = time.Now()
-		filtered := len(req.SourceIDs) > 0 || req.PathGlob != "" || len(req.Tags) > 0
+		filtered := len(req.SourceIDs) > 0 || req.PathGlob != "" || len(req.Tags) > 0 || req.DocIDs != nil
 		n := k
 		if filtered || constrained {
 			n = k * 8
@@ -270,7 +270,7 @@ func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, o
 // filter returns a test of a chunk id against the request's source, path
 // and tag filters, which the vector index cannot apply itself.
 func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), error) {
-	if len(req.SourceIDs) == 0 && req.PathGlob == "" && len(req.Tags) == 0 {
+	if len(req.SourceIDs) == 0 && req.PathGlob == "" && len(req.Tags) == 0 && req.DocIDs == nil {
 		return func(string) (bool, error) { return true, nil }, nil
 	}
 	var glob *index.Matcher
@@ -303,6 +303,9 @@ func (e *Engine) keepDoc(req index.Request, glob *index.Matcher) func(docID stri
 			return false, err
 		}
 		if len(req.SourceIDs) > 0 && !contains(req.SourceIDs, d.SourceID) {
+			return false, nil
+		}
+		if req.DocIDs != nil && !contains(req.DocIDs, d.ID) {
 			return false, nil
 		}
 		if glob != nil && !glob.Match(d.Path) {

@@ -25,6 +25,10 @@ type SourceSpec struct {
 	// ChunkOverlap is the overlap between the pieces of a split section;
 	// nil keeps the source's setting (default 64), 0 means none.
 	ChunkOverlap *int
+	// KeepVersions is how many versions of each file's content, the current
+	// one included, to copy into the index's blob store for braid versions
+	// and braid diff; nil keeps the source's setting (default 0: none).
+	KeepVersions *int
 }
 
 // Index registers the given sources (or, with none, takes every registered
@@ -65,7 +69,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 		}
 	}
 	vs := e.vectors(embedProgress)
-	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs}
+	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs, Blobs: e.blobs()}
 	sum := &Summary{}
 	var runErr error
 	for _, src := range sources {
@@ -135,6 +139,9 @@ func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	if src != nil && src.Kind == index.SourceStore {
+		return src, false, nil // the document store's own directory (a watcher's re-index): its blobs are no text files
+	}
 	if src == nil {
 		src = &Source{ID: id, Path: abs, AddedAt: time.Now().UTC(), Name: filepath.Base(abs)}
 	}
@@ -155,6 +162,12 @@ func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
 	}
 	if sp.MaxFileSize > 0 {
 		src.MaxFileSize = sp.MaxFileSize
+	}
+	if sp.KeepVersions != nil {
+		if *sp.KeepVersions < 0 {
+			return nil, false, fmt.Errorf("%w: keep-versions %d, want 0 or more", ErrBadOption, *sp.KeepVersions)
+		}
+		src.KeepVersions = *sp.KeepVersions
 	}
 	before := [2]int{src.ChunkTokens, src.ChunkOverlap}
 	if sp.ChunkTokens > 0 {
@@ -193,7 +206,7 @@ func (e *Engine) RemoveSource(ref string) (int, error) {
 		return 0, err
 	}
 	vs := e.vectors(nil)
-	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Vectors: vs}
+	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Vectors: vs, Blobs: e.blobs()}
 	n, err := ix.RemoveSource(src.ID)
 	if err != nil {
 		return n, err

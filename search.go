@@ -27,6 +27,9 @@ type SearchOptions struct {
 	Similarity   float64  // with Fuzzy, how similar a word must be, 0..1; zero means 0.8
 	Chunks       bool     // every matching chunk, not just the best one per document
 	Explain      bool     // attach a score breakdown to each hit
+	// Metadata keeps only documents whose metadata (set with Add or
+	// Update) has every one of these key=value pairs.
+	Metadata map[string]string
 	// Fusion combines the lexical and vector lists: FusionLinear (the zero
 	// value) or FusionRRF.
 	Fusion Fusion
@@ -42,6 +45,12 @@ type SearchOptions struct {
 	Candidates int
 	// NoRerank skips the cross-encoder for this search.
 	NoRerank bool
+	// Hash answers with the document whose content hash (Document.Hash)
+	// is this or starts with it (8+ hex digits), as one hit of score 1;
+	// the query is ignored, the filters apply. A
+	// query that looks like a hash (LooksLikeHash) and matches one is
+	// answered the same way without it. See DocumentByHash.
+	Hash string
 }
 
 // Normalization names how linear fusion rescales each list's scores.
@@ -135,6 +144,9 @@ type Results struct {
 	RerankOf int `json:"rerank_of"`
 	// Timings says where the time went.
 	Timings Timings `json:"timings"`
+	// Lookup is "hash" when the search was answered by content hash
+	// (SearchOptions.Hash, or a query that is one) rather than ranked.
+	Lookup string `json:"lookup,omitempty"`
 }
 
 // Timings is where a search spent its time, in milliseconds; a stage the
@@ -155,6 +167,9 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds())
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
 	start := time.Now()
+	if res, err := e.searchHash(query, opt, start); res != nil || err != nil {
+		return res, err
+	}
 	q, err := index.ParseQuery(query)
 	if err != nil {
 		return nil, err
@@ -205,6 +220,9 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		srcIDs = append(srcIDs, s.ID)
 	}
 	req := index.Request{Query: q, Fuzziness: fuzz, SourceIDs: srcIDs, PathGlob: opt.PathGlob, Tags: opt.Tags, Explain: opt.Explain}
+	if req.DocIDs, err = e.metaDocs(opt.Metadata); err != nil { // docstore.go
+		return nil, err
+	}
 	lex, err := e.lexical()
 	if err != nil {
 		return nil, err

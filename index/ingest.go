@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/markdown"
 )
@@ -89,6 +90,12 @@ type Indexer struct {
 	Force bool
 	// Vectors, when set, keeps an HNSW graph of chunk embeddings in step.
 	Vectors *Vectors
+	// Refresh names documents of the store source (by path) to re-index
+	// even though their content did not change (their tags did).
+	Refresh map[string]bool
+	// Blobs is the index's blob store: the content of the store source's
+	// documents, and kept versions of source files. Nil means none.
+	Blobs *blob.Store
 }
 
 // Recover finishes the lexical side of a commit that a crash interrupted,
@@ -227,6 +234,8 @@ func (ix *Indexer) Index(ctx context.Context, src *Source, sum *Summary) error {
 	switch src.Kind {
 	case SourceJSONL:
 		err = ix.indexJSONL(ctx, src, sum)
+	case SourceStore:
+		err = ix.indexStored(ctx, src, sum)
 	default:
 		err = ix.indexFiles(ctx, src, sum)
 	}
@@ -354,7 +363,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 				}
 				sum.Chunks += len(p.chunks)
 				sum.Bytes += p.f.size
-				if err := b.add(Change{Doc: p.doc, Chunks: p.chunks}); err != nil {
+				if err := b.add(Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
 					return err
 				}
 			}
@@ -407,6 +416,29 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 		p.same = true
 		return p
 	}
+	var mod time.Time
+	if info, _ := os.Stat(f.abs); info != nil {
+		mod = info.ModTime().UTC()
+	}
+	p = ix.parse(src, f, data, hash, mod)
+	if p.doc != nil && src.KeepVersions > 0 && ix.Blobs != nil {
+		// The blob goes first: the version that names it is committed later.
+		if _, _, err := ix.Blobs.Put(data); err != nil {
+			p.doc, p.err = nil, fmt.Errorf("keep a version: %w", err)
+		}
+	}
+	return p
+}
+
+// parse turns a document's content into a document and its chunks.
+func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time.Time) (p prepared) {
+	p.f = f
+	defer func() {
+		if r := recover(); r != nil {
+			p.doc, p.err = nil, fmt.Errorf("internal error while parsing (please report): %v", r)
+		}
+	}()
+	p.f.size = int64(len(data))
 	switch {
 	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0:
 		p.skip = "binary"
@@ -415,7 +447,6 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 		p.skip = "not_utf8"
 		return p
 	}
-	info, _ := os.Stat(f.abs)
 	d := &Document{
 		ID:        docID(src.ID, f.rel),
 		SourceID:  src.ID,
@@ -424,9 +455,7 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 		Size:      int64(len(data)),
 		IndexedAt: time.Now().UTC(),
 		Lines:     bytes.Count(data, []byte{'\n'}) + 1,
-	}
-	if info != nil {
-		d.ModTime = info.ModTime().UTC()
+		ModTime:   mod,
 	}
 	var pieces []chunk.Chunk
 	if isMarkdown(f.rel) {

@@ -212,8 +212,11 @@ type Request struct {
 	SourceIDs []string // any of
 	PathGlob  string   // see Glob
 	Tags      []string // all of
-	Size      int
-	Explain   bool
+	// DocIDs, when not nil, keeps only chunks of these documents (a
+	// metadata filter resolved to documents); empty matches nothing.
+	DocIDs  []string
+	Size    int
+	Explain bool
 }
 
 // Candidate is one chunk the lexical index matched.
@@ -327,6 +330,15 @@ func (r Request) bleveQuery() (query.Query, error) {
 		t := bleve.NewTermQuery(strings.ToLower(strings.TrimPrefix(tag, "#")))
 		t.SetField(fieldTags)
 		filters = append(filters, t)
+	}
+	if r.DocIDs != nil {
+		any := []query.Query{bleve.NewMatchNoneQuery()}
+		for _, id := range r.DocIDs {
+			t := bleve.NewTermQuery(id)
+			t.SetField(fieldDoc)
+			any = append(any, t)
+		}
+		filters = append(filters, bleve.NewDisjunctionQuery(any...))
 	}
 	if r.PathGlob != "" {
 		re, err := GlobRegexp(r.PathGlob)

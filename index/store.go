@@ -70,7 +70,7 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 		err = db.View(func(tx *bolt.Tx) error { return checkSchema(tx.Bucket(bucketMeta)) })
 	} else {
 		err = db.Update(func(tx *bolt.Tx) error {
-			for _, b := range [][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors} {
+			for _, b := range append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors}, storeBuckets...) {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
 				}
@@ -314,6 +314,9 @@ type Change struct {
 	Doc      *Document
 	Chunks   []Chunk
 	DeleteID string
+	// KeepVersions, when above zero, appends Doc's content to its versions,
+	// keeping that many (its blob must already be written).
+	KeepVersions int
 }
 
 // Commit applies changes in one transaction, the link graph's edges
@@ -355,7 +358,16 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 				if err := remove(ch.DeleteID); err != nil {
 					return err
 				}
+				if err := forget(tx, ch.DeleteID); err != nil {
+					return err
+				}
 				continue
+			}
+			if ch.KeepVersions > 0 {
+				v := Version{Hash: ch.Doc.Hash, Size: ch.Doc.Size, Time: ch.Doc.ModTime}
+				if err := appendVersion(tx, ch.Doc.ID, v, ch.KeepVersions); err != nil {
+					return err
+				}
 			}
 			d := ch.Doc
 			if err := remove(d.ID); err != nil {

@@ -30,8 +30,13 @@ type Source struct {
 	MaxChunks int `json:"max_chunks,omitempty"`
 	// ChunkTokens and ChunkOverlap size the chunks, as in chunk.Options:
 	// zero means the default (512 and 64), a negative overlap means none.
-	ChunkTokens  int       `json:"chunk_tokens,omitempty"`
-	ChunkOverlap int       `json:"chunk_overlap,omitempty"`
+	ChunkTokens  int `json:"chunk_tokens,omitempty"`
+	ChunkOverlap int `json:"chunk_overlap,omitempty"`
+	// KeepVersions is how many versions of each document's content
+	// (the current one included) are copied into the index's blob store
+	// when they are indexed, so older versions can be read and compared
+	// after the files change; zero keeps none.
+	KeepVersions int       `json:"keep_versions,omitempty"`
 	AddedAt      time.Time `json:"added_at"`
 	IndexedAt    time.Time `json:"indexed_at,omitzero"`
 }

@@ -28,6 +28,14 @@
 // Server's documentation says how the engine is locked and how models
 // load without delaying initialize.
 //
+// Prompts (prompts/list, prompts/get) come from package prompts: the
+// built-ins and the PROMPT-*.md files of Options.Prompts, read again on
+// every request and never waiting for the engine. A prompt's bad or
+// missing argument, or an unknown name, is a JSON-RPC error (mcp-go gives
+// it code -32603) whose message names the fix. A few tools are aliases
+// under the names other knowledge-base servers use (search_documents,
+// search_knowledge, read, get_current_datetime; see alias_tools.go).
+//
 // Caveats: mcp-go's stdio transport keeps its session in a package
 // variable, so one process serves one stdio session at a time. Serve
 // writes only protocol messages to its output; logs go to Options.Log.

@@ -33,14 +33,20 @@ type nodeArgs struct {
 func (a *nodeArgs) check() error { return required("id", a.ID) }
 
 func (s *Server) readNodeContentTool() tool {
-	def := mcp.NewTool("read_node_content",
-		mcp.WithDescription("Return the raw text (markdown with its frontmatter) of one indexed document, read from its file as it "+
-			"is now. Use it to read a whole note after search or grep pointed at it; read_around is cheaper when the chunk around "+
-			"a hit is enough, and get_document adds metadata (tags, links, headings)."),
+	return s.readNodeContentToolAs("read_node_content", "Return the raw text (markdown with its frontmatter) of one indexed document, "+
+		"read from its file as it is now. Use it to read a whole note after search or grep pointed at it; read_around is cheaper when "+
+		"the chunk around a hit is enough, and get_document adds metadata (tags, links, headings).")
+}
+
+// readNodeContentToolAs is read_node_content named name and described by
+// desc: the tool and its aliases.
+func (s *Server) readNodeContentToolAs(name, desc string) tool {
+	def := mcp.NewTool(name,
+		mcp.WithDescription(desc),
 		readOnly("Read a document"),
 		mcp.WithString("id", mcp.Required(), mcp.Description(descDocID)),
 	)
-	return tool{def, adapt(s, "read_node_content", nodeArgs{}, func(ctx context.Context, c call, a *nodeArgs) (any, error) {
+	return tool{def, adapt(s, name, nodeArgs{}, func(ctx context.Context, c call, a *nodeArgs) (any, error) {
 		content, err := get(c.e, a.ID)
 		if err != nil {
 			return nil, err

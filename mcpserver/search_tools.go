@@ -21,16 +21,18 @@ type searchArgs struct {
 	SourceID     string   `json:"source_id"`
 	Path         string   `json:"path"`
 	Tags         []string `json:"tags"`
+	Metadata     []string `json:"metadata"`
 	Fuzzy        bool     `json:"fuzzy"`
 	Similarity   float64  `json:"similarity"`
 	PathsOnly    bool     `json:"paths_only"`
 	LineNumbers  bool     `json:"line_numbers"`
 	Context      int      `json:"context"`
 	Explain      bool     `json:"explain"`
+	Hash         string   `json:"hash"`
 }
 
 func (a *searchArgs) check() error {
-	if err := required("query", a.Query); err != nil {
+	if err := hashOrQuery(a.Hash, a.Query); err != nil { // nav_tools.go
 		return err
 	}
 	if err := intRange("limit", a.Limit, 1, maxLimit); err != nil {
@@ -43,6 +45,9 @@ func (a *searchArgs) check() error {
 		return err
 	}
 	if err := floatRange("similarity", a.Similarity, 0, 1, ""); err != nil {
+		return err
+	}
+	if _, err := metaArg("metadata", a.Metadata); err != nil {
 		return err
 	}
 	return intRange("context", a.Context, 0, 20)
@@ -59,21 +64,29 @@ const (
 )
 
 func (s *Server) searchTool() tool {
-	def := mcp.NewTool("search",
-		mcp.WithDescription("Search the indexed notes and documents by meaning and keywords (hybrid: BM25 fused with vector similarity, "+
-			"then reranked by a cross-encoder). Use it first for questions and topics; use search_keyword for exact names or identifiers "+
-			"and grep for regular expressions. Returns {results: [{id, chunk_id, path, title, score, snippet, line: {start, end}, highlights, "+
-			"source, source_id, heading_path}], total, took_ms, warning}. source says which retrievers found the hit: lexical, vector or hybrid, "+
-			"with +rerank when the cross-encoder reordered it. warning says when the search could not do what was asked (for example no "+
-			"embedding model installed: the search then ran on keywords alone). Pass a hit's chunk_id to read_around, or its id to "+
-			"read_node_content or get_document."),
+	return s.searchToolAs("search", "Search the indexed notes and documents by meaning and keywords (hybrid: BM25 fused with vector similarity, "+
+		"then reranked by a cross-encoder). Use it first for questions and topics; use search_keyword for exact names or identifiers "+
+		"and grep for regular expressions. Returns {results: [{id, chunk_id, path, title, score, snippet, line: {start, end}, highlights, "+
+		"source, source_id, heading_path}], total, took_ms, warning}. source says which retrievers found the hit: lexical, vector or hybrid, "+
+		"with +rerank when the cross-encoder reordered it. warning says when the search could not do what was asked (for example no "+
+		"embedding model installed: the search then ran on keywords alone). Pass a hit's chunk_id to read_around, or its id to "+
+		"read_node_content or get_document.", braid.DefaultVectorWeight)
+}
+
+// searchToolAs is the search tool named name, described by desc, with
+// vector_weight defaulting to weight: search and its aliases.
+func (s *Server) searchToolAs(name, desc string, weight float64) tool {
+	def := mcp.NewTool(name,
+		mcp.WithDescription(desc),
 		readOnly("Search notes"),
-		mcp.WithString("query", mcp.Required(), mcp.Description(descQuery)),
+		mcp.WithString("query", mcp.Description(descQuery+" Required unless hash is given; a query that is a content hash "+
+			"(8-64 hex digits) of a document is answered with that document.")),
+		mcp.WithString("hash", mcp.Description(descSearchHash)), // nav_tools.go
 		mcp.WithInteger("limit", mcp.Description(descLimit), mcp.DefaultNumber(10), mcp.Min(1), mcp.Max(maxLimit)),
 		mcp.WithNumber("vector_weight", mcp.Description(fmt.Sprintf("How much meaning counts against keywords: 0 = keyword (BM25) only, "+
 			"1 = vector similarity only. Raise it for vague or conceptual questions, lower it for exact terms. 0..1, default %v. "+
-			"Without an embedding model every search is keyword only and says so in warning.", braid.DefaultVectorWeight)),
-			mcp.DefaultNumber(braid.DefaultVectorWeight), mcp.Min(0), mcp.Max(1)),
+			"Without an embedding model every search is keyword only and says so in warning.", weight)),
+			mcp.DefaultNumber(weight), mcp.Min(0), mcp.Max(1)),
 		mcp.WithString("fusion", mcp.Description("How keyword and vector rankings are combined: linear (weighted normalised scores) "+
 			"or rrf (weighted reciprocal rank fusion). Default linear."), mcp.Enum("linear", "rrf"), mcp.DefaultString("linear")),
 		mcp.WithBoolean("rerank", mcp.Description("Reorder the best 50 candidates with the cross-encoder: better order, a few tens of "+
@@ -81,6 +94,8 @@ func (s *Server) searchTool() tool {
 		mcp.WithString("source_id", mcp.Description(descSourceID)),
 		mcp.WithString("path", mcp.Description(descPath)),
 		mcp.WithArray("tags", mcp.Description(descTags), mcp.WithStringItems()),
+		mcp.WithArray("metadata", mcp.Description("Only documents whose metadata (set by add or update) has every one of these "+
+			"\"key=value\" pairs, e.g. [\"status=final\"]. Default: no metadata filter."), mcp.WithStringItems()),
 		mcp.WithBoolean("fuzzy", mcp.Description(descFuzzy), mcp.DefaultBool(false)),
 		mcp.WithNumber("similarity", mcp.Description("With fuzzy: how similar a word must be to a query word, 0..1; 0.75 and above "+
 			"allows one edit, below two. Default 0.8."), mcp.DefaultNumber(0.8), mcp.Min(0), mcp.Max(1)),
@@ -93,11 +108,12 @@ func (s *Server) searchTool() tool {
 		mcp.WithBoolean("explain", mcp.Description("Add to each result how its score was made: BM25 score and rank, cosine and rank, "+
 			"weight, fused score, reranker score and rank before and after. Default false."), mcp.DefaultBool(false)),
 	)
-	defaults := searchArgs{Limit: 10, VectorWeight: braid.DefaultVectorWeight, Fusion: string(braid.FusionLinear), Rerank: true, Similarity: 0.8}
-	return tool{def, adapt(s, "search", defaults, func(ctx context.Context, c call, a *searchArgs) (any, error) {
+	defaults := searchArgs{Limit: 10, VectorWeight: weight, Fusion: string(braid.FusionLinear), Rerank: true, Similarity: 0.8}
+	return tool{def, adapt(s, name, defaults, func(ctx context.Context, c call, a *searchArgs) (any, error) {
 		w := a.VectorWeight
 		opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: &w, Fusion: braid.Fusion(a.Fusion), NoRerank: !a.Rerank,
-			PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy, Similarity: a.Similarity, Explain: a.Explain}
+			PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy, Similarity: a.Similarity, Explain: a.Explain, Hash: a.Hash}
+		opt.Metadata, _ = metaArg("metadata", a.Metadata)
 		if a.SourceID != "" {
 			opt.Sources = []string{a.SourceID}
 		}
@@ -157,6 +173,7 @@ type searchReply struct {
 	Warning  string      `json:"warning,omitempty"`
 	Reranked int         `json:"reranked,omitempty"`
 	RerankOf int         `json:"rerank_of,omitempty"`
+	Lookup   string      `json:"lookup,omitempty"` // "hash": answered by content hash, not ranked
 	// Truncated says that only the first results fit the output limit,
 	// and where the whole answer is.
 	Truncated string `json:"truncated,omitempty"`
@@ -199,7 +216,7 @@ func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, o
 		return r, nil
 	}
 	r := searchReply{Results: make([]searchHit, len(res.Results)), Total: res.Total, TookMS: res.TookMS,
-		Warning: res.Warning, Reranked: res.Reranked, RerankOf: res.RerankOf}
+		Warning: res.Warning, Reranked: res.Reranked, RerankOf: res.RerankOf, Lookup: res.Lookup}
 	for i, h := range res.Results {
 		if h.Explain != nil {
 			// bleve's BM25 tree runs to kilobytes per hit; the numbers

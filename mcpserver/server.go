@@ -39,6 +39,11 @@ type Options struct {
 	// they happen (index_path with watch adds a source to the watch).
 	// It needs an engine open for writing.
 	Watch bool
+	// Prompts is a folder of PROMPT-*.md files offered as prompts beside
+	// the built-ins (see package prompts); it is read on every
+	// prompts/list and prompts/get. Empty, or a folder that does not
+	// exist, means the built-ins alone.
+	Prompts string
 	// BeforeClose runs once when the server starts closing, before the
 	// engine closes: whatever borrowed the engine with Lend stops there.
 	BeforeClose func()
@@ -81,11 +86,14 @@ type Server struct {
 	pad  *scratchpad
 	told sync.Map // model reasons a search warning has given in full
 
+	promptMu      sync.Mutex // one prompts folder sync at a time
+	promptProblem string     // the prompt files last logged as unusable
+
 	stopping sync.Once // runs BeforeClose
 	mu       sync.Mutex
 	cur      *opening // the engine, or the attempt to open it
-	closed  bool
-	writing chan struct{} // the writer slot: one index_path or remove_source at a time
+	closed   bool
+	writing  chan struct{} // the writer slot: one index_path or remove_source at a time
 
 	watching map[string]bool    // source paths being watched
 	stopAll  context.CancelFunc // stops every watch; Close calls it
@@ -131,11 +139,14 @@ func New(open Opener, opt *Options) *Server {
 		server.WithStrictInputSchemaDefault(),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
+		server.WithPromptCapabilities(false),
+		server.WithHooks(s.promptHooks()),
 	)
 	for _, t := range s.tools() {
 		s.mcp.AddTool(t.def, t.handler)
 	}
 	s.addResources()
+	s.syncPrompts("")
 	return s
 }
 

@@ -30,6 +30,11 @@ func (s *Server) tools() []tool {
 		s.readNodeContentTool(),
 		s.getDocumentTool(),
 		s.readAroundTool(),
+		// Navigation: hash lookup, names, ancestry, citations (nav_tools.go).
+		s.getTool(),
+		s.findTool(),
+		s.getInfoTool(),
+		s.citeTool(),
 		s.listSourcesTool(),
 		s.indexPathTool(),
 		s.removeSourceTool(),
@@ -38,8 +43,24 @@ func (s *Server) tools() []tool {
 		s.findGapsTool(),
 		s.listDirectoryStructureTool(),
 		s.injectTagsTool(),
+		// The document store (store_tools.go).
+		s.addTool(),
+		s.updateTool(),
+		s.deleteByNameTool(),
+		s.listVersionsTool(),
+		s.compareVersionsTool(),
+		s.listTool(),
+		s.listCollectionsTool(),
+		s.createSnapshotTool(),
+		s.listSnapshotsTool(),
+		s.restoreTool(),
 		s.scratchpadListTool(),
 		s.scratchpadReadTool(),
+		// Aliases, under the names other systems' agents call (alias_tools.go).
+		s.searchDocumentsTool(),
+		s.searchKnowledgeTool(),
+		s.readTool(),
+		s.getCurrentDatetimeTool(),
 	}
 }
 
@@ -121,6 +142,8 @@ func (s *Server) fail(tool string, err error) *mcp.CallToolResult {
 // cliHints turns the engine's advice, written for the command line, into
 // advice about tools.
 var cliHints = strings.NewReplacer(
+	"braid find or braid search can find it", "find or search can find it",
+	"braid tree lists the folders", "list_directory_structure lists the folders",
 	"braid search can find it", "the search tool can find it",
 	"braid sources lists them", "list_sources lists them",
 	"use the id from braid sources", "use the id from list_sources",

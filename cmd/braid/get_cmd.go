@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/braidsearch/braid"
 )
 
 // GetCmd prints a document's file.
 type GetCmd struct {
-	Doc   string `arg:"" help:"Document id, path relative to its source (extension optional), or exact title."`
+	Doc   string `arg:"" help:"Document id, path relative to its source (extension optional), content hash (or its first 8+ hex digits), or exact title."`
 	Lines string `help:"Only lines A to B (1-based, inclusive; A: or :B leave a side open)." placeholder:"A:B"`
+	Graph bool   `help:"Also list the documents it links to and those linking to it (the link graph, up to --depth steps)."`
+	Depth int    `help:"With --graph: how many link steps to follow, 1..5." default:"1"`
 }
 
 // Run prints the document.
@@ -42,15 +46,28 @@ func (c *GetCmd) Run(g *Globals) error {
 		return fmt.Errorf("--lines %s starts past the end: %s has %d lines", c.Lines, content.Doc.Path, len(lines))
 	}
 	text := string(bytes.Join(lines[from-1:to], nil))
+	var rel *braid.Related
+	if c.Graph {
+		if rel, err = e.Related(content.Doc.ID, c.Depth); err != nil {
+			return err
+		}
+	}
 	if g.JSON {
 		d := content.Doc
-		return g.printJSON(map[string]any{
+		out := map[string]any{
 			"id": d.ID, "path": d.Path, "title": d.Title, "file": content.File, "changed": content.Changed,
 			"lines": map[string]int{"start": from, "end": to}, "content": text,
-			"tags": d.Tags, "frontmatter": d.Frontmatter,
-		})
+			"tags": d.Tags, "frontmatter": d.Frontmatter, "hash": d.Hash,
+		}
+		if rel != nil {
+			out["graph"] = rel // nav.go
+		}
+		return g.printJSON(out)
 	}
 	fmt.Fprint(g.stdout, text)
+	if rel != nil {
+		printRelated(g, rel) // related.go
+	}
 	return nil
 }
 

@@ -22,6 +22,7 @@ type IndexCmd struct {
 	MaxFileSize  ByteSize `help:"Skip files larger than this (e.g. 512KB, 20MB; default 8MB)." placeholder:"SIZE"`
 	ChunkTokens  int      `help:"Token budget per chunk (default 512; changing it re-chunks the source)." placeholder:"N"`
 	ChunkOverlap *int     `help:"Tokens repeated between consecutive pieces of a split section (default 64)." placeholder:"N"`
+	KeepVersions *int     `help:"Keep the content of each file's last N versions (the current one included) in the index's blob store, for braid versions and braid diff; it costs a copy of each changed file (default 0: none)." placeholder:"N"`
 	Watch        bool     `help:"After indexing, keep watching the sources (the PATHs, or every registered source) and re-index a source when its files change, until interrupted."`
 }
 
@@ -33,6 +34,9 @@ func (c *IndexCmd) Run(g *Globals) error {
 	if (c.ChunkTokens != 0 || c.ChunkOverlap != nil) && len(c.Paths) == 0 {
 		return fmt.Errorf("--chunk-tokens and --chunk-overlap need the PATH of the source to change")
 	}
+	if c.KeepVersions != nil && len(c.Paths) == 0 {
+		return fmt.Errorf("--keep-versions needs the PATH of the source to change")
+	}
 	e, done, err := g.openWith(false, "braid index")
 	if err != nil {
 		return err
@@ -41,7 +45,7 @@ func (c *IndexCmd) Run(g *Globals) error {
 	var specs []braid.SourceSpec
 	for _, p := range c.Paths {
 		specs = append(specs, braid.SourceSpec{Path: p, Name: c.Name, Patterns: c.Pattern, Excludes: c.Exclude, NoRecursive: c.NoRecursive, MaxFileSize: int64(c.MaxFileSize),
-			ChunkTokens: c.ChunkTokens, ChunkOverlap: c.ChunkOverlap})
+			ChunkTokens: c.ChunkTokens, ChunkOverlap: c.ChunkOverlap, KeepVersions: c.KeepVersions})
 	}
 	pr := newProgress(g)
 	sum, err := e.Index(g.ctx, specs, pr.update)

@@ -55,10 +55,22 @@ type CLI struct {
 	SearchKeyword SearchKeywordCmd `cmd:"" name:"search-keyword" help:"Search with BM25 only."`
 	Grep          GrepCmd          `cmd:"" help:"Run an RE2 regular expression over the indexed files, like ripgrep."`
 	Get           GetCmd           `cmd:"" help:"Print a document's file as it is on disk now."`
+	Find          FindCmd          `cmd:"" help:"Find documents by name: fuzzy match on titles, file names, aliases and paths (not their text); --parent limits it to a folder."`
+	Info          InfoCmd          `cmd:"" help:"Say what an id (chunk, document, content hash, source or folder) names and where it sits: source, folders, document, headings."`
+	Cite          CiteCmd          `cmd:"" help:"Print a ready-to-paste citation of a search hit's chunk: [Title](path#L12-L30), its file and lines, and its text."`
 	Links         LinksCmd         `cmd:"" help:"Follow a document's links (or, with --reverse, its backlinks) up to 5 steps; --broken and --orphans check the whole graph."`
 	Gaps          GapsCmd          `cmd:"" help:"List pairs of similar documents that are not linked either way, with the words they share and a link to add."`
 	Tag           TagCmd           `cmd:"" help:"Add tags to a markdown file's frontmatter (or a <!-- tags: --> comment), changing nothing else, and re-index it."`
 	Tree          TreeCmd          `cmd:"" help:"Print the folder tree of the indexed sources with document counts."`
+	Add           AddCmd           `cmd:"" help:"Store a document (a file's copy, or --content) in the index itself, deduplicated by content, and index it; adding a name again keeps the old version."`
+	Update        UpdateCmd        `cmd:"" help:"Set a document's metadata (KEY=VALUE, searchable with --meta) or a stored document's tags."`
+	Delete        DeleteCmd        `cmd:"" help:"Delete stored documents (never a source's files) by name or --pattern; --dry-run lists them."`
+	Ls            LsCmd            `cmd:"" aliases:"list" help:"List documents (stored and from sources) with size, times, tags and metadata; filter by type, extension, time, tag or metadata."`
+	Versions      VersionsCmd      `cmd:"" help:"List a document's versions (stored documents, and files of sources indexed with --keep-versions)."`
+	Diff          DiffCmd          `cmd:"" help:"Print a unified diff between two versions of a document (default: previous and current)."`
+	Collections   CollectionsCmd   `cmd:"" help:"List the collections of stored documents with their counts and sizes."`
+	Snapshot      SnapshotCmd      `cmd:"" help:"Record (create) or list snapshots of the stored documents' content."`
+	Restore       RestoreCmd       `cmd:"" help:"Write stored documents (a --collection, or a --snapshot) to files under --output; existing files are kept unless --overwrite."`
 	Sources       SourcesCmd       `cmd:"" help:"List or remove sources."`
 	Stats         StatsCmd         `cmd:"" help:"Count documents, chunks and bytes."`
 	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime and the embedding model; exit 0 when healthy."`
@@ -67,6 +79,7 @@ type CLI struct {
 	Bench         BenchCmd         `cmd:"" help:"Time each search stage, ingest and the rerankers on synthetic corpora of 1k-100k chunks; targets beside."`
 	Models        ModelsCmd        `cmd:"" help:"List, pull, verify and locate embedding and reranking models."`
 	Serve         ServeCmd         `cmd:"" help:"Serve the index to AI agents over MCP on stdin/stdout (tools: search, grep, read, index_path, ...)."`
+	Prompts       PromptsCmd       `cmd:"" help:"List the MCP prompts braid serve offers (built-ins and PROMPT-*.md files), or print one filled in."`
 	Version       VersionCmd       `cmd:"" help:"Print the version."`
 }
 

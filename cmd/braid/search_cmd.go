@@ -10,22 +10,24 @@ import (
 
 // searchFlags are the options search and search-keyword share.
 type searchFlags struct {
-	Query      string   `arg:"" help:"What to look for. \"Quoted phrases\" must appear; -word excludes a word."`
-	Limit      int      `help:"Results to return." default:"10" short:"n"`
-	Source     []string `help:"Only this source (id or name; repeatable)." placeholder:"SOURCE"`
-	Path       string   `help:"Only documents whose path (relative to its source) matches this glob." placeholder:"GLOB"`
-	Tag        []string `help:"Only documents with this tag (repeatable: all must match)." placeholder:"TAG"`
-	Fuzzy      bool     `help:"Tolerate typos."`
-	Similarity float64  `help:"With --fuzzy: how similar a word must be, 0..1 (default 0.8)."`
-	PathsOnly  bool     `help:"Print only the paths of the matching documents."`
-	Explain    bool     `help:"Show how each score was made."`
-	NoRerank   bool     `help:"Skip the cross-encoder: results in fused order."`
-	Chunks     bool     `help:"Every matching chunk, not just the best one per document."`
+	Query      string            `arg:"" optional:"" help:"What to look for. \"Quoted phrases\" must appear; -word excludes a word. A content hash (8-64 hex digits) that matches a document answers with that document."`
+	Limit      int               `help:"Results to return." default:"10" short:"n"`
+	Source     []string          `help:"Only this source (id or name; repeatable)." placeholder:"SOURCE"`
+	Path       string            `help:"Only documents whose path (relative to its source) matches this glob." placeholder:"GLOB"`
+	Tag        []string          `help:"Only documents with this tag (repeatable: all must match)." placeholder:"TAG"`
+	Meta       map[string]string `help:"Only documents whose metadata (set by braid add or braid update) has KEY=VALUE (repeatable: all must match)." placeholder:"KEY=VALUE"`
+	Fuzzy      bool              `help:"Tolerate typos."`
+	Similarity float64           `help:"With --fuzzy: how similar a word must be, 0..1 (default 0.8)."`
+	PathsOnly  bool              `help:"Print only the paths of the matching documents."`
+	Explain    bool              `help:"Show how each score was made."`
+	NoRerank   bool              `help:"Skip the cross-encoder: results in fused order."`
+	Chunks     bool              `help:"Every matching chunk, not just the best one per document."`
+	Hash       string            `help:"Answer with the document whose content hash starts with this (8-64 hex digits) instead of searching; QUERY may then be left out." placeholder:"HEX"`
 }
 
 func (f *searchFlags) options() braid.SearchOptions {
-	return braid.SearchOptions{Limit: f.Limit, Sources: f.Source, PathGlob: f.Path, Tags: f.Tag,
-		Fuzzy: f.Fuzzy, Similarity: f.Similarity, Chunks: f.Chunks, Explain: f.Explain, NoRerank: f.NoRerank}
+	return braid.SearchOptions{Limit: f.Limit, Sources: f.Source, PathGlob: f.Path, Tags: f.Tag, Metadata: f.Meta,
+		Fuzzy: f.Fuzzy, Similarity: f.Similarity, Chunks: f.Chunks, Explain: f.Explain, NoRerank: f.NoRerank, Hash: f.Hash}
 }
 
 // SearchCmd is the hybrid search.
@@ -69,7 +71,14 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 	if f.Similarity != 0 && !f.Fuzzy {
 		return fmt.Errorf("--similarity only applies with --fuzzy")
 	}
-	e, done, err := g.openSearch(opt)
+	if f.Query == "" && f.Hash == "" {
+		return fmt.Errorf("nothing to search for: give a QUERY, or --hash HEX to look a document up by content hash")
+	}
+	openOpt := opt
+	if opt.Hash != "" { // a lookup needs no model
+		openOpt.Keyword, openOpt.NoRerank = true, true
+	}
+	e, done, err := g.openSearch(openOpt)
 	if err != nil {
 		return err
 	}
@@ -98,6 +107,10 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 		return g.printJSON(res)
 	}
 	if len(res.Results) == 0 {
+		if f.Hash != "" {
+			fmt.Fprintf(g.stderr, "no document with hash %s passes the filters\n", f.Hash)
+			return nil
+		}
 		fmt.Fprintf(g.stderr, "no results for %q\n", f.Query)
 		return nil
 	}
@@ -110,6 +123,10 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 		if h.Explain != nil {
 			fmt.Fprintf(g.stdout, "    explain: %s\n", explainLine(h.Explain))
 		}
+	}
+	if res.Lookup == braid.LookupHash {
+		fmt.Fprintf(g.stdout, "%d shown, %d documents with that content hash (found by hash, not ranked), %.1f ms\n", len(res.Results), res.Total, res.TookMS)
+		return nil
 	}
 	reranked := ""
 	if res.RerankOf > 0 {

@@ -18,6 +18,7 @@ type ServeCmd struct {
 	Scratchpads int      `help:"Long outputs kept for scratchpad_read (default 32; least recently used dropped first)." default:"32" placeholder:"N"`
 	ReadOnly    bool     `help:"Hold the index for reading only, so CLI searches can run beside the server; index_path, remove_source and inject_tags are refused."`
 	Watch       bool     `help:"Keep every registered source indexed while serving: changed files are re-indexed as they change (log lines on stderr)."`
+	promptsFolder
 }
 
 // Run serves until stdin ends or the process is interrupted. The engine
@@ -37,7 +38,12 @@ func (c *ServeCmd) Run(g *Globals) error {
 		return g.openFor(c.ReadOnly, "braid serve", true, true)
 	}
 	var rs *relay.Server
+	promptDir, perr := c.promptsFolder.dir(g)
+	if perr != nil {
+		return perr
+	}
 	opt := &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: version, Watch: c.Watch,
+		Prompts: promptDir,
 		BeforeClose: func() {
 			if rs != nil {
 				rs.Close() // commands run for other processes end before the engine closes

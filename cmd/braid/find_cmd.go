@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/braidsearch/braid"
+)
+
+// FindCmd finds documents by name.
+type FindCmd struct {
+	Query  string `arg:"" help:"Part of a document's title, file name, alias or path; its letters in order match too (gdn finds garden)."`
+	Parent string `help:"Only documents under this folder: a path relative to its source, a source name, source-name/folder, or an absolute path." placeholder:"FOLDER"`
+	Limit  int    `help:"Results to return." default:"20" short:"n"`
+}
+
+// Run finds.
+func (c *FindCmd) Run(g *Globals) error {
+	if c.Limit < 1 {
+		return fmt.Errorf("--limit %d, want 1 or more", c.Limit)
+	}
+	var res *braid.FindResults
+	err := g.withReader("braid find", func(e *braid.Engine) (err error) {
+		res, err = e.Find(c.Query, braid.FindOptions{Parent: c.Parent, Limit: c.Limit})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(res)
+	}
+	if len(res.Results) == 0 {
+		fmt.Fprintf(g.stderr, "no document's name matches %q; braid search looks in their text\n", c.Query)
+		return nil
+	}
+	for i, f := range res.Results {
+		fmt.Fprintf(g.stdout, "%2d. %s  (%s)  %s %s  id %s\n", i+1, f.Title, f.Path, f.Match, f.Field, f.ID)
+	}
+	fmt.Fprintf(g.stdout, "%d shown, %d matching, %.1f ms\n", len(res.Results), res.Total, res.TookMS)
+	return nil
+}

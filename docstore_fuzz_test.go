@@ -1,0 +1,31 @@
+package braid
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzCleanName checks that every name the store accepts stays inside the
+// directory restore writes to.
+func FuzzCleanName(f *testing.F) {
+	for _, s := range []string{"a.md", "notes/idea.md", "../x", "/etc/passwd", "a/../../b", "./a", "a//b", "C:\\x", "", " x ", "a\x00b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		n, err := cleanName(name)
+		if err != nil {
+			return
+		}
+		if !filepath.IsLocal(filepath.FromSlash(n)) || strings.Contains(n, "..") && strings.Contains("/"+n+"/", "/../") {
+			t.Fatalf("cleanName(%q) = %q, which leaves the store", name, n)
+		}
+		out := filepath.Join("/out", filepath.FromSlash(n))
+		if rel, err := filepath.Rel("/out", out); err != nil || !filepath.IsLocal(rel) {
+			t.Fatalf("cleanName(%q) = %q writes to %s", name, n, out)
+		}
+		if again, err := cleanName(n); err != nil || again != n {
+			t.Fatalf("cleanName is not idempotent on %q: %q, %v", n, again, err)
+		}
+	})
+}

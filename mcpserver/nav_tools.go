@@ -1,0 +1,193 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/braidsearch/braid"
+)
+
+const descSearchHash = "Instead of searching, return the document whose content hash (the hash of get_document or get) is this or " +
+	"starts with it: 8 to 64 hex digits. Its one result has score 1 and the reply says lookup: \"hash\"; the filters still apply."
+
+// checkHash checks a hash argument: 8 to 64 hex digits.
+func checkHash(name, h string) error {
+	if len(h) < braid.MinHashPrefix || len(h) > 64 || strings.Trim(strings.ToLower(h), "0123456789abcdef") != "" {
+		return argError(name, "%q is not 8 to 64 hex digits of a sha256 content hash", h)
+	}
+	return nil
+}
+
+// hashOrQuery checks search's query and hash: one is needed.
+func hashOrQuery(hash, query string) error {
+	if hash != "" {
+		return checkHash("hash", hash)
+	}
+	if strings.TrimSpace(query) == "" {
+		return fmt.Errorf("%w: query is required and must not be empty (or give hash to look a document up by its content hash)", ErrBadArgument)
+	}
+	return nil
+}
+
+// documentByName resolves a name as Document does, or a chunk id to its
+// document.
+func documentByName(e *braid.Engine, name string) (*braid.Document, error) {
+	d, err := e.Document(name)
+	if errors.Is(err, braid.ErrNotFound) {
+		if i := strings.LastIndexByte(name, '#'); i > 0 {
+			if d2, err2 := e.Document(name[:i]); err2 == nil {
+				return d2, nil
+			}
+		}
+	}
+	return d, err
+}
+
+type getArgs struct {
+	Hash           string `json:"hash"`
+	Name           string `json:"name"`
+	Graph          bool   `json:"graph"`
+	Depth          int    `json:"depth"`
+	IncludeContent bool   `json:"include_content"`
+}
+
+func (a *getArgs) check() error {
+	switch {
+	case a.Hash != "" && a.Name != "":
+		return argError("hash", "give hash or name, not both")
+	case a.Hash != "":
+		if err := checkHash("hash", a.Hash); err != nil {
+			return err
+		}
+	case strings.TrimSpace(a.Name) == "":
+		return argError("name", "give name (or hash): the document to get")
+	}
+	return intRange("depth", a.Depth, 1, 5)
+}
+
+// getReply is a document with, on request, its content and its
+// neighbours in the link graph.
+type getReply struct {
+	documentReply
+	Graph *braid.Related `json:"graph,omitempty"`
+}
+
+func (s *Server) getTool() tool {
+	def := mcp.NewTool("get",
+		mcp.WithDescription("Get one document by its content hash or by name, with its metadata (id, path, title, tags, headings, "+
+			"links, hash, chunk_ids), by default its current content, and with graph the documents it links to and those linking to it "+
+			"({graph: {depth, links, backlinks}}, each {id, path, title, depth, via, edges}). Use it when a hash or name is known and "+
+			"the document's neighbourhood matters; get_document and read_node_content answer by name alone."),
+		readOnly("Get a document"),
+		mcp.WithString("hash", mcp.Description("The document's content hash (sha256, hex) or its first 8 or more digits. Give hash or name.")),
+		mcp.WithString("name", mcp.Description(descDocID+" Give name or hash.")),
+		mcp.WithBoolean("graph", mcp.Description("Also return its neighbours in the link graph, both ways, up to depth steps. Default false."),
+			mcp.DefaultBool(false)),
+		mcp.WithInteger("depth", mcp.Description("With graph: how many link steps to follow. 1..5, default 1."),
+			mcp.DefaultNumber(1), mcp.Min(1), mcp.Max(5)),
+		mcp.WithBoolean("include_content", mcp.Description("Also read the file and return its text, file and changed. Default true."),
+			mcp.DefaultBool(true)),
+	)
+	return tool{def, adapt(s, "get", getArgs{Depth: 1, IncludeContent: true}, func(ctx context.Context, c call, a *getArgs) (any, error) {
+		var d *braid.Document
+		var err error
+		if a.Hash != "" {
+			d, err = c.e.DocumentByHash(a.Hash)
+		} else {
+			d, err = documentByName(c.e, a.Name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		r := getReply{documentReply: documentReply{Document: d}}
+		if a.IncludeContent {
+			content, err := c.e.Get(d.ID)
+			if err != nil {
+				return nil, err
+			}
+			r.documentReply = documentReply{Document: content.Doc, File: content.File, Changed: content.Changed, Content: string(content.Data)}
+		}
+		if a.Graph {
+			if r.Graph, err = c.e.Related(d.ID, a.Depth); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	})}
+}
+
+type findArgs struct {
+	Query  string `json:"query"`
+	Parent string `json:"parent"`
+	Limit  int    `json:"limit"`
+}
+
+func (a *findArgs) check() error {
+	if err := required("query", a.Query); err != nil {
+		return err
+	}
+	return intRange("limit", a.Limit, 1, maxLimit)
+}
+
+func (s *Server) findTool() tool {
+	def := mcp.NewTool("find",
+		mcp.WithDescription("Find documents by name: a fuzzy match of the query on titles, file names, aliases and paths, not on "+
+			"their text. Exact names rank first, then prefixes, substrings at a word start, other substrings, and names holding the "+
+			"query's letters in order; ties go to the shorter path. Use it when you know roughly what a note is called or where it is; "+
+			"use search for what notes say. Returns {results: [{id, source_id, path, title, score, match, field}], total, took_ms}."),
+		readOnly("Find documents by name"),
+		mcp.WithString("query", mcp.Required(), mcp.Description("Part of a title, file name, alias or path, any case; letters in "+
+			"order match too (\"gdn\" finds garden).")),
+		mcp.WithString("parent", mcp.Description("Only documents under this folder: a path relative to its source (\"notes/2024\"), "+
+			"a source name, source-name/folder, or an absolute path. Default: everywhere.")),
+		mcp.WithInteger("limit", mcp.Description("How many documents to return, best first. 1..100, default 20."),
+			mcp.DefaultNumber(20), mcp.Min(1), mcp.Max(maxLimit)),
+	)
+	return tool{def, adapt(s, "find", findArgs{Limit: 20}, func(ctx context.Context, c call, a *findArgs) (any, error) {
+		return c.e.Find(a.Query, braid.FindOptions{Parent: a.Parent, Limit: a.Limit})
+	})}
+}
+
+type infoArgs struct {
+	ID string `json:"id"`
+}
+
+func (a *infoArgs) check() error { return required("id", a.ID) }
+
+func (s *Server) getInfoTool() tool {
+	def := mcp.NewTool("get_info",
+		mcp.WithDescription("Say what an id names and where it sits: {type (source, folder, document or chunk), id, name, path, "+
+			"title, lines, source_id, ancestry}, where ancestry runs from the source down through its folders to the document and, "+
+			"for a chunk, the headings it is under and the chunk itself. Use it to place a search hit or a path in the tree before "+
+			"reading around it."),
+		readOnly("Describe an id"),
+		mcp.WithString("id", mcp.Required(), mcp.Description("A chunk_id, a document (id, path, content hash or its first 8+ hex "+
+			"digits, or title), a source (id or name) or a folder (relative to its source, source-name/folder, or absolute).")),
+	)
+	return tool{def, adapt(s, "get_info", infoArgs{}, func(ctx context.Context, c call, a *infoArgs) (any, error) {
+		return c.e.Info(a.ID)
+	})}
+}
+
+type citeArgs struct {
+	ChunkID string `json:"chunk_id"`
+}
+
+func (a *citeArgs) check() error { return required("chunk_id", a.ChunkID) }
+
+func (s *Server) citeTool() tool {
+	def := mcp.NewTool("cite",
+		mcp.WithDescription("Return a citation of a search hit's chunk: {chunk_id, document, title, path, file, heading_path, "+
+			"start_line, end_line, snippet, tag}. tag is a ready-to-paste markdown link, [Title](path#L12-L30), the line range being "+
+			"the chunk's lines in the file. Use it to back an answer with its source."),
+		readOnly("Cite a chunk"),
+		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result.")),
+	)
+	return tool{def, adapt(s, "cite", citeArgs{}, func(ctx context.Context, c call, a *citeArgs) (any, error) {
+		return c.e.Cite(a.ChunkID)
+	})}
+}
