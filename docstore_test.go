@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/grep"
 )
 
@@ -417,5 +418,68 @@ func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 	l, err := e.List(braid.ListOptions{})
 	if err != nil || l.Total != 1 || l.Documents[0].Path != "s.md" || !l.Documents[0].Stored {
 		t.Fatalf("after indexing the store directory: %+v, %v", l, err)
+	}
+}
+
+// storeCheck returns Doctor's store finding.
+func storeCheck(t *testing.T, e *braid.Engine) braid.Check {
+	t.Helper()
+	checks, err := e.Doctor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks {
+		if c.Name == "store" {
+			return c
+		}
+	}
+	t.Fatalf("doctor has no store check: %+v", checks)
+	return braid.Check{}
+}
+
+// Doctor notices a stored document whose content is gone and, as a
+// warning, blobs nothing refers to; Repair removes those and only those.
+func TestDoctorChecksTheStore(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "idx")
+	e, err := braid.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.Add(ctx, braid.AddRequest{Name: "keep.md", Content: "# Keep\n\nkept\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := storeCheck(t, e); !c.OK || c.Warning {
+		t.Fatalf("healthy store: %+v", c)
+	}
+	// An add killed after its blob and before its record leaves an orphan.
+	orphan := blob.Open(filepath.Join(dir, "store", "blobs"))
+	h, _, err := orphan.Put([]byte("never recorded"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := storeCheck(t, e); !c.OK || !c.Warning || !strings.Contains(c.Detail, "1 blobs") || !strings.Contains(c.Detail, "--repair") {
+		t.Fatalf("orphan blob: %+v", c)
+	}
+	e.Close()
+	did, err := braid.Repair(dir)
+	if err != nil || len(did) != 1 || !strings.Contains(did[0], "removed 1 blobs") {
+		t.Fatalf("repair = %q, %v", did, err)
+	}
+	if orphan.Has(h) || !orphan.Has(a.Hash) {
+		t.Fatalf("repair removed the wrong blobs: orphan there %v, kept content there %v", orphan.Has(h), orphan.Has(a.Hash))
+	}
+	// Content lost from under a record is an unhealthy index naming the document.
+	if err := os.Remove(orphan.Path(a.Hash)); err != nil {
+		t.Fatal(err)
+	}
+	e, err = braid.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if c := storeCheck(t, e); c.OK || !strings.Contains(c.Detail, "keep.md") {
+		t.Fatalf("lost content: %+v", c)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/vector"
 )
@@ -63,7 +64,8 @@ func CheckFiles(dir string) ([]Check, error) {
 // schema), a corrupt vectors-*.hnsw file is removed (it is rebuilt from the
 // stored embeddings when a model next opens the index), and a missing or
 // damaged lexical.bleve is rebuilt from the chunks in meta.db. A corrupt
-// meta.db cannot be repaired: the error says to re-index. Repair returns
+// meta.db cannot be repaired: the error says to re-index. Blobs of the
+// document store that nothing refers to are removed. Repair returns
 // what it did, one line per action.
 func Repair(dir string) ([]string, error) {
 	sp := filepath.Join(dir, storeFile)
@@ -121,6 +123,25 @@ func Repair(dir string) ([]string, error) {
 			return did, fmt.Errorf("rebuild %s: %w", lp, err)
 		}
 		did = append(did, "rebuilt "+lp+" from the chunks in meta.db")
+	}
+	bs := blob.Open(filepath.Join(dir, storeDir, "blobs"))
+	if _, err := os.Stat(bs.Dir()); err == nil {
+		st, err := index.OpenStore(sp, true)
+		if err != nil {
+			return did, err
+		}
+		refs, err := st.BlobRefs()
+		st.Close()
+		if err != nil {
+			return did, err
+		}
+		removed, bytes, err := bs.Sweep(func(h string) bool { return refs[h] })
+		if err != nil {
+			return did, err
+		}
+		if len(removed) > 0 {
+			did = append(did, fmt.Sprintf("removed %d blobs (%s) from %s that nothing referred to", len(removed), index.FormatBytes(bytes), bs.Dir()))
+		}
 	}
 	return did, nil
 }

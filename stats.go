@@ -169,6 +169,12 @@ func (e *Engine) Doctor() ([]Check, error) {
 		}
 	}
 
+	store, err := e.checkStore()
+	if err != nil {
+		return nil, err
+	}
+	checks = append(checks, store)
+
 	srcs, err := e.st.Sources()
 	if err != nil {
 		return nil, err
@@ -186,4 +192,41 @@ func (e *Engine) Doctor() ([]Check, error) {
 		add("sources", true, "%d sources, all paths present", len(srcs))
 	}
 	return checks, nil
+}
+
+// checkStore checks the document store: every stored document's content
+// is in the blob store, and no blob is left that nothing refers to (only a
+// warning: an add killed between writing its blob and its record leaves
+// one behind).
+func (e *Engine) checkStore() (Check, error) {
+	var lost []string
+	stored := 0
+	err := e.st.ForEachStored(func(r *index.Stored) error {
+		stored++
+		if !e.blobs().Has(r.Hash) {
+			lost = append(lost, r.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		return Check{}, err
+	}
+	refs, err := e.st.BlobRefs()
+	if err != nil {
+		return Check{}, err
+	}
+	orphans, bytes, err := e.blobs().Unreferenced(func(h string) bool { return refs[h] })
+	if err != nil {
+		return Check{}, err
+	}
+	c := Check{Name: "store", OK: true, Detail: fmt.Sprintf("%d stored documents, their content all present", stored)}
+	switch {
+	case len(lost) > 0:
+		sort.Strings(lost)
+		c.OK, c.Detail = false, fmt.Sprintf("%d of %d stored documents have lost their content: %v; add them again with braid add, or braid delete them", len(lost), stored, lost)
+	case len(orphans) > 0:
+		c.Warning = true
+		c.Detail = fmt.Sprintf("%d stored documents; %d blobs (%s) that nothing refers to; braid doctor --repair removes them", stored, len(orphans), index.FormatBytes(bytes))
+	}
+	return c, nil
 }

@@ -151,6 +151,16 @@ func (s *Store) Size(hash string) int64 {
 // Sweep removes every blob whose hash keep does not report as live, and
 // leftover temporary files, and returns the hashes removed and their bytes.
 func (s *Store) Sweep(keep func(hash string) bool) (removed []string, bytes int64, err error) {
+	return s.walkDead(keep, true)
+}
+
+// Unreferenced is Sweep without removing anything: the hashes and bytes
+// Sweep would remove (temporary files aside).
+func (s *Store) Unreferenced(keep func(hash string) bool) (hashes []string, bytes int64, err error) {
+	return s.walkDead(keep, false)
+}
+
+func (s *Store) walkDead(keep func(hash string) bool, remove bool) (removed []string, bytes int64, err error) {
 	err = filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -163,7 +173,10 @@ func (s *Store) Sweep(keep func(hash string) bool) (removed []string, bytes int6
 		}
 		name := d.Name()
 		if strings.HasPrefix(name, ".tmp-") {
-			return os.Remove(p)
+			if remove {
+				return os.Remove(p)
+			}
+			return nil
 		}
 		if !valid(name) || keep(name) {
 			return nil
@@ -172,8 +185,10 @@ func (s *Store) Sweep(keep func(hash string) bool) (removed []string, bytes int6
 		if err != nil {
 			return err
 		}
-		if err := os.Remove(p); err != nil {
-			return err
+		if remove {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
 		}
 		removed = append(removed, name)
 		bytes += info.Size()

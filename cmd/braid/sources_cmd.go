@@ -89,7 +89,7 @@ func (c *StatsCmd) Run(g *Globals) error {
 
 // DoctorCmd checks the index.
 type DoctorCmd struct {
-	Repair bool `help:"Fix what can be fixed from the index itself: rewrite a garbled VERSION, remove a corrupt vectors-*.hnsw (rebuilt from stored embeddings), rebuild a missing or damaged lexical.bleve from the stored chunks."`
+	Repair bool `help:"Fix what can be fixed from the index itself: rewrite a garbled VERSION, remove a corrupt vectors-*.hnsw (rebuilt from stored embeddings), rebuild a missing or damaged lexical.bleve from the stored chunks, remove blobs of the document store that nothing refers to."`
 }
 
 // Run checks the index and fails when something is wrong.
