@@ -64,29 +64,43 @@ func (e *Engine) Document(name string) (*Document, error) {
 	if d, ok, err := e.byHash(name); ok { // a content hash or its first 8+ hex digits (nav.go)
 		return d, err
 	}
-	var exact, folded []*Document
-	err = e.st.ForEachDoc(func(d *Document) error {
-		names := append([]string{d.Title, strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))}, d.Aliases...)
-		for i, n := range names {
-			if n == name && i != 1 {
-				exact = append(exact, d)
-				return nil
-			}
-			if strings.EqualFold(n, name) {
-				folded = append(folded, d)
-				return nil
-			}
-		}
-		return nil
-	})
+	// Titles, file names and aliases, from the names Find keeps (nav.go):
+	// only the documents that match are decoded.
+	all, err := e.names.get(e.st)
 	if err != nil {
 		return nil, err
 	}
-	if len(exact) > 0 {
-		return one(name, exact)
+	var exact, folded []string
+	for _, d := range all {
+		names := append([]string{d.Title, strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))}, d.Aliases...)
+		for i, n := range names {
+			if n == name && i != 1 {
+				exact = append(exact, d.ID)
+				break
+			}
+			if strings.EqualFold(n, name) {
+				folded = append(folded, d.ID)
+				break
+			}
+		}
 	}
-	if len(folded) > 0 {
-		return one(name, folded)
+	for _, ids := range [][]string{exact, folded} {
+		if len(ids) == 0 {
+			continue
+		}
+		ds := make([]*Document, 0, len(ids))
+		for _, id := range ids {
+			d, err := e.st.Doc(id)
+			if err != nil {
+				return nil, err
+			}
+			if d != nil {
+				ds = append(ds, d)
+			}
+		}
+		if len(ds) > 0 {
+			return one(name, ds)
+		}
 	}
 	return nil, fmt.Errorf("%w: no document is named %q (tried id, path and title); braid search can find it", ErrNotFound, name)
 }
