@@ -73,6 +73,17 @@ func writeFrame(w io.Writer, typ byte, payload []byte) error {
 	}
 }
 
+// sender returns a function that writes whole frames to w, one at a time,
+// for the goroutines that share a connection.
+func sender(w io.Writer) func(typ byte, payload []byte) error {
+	var mu sync.Mutex
+	return func(typ byte, payload []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return writeFrame(w, typ, payload)
+	}
+}
+
 func readFrame(r io.Reader) (byte, []byte, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -109,12 +120,7 @@ func Call(ctx context.Context, c net.Conn, request []byte, stdin io.Reader, stdo
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
-	var wmu sync.Mutex
-	send := func(typ byte, p []byte) error {
-		wmu.Lock()
-		defer wmu.Unlock()
-		return writeFrame(c, typ, p)
-	}
+	send := sender(c)
 	if err := send(frameRequest, request); err != nil {
 		return 0, fmt.Errorf("relay: send request: %w", err)
 	}

@@ -122,12 +122,7 @@ func (s *Server) serve(c net.Conn) {
 	stop := context.AfterFunc(ctx, func() { c.Close() }) // unblocks the reader
 	defer stop()
 
-	var wmu sync.Mutex
-	send := func(typ byte, p []byte) error {
-		wmu.Lock()
-		defer wmu.Unlock()
-		return writeFrame(c, typ, p)
-	}
+	send := sender(c)
 	pr, pw := io.Pipe()
 	var reader sync.WaitGroup
 	reader.Add(1)
