@@ -297,15 +297,22 @@ func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), 
 
 // keepDoc tests a document against the source, path and tag filters.
 func (e *Engine) keepDoc(req index.Request, glob *index.Matcher) func(docID string) (bool, error) {
+	var docs map[string]bool // a metadata filter may name many documents
+	if req.DocIDs != nil {
+		docs = make(map[string]bool, len(req.DocIDs))
+		for _, id := range req.DocIDs {
+			docs[id] = true
+		}
+	}
 	return func(docID string) (bool, error) {
+		if docs != nil && !docs[docID] {
+			return false, nil // decided without reading the document
+		}
 		d, err := e.st.Doc(docID)
 		if err != nil || d == nil {
 			return false, err
 		}
 		if len(req.SourceIDs) > 0 && !contains(req.SourceIDs, d.SourceID) {
-			return false, nil
-		}
-		if req.DocIDs != nil && !contains(req.DocIDs, d.ID) {
 			return false, nil
 		}
 		if glob != nil && !glob.Match(d.Path) {
