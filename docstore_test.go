@@ -483,3 +483,17 @@ func TestDoctorChecksTheStore(t *testing.T) {
 		t.Fatalf("lost content: %+v", c)
 	}
 }
+
+// The document store is not a folder to watch: it changes only through
+// Add, Update and Delete, which index it themselves.
+func TestWatchLeavesTheStoreAlone(t *testing.T) {
+	e := openEngine(t, nil)
+	if _, err := e.Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := e.Watch(ctx, nil, nil); !errors.Is(err, braid.ErrNotFound) {
+		t.Fatalf("watch with only stored documents: %v, want ErrNotFound (no sources to watch)", err)
+	}
+}

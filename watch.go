@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/watch"
 )
 
@@ -51,6 +53,9 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 	if err != nil {
 		return err
 	}
+	// The document store changes only through Add, Update and Delete,
+	// which index it themselves: there is nothing to watch.
+	all = slices.DeleteFunc(all, func(s *Source) bool { return s.Kind == index.SourceStore })
 	var srcs []*Source
 	if len(paths) == 0 {
 		srcs = all

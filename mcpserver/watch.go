@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/index"
 )
 
 // watchAll watches every registered source, for Options.Watch.
@@ -17,6 +18,9 @@ func (s *Server) watchAll(e *braid.Engine) {
 		s.log.Printf("watch: no sources registered yet; index_path with watch adds one")
 	}
 	for _, src := range srcs {
+		if src.Kind == index.SourceStore {
+			continue // changed only by add, update and delete, which index it
+		}
 		if err := s.watch(e, src.Path); err != nil {
 			s.log.Printf("watch %s: %v", src.Path, err)
 		}
