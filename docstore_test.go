@@ -497,3 +497,19 @@ func TestWatchLeavesTheStoreAlone(t *testing.T) {
 		t.Fatalf("watch with only stored documents: %v, want ErrNotFound (no sources to watch)", err)
 	}
 }
+
+// The store is not a source to remove: that would drop its documents from
+// the index while their records stay, to come back at the next add.
+func TestRemoveSourceRefusesTheStore(t *testing.T) {
+	e := openEngine(t, nil)
+	if _, err := e.Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n\nkeepsake\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.RemoveSource("store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {
+		t.Fatalf("remove the store source: %v", err)
+	}
+	res, err := e.Search(context.Background(), "keepsake", braid.SearchOptions{})
+	if err != nil || len(res.Results) != 1 {
+		t.Fatalf("stored document after the refused removal: %v %+v", err, res)
+	}
+}

@@ -205,6 +205,10 @@ func (e *Engine) RemoveSource(ref string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if src.Kind == index.SourceStore {
+		// Its records would bring the documents back at the next add.
+		return 0, fmt.Errorf("%w: %q is the document store, not a folder; braid delete --pattern '**' (delete_by_name) removes stored documents", ErrBadOption, ref)
+	}
 	vs := e.vectors(nil)
 	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Vectors: vs, Blobs: e.blobs()}
 	n, err := ix.RemoveSource(src.ID)
