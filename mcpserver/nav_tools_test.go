@@ -72,6 +72,14 @@ func TestHashTools(t *testing.T) {
 	if res.Lookup != "hash" || res.Total != 2 {
 		t.Errorf("search for a hash as the query: %+v", res)
 	}
+	var paths struct {
+		Lookup string
+		Paths  []string
+	}
+	decode(t, c.ok("search", map[string]any{"hash": testdata.SHA256Hex(testdata.TwinB)[:12], "paths_only": true}), &paths)
+	if paths.Lookup != "hash" || len(paths.Paths) != 1 || paths.Paths[0] != "twin-b.md" {
+		t.Errorf("paths_only search with hash: %+v", paths)
+	}
 	res.Lookup = ""
 	decode(t, c.ok("search", map[string]any{"query": "budget"}), &res)
 	if res.Lookup != "" || len(res.Results) == 0 {

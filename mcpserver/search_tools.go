@@ -99,7 +99,7 @@ func (s *Server) searchToolAs(name, desc string, weight float64) tool {
 		mcp.WithBoolean("fuzzy", mcp.Description(descFuzzy), mcp.DefaultBool(false)),
 		mcp.WithNumber("similarity", mcp.Description("With fuzzy: how similar a word must be to a query word, 0..1; 0.75 and above "+
 			"allows one edit, below two. Default 0.8."), mcp.DefaultNumber(0.8), mcp.Min(0), mcp.Max(1)),
-		mcp.WithBoolean("paths_only", mcp.Description("Return only {paths, total, took_ms}: the paths of the matching documents, "+
+		mcp.WithBoolean("paths_only", mcp.Description("Return only {paths, total, took_ms} (and lookup when answered by hash): the paths of the matching documents, "+
 			"best first. Default false."), mcp.DefaultBool(false)),
 		mcp.WithBoolean("line_numbers", mcp.Description("Number the lines of context (N: the focus line, N- the others), and with "+
 			"paths_only return path:start-end. Default false."), mcp.DefaultBool(false)),
@@ -193,6 +193,7 @@ type pathsReply struct {
 	Total   int      `json:"total"`
 	TookMS  float64  `json:"took_ms"`
 	Warning string   `json:"warning,omitempty"`
+	Lookup  string   `json:"lookup,omitempty"`
 }
 
 func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, opt braid.SearchOptions, pathsOnly, lineNumbers bool, context int) (any, error) {
@@ -205,7 +206,7 @@ func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, o
 	}
 	res.Warning = s.shorten(e, res.Warning)
 	if pathsOnly {
-		r := pathsReply{Paths: []string{}, Total: res.Total, TookMS: res.TookMS, Warning: res.Warning}
+		r := pathsReply{Paths: []string{}, Total: res.Total, TookMS: res.TookMS, Warning: res.Warning, Lookup: res.Lookup}
 		for _, h := range res.Results {
 			p := h.Path
 			if lineNumbers {
