@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/braidsearch/braid/index"
 )
 
 // ListOptions filters and orders List. The zero value lists every
@@ -16,7 +18,7 @@ import (
 type ListOptions struct {
 	Kind      string // document kind: markdown, text or beir; empty means any
 	Extension string // file extension, with or without the dot (".md"); empty means any
-	MIME      string // media type as MIMEType gives it ("text/markdown"); a type ending in /* matches its family
+	MIME      string // media type ("text/markdown" for markdown documents); a type ending in /* matches its family
 	Stored    string // "stored" for documents added with Add, "source" for files of sources; empty means both
 	Source    string // a source's id or name; empty means any
 	// Collection keeps only stored documents of this collection.
@@ -64,14 +66,15 @@ type Listing struct {
 	Total     int      `json:"total"`
 }
 
-// MIMEType is a document's media type from its path: text/markdown for
-// markdown, the system's type for other extensions, else text/plain.
-func MIMEType(p string) string {
-	ext := strings.ToLower(path.Ext(p))
-	switch ext {
-	case ".md", ".markdown":
+// mimeType is a document's media type: text/markdown for what ingest
+// parsed as markdown, else the system's type for its extension, else
+// text/plain.
+func mimeType(d *Document) string {
+	if d.Kind == index.KindMarkdown {
 		return "text/markdown"
-	case "":
+	}
+	ext := strings.ToLower(path.Ext(d.Path))
+	if ext == "" {
 		return "text/plain"
 	}
 	if t := mime.TypeByExtension(ext); t != "" {
@@ -157,7 +160,7 @@ func (e *Engine) List(opt ListOptions) (*Listing, error) {
 	err = e.st.ForEachDoc(func(d *Document) error {
 		isStored := store != nil && d.SourceID == store.ID
 		l := Listed{ID: d.ID, Path: d.Path, Title: d.Title, Source: names[d.SourceID], SourceID: d.SourceID, Stored: isStored,
-			Kind: string(d.Kind), MIME: MIMEType(d.Path), Size: d.Size, Hash: d.Hash, Created: d.ModTime, Modified: d.ModTime,
+			Kind: string(d.Kind), MIME: mimeType(d), Size: d.Size, Hash: d.Hash, Created: d.ModTime, Modified: d.ModTime,
 			Indexed: d.IndexedAt, Tags: d.Tags, Metadata: meta[d.ID]}
 		if r := stored[d.Path]; isStored && r != nil {
 			l.Collection, l.Created, l.Modified = r.Collection, r.Created, r.Modified
