@@ -41,7 +41,10 @@ const StoreSourceName = "store"
 const storeDir = "store"
 
 // blobs is the index's content-addressed store.
-func (e *Engine) blobs() *blob.Store { return blob.Open(filepath.Join(e.dir, storeDir, "blobs")) }
+func (e *Engine) blobs() *blob.Store { return blobsIn(e.dir) }
+
+// blobsIn is the content-addressed store of the index in dir.
+func blobsIn(dir string) *blob.Store { return blob.Open(filepath.Join(dir, storeDir, "blobs")) }
 
 // storeSource returns the internal source of stored documents, registering
 // it when create is set; nil when it does not exist yet.
@@ -252,8 +255,9 @@ func ParseMeta(pairs []string) (map[string]string, error) {
 	return m, nil
 }
 
-// resolve finds a document by name or content hash (as Document does),
-// falling back to the stored documents' names.
+// resolve finds a document as Document does, and also a stored document
+// by its name written the way Add accepts it (cleanName trims surrounding
+// spaces and a leading ./), which Document alone does not.
 func (e *Engine) resolve(ref string) (*Document, error) {
 	d, err := e.Document(ref)
 	if err == nil || !errors.Is(err, ErrNotFound) {

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/vector"
 )
@@ -124,7 +123,7 @@ func Repair(dir string) ([]string, error) {
 		}
 		did = append(did, "rebuilt "+lp+" from the chunks in meta.db")
 	}
-	bs := blob.Open(filepath.Join(dir, storeDir, "blobs"))
+	bs := blobsIn(dir)
 	if _, err := os.Stat(bs.Dir()); err == nil {
 		st, err := index.OpenStore(sp, true)
 		if err != nil {

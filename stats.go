@@ -199,11 +199,12 @@ func (e *Engine) Doctor() ([]Check, error) {
 // warning: an add killed between writing its blob and its record leaves
 // one behind).
 func (e *Engine) checkStore() (Check, error) {
+	bs := e.blobs()
 	var lost []string
 	stored := 0
 	err := e.st.ForEachStored(func(r *index.Stored) error {
 		stored++
-		if !e.blobs().Has(r.Hash) {
+		if !bs.Has(r.Hash) {
 			lost = append(lost, r.Name)
 		}
 		return nil
@@ -215,7 +216,7 @@ func (e *Engine) checkStore() (Check, error) {
 	if err != nil {
 		return Check{}, err
 	}
-	orphans, bytes, err := e.blobs().Unreferenced(func(h string) bool { return refs[h] })
+	orphans, bytes, err := bs.Unreferenced(func(h string) bool { return refs[h] })
 	if err != nil {
 		return Check{}, err
 	}

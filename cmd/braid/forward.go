@@ -120,13 +120,12 @@ func serveForwarded(ctx context.Context, srv *mcpserver.Server, dir string, raw 
 	}
 	target := node.Target.Addr().Interface()
 	cmd, ok := target.(interface{ Run(*Globals) error })
-	if err == nil && ok {
-		err = json.Unmarshal(req.Globals, &cli.Globals)
-	}
-	if err == nil && ok {
+	if !ok {
+		err = errors.New("it names no command")
+	} else if err = json.Unmarshal(req.Globals, &cli.Globals); err == nil {
 		err = json.Unmarshal(req.Args, target)
 	}
-	if err != nil || !ok {
+	if err != nil {
 		fmt.Fprintf(sess.Stderr, "braid: the server could not read the command %q (%v); are the client and braid serve the same version?\n", strings.Join(req.Command, " "), err)
 		return 1
 	}
