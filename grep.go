@@ -11,14 +11,15 @@ import (
 
 	"github.com/braidsearch/braid/grep"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // GrepOptions shapes a Grep.
 type GrepOptions struct {
 	grep.Options
-	// Paths limits the search: a file is searched whether indexed or not, a
-	// directory stands for the indexed documents under it. Empty means every
-	// indexed document that is a file.
+	// Paths limits the search to indexed documents: a file must be one
+	// (ErrNotIndexed otherwise), a directory stands for the indexed
+	// documents under it. Empty means every indexed document that is a file.
 	Paths []string
 	// Name turns an absolute file path into the name printed for it; nil
 	// keeps the absolute path.
@@ -27,8 +28,16 @@ type GrepOptions struct {
 	Workers int
 }
 
+// ErrNotIndexed is the error for a grep path that is no indexed document:
+// grep reads only what the index holds, so a path cannot make it read any
+// other file.
+var ErrNotIndexed = errors.New("braid: not an indexed file")
+
 // Grep runs an RE2 regular expression over the current files of the indexed
-// documents (or opt.Paths) and calls emit once per file, in path order.
+// documents (or those opt.Paths names) and calls emit once per file, in
+// path order. A file of a directory source is read only while it stays
+// inside the source: a symbolic link swapped in since indexing that leads
+// out is reported as an error for that file, not followed.
 func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit func(grep.Result) error) error {
 	m, err := grep.Compile(pattern, opt.Options)
 	if err != nil {
@@ -42,84 +51,91 @@ func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit
 	if err != nil {
 		return err
 	}
-	list := make([]grep.File, len(files))
 	for i, f := range files {
-		name := f
-		if n, ok := stored[f]; ok {
-			name = n
+		if n, ok := stored[f.Path]; ok {
+			files[i].Name = n
 		} else if opt.Name != nil {
-			name = opt.Name(f)
+			files[i].Name = opt.Name(f.Path)
+		} else {
+			files[i].Name = f.Path
 		}
-		list[i] = grep.File{Path: f, Name: name}
 	}
-	return m.Search(ctx, list, opt.Workers, emit)
+	return m.Search(ctx, files, opt.Workers, emit)
 }
 
-// grepFiles lists the absolute paths to search, sorted.
-func (e *Engine) grepFiles(paths []string) ([]string, error) {
+// grepFiles lists the indexed files to search, sorted by path, each with
+// the folder it must stay inside.
+func (e *Engine) grepFiles(paths []string) ([]grep.File, error) {
 	srcs, err := e.st.Sources()
 	if err != nil {
 		return nil, err
 	}
-	var indexed []string
+	var indexed []grep.File
 	for _, s := range srcs {
-		if s.Kind == index.SourceJSONL {
+		switch s.Kind {
+		case index.SourceJSONL:
+			continue
+		case index.SourceStore:
+			sf, err := e.storedFiles()
+			if err != nil {
+				return nil, err
+			}
+			for f := range sf {
+				indexed = append(indexed, grep.File{Path: f, Root: e.blobs().Dir()})
+			}
 			continue
 		}
 		rels, err := e.st.Paths(s.ID)
 		if err != nil {
 			return nil, err
 		}
-		if s.Kind == index.SourceStore {
-			sf, err := e.storedFiles()
-			if err != nil {
-				return nil, err
-			}
-			for f := range sf {
-				indexed = append(indexed, f)
-			}
-			continue
-		}
 		for _, rel := range rels {
-			if s.Kind == index.SourceFile {
-				indexed = append(indexed, s.Path)
-			} else {
-				indexed = append(indexed, filepath.Join(s.Path, filepath.FromSlash(rel)))
+			switch {
+			case s.Kind == index.SourceFile:
+				indexed = append(indexed, grep.File{Path: s.Path})
+			case s.FollowLinks:
+				indexed = append(indexed, grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel))})
+			default:
+				indexed = append(indexed, grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel)), Root: s.Path})
 			}
 		}
 	}
-	sort.Slice(indexed, func(i, j int) bool { return pathLess(indexed[i], indexed[j]) })
+	sort.Slice(indexed, func(i, j int) bool { return pathLess(indexed[i].Path, indexed[j].Path) })
 	if len(paths) == 0 {
 		return indexed, nil
 	}
+	byPath := make(map[string]grep.File, len(indexed))
+	for _, f := range indexed {
+		byPath[f.Path] = f
+	}
 	seen := map[string]bool{}
-	var out []string
+	var out []grep.File
 	for _, p := range paths {
+		if err := confine.Check(p); err != nil {
+			return nil, fmt.Errorf("%w: grep path: %v", ErrBadOption, err)
+		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return nil, err
 		}
-		info, err := os.Stat(abs)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("braid: %s does not exist; check the path", p)
-			}
-			return nil, fmt.Errorf("braid: %s: %w", p, err)
-		}
-		if !info.IsDir() {
+		if f, ok := byPath[abs]; ok {
 			if !seen[abs] {
 				seen[abs] = true
-				out = append(out, abs)
+				out = append(out, f)
 			}
 			continue
+		}
+		info, err := os.Stat(abs)
+		if err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("%w: %s; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)", ErrNotIndexed, p)
 		}
 		n := 0
 		prefix := abs + string(filepath.Separator)
 		for _, f := range indexed {
-			if strings.HasPrefix(f, prefix) {
+			if strings.HasPrefix(f.Path, prefix) {
 				n++
-				if !seen[f] {
-					seen[f] = true
+				if !seen[f.Path] {
+					seen[f.Path] = true
 					out = append(out, f)
 				}
 			}
@@ -128,7 +144,7 @@ func (e *Engine) grepFiles(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("braid: no indexed documents under %s; run braid index %s first", p, p)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return pathLess(out[i], out[j]) })
+	sort.Slice(out, func(i, j int) bool { return pathLess(out[i].Path, out[j].Path) })
 	return out, nil
 }
 

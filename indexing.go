@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // SourceSpec names a path to index and how.
@@ -29,6 +30,10 @@ type SourceSpec struct {
 	// one included, to copy into the index's blob store for braid versions
 	// and braid diff; nil keeps the source's setting (default 0: none).
 	KeepVersions *int
+	// FollowLinks, when set, says whether the walk follows symbolic links
+	// to files outside the source (default false: they are skipped and
+	// counted in Skips.LinkOutside); nil keeps the source's setting.
+	FollowLinks *bool
 }
 
 // Index registers the given sources (or, with none, takes every registered
@@ -120,6 +125,9 @@ func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
 		return nil, false, fmt.Errorf("braid: %s: %w", sp.Path, err)
 	}
 	kind := index.SourceDir
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("%w: %s is %s; braid indexes folders and regular files", ErrBadOption, sp.Path, confine.Kind(info.Mode()))
+	}
 	if !info.IsDir() {
 		kind = index.SourceFile
 		if index.IsJSONL(abs) {
@@ -168,6 +176,9 @@ func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
 			return nil, false, fmt.Errorf("%w: keep-versions %d, want 0 or more", ErrBadOption, *sp.KeepVersions)
 		}
 		src.KeepVersions = *sp.KeepVersions
+	}
+	if sp.FollowLinks != nil {
+		src.FollowLinks = *sp.FollowLinks
 	}
 	before := [2]int{src.ChunkTokens, src.ChunkOverlap}
 	if sp.ChunkTokens > 0 {

@@ -37,6 +37,9 @@ type Options struct {
 type File struct {
 	Path string // where to read it
 	Name string // how to print it (a relative path, say); empty means Path
+	// Root, when set, is a folder the file must stay inside once symbolic
+	// links are followed: a link out of it is not read.
+	Root string
 }
 
 // Line is a selected or context line of a file.

@@ -2,9 +2,9 @@
 
 package grep
 
-import "os"
+import "github.com/braidsearch/braid/internal/confine"
 
-// readFile reads the file at path; buf is unused off Unix.
-func readFile(path string, buf []byte) ([]byte, error) {
-	return os.ReadFile(path)
+// readFile reads the file; buf is unused off Unix.
+func readFile(f File, buf []byte) ([]byte, error) {
+	return confine.ReadFile(f.Root, f.Path, 0)
 }

@@ -3,8 +3,11 @@
 package grep
 
 import (
+	"fmt"
 	"io/fs"
 	"syscall"
+
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // readFile reads the file at path into buf, reusing its storage, and
@@ -12,21 +15,22 @@ import (
 // one read for a regular file, close): os.ReadFile also registers every file
 // with the poller and reads once more to see EOF, which costs as much as the
 // search itself on small files.
-func readFile(path string, buf []byte) ([]byte, error) {
-	fd, err := open(path)
+// A FIFO, a socket or a device is refused, never waited on.
+func readFile(f File, buf []byte) ([]byte, error) {
+	path := f.Path
+	fd, err := confine.OpenFd(f.Root, path)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := fstat(fd, &st); err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
-	regular := st.Mode&syscall.S_IFMT == syscall.S_IFREG
-	size := 0
-	if regular {
-		size = int(st.Size)
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, fmt.Errorf("%w: %s", confine.ErrNotRegular, path)
 	}
+	size := int(st.Size)
 	buf = buf[:0]
 	if cap(buf) < size+1 {
 		buf = make([]byte, 0, max(size+1, 512))
@@ -45,17 +49,8 @@ func readFile(path string, buf []byte) ([]byte, error) {
 		}
 		buf = buf[:len(buf)+n]
 		// A short read of a regular file is its end.
-		if n == 0 || regular && n < want && len(buf) >= size {
+		if n == 0 || n < want && len(buf) >= size {
 			return buf, nil
-		}
-	}
-}
-
-func open(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			return fd, err
 		}
 	}
 }

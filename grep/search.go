@@ -110,7 +110,7 @@ func (s *searcher) searchFile(ctx context.Context, f File) (r Result) {
 	if err := ctx.Err(); err != nil {
 		return Result{File: f, Err: err}
 	}
-	buf, err := readFile(f.Path, s.buf)
+	buf, err := readFile(f, s.buf)
 	if err != nil {
 		return Result{File: f, Err: fmt.Errorf("grep: %w", err)}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/chunk"
+	"github.com/braidsearch/braid/internal/confine"
 	"github.com/braidsearch/braid/markdown"
 )
 
@@ -290,6 +291,9 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 		if err != nil {
 			return fmt.Errorf("index %s: %w", src.Path, err)
 		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("index: %s is %s; braid indexes folders and regular files", src.Path, confine.Kind(info.Mode()))
+		}
 		max := src.MaxFileSize
 		if max <= 0 {
 			max = DefaultMaxFileSize
@@ -404,7 +408,16 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 			p.err = fmt.Errorf("internal error while parsing (please report): %v", r)
 		}
 	}()
-	data, err := os.ReadFile(f.abs)
+	// The walk checked the file; confine checks again as it opens it, in
+	// case a link or a FIFO took its place since.
+	root, limit := src.Path, src.MaxFileSize
+	if src.Kind != SourceDir || src.FollowLinks {
+		root = ""
+	}
+	if limit <= 0 {
+		limit = DefaultMaxFileSize
+	}
+	data, err := confine.ReadFile(root, f.abs, limit)
 	if err != nil {
 		p.err = err
 		return p

@@ -36,9 +36,12 @@ type Source struct {
 	// (the current one included) are copied into the index's blob store
 	// when they are indexed, so older versions can be read and compared
 	// after the files change; zero keeps none.
-	KeepVersions int       `json:"keep_versions,omitempty"`
-	AddedAt      time.Time `json:"added_at"`
-	IndexedAt    time.Time `json:"indexed_at,omitzero"`
+	KeepVersions int `json:"keep_versions,omitempty"`
+	// FollowLinks makes the walk follow symbolic links to files outside
+	// the source; by default they are skipped and counted (Skips.LinkOutside).
+	FollowLinks bool      `json:"follow_links,omitempty"`
+	AddedAt     time.Time `json:"added_at"`
+	IndexedAt   time.Time `json:"indexed_at,omitzero"`
 }
 
 // DocKind is the format a document was parsed as.

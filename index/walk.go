@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	ignore "github.com/sabhiram/go-gitignore"
+
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // DefaultMaxFileSize is the largest file indexed when a source sets no limit.
@@ -43,11 +45,16 @@ type Skips struct {
 	// counts documents that would need more than its MaxChunks.
 	OverFileLimit int `json:"over_file_limit"`
 	TooManyChunks int `json:"too_many_chunks"`
+	// LinkOutside counts symbolic links whose target lies outside the
+	// source, not followed unless the source sets FollowLinks; NotRegular
+	// counts FIFOs, sockets and devices, never read.
+	LinkOutside int `json:"link_outside"`
+	NotRegular  int `json:"not_regular"`
 }
 
 // Total is the number of skipped files.
 func (s Skips) Total() int {
-	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks
+	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks + s.LinkOutside + s.NotRegular
 }
 
 type gitignore struct {
@@ -58,7 +65,9 @@ type gitignore struct {
 // walk lists the files of a directory source, honouring .gitignore files at
 // every level, skipping hidden entries and applying the source's globs.
 // Symbolic links to directories are not followed, so link loops cannot trap
-// it; links to files are followed.
+// it; links to files are followed when their target lies inside the source
+// (or anywhere, when the source sets FollowLinks): a cloned vault's link to
+// ~/.aws/credentials must not end up in search results.
 func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 	include, err := NewMatcher(src.Patterns)
 	if err != nil {
@@ -90,6 +99,10 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 			}
 		}
 		return false
+	}
+	realRoot, err := filepath.EvalSymlinks(src.Path)
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", src.Path, err)
 	}
 	var files []file
 	err = filepath.WalkDir(src.Path, func(p string, d fs.DirEntry, err error) error {
@@ -134,12 +147,26 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 			skips.Excluded++
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 && !src.FollowLinks {
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				warn(fmt.Errorf("%s: %w", p, err))
+				return nil
+			}
+			if !confine.Within(realRoot, real) {
+				skips.LinkOutside++
+				return nil
+			}
+		}
 		info, err := os.Stat(p) // follows a link to a file
 		if err != nil {
 			warn(fmt.Errorf("%s: %w", p, err))
 			return nil
 		}
 		if !info.Mode().IsRegular() {
+			if !info.IsDir() {
+				skips.NotRegular++
+			}
 			return nil
 		}
 		if info.Size() > maxSize {

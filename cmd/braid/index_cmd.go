@@ -23,6 +23,7 @@ type IndexCmd struct {
 	ChunkTokens  int      `help:"Token budget per chunk (default 512; changing it re-chunks the source)." placeholder:"N"`
 	ChunkOverlap *int     `help:"Tokens repeated between consecutive pieces of a split section (default 64)." placeholder:"N"`
 	KeepVersions *int     `help:"Keep the content of each file's last N versions (the current one included) in the index's blob store, for braid versions and braid diff; it costs a copy of each changed file (default 0: none)." placeholder:"N"`
+	FollowLinks  *bool    `help:"Follow symbolic links to files outside the source (default: skip them and count them in the summary, so a link to a private file cannot leak it into search results); --no-follow-links turns it off again." negatable:""`
 	Watch        bool     `help:"After indexing, keep watching the sources (the PATHs, or every registered source) and re-index a source when its files change, until interrupted."`
 }
 
@@ -37,6 +38,9 @@ func (c *IndexCmd) Run(g *Globals) error {
 	if c.KeepVersions != nil && len(c.Paths) == 0 {
 		return fmt.Errorf("--keep-versions needs the PATH of the source to change")
 	}
+	if c.FollowLinks != nil && len(c.Paths) == 0 {
+		return fmt.Errorf("--follow-links needs the PATH of the source to change")
+	}
 	e, done, err := g.openWith(false, "braid index")
 	if err != nil {
 		return err
@@ -45,7 +49,7 @@ func (c *IndexCmd) Run(g *Globals) error {
 	var specs []braid.SourceSpec
 	for _, p := range c.Paths {
 		specs = append(specs, braid.SourceSpec{Path: p, Name: c.Name, Patterns: c.Pattern, Excludes: c.Exclude, NoRecursive: c.NoRecursive, MaxFileSize: int64(c.MaxFileSize),
-			ChunkTokens: c.ChunkTokens, ChunkOverlap: c.ChunkOverlap, KeepVersions: c.KeepVersions})
+			ChunkTokens: c.ChunkTokens, ChunkOverlap: c.ChunkOverlap, KeepVersions: c.KeepVersions, FollowLinks: c.FollowLinks})
 	}
 	pr := newProgress(g)
 	sum, err := e.Index(g.ctx, specs, pr.update)
@@ -125,7 +129,8 @@ func printSummary(g *Globals, s *braid.Summary) {
 		for _, p := range []struct {
 			n    int
 			what string
-		}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}, {k.OverFileLimit, "over the file limit"}, {k.TooManyChunks, "too many chunks"}} {
+		}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}, {k.OverFileLimit, "over the file limit"}, {k.TooManyChunks, "too many chunks"},
+			{k.LinkOutside, "symbolic links leading outside the source (--follow-links to index them)"}, {k.NotRegular, "not regular files (FIFOs, sockets, devices)"}} {
 			if p.n > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
 			}

@@ -1,0 +1,184 @@
+// Package confine keeps file access inside chosen folders. Resolve turns a
+// path into the one the kernel will reach (relative paths, "..", symbolic
+// links followed as far as the path exists); Within tells whether a resolved
+// path is inside a folder; Open and ReadFile open a file for reading only
+// when it stays inside its root, without blocking on a FIFO or a device, and
+// ReadFile refuses anything but a regular file and reads no more than a
+// limit.
+//
+// braid reads files an untrusted party may have arranged: an agent names
+// paths over MCP, and a cloned vault can hold a link to ~/.aws/credentials
+// or a FIFO named like a note. Every such read goes through this package.
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+var (
+	// ErrOutside is the error for a path that leads out of its root.
+	ErrOutside = errors.New("confine: outside the allowed folder")
+	// ErrNotRegular is the error for a FIFO, a device, a socket or a
+	// directory where a file's contents were wanted.
+	ErrNotRegular = errors.New("confine: not a regular file")
+	// ErrTooLarge is the error for a file over ReadFile's limit.
+	ErrTooLarge = errors.New("confine: file over the size limit")
+	// ErrBadPath is the error for a path no file can have: empty, with a NUL
+	// byte, or longer than MaxPath.
+	ErrBadPath = errors.New("confine: bad path")
+)
+
+// MaxPath is the longest path accepted, in bytes (Linux's PATH_MAX).
+const MaxPath = 4096
+
+// Check refuses a path no file can have.
+func Check(path string) error {
+	switch {
+	case path == "":
+		return fmt.Errorf("%w: the path is empty", ErrBadPath)
+	case strings.IndexByte(path, 0) >= 0:
+		return fmt.Errorf("%w: the path holds a NUL byte", ErrBadPath)
+	case len(path) > MaxPath:
+		return fmt.Errorf("%w: the path is %d bytes long, over the %d-byte limit", ErrBadPath, len(path), MaxPath)
+	}
+	return nil
+}
+
+// Resolve returns path made absolute (from the working directory), cleaned,
+// and with every symbolic link in the part of it that exists followed; the
+// part that does not exist yet is appended as written. Two paths that reach
+// the same file resolve alike, so Within can compare them.
+func Resolve(path string) (string, error) {
+	if err := Check(path); err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("confine: %s: %w", path, err)
+	}
+	p, rest := abs, ""
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("confine: resolve %s: %w", path, err)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// Within reports whether path is root or inside it. Both should be resolved
+// (Resolve) for the answer to hold for the files they reach.
+func Within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// Open opens path for reading. With a root, the file must lie inside it
+// once symbolic links are followed (ErrOutside otherwise); an empty root
+// allows any path. It never blocks on a FIFO: the caller checks with Stat
+// that it opened a regular file before reading (ReadFile does).
+func Open(root, path string) (*os.File, error) {
+	if err := Check(path); err != nil {
+		return nil, err
+	}
+	return open(root, path)
+}
+
+// ReadFile reads the regular file at path, inside root (see Open), and
+// refuses it when it holds more than limit bytes (no limit when limit <= 0),
+// reading at most limit+1 bytes whatever the file claims.
+func ReadFile(root, path string, limit int64) ([]byte, error) {
+	f, err := Open(root, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is %s", ErrNotRegular, path, Kind(info.Mode()))
+	}
+	if limit > 0 && info.Size() > limit {
+		return nil, fmt.Errorf("%w: %s is %d bytes, over %d", ErrTooLarge, path, info.Size(), limit)
+	}
+	r := io.Reader(f)
+	if limit > 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+	if limit > 0 && int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: %s grew past %d bytes while being read", ErrTooLarge, path, limit)
+	}
+	return data, nil
+}
+
+// Kind names what a non-regular file is, for messages.
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "not a regular file"
+}
+
+// resolveInside is the portable check: resolve, then check. A link
+// swapped in between the check and the open can still lead out; the Linux
+// build closes that gap with openat2. An empty root allows any path.
+func resolveInside(root, path string) (string, error) {
+	if root == "" {
+		return path, nil
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	if !Within(realRoot, real) {
+		return "", fmt.Errorf("%w: %s leads to %s, outside %s", ErrOutside, path, real, root)
+	}
+	return real, nil
+}

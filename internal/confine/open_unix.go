@@ -1,0 +1,59 @@
+//go:build unix
+
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// OpenFd is Open for callers that read with system calls of their own: it
+// returns the file descriptor, opened read-only, close-on-exec and
+// non-blocking (so that a FIFO with no writer cannot block the open).
+func OpenFd(root, path string) (int, error) {
+	if err := Check(path); err != nil {
+		return -1, err
+	}
+	return openFd(root, path)
+}
+
+func open(root, path string) (*os.File, error) {
+	fd, err := openFd(root, path)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// openResolvedFd is openResolved's descriptor.
+func openResolved(root, path string) (int, error) {
+	real, err := resolveInside(root, path)
+	if err != nil {
+		return -1, err
+	}
+	return openPlain(real)
+}
+
+func openPlain(path string) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, notRegular(path, &os.PathError{Op: "open", Path: path, Err: err})
+		}
+		return fd, nil
+	}
+}
+
+// notRegular names the error of opening a socket or a device nothing
+// backs (ENXIO) for what it is.
+func notRegular(path string, err error) error {
+	if errors.Is(err, syscall.ENXIO) {
+		return fmt.Errorf("%w: %s is a socket or a device with nothing behind it", ErrNotRegular, path)
+	}
+	return err
+}
