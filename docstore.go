@@ -16,6 +16,7 @@ import (
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // Errors of the document store.
@@ -85,8 +86,9 @@ func (e *Engine) indexStore(ctx context.Context, src *Source, refresh map[string
 // AddRequest is a document to store: either the file at Path, or Content
 // under Name.
 type AddRequest struct {
-	Path    string // a text file to copy into the store; its base name is the default Name
+	Path    string // a text file to copy into the store (read with ReadDocument); its base name is the default Name
 	Content string // the document's text, when Path is empty
+	Data    []byte // the document's bytes, instead of Path or Content (as ReadDocument returned them)
 	// Name is the document's path in the store ("notes/idea.md"): relative,
 	// slash-separated; its extension picks the parser (.md is markdown).
 	// Adding a name that exists stores a new version of it.
@@ -94,6 +96,50 @@ type AddRequest struct {
 	Tags       []string          // added to the tags the content declares
 	Metadata   map[string]string // key=value pairs, searchable with SearchOptions.Metadata
 	Collection string            // a group for listing, snapshots and restore; empty keeps the current one
+}
+
+// readTimeout bounds how long ReadDocument waits for a file.
+const readTimeout = 30 * time.Second
+
+// ReadDocument reads a file to store with Add: a regular file of at most
+// the per-document limit (8 MB), read within 30 seconds or ctx. A FIFO, a
+// socket or a device (/dev/zero) is refused at once, never waited on or
+// read without bound.
+func ReadDocument(ctx context.Context, path string) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := confine.ReadFile("", path, index.DefaultMaxFileSize)
+		done <- result{data, err}
+	}()
+	timer := time.NewTimer(readTimeout)
+	defer timer.Stop()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("braid: read %s: %w", path, ctx.Err())
+	case <-timer.C:
+		return nil, fmt.Errorf("braid: read %s: no data within %v; braid stores files it can read at once", path, readTimeout)
+	}
+	switch {
+	case r.err == nil:
+		return r.data, nil
+	case errors.Is(r.err, confine.ErrNotRegular):
+		return nil, fmt.Errorf("%w: %s; braid stores regular files only", ErrBadOption, strings.TrimPrefix(r.err.Error(), "confine: "))
+	case errors.Is(r.err, confine.ErrTooLarge):
+		return nil, fmt.Errorf("%w: %s is over the %s limit per document", ErrBadOption, path, index.FormatBytes(index.DefaultMaxFileSize))
+	case errors.Is(r.err, confine.ErrBadPath):
+		return nil, fmt.Errorf("%w: %s", ErrBadOption, strings.TrimPrefix(r.err.Error(), "confine: "))
+	}
+	var pe *os.PathError
+	if errors.As(r.err, &pe) {
+		return nil, fmt.Errorf("braid: read %s: %w", path, pe.Err)
+	}
+	return nil, fmt.Errorf("braid: read %s: %w", path, r.err)
 }
 
 // AddResult says what Add stored.
@@ -134,13 +180,19 @@ func (e *Engine) Add(ctx context.Context, req AddRequest) (*AddResult, error) {
 	}
 	data := []byte(req.Content)
 	name := req.Name
+	if req.Data != nil {
+		if req.Content != "" || req.Path != "" {
+			return nil, fmt.Errorf("%w: give one of path, content and data", ErrBadOption)
+		}
+		data = req.Data
+	}
 	if req.Path != "" {
 		if req.Content != "" {
 			return nil, fmt.Errorf("%w: give a path or content, not both", ErrBadOption)
 		}
 		var err error
-		if data, err = os.ReadFile(req.Path); err != nil {
-			return nil, fmt.Errorf("braid: read %s: %w", req.Path, errors.Unwrap(err))
+		if data, err = ReadDocument(ctx, req.Path); err != nil {
+			return nil, err
 		}
 		if name == "" {
 			name = filepath.Base(req.Path)

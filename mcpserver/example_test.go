@@ -31,7 +31,7 @@ func Example() {
 			return nil, nil, err
 		}
 		return e, func() { e.Close() }, nil
-	}, nil)
+	}, &mcpserver.Options{Allow: []string{notes}}) // tools may name paths under notes
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
 	done := make(chan error)

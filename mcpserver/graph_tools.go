@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -144,6 +145,11 @@ func (s *Server) injectTagsTool() tool {
 			mcp.DefaultString(string(braid.TagFrontmatter))),
 	)
 	return tool{def, adapt(s, "inject_tags", tagArgs{Style: string(braid.TagFrontmatter)}, func(ctx context.Context, c call, a *tagArgs) (any, error) {
+		if filepath.IsAbs(a.FilePath) {
+			if _, err := s.confine(ctx, c.e, "file_path", a.FilePath); err != nil {
+				return nil, err
+			}
+		}
 		var res *braid.TagResult
 		err := s.write(ctx, func() (err error) {
 			res, err = c.e.Tag(ctx, a.FilePath, a.Tags, braid.TagStyle(a.Style))

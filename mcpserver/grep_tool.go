@@ -64,7 +64,7 @@ func (s *Server) grepTool() tool {
 		readOnly("Grep indexed files"),
 		mcp.WithString("pattern", mcp.Required(), mcp.Description("RE2 regular expression (Go syntax: no lookaround or backreferences), "+
 			"matched within single lines. Escape ( [ { . * + ? with \\ to match them literally.")),
-		mcp.WithArray("paths", mcp.Description("Limit the search: absolute paths of files (searched whether indexed or not) or "+
+		mcp.WithArray("paths", mcp.Description("Limit the search: absolute paths of indexed files (no other file is read) or "+
 			"directories (standing for the indexed files under them). Default: every indexed file."), mcp.WithStringItems()),
 		mcp.WithBoolean("ignore_case", mcp.Description("Match case-insensitively (rg -i). Default false."), mcp.DefaultBool(false)),
 		mcp.WithBoolean("word", mcp.Description("Match whole words only (rg -w). Default false."), mcp.DefaultBool(false)),

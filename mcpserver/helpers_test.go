@@ -187,3 +187,10 @@ func (c *clientT) call(name string, args map[string]any) callResult {
 	c.tb.Helper()
 	return call(c.tb, c.Client, name, args)
 }
+
+// trusting is the server options of a test that is not about confinement:
+// every folder of the test's temporary directory is allowed, and so are
+// the writing tools.
+func trusting(t testing.TB) *mcpserver.Options {
+	return &mcpserver.Options{Allow: []string{filepath.Dir(t.TempDir())}, AllowWrites: true}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // Opener opens the engine the server answers from, with whatever models it
@@ -47,6 +48,13 @@ type Options struct {
 	// BeforeClose runs once when the server starts closing, before the
 	// engine closes: whatever borrowed the engine with Lend stops there.
 	BeforeClose func()
+	// Allow lists folders that tools taking a path (index_path, add,
+	// restore, inject_tags) may use, besides the registered sources and
+	// the roots the client declares. Nil allows only those.
+	Allow []string
+	// AllowWrites offers the tools that write outside the index directory
+	// (restore, inject_tags); without it they are not listed.
+	AllowWrites bool
 }
 
 const (
@@ -95,6 +103,10 @@ type Server struct {
 	closed   bool
 	writing  chan struct{} // the writer slot: one index_path or remove_source at a time
 
+	allow   []string // Options.Allow, resolved
+	rootsMu sync.Mutex
+	roots   clientRoots
+
 	watching map[string]bool    // source paths being watched
 	stopAll  context.CancelFunc // stops every watch; Close calls it
 	watchCtx context.Context
@@ -142,7 +154,18 @@ func New(open Opener, opt *Options) *Server {
 		server.WithPromptCapabilities(false),
 		server.WithHooks(s.promptHooks()),
 	)
+	for _, dir := range s.opt.Allow {
+		if real, err := confine.Resolve(dir); err == nil {
+			s.allow = append(s.allow, real)
+		} else {
+			s.log.Printf("ignoring --allow %s: %v", dir, err)
+		}
+	}
+	s.mcp.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, s.rootsChanged)
 	for _, t := range s.tools() {
+		if writesOutside[t.def.Name] && !s.opt.AllowWrites {
+			continue
+		}
 		s.mcp.AddTool(t.def, t.handler)
 	}
 	s.addResources()

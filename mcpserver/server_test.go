@@ -210,7 +210,7 @@ func TestSearchesRunDuringIndexPath(t *testing.T) {
 	emb := &slowEmbedder{entered: make(chan struct{}, 1)}
 	opt := &braid.Options{Embedder: emb, Model: "slow"}
 	_, idx := indexed(t, 5, opt)
-	c := &clientT{connect(t, mcpserver.New(opener(idx, opt), nil)), t}
+	c := &clientT{connect(t, mcpserver.New(opener(idx, opt), trusting(t))), t}
 
 	big := t.TempDir()
 	writeVault(t, big, 200, "gamma")
@@ -276,7 +276,7 @@ func TestSearchesRunDuringIndexPath(t *testing.T) {
 // served too, progress included.
 func TestModernProtocolClient(t *testing.T) {
 	_, idx := indexed(t, 2, nil)
-	c, stop := serve(t, mcpserver.New(opener(idx, nil), nil))
+	c, stop := serve(t, mcpserver.New(opener(idx, nil), trusting(t)))
 	defer stop()
 	var req mcp.InitializeRequest
 	req.Params.ClientInfo = mcp.Implementation{Name: "braid-test", Version: "1"}

@@ -92,12 +92,17 @@ func (s *Server) indexPathTool() tool {
 			mcp.DefaultBool(false)),
 	)
 	return tool{def, adapt(s, "index_path", indexArgs{Recursive: true}, func(ctx context.Context, c call, a *indexArgs) (any, error) {
-		spec := braid.SourceSpec{Path: a.Path, NoRecursive: !a.Recursive}
+		path, err := s.confine(ctx, c.e, "path", a.Path)
+		if err != nil {
+			return nil, err
+		}
+		path = registered(c.e, a.Path, path)
+		spec := braid.SourceSpec{Path: path, NoRecursive: !a.Recursive}
 		if a.Pattern != "" {
 			spec.Patterns = []string{a.Pattern}
 		}
 		var sum *braid.Summary
-		err := s.write(ctx, func() (err error) {
+		err = s.write(ctx, func() (err error) {
 			sum, err = c.e.Index(ctx, []braid.SourceSpec{spec}, s.indexProgress(ctx, c.req))
 			return err
 		})
@@ -108,7 +113,7 @@ func (s *Server) indexPathTool() tool {
 			return nil, err
 		}
 		reply := map[string]any{"summary": sum}
-		abs, _ := filepath.Abs(a.Path)
+		abs := path
 		if a.Watch {
 			if err := s.watch(c.e, abs); err != nil {
 				return nil, fmt.Errorf("indexed, but cannot watch it: %w", err)
@@ -124,6 +129,24 @@ func (s *Server) indexPathTool() tool {
 		}
 		return reply, nil
 	})}
+}
+
+// registered returns the path a source was registered under when given
+// names one, so that re-indexing it through a symbolic link in its path
+// does not register it twice; else the resolved path.
+func registered(e *braid.Engine, given, resolved string) string {
+	abs, err := filepath.Abs(given)
+	if err != nil {
+		return resolved
+	}
+	if srcs, err := e.Sources(); err == nil {
+		for _, src := range srcs {
+			if src.Path == abs {
+				return abs
+			}
+		}
+	}
+	return resolved
 }
 
 // indexProgress turns the engine's progress into MCP progress

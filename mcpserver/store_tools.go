@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -62,10 +63,26 @@ func (s *Server) addTool() tool {
 	)
 	return tool{def, adapt(s, "add", addArgs{}, func(ctx context.Context, c call, a *addArgs) (any, error) {
 		meta, _ := metaArg("metadata", a.Metadata)
+		req := braid.AddRequest{Content: a.Content, Name: a.Name, Tags: a.Tags, Metadata: meta, Collection: a.Collection}
+		if a.Path != "" {
+			// Read before taking the writer slot, so a slow file holds up
+			// no other write; ReadDocument bounds its size and time.
+			path, err := s.confine(ctx, c.e, "path", a.Path)
+			if err != nil {
+				return nil, err
+			}
+			data, err := braid.ReadDocument(ctx, path)
+			if err != nil {
+				return nil, err
+			}
+			req.Content, req.Data = "", data
+			if req.Name == "" {
+				req.Name = filepath.Base(a.Path)
+			}
+		}
 		var res *braid.AddResult
 		err := s.write(ctx, func() (err error) {
-			res, err = c.e.Add(ctx, braid.AddRequest{Path: a.Path, Content: a.Content, Name: a.Name, Tags: a.Tags,
-				Metadata: meta, Collection: a.Collection})
+			res, err = c.e.Add(ctx, req)
 			return err
 		})
 		return res, err

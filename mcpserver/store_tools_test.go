@@ -12,7 +12,7 @@ import (
 func storeClient(t *testing.T) (*clientT, string) {
 	t.Helper()
 	vault, idx := indexed(t, 3, nil)
-	return &clientT{connect(t, mcpserver.New(opener(idx, nil), nil)), t}, vault
+	return &clientT{connect(t, mcpserver.New(opener(idx, nil), trusting(t))), t}, vault
 }
 
 func TestAddUpdateSearchMetadata(t *testing.T) {

@@ -64,6 +64,10 @@ func (s *Server) tools() []tool {
 	}
 }
 
+// writesOutside names the tools that write files outside the index
+// directory: they are offered only with Options.AllowWrites.
+var writesOutside = map[string]bool{"restore": true, "inject_tags": true}
+
 // checker is implemented by argument structs that validate themselves
 // after decoding.
 type checker interface{ check() error }

@@ -48,6 +48,9 @@ func lexicalServer(t *testing.T, opt *mcpserver.Options) (vault string, c *clien
 		t.Fatal(err)
 	}
 	e.Close()
+	if opt == nil {
+		opt = trusting(t)
+	}
 	srv := mcpserver.New(opener(idx, &braid.Options{NoVectors: noModel, NoRerank: "no reranker model installed"}), opt)
 	return vault, &clientT{connect(t, srv), t}
 }
@@ -306,7 +309,8 @@ func TestToolErrors(t *testing.T) {
 		{"invalid regex", "grep", map[string]any{"pattern": "(unclosed"}, []string{"grep: bad argument pattern", "missing closing )", "escape"}},
 		{"empty pattern", "grep", map[string]any{}, []string{"pattern", "required"}},
 		{"negative context", "grep", map[string]any{"pattern": "a", "context": -1}, []string{"context", "out of range"}},
-		{"grep missing path", "grep", map[string]any{"pattern": "a", "paths": []string{filepath.Join(vault, "nope")}}, []string{"does not exist"}},
+		{"grep missing path", "grep", map[string]any{"pattern": "a", "paths": []string{filepath.Join(vault, "nope")}}, []string{"not an indexed file", "grep reads the indexed files only"}},
+		{"grep outside", "grep", map[string]any{"pattern": "root", "paths": []string{"/etc/passwd"}}, []string{"not an indexed file"}},
 		{"unknown document", "read_node_content", map[string]any{"id": "no-such-note"}, []string{"not found", `"no-such-note"`, "search tool"}},
 		{"missing file", "read_node_content", map[string]any{"id": "note-0005"}, []string{gone, "no such file", "index_path"}},
 		{"missing file, get_document", "get_document", map[string]any{"document_id": "note-0005.md"}, []string{"no such file"}},
@@ -568,7 +572,7 @@ func TestGraphTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	c := &clientT{connect(t, mcpserver.New(opener(idx, nil), nil)), t}
+	c := &clientT{connect(t, mcpserver.New(opener(idx, nil), trusting(t))), t}
 
 	type step struct {
 		Path  string

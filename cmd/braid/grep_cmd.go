@@ -13,7 +13,7 @@ import (
 // GrepCmd runs a regular expression over the indexed files.
 type GrepCmd struct {
 	Pattern           string   `arg:"" help:"RE2 regular expression (https://github.com/google/re2/wiki/Syntax)."`
-	Paths             []string `arg:"" optional:"" help:"Files to search, or directories standing for the indexed documents under them (default: every indexed file)." type:"path"`
+	Paths             []string `arg:"" optional:"" help:"Indexed files to search (no other file is read), or directories standing for the indexed documents under them (default: every indexed file)." type:"path"`
 	IgnoreCase        bool     `short:"i" help:"Match case-insensitively."`
 	Word              bool     `short:"w" help:"Match whole words only."`
 	Invert            bool     `short:"v" help:"Print lines that do not match."`

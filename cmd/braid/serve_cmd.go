@@ -18,6 +18,8 @@ type ServeCmd struct {
 	Scratchpads int      `help:"Long outputs kept for scratchpad_read (default 32; least recently used dropped first)." default:"32" placeholder:"N"`
 	ReadOnly    bool     `help:"Hold the index for reading only, so CLI searches can run beside the server; index_path, remove_source and inject_tags are refused."`
 	Watch       bool     `help:"Keep every registered source indexed while serving: changed files are re-indexed as they change (log lines on stderr)."`
+	Allow       []string `help:"A folder agents may name in tools that take a path (index_path, add, restore, inject_tags), besides the index's sources and the roots the client declares (repeatable)." type:"existingdir" placeholder:"DIR"`
+	AllowWrites bool     `help:"Offer the tools that write files outside the index directory (restore, inject_tags); without it an agent cannot write outside the index."`
 	promptsFolder
 }
 
@@ -43,7 +45,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 		return perr
 	}
 	opt := &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: version, Watch: c.Watch,
-		Prompts: promptDir,
+		Prompts: promptDir, Allow: c.Allow, AllowWrites: c.AllowWrites,
 		BeforeClose: func() {
 			if rs != nil {
 				rs.Close() // commands run for other processes end before the engine closes

@@ -82,7 +82,7 @@ func TestServeHybridOverStdio(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", idx, "serve")
+	c := serveClient(t, &errOut, "--index", idx, "serve", "--allow", filepath.Dir(t.TempDir()))
 
 	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil {
@@ -243,7 +243,7 @@ func TestServeReadOnly(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--read-only")
+	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--read-only", "--allow", filepath.Dir(t.TempDir()))
 	if out, isErr := callTool(t, c, "search_keyword", map[string]any{"query": "alpha"}); isErr || !strings.Contains(out, "note-0000.md") {
 		t.Fatalf("search_keyword: %q", out)
 	}

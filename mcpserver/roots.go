@@ -1,0 +1,158 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
+)
+
+// ErrOutside is the error of a tool given a path outside the folders the
+// server may use.
+var ErrOutside = errors.New("mcpserver: path outside the allowed folders")
+
+// outsideError is an ErrOutside whose message names the path, the allowed
+// folders and the fix.
+type outsideError struct{ msg string }
+
+func (e *outsideError) Error() string        { return e.msg }
+func (e *outsideError) Is(target error) bool { return target == ErrOutside }
+
+// rootsTimeout bounds how long a tool waits for the client's roots/list
+// answer; a client that does not answer declares no roots.
+const rootsTimeout = 5 * time.Second
+
+// The trust model. An agent connected to braid serve reads untrusted text
+// (the notes themselves can carry instructions planted for it), so the
+// server does not take its word for where it may read or write. Tools that
+// take a path (index_path, add with a path, restore's output, inject_tags)
+// resolve it (relative paths, "..", symbolic links) and refuse it unless it
+// lies inside an allowed folder: one given with --allow (Options.Allow),
+// one of the roots the client declares (roots/list, asked again after
+// notifications/roots/list_changed), or a source already registered in the
+// index (a file source allows just that file). Tools that write outside the
+// index directory (restore, inject_tags) are offered only with
+// --allow-writes. grep reads only indexed files, and the walk does not
+// follow links out of a source: both are the engine's rules.
+
+// clientRoots is what the client last said its roots were.
+type clientRoots struct {
+	fresh bool     // false until asked, and again after list_changed
+	dirs  []string // resolved
+}
+
+// rootsChanged marks the client's roots stale: the next path check asks
+// again.
+func (s *Server) rootsChanged(context.Context, mcp.JSONRPCNotification) {
+	s.rootsMu.Lock()
+	s.roots.fresh = false
+	s.rootsMu.Unlock()
+}
+
+// clientRootDirs returns the folders the client declares, asking it when
+// the answer is not known. A client that declares no roots capability, or
+// cannot be asked, contributes none.
+func (s *Server) clientRootDirs(ctx context.Context) []string {
+	sess, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+	if !ok || sess.GetClientCapabilities().Roots == nil {
+		return nil
+	}
+	s.rootsMu.Lock()
+	defer s.rootsMu.Unlock()
+	if s.roots.fresh {
+		return s.roots.dirs
+	}
+	ask, cancel := context.WithTimeout(ctx, rootsTimeout)
+	defer cancel()
+	res, err := s.mcp.RequestRoots(ask, mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
+	s.roots = clientRoots{fresh: true}
+	if err != nil {
+		s.log.Printf("the client declares roots but roots/list failed (%v); only --allow folders and the index's sources are allowed", err)
+		return nil
+	}
+	for _, r := range res.Roots {
+		u, err := url.Parse(r.URI)
+		if err != nil || u.Scheme != "file" || u.Path == "" {
+			s.log.Printf("ignoring client root %q: not a file:// URI", r.URI)
+			continue
+		}
+		dir, err := confine.Resolve(u.Path)
+		if err != nil {
+			s.log.Printf("ignoring client root %q: %v", r.URI, err)
+			continue
+		}
+		s.roots.dirs = append(s.roots.dirs, dir)
+	}
+	return s.roots.dirs
+}
+
+// allowedRoots lists every folder (or file) a tool's path may lie in,
+// resolved: --allow, the client's roots, the registered sources.
+func (s *Server) allowedRoots(ctx context.Context, e *braid.Engine) ([]string, error) {
+	list := append([]string(nil), s.allow...)
+	list = append(list, s.clientRootDirs(ctx)...)
+	srcs, err := e.Sources()
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range srcs {
+		if src.Kind == index.SourceStore {
+			continue
+		}
+		if real, err := confine.Resolve(src.Path); err == nil {
+			list = append(list, real)
+		}
+	}
+	return list, nil
+}
+
+// confine resolves the path a tool was given (relative paths from the
+// server's working directory, "..", symbolic links) and returns it when it
+// lies inside an allowed root; otherwise an error naming the roots and the
+// flag that widens them.
+func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string) (string, error) {
+	if err := confine.Check(path); err != nil {
+		return "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "confine: bad path: "))
+	}
+	real, err := confine.Resolve(path)
+	if err != nil {
+		return "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "confine: "))
+	}
+	roots, err := s.allowedRoots(ctx, e)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range roots {
+		if confine.Within(r, real) {
+			return real, nil
+		}
+	}
+	where := "none yet"
+	if len(roots) > 0 {
+		where = strings.Join(roots, ", ")
+	}
+	shown := path
+	if real != path && real != mustAbs(path) {
+		shown = fmt.Sprintf("%s (which leads to %s)", path, real)
+	}
+	return "", &outsideError{fmt.Sprintf("%s %s is outside the folders this server may use (allowed: %s); the user can start braid serve with --allow DIR to allow another folder",
+		arg, shown, where)}
+}
+
+func mustAbs(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return abs
+}
