@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"sync"
@@ -52,14 +53,19 @@ type Options struct {
 	// restore, inject_tags) may use, besides the registered sources and
 	// the roots the client declares. Nil allows only those.
 	Allow []string
+	// ShutdownTimeout bounds how long Serve waits, once its input ends,
+	// for tool calls under way and then for the engine to close. Zero
+	// means 5 seconds.
+	ShutdownTimeout time.Duration
 	// AllowWrites offers the tools that write outside the index directory
 	// (restore, inject_tags); without it they are not listed.
 	AllowWrites bool
 }
 
 const (
-	defaultMaxOutput   = 8 << 10
-	defaultScratchpads = 32
+	defaultShutdownTimeout = 5 * time.Second
+	defaultMaxOutput       = 8 << 10
+	defaultScratchpads     = 32
 )
 
 // ErrClosed is the error of a tool call that arrives after Close.
@@ -182,15 +188,70 @@ const instructions = "braid searches a local index of markdown notes, docs and c
 // Serve answers MCP requests read from in on out until in ends or ctx is
 // cancelled, then closes the engine. It starts opening the engine at once,
 // in the background. out carries only the protocol.
+//
+// Shutdown is bounded: once in ends or ctx is cancelled, tool calls under
+// way are cancelled and given Options.ShutdownTimeout to end, and so is
+// closing the engine; past that Serve returns an error saying what it left
+// running, so the process can exit (the index's writes are crash-safe).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.prepare()
 	ss := server.NewStdioServer(s.mcp)
 	ss.SetErrorLogger(s.log)
-	err := ss.Listen(ctx, in, out)
-	if cerr := s.Close(); err == nil {
-		err = cerr
+	ended := make(chan struct{})
+	listened := make(chan error, 1)
+	go func() { listened <- ss.Listen(ctx, &endReader{r: in, ended: ended}, out) }()
+	var err error
+	select {
+	case err = <-listened:
+	case <-ended:
+	case <-ctx.Done():
+	}
+	grace := s.opt.ShutdownTimeout
+	if grace <= 0 {
+		grace = defaultShutdownTimeout
+	}
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	if err == nil {
+		select {
+		case err = <-listened:
+		case <-timer.C:
+			s.log.Printf("tool calls still running %v after the input ended; exiting without them (the index stays consistent)", grace)
+			return fmt.Errorf("%w: tool calls still running %v after the input ended", ErrShutdownTimeout, grace)
+		}
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case cerr := <-closed:
+		if err == nil {
+			err = cerr
+		}
+	case <-timer.C:
+		s.log.Printf("the index did not close within %v; exiting anyway (the index stays consistent)", grace)
+		return fmt.Errorf("%w: the index did not close within %v", ErrShutdownTimeout, grace)
 	}
 	return err
+}
+
+// ErrShutdownTimeout is Serve's error when work was still running past
+// Options.ShutdownTimeout after the input ended.
+var ErrShutdownTimeout = errors.New("mcpserver: shutdown timed out")
+
+// endReader closes ended when its reader returns an error (io.EOF
+// included): the client closed the stream.
+type endReader struct {
+	r     io.Reader
+	ended chan struct{}
+	once  sync.Once
+}
+
+func (r *endReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil {
+		r.once.Do(func() { close(r.ended) })
+	}
+	return n, err
 }
 
 // prepare starts opening the engine unless that is under way or done.

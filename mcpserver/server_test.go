@@ -2,7 +2,9 @@ package mcpserver_test
 
 import (
 	"context"
+	"errors"
 	"hash/fnv"
+	"io"
 	"math"
 	"strings"
 	"sync"
@@ -10,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
@@ -303,5 +307,76 @@ func TestModernProtocolClient(t *testing.T) {
 	}
 	if progress.Load() == 0 {
 		t.Error("no progress notification on the modern protocol")
+	}
+}
+
+// stuckEmbedder blocks every document embedding once armed, ignoring the
+// context, as a call stuck in a system call would.
+type stuckEmbedder struct {
+	slowEmbedder
+	armed   atomic.Bool
+	release chan struct{}
+}
+
+func (s *stuckEmbedder) Embed(ctx context.Context, texts []string, query bool) ([][]float32, error) {
+	if s.armed.Load() && !query {
+		select {
+		case s.entered <- struct{}{}:
+		default:
+		}
+		<-s.release
+	}
+	return s.slowEmbedder.Embed(ctx, texts, query)
+}
+
+// Serve returns within its shutdown timeout once its input ends, even with
+// a tool call that will not end.
+func TestServeShutdownWithAStuckCall(t *testing.T) {
+	emb := &stuckEmbedder{slowEmbedder: slowEmbedder{entered: make(chan struct{}, 1)}, release: make(chan struct{})}
+	defer close(emb.release)
+	opt := &braid.Options{Embedder: emb, Model: "slow"}
+	_, idx := indexed(t, 2, opt)
+	srvOpt := trusting(t)
+	srvOpt.ShutdownTimeout = 300 * time.Millisecond
+	srv := mcpserver.New(opener(idx, opt), srvOpt)
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- srv.Serve(context.Background(), toServer, fromServer)
+		fromServer.Close()
+	}()
+	c := client.NewClient(transport.NewIO(toClient, fromClient, io.NopCloser(strings.NewReader(""))))
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(context.Background(), initRequest()); err != nil {
+		t.Fatal(err)
+	}
+	more := t.TempDir()
+	writeVault(t, more, 3, "stuck")
+	emb.armed.Store(true)
+	go func() {
+		var req mcp.CallToolRequest
+		req.Params.Name, req.Params.Arguments = "index_path", map[string]any{"path": more}
+		_, _ = c.CallTool(context.Background(), req)
+	}()
+	select {
+	case <-emb.entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("index_path never reached the embedder")
+	}
+	start := time.Now()
+	fromClient.Close() // the client goes away
+	select {
+	case err := <-done:
+		if !errors.Is(err, mcpserver.ErrShutdownTimeout) {
+			t.Errorf("Serve: %v, want ErrShutdownTimeout", err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("Serve took %v to return", d)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not return after its input ended with a call stuck")
 	}
 }
