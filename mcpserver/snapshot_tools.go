@@ -80,7 +80,8 @@ func (s *Server) restoreTool() tool {
 		writes("Restore documents to files", false),
 		mcp.WithString("collection", mcp.Description("Restore the current documents of this collection (list_collections).")),
 		mcp.WithString("snapshot_id", mcp.Description("Restore the documents of this snapshot (list_snapshots).")),
-		mcp.WithString("output_directory", mcp.Required(), mcp.Description("The directory to write into; created when missing.")),
+		mcp.WithString("output_directory", mcp.Required(), mcp.Description("The directory to write into; created when missing. It must "+
+			"lie inside a folder this server allows (a registered source, a client root, or a braid serve --allow folder).")),
 		mcp.WithArray("include", mcp.Description("Only documents whose name matches one of these globs, e.g. [\"notes/**\"]."), mcp.WithStringItems()),
 		mcp.WithArray("exclude", mcp.Description("Skip documents whose name matches one of these globs."), mcp.WithStringItems()),
 		mcp.WithBoolean("overwrite", mcp.Description("Replace files that already exist. Default false: they are skipped."), mcp.DefaultBool(false)),

@@ -82,7 +82,8 @@ func (s *Server) indexPathTool() tool {
 			"embedded, skipped, errors (files that could not be read), took_ms."),
 		writes("Index a path", false),
 		mcp.WithString("path", mcp.Required(), mcp.Description("Absolute path of the folder, file or .jsonl corpus (a relative path "+
-			"is taken from the server's working directory).")),
+			"is taken from the server's working directory). It must lie inside a folder this server allows: a registered source, "+
+			"a root the client declares, or a folder the user gave with braid serve --allow.")),
 		mcp.WithString("pattern", mcp.Description("Only index files matching this glob, e.g. \"*.md\" or \"docs/**\". Default: "+
 			"what the source had, or every text file for a new source.")),
 		mcp.WithBoolean("recursive", mcp.Description("Index subfolders too. Default true; false indexes only the top level of "+

@@ -55,7 +55,8 @@ func (s *Server) addTool() tool {
 		mcp.WithString("content", mcp.Description("The document's text (UTF-8). Give this or path.")),
 		mcp.WithString("name", mcp.Description("The document's name in the store: a relative path such as \"notes/idea.md\"; its "+
 			"extension picks the parser. Required with content; default with path: the file's base name.")),
-		mcp.WithString("path", mcp.Description("A text file to copy into the store, instead of content.")),
+		mcp.WithString("path", mcp.Description("A text file to copy into the store, instead of content: a regular file of at most "+
+			"8 MB inside a folder this server allows (a registered source, a client root, or a braid serve --allow folder).")),
 		mcp.WithArray("tags", mcp.Description("Tags to give the document, without the #."), mcp.WithStringItems()),
 		mcp.WithArray("metadata", mcp.Description(descMetaPairs+" Search and list can filter on it."), mcp.WithStringItems()),
 		mcp.WithString("collection", mcp.Description("A collection to put the document in, for list, snapshots and restore. "+
