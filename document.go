@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // Document resolves a name to a document. A name is a document id, a path
@@ -159,11 +163,18 @@ func (e *Engine) Get(name string) (*Content, error) {
 		return e.getStored(c)
 	default:
 		c.File = filepath.Join(src.Path, filepath.FromSlash(d.Path))
-		if err := inside(src.Path, c.File); err != nil {
+		if err := inside(src.Path, c.File); err != nil && !src.FollowLinks {
 			return nil, err
 		}
 	}
-	c.Data, err = os.ReadFile(c.File)
+	root := ""
+	if src.Kind == index.SourceDir && !src.FollowLinks {
+		root = src.Path // the check above, made again as the file opens
+	}
+	c.Data, err = confine.ReadFile(root, c.File, 0)
+	if errors.Is(err, confine.ErrOutside) {
+		return nil, fmt.Errorf("%w: %s leads outside its source %s; braid reads only files inside a source", ErrOutside, c.File, src.Path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", c.File, err)
 	}
