@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -53,6 +54,9 @@ type Options struct {
 	// restore, inject_tags) may use, besides the registered sources and
 	// the roots the client declares. Nil allows only those.
 	Allow []string
+	// AllowNet lists address ranges the download tool may reach although
+	// they are not public; nil allows public addresses only.
+	AllowNet []netip.Prefix
 	// ShutdownTimeout bounds how long Serve waits, once its input ends,
 	// for tool calls under way and then for the engine to close. Zero
 	// means 5 seconds.

@@ -45,6 +45,7 @@ func (s *Server) tools() []tool {
 		s.injectTagsTool(),
 		// The document store (store_tools.go).
 		s.addTool(),
+		s.downloadTool(),
 		s.updateTool(),
 		s.deleteByNameTool(),
 		s.listVersionsTool(),

@@ -63,6 +63,7 @@ type CLI struct {
 	Tag           TagCmd           `cmd:"" help:"Add tags to a markdown file's frontmatter (or a <!-- tags: --> comment), changing nothing else, and re-index it."`
 	Tree          TreeCmd          `cmd:"" help:"Print the folder tree of the indexed sources with document counts."`
 	Add           AddCmd           `cmd:"" help:"Store a document (a file's copy, or --content) in the index itself, deduplicated by content, and index it; adding a name again keeps the old version."`
+	Download      DownloadCmd      `cmd:"" help:"Fetch a web page or file (text, markdown, HTML as markdown) into the document store and index it; public addresses only unless --allow-net."`
 	Update        UpdateCmd        `cmd:"" help:"Set a document's metadata (KEY=VALUE, searchable with --meta) or a stored document's tags."`
 	Delete        DeleteCmd        `cmd:"" help:"Delete stored documents (never a source's files) by name or --pattern; --dry-run lists them."`
 	Ls            LsCmd            `cmd:"" aliases:"list" help:"List documents (stored and from sources) with size, times, tags and metadata; filter by type, extension, time, tag or metadata."`

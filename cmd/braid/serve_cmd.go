@@ -20,6 +20,7 @@ type ServeCmd struct {
 	Watch       bool     `help:"Keep every registered source indexed while serving: changed files are re-indexed as they change (log lines on stderr)."`
 	Allow       []string `help:"A folder agents may name in tools that take a path (index_path, add, restore, inject_tags), besides the index's sources and the roots the client declares (repeatable)." type:"existingdir" placeholder:"DIR"`
 	AllowWrites bool     `help:"Offer the tools that write files outside the index directory (restore, inject_tags); without it an agent cannot write outside the index."`
+	AllowNet    []string `help:"An address range the download tool may reach although it is not public (loopback, private, link-local such as cloud metadata), e.g. 10.0.0.0/8 (repeatable)." placeholder:"CIDR"`
 	promptsFolder
 }
 
@@ -31,6 +32,10 @@ func (c *ServeCmd) Run(g *Globals) error {
 	}
 	if c.Watch && c.ReadOnly {
 		return errors.New("--watch re-indexes, which --read-only forbids; drop one of them")
+	}
+	nets, err := parseNets(c.AllowNet)
+	if err != nil {
+		return err
 	}
 	logs := g.stderr
 	if g.Quiet {
@@ -45,7 +50,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 		return perr
 	}
 	opt := &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: version, Watch: c.Watch,
-		Prompts: promptDir, Allow: c.Allow, AllowWrites: c.AllowWrites,
+		Prompts: promptDir, Allow: c.Allow, AllowWrites: c.AllowWrites, AllowNet: nets,
 		BeforeClose: func() {
 			if rs != nil {
 				rs.Close() // commands run for other processes end before the engine closes
@@ -66,7 +71,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 			fmt.Fprintf(logs, "braid serve: other braid commands cannot reach this server, so they cannot use the index while it runs: %v\n", err)
 		}
 	}
-	err := srv.Serve(g.ctx, g.stdin, g.stdout)
+	err = srv.Serve(g.ctx, g.stdin, g.stdout)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
