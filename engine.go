@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/rerank"
@@ -81,6 +82,10 @@ type Options struct {
 	// example "no reranker model installed: run braid models pull …");
 	// every search that would rerank repeats it as a warning.
 	NoRerank string
+	// RerankBudget, when not zero, is the cross-encoder's time per search
+	// whatever the index's settings say (a command-line flag); negative
+	// means no limit.
+	RerankBudget time.Duration
 
 	recovering bool // a reader's second open after finishing a crashed commit
 }
@@ -107,6 +112,9 @@ type Engine struct {
 	lexErr  error
 
 	names nameCache // document names for Find (nav.go)
+
+	settingsMu sync.RWMutex
+	settings   *Settings // settings.go
 }
 
 const (
@@ -143,6 +151,10 @@ func open(dir string, opt Options) (*Engine, error) {
 	}
 	e := &Engine{dir: dir, opt: opt, lock: lock}
 	if err := e.checkVersion(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if e.settings, err = loadSettings(dir); err != nil {
 		e.Close()
 		return nil, err
 	}

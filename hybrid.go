@@ -125,7 +125,7 @@ func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
 		return 0, "", nil
 	}
 	if why := e.VectorsUnavailable(); why != "" {
-		if opt.VectorWeight == nil || *opt.VectorWeight == 0 {
+		if opt.VectorWeight == nil || *opt.VectorWeight == 0 || opt.weightFromSettings {
 			return 0, "", nil // vectors were not asked for: nothing to warn about
 		}
 		if e.vec == nil {

@@ -47,7 +47,14 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, o
 			at = append(at, i)
 		}
 	}
-	out, err := e.opt.Reranker.Rerank(ctx, q.Semantic(), ps)
+	budget := e.opt.Reranker.Budget()
+	switch {
+	case opt.RerankBudget != 0:
+		budget = max(opt.RerankBudget, 0)
+	case e.opt.RerankBudget != 0:
+		budget = max(e.opt.RerankBudget, 0)
+	}
+	out, err := e.opt.Reranker.RerankWithin(ctx, q.Semantic(), ps, budget)
 	if err != nil {
 		return nil, 0, 0, "", fmt.Errorf("braid: rerank: %w", err)
 	}

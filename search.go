@@ -45,12 +45,18 @@ type SearchOptions struct {
 	Candidates int
 	// NoRerank skips the cross-encoder for this search.
 	NoRerank bool
+	// RerankBudget is the cross-encoder's time for this search; zero
+	// means the index's setting (Settings), else the engine's, else the
+	// reranker's own; negative means no limit.
+	RerankBudget time.Duration
 	// Hash answers with the document whose content hash (Document.Hash)
 	// is this or starts with it (8+ hex digits), as one hit of score 1;
 	// the query is ignored, the filters apply. A
 	// query that looks like a hash (LooksLikeHash) and matches one is
 	// answered the same way without it. See DocumentByHash.
 	Hash string
+
+	weightFromSettings bool // VectorWeight is the index's setting, not the caller's
 }
 
 // Normalization names how linear fusion rescales each list's scores.
@@ -167,6 +173,7 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds())
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
 	start := time.Now()
+	opt = e.withSettings(opt) // settings.go
 	if res, err := e.searchHash(query, opt, start); res != nil || err != nil {
 		return res, err
 	}

@@ -33,6 +33,7 @@ type Stats struct {
 	IndexBytes    int64         `json:"index_bytes"` // size of the index directory
 	SchemaVersion int           `json:"schema_version"`
 	Sources       []SourceStats `json:"sources"`
+	Settings      []Setting     `json:"settings"` // settings.go: the defaults searches use here
 }
 
 // Stats counts documents, chunks and bytes, in all and per source.
@@ -41,7 +42,7 @@ func (e *Engine) Stats() (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}}
+	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.SettingList()}
 	per := map[string]*SourceStats{}
 	for _, s := range srcs {
 		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), IndexedAt: s.IndexedAt})

@@ -13,8 +13,6 @@ import (
 	_ "time/tzdata" // time zones for get_current_datetime where the system has none
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/braidsearch/braid"
 )
 
 // The aliases answer to the tool names of the systems braid replaces, so
@@ -27,18 +25,18 @@ func (s *Server) searchDocumentsTool() tool {
 		"arguments and the same answer. Hybrid search of the indexed notes and documents by meaning and keywords (BM25 fused with "+
 		"vector similarity, reranked by a cross-encoder). Returns {results: [{id, chunk_id, path, title, score, snippet, line, "+
 		"highlights, source}], total, took_ms, warning}; pass a hit's chunk_id to read_around, or its id to read_node_content.",
-		braid.DefaultVectorWeight)
+		nil)
 }
 
 // knowledgeWeight is the vector_weight search_knowledge searches with:
 // meaning alone.
-const knowledgeWeight = 1
+var knowledgeWeight = 1.0
 
 func (s *Server) searchKnowledgeTool() tool {
 	t := s.searchToolAs("search_knowledge", "Alias of search with vector_weight fixed at 1: rank the indexed notes by meaning "+
 		"alone (embedding similarity), then rerank, so a question finds notes that answer it in other words. Takes search's other "+
 		"arguments and returns the same answer. Without an embedding model it runs on keywords and warning says so; use "+
-		"search_keyword for exact names and search to mix keywords in.", knowledgeWeight)
+		"search_keyword for exact names and search to mix keywords in.", &knowledgeWeight)
 	delete(t.def.InputSchema.Properties, "vector_weight")
 	t.def.InputSchema.PropertyOrder = slices.DeleteFunc(slices.Clone(t.def.InputSchema.PropertyOrder),
 		func(p string) bool { return p == "vector_weight" })

@@ -15,7 +15,7 @@ const maxLimit = 100
 type searchArgs struct {
 	Query        string   `json:"query"`
 	Limit        int      `json:"limit"`
-	VectorWeight float64  `json:"vector_weight"`
+	VectorWeight *float64 `json:"vector_weight"`
 	Fusion       string   `json:"fusion"`
 	Rerank       bool     `json:"rerank"`
 	SourceID     string   `json:"source_id"`
@@ -35,14 +35,18 @@ func (a *searchArgs) check() error {
 	if err := hashOrQuery(a.Hash, a.Query); err != nil { // nav_tools.go
 		return err
 	}
-	if err := intRange("limit", a.Limit, 1, maxLimit); err != nil {
+	if err := limitArg(a.Limit); err != nil {
 		return err
 	}
-	if err := floatRange("vector_weight", a.VectorWeight, 0, 1, " (0 = keyword only, 1 = meaning only)"); err != nil {
-		return err
+	if a.VectorWeight != nil {
+		if err := floatRange("vector_weight", *a.VectorWeight, 0, 1, " (0 = keyword only, 1 = meaning only)"); err != nil {
+			return err
+		}
 	}
-	if err := oneOf("fusion", a.Fusion, string(braid.FusionLinear), string(braid.FusionRRF)); err != nil {
-		return err
+	if a.Fusion != "" {
+		if err := oneOf("fusion", a.Fusion, string(braid.FusionLinear), string(braid.FusionRRF)); err != nil {
+			return err
+		}
 	}
 	if err := floatRange("similarity", a.Similarity, 0, 1, ""); err != nil {
 		return err
@@ -56,7 +60,7 @@ func (a *searchArgs) check() error {
 // Descriptions shared by search and search_keyword.
 const (
 	descQuery    = "What to look for, in words. \"Quoted phrases\" must appear as written; -word excludes documents with that word."
-	descLimit    = "How many results to return, best first: one per document. 1..100, default 10."
+	descLimit    = "How many results to return, best first: one per document. 1..100; default the index's limit setting (10 unless changed with configure)."
 	descSourceID = "Only search this source: its id or name from list_sources. Default: every source."
 	descPath     = "Only documents whose path (relative to its source, as results show it) matches this glob, e.g. \"docs/**\" or \"*.md\". Default: all."
 	descTags     = "Only documents that have every one of these tags (frontmatter tags or #hashtags, without the #). Default: no tag filter."
@@ -70,25 +74,31 @@ func (s *Server) searchTool() tool {
 		"source, source_id, heading_path}], total, took_ms, warning}. source says which retrievers found the hit: lexical, vector or hybrid, "+
 		"with +rerank when the cross-encoder reordered it. warning says when the search could not do what was asked (for example no "+
 		"embedding model installed: the search then ran on keywords alone). Pass a hit's chunk_id to read_around, or its id to "+
-		"read_node_content or get_document.", braid.DefaultVectorWeight)
+		"read_node_content or get_document.", nil)
 }
 
 // searchToolAs is the search tool named name, described by desc, with
-// vector_weight defaulting to weight: search and its aliases.
-func (s *Server) searchToolAs(name, desc string, weight float64) tool {
+// vector_weight defaulting to weight, or with nil to the index's setting:
+// search and its aliases.
+func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
+	weightDoc := "the index's vector_weight setting (" + fmt.Sprint(braid.DefaultVectorWeight) + " unless changed with configure)"
+	if weight != nil {
+		weightDoc = fmt.Sprint(*weight)
+	}
 	def := mcp.NewTool(name,
 		mcp.WithDescription(desc),
 		readOnly("Search notes"),
 		mcp.WithString("query", mcp.Description(descQuery+" Required unless hash is given; a query that is a content hash "+
 			"(8-64 hex digits) of a document is answered with that document.")),
 		mcp.WithString("hash", mcp.Description(descSearchHash)), // nav_tools.go
-		mcp.WithInteger("limit", mcp.Description(descLimit), mcp.DefaultNumber(10), mcp.Min(1), mcp.Max(maxLimit)),
+		mcp.WithInteger("limit", mcp.Description(descLimit), mcp.Min(1), mcp.Max(maxLimit)),
 		mcp.WithNumber("vector_weight", mcp.Description(fmt.Sprintf("How much meaning counts against keywords: 0 = keyword (BM25) only, "+
-			"1 = vector similarity only. Raise it for vague or conceptual questions, lower it for exact terms. 0..1, default %v. "+
-			"Without an embedding model every search is keyword only and says so in warning.", weight)),
-			mcp.DefaultNumber(weight), mcp.Min(0), mcp.Max(1)),
+			"1 = vector similarity only. Raise it for vague or conceptual questions, lower it for exact terms. 0..1, default %s. "+
+			"Without an embedding model every search is keyword only and says so in warning.", weightDoc)),
+			mcp.Min(0), mcp.Max(1)),
 		mcp.WithString("fusion", mcp.Description("How keyword and vector rankings are combined: linear (weighted normalised scores) "+
-			"or rrf (weighted reciprocal rank fusion). Default linear."), mcp.Enum("linear", "rrf"), mcp.DefaultString("linear")),
+			"or rrf (weighted reciprocal rank fusion). Default: the index's fusion setting (linear unless changed with configure)."),
+			mcp.Enum("linear", "rrf")),
 		mcp.WithBoolean("rerank", mcp.Description("Reorder the best 50 candidates with the cross-encoder: better order, a few tens of "+
 			"milliseconds more. Default true; ignored when no reranker is installed (warning says so)."), mcp.DefaultBool(true)),
 		mcp.WithString("source_id", mcp.Description(descSourceID)),
@@ -108,10 +118,9 @@ func (s *Server) searchToolAs(name, desc string, weight float64) tool {
 		mcp.WithBoolean("explain", mcp.Description("Add to each result how its score was made: BM25 score and rank, cosine and rank, "+
 			"weight, fused score, reranker score and rank before and after. Default false."), mcp.DefaultBool(false)),
 	)
-	defaults := searchArgs{Limit: 10, VectorWeight: weight, Fusion: string(braid.FusionLinear), Rerank: true, Similarity: 0.8}
+	defaults := searchArgs{VectorWeight: weight, Rerank: true, Similarity: 0.8}
 	return tool{def, adapt(s, name, defaults, func(ctx context.Context, c call, a *searchArgs) (any, error) {
-		w := a.VectorWeight
-		opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: &w, Fusion: braid.Fusion(a.Fusion), NoRerank: !a.Rerank,
+		opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: a.VectorWeight, Fusion: braid.Fusion(a.Fusion), NoRerank: !a.Rerank,
 			PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy, Similarity: a.Similarity, Explain: a.Explain, Hash: a.Hash}
 		opt.Metadata, _ = metaArg("metadata", a.Metadata)
 		if a.SourceID != "" {
@@ -134,7 +143,16 @@ func (a *keywordArgs) check() error {
 	if err := required("query", a.Query); err != nil {
 		return err
 	}
-	return intRange("limit", a.Limit, 1, maxLimit)
+	return limitArg(a.Limit)
+}
+
+// limitArg checks a search's limit: 1..maxLimit, or 0 (left out) for the
+// index's setting.
+func limitArg(n int) error {
+	if n == 0 {
+		return nil
+	}
+	return intRange("limit", n, 1, maxLimit)
 }
 
 func (s *Server) searchKeywordTool() tool {
@@ -144,13 +162,13 @@ func (s *Server) searchKeywordTool() tool {
 			"search: {results: [{id, chunk_id, path, title, score, snippet, line, highlights, source: \"lexical\"}], total, took_ms}."),
 		readOnly("Search notes by keyword"),
 		mcp.WithString("query", mcp.Required(), mcp.Description(descQuery)),
-		mcp.WithInteger("limit", mcp.Description(descLimit), mcp.DefaultNumber(10), mcp.Min(1), mcp.Max(maxLimit)),
+		mcp.WithInteger("limit", mcp.Description(descLimit), mcp.Min(1), mcp.Max(maxLimit)),
 		mcp.WithString("source_id", mcp.Description(descSourceID)),
 		mcp.WithString("path", mcp.Description(descPath)),
 		mcp.WithArray("tags", mcp.Description(descTags), mcp.WithStringItems()),
 		mcp.WithBoolean("fuzzy", mcp.Description(descFuzzy), mcp.DefaultBool(false)),
 	)
-	return tool{def, adapt(s, "search_keyword", keywordArgs{Limit: 10}, func(ctx context.Context, c call, a *keywordArgs) (any, error) {
+	return tool{def, adapt(s, "search_keyword", keywordArgs{}, func(ctx context.Context, c call, a *keywordArgs) (any, error) {
 		opt := braid.SearchOptions{Limit: a.Limit, Keyword: true, NoRerank: true, PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy}
 		if a.SourceID != "" {
 			opt.Sources = []string{a.SourceID}

@@ -281,7 +281,7 @@ func (s *Server) launch() *opening {
 		o.unpin = o.e.Pin() // a borrower's Close must not close it
 		c := o.e.Capabilities()
 		s.log.Printf("index %s open in %v (vectors: %v, rerank: %v, read-only: %v)", o.e.Dir(), time.Since(start).Round(time.Millisecond), c.Vectors, c.Rerank, c.ReadOnly)
-		if s.opt.Watch {
+		if (s.opt.Watch || watchSetting(o.e)) && !c.ReadOnly {
 			s.watchAll(o.e)
 		}
 	}()
@@ -331,18 +331,26 @@ func (s *Server) Close() error {
 	s.cur = nil
 	s.mu.Unlock()
 	if o == nil {
-		s.stopAll()
+		s.stopWatches()
 		s.watchers.Wait()
 		return nil
 	}
 	<-o.done
-	s.stopAll()
+	s.stopWatches()
 	s.watchers.Wait() // a re-index under way finishes before the engine closes
 	if o.e != nil && o.close != nil {
 		o.unpin()
 		o.close()
 	}
 	return nil
+}
+
+// stopWatches stops every watch for good: Close.
+func (s *Server) stopWatches() {
+	s.mu.Lock()
+	stop := s.stopAll
+	s.mu.Unlock()
+	stop()
 }
 
 // Lend waits for the engine and lends it for one command run on behalf of

@@ -39,6 +39,7 @@ func (s *Server) tools() []tool {
 		s.indexPathTool(),
 		s.removeSourceTool(),
 		s.getStatsTool(),
+		s.configureTool(),
 		s.exploreLinksTool(),
 		s.findGapsTool(),
 		s.listDirectoryStructureTool(),

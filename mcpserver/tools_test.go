@@ -77,7 +77,7 @@ func TestToolsGolden(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"add", "cite", "compare_versions", "create_snapshot", "delete_by_name", "download", "explore_links", "find", "find_gaps", "get",
+	want := []string{"add", "cite", "compare_versions", "configure", "create_snapshot", "delete_by_name", "download", "explore_links", "find", "find_gaps", "get",
 		"get_current_datetime", "get_document", "get_info", "get_stats", "grep", "index_path", "inject_tags", "list", "list_collections",
 		"list_directory_structure", "list_snapshots", "list_sources", "list_versions", "read", "read_around", "read_node_content",
 		"remove_source", "restore", "scratchpad_list", "scratchpad_read", "search", "search_documents", "search_keyword", "search_knowledge",
@@ -139,7 +139,7 @@ func TestSearchTools(t *testing.T) {
 		r = searchJSON{}
 		decode(t, c.ok(tool, args), &r)
 	}
-	search("search", map[string]any{"query": "note number alpha", "limit": 5, "explain": true})
+	search("search", map[string]any{"query": "note number alpha", "limit": 5, "explain": true, "vector_weight": 0.6})
 	if len(r.Results) != 5 || r.Total < 12 {
 		t.Fatalf("search: %d results of %d, want 5 of at least 12", len(r.Results), r.Total)
 	}
@@ -147,7 +147,7 @@ func TestSearchTools(t *testing.T) {
 	if h.Source != "lexical" || h.ID == "" || !strings.HasPrefix(h.ChunkID, h.ID+"#") || h.Line.Start < 1 || len(h.Highlights) == 0 || h.Explain == nil {
 		t.Errorf("first hit %+v: want a lexical hit with ids, lines, highlights and explain", h)
 	}
-	// Hybrid by default, but no model: the search says it ran on keywords.
+	// Hybrid asked for, but no model: the search says it ran on keywords.
 	if !strings.Contains(r.Warning, "lexical only") || !strings.Contains(r.Warning, noModel) {
 		t.Errorf("warning %q, want it to say the search was lexical only and why", r.Warning)
 	}
@@ -650,8 +650,8 @@ func TestLongModelReasonGivenOnce(t *testing.T) {
 	why := "ONNX Runtime library not found (looked in /a, /b, /c); run make ort or set BRAID_ORT_LIB"
 	c := &clientT{connect(t, mcpserver.New(opener(idx, &braid.Options{NoVectors: why, NoRerank: why}), nil)), t}
 	var first, second searchJSON
-	decode(t, c.ok("search", map[string]any{"query": "alpha"}), &first)
-	decode(t, c.ok("search", map[string]any{"query": "note"}), &second)
+	decode(t, c.ok("search", map[string]any{"query": "alpha", "vector_weight": 0.6}), &first)
+	decode(t, c.ok("search", map[string]any{"query": "note", "vector_weight": 0.6}), &second)
 	if strings.Count(first.Warning, why) != 1 || !strings.Contains(first.Warning, "not reranked: as above") {
 		t.Errorf("first warning %q, want the reason once in full", first.Warning)
 	}

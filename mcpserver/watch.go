@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"time"
 
 	"github.com/braidsearch/braid"
@@ -44,10 +45,11 @@ func (s *Server) watch(e *braid.Engine, path string) error {
 	}
 	s.watching[path] = true
 	s.watchers.Add(1)
+	ctx := s.watchCtx
 	go func() {
 		defer s.watchers.Done()
 		s.log.Printf("watching %s", path)
-		err := e.Watch(s.watchCtx, []string{path}, &braid.WatchOptions{
+		err := e.Watch(ctx, []string{path}, &braid.WatchOptions{
 			Serialize: s.write,
 			Warn:      func(err error) { s.log.Printf("watch %s: %v", path, err) },
 			Indexed: func(src *braid.Source, sum *braid.Summary, err error) {
@@ -60,12 +62,30 @@ func (s *Server) watch(e *braid.Engine, path string) error {
 				}
 			},
 		})
-		if err != nil && s.watchCtx.Err() == nil {
+		if err != nil && ctx.Err() == nil {
 			s.log.Printf("watch %s stopped: %v", path, err)
 		}
 		s.mu.Lock()
-		delete(s.watching, path)
+		if ctx == s.watchCtx { // else unwatchAll has forgotten it already
+			delete(s.watching, path)
+		}
 		s.mu.Unlock()
 	}()
 	return nil
+}
+
+// unwatchAll stops every watch (the watch setting turned off).
+func (s *Server) unwatchAll() {
+	s.mu.Lock()
+	stop := s.stopAll
+	s.watchCtx, s.stopAll = context.WithCancel(context.Background())
+	s.watching = map[string]bool{}
+	s.mu.Unlock()
+	stop()
+}
+
+// watchSetting says whether the index's settings ask for watching.
+func watchSetting(e *braid.Engine) bool {
+	w := e.Settings().Watch
+	return w != nil && *w
 }

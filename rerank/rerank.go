@@ -152,6 +152,16 @@ func (r *Reranker) measure(tokens float64, d time.Duration) {
 // Outcome.Reranked passages by Outcome.Scores. A cancelled ctx, or a
 // Scorer error, returns the error and no scores.
 func (r *Reranker) Rerank(ctx context.Context, query string, ps []Passage) (Outcome, error) {
+	return r.RerankWithin(ctx, query, ps, r.budget)
+}
+
+// Budget is the budget the Reranker was made with.
+func (r *Reranker) Budget() time.Duration { return r.budget }
+
+// RerankWithin is Rerank with a budget for this call instead of the
+// Reranker's own; 0 or less means no limit.
+func (r *Reranker) RerankWithin(ctx context.Context, query string, ps []Passage, budget time.Duration) (Outcome, error) {
+	budget = max(budget, 0)
 	if r.s == nil {
 		return Outcome{}, ErrNoScorer
 	}
@@ -180,7 +190,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, ps []Passage) (Outc
 
 	done := 0 // pending[:done] are scored
 	for done < len(pending) {
-		m := r.fit(query, texts, pending[done:], time.Since(start))
+		m := r.fit(query, texts, pending[done:], budget, time.Since(start))
 		if done == 0 {
 			m = max(m, min(calibration, len(pending)))
 		}
@@ -229,15 +239,15 @@ func (r *Reranker) Rerank(ctx context.Context, query string, ps []Passage) (Outc
 // next, given that elapsed of the budget is spent: all of them without a
 // budget, the calibration batch before any measurement, otherwise as many
 // as the measured throughput says fit in the rest of the budget.
-func (r *Reranker) fit(query string, texts []string, pending []int, elapsed time.Duration) int {
-	if r.budget == 0 {
+func (r *Reranker) fit(query string, texts []string, pending []int, budget, elapsed time.Duration) int {
+	if budget == 0 {
 		return len(pending)
 	}
 	rate := r.throughput()
 	if rate == 0 {
 		return min(calibration, len(pending))
 	}
-	left := (r.budget - elapsed).Seconds() * rate // tokens that fit
+	left := (budget - elapsed).Seconds() * rate // tokens that fit
 	m := 0
 	for _, i := range pending {
 		left -= cost(query, texts[i])

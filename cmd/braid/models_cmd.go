@@ -21,7 +21,7 @@ type modelFlags struct {
 	Threads      int           `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
 	Reranker     string        `help:"Reranking model: a registry id, a directory, or none (default: cross-encoder/ms-marco-MiniLM-L-6-v2 when installed)." env:"BRAID_RERANKER" placeholder:"ID|DIR"`
 	RerankTop    int           `help:"Fused candidates the reranker reads." default:"50" placeholder:"N"`
-	RerankBudget time.Duration `help:"Time the reranker may take per query (0: no limit); candidates it has no time for keep their fused order." default:"250ms" placeholder:"DURATION"`
+	RerankBudget *time.Duration `help:"Time the reranker may take per query (0: no limit; default the index's rerank_budget setting, else 250ms); candidates it has no time for keep their fused order." placeholder:"DURATION"`
 	HNSWM        int           `name:"hnsw-m" help:"Links per node in the HNSW graph (default 16; a change rebuilds the graph from stored embeddings)." placeholder:"M"`
 	EfSearch     int           `name:"ef-search" help:"HNSW search breadth (default 768: recall@10 >= 0.98 even on random vectors; lower is faster)." placeholder:"N"`
 }
@@ -102,7 +102,13 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 		opt.Embedder, opt.Model = emb, emb.Key()
 	}
 	if ce != nil {
-		opt.Reranker = rerank.New(ce, rerank.Options{Top: g.RerankTop, Budget: g.RerankBudget})
+		opt.Reranker = rerank.New(ce, rerank.Options{Top: g.RerankTop, Budget: braid.DefaultRerankBudget})
+		if b := g.RerankBudget; b != nil { // the flag wins over the index's setting
+			opt.RerankBudget = *b
+			if *b == 0 {
+				opt.RerankBudget = -1 // no limit
+			}
+		}
 	}
 	closeModels := func() {
 		if emb != nil {
@@ -136,7 +142,7 @@ func (g *Globals) reranker() (*model.CrossEncoder, string, error) {
 	if g.Reranker == "none" {
 		return nil, "", nil
 	}
-	if g.RerankTop < 1 || g.RerankBudget < 0 {
+	if g.RerankTop < 1 || (g.RerankBudget != nil && *g.RerankBudget < 0) {
 		return nil, "", fmt.Errorf("--rerank-top wants 1 or more and --rerank-budget 0 or more")
 	}
 	s := g.setup()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/braidsearch/braid"
@@ -83,6 +84,15 @@ func (c *StatsCmd) Run(g *Globals) error {
 		st.Dir, st.SchemaVersion, st.Documents, st.Chunks, index.FormatBytes(st.Bytes), index.FormatBytes(st.IndexBytes))
 	for _, s := range st.Sources {
 		fmt.Fprintf(g.stdout, "  %s %-20s %6d docs %7d chunks %9s  %s\n", s.ID, s.Name, s.Documents, s.Chunks, index.FormatBytes(s.Bytes), s.Path)
+	}
+	var set []string
+	for _, s := range st.Settings {
+		if s.Set {
+			set = append(set, s.Name+"="+s.Value)
+		}
+	}
+	if len(set) > 0 {
+		fmt.Fprintf(g.stdout, "settings (braid config): %s\n", strings.Join(set, ", "))
 	}
 	return nil
 }

@@ -1,0 +1,297 @@
+package braid
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Settings are the defaults an index keeps: what a search that names no
+// value of its own uses, and whether a server on the index watches its
+// sources. They live in the index directory (settings.json), so every
+// process on the index (the CLI, braid serve, batch) answers alike, and
+// braid config (or the MCP configure tool) changes them at run time.
+// Precedence: a value a search names > the index's setting > braid's
+// built-in default. A nil field means the built-in default.
+type Settings struct {
+	VectorWeight *float64 `json:"vector_weight,omitempty"` // 0..1; built in: DefaultVectorWeight
+	Fusion       *Fusion  `json:"fusion,omitempty"`        // linear or rrf; built in: linear
+	Limit        *int     `json:"limit,omitempty"`         // 1..100; built in: 10
+	Candidates   *int     `json:"candidates,omitempty"`    // 10..1000; built in: 50
+	Rerank       *bool    `json:"rerank,omitempty"`        // built in: true (when a cross-encoder is installed)
+	RerankBudget *Millis  `json:"rerank_budget,omitempty"` // 0 (no limit) ..10s; built in: the reranker's own (250ms)
+	Watch        *bool    `json:"watch,omitempty"`         // braid serve watches every source; built in: false
+}
+
+// Millis is a duration kept as a string such as "250ms" in JSON.
+type Millis time.Duration
+
+func (m Millis) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(m).String()) }
+
+func (m *Millis) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	d, err := time.ParseDuration(s)
+	*m = Millis(d)
+	return err
+}
+
+// Built-in defaults of the settings.
+const (
+	DefaultLimit        = 10
+	DefaultCandidates   = 50
+	DefaultRerankBudget = 250 * time.Millisecond
+)
+
+// Setting describes one setting for braid config list and the configure
+// tool.
+type Setting struct {
+	Name    string `json:"name"`
+	Value   string `json:"value"`   // in effect: the index's, or the default
+	Default string `json:"default"` // built in
+	Set     bool   `json:"set"`     // the index sets it
+	Allowed string `json:"allowed"` // what set accepts
+	Help    string `json:"help"`
+}
+
+// settingDef is how one setting is read, checked and written.
+type settingDef struct {
+	name, allowed, help string
+	builtIn             func(e *Engine) string
+	get                 func(s *Settings) (string, bool)
+	set                 func(s *Settings, v string) error // v == "" resets
+}
+
+var settingDefs = []settingDef{
+	{"vector_weight", "a number from 0 (keywords only) to 1 (meaning only)", "the vector weight of a search that names none",
+		func(*Engine) string { return fmtFloat(DefaultVectorWeight) },
+		func(s *Settings) (string, bool) { return optString(s.VectorWeight, fmtFloat) },
+		func(s *Settings, v string) error {
+			return setParsed(&s.VectorWeight, v, func(v string) (float64, bool) {
+				f, err := strconv.ParseFloat(v, 64)
+				return f, err == nil && !math.IsNaN(f) && f >= 0 && f <= 1
+			})
+		}},
+	{"fusion", "linear or rrf", "how a search that names none combines the keyword and vector lists",
+		func(*Engine) string { return string(FusionLinear) },
+		func(s *Settings) (string, bool) {
+			return optString(s.Fusion, func(f Fusion) string { return string(f) })
+		},
+		func(s *Settings, v string) error {
+			return setParsed(&s.Fusion, v, func(v string) (Fusion, bool) { return Fusion(v), v == "linear" || v == "rrf" })
+		}},
+	{"limit", "a whole number from 1 to 100", "how many results a search returns when it names no limit",
+		func(*Engine) string { return strconv.Itoa(DefaultLimit) },
+		func(s *Settings) (string, bool) { return optString(s.Limit, strconv.Itoa) },
+		func(s *Settings, v string) error { return setParsed(&s.Limit, v, intIn(1, 100)) }},
+	{"candidates", "a whole number from 10 to 1000", "how many chunks each retriever hands to fusion",
+		func(*Engine) string { return strconv.Itoa(DefaultCandidates) },
+		func(s *Settings) (string, bool) { return optString(s.Candidates, strconv.Itoa) },
+		func(s *Settings, v string) error { return setParsed(&s.Candidates, v, intIn(10, 1000)) }},
+	{"rerank", "true or false", "whether searches go through the cross-encoder (when one is installed)",
+		func(*Engine) string { return "true" },
+		func(s *Settings) (string, bool) { return optString(s.Rerank, strconv.FormatBool) },
+		func(s *Settings, v string) error { return setParsed(&s.Rerank, v, parseBool) }},
+	{"rerank_budget", "a duration from 0 (no limit) to 10s, such as 250ms", "the time the cross-encoder may take per search",
+		func(e *Engine) string {
+			if e != nil && e.opt.Reranker != nil {
+				return e.opt.Reranker.Budget().String()
+			}
+			return DefaultRerankBudget.String()
+		},
+		func(s *Settings) (string, bool) {
+			return optString(s.RerankBudget, func(m Millis) string { return time.Duration(m).String() })
+		},
+		func(s *Settings, v string) error {
+			return setParsed(&s.RerankBudget, v, func(v string) (Millis, bool) {
+				d, err := time.ParseDuration(v)
+				return Millis(d), err == nil && d >= 0 && d <= 10*time.Second
+			})
+		}},
+	{"watch", "true or false", "whether braid serve keeps every source indexed as files change (as serve --watch)",
+		func(*Engine) string { return "false" },
+		func(s *Settings) (string, bool) { return optString(s.Watch, strconv.FormatBool) },
+		func(s *Settings, v string) error { return setParsed(&s.Watch, v, parseBool) }},
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func optString[T any](p *T, f func(T) string) (string, bool) {
+	if p == nil {
+		return "", false
+	}
+	return f(*p), true
+}
+
+// setParsed sets *dst from v when parse accepts it; "" resets it.
+func setParsed[T any](dst **T, v string, parse func(string) (T, bool)) error {
+	if v == "" {
+		*dst = nil
+		return nil
+	}
+	x, ok := parse(strings.TrimSpace(v))
+	if !ok {
+		return errBadValue
+	}
+	*dst = &x
+	return nil
+}
+
+var errBadValue = errors.New("bad value")
+
+func intIn(lo, hi int) func(string) (int, bool) {
+	return func(v string) (int, bool) {
+		n, err := strconv.Atoi(v)
+		return n, err == nil && n >= lo && n <= hi
+	}
+}
+
+func parseBool(v string) (bool, bool) {
+	b, err := strconv.ParseBool(v)
+	return b, err == nil
+}
+
+// ErrUnknownSetting is the error for a setting name braid does not have.
+var ErrUnknownSetting = errors.New("braid: unknown setting")
+
+// settingsFile holds an index's settings.
+const settingsFile = "settings.json"
+
+// loadSettings reads the index's settings; a missing file means none set.
+func loadSettings(dir string) (*Settings, error) {
+	data, err := os.ReadFile(filepath.Join(dir, settingsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return &Settings{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("braid: read %s: %w", settingsFile, err)
+	}
+	s := &Settings{}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("braid: %s in %s is damaged (%v); fix it, or delete it to go back to the default settings", settingsFile, dir, err)
+	}
+	// Values written by hand are checked as braid config set checks them.
+	for _, d := range settingDefs {
+		if v, ok := d.get(s); ok {
+			if err := d.set(&Settings{}, v); err != nil {
+				return nil, fmt.Errorf("braid: %s in %s: %s %q is out of range, want %s; fix it with braid config set", settingsFile, dir, d.name, v, d.allowed)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Settings returns the index's settings (a copy).
+func (e *Engine) Settings() Settings {
+	e.settingsMu.RLock()
+	defer e.settingsMu.RUnlock()
+	return *e.settings
+}
+
+// SettingList describes every setting: its value in effect, the built-in
+// default, whether the index sets it, and what it accepts.
+func (e *Engine) SettingList() []Setting {
+	s := e.Settings()
+	return e.settingList(&s)
+}
+
+// SettingNames lists the settings' names.
+func SettingNames() []string {
+	names := make([]string, len(settingDefs))
+	for i, d := range settingDefs {
+		names[i] = d.name
+	}
+	sort.Strings(names)
+	return names
+}
+
+// SetSetting checks and changes one setting and saves the index's
+// settings at once; an empty value resets it to the built-in default. It
+// takes effect for the searches that start after it.
+func (e *Engine) SetSetting(name, value string) (*Setting, error) {
+	if e.opt.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	var def *settingDef
+	for i := range settingDefs {
+		if settingDefs[i].name == name {
+			def = &settingDefs[i]
+		}
+	}
+	if def == nil {
+		return nil, fmt.Errorf("%w %q; the settings are %s", ErrUnknownSetting, name, strings.Join(SettingNames(), ", "))
+	}
+	e.settingsMu.Lock()
+	defer e.settingsMu.Unlock()
+	next := *e.settings
+	if err := def.set(&next, value); err != nil {
+		return nil, fmt.Errorf("%w: %s %q is out of range; want %s", ErrBadOption, name, value, def.allowed)
+	}
+	data, err := json.MarshalIndent(&next, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(e.dir, settingsFile), append(data, '\n')); err != nil {
+		return nil, fmt.Errorf("braid: save settings: %w", err)
+	}
+	e.settings = &next
+	for _, s := range e.settingList(&next) {
+		if s.Name == name {
+			return &s, nil
+		}
+	}
+	return nil, nil
+}
+
+func (e *Engine) settingList(s *Settings) []Setting {
+	out := make([]Setting, 0, len(settingDefs))
+	for _, d := range settingDefs {
+		def := d.builtIn(e)
+		v, set := d.get(s)
+		if !set {
+			v = def
+		}
+		out = append(out, Setting{Name: d.name, Value: v, Default: def, Set: set, Allowed: d.allowed, Help: d.help})
+	}
+	return out
+}
+
+// withSettings fills what a search leaves open from the index's settings.
+func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
+	s := e.Settings()
+	if opt.VectorWeight == nil && s.VectorWeight != nil {
+		w := *s.VectorWeight
+		opt.VectorWeight = &w
+		opt.weightFromSettings = true
+	}
+	if opt.Fusion == "" && s.Fusion != nil {
+		opt.Fusion = *s.Fusion
+	}
+	if opt.Limit == 0 && s.Limit != nil {
+		opt.Limit = *s.Limit
+	}
+	if opt.Candidates == 0 && s.Candidates != nil {
+		opt.Candidates = *s.Candidates
+	}
+	if s.Rerank != nil && !*s.Rerank {
+		opt.NoRerank = true
+	}
+	if opt.RerankBudget == 0 && e.opt.RerankBudget == 0 && s.RerankBudget != nil {
+		opt.RerankBudget = time.Duration(*s.RerankBudget)
+		if opt.RerankBudget == 0 {
+			opt.RerankBudget = -1 // the setting says no limit
+		}
+	}
+	return opt
+}
