@@ -15,15 +15,15 @@ import (
 
 // modelFlags choose the embedding model and the runtime that runs it.
 type modelFlags struct {
-	Models       string        `help:"Directory of pulled models (default: the user cache, ~/.cache/braid/models)." env:"BRAID_MODELS" type:"path" placeholder:"DIR"`
-	ORTLib       string        `name:"ort-lib" help:"ONNX Runtime shared library, version 1.24 or later (default: found in the known places; make ort installs one)." env:"BRAID_ORT_LIB" type:"path" placeholder:"FILE"`
-	Model        string        `help:"Embedding model: a registry id (see braid models list), a directory with model.onnx and tokenizer.json, or none for BM25 only." env:"BRAID_MODEL" placeholder:"ID|DIR"`
-	Threads      int           `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
-	Reranker     string        `help:"Reranking model: a registry id, a directory, or none (default: cross-encoder/ms-marco-MiniLM-L-6-v2 when installed)." env:"BRAID_RERANKER" placeholder:"ID|DIR"`
-	RerankTop    int           `help:"Fused candidates the reranker reads." default:"50" placeholder:"N"`
+	Models       string         `help:"Directory of pulled models (default: the user cache, ~/.cache/braid/models)." env:"BRAID_MODELS" type:"path" placeholder:"DIR"`
+	ORTLib       string         `name:"ort-lib" help:"ONNX Runtime shared library, version 1.24 or later (default: found in the known places; make ort installs one)." env:"BRAID_ORT_LIB" type:"path" placeholder:"FILE"`
+	Model        string         `help:"Embedding model: a registry id (see braid models list), a directory with model.onnx and tokenizer.json, or none for BM25 only." env:"BRAID_MODEL" placeholder:"ID|DIR"`
+	Threads      int            `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
+	Reranker     string         `help:"Reranking model: a registry id, a directory, or none (default: cross-encoder/ms-marco-MiniLM-L-6-v2 when installed)." env:"BRAID_RERANKER" placeholder:"ID|DIR"`
+	RerankTop    int            `help:"Fused candidates the reranker reads." default:"50" placeholder:"N"`
 	RerankBudget *time.Duration `help:"Time the reranker may take per query (0: no limit; default the index's rerank_budget setting, else 250ms); candidates it has no time for keep their fused order." placeholder:"DURATION"`
-	HNSWM        int           `name:"hnsw-m" help:"Links per node in the HNSW graph (default 16; a change rebuilds the graph from stored embeddings)." placeholder:"M"`
-	EfSearch     int           `name:"ef-search" help:"HNSW search breadth (default 768: recall@10 >= 0.98 even on random vectors; lower is faster)." placeholder:"N"`
+	HNSWM        int            `name:"hnsw-m" help:"Links per node in the HNSW graph (default 16; a change rebuilds the graph from stored embeddings)." placeholder:"M"`
+	EfSearch     int            `name:"ef-search" help:"HNSW search breadth (default 768: recall@10 >= 0.98 even on random vectors; lower is faster)." placeholder:"N"`
 }
 
 func (f *modelFlags) setup() model.Setup {
