@@ -20,11 +20,8 @@ type ConfigListCmd struct{}
 
 // Run lists.
 func (c *ConfigListCmd) Run(g *Globals) error {
-	var list []braid.Setting
-	if err := g.withReader("braid config", func(e *braid.Engine) error {
-		list = e.SettingList()
-		return nil
-	}); err != nil {
+	list, err := settingList(g)
+	if err != nil {
 		return err
 	}
 	if g.JSON {
@@ -48,11 +45,8 @@ type ConfigGetCmd struct {
 
 // Run prints it.
 func (c *ConfigGetCmd) Run(g *Globals) error {
-	var list []braid.Setting
-	if err := g.withReader("braid config", func(e *braid.Engine) error {
-		list = e.SettingList()
-		return nil
-	}); err != nil {
+	list, err := settingList(g)
+	if err != nil {
 		return err
 	}
 	for _, s := range list {
@@ -101,6 +95,15 @@ func (c *ConfigResetCmd) Run(g *Globals) error {
 		m[n] = ""
 	}
 	return setSettings(g, m)
+}
+
+// settingList reads the index's settings.
+func settingList(g *Globals) (list []braid.Setting, err error) {
+	err = g.withReader("braid config", func(e *braid.Engine) error {
+		list = e.SettingList()
+		return nil
+	})
+	return list, err
 }
 
 func setSettings(g *Globals, values map[string]string) error {
