@@ -57,4 +57,16 @@
 // inline links and images, reference links and <autolinks> are. Markdown
 // link targets keep their percent-encoding ("My%20Note.md"); deciding which
 // are local files, and decoding them, is the caller's job.
+//
+// # Hostile files
+//
+// Parse takes time and memory in proportion to the file's size, whatever
+// it holds. It keeps at most [MaxTags] tags, [MaxLinks] links and
+// [MaxHeadings] headings per file, the first ones in document order, and
+// counts the rest in Doc.Dropped. goldmark's time grows with the square of
+// a paragraph's line count when the paragraph holds many brackets or link
+// reference definitions, so a stretch of more than 500 lines without a
+// blank line is parsed in pieces cut between lines (never inside a code
+// fence): a link text or emphasis that spans a cut reads as two halves, and
+// a reference definition does not apply in the pieces before its own.
 package markdown

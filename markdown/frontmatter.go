@@ -164,7 +164,7 @@ func (p *parser) wikiLinksIn(key, s string, line int, literal bool) {
 		}
 		if l, ok := parseWikiLink(s[k+2 : j]); ok {
 			l.Kind, l.Key, l.Line = FrontmatterLink, valid([]byte(key)), line
-			p.doc.Links = append(p.doc.Links, l)
+			p.addLink(l)
 		}
 		if literal {
 			line += strings.Count(s[k:j+2], "\n")

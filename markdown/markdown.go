@@ -10,6 +10,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	gmparser "github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -45,7 +46,33 @@ type Doc struct {
 	// Warnings describes problems that did not stop parsing, such as
 	// frontmatter that is not valid YAML.
 	Warnings []string
+	// Dropped counts the distinct tags, the links and the headings that
+	// Parse found past MaxTags, MaxLinks and MaxHeadings and left out of
+	// Tags, Links and Headings (the first ones in document order are kept).
+	// It is zero for any real note.
+	Dropped Counts
 }
+
+// Counts is a number of tags, links and headings.
+type Counts struct {
+	Tags, Links, Headings int
+}
+
+// Any reports whether any count is above zero.
+func (c Counts) Any() bool { return c.Tags > 0 || c.Links > 0 || c.Headings > 0 }
+
+// The caps of Parse on one document. Past them further tags, links and
+// headings are only counted, in Doc.Dropped, so that what one hostile file
+// costs to index (a tag is stored with every chunk of its document, a link
+// is an edge of the graph, a heading starts a chunk) stays in proportion to
+// its size. No real note comes near them: the largest of the 1,239 notes of
+// the SilverBullet and Dendron documentation have 19 tags, 222 links and
+// 303 headings.
+const (
+	MaxTags     = 1_000
+	MaxLinks    = 20_000
+	MaxHeadings = 10_000
+)
 
 // Heading is one ATX (# Title) or setext (Title / ===) heading.
 type Heading struct {
@@ -94,7 +121,13 @@ var md = goldmark.New()
 // problems such as broken frontmatter YAML are reported in Doc.Warnings and
 // the rest of the file is still parsed.
 func Parse(name string, src []byte) *Doc {
-	p := &parser{src: src, doc: &Doc{BodyStart: 1}, seenTags: map[string]bool{}}
+	return parse(name, src, maxRunLines)
+}
+
+// parse is Parse with the longest stretch of lines goldmark parses in one
+// piece as a parameter, so tests can compare pieces with the whole.
+func parse(name string, src []byte, maxRun int) *Doc {
+	p := &parser{src: src, doc: &Doc{BodyStart: 1}, seenTags: map[string]bool{}, maxRun: maxRun}
 	p.lineStarts = lineStarts(src)
 	p.frontmatter()
 	p.body()
@@ -107,6 +140,7 @@ type parser struct {
 	lineStarts []int // byte offset of the start of each line
 	doc        *Doc
 	seenTags   map[string]bool
+	maxRun     int // see maxRunLines
 	bodyOff    int // offset of the body in src
 	h1         string
 }
@@ -154,7 +188,20 @@ func (p *parser) addTag(t string) {
 		return
 	}
 	p.seenTags[t] = true
+	if len(p.doc.Tags) == MaxTags {
+		p.doc.Dropped.Tags++
+		return
+	}
 	p.doc.Tags = append(p.doc.Tags, t)
+}
+
+// addLink records a link, or counts it as dropped past MaxLinks.
+func (p *parser) addLink(l Link) {
+	if len(p.doc.Links) == MaxLinks {
+		p.doc.Dropped.Links++
+		return
+	}
+	p.doc.Links = append(p.doc.Links, l)
 }
 
 func (p *parser) title(name string) {
@@ -179,7 +226,10 @@ func (p *parser) title(name string) {
 }
 
 // body parses the markdown after the frontmatter with goldmark and collects
-// headings, links and tags.
+// headings, links and tags. A body with a very long stretch of lines
+// without a blank line is parsed in pieces (see cuts); the pieces share
+// one goldmark context, so a reference definition holds in the pieces
+// after its own.
 func (p *parser) body() {
 	defer func() {
 		if r := recover(); r != nil {
@@ -187,17 +237,96 @@ func (p *parser) body() {
 		}
 	}()
 	body := p.src[p.bodyOff:]
-	root := md.Parser().Parse(text.NewReader(body))
-	w := walker{p: p, body: body}
-	_ = ast.Walk(root, w.visit)
-	w.flush()
+	pc := gmparser.NewContext()
+	start := 0
+	for _, end := range append(cuts(body, p.maxRun), len(body)) {
+		w := walker{p: p, body: body[start:end], base: p.bodyOff + start}
+		root := md.Parser().Parse(text.NewReader(w.body), gmparser.WithContext(pc))
+		_ = ast.Walk(root, w.visit)
+		w.flush()
+		start = end
+	}
 }
 
-// walker visits the goldmark tree of the body. Offsets in the tree are
-// relative to body; p.bodyOff converts them to offsets in the file.
+// maxRunLines is the most lines without a blank line among them that
+// goldmark parses in one piece. Its time grows with the square of a
+// paragraph's lines once the paragraph holds many brackets or reference
+// definitions (yuin/goldmark#596: 20,000 lines of [[wikilinks]] took 2 s,
+// 80,000 lines of "[a]: /u" 5 s); in pieces of at most this many lines it
+// grows linearly. Paragraphs in notes are far shorter; a long list without
+// blank lines may be cut between two items, which changes nothing that
+// Parse reports.
+const maxRunLines = 500
+
+// cuts returns the offsets of body at which to start a new goldmark piece:
+// the start of a line after more than maxRun lines none of which is blank,
+// never inside a fenced code block, and not before a line that starts with
+// white space (a continuation or nested block) or one that could underline
+// a setext heading. Most bodies have none.
+func cuts(body []byte, maxRun int) []int {
+	var out []int
+	run := 0
+	var fence byte // the character of the open code fence, 0 when none
+	fenceLen := 0
+	for off := 0; off < len(body); {
+		end := len(body)
+		if i := bytes.IndexByte(body[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		line := bytes.TrimRight(body[off:end], "\r\n")
+		trimmed := bytes.TrimLeft(line, " \t")
+		if len(trimmed) == 0 {
+			run = 0
+		} else {
+			if run >= maxRun && fence == 0 && len(trimmed) == len(line) && !underline(line) {
+				out = append(out, off)
+				run = 0
+			}
+			run++
+		}
+		if c, n := fenceAt(trimmed); n > 0 && len(line)-len(trimmed) < 4 {
+			switch {
+			case fence == 0:
+				fence, fenceLen = c, n
+			case c == fence && n >= fenceLen && len(bytes.Trim(trimmed, string(c))) == 0:
+				fence = 0
+			}
+		}
+		off = end
+	}
+	return out
+}
+
+// fenceAt returns the character and length of a code fence (``` or ~~~,
+// three or more) that line starts with, or 0 and 0.
+func fenceAt(line []byte) (byte, int) {
+	if len(line) < 3 || (line[0] != '`' && line[0] != '~') {
+		return 0, 0
+	}
+	n := 0
+	for n < len(line) && line[n] == line[0] {
+		n++
+	}
+	if n < 3 {
+		return 0, 0
+	}
+	return line[0], n
+}
+
+// underline reports whether line could be a setext heading underline (a
+// line of '=' or '-'), which must not start a piece.
+func underline(line []byte) bool {
+	t := bytes.TrimRight(line, " \t")
+	return len(t) > 0 && (len(bytes.Trim(t, "=")) == 0 || len(bytes.Trim(t, "-")) == 0)
+}
+
+// walker visits the goldmark tree of one piece of the body. Offsets in the
+// tree are relative to body, the piece; base converts them to offsets in
+// the file.
 type walker struct {
 	p    *parser
 	body []byte
+	base int
 	// run is the current stretch of contiguous Text segments, scanned for
 	// wikilinks and #tags when it ends.
 	runStart, runStop int
@@ -207,7 +336,7 @@ type walker struct {
 	expr int
 }
 
-func (w *walker) line(off int) int { return w.p.line(w.p.bodyOff + off) }
+func (w *walker) line(off int) int { return w.p.line(w.base + off) }
 
 func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 	switch n := n.(type) {
@@ -251,6 +380,10 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
 		return ast.WalkSkipChildren, nil
 	case *ast.Heading:
+		if len(w.p.doc.Headings) == MaxHeadings {
+			w.p.doc.Dropped.Headings++
+			break
+		}
 		txt := plainText(n, w.body)
 		line := w.line(max(n.Pos(), 0))
 		w.p.doc.Headings = append(w.p.doc.Headings, Heading{Level: n.Level, Text: txt, Line: line})
@@ -265,7 +398,7 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 	case *ast.Image:
 		w.markdownLink(n, n.Destination)
 	case *ast.AutoLink:
-		w.p.doc.Links = append(w.p.doc.Links, Link{
+		w.p.addLink(Link{
 			Kind:   MarkdownLink,
 			Target: valid(n.URL(w.body)),
 			Text:   valid(n.Label(w.body)),
@@ -303,7 +436,7 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 // and reports true.
 // markdownLink records a [text](dest) link or an ![alt](dest) image.
 func (w *walker) markdownLink(n ast.Node, dest []byte) {
-	w.p.doc.Links = append(w.p.doc.Links, Link{
+	w.p.addLink(Link{
 		Kind:   MarkdownLink,
 		Target: unescape(dest),
 		Text:   plainText(n, w.body),
@@ -332,7 +465,7 @@ func (w *walker) shortcutWikiLink(n *ast.Link) bool {
 	if p >= 2 && w.body[p-2] == '!' {
 		l.Kind = Embed
 	}
-	w.p.doc.Links = append(w.p.doc.Links, l)
+	w.p.addLink(l)
 	return true
 }
 
@@ -427,7 +560,7 @@ func (w *walker) scan(start, stop int) {
 			if l, ok := parseWikiLink(string(s[k+2 : j])); ok {
 				l.Kind = kind
 				l.Line = w.line(start + k)
-				w.p.doc.Links = append(w.p.doc.Links, l)
+				w.p.addLink(l)
 			}
 			i = j + 2
 		case c == '[':

@@ -1,0 +1,130 @@
+package markdown
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseCaps(t *testing.T) {
+	repeat := func(n int, f func(i int) string) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(f(i))
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name    string
+		src     string
+		tags    int
+		links   int
+		heads   int
+		dropped Counts
+	}{
+		{
+			name: "tags at the cap",
+			src:  repeat(MaxTags, func(i int) string { return fmt.Sprintf("#t%d\n", i) }),
+			tags: MaxTags,
+		},
+		{
+			name: "tags past the cap, repeats not counted",
+			src: "---\ntags: [a, b]\n---\n" + repeat(MaxTags+10, func(i int) string { return fmt.Sprintf("#t%d #a\n", i) }) +
+				"#t0 #t5\n",
+			tags:    MaxTags,
+			dropped: Counts{Tags: 12},
+		},
+		{
+			name:    "wikilinks, frontmatter links and markdown links share the cap",
+			src:     "---\nup: \"[[home]]\"\n---\n" + repeat(MaxLinks, func(i int) string { return fmt.Sprintf("[[n%d]] [m](m%d.md)\n", i, i) }),
+			links:   MaxLinks,
+			dropped: Counts{Links: MaxLinks + 1},
+		},
+		{
+			name:    "headings past the cap",
+			src:     repeat(MaxHeadings+3, func(i int) string { return fmt.Sprintf("## h%d\n", i) }),
+			heads:   MaxHeadings,
+			dropped: Counts{Headings: 3},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Parse("n.md", []byte(tt.src))
+			got := []int{len(d.Tags), len(d.Links), len(d.Headings)}
+			if diff := cmp.Diff([]int{tt.tags, tt.links, tt.heads}, got); diff != "" {
+				t.Errorf("tags, links, headings kept (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.dropped, d.Dropped); diff != "" {
+				t.Errorf("Dropped (-want +got):\n%s", diff)
+			}
+			if tt.dropped.Any() != d.Dropped.Any() {
+				t.Errorf("Dropped.Any() = %v", d.Dropped.Any())
+			}
+		})
+	}
+	// The first ones in document order are kept.
+	d := Parse("n.md", []byte(repeat(MaxTags+1, func(i int) string { return fmt.Sprintf("#t%d\n", i) })))
+	if d.Tags[0] != "t0" || d.Tags[MaxTags-1] != fmt.Sprintf("t%d", MaxTags-1) {
+		t.Errorf("kept tags %q … %q, want t0 … t%d", d.Tags[0], d.Tags[MaxTags-1], MaxTags-1)
+	}
+}
+
+// TestParseLongRuns checks that a body parsed in pieces (a stretch of more
+// than maxRunLines lines without a blank line) reads as the whole body
+// read in one piece: line numbers, a reference definition used after a
+// cut, a fence and a multi-line link around a cut, nested list items.
+func TestParseLongRuns(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\ntitle: Runs\ntags: [x]\n---\n[ref]: /target.md\n")
+	for i := range 3 * maxRunLines {
+		switch {
+		case i%maxRunLines == maxRunLines-3:
+			b.WriteString("```\n[[in code]] #nottag\n[[in code]]\n```\n")
+		case i%maxRunLines == maxRunLines/2:
+			b.WriteString("a [multi\nline](m.md) link and *emphasis\nover* lines #t\n")
+		case i%7 == 0:
+			fmt.Fprintf(&b, "  - nested [[deep%d]] #tag%d\n", i, i%5)
+		case i%3 == 0:
+			fmt.Fprintf(&b, "plain text [[p%d]] and [l](l%d.md) and [ref]\n", i, i)
+		default:
+			fmt.Fprintf(&b, "- item [[n%d]] <!-- tags: c%d -->\n", i, i%11)
+		}
+	}
+	b.WriteString("\n# End\n\nsee [ref] and [[last]]\n")
+	src := []byte(b.String())
+	if c := cuts(src, maxRunLines); len(c) < 2 {
+		t.Fatalf("cuts = %v, want at least two", c)
+	}
+	whole := parse("runs.md", src, len(src))
+	if len(whole.Links) < 3*maxRunLines || len(whole.Tags) < 10 {
+		t.Fatalf("whole parse has %d links and %d tags; the test document is wrong", len(whole.Links), len(whole.Tags))
+	}
+	if diff := cmp.Diff(whole, Parse("runs.md", src)); diff != "" {
+		t.Errorf("in pieces (-whole +pieces):\n%s", diff)
+	}
+}
+
+func TestCuts(t *testing.T) {
+	lines := func(n int, s string) string { return strings.Repeat(s+"\n", n) }
+	tests := []struct {
+		name string
+		src  string
+		want []int
+	}{
+		{"short", lines(4, "a"), nil},
+		{"blank lines reset the run", lines(4, "a") + "\n" + lines(4, "a"), nil},
+		{"long run", lines(9, "a"), []int{8, 16}},
+		{"not inside a fence", "```\n" + lines(6, "a") + "```\n" + lines(4, "b"), []int{20}},
+		{"longer fence closes only with as many", "````\n" + lines(5, "a") + "```\n" + lines(2, "a") + "````\nb\nb\n", []int{28}},
+		{"not before an indented line or an underline", lines(4, "a") + "  x\n===\n---\nb\nb\n", []int{20}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, cuts([]byte(tt.src), 4)); diff != "" {
+				t.Errorf("cuts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
