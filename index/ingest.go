@@ -78,6 +78,12 @@ type Summary struct {
 	Skipped   Skips       `json:"skipped"`
 	Errors    []FileError `json:"errors,omitempty"`
 	TookMS    int64       `json:"took_ms"`
+	// Capped lists the documents this run indexed without the tags, links
+	// or headings past the caps per document (markdown.MaxTags, MaxLinks
+	// and MaxHeadings), each saying what was left out. Such a document is
+	// indexed, not skipped: its text stays searchable, and its first tags,
+	// links and headings are kept.
+	Capped []FileError `json:"capped,omitempty"`
 }
 
 // Indexer brings the store and the lexical index in step with sources.
@@ -282,6 +288,7 @@ type prepared struct {
 	same   bool   // unchanged since the last run
 	skip   string // why the file was not indexed: "binary", "not_utf8" or "too_many_chunks" (with err)
 	err    error
+	capped string // what the document was indexed without (see Summary.Capped); "" for most
 }
 
 func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) error {
@@ -367,6 +374,9 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 				}
 				sum.Chunks += len(p.chunks)
 				sum.Bytes += p.f.size
+				if p.capped != "" {
+					sum.Capped = append(sum.Capped, FileError{Path: p.f.abs, Err: p.capped})
+				}
 				if err := b.add(Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
 					return err
 				}
@@ -484,6 +494,7 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 		for _, l := range md.Links {
 			d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
 		}
+		p.capped = capped(md)
 		pieces = chunk.Markdown(data, md, chunkOptions(src))
 	} else {
 		d.Kind = KindText
@@ -497,6 +508,28 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 	p.doc = d
 	p.chunks = toChunks(d, pieces)
 	return p
+}
+
+// capped says what Parse left out of md past its caps, or "" when nothing.
+func capped(md *markdown.Doc) string {
+	var parts []string
+	for _, c := range []struct {
+		kept, dropped, limit int
+		what                 string
+	}{
+		{len(md.Tags), md.Dropped.Tags, markdown.MaxTags, "tag"},
+		{len(md.Links), md.Dropped.Links, markdown.MaxLinks, "link"},
+		{len(md.Headings), md.Dropped.Headings, markdown.MaxHeadings, "heading"},
+	} {
+		if c.dropped > 0 {
+			parts = append(parts, fmt.Sprintf("%d %ss, over the %d-%s cap", c.kept+c.dropped, c.what, c.limit, c.what))
+		}
+	}
+	if parts == nil {
+		return ""
+	}
+	return "index: document over a per-document cap: " + strings.Join(parts, "; ") +
+		"; it is indexed with the first ones in document order and without the rest"
 }
 
 func chunkOptions(src *Source) chunk.Options {
