@@ -128,3 +128,38 @@ func TestCuts(t *testing.T) {
 		})
 	}
 }
+
+// YAML aliases may not blow a small frontmatter up: yaml.v3 lets each
+// decode expand to millions of values, and frontmatter is decoded key by
+// key when the whole fails.
+func TestFrontmatterAliasBomb(t *testing.T) {
+	laughs := "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+	var wide strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&wide, "k%d: *c\n", i)
+	}
+	tests := []struct {
+		name, yaml string
+		read       bool
+	}{
+		{"a few aliases", "base: &base {x: 1, y: [a, b]}\none: *base\ntwo: *base\n", true},
+		{"three levels of nine", laughs, true},
+		{"billion laughs", laughs + "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n", false},
+		{"many keys each expanding", laughs + wide.String(), false},
+		{"an alias inside its anchor", "a: &a [x, *a]\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Parse("n.md", []byte("---\ntags: [t]\n"+tt.yaml+"---\n# Body\n"))
+			if read := d.Frontmatter != nil; read != tt.read {
+				t.Errorf("frontmatter read = %v, want %v; warnings %q", read, tt.read, d.Warnings)
+			}
+			if !tt.read && (len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "aliases") && !strings.Contains(d.Warnings[0], "contains itself")) {
+				t.Errorf("warnings %q, want one about aliases", d.Warnings)
+			}
+			if len(d.Headings) != 1 {
+				t.Errorf("headings %v, want the body's", d.Headings)
+			}
+		})
+	}
+}
