@@ -118,6 +118,35 @@ func hostileCases() []hostileCase {
 			find:   "h199999",
 		},
 		{
+			name: "200k aliases",
+			make: func(t *testing.T, dir string) {
+				repeatNote(t, dir, "bad.md", "---\naliases:\n", "  - alias %d\n", 200_000)
+				f, err := os.OpenFile(filepath.Join(dir, "bad.md"), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				f.WriteString("---\n# Aliases\n\nrutabaga\n")
+			},
+			report: capped(fmt.Sprintf("200000 aliases, over the %d-alias cap", markdown.MaxAliases)),
+			find:   "rutabaga",
+		},
+		{
+			// The title and the enclosing headings are indexed with every
+			// chunk: a 1 MB one ran the indexer out of memory.
+			name: "1 MB title and heading",
+			make: func(t *testing.T, dir string) {
+				long := strings.Repeat("word ", 200_000)
+				var body strings.Builder
+				for i := range 20_000 {
+					fmt.Fprintf(&body, "line %d of the diary: tomatoes and basil grow well.\n", i)
+				}
+				writeFile(t, filepath.Join(dir, "bad.md"), []byte("---\ntitle: "+long+"\n---\n# "+long+"\n"+body.String()))
+			},
+			report: capped(fmt.Sprintf("2 title or heading text(s) over %d bytes", markdown.MaxText)),
+			find:   "basil",
+		},
+		{
 			// goldmark's time grows with the square of a paragraph's lines
 			// when it holds many brackets or reference definitions.
 			name: "brackets and definitions in one paragraph",

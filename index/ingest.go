@@ -78,11 +78,11 @@ type Summary struct {
 	Skipped   Skips       `json:"skipped"`
 	Errors    []FileError `json:"errors,omitempty"`
 	TookMS    int64       `json:"took_ms"`
-	// Capped lists the documents this run indexed without the tags, links
-	// or headings past the caps per document (markdown.MaxTags, MaxLinks
-	// and MaxHeadings), each saying what was left out. Such a document is
-	// indexed, not skipped: its text stays searchable, and its first tags,
-	// links and headings are kept.
+	// Capped lists the documents this run indexed without what went past
+	// the caps per document of markdown.Parse (MaxTags, MaxLinks,
+	// MaxHeadings, MaxAliases, MaxText), each saying what was left out.
+	// Such a document is indexed, not skipped: its text stays searchable,
+	// and its first tags, links, headings and aliases are kept.
 	Capped []FileError `json:"capped,omitempty"`
 }
 
@@ -515,21 +515,27 @@ func capped(md *markdown.Doc) string {
 	var parts []string
 	for _, c := range []struct {
 		kept, dropped, limit int
-		what                 string
+		what, whats          string
 	}{
-		{len(md.Tags), md.Dropped.Tags, markdown.MaxTags, "tag"},
-		{len(md.Links), md.Dropped.Links, markdown.MaxLinks, "link"},
-		{len(md.Headings), md.Dropped.Headings, markdown.MaxHeadings, "heading"},
+		{len(md.Tags), md.Dropped.Tags, markdown.MaxTags, "tag", "tags"},
+		{len(md.Links), md.Dropped.Links, markdown.MaxLinks, "link", "links"},
+		{len(md.Headings), md.Dropped.Headings, markdown.MaxHeadings, "heading", "headings"},
+		{len(md.Aliases), md.Dropped.Aliases, markdown.MaxAliases, "alias", "aliases"},
 	} {
 		if c.dropped > 0 {
-			parts = append(parts, fmt.Sprintf("%d %ss, over the %d-%s cap", c.kept+c.dropped, c.what, c.limit, c.what))
+			parts = append(parts, fmt.Sprintf("%d %s, over the %d-%s cap", c.kept+c.dropped, c.whats, c.limit, c.what))
 		}
+	}
+	if parts != nil {
+		parts[len(parts)-1] += "; the first ones in document order are indexed, the rest are not"
+	}
+	if n := md.Dropped.Cut; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d title or heading text(s) over %d bytes, indexed cut to that length", n, markdown.MaxText))
 	}
 	if parts == nil {
 		return ""
 	}
-	return "index: document over a per-document cap: " + strings.Join(parts, "; ") +
-		"; it is indexed with the first ones in document order and without the rest"
+	return "index: document over a per-document cap: " + strings.Join(parts, "; ")
 }
 
 func chunkOptions(src *Source) chunk.Options {
@@ -603,6 +609,19 @@ func beirRecord(path string, lineNo int, line []byte) (beirDoc, *FileError) {
 		return bad(`missing "_id"`)
 	}
 	return beirDoc{ID: *l.ID, Title: l.Title, Text: l.Text}, nil
+}
+
+// cutTitle cuts a corpus record's title, which is indexed with every chunk
+// of the record, to markdown.MaxText bytes as markdown titles are cut.
+func cutTitle(t string) string {
+	if len(t) <= markdown.MaxText {
+		return t
+	}
+	n := markdown.MaxText - len("…")
+	for n > 0 && !utf8.RuneStart(t[n]) {
+		n--
+	}
+	return strings.TrimSpace(t[:n]) + "…"
 }
 
 // beirDoc is a decoded document of a BEIR corpus.
@@ -711,7 +730,7 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 			continue
 		}
 		d := &Document{
-			ID: id, SourceID: src.ID, Path: rel, Kind: KindBEIR, Title: l.Title, Hash: hash,
+			ID: id, SourceID: src.ID, Path: rel, Kind: KindBEIR, Title: cutTitle(l.Title), Hash: hash,
 			Size: int64(len(trimmed)), IndexedAt: time.Now().UTC(), Offset: start, Line: lineNo,
 			Lines: strings.Count(l.Text, "\n") + 1,
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -64,8 +65,30 @@ func TestParseCaps(t *testing.T) {
 			}
 		})
 	}
+	// Aliases past the cap, and long texts.
+	aliases := make([]string, MaxAliases+5)
+	for i := range aliases {
+		aliases[i] = fmt.Sprintf("a%d", i)
+	}
+	long := strings.Repeat("é", MaxText) // 2 bytes each
+	d := Parse("n.md", []byte("---\ntitle: "+long+"\naliases: ["+strings.Join(aliases, ", ")+"]\n---\n# "+long+"\n\n## short\n"))
+	if diff := cmp.Diff(Counts{Aliases: 5, Cut: 2}, d.Dropped); diff != "" {
+		t.Errorf("Dropped (-want +got):\n%s", diff)
+	}
+	if len(d.Aliases) != MaxAliases || d.Aliases[MaxAliases-1] != fmt.Sprintf("a%d", MaxAliases-1) {
+		t.Errorf("%d aliases kept, want the first %d", len(d.Aliases), MaxAliases)
+	}
+	for _, s := range []string{d.Title, d.Headings[0].Text} {
+		if len(s) > MaxText || !strings.HasSuffix(s, "é…") || !utf8.ValidString(s) {
+			t.Errorf("cut text of %d bytes ends %q, want at most %d ending in é…", len(s), s[len(s)-8:], MaxText)
+		}
+	}
+	if d.Headings[1].Text != "short" {
+		t.Errorf("second heading %q, want it whole", d.Headings[1].Text)
+	}
+
 	// The first ones in document order are kept.
-	d := Parse("n.md", []byte(repeat(MaxTags+1, func(i int) string { return fmt.Sprintf("#t%d\n", i) })))
+	d = Parse("n.md", []byte(repeat(MaxTags+1, func(i int) string { return fmt.Sprintf("#t%d\n", i) })))
 	if d.Tags[0] != "t0" || d.Tags[MaxTags-1] != fmt.Sprintf("t%d", MaxTags-1) {
 		t.Errorf("kept tags %q … %q, want t0 … t%d", d.Tags[0], d.Tags[MaxTags-1], MaxTags-1)
 	}

@@ -105,6 +105,9 @@ func (p *parser) decodeFrontmatter(y []byte) {
 	p.doc.Frontmatter = fm
 
 	p.doc.Aliases = stringList(fm["aliases"], false)
+	if n := len(p.doc.Aliases); n > MaxAliases {
+		p.doc.Aliases, p.doc.Dropped.Aliases = p.doc.Aliases[:MaxAliases:MaxAliases], n-MaxAliases
+	}
 	for _, t := range stringList(fm["tags"], true) {
 		p.addTag(t)
 	}

@@ -46,32 +46,39 @@ type Doc struct {
 	// Warnings describes problems that did not stop parsing, such as
 	// frontmatter that is not valid YAML.
 	Warnings []string
-	// Dropped counts the distinct tags, the links and the headings that
-	// Parse found past MaxTags, MaxLinks and MaxHeadings and left out of
-	// Tags, Links and Headings (the first ones in document order are kept).
-	// It is zero for any real note.
+	// Dropped counts what Parse found past its caps and left out: distinct
+	// tags past MaxTags, links past MaxLinks, headings past MaxHeadings,
+	// aliases past MaxAliases (the first ones in document order are kept),
+	// and the title and heading texts it cut to MaxText bytes. It is zero
+	// for any real note.
 	Dropped Counts
 }
 
-// Counts is a number of tags, links and headings.
+// Counts says how many tags, links, headings and aliases Parse left out,
+// and how many texts it cut.
 type Counts struct {
-	Tags, Links, Headings int
+	Tags, Links, Headings, Aliases, Cut int
 }
 
 // Any reports whether any count is above zero.
-func (c Counts) Any() bool { return c.Tags > 0 || c.Links > 0 || c.Headings > 0 }
+func (c Counts) Any() bool { return c != Counts{} }
 
-// The caps of Parse on one document. Past them further tags, links and
-// headings are only counted, in Doc.Dropped, so that what one hostile file
-// costs to index (a tag is stored with every chunk of its document, a link
-// is an edge of the graph, a heading starts a chunk) stays in proportion to
-// its size. No real note comes near them: the largest of the 1,239 notes of
-// the SilverBullet and Dendron documentation have 19 tags, 222 links and
-// 303 headings.
+// The caps of Parse on one document. Past them further tags, links,
+// headings and aliases are only counted, in Doc.Dropped, and a longer title
+// or heading text is cut, so that what one hostile file costs to index (a
+// tag is stored with every chunk of its document, a link is an edge of the
+// graph, a heading starts a chunk, the title and the enclosing headings are
+// indexed with every chunk, an alias is a name of the graph) stays in
+// proportion to its size. No real note comes near them: the largest of the
+// 1,239 notes of the SilverBullet and Dendron documentation have 19 tags,
+// 222 links and 303 headings, and their longest title and heading have
+// 110 and 129 bytes.
 const (
 	MaxTags     = 1_000
 	MaxLinks    = 20_000
 	MaxHeadings = 10_000
+	MaxAliases  = 1_000
+	MaxText     = 500 // bytes of a title or a heading's text
 )
 
 // Heading is one ATX (# Title) or setext (Title / ===) heading.
@@ -195,6 +202,20 @@ func (p *parser) addTag(t string) {
 	p.doc.Tags = append(p.doc.Tags, t)
 }
 
+// cut returns s cut to at most MaxText bytes, ending in "…" when cut, and
+// counts it in Dropped.Cut.
+func (p *parser) cut(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	p.doc.Dropped.Cut++
+	n := MaxText - len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.TrimSpace(s[:n]) + "…"
+}
+
 // addLink records a link, or counts it as dropped past MaxLinks.
 func (p *parser) addLink(l Link) {
 	if len(p.doc.Links) == MaxLinks {
@@ -213,6 +234,7 @@ func (p *parser) title(name string) {
 			d.Title = strings.TrimSpace(strings.ToValidUTF8(fmt.Sprint(t), "\uFFFD"))
 		}
 	}
+	d.Title = p.cut(d.Title)
 	if d.Title == "" {
 		d.Title = p.h1
 	}
@@ -384,7 +406,7 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 			w.p.doc.Dropped.Headings++
 			break
 		}
-		txt := plainText(n, w.body)
+		txt := w.p.cut(plainText(n, w.body))
 		line := w.line(max(n.Pos(), 0))
 		w.p.doc.Headings = append(w.p.doc.Headings, Heading{Level: n.Level, Text: txt, Line: line})
 		if n.Level == 1 && len(w.p.doc.Headings) == 1 && w.p.blankBefore(line) {
