@@ -143,7 +143,7 @@ func hostileCases() []hostileCase {
 				}
 				writeFile(t, filepath.Join(dir, "bad.md"), []byte("---\ntitle: "+long+"\n---\n# "+long+"\n"+body.String()))
 			},
-			report: capped(fmt.Sprintf("2 title or heading text(s) over %d bytes", markdown.MaxText)),
+			report: capped(fmt.Sprintf("2 title, heading or link text(s) over %d bytes", markdown.MaxText)),
 			find:   "basil",
 		},
 		{
@@ -154,6 +154,25 @@ func hostileCases() []hostileCase {
 				repeatNote(t, dir, "bad.md", "# Brackets\n\n", "[a%d] ", 100_000)
 				repeatNote(t, dir, "defs.md", "# Definitions\n\n", "[d%d]: /u\n", 150_000)
 			},
+		},
+		{
+			// goldmark's time grows with the square of the nesting depth.
+			name: "deeply nested lists and quotes",
+			make: func(t *testing.T, dir string) {
+				var b strings.Builder
+				b.WriteString(strings.Repeat("- ", 200_000) + "x\n\n" + strings.Repeat("1. ", 200_000) + "x\n\n" + strings.Repeat(">", 200_000) + "x\n\n")
+				for i := range 1500 {
+					b.WriteString(strings.Repeat("  ", i) + "- item\n")
+				}
+				writeFile(t, filepath.Join(dir, "bad.md"), []byte(b.String()))
+			},
+		},
+		{
+			name: "nested images",
+			make: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "bad.md"), []byte(strings.Repeat("![", 300_000)+"x"+strings.Repeat("](y)", 300_000)+"\n"))
+			},
+			report: capped(fmt.Sprintf("link text(s) over %d bytes", markdown.MaxText)),
 		},
 		{
 			name: "deep YAML nesting",

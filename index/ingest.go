@@ -530,7 +530,7 @@ func capped(md *markdown.Doc) string {
 		parts[len(parts)-1] += "; the first ones in document order are indexed, the rest are not"
 	}
 	if n := md.Dropped.Cut; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d title or heading text(s) over %d bytes, indexed cut to that length", n, markdown.MaxText))
+		parts = append(parts, fmt.Sprintf("%d title, heading or link text(s) over %d bytes, indexed cut to that length", n, markdown.MaxText))
 	}
 	if parts == nil {
 		return ""

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/braidsearch/braid/internal/testdata"
@@ -47,12 +48,17 @@ func BenchmarkParseHostile(b *testing.B) {
 		{"definitions", "[a%d]: /u\n"},
 		{"tags", "#t%d "},
 		{"headings", "# h%d\n"},
+		{"nesting", "- "},
 	} {
 		for _, n := range []int{10_000, 100_000} {
 			var buf bytes.Buffer
 			for i := range n {
-				fmt.Fprintf(&buf, c.unit, i)
-				if i%10 == 9 && !bytes.HasSuffix(buf.Bytes(), []byte("\n")) {
+				if strings.Contains(c.unit, "%d") {
+					fmt.Fprintf(&buf, c.unit, i)
+				} else {
+					buf.WriteString(c.unit)
+				}
+				if c.name != "nesting" && i%10 == 9 && !bytes.HasSuffix(buf.Bytes(), []byte("\n")) {
 					buf.WriteByte('\n')
 				}
 			}

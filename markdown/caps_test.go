@@ -186,3 +186,42 @@ func TestFrontmatterAliasBomb(t *testing.T) {
 		})
 	}
 }
+
+func TestFlatten(t *testing.T) {
+	deep := func(unit string, n int) string { return strings.Repeat(unit, n) + "x\n" }
+	tests := []struct {
+		name, src string
+		at        int // offset of the marker read as text; -1 for none
+	}{
+		{"a normal note", "# T\n\n> quote\n> - item\n>   1. sub\n\n- a\n  - b\n", -1},
+		{"at the limit", deep("- ", maxNesting), -1},
+		{"bullets past it", deep("- ", maxNesting+5), 2 * maxNesting},
+		{"quotes past it", "ok\n" + deep(">", maxNesting+1), 3 + maxNesting},
+		{"numbers past it", deep("12. ", maxNesting+1), 4*maxNesting + 2},
+		{"mixed", deep("> 1) * ", maxNesting/3+1), 7*(maxNesting/3) + 5},
+		{"indented past column maxIndent", strings.Repeat(" ", maxIndent+1) + "- x\n", maxIndent + 1},
+		{"a thematic break and emphasis are not markers", "***\n" + deep("-", 200) + deep("*a ", 50), -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := []byte(tt.src)
+			got := flatten(src)
+			if tt.at < 0 {
+				if &got[0] != &src[0] {
+					t.Errorf("copied a body that needs no change")
+				}
+				return
+			}
+			want := []byte(tt.src)
+			want[tt.at] = 'x'
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	// Deep nesting still yields the line's links and tags, and fast.
+	d := Parse("n.md", []byte(strings.Repeat("- ", 200_000)+"x [[a]] #t\n"+strings.Repeat("> ", 100_000)+"[[b]]\n"))
+	if len(d.Links) != 2 || d.Links[0].Target != "a" || d.Links[1].Target != "b" || len(d.Tags) != 1 {
+		t.Errorf("links %+v, tags %q; want a, b and t", d.Links, d.Tags)
+	}
+}

@@ -49,8 +49,8 @@ type Doc struct {
 	// Dropped counts what Parse found past its caps and left out: distinct
 	// tags past MaxTags, links past MaxLinks, headings past MaxHeadings,
 	// aliases past MaxAliases (the first ones in document order are kept),
-	// and the title and heading texts it cut to MaxText bytes. It is zero
-	// for any real note.
+	// and the title, heading and link texts it cut to MaxText bytes. It is
+	// zero for any real note.
 	Dropped Counts
 }
 
@@ -78,7 +78,7 @@ const (
 	MaxLinks    = 20_000
 	MaxHeadings = 10_000
 	MaxAliases  = 1_000
-	MaxText     = 500 // bytes of a title or a heading's text
+	MaxText     = 500 // bytes of a title, a heading's text or a link's text
 )
 
 // Heading is one ATX (# Title) or setext (Title / ===) heading.
@@ -112,7 +112,8 @@ type Link struct {
 	Alt string
 	// Heading is the "#heading" or "#^block" part of a wikilink, without '#'.
 	Heading string
-	// Text is the plain link text of a markdown link (the alt text of an image).
+	// Text is the plain link text of a markdown link (the alt text of an
+	// image), cut to MaxText bytes.
 	Text string
 	// Key is the top-level frontmatter key of a FrontmatterLink.
 	Key string
@@ -216,13 +217,21 @@ func (p *parser) cut(s string) string {
 	return strings.TrimSpace(s[:n]) + "…"
 }
 
+// full reports whether the document has MaxLinks links, and then counts
+// one more as dropped: the caller need not work out the link.
+func (p *parser) full() bool {
+	if len(p.doc.Links) < MaxLinks {
+		return false
+	}
+	p.doc.Dropped.Links++
+	return true
+}
+
 // addLink records a link, or counts it as dropped past MaxLinks.
 func (p *parser) addLink(l Link) {
-	if len(p.doc.Links) == MaxLinks {
-		p.doc.Dropped.Links++
-		return
+	if !p.full() {
+		p.doc.Links = append(p.doc.Links, l)
 	}
-	p.doc.Links = append(p.doc.Links, l)
 }
 
 func (p *parser) title(name string) {
@@ -259,11 +268,12 @@ func (p *parser) body() {
 		}
 	}()
 	body := p.src[p.bodyOff:]
+	flat := flatten(body) // what goldmark reads; the walker reads body
 	pc := gmparser.NewContext()
 	start := 0
 	for _, end := range append(cuts(body, p.maxRun), len(body)) {
 		w := walker{p: p, body: body[start:end], base: p.bodyOff + start}
-		root := md.Parser().Parse(text.NewReader(w.body), gmparser.WithContext(pc))
+		root := md.Parser().Parse(text.NewReader(flat[start:end]), gmparser.WithContext(pc))
 		_ = ast.Walk(root, w.visit)
 		w.flush()
 		start = end
@@ -317,6 +327,85 @@ func cuts(body []byte, maxRun int) []int {
 		off = end
 	}
 	return out
+}
+
+// Nesting limits for goldmark, whose time grows with the square of the
+// depth of nested block quotes and list items on a line (20,000 "- " on one
+// line: 0.6 s; 500,000 "1. ": 145 s) and with its cube across lines (2,000
+// ever deeper list items: 8 s). No note nests anywhere near this deep.
+const (
+	maxNesting = 32  // container markers (>, -, *, +, 1., 1)) at the start of one line
+	maxIndent  = 128 // columns of indentation before a container marker
+)
+
+// flatten returns body, or when a line starts with more than maxNesting
+// container markers or has one past column maxIndent, a copy of body in
+// which the first such marker of each such line is replaced by 'x', so
+// that goldmark reads the rest of the line as text. Offsets are unchanged,
+// and the walker reads the original bytes.
+func flatten(body []byte) []byte {
+	out := body
+	for off := 0; off < len(body); {
+		end := len(body)
+		if i := bytes.IndexByte(body[off:], '\n'); i >= 0 {
+			end = off + i
+		}
+		col, n := 0, 0
+		for i := off; i < end; {
+			switch body[i] {
+			case ' ':
+				col++
+				i++
+				continue
+			case '\t':
+				col += 4 - col%4
+				i++
+				continue
+			}
+			m := markerLen(body[i:end])
+			if m == 0 {
+				break
+			}
+			if n++; n > maxNesting || col > maxIndent {
+				if &out[0] == &body[0] {
+					out = bytes.Clone(body)
+				}
+				out[i+m-1] = 'x'
+				break
+			}
+			i += m
+			col += m
+		}
+		off = end + 1
+	}
+	return out
+}
+
+// markerLen returns the length of the block quote or list item marker that
+// line starts with ('>', a bullet or a number with its '.' or ')', without
+// the space after it), or 0.
+func markerLen(line []byte) int {
+	if len(line) == 0 {
+		return 0
+	}
+	spaceAfter := func(i int) bool { return i == len(line) || line[i] == ' ' || line[i] == '\t' }
+	switch c := line[0]; {
+	case c == '>':
+		return 1
+	case c == '-' || c == '*' || c == '+':
+		if spaceAfter(1) {
+			return 1
+		}
+	case '0' <= c && c <= '9':
+		i := 0
+		for i < len(line) && i < 9 && '0' <= line[i] && line[i] <= '9' {
+			i++
+		}
+		if i < len(line) && (line[i] == '.' || line[i] == ')') && spaceAfter(i+1) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // fenceAt returns the character and length of a code fence (``` or ~~~,
@@ -458,10 +547,13 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 // and reports true.
 // markdownLink records a [text](dest) link or an ![alt](dest) image.
 func (w *walker) markdownLink(n ast.Node, dest []byte) {
-	w.p.addLink(Link{
+	if w.p.full() {
+		return
+	}
+	w.p.doc.Links = append(w.p.doc.Links, Link{
 		Kind:   MarkdownLink,
 		Target: unescape(dest),
-		Text:   plainText(n, w.body),
+		Text:   w.p.cut(plainText(n, w.body)),
 		Line:   w.line(max(n.Pos(), 0)),
 	})
 }
@@ -726,21 +818,32 @@ func cutHeading(s string) (heading, page string) {
 }
 
 // plainText returns the text of n's inline children with markup stripped.
+// It reads only about the first 2*MaxText bytes of text and 8,192 nodes:
+// the text of a heading is cut to MaxText anyway, and nested images each
+// read the alt text of all those inside them (500 images nested in 2 MB of
+// text took 5 s).
 func plainText(n ast.Node, src []byte) string {
+	const maxBytes, maxNodes = 2 * MaxText, 8192
 	var b []byte
+	add := func(v []byte) {
+		b = append(b, v[:min(len(v), max(maxBytes-len(b), 0))]...)
+	}
+	nodes := 0
 	var rec func(n ast.Node)
 	rec = func(n ast.Node) {
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		for c := n.FirstChild(); c != nil && len(b) < maxBytes && nodes < maxNodes; c = c.NextSibling() {
+			nodes++
 			switch c := c.(type) {
 			case *ast.Text:
-				b = append(b, util.UnescapePunctuations(c.Segment.Value(src))...)
+				v := c.Segment.Value(src)
+				add(util.UnescapePunctuations(v[:min(len(v), maxBytes)]))
 				if c.SoftLineBreak() || c.HardLineBreak() {
-					b = append(b, ' ')
+					add([]byte{' '})
 				}
 			case *ast.String:
-				b = append(b, c.Value...)
+				add(c.Value)
 			case *ast.AutoLink:
-				b = append(b, c.Label(src)...)
+				add(c.Label(src))
 			case *ast.RawHTML:
 			default:
 				rec(c)
