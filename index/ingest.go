@@ -28,6 +28,11 @@ import (
 // its source allows (Source.MaxChunks); it was not indexed.
 var ErrTooManyChunks = errors.New("index: document needs too many chunks")
 
+// ErrBadName means a file's path within its source is not valid UTF-8: it
+// could not be stored, searched for or shown as written, so the file was
+// not indexed.
+var ErrBadName = errors.New("index: file name is not valid UTF-8")
+
 // ErrTooManyFiles means a directory source holds more files than it allows
 // (Source.MaxFiles); the files past the limit were not indexed.
 var ErrTooManyFiles = errors.New("index: too many files in the source")
@@ -418,6 +423,10 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 			p.err = fmt.Errorf("internal error while parsing (please report): %v", r)
 		}
 	}()
+	if !utf8.ValidString(f.rel) {
+		p.err = fmt.Errorf("%w; rename the file to index it", ErrBadName)
+		return p
+	}
 	// The walk checked the file; confine checks again as it opens it, in
 	// case a link or a FIFO took its place since.
 	root, limit := src.Path, src.MaxFileSize
