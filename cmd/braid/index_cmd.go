@@ -141,7 +141,7 @@ func printSummary(g *Globals, s *braid.Summary) {
 		fmt.Fprintf(g.stdout, "skipped %d: %s\n", k.Total(), strings.Join(parts, ", "))
 	}
 	if len(s.Capped) > 0 {
-		fmt.Fprintf(g.stdout, "capped %d: over a cap per document (tags, links, headings, aliases, title or heading length), indexed without the excess\n", len(s.Capped))
+		fmt.Fprintf(g.stdout, "capped %d: over a cap per document (tags, links, headings, aliases, length of a title, heading or link text), indexed without the excess\n", len(s.Capped))
 	}
 	for _, c := range s.Capped {
 		g.warn("%s", c)
