@@ -64,8 +64,8 @@ type Counts struct {
 func (c Counts) Any() bool { return c != Counts{} }
 
 // The caps of Parse on one document. Past them further tags, links,
-// headings and aliases are only counted, in Doc.Dropped, and a longer title
-// or heading text is cut, so that what one hostile file costs to index (a
+// headings and aliases are only counted, in Doc.Dropped, and a longer
+// title, heading text or link text is cut, so that what one hostile file costs to index (a
 // tag is stored with every chunk of its document, a link is an edge of the
 // graph, a heading starts a chunk, the title and the enclosing headings are
 // indexed with every chunk, an alias is a name of the graph) stays in
@@ -344,7 +344,7 @@ const (
 // that goldmark reads the rest of the line as text. Offsets are unchanged,
 // and the walker reads the original bytes.
 func flatten(body []byte) []byte {
-	out := body
+	out, copied := body, false
 	for off := 0; off < len(body); {
 		end := len(body)
 		if i := bytes.IndexByte(body[off:], '\n'); i >= 0 {
@@ -367,8 +367,8 @@ func flatten(body []byte) []byte {
 				break
 			}
 			if n++; n > maxNesting || col > maxIndent {
-				if &out[0] == &body[0] {
-					out = bytes.Clone(body)
+				if !copied {
+					out, copied = bytes.Clone(body), true
 				}
 				out[i+m-1] = 'x'
 				break
