@@ -28,6 +28,11 @@ import (
 // its source allows (Source.MaxChunks); it was not indexed.
 var ErrTooManyChunks = errors.New("index: document needs too many chunks")
 
+// ErrBadName means a file's path within its source is not valid UTF-8: it
+// could not be stored, searched for or shown as written, so the file was
+// not indexed.
+var ErrBadName = errors.New("index: file name is not valid UTF-8")
+
 // ErrTooManyFiles means a directory source holds more files than it allows
 // (Source.MaxFiles); the files past the limit were not indexed.
 var ErrTooManyFiles = errors.New("index: too many files in the source")
@@ -78,6 +83,12 @@ type Summary struct {
 	Skipped   Skips       `json:"skipped"`
 	Errors    []FileError `json:"errors,omitempty"`
 	TookMS    int64       `json:"took_ms"`
+	// Capped lists the documents this run indexed without what went past
+	// the caps per document of markdown.Parse (MaxTags, MaxLinks,
+	// MaxHeadings, MaxAliases, MaxText), each saying what was left out.
+	// Such a document is indexed, not skipped: its text stays searchable,
+	// and its first tags, links, headings and aliases are kept.
+	Capped []FileError `json:"capped,omitempty"`
 }
 
 // Indexer brings the store and the lexical index in step with sources.
@@ -282,6 +293,7 @@ type prepared struct {
 	same   bool   // unchanged since the last run
 	skip   string // why the file was not indexed: "binary", "not_utf8" or "too_many_chunks" (with err)
 	err    error
+	capped string // what the document was indexed without (see Summary.Capped); "" for most
 }
 
 func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) error {
@@ -367,6 +379,9 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 				}
 				sum.Chunks += len(p.chunks)
 				sum.Bytes += p.f.size
+				if p.capped != "" {
+					sum.Capped = append(sum.Capped, FileError{Path: p.f.abs, Err: p.capped})
+				}
 				if err := b.add(Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
 					return err
 				}
@@ -408,6 +423,10 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 			p.err = fmt.Errorf("internal error while parsing (please report): %v", r)
 		}
 	}()
+	if !utf8.ValidString(f.rel) {
+		p.err = fmt.Errorf("%w; rename the file to index it", ErrBadName)
+		return p
+	}
 	// The walk checked the file; confine checks again as it opens it, in
 	// case a link or a FIFO took its place since.
 	root, limit := src.Path, src.MaxFileSize
@@ -484,6 +503,7 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 		for _, l := range md.Links {
 			d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
 		}
+		p.capped = capped(md)
 		pieces = chunk.Markdown(data, md, chunkOptions(src))
 	} else {
 		d.Kind = KindText
@@ -497,6 +517,34 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 	p.doc = d
 	p.chunks = toChunks(d, pieces)
 	return p
+}
+
+// capped says what Parse left out of md past its caps, or "" when nothing.
+func capped(md *markdown.Doc) string {
+	var parts []string
+	for _, c := range []struct {
+		kept, dropped, limit int
+		what, whats          string
+	}{
+		{len(md.Tags), md.Dropped.Tags, markdown.MaxTags, "tag", "tags"},
+		{len(md.Links), md.Dropped.Links, markdown.MaxLinks, "link", "links"},
+		{len(md.Headings), md.Dropped.Headings, markdown.MaxHeadings, "heading", "headings"},
+		{len(md.Aliases), md.Dropped.Aliases, markdown.MaxAliases, "alias", "aliases"},
+	} {
+		if c.dropped > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s, over the %d-%s cap", c.kept+c.dropped, c.whats, c.limit, c.what))
+		}
+	}
+	if parts != nil {
+		parts[len(parts)-1] += "; the first ones in document order are indexed, the rest are not"
+	}
+	if n := md.Dropped.Cut; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d title, heading or link text(s) over %d bytes, indexed cut to that length", n, markdown.MaxText))
+	}
+	if parts == nil {
+		return ""
+	}
+	return "index: document over a per-document cap: " + strings.Join(parts, "; ")
 }
 
 func chunkOptions(src *Source) chunk.Options {
@@ -570,6 +618,19 @@ func beirRecord(path string, lineNo int, line []byte) (beirDoc, *FileError) {
 		return bad(`missing "_id"`)
 	}
 	return beirDoc{ID: *l.ID, Title: l.Title, Text: l.Text}, nil
+}
+
+// cutTitle cuts a corpus record's title, which is indexed with every chunk
+// of the record, to markdown.MaxText bytes as markdown titles are cut.
+func cutTitle(t string) string {
+	if len(t) <= markdown.MaxText {
+		return t
+	}
+	n := markdown.MaxText - len("…")
+	for n > 0 && !utf8.RuneStart(t[n]) {
+		n--
+	}
+	return strings.TrimSpace(t[:n]) + "…"
 }
 
 // beirDoc is a decoded document of a BEIR corpus.
@@ -678,7 +739,7 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 			continue
 		}
 		d := &Document{
-			ID: id, SourceID: src.ID, Path: rel, Kind: KindBEIR, Title: l.Title, Hash: hash,
+			ID: id, SourceID: src.ID, Path: rel, Kind: KindBEIR, Title: cutTitle(l.Title), Hash: hash,
 			Size: int64(len(trimmed)), IndexedAt: time.Now().UTC(), Offset: start, Line: lineNo,
 			Lines: strings.Count(l.Text, "\n") + 1,
 		}

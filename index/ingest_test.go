@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/braidsearch/braid/markdown"
 )
 
 func TestBEIRRecord(t *testing.T) {
@@ -148,5 +150,49 @@ func TestMaxChunks(t *testing.T) {
 	sum, _ = indexSource(t, &Source{ID: "s3", Name: "c", Path: corpus, Kind: SourceJSONL, MaxFileSize: 100})
 	if sum.Skipped.Oversized != 2 || len(sum.Errors) != 3 || !strings.Contains(sum.Errors[0].Err, "over the 100 B limit per document; raise it with --max-file-size") || sum.Errors[0].Line != 2 {
 		t.Errorf("corpus with a 100 B limit: skipped %+v, errors %v; want lines 2 and 3 oversized", sum.Skipped, sum.Errors)
+	}
+}
+
+// A document over a cap per document is indexed without the excess and
+// reported in Summary.Capped; the rest of the source indexes as usual, and
+// the next run finds it unchanged.
+func TestCapped(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("# Tagged\n\nkohlrabi\n\n")
+	for i := range markdown.MaxTags + 5 {
+		fmt.Fprintf(&b, "#t%d [[n%d]]\n", i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "tagged.md"), []byte(b.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "plain.md"), []byte("# Plain\n\nbrief #one [[tagged]]\n"), 0o644)
+	src := &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir}
+	st, lex := openPair(t, t.TempDir())
+	t.Cleanup(func() { lex.Close(); st.Close() })
+	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 2}}
+	sum := &Summary{}
+	if err := ix.Index(context.Background(), src, sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Added != 2 || len(sum.Errors) != 0 || sum.Skipped.Total() != 0 {
+		t.Errorf("added %d, errors %v, skipped %+v; want both files added", sum.Added, sum.Errors, sum.Skipped)
+	}
+	want := fmt.Sprintf("%d tags, over the %d-tag cap", markdown.MaxTags+5, markdown.MaxTags)
+	if len(sum.Capped) != 1 || !strings.HasSuffix(sum.Capped[0].Path, "tagged.md") || !strings.Contains(sum.Capped[0].Err, want) ||
+		strings.Contains(sum.Capped[0].Err, "link") {
+		t.Errorf("capped %v, want tagged.md saying %q", sum.Capped, want)
+	}
+	d, err := st.DocByPath("s1", "tagged.md")
+	if err != nil || d == nil {
+		t.Fatalf("tagged.md not indexed: %v", err)
+	}
+	if len(d.Tags) != markdown.MaxTags || len(d.Links) != markdown.MaxTags+5 {
+		t.Errorf("tagged.md has %d tags and %d links, want %d and %d", len(d.Tags), len(d.Links), markdown.MaxTags, markdown.MaxTags+5)
+	}
+	sum = &Summary{}
+	if err := ix.Index(context.Background(), src, sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Unchanged != 2 || len(sum.Capped) != 0 {
+		t.Errorf("second run: %d unchanged, capped %v; want both unchanged", sum.Unchanged, sum.Capped)
 	}
 }

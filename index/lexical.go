@@ -38,6 +38,18 @@ const (
 	fieldTags     = "tags"
 )
 
+// chunkTags is the most tags a document may have and still carry them on
+// every chunk, where a tag filter finds them directly. A document with more
+// carries them, and the term manyTags, on its first chunk only, and a tag
+// filter finds its other chunks by document id (see tagFilter): tags on
+// every chunk cost tags × chunks (a 7 MB note with 1,000 tags took 4 GB and
+// 17 s to index), this costs tags + chunks. Real notes have far fewer.
+const chunkTags = 32
+
+// manyTags marks the first chunk of a document with more than chunkTags
+// tags. Tags are trimmed, so no tag is this term.
+const manyTags = " many tags"
+
 // Boosts of the title and heading fields relative to the content field.
 const (
 	titleBoost   = 1.0
@@ -177,10 +189,7 @@ func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID 
 	for _, c := range add {
 		m := meta(c.DocID)
 		heads := strings.Join(c.HeadingPath, " / ")
-		tags := make([]string, len(m.Tags))
-		for i, t := range m.Tags {
-			tags[i] = strings.ToLower(t)
-		}
+		tags := chunkTagTerms(m.Tags, c.Ord)
 		title := m.Title + "\n" + strings.TrimSuffix(m.Path, path.Ext(m.Path))
 		if m.Record {
 			title = ""
@@ -203,6 +212,60 @@ func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID 
 		return fmt.Errorf("lexical index batch: %w", err)
 	}
 	return nil
+}
+
+// chunkTagTerms returns the terms of the tags field of a document's chunk
+// number ord: see chunkTags.
+func chunkTagTerms(tags []string, ord int) []string {
+	many := len(tags) > chunkTags
+	if many && ord > 0 {
+		return nil
+	}
+	out := make([]string, len(tags), len(tags)+1)
+	for i, t := range tags {
+		out[i] = strings.ToLower(t)
+	}
+	if many {
+		out = append(out, manyTags)
+	}
+	return out
+}
+
+// tagFilter returns the filters for the tags of r, all of which a chunk
+// must have: the tag on the chunk, or the chunk's document among those with
+// more than chunkTags tags that have the tag on their first chunk.
+func (l *Lexical) tagFilter(ctx context.Context, r Request) ([]query.Query, error) {
+	var out []query.Query
+	for _, tag := range r.Tags {
+		term := strings.ToLower(strings.TrimPrefix(tag, "#"))
+		t := bleve.NewTermQuery(term)
+		t.SetField(fieldTags)
+		many := bleve.NewTermQuery(manyTags)
+		many.SetField(fieldTags)
+		req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(t, many), 1000, 0, false)
+		any := []query.Query{t}
+		for {
+			res, err := l.idx.SearchInContext(ctx, req)
+			if err != nil {
+				return nil, fmt.Errorf("lexical search: documents tagged %s: %w", term, err)
+			}
+			for _, h := range res.Hits {
+				d := bleve.NewTermQuery(ChunkDocID(h.ID))
+				d.SetField(fieldDoc)
+				any = append(any, d)
+			}
+			if req.From+len(res.Hits) >= int(res.Total) || len(res.Hits) == 0 {
+				break
+			}
+			req.From += len(res.Hits)
+		}
+		if len(any) == 1 {
+			out = append(out, t)
+		} else {
+			out = append(out, bleve.NewDisjunctionQuery(any...))
+		}
+	}
+	return out, nil
 }
 
 // Request is a lexical search.
@@ -230,7 +293,11 @@ type Candidate struct {
 // Search runs a BM25 query and returns the best chunks, best first, and how
 // many chunks matched in all.
 func (l *Lexical) Search(ctx context.Context, r Request) ([]Candidate, int, error) {
-	q, err := r.bleveQuery()
+	tags, err := l.tagFilter(ctx, r)
+	if err != nil {
+		return nil, 0, err
+	}
+	q, err := r.bleveQuery(tags)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -277,7 +344,9 @@ func matchedTerms(h *search.DocumentMatch) []string {
 	return out
 }
 
-func (r Request) bleveQuery() (query.Query, error) {
+// bleveQuery builds the query of r, with tags the filters for its tags
+// (see tagFilter).
+func (r Request) bleveQuery(tags []query.Query) (query.Query, error) {
 	var should []query.Query
 	addMatch := func(text string, fuzz int) {
 		for _, f := range []struct {
@@ -326,11 +395,7 @@ func (r Request) bleveQuery() (query.Query, error) {
 		}
 		filters = append(filters, bleve.NewDisjunctionQuery(any...))
 	}
-	for _, tag := range r.Tags {
-		t := bleve.NewTermQuery(strings.ToLower(strings.TrimPrefix(tag, "#")))
-		t.SetField(fieldTags)
-		filters = append(filters, t)
-	}
+	filters = append(filters, tags...)
 	if r.DocIDs != nil {
 		any := []query.Query{bleve.NewMatchNoneQuery()}
 		for _, id := range r.DocIDs {

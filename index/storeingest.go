@@ -69,6 +69,9 @@ func (ix *Indexer) indexStored(ctx context.Context, src *Source, sum *Summary) e
 		} else {
 			sum.Added++
 		}
+		if p.capped != "" {
+			sum.Capped = append(sum.Capped, FileError{Path: "store:" + rec.Name, Err: p.capped})
+		}
 		sum.Chunks += len(p.chunks)
 		sum.Bytes += int64(len(data))
 		if err := b.add(Change{Doc: p.doc, Chunks: p.chunks}); err != nil {

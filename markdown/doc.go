@@ -57,4 +57,23 @@
 // inline links and images, reference links and <autolinks> are. Markdown
 // link targets keep their percent-encoding ("My%20Note.md"); deciding which
 // are local files, and decoding them, is the caller's job.
+//
+// # Hostile files
+//
+// Parse takes time and memory in proportion to the file's size, whatever
+// it holds. It keeps at most [MaxTags] tags, [MaxLinks] links, [MaxHeadings]
+// headings and [MaxAliases] aliases per file, the first ones in document
+// order, cuts titles, heading texts and link texts to [MaxText] bytes, and
+// counts what it left out in Doc.Dropped. Where goldmark's time grows
+// faster than the input, Parse keeps goldmark's input small enough:
+//
+//   - With the square of a paragraph's line count when the paragraph holds
+//     many brackets or link reference definitions: a stretch of more than
+//     500 lines without a blank line is parsed in pieces cut between lines
+//     (never inside a code fence). A link text or emphasis that spans a cut
+//     reads as two halves, and a reference definition does not apply in the
+//     pieces before its own.
+//   - With the square of the nesting depth of block quotes and list items:
+//     past 32 container markers at the start of a line, or one past column
+//     128, the rest of the line is read as text.
 package markdown

@@ -81,6 +81,10 @@ func (p *parser) decodeFrontmatter(y []byte) {
 		return
 	}
 	m := root.Content[0]
+	if written, expanded := yamlSize(m); expanded > 2*written+maxAliasGrowth {
+		p.warn("frontmatter: its YAML aliases would expand %d values to more than %d; the frontmatter is not read", written, expanded-1)
+		return
+	}
 	fm := map[string]any{}
 	if err := m.Decode(&fm); err != nil {
 		// Keys that are not strings, or a value that fails alone: decode
@@ -101,6 +105,9 @@ func (p *parser) decodeFrontmatter(y []byte) {
 	p.doc.Frontmatter = fm
 
 	p.doc.Aliases = stringList(fm["aliases"], false)
+	if n := len(p.doc.Aliases); n > MaxAliases {
+		p.doc.Aliases, p.doc.Dropped.Aliases = p.doc.Aliases[:MaxAliases:MaxAliases], n-MaxAliases
+	}
 	for _, t := range stringList(fm["tags"], true) {
 		p.addTag(t)
 	}
@@ -109,6 +116,53 @@ func (p *parser) decodeFrontmatter(y []byte) {
 		key := m.Content[i].Value
 		p.frontmatterLinks(key, m.Content[i+1], 0)
 	}
+}
+
+// maxAliasGrowth is how many values YAML aliases may add to a frontmatter
+// beyond doubling it. yaml.v3 stops an alias bomb only past about 4 million
+// values per decode, and values decoded key by key each start afresh: 200
+// KB of "kN: *c" lines, c a list of 729 values by aliases, decoded to 14
+// million strings (900 MB). With this limit decoding stays linear in the
+// size of the YAML.
+const maxAliasGrowth = 10_000
+
+// yamlSize returns how many nodes the tree under n has as written, and as
+// decoding would expand its aliases, that one counted only up to just past
+// 2*written+maxAliasGrowth. An alias to a node that contains it counts as
+// past the limit.
+func yamlSize(n *yaml.Node) (written, expanded int) {
+	limit := -1
+	sizes := map[*yaml.Node]int{}
+	var size func(n *yaml.Node) int
+	size = func(n *yaml.Node) int {
+		if s, ok := sizes[n]; ok {
+			return s
+		}
+		sizes[n] = limit // in progress: an alias back to it loops
+		s := 1
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			s += size(n.Alias)
+		}
+		for _, c := range n.Content {
+			s += size(c)
+			if s > limit {
+				s = limit
+			}
+		}
+		sizes[n] = s
+		return s
+	}
+	var count func(n *yaml.Node) int
+	count = func(n *yaml.Node) int {
+		c := 1
+		for _, k := range n.Content {
+			c += count(k)
+		}
+		return c
+	}
+	written = count(n)
+	limit = 2*written + maxAliasGrowth + 1
+	return written, size(n)
 }
 
 // frontmatterLinks adds a FrontmatterLink for every [[wikilink]] in the
@@ -164,7 +218,7 @@ func (p *parser) wikiLinksIn(key, s string, line int, literal bool) {
 		}
 		if l, ok := parseWikiLink(s[k+2 : j]); ok {
 			l.Kind, l.Key, l.Line = FrontmatterLink, valid([]byte(key)), line
-			p.doc.Links = append(p.doc.Links, l)
+			p.addLink(l)
 		}
 		if literal {
 			line += strings.Count(s[k:j+2], "\n")

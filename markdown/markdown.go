@@ -10,6 +10,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	gmparser "github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -45,7 +46,40 @@ type Doc struct {
 	// Warnings describes problems that did not stop parsing, such as
 	// frontmatter that is not valid YAML.
 	Warnings []string
+	// Dropped counts what Parse found past its caps and left out: distinct
+	// tags past MaxTags, links past MaxLinks, headings past MaxHeadings,
+	// aliases past MaxAliases (the first ones in document order are kept),
+	// and the title, heading and link texts it cut to MaxText bytes. It is
+	// zero for any real note.
+	Dropped Counts
 }
+
+// Counts says how many tags, links, headings and aliases Parse left out,
+// and how many texts it cut.
+type Counts struct {
+	Tags, Links, Headings, Aliases, Cut int
+}
+
+// Any reports whether any count is above zero.
+func (c Counts) Any() bool { return c != Counts{} }
+
+// The caps of Parse on one document. Past them further tags, links,
+// headings and aliases are only counted, in Doc.Dropped, and a longer
+// title, heading text or link text is cut, so that what one hostile file costs to index (a
+// tag is stored with every chunk of its document, a link is an edge of the
+// graph, a heading starts a chunk, the title and the enclosing headings are
+// indexed with every chunk, an alias is a name of the graph) stays in
+// proportion to its size. No real note comes near them: the largest of the
+// 1,239 notes of the SilverBullet and Dendron documentation have 19 tags,
+// 222 links and 303 headings, and their longest title and heading have
+// 110 and 129 bytes.
+const (
+	MaxTags     = 1_000
+	MaxLinks    = 20_000
+	MaxHeadings = 10_000
+	MaxAliases  = 1_000
+	MaxText     = 500 // bytes of a title, a heading's text or a link's text
+)
 
 // Heading is one ATX (# Title) or setext (Title / ===) heading.
 type Heading struct {
@@ -78,7 +112,8 @@ type Link struct {
 	Alt string
 	// Heading is the "#heading" or "#^block" part of a wikilink, without '#'.
 	Heading string
-	// Text is the plain link text of a markdown link (the alt text of an image).
+	// Text is the plain link text of a markdown link (the alt text of an
+	// image), cut to MaxText bytes.
 	Text string
 	// Key is the top-level frontmatter key of a FrontmatterLink.
 	Key string
@@ -94,7 +129,13 @@ var md = goldmark.New()
 // problems such as broken frontmatter YAML are reported in Doc.Warnings and
 // the rest of the file is still parsed.
 func Parse(name string, src []byte) *Doc {
-	p := &parser{src: src, doc: &Doc{BodyStart: 1}, seenTags: map[string]bool{}}
+	return parse(name, src, maxRunLines)
+}
+
+// parse is Parse with the longest stretch of lines goldmark parses in one
+// piece as a parameter, so tests can compare pieces with the whole.
+func parse(name string, src []byte, maxRun int) *Doc {
+	p := &parser{src: src, doc: &Doc{BodyStart: 1}, seenTags: map[string]bool{}, maxRun: maxRun}
 	p.lineStarts = lineStarts(src)
 	p.frontmatter()
 	p.body()
@@ -107,6 +148,7 @@ type parser struct {
 	lineStarts []int // byte offset of the start of each line
 	doc        *Doc
 	seenTags   map[string]bool
+	maxRun     int // see maxRunLines
 	bodyOff    int // offset of the body in src
 	h1         string
 }
@@ -154,7 +196,42 @@ func (p *parser) addTag(t string) {
 		return
 	}
 	p.seenTags[t] = true
+	if len(p.doc.Tags) == MaxTags {
+		p.doc.Dropped.Tags++
+		return
+	}
 	p.doc.Tags = append(p.doc.Tags, t)
+}
+
+// cut returns s cut to at most MaxText bytes, ending in "…" when cut, and
+// counts it in Dropped.Cut.
+func (p *parser) cut(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	p.doc.Dropped.Cut++
+	n := MaxText - len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.TrimSpace(s[:n]) + "…"
+}
+
+// full reports whether the document has MaxLinks links, and then counts
+// one more as dropped: the caller need not work out the link.
+func (p *parser) full() bool {
+	if len(p.doc.Links) < MaxLinks {
+		return false
+	}
+	p.doc.Dropped.Links++
+	return true
+}
+
+// addLink records a link, or counts it as dropped past MaxLinks.
+func (p *parser) addLink(l Link) {
+	if !p.full() {
+		p.doc.Links = append(p.doc.Links, l)
+	}
 }
 
 func (p *parser) title(name string) {
@@ -166,6 +243,7 @@ func (p *parser) title(name string) {
 			d.Title = strings.TrimSpace(strings.ToValidUTF8(fmt.Sprint(t), "\uFFFD"))
 		}
 	}
+	d.Title = p.cut(d.Title)
 	if d.Title == "" {
 		d.Title = p.h1
 	}
@@ -179,7 +257,10 @@ func (p *parser) title(name string) {
 }
 
 // body parses the markdown after the frontmatter with goldmark and collects
-// headings, links and tags.
+// headings, links and tags. A body with a very long stretch of lines
+// without a blank line is parsed in pieces (see cuts); the pieces share
+// one goldmark context, so a reference definition holds in the pieces
+// after its own.
 func (p *parser) body() {
 	defer func() {
 		if r := recover(); r != nil {
@@ -187,17 +268,176 @@ func (p *parser) body() {
 		}
 	}()
 	body := p.src[p.bodyOff:]
-	root := md.Parser().Parse(text.NewReader(body))
-	w := walker{p: p, body: body}
-	_ = ast.Walk(root, w.visit)
-	w.flush()
+	flat := flatten(body) // what goldmark reads; the walker reads body
+	pc := gmparser.NewContext()
+	start := 0
+	for _, end := range append(cuts(body, p.maxRun), len(body)) {
+		w := walker{p: p, body: body[start:end], base: p.bodyOff + start}
+		root := md.Parser().Parse(text.NewReader(flat[start:end]), gmparser.WithContext(pc))
+		_ = ast.Walk(root, w.visit)
+		w.flush()
+		start = end
+	}
 }
 
-// walker visits the goldmark tree of the body. Offsets in the tree are
-// relative to body; p.bodyOff converts them to offsets in the file.
+// maxRunLines is the most lines without a blank line among them that
+// goldmark parses in one piece. Its time grows with the square of a
+// paragraph's lines once the paragraph holds many brackets or reference
+// definitions (yuin/goldmark#596: 20,000 lines of [[wikilinks]] took 2 s,
+// 80,000 lines of "[a]: /u" 5 s); in pieces of at most this many lines it
+// grows linearly. Paragraphs in notes are far shorter; a long list without
+// blank lines may be cut between two items, which changes nothing that
+// Parse reports.
+const maxRunLines = 500
+
+// cuts returns the offsets of body at which to start a new goldmark piece:
+// the start of a line after more than maxRun lines none of which is blank,
+// never inside a fenced code block, and not before a line that starts with
+// white space (a continuation or nested block) or one that could underline
+// a setext heading. Most bodies have none.
+func cuts(body []byte, maxRun int) []int {
+	var out []int
+	run := 0
+	var fence byte // the character of the open code fence, 0 when none
+	fenceLen := 0
+	for off := 0; off < len(body); {
+		end := len(body)
+		if i := bytes.IndexByte(body[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		line := bytes.TrimRight(body[off:end], "\r\n")
+		trimmed := bytes.TrimLeft(line, " \t")
+		if len(trimmed) == 0 {
+			run = 0
+		} else {
+			if run >= maxRun && fence == 0 && len(trimmed) == len(line) && !underline(line) {
+				out = append(out, off)
+				run = 0
+			}
+			run++
+		}
+		if c, n := fenceAt(trimmed); n > 0 && len(line)-len(trimmed) < 4 {
+			switch {
+			case fence == 0:
+				fence, fenceLen = c, n
+			case c == fence && n >= fenceLen && len(bytes.Trim(trimmed, string(c))) == 0:
+				fence = 0
+			}
+		}
+		off = end
+	}
+	return out
+}
+
+// Nesting limits for goldmark, whose time grows with the square of the
+// depth of nested block quotes and list items on a line (20,000 "- " on one
+// line: 0.6 s; 500,000 "1. ": 145 s) and with its cube across lines (2,000
+// ever deeper list items: 8 s). No note nests anywhere near this deep.
+const (
+	maxNesting = 32  // container markers (>, -, *, +, 1., 1)) at the start of one line
+	maxIndent  = 128 // columns of indentation before a container marker
+)
+
+// flatten returns body, or when a line starts with more than maxNesting
+// container markers or has one past column maxIndent, a copy of body in
+// which the first such marker of each such line is replaced by 'x', so
+// that goldmark reads the rest of the line as text. Offsets are unchanged,
+// and the walker reads the original bytes.
+func flatten(body []byte) []byte {
+	out, copied := body, false
+	for off := 0; off < len(body); {
+		end := len(body)
+		if i := bytes.IndexByte(body[off:], '\n'); i >= 0 {
+			end = off + i
+		}
+		col, n := 0, 0
+		for i := off; i < end; {
+			switch body[i] {
+			case ' ':
+				col++
+				i++
+				continue
+			case '\t':
+				col += 4 - col%4
+				i++
+				continue
+			}
+			m := markerLen(body[i:end])
+			if m == 0 {
+				break
+			}
+			if n++; n > maxNesting || col > maxIndent {
+				if !copied {
+					out, copied = bytes.Clone(body), true
+				}
+				out[i+m-1] = 'x'
+				break
+			}
+			i += m
+			col += m
+		}
+		off = end + 1
+	}
+	return out
+}
+
+// markerLen returns the length of the block quote or list item marker that
+// line starts with ('>', a bullet or a number with its '.' or ')', without
+// the space after it), or 0.
+func markerLen(line []byte) int {
+	if len(line) == 0 {
+		return 0
+	}
+	spaceAfter := func(i int) bool { return i == len(line) || line[i] == ' ' || line[i] == '\t' }
+	switch c := line[0]; {
+	case c == '>':
+		return 1
+	case c == '-' || c == '*' || c == '+':
+		if spaceAfter(1) {
+			return 1
+		}
+	case '0' <= c && c <= '9':
+		i := 0
+		for i < len(line) && i < 9 && '0' <= line[i] && line[i] <= '9' {
+			i++
+		}
+		if i < len(line) && (line[i] == '.' || line[i] == ')') && spaceAfter(i+1) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// fenceAt returns the character and length of a code fence (``` or ~~~,
+// three or more) that line starts with, or 0 and 0.
+func fenceAt(line []byte) (byte, int) {
+	if len(line) < 3 || (line[0] != '`' && line[0] != '~') {
+		return 0, 0
+	}
+	n := 0
+	for n < len(line) && line[n] == line[0] {
+		n++
+	}
+	if n < 3 {
+		return 0, 0
+	}
+	return line[0], n
+}
+
+// underline reports whether line could be a setext heading underline (a
+// line of '=' or '-'), which must not start a piece.
+func underline(line []byte) bool {
+	t := bytes.TrimRight(line, " \t")
+	return len(t) > 0 && (len(bytes.Trim(t, "=")) == 0 || len(bytes.Trim(t, "-")) == 0)
+}
+
+// walker visits the goldmark tree of one piece of the body. Offsets in the
+// tree are relative to body, the piece; base converts them to offsets in
+// the file.
 type walker struct {
 	p    *parser
 	body []byte
+	base int
 	// run is the current stretch of contiguous Text segments, scanned for
 	// wikilinks and #tags when it ends.
 	runStart, runStop int
@@ -207,7 +447,7 @@ type walker struct {
 	expr int
 }
 
-func (w *walker) line(off int) int { return w.p.line(w.p.bodyOff + off) }
+func (w *walker) line(off int) int { return w.p.line(w.base + off) }
 
 func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 	switch n := n.(type) {
@@ -251,7 +491,11 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
 		return ast.WalkSkipChildren, nil
 	case *ast.Heading:
-		txt := plainText(n, w.body)
+		if len(w.p.doc.Headings) == MaxHeadings {
+			w.p.doc.Dropped.Headings++
+			break
+		}
+		txt := w.p.cut(plainText(n, w.body))
 		line := w.line(max(n.Pos(), 0))
 		w.p.doc.Headings = append(w.p.doc.Headings, Heading{Level: n.Level, Text: txt, Line: line})
 		if n.Level == 1 && len(w.p.doc.Headings) == 1 && w.p.blankBefore(line) {
@@ -265,7 +509,7 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 	case *ast.Image:
 		w.markdownLink(n, n.Destination)
 	case *ast.AutoLink:
-		w.p.doc.Links = append(w.p.doc.Links, Link{
+		w.p.addLink(Link{
 			Kind:   MarkdownLink,
 			Target: valid(n.URL(w.body)),
 			Text:   valid(n.Label(w.body)),
@@ -303,10 +547,13 @@ func (w *walker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 // and reports true.
 // markdownLink records a [text](dest) link or an ![alt](dest) image.
 func (w *walker) markdownLink(n ast.Node, dest []byte) {
+	if w.p.full() {
+		return
+	}
 	w.p.doc.Links = append(w.p.doc.Links, Link{
 		Kind:   MarkdownLink,
 		Target: unescape(dest),
-		Text:   plainText(n, w.body),
+		Text:   w.p.cut(plainText(n, w.body)),
 		Line:   w.line(max(n.Pos(), 0)),
 	})
 }
@@ -332,7 +579,7 @@ func (w *walker) shortcutWikiLink(n *ast.Link) bool {
 	if p >= 2 && w.body[p-2] == '!' {
 		l.Kind = Embed
 	}
-	w.p.doc.Links = append(w.p.doc.Links, l)
+	w.p.addLink(l)
 	return true
 }
 
@@ -427,7 +674,7 @@ func (w *walker) scan(start, stop int) {
 			if l, ok := parseWikiLink(string(s[k+2 : j])); ok {
 				l.Kind = kind
 				l.Line = w.line(start + k)
-				w.p.doc.Links = append(w.p.doc.Links, l)
+				w.p.addLink(l)
 			}
 			i = j + 2
 		case c == '[':
@@ -571,21 +818,32 @@ func cutHeading(s string) (heading, page string) {
 }
 
 // plainText returns the text of n's inline children with markup stripped.
+// It reads only about the first 2*MaxText bytes of text and 8,192 nodes:
+// the text of a heading is cut to MaxText anyway, and nested images each
+// read the alt text of all those inside them (500 images nested in 2 MB of
+// text took 5 s).
 func plainText(n ast.Node, src []byte) string {
+	const maxBytes, maxNodes = 2 * MaxText, 8192
 	var b []byte
+	add := func(v []byte) {
+		b = append(b, v[:min(len(v), max(maxBytes-len(b), 0))]...)
+	}
+	nodes := 0
 	var rec func(n ast.Node)
 	rec = func(n ast.Node) {
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		for c := n.FirstChild(); c != nil && len(b) < maxBytes && nodes < maxNodes; c = c.NextSibling() {
+			nodes++
 			switch c := c.(type) {
 			case *ast.Text:
-				b = append(b, util.UnescapePunctuations(c.Segment.Value(src))...)
+				v := c.Segment.Value(src)
+				add(util.UnescapePunctuations(v[:min(len(v), maxBytes)]))
 				if c.SoftLineBreak() || c.HardLineBreak() {
-					b = append(b, ' ')
+					add([]byte{' '})
 				}
 			case *ast.String:
-				b = append(b, c.Value...)
+				add(c.Value)
 			case *ast.AutoLink:
-				b = append(b, c.Label(src)...)
+				add(c.Label(src))
 			case *ast.RawHTML:
 			default:
 				rec(c)

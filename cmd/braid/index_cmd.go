@@ -97,6 +97,9 @@ func (c *IndexCmd) watch(g *Globals, e *braid.Engine) error {
 			for _, fe := range s.Errors {
 				fmt.Fprintf(g.stderr, "braid: error: %s\n", fe)
 			}
+			for _, c := range s.Capped {
+				g.warn("%s", c)
+			}
 			if !g.Quiet && s.Added+s.Updated+s.Removed > 0 {
 				fmt.Fprintf(g.stderr, "braid: re-indexed %s in %s: %d added, %d updated, %d removed\n",
 					src.Name, (time.Duration(s.TookMS) * time.Millisecond).Round(time.Millisecond), s.Added, s.Updated, s.Removed)
@@ -136,6 +139,12 @@ func printSummary(g *Globals, s *braid.Summary) {
 			}
 		}
 		fmt.Fprintf(g.stdout, "skipped %d: %s\n", k.Total(), strings.Join(parts, ", "))
+	}
+	if len(s.Capped) > 0 {
+		fmt.Fprintf(g.stdout, "capped %d: over a cap per document (tags, links, headings, aliases, length of a title, heading or link text), indexed without the excess\n", len(s.Capped))
+	}
+	for _, c := range s.Capped {
+		g.warn("%s", c)
 	}
 	for _, e := range s.Errors {
 		fmt.Fprintf(g.stderr, "braid: error: %s\n", e)
