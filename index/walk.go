@@ -50,11 +50,14 @@ type Skips struct {
 	// counts FIFOs, sockets and devices, never read.
 	LinkOutside int `json:"link_outside"`
 	NotRegular  int `json:"not_regular"`
+	// BrokenLink counts symbolic links that lead nowhere: to a missing
+	// file, or round in a loop.
+	BrokenLink int `json:"broken_link"`
 }
 
 // Total is the number of skipped files.
 func (s Skips) Total() int {
-	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks + s.LinkOutside + s.NotRegular
+	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks + s.LinkOutside + s.NotRegular + s.BrokenLink
 }
 
 type gitignore struct {
@@ -147,13 +150,13 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 			skips.Excluded++
 			return nil
 		}
-		if d.Type()&fs.ModeSymlink != 0 && !src.FollowLinks {
+		if d.Type()&fs.ModeSymlink != 0 {
 			real, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				warn(fmt.Errorf("%s: %w", p, err))
+			if err != nil { // a dangling link, or a loop
+				skips.BrokenLink++
 				return nil
 			}
-			if !confine.Within(realRoot, real) {
+			if !src.FollowLinks && !confine.Within(realRoot, real) {
 				skips.LinkOutside++
 				return nil
 			}

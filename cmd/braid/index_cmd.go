@@ -133,7 +133,8 @@ func printSummary(g *Globals, s *braid.Summary) {
 			n    int
 			what string
 		}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}, {k.OverFileLimit, "over the file limit"}, {k.TooManyChunks, "too many chunks"},
-			{k.LinkOutside, "symbolic links leading outside the source (--follow-links to index them)"}, {k.NotRegular, "not regular files (FIFOs, sockets, devices)"}} {
+			{k.LinkOutside, "symbolic links leading outside the source (--follow-links to index them)"}, {k.NotRegular, "not regular files (FIFOs, sockets, devices)"},
+			{k.BrokenLink, "symbolic links to nothing (missing targets or loops)"}} {
 			if p.n > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
 			}
