@@ -185,6 +185,14 @@ func hostileCases() []hostileCase {
 				writeFile(t, filepath.Join(dir, "bad.md"), []byte("---\n"+deep+"---\n# Deep\n\nbody\n"))
 				writeFile(t, filepath.Join(dir, "block.md"), []byte("---\n"+block.String()+"---\n# Block\n\nbody\n"))
 			},
+			report: func(t *testing.T, sum *braid.Summary) {
+				if sum.Added == 0 { // the second run
+					return
+				}
+				if len(sum.Warnings) == 0 || !slices.ContainsFunc(sum.Warnings, func(w braid.FileError) bool { return strings.HasSuffix(w.Path, "bad.md") }) {
+					t.Errorf("warnings %v; want bad.md's frontmatter reported", sum.Warnings)
+				}
+			},
 		},
 		{
 			name: "YAML alias bomb",
@@ -200,6 +208,14 @@ func hostileCases() []hostileCase {
 				}
 				y.WriteString("---\n# Bomb\n\nbody\n")
 				writeFile(t, filepath.Join(dir, "bad.md"), []byte(y.String()))
+			},
+			report: func(t *testing.T, sum *braid.Summary) { // indexed without its frontmatter, and said so
+				if sum.Added == 0 { // the second run: nothing read again, nothing to say
+					return
+				}
+				if len(sum.Warnings) != 1 || !strings.HasSuffix(sum.Warnings[0].Path, "bad.md") || !strings.Contains(sum.Warnings[0].Err, "not read") {
+					t.Errorf("warnings %v; want bad.md's frontmatter reported as not read", sum.Warnings)
+				}
 			},
 		},
 		{

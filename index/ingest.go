@@ -89,6 +89,10 @@ type Summary struct {
 	// Such a document is indexed, not skipped: its text stays searchable,
 	// and its first tags, links, headings and aliases are kept.
 	Capped []FileError `json:"capped,omitempty"`
+	// Warnings lists the documents this run indexed with a part it could
+	// not read, such as frontmatter whose YAML is broken (the note is
+	// indexed without it), each saying what.
+	Warnings []FileError `json:"warnings,omitempty"`
 }
 
 // Indexer brings the store and the lexical index in step with sources.
@@ -287,13 +291,14 @@ func (ix *Indexer) workers() int {
 
 // prepared is a file after reading, hashing, parsing and chunking.
 type prepared struct {
-	f      file
-	doc    *Document
-	chunks []Chunk
-	same   bool   // unchanged since the last run
-	skip   string // why the file was not indexed: "binary", "not_utf8" or "too_many_chunks" (with err)
-	err    error
-	capped string // what the document was indexed without (see Summary.Capped); "" for most
+	f        file
+	doc      *Document
+	chunks   []Chunk
+	same     bool   // unchanged since the last run
+	skip     string // why the file was not indexed: "binary", "not_utf8" or "too_many_chunks" (with err)
+	err      error
+	capped   string   // what the document was indexed without (see Summary.Capped); "" for most
+	warnings []string // parts of the document the parser could not read (see Summary.Warnings)
 }
 
 func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) error {
@@ -381,6 +386,9 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 				sum.Bytes += p.f.size
 				if p.capped != "" {
 					sum.Capped = append(sum.Capped, FileError{Path: p.f.abs, Err: p.capped})
+				}
+				if len(p.warnings) > 0 {
+					sum.Warnings = append(sum.Warnings, FileError{Path: p.f.abs, Err: strings.Join(p.warnings, "; ")})
 				}
 				if err := b.add(Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
 					return err
@@ -504,6 +512,7 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 			d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
 		}
 		p.capped = capped(md)
+		p.warnings = md.Warnings
 		pieces = chunk.Markdown(data, md, chunkOptions(src))
 	} else {
 		d.Kind = KindText

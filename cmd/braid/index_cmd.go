@@ -100,6 +100,9 @@ func (c *IndexCmd) watch(g *Globals, e *braid.Engine) error {
 			for _, c := range s.Capped {
 				g.warn("%s", c)
 			}
+			for _, w := range s.Warnings {
+				g.warn("%s", w)
+			}
 			if !g.Quiet && s.Added+s.Updated+s.Removed > 0 {
 				fmt.Fprintf(g.stderr, "braid: re-indexed %s in %s: %d added, %d updated, %d removed\n",
 					src.Name, (time.Duration(s.TookMS) * time.Millisecond).Round(time.Millisecond), s.Added, s.Updated, s.Removed)
@@ -146,6 +149,9 @@ func printSummary(g *Globals, s *braid.Summary) {
 	}
 	for _, c := range s.Capped {
 		g.warn("%s", c)
+	}
+	for _, w := range s.Warnings {
+		g.warn("%s", w)
 	}
 	for _, e := range s.Errors {
 		fmt.Fprintf(g.stderr, "braid: error: %s\n", e)
