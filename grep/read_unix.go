@@ -16,9 +16,9 @@ import (
 // with the poller and reads once more to see EOF, which costs as much as the
 // search itself on small files.
 // A FIFO, a socket or a device is refused, never waited on.
-func readFile(f File, buf []byte) ([]byte, error) {
+func readFile(f File, buf []byte, d *dirs) ([]byte, error) {
 	path := f.Path
-	fd, err := confine.OpenFd(f.Root, path)
+	fd, err := d.open(f.Root, path)
 	if err != nil {
 		return nil, err
 	}
@@ -61,4 +61,30 @@ func fstat(fd int, st *syscall.Stat_t) error {
 			return err
 		}
 	}
+}
+
+// dirs keeps the roots a searcher opened, so that opening each of many
+// files beneath one root costs one system call (see confine.Dir).
+type dirs map[string]*confine.Dir
+
+func (d *dirs) open(root, path string) (int, error) {
+	if root == "" {
+		return confine.OpenFd("", path)
+	}
+	dir, ok := (*d)[root]
+	if !ok {
+		var err error
+		if dir, err = confine.OpenDir(root); err != nil {
+			return -1, err
+		}
+		(*d)[root] = dir
+	}
+	return dir.OpenFd(path)
+}
+
+func (d *dirs) close() {
+	for _, dir := range *d {
+		dir.Close()
+	}
+	*d = dirs{}
 }

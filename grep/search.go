@@ -46,6 +46,7 @@ func (m *Matcher) Search(ctx context.Context, files []File, workers int, emit fu
 		go func() {
 			defer wg.Done()
 			s := m.newSearcher()
+			defer s.dirs.close()
 			for {
 				select {
 				case tokens <- struct{}{}:
@@ -78,15 +79,16 @@ func (m *Matcher) Search(ctx context.Context, files []File, workers int, emit fu
 
 // searcher holds one worker's scratch state.
 type searcher struct {
-	m   *Matcher
-	dfa *dfa
-	lit finders   // nil without literals
-	buf []byte    // read buffer, reused: Lines hold copies of their text
-	out collector // scratch for building Lines
+	m    *Matcher
+	dfa  *dfa
+	lit  finders   // nil without literals
+	buf  []byte    // read buffer, reused: Lines hold copies of their text
+	out  collector // scratch for building Lines
+	dirs dirs      // the roots files are opened beneath, each opened once
 }
 
 func (m *Matcher) newSearcher() *searcher {
-	s := &searcher{m: m}
+	s := &searcher{m: m, dirs: dirs{}}
 	s.out.s = s
 	if m.prog != nil {
 		s.dfa = newDFA(m.prog, m.re)
@@ -110,7 +112,7 @@ func (s *searcher) searchFile(ctx context.Context, f File) (r Result) {
 	if err := ctx.Err(); err != nil {
 		return Result{File: f, Err: err}
 	}
-	buf, err := readFile(f, s.buf)
+	buf, err := readFile(f, s.buf, &s.dirs)
 	if err != nil {
 		return Result{File: f, Err: fmt.Errorf("grep: %w", err)}
 	}
