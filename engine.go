@@ -1,12 +1,15 @@
 package braid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/rerank"
@@ -81,6 +84,12 @@ type Options struct {
 	// example "no reranker model installed: run braid models pull …");
 	// every search that would rerank repeats it as a warning.
 	NoRerank string
+	// AWS loads the AWS configuration (credentials, region, endpoint)
+	// that s3:// sources are indexed with; it is called only when one is.
+	// cmd/braid loads it from the standard AWS environment variables and
+	// files (config.LoadDefaultConfig). Nil means s3:// sources cannot be
+	// indexed; their indexed documents stay readable either way.
+	AWS func(ctx context.Context) (aws.Config, error)
 
 	recovering bool // a reader's second open after finishing a crashed commit
 }
