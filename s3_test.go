@@ -167,6 +167,26 @@ func TestS3Source(t *testing.T) {
 		t.Errorf("unchanged re-index downloaded %d objects, want 0", n)
 	}
 
+	// New chunk settings re-chunk every object from the blob store, and a
+	// blob lost from the store is downloaded again: nothing else is.
+	if err := os.Remove(blobPath(dir, s3C)); err != nil {
+		t.Fatal(err)
+	}
+	gets = objectGets(s, "team/")
+	sum, err = e.Index(ctx, []braid.SourceSpec{{Path: "s3://notes/team", ChunkTokens: 64}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Updated != 3 || sum.Added+sum.Removed != 0 {
+		t.Errorf("re-chunk: %+v, want 3 updated", sum)
+	}
+	if n := objectGets(s, "team/") - gets; n != 1 || objectGets(s, "team/sub/c.md") != 2 {
+		t.Errorf("re-chunk downloaded %d objects, want 1 (sub/c.md, whose blob was lost)", n)
+	}
+	if _, err := os.Stat(blobPath(dir, s3C)); err != nil {
+		t.Errorf("the lost blob was not restored: %v", err)
+	}
+
 	// Change one object, delete one, add one.
 	const a2 = "# Pests\n\nLacewings eat aphids too.\n"
 	s.Put("notes", "team/a.md", a2)

@@ -57,10 +57,14 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 	// The document store changes only through Add, Update and Delete,
 	// which index it themselves: there is nothing to watch. A bucket has
 	// no change notifications braid could follow.
+	registered := len(all)
 	all = slices.DeleteFunc(all, func(s *Source) bool { return s.Kind == index.SourceStore || s.Kind == index.SourceS3 })
 	var srcs []*Source
 	if len(paths) == 0 {
 		srcs = all
+		if len(srcs) == 0 && registered > 0 {
+			return fmt.Errorf("%w: no source here can be watched (S3 sources and the document store are not); run braid index to pick up changes", ErrNotFound)
+		}
 		if len(srcs) == 0 {
 			return fmt.Errorf("%w: no sources registered yet; run braid index PATH", ErrNotFound)
 		}

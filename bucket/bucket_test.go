@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid/bucket"
@@ -219,5 +221,29 @@ func TestCancel(t *testing.T) {
 	cancel()
 	if _, err := r.List(ctx, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("List with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// TestOpenChecks covers what Open refuses before any request: no region
+// (and no custom endpoint), no credentials, a bad endpoint.
+func TestOpenChecks(t *testing.T) {
+	u, _ := bucket.ParseURL("s3://notes")
+	ctx := context.Background()
+	if _, err := bucket.Open(ctx, aws.Config{Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}, u, nil); !errors.Is(err, bucket.ErrRegion) {
+		t.Errorf("no region: %v, want ErrRegion", err)
+	} else {
+		oneLine(t, err, "s3://notes", "AWS_REGION")
+	}
+	if _, err := bucket.Open(ctx, aws.Config{Region: "eu-west-1"}, u, nil); !errors.Is(err, bucket.ErrNoCredentials) {
+		t.Errorf("no credentials: %v, want ErrNoCredentials", err)
+	} else {
+		oneLine(t, err, "s3://notes", "AWS_ACCESS_KEY_ID")
+	}
+	if _, err := bucket.Open(ctx, aws.Config{}, u, &bucket.Options{Endpoint: "ftp://x"}); !errors.Is(err, bucket.ErrBadEndpoint) {
+		t.Errorf("bad endpoint: %v, want ErrBadEndpoint", err)
+	}
+	r, err := bucket.Open(ctx, aws.Config{Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}, u, &bucket.Options{Endpoint: "http://127.0.0.1:9"})
+	if err != nil || r.Endpoint() != "http://127.0.0.1:9" {
+		t.Errorf("a custom endpoint needs no region: %v", err)
 	}
 }
