@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -203,7 +204,8 @@ func (s *Server) Delete(bucket, key string) {
 // objects were downloaded.
 func (s *Server) Requests(method, pathPrefix string) int {
 	n := 0
-	for _, line := range strings.Split(s.log.String(), "\n") {
+	log := ansi.ReplaceAllString(s.log.String(), "") // werkzeug colours lines of some statuses
+	for _, line := range strings.Split(log, "\n") {
 		// werkzeug logs: 127.0.0.1 - - [date] "GET /bucket/key HTTP/1.1" 200 -
 		_, req, ok := strings.Cut(line, `"`)
 		if !ok {
@@ -216,6 +218,8 @@ func (s *Server) Requests(method, pathPrefix string) int {
 	}
 	return n
 }
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func (s *Server) waitUp(limit time.Duration) error {
 	deadline := time.Now().Add(limit)
