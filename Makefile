@@ -12,17 +12,18 @@ export BRAID_ORT_LIB ?= $(ORT_LIB)
 MODELS ?= BAAI/bge-small-en-v1.5 BAAI/bge-small-en-v1.5:int8 sentence-transformers/all-MiniLM-L6-v2:int8
 PYTHON ?= python3
 
-.PHONY: build test test-short demo models ort fixtures fixtures-xlmr bench bench-ci lint tools clean
+.PHONY: build test test-short demo models ort moto fixtures fixtures-xlmr bench bench-ci lint tools clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/braid
 
 # The test command (README, .ci/run): vet, then every test with the race
-# detector. The model tests run a generated fixture through ONNX Runtime;
-# BRAID_REQUIRE_ORT makes a missing runtime a failure instead of a skip.
-test: tools ort
+# detector. The model tests run a generated fixture through ONNX Runtime and
+# the S3 source tests a moto server; BRAID_REQUIRE_ORT and BRAID_REQUIRE_S3
+# make a missing runtime or moto a failure instead of a skip.
+test: tools ort moto
 	$(GO) vet ./...
-	BRAID_REQUIRE_ORT=1 $(GO) test -race -count=1 ./...
+	BRAID_REQUIRE_ORT=1 BRAID_REQUIRE_S3=1 $(GO) test -race -count=1 ./...
 
 test-short:
 	$(GO) test -short ./...
@@ -45,6 +46,17 @@ models: build
 ort: $(ORT_LIB)
 $(ORT_LIB):
 	scripts/install-ort.sh $(dir $(ORT_LIB)) >/dev/null
+
+# moto's server mode, a real S3-compatible server the S3 source tests start
+# on 127.0.0.1 (internal/s3test), from PyPI into a virtual environment of
+# its own; the tests find it through BRAID_MOTO.
+MOTO_VERSION ?= 5.2.5
+MOTO_DIR ?= $(CURDIR)/.tools/moto
+export BRAID_MOTO ?= $(MOTO_DIR)/bin/moto_server
+moto: $(MOTO_DIR)/bin/moto_server
+$(MOTO_DIR)/bin/moto_server:
+	$(PYTHON) -m venv $(MOTO_DIR)
+	$(MOTO_DIR)/bin/python -m pip install -q 'moto[server]==$(MOTO_VERSION)'
 
 # Architecture-exact models with random weights, for the latency benchmarks
 # (braid bench uses them for models that are not installed).

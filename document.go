@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
 )
@@ -42,6 +43,20 @@ func (e *Engine) Document(name string) (*Document, error) {
 			} else if d != nil {
 				byPath = append(byPath, d)
 				break
+			}
+		}
+	}
+	if len(byPath) == 0 && bucket.IsURL(name) {
+		// An object of an S3 source: s3://bucket/key.
+		for _, s := range srcs {
+			rel, ok := strings.CutPrefix(name, s.Path+"/")
+			if s.Kind != index.SourceS3 || !ok {
+				continue
+			}
+			if d, err := e.st.DocByPath(s.ID, rel); err != nil {
+				return nil, err
+			} else if d != nil {
+				byPath = append(byPath, d)
 			}
 		}
 	}
@@ -128,7 +143,7 @@ func one(name string, ds []*Document) (*Document, error) {
 // Content is a document as it is on disk now.
 type Content struct {
 	Doc  *Document
-	File string // absolute path of the file read
+	File string // absolute path of the file read; for an S3 object, its s3:// URL
 	Data []byte
 	// Changed is true when the file differs from what was indexed: the
 	// index is stale for it until the next braid index.
@@ -136,7 +151,9 @@ type Content struct {
 }
 
 // Get reads a document's current content from disk (not a stored copy). For
-// a BEIR document it is the title and text of its JSONL line. A file whose
+// a BEIR document it is the title and text of its JSONL line; for an S3
+// object, the content indexed, kept in the index's blob store (the bucket
+// is not asked, so Changed is false). A file whose
 // real path, symbolic links followed, leaves its source is refused with
 // ErrOutside.
 func (e *Engine) Get(name string) (*Content, error) {
@@ -161,6 +178,12 @@ func (e *Engine) Get(name string) (*Content, error) {
 		c.File = src.Path
 	case "store": // docstore.go
 		return e.getStored(c)
+	case index.SourceS3:
+		c.File = index.ObjectURL(src, d.Path)
+		if c.Data, err = e.blobs().Get(d.Hash); err != nil {
+			return nil, fmt.Errorf("braid: read %s: its indexed content is missing from the blob store (%w); run braid index to download it again", c.File, err)
+		}
+		return c, nil
 	default:
 		c.File = filepath.Join(src.Path, filepath.FromSlash(d.Path))
 		if err := inside(src.Path, c.File); err != nil && !src.FollowLinks {

@@ -1,6 +1,7 @@
 package braid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/rerank"
@@ -86,6 +89,12 @@ type Options struct {
 	// whatever the index's settings say (a command-line flag); negative
 	// means no limit.
 	RerankBudget time.Duration
+	// AWS loads the AWS configuration (credentials, region, endpoint)
+	// that s3:// sources are indexed with; it is called only when one is.
+	// cmd/braid loads it from the standard AWS environment variables and
+	// files (config.LoadDefaultConfig). Nil means s3:// sources cannot be
+	// indexed; their indexed documents stay readable either way.
+	AWS func(ctx context.Context) (aws.Config, error)
 
 	recovering bool // a reader's second open after finishing a crashed commit
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/markdown"
 )
 
@@ -460,7 +461,8 @@ type Folder struct {
 }
 
 // Tree returns the folder tree of each source as it is on disk (a BEIR
-// corpus is one folder), with document counts, by source name.
+// corpus is one folder; an S3 source's folders are its keys'), with
+// document counts, by source name.
 func (e *Engine) Tree() ([]*Folder, error) {
 	srcs, err := e.st.Sources()
 	if err != nil {
@@ -479,7 +481,7 @@ func (e *Engine) Tree() ([]*Folder, error) {
 		for _, p := range paths {
 			f := root
 			f.Docs++
-			if s.Kind != "dir" {
+			if s.Kind != index.SourceDir && s.Kind != index.SourceS3 { // keys have folders too
 				f.Here++
 				continue
 			}

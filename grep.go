@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/grep"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
@@ -52,6 +53,9 @@ func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit
 		return err
 	}
 	for i, f := range files {
+		if f.Name != "" {
+			continue // an S3 object, named by its URL
+		}
 		if n, ok := stored[f.Path]; ok {
 			files[i].Name = n
 		} else if opt.Name != nil {
@@ -84,6 +88,18 @@ func (e *Engine) grepFiles(paths []string) ([]grep.File, error) {
 				indexed = append(indexed, grep.File{Path: f, Root: e.blobs().Dir()})
 			}
 			continue
+		case index.SourceS3:
+			// The content indexed, from the blob store: grep never asks
+			// the bucket.
+			entries, err := e.st.Entries(s.ID)
+			if err != nil {
+				return nil, err
+			}
+			b := e.blobs()
+			for rel, en := range entries {
+				indexed = append(indexed, grep.File{Path: b.Path(en.Hash), Root: b.Dir(), Name: index.ObjectURL(s, rel)})
+			}
+			continue
 		}
 		rels, err := e.st.Paths(s.ID)
 		if err != nil {
@@ -100,17 +116,34 @@ func (e *Engine) grepFiles(paths []string) ([]grep.File, error) {
 			}
 		}
 	}
-	sort.Slice(indexed, func(i, j int) bool { return pathLess(indexed[i].Path, indexed[j].Path) })
+	sort.Slice(indexed, func(i, j int) bool { return pathLess(grepKey(indexed[i]), grepKey(indexed[j])) })
 	if len(paths) == 0 {
 		return indexed, nil
 	}
 	byPath := make(map[string]grep.File, len(indexed))
 	for _, f := range indexed {
-		byPath[f.Path] = f
+		byPath[grepKey(f)] = f
 	}
 	seen := map[string]bool{}
 	var out []grep.File
 	for _, p := range paths {
+		if bucket.IsURL(p) {
+			// An S3 object, or a prefix standing for the objects under it.
+			pre, n := strings.TrimSuffix(p, "/"), 0
+			for _, f := range indexed {
+				if k := grepKey(f); f.Name != "" && (k == pre || strings.HasPrefix(k, pre+"/")) {
+					n++
+					if !seen[k] {
+						seen[k] = true
+						out = append(out, f)
+					}
+				}
+			}
+			if n == 0 {
+				return nil, fmt.Errorf("%w: no indexed S3 object is %s or under it; grep reads the indexed documents only (braid sources lists the S3 sources)", ErrNotIndexed, p)
+			}
+			continue
+		}
 		if err := confine.Check(p); err != nil {
 			return nil, fmt.Errorf("%w: grep path: %v", ErrBadOption, err)
 		}
@@ -144,8 +177,17 @@ func (e *Engine) grepFiles(paths []string) ([]grep.File, error) {
 			return nil, fmt.Errorf("braid: no indexed documents under %s; run braid index %s first", p, p)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return pathLess(out[i].Path, out[j].Path) })
+	sort.Slice(out, func(i, j int) bool { return pathLess(grepKey(out[i]), grepKey(out[j])) })
 	return out, nil
+}
+
+// grepKey is what orders and identifies a file to grep: its path, or for
+// an S3 object (whose path is a blob other objects may share) its URL.
+func grepKey(f grep.File) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.Path
 }
 
 // pathLess orders paths folder by folder, as ripgrep's --sort path does:

@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
 // SourceSpec names a path to index and how.
 type SourceSpec struct {
-	Path        string   // a directory, a text/markdown file, or a BEIR corpus .jsonl
+	Path        string   // a directory, a text/markdown file, a BEIR corpus .jsonl, or an s3://bucket/prefix URL
 	Name        string   // display name; empty means the base name of Path (or the name it was registered with)
 	Patterns    []string // include globs; empty keeps what the source had (every text file for a new one)
 	Excludes    []string // exclude globs, added to what the source had
@@ -34,6 +35,11 @@ type SourceSpec struct {
 	// to files outside the source (default false: they are skipped and
 	// counted in Skips.LinkOutside); nil keeps the source's setting.
 	FollowLinks *bool
+	// Endpoint is the URL of the S3-compatible store (http://host:port)
+	// an s3:// source lives in; it is kept with the source. Empty keeps
+	// the source's (for a new one: the AWS configuration's, else Amazon
+	// S3). It is an error for other paths.
+	Endpoint string
 }
 
 // Index registers the given sources (or, with none, takes every registered
@@ -74,7 +80,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 		}
 	}
 	vs := e.vectors(embedProgress)
-	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs, Blobs: e.blobs()}
+	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs, Blobs: e.blobs(), AWS: e.opt.AWS}
 	sum := &Summary{}
 	var runErr error
 	for _, src := range sources {
@@ -110,34 +116,27 @@ func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
 	if sp.ChunkTokens < 0 || (sp.ChunkTokens > 0 && sp.ChunkTokens < 16) || overlap < 0 || (sp.ChunkTokens > 0 && overlap >= sp.ChunkTokens) {
 		return nil, false, fmt.Errorf("%w: chunk size %d and overlap %d: want a size of at least 16 tokens and an overlap of 0 or more below it", ErrBadOption, sp.ChunkTokens, overlap)
 	}
-	abs, err := filepath.Abs(sp.Path)
-	if err != nil {
-		return nil, false, fmt.Errorf("braid: %s: %w", sp.Path, err)
-	}
-	info, err := os.Stat(abs)
-	if err != nil {
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return nil, false, fmt.Errorf("braid: %s does not exist; check the path", sp.Path)
-		case errors.Is(err, os.ErrPermission):
-			return nil, false, fmt.Errorf("braid: %s is not readable: permission denied", sp.Path)
+	var abs string
+	var kind index.SourceKind
+	if bucket.IsURL(sp.Path) {
+		u, err := bucket.ParseURL(sp.Path)
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: %v", ErrBadOption, err)
 		}
-		return nil, false, fmt.Errorf("braid: %s: %w", sp.Path, err)
-	}
-	kind := index.SourceDir
-	if !info.IsDir() && !info.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("%w: %s is %s; braid indexes folders and regular files", ErrBadOption, sp.Path, confine.Kind(info.Mode()))
-	}
-	if !info.IsDir() {
-		kind = index.SourceFile
-		if index.IsJSONL(abs) {
-			kind = index.SourceJSONL
+		if sp.Endpoint != "" {
+			if err := bucket.CheckEndpoint(sp.Endpoint); err != nil {
+				return nil, false, fmt.Errorf("%w: --s3-endpoint: %v", ErrBadOption, err)
+			}
 		}
-	}
-	if f, err := os.Open(abs); err != nil {
-		return nil, false, fmt.Errorf("braid: %s is not readable: %w", sp.Path, errors.Unwrap(err))
+		abs, kind = u.String(), index.SourceS3
 	} else {
-		f.Close()
+		if sp.Endpoint != "" {
+			return nil, false, fmt.Errorf("%w: an S3 endpoint is for s3:// sources, and %s is a local path", ErrBadOption, sp.Path)
+		}
+		var err error
+		if abs, kind, err = localSource(sp.Path); err != nil {
+			return nil, false, err
+		}
 	}
 	if _, err := index.NewMatcher(append(append([]string(nil), sp.Patterns...), sp.Excludes...)); err != nil {
 		return nil, false, fmt.Errorf("%w: %v", ErrBadOption, err)
@@ -180,6 +179,9 @@ func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
 	if sp.FollowLinks != nil {
 		src.FollowLinks = *sp.FollowLinks
 	}
+	if sp.Endpoint != "" {
+		src.Endpoint = sp.Endpoint
+	}
 	before := [2]int{src.ChunkTokens, src.ChunkOverlap}
 	if sp.ChunkTokens > 0 {
 		src.ChunkTokens = sp.ChunkTokens
@@ -191,6 +193,41 @@ func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
 		}
 	}
 	return src, before != [2]int{src.ChunkTokens, src.ChunkOverlap}, nil
+}
+
+// localSource checks a local path to index and says what kind of source it
+// is: a folder, a file or a BEIR corpus.
+func localSource(p string) (string, index.SourceKind, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", "", fmt.Errorf("braid: %s: %w", p, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return "", "", fmt.Errorf("braid: %s does not exist; check the path", p)
+		case errors.Is(err, os.ErrPermission):
+			return "", "", fmt.Errorf("braid: %s is not readable: permission denied", p)
+		}
+		return "", "", fmt.Errorf("braid: %s: %w", p, err)
+	}
+	kind := index.SourceDir
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return "", "", fmt.Errorf("%w: %s is %s; braid indexes folders and regular files", ErrBadOption, p, confine.Kind(info.Mode()))
+	}
+	if !info.IsDir() {
+		kind = index.SourceFile
+		if index.IsJSONL(abs) {
+			kind = index.SourceJSONL
+		}
+	}
+	if f, err := os.Open(abs); err != nil {
+		return "", "", fmt.Errorf("braid: %s is not readable: %w", p, errors.Unwrap(err))
+	} else {
+		f.Close()
+	}
+	return abs, kind, nil
 }
 
 func contains(list []string, s string) bool {

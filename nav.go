@@ -654,7 +654,7 @@ func (e *Engine) docAncestry(d *Document) ([]InfoNode, error) {
 		return nil, fmt.Errorf("%w: source %s of document %s is gone; run braid doctor", ErrNotFound, d.SourceID, d.ID)
 	}
 	dir := ""
-	if s.Kind == index.SourceDir {
+	if s.Kind == index.SourceDir || s.Kind == index.SourceS3 {
 		dir = path.Dir(d.Path)
 	}
 	anc := folderNodes(s, dir)
@@ -723,7 +723,7 @@ type Citation struct {
 	Document    string   `json:"document"` // its id
 	Title       string   `json:"title"`
 	Path        string   `json:"path"`           // relative to its source
-	File        string   `json:"file,omitempty"` // absolute
+	File        string   `json:"file,omitempty"` // absolute; for an S3 object, its s3:// URL
 	HeadingPath []string `json:"heading_path,omitempty"`
 	// StartLine and EndLine are the chunk's lines in File (for a BEIR
 	// document, the line of its record in the corpus).
@@ -769,6 +769,9 @@ func (e *Engine) Cite(chunkID string) (*Citation, error) {
 			ct.File = s.Path
 			ct.StartLine, ct.EndLine = d.Line, d.Line
 			file, _, _ = strings.Cut(d.Path, "#")
+		case index.SourceS3:
+			ct.File = index.ObjectURL(s, d.Path)
+			file = ct.File
 		}
 	}
 	ct.Tag = citeTag(d.Title, file, ct.StartLine, ct.EndLine)

@@ -18,6 +18,7 @@ type SourceStats struct {
 	Name      string    `json:"name"`
 	Path      string    `json:"path"`
 	Kind      string    `json:"kind"`
+	Endpoint  string    `json:"endpoint,omitempty"` // an S3 source's S3-compatible store
 	Documents int       `json:"documents"`
 	Chunks    int       `json:"chunks"`
 	Bytes     int64     `json:"bytes"`
@@ -45,7 +46,7 @@ func (e *Engine) Stats() (*Stats, error) {
 	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.SettingList()}
 	per := map[string]*SourceStats{}
 	for _, s := range srcs {
-		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), IndexedAt: s.IndexedAt})
+		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), Endpoint: s.Endpoint, IndexedAt: s.IndexedAt})
 	}
 	for i := range st.Sources {
 		per[st.Sources[i].ID] = &st.Sources[i]
@@ -182,6 +183,9 @@ func (e *Engine) Doctor() ([]Check, error) {
 	}
 	var gone []string
 	for _, s := range srcs {
+		if s.Kind == index.SourceS3 {
+			continue // a bucket is asked only when it is indexed
+		}
 		if _, err := os.Stat(s.Path); err != nil {
 			gone = append(gone, s.Path)
 		}

@@ -148,6 +148,18 @@ func (s *Store) Size(hash string) int64 {
 	return info.Size()
 }
 
+// Remove deletes the blob with the given hash; an absent blob is no error.
+// The caller makes sure nothing refers to it any more.
+func (s *Store) Remove(hash string) error {
+	if !valid(hash) {
+		return fmt.Errorf("%w: %q", ErrBadHash, hash)
+	}
+	if err := os.Remove(s.Path(hash)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("blob: %w", err)
+	}
+	return nil
+}
+
 // Sweep removes every blob whose hash keep does not report as live, and
 // leftover temporary files, and returns the hashes removed and their bytes.
 func (s *Store) Sweep(keep func(hash string) bool) (removed []string, bytes int64, err error) {

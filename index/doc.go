@@ -1,9 +1,11 @@
 // Package index keeps braid's index directory in step with its sources.
 //
 // Ingest walks a source (a directory honouring .gitignore, a single file,
-// or a BEIR JSONL corpus), hashes every file with sha256 to skip unchanged
-// ones, parses markdown (package markdown) and chunks it (package chunk),
-// and commits batches of changed documents to two stores: Store, a bbolt
+// a BEIR JSONL corpus, or the objects under an s3:// prefix, listed with
+// package bucket and skipped by ETag when unchanged, their content kept in
+// the blob store), hashes every file with sha256 to skip unchanged ones,
+// parses markdown (package markdown) and chunks it (package chunk), and
+// commits batches of changed documents to two stores: Store, a bbolt
 // file with sources, documents (with their links and tags, for the link
 // graph), chunks and a commit log; and Lexical, a bleve BM25 index over the
 // chunks.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -259,10 +260,29 @@ func (s *Store) Snapshots() ([]*Snapshot, error) {
 }
 
 // BlobRefs returns every blob hash the store still refers to: current
-// stored content, kept versions and snapshots.
+// stored content, the content of S3 sources' objects, kept versions and
+// snapshots.
 func (s *Store) BlobRefs() (map[string]bool, error) {
 	refs := map[string]bool{}
 	err := s.db.View(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
+			var src Source
+			if err := json.Unmarshal(v, &src); err != nil {
+				return err
+			}
+			if src.Kind != SourceS3 {
+				return nil
+			}
+			prefix := append(append([]byte(nil), k...), 0)
+			c := tx.Bucket(bucketPaths).Cursor()
+			for pk, pv := c.Seek(prefix); pk != nil && bytes.HasPrefix(pk, prefix); pk, pv = c.Next() {
+				_, hash, _ := parsePathValue(pv)
+				refs[hash] = true
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
 		if b := tx.Bucket(bucketStored); b != nil {
 			if err := b.ForEach(func(_, v []byte) error {
 				var rec Stored

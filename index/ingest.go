@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/internal/confine"
@@ -47,7 +49,7 @@ type Options struct {
 
 // Progress reports how far an index run is.
 type Progress struct {
-	Phase  string // "" while reading files, "embed" while computing embeddings
+	Phase  string // "" while reading files, "list" while listing a bucket, "embed" while computing embeddings
 	Source string // source name
 	Done   int    // files (or JSONL lines) looked at so far in this source
 	Total  int    // files in this source; 0 while unknown
@@ -110,8 +112,13 @@ type Indexer struct {
 	// even though their content did not change (their tags did).
 	Refresh map[string]bool
 	// Blobs is the index's blob store: the content of the store source's
-	// documents, and kept versions of source files. Nil means none.
+	// documents and of S3 objects, and kept versions of source files. Nil
+	// means none.
 	Blobs *blob.Store
+	// AWS loads the AWS configuration (credentials, region, endpoint) that
+	// S3 sources are read with, when one is indexed; nil means S3 sources
+	// cannot be indexed (ErrNoAWS).
+	AWS func(ctx context.Context) (aws.Config, error)
 }
 
 // Recover finishes the lexical side of a commit that a crash interrupted,
@@ -252,6 +259,8 @@ func (ix *Indexer) Index(ctx context.Context, src *Source, sum *Summary) error {
 		err = ix.indexJSONL(ctx, src, sum)
 	case SourceStore:
 		err = ix.indexStored(ctx, src, sum)
+	case SourceS3:
+		err = ix.indexS3(ctx, src, sum)
 	default:
 		err = ix.indexFiles(ctx, src, sum)
 	}
@@ -262,8 +271,13 @@ func (ix *Indexer) Index(ctx context.Context, src *Source, sum *Summary) error {
 	return ix.Store.PutSource(src)
 }
 
-// RemoveSource deletes a source and all its documents.
+// RemoveSource deletes a source and all its documents, and for an S3
+// source the content it kept in the blob store that nothing else uses.
 func (ix *Indexer) RemoveSource(id string) (int, error) {
+	src, err := ix.Store.Source(id)
+	if err != nil {
+		return 0, err
+	}
 	entries, err := ix.Store.Entries(id)
 	if err != nil {
 		return 0, err
@@ -272,7 +286,20 @@ func (ix *Indexer) RemoveSource(id string) (int, error) {
 	if err := b.finish(entries, nil, &Summary{}); err != nil {
 		return 0, err
 	}
-	return len(entries), ix.Store.DeleteSourceRecord(id)
+	if err := ix.Store.DeleteSourceRecord(id); err != nil {
+		return len(entries), err
+	}
+	if src != nil && src.Kind == SourceS3 && ix.Blobs != nil {
+		if err := ix.Store.putSkippedObjects(id, nil); err != nil {
+			return len(entries), err
+		}
+		hashes := make([]string, 0, len(entries))
+		for _, e := range entries {
+			hashes = append(hashes, e.Hash)
+		}
+		return len(entries), ix.dropBlobs(hashes)
+	}
+	return len(entries), nil
 }
 
 func (ix *Indexer) batchDocs() int {

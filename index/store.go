@@ -33,7 +33,7 @@ var (
 	bucketMeta    = []byte("meta")
 	bucketSources = []byte("sources")
 	bucketDocs    = []byte("docs")
-	bucketPaths   = []byte("paths") // sourceID \x00 path -> docID \x00 hash
+	bucketPaths   = []byte("paths") // sourceID \x00 path -> docID \x00 hash [\x00 etag] (see pathValue)
 	bucketChunks  = []byte("chunks")
 	bucketVectors = []byte("vectors") // model \x00 text hash -> little-endian float32s
 
@@ -70,7 +70,7 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 		err = db.View(func(tx *bolt.Tx) error { return checkSchema(tx.Bucket(bucketMeta)) })
 	} else {
 		err = db.Update(func(tx *bolt.Tx) error {
-			for _, b := range append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors}, storeBuckets...) {
+			for _, b := range append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped}, storeBuckets...) {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
 				}
@@ -183,6 +183,24 @@ type Entry struct {
 	Path  string
 	DocID string
 	Hash  string
+	ETag  string // an S3 object's ETag; empty for files
+}
+
+// pathValue is a document's record in the paths bucket: its id and hash,
+// and for an S3 object its ETag, so change is detected without decoding
+// the document. Older indexes hold no ETags; parsePathValue reads both.
+func pathValue(d *Document) []byte {
+	v := d.ID + "\x00" + d.Hash
+	if d.ETag != "" {
+		v += "\x00" + d.ETag
+	}
+	return []byte(v)
+}
+
+func parsePathValue(v []byte) (id, hash, etag string) {
+	i, rest, _ := bytes.Cut(v, []byte{0})
+	h, e, _ := bytes.Cut(rest, []byte{0})
+	return string(i), string(h), string(e)
 }
 
 // Entries returns the documents of a source keyed by path, without decoding
@@ -193,9 +211,9 @@ func (s *Store) Entries(sourceID string) (map[string]Entry, error) {
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketPaths).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			id, hash, _ := bytes.Cut(v, []byte{0})
+			id, hash, etag := parsePathValue(v)
 			p := string(k[len(prefix):])
-			out[p] = Entry{Path: p, DocID: string(id), Hash: string(hash)}
+			out[p] = Entry{Path: p, DocID: id, Hash: hash, ETag: etag}
 		}
 		return nil
 	})
@@ -385,7 +403,7 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 			if err := putJSON(docs, d.ID, d); err != nil {
 				return err
 			}
-			if err := paths.Put([]byte(d.SourceID+"\x00"+d.Path), []byte(d.ID+"\x00"+d.Hash)); err != nil {
+			if err := paths.Put([]byte(d.SourceID+"\x00"+d.Path), pathValue(d)); err != nil {
 				return err
 			}
 			if err := graph.Put(tx, graphNode(d), graphEdges(d)); err != nil {

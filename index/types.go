@@ -9,6 +9,9 @@ const (
 	SourceDir   SourceKind = "dir"   // a directory walked for text files
 	SourceFile  SourceKind = "file"  // a single text or markdown file
 	SourceJSONL SourceKind = "jsonl" // a BEIR corpus: one {"_id","title","text"} document per line
+	// SourceS3 is the objects under an s3://bucket/prefix URL (its Path);
+	// their content is kept in the index's blob store (see indexS3).
+	SourceS3 SourceKind = "s3"
 )
 
 // Source is a registered place documents come from. Its ID is derived from
@@ -16,7 +19,7 @@ const (
 type Source struct {
 	ID          string     `json:"id"`
 	Name        string     `json:"name"`
-	Path        string     `json:"path"` // absolute
+	Path        string     `json:"path"` // absolute; for an S3 source, its s3://bucket/prefix URL
 	Kind        SourceKind `json:"kind"`
 	Patterns    []string   `json:"patterns,omitempty"` // include globs; empty means every text file
 	Excludes    []string   `json:"excludes,omitempty"`
@@ -39,9 +42,13 @@ type Source struct {
 	KeepVersions int `json:"keep_versions,omitempty"`
 	// FollowLinks makes the walk follow symbolic links to files outside
 	// the source; by default they are skipped and counted (Skips.LinkOutside).
-	FollowLinks bool      `json:"follow_links,omitempty"`
-	AddedAt     time.Time `json:"added_at"`
-	IndexedAt   time.Time `json:"indexed_at,omitzero"`
+	FollowLinks bool `json:"follow_links,omitempty"`
+	// Endpoint is an S3 source's S3-compatible store (http://host:port),
+	// kept so a later run reaches the same store; empty means the AWS
+	// configuration's endpoint, else Amazon S3.
+	Endpoint  string    `json:"endpoint,omitempty"`
+	AddedAt   time.Time `json:"added_at"`
+	IndexedAt time.Time `json:"indexed_at,omitzero"`
 }
 
 // DocKind is the format a document was parsed as.
@@ -77,6 +84,9 @@ type Document struct {
 	// and Line its 1-based line number; both are zero for files.
 	Offset int64 `json:"offset,omitempty"`
 	Line   int   `json:"line,omitempty"`
+	// ETag is an S3 object's ETag when it was downloaded (empty for
+	// files): an object listed with the same ETag is not downloaded again.
+	ETag string `json:"etag,omitempty"`
 }
 
 // Heading is a markdown heading and the line it is on.

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/grep"
 )
 
@@ -65,7 +66,8 @@ func (s *Server) grepTool() tool {
 		mcp.WithString("pattern", mcp.Required(), mcp.Description("RE2 regular expression (Go syntax: no lookaround or backreferences), "+
 			"matched within single lines. Escape ( [ { . * + ? with \\ to match them literally.")),
 		mcp.WithArray("paths", mcp.Description("Limit the search: absolute paths of indexed files (no other file is read) or "+
-			"directories (standing for the indexed files under them). Default: every indexed file."), mcp.WithStringItems()),
+			"directories (standing for the indexed files under them), or s3://bucket/prefix URLs of indexed S3 objects. Default: "+
+			"every indexed file."), mcp.WithStringItems()),
 		mcp.WithBoolean("ignore_case", mcp.Description("Match case-insensitively (rg -i). Default false."), mcp.DefaultBool(false)),
 		mcp.WithBoolean("word", mcp.Description("Match whole words only (rg -w). Default false."), mcp.DefaultBool(false)),
 		mcp.WithBoolean("invert", mcp.Description("Print the lines that do not match (rg -v). Default false."), mcp.DefaultBool(false)),
@@ -87,7 +89,7 @@ func (s *Server) grepTool() tool {
 				MaxCount: a.MaxCount, NoRanges: true},
 			Paths: a.Paths,
 		}
-		withName := len(a.Paths) != 1 || isDir(a.Paths[0])
+		withName := len(a.Paths) != 1 || isDir(a.Paths[0]) || bucket.IsURL(a.Paths[0])
 		if a.WithFilename != nil {
 			withName = *a.WithFilename
 		}

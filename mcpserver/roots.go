@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
 )
@@ -43,7 +45,9 @@ const rootsTimeout = 5 * time.Second
 // index (a file source allows just that file). Tools that write outside the
 // index directory (restore, inject_tags) are offered only with
 // --allow-writes. grep reads only indexed files, and the walk does not
-// follow links out of a source: both are the engine's rules.
+// follow links out of a source: both are the engine's rules. An s3:// URL
+// (index_path) is allowed inside a registered S3 source or an --allow
+// s3://bucket[/prefix] value; client roots, file:// URIs, allow no bucket.
 
 // clientRoots is what the client last said its roots were.
 type clientRoots struct {
@@ -147,6 +151,44 @@ func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string)
 	}
 	return "", &outsideError{fmt.Sprintf("%s %s is outside the folders this server may use (allowed: %s); the user can start braid serve with --allow DIR to allow another folder",
 		arg, shown, where)}
+}
+
+// confineS3 returns the s3:// URL a tool was given, made canonical, when
+// it lies inside a registered S3 source or an --allow s3:// value;
+// otherwise an error naming those and the flag that widens them.
+func (s *Server) confineS3(e *braid.Engine, arg, raw string) (string, error) {
+	u, err := bucket.ParseURL(raw)
+	if err != nil {
+		return "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "bucket: "))
+	}
+	allowed := append([]bucket.URL(nil), s.allowS3...)
+	srcs, err := e.Sources()
+	if err != nil {
+		return "", err
+	}
+	for _, src := range srcs {
+		if src.Kind != index.SourceS3 {
+			continue
+		}
+		if v, err := bucket.ParseURL(src.Path); err == nil {
+			allowed = append(allowed, v)
+		}
+	}
+	var names []string
+	for _, a := range allowed {
+		if a.Within(u) {
+			return u.String(), nil
+		}
+		if !slices.Contains(names, a.String()) {
+			names = append(names, a.String())
+		}
+	}
+	where := "none"
+	if len(names) > 0 {
+		where = strings.Join(names, ", ")
+	}
+	return "", &outsideError{fmt.Sprintf("%s %s is outside the S3 locations this server may index (allowed: %s); the user can start braid serve with --allow s3://BUCKET[/PREFIX] to allow another",
+		arg, raw, where)}
 }
 
 func mustAbs(p string) string {

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
@@ -52,7 +53,9 @@ type Options struct {
 	BeforeClose func()
 	// Allow lists folders that tools taking a path (index_path, add,
 	// restore, inject_tags) may use, besides the registered sources and
-	// the roots the client declares. Nil allows only those.
+	// the roots the client declares, and s3://bucket[/prefix] URLs that
+	// index_path may index besides the registered S3 sources. Nil allows
+	// only those.
 	Allow []string
 	// AllowNet lists address ranges the download tool may reach although
 	// they are not public; nil allows public addresses only.
@@ -113,7 +116,8 @@ type Server struct {
 	closed   bool
 	writing  chan struct{} // the writer slot: one index_path or remove_source at a time
 
-	allow   []string // Options.Allow, resolved
+	allow   []string     // Options.Allow's folders, resolved
+	allowS3 []bucket.URL // Options.Allow's s3:// URLs
 	rootsMu sync.Mutex
 	roots   clientRoots
 
@@ -165,6 +169,14 @@ func New(open Opener, opt *Options) *Server {
 		server.WithHooks(s.promptHooks()),
 	)
 	for _, dir := range s.opt.Allow {
+		if bucket.IsURL(dir) {
+			if u, err := bucket.ParseURL(dir); err == nil {
+				s.allowS3 = append(s.allowS3, u)
+			} else {
+				s.log.Printf("ignoring --allow %s: %v", dir, err)
+			}
+			continue
+		}
 		if real, err := confine.Resolve(dir); err == nil {
 			s.allow = append(s.allow, real)
 		} else {

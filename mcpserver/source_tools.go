@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/bucket"
 )
 
 type noArgs struct{}
@@ -75,15 +76,19 @@ func (a *indexArgs) check() error {
 
 func (s *Server) indexPathTool() tool {
 	def := mcp.NewTool("index_path",
-		mcp.WithDescription("Add a folder, a file or a BEIR corpus (.jsonl) to the index, or re-index one already added: new and "+
-			"changed files are read, chunked and embedded, unchanged ones skipped by content hash, deleted ones dropped. Searches "+
+		mcp.WithDescription("Add a folder, a file, a BEIR corpus (.jsonl) or an S3 bucket prefix (s3://bucket/prefix) to the index, "+
+			"or re-index one already added: new and "+
+			"changed files are read, chunked and embedded, unchanged ones skipped by content hash (S3 objects by ETag, without "+
+			"downloading them), deleted ones dropped. Searches "+
 			"keep working while it runs; a large folder takes a while and reports progress when the request carries a "+
 			"progressToken. Returns the source {id, name, path} and counts: seen, added, updated, unchanged, removed, chunks, "+
 			"embedded, skipped, errors (files that could not be read), took_ms."),
 		writes("Index a path", false),
 		mcp.WithString("path", mcp.Required(), mcp.Description("Absolute path of the folder, file or .jsonl corpus (a relative path "+
 			"is taken from the server's working directory). It must lie inside a folder this server allows: a registered source, "+
-			"a root the client declares, or a folder the user gave with braid serve --allow.")),
+			"a root the client declares, or a folder the user gave with braid serve --allow. Or an s3://bucket/prefix URL inside a "+
+			"registered S3 source or an s3:// URL the user gave with --allow; the server's AWS configuration (and the source's "+
+			"endpoint, for a registered one) is used.")),
 		mcp.WithString("pattern", mcp.Description("Only index files matching this glob, e.g. \"*.md\" or \"docs/**\". Default: "+
 			"what the source had, or every text file for a new source.")),
 		mcp.WithBoolean("recursive", mcp.Description("Index subfolders too. Default true; false indexes only the top level of "+
@@ -93,11 +98,19 @@ func (s *Server) indexPathTool() tool {
 			mcp.DefaultBool(false)),
 	)
 	return tool{def, adapt(s, "index_path", indexArgs{Recursive: true}, func(ctx context.Context, c call, a *indexArgs) (any, error) {
-		path, err := s.confine(ctx, c.e, "path", a.Path)
+		var path string
+		var err error
+		if bucket.IsURL(a.Path) {
+			if a.Watch {
+				return nil, argError("watch", "an S3 source cannot be watched (a bucket sends braid no changes); call index_path again to pick them up")
+			}
+			path, err = s.confineS3(c.e, "path", a.Path)
+		} else if path, err = s.confine(ctx, c.e, "path", a.Path); err == nil {
+			path = registered(c.e, a.Path, path)
+		}
 		if err != nil {
 			return nil, err
 		}
-		path = registered(c.e, a.Path, path)
 		spec := braid.SourceSpec{Path: path, NoRecursive: !a.Recursive}
 		if a.Pattern != "" {
 			spec.Patterns = []string{a.Pattern}

@@ -22,6 +22,9 @@ func (s *Server) watchAll(e *braid.Engine) {
 		if src.Kind == index.SourceStore {
 			continue // changed only by add, update and delete, which index it
 		}
+		if src.Kind == index.SourceS3 {
+			continue // a bucket sends no change notifications; index_path re-indexes it
+		}
 		if err := s.watch(e, src.Path); err != nil {
 			s.log.Printf("watch %s: %v", src.Path, err)
 		}

@@ -7,26 +7,27 @@ import (
 	"os"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/grep"
 )
 
 // GrepCmd runs a regular expression over the indexed files.
 type GrepCmd struct {
-	Pattern           string   `arg:"" help:"RE2 regular expression (https://github.com/google/re2/wiki/Syntax)."`
-	Paths             []string `arg:"" optional:"" help:"Indexed files to search (no other file is read), or directories standing for the indexed documents under them (default: every indexed file)." type:"path"`
-	IgnoreCase        bool     `short:"i" help:"Match case-insensitively."`
-	Word              bool     `short:"w" help:"Match whole words only."`
-	Invert            bool     `short:"v" help:"Print lines that do not match."`
-	LineNumber        bool     `short:"n" help:"Print line numbers."`
-	WithFilename      bool     `short:"H" help:"Print the file name for each line (default when more than one file is searched)."`
-	NoFilename        bool     `help:"Never print file names."`
-	After             int      `short:"A" help:"Lines of context after each match." placeholder:"N"`
-	Before            int      `short:"B" help:"Lines of context before each match." placeholder:"N"`
-	Context           int      `short:"C" help:"Lines of context before and after each match." placeholder:"N"`
-	Count             bool     `short:"c" help:"Print the number of matching lines per file."`
-	FilesWithMatches  bool     `short:"l" help:"Print only the names of files with a match."`
-	FilesWithoutMatch bool     `short:"L" help:"Print only the names of files without a match."`
-	MaxCount          int      `short:"m" help:"Stop a file after N matching lines." placeholder:"N"`
+	Pattern           string      `arg:"" help:"RE2 regular expression (https://github.com/google/re2/wiki/Syntax)."`
+	Paths             []pathOrURL `arg:"" optional:"" help:"Indexed files to search (no other file is read), or directories standing for the indexed documents under them, or s3://bucket/prefix URLs of indexed S3 objects (default: every indexed file)."`
+	IgnoreCase        bool        `short:"i" help:"Match case-insensitively."`
+	Word              bool        `short:"w" help:"Match whole words only."`
+	Invert            bool        `short:"v" help:"Print lines that do not match."`
+	LineNumber        bool        `short:"n" help:"Print line numbers."`
+	WithFilename      bool        `short:"H" help:"Print the file name for each line (default when more than one file is searched)."`
+	NoFilename        bool        `help:"Never print file names."`
+	After             int         `short:"A" help:"Lines of context after each match." placeholder:"N"`
+	Before            int         `short:"B" help:"Lines of context before each match." placeholder:"N"`
+	Context           int         `short:"C" help:"Lines of context before and after each match." placeholder:"N"`
+	Count             bool        `short:"c" help:"Print the number of matching lines per file."`
+	FilesWithMatches  bool        `short:"l" help:"Print only the names of files with a match."`
+	FilesWithoutMatch bool        `short:"L" help:"Print only the names of files without a match."`
+	MaxCount          int         `short:"m" help:"Stop a file after N matching lines." placeholder:"N"`
 }
 
 // grepJSONLine is one line of --json output.
@@ -50,7 +51,7 @@ func (c *GrepCmd) Run(g *Globals) error {
 	opt := braid.GrepOptions{
 		Options: grep.Options{IgnoreCase: c.IgnoreCase, Word: c.Word, Invert: c.Invert, Before: before, After: after, MaxCount: c.MaxCount,
 			NoRanges: !g.JSON}, // match ranges cost time and only JSON shows them
-		Paths: c.Paths,
+		Paths: strs(c.Paths),
 		Name:  g.displayPath,
 	}
 	if _, err := grep.Compile(c.Pattern, opt.Options); err != nil {
@@ -61,7 +62,7 @@ func (c *GrepCmd) Run(g *Globals) error {
 		return err
 	}
 	defer e.Close()
-	withName := !c.NoFilename && (c.WithFilename || len(c.Paths) != 1 || isDir(c.Paths[0]))
+	withName := !c.NoFilename && (c.WithFilename || len(c.Paths) != 1 || isDir(string(c.Paths[0])) || bucket.IsURL(string(c.Paths[0])))
 	format := grep.Format{LineNumbers: c.LineNumber, WithFilename: withName, Count: c.Count,
 		FilesWithMatches: c.FilesWithMatches, FilesWithoutMatch: c.FilesWithoutMatch, Before: before, After: after}
 	w := bufio.NewWriterSize(g.stdout, 64<<10)

@@ -9,22 +9,24 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/index"
 )
 
 // IndexCmd registers sources and indexes them.
 type IndexCmd struct {
-	Paths        []string `arg:"" optional:"" help:"Directories, files or BEIR corpus .jsonl files. None: re-index every registered source." type:"path"`
-	Pattern      []string `help:"Index only files matching this glob (repeatable; e.g. '*.md', 'docs/**')." placeholder:"GLOB"`
-	Exclude      []string `help:"Skip files matching this glob (repeatable)." placeholder:"GLOB"`
-	NoRecursive  bool     `help:"Index only the top level of a directory."`
-	Name         string   `help:"Display name of the source (default: the directory or file name)."`
-	MaxFileSize  ByteSize `help:"Skip files larger than this (e.g. 512KB, 20MB; default 8MB)." placeholder:"SIZE"`
-	ChunkTokens  int      `help:"Token budget per chunk (default 512; changing it re-chunks the source)." placeholder:"N"`
-	ChunkOverlap *int     `help:"Tokens repeated between consecutive pieces of a split section (default 64)." placeholder:"N"`
-	KeepVersions *int     `help:"Keep the content of each file's last N versions (the current one included) in the index's blob store, for braid versions and braid diff; it costs a copy of each changed file (default 0: none)." placeholder:"N"`
-	FollowLinks  *bool    `help:"Follow symbolic links to files outside the source (default: skip them and count them in the summary, so a link to a private file cannot leak it into search results); --no-follow-links turns it off again." negatable:""`
-	Watch        bool     `help:"After indexing, keep watching the sources (the PATHs, or every registered source) and re-index a source when its files change, until interrupted."`
+	Paths        []pathOrURL `arg:"" optional:"" help:"Directories, files, BEIR corpus .jsonl files or s3://bucket/prefix URLs. None: re-index every registered source."`
+	Pattern      []string    `help:"Index only files matching this glob (repeatable; e.g. '*.md', 'docs/**')." placeholder:"GLOB"`
+	Exclude      []string    `help:"Skip files matching this glob (repeatable)." placeholder:"GLOB"`
+	NoRecursive  bool        `help:"Index only the top level of a directory."`
+	Name         string      `help:"Display name of the source (default: the directory or file name)."`
+	MaxFileSize  ByteSize    `help:"Skip files larger than this (e.g. 512KB, 20MB; default 8MB)." placeholder:"SIZE"`
+	ChunkTokens  int         `help:"Token budget per chunk (default 512; changing it re-chunks the source)." placeholder:"N"`
+	ChunkOverlap *int        `help:"Tokens repeated between consecutive pieces of a split section (default 64)." placeholder:"N"`
+	KeepVersions *int        `help:"Keep the content of each file's last N versions (the current one included) in the index's blob store, for braid versions and braid diff; it costs a copy of each changed file (default 0: none)." placeholder:"N"`
+	FollowLinks  *bool       `help:"Follow symbolic links to files outside the source (default: skip them and count them in the summary, so a link to a private file cannot leak it into search results); --no-follow-links turns it off again." negatable:""`
+	Watch        bool        `help:"After indexing, keep watching the sources (the PATHs, or every registered source) and re-index a source when its files change, until interrupted."`
+	S3Endpoint   string      `name:"s3-endpoint" help:"URL of the S3-compatible store (MinIO, SeaweedFS...) the s3:// PATHs live in, e.g. http://127.0.0.1:9000; kept with the source (default: AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, else Amazon S3). Credentials and region come from the usual AWS environment and files." placeholder:"URL"`
 }
 
 // Run indexes.
@@ -41,6 +43,14 @@ func (c *IndexCmd) Run(g *Globals) error {
 	if c.FollowLinks != nil && len(c.Paths) == 0 {
 		return fmt.Errorf("--follow-links needs the PATH of the source to change")
 	}
+	if c.S3Endpoint != "" && len(c.Paths) == 0 {
+		return fmt.Errorf("--s3-endpoint needs the s3:// PATH of the source to change")
+	}
+	for _, p := range c.Paths {
+		if c.Watch && bucket.IsURL(string(p)) {
+			return fmt.Errorf("--watch: %s: S3 sources cannot be watched (a bucket sends braid no changes); run braid index again to pick them up", p)
+		}
+	}
 	e, done, err := g.openWith(false, "braid index")
 	if err != nil {
 		return err
@@ -48,7 +58,7 @@ func (c *IndexCmd) Run(g *Globals) error {
 	defer done()
 	var specs []braid.SourceSpec
 	for _, p := range c.Paths {
-		specs = append(specs, braid.SourceSpec{Path: p, Name: c.Name, Patterns: c.Pattern, Excludes: c.Exclude, NoRecursive: c.NoRecursive, MaxFileSize: int64(c.MaxFileSize),
+		specs = append(specs, braid.SourceSpec{Path: string(p), Endpoint: c.S3Endpoint, Name: c.Name, Patterns: c.Pattern, Excludes: c.Exclude, NoRecursive: c.NoRecursive, MaxFileSize: int64(c.MaxFileSize),
 			ChunkTokens: c.ChunkTokens, ChunkOverlap: c.ChunkOverlap, KeepVersions: c.KeepVersions, FollowLinks: c.FollowLinks})
 	}
 	pr := newProgress(g)
@@ -87,7 +97,7 @@ func (c *IndexCmd) watch(g *Globals, e *braid.Engine) error {
 	if !g.Quiet {
 		fmt.Fprintln(g.stderr, "braid: watching for changes; press Ctrl-C to stop")
 	}
-	err := e.Watch(g.ctx, c.Paths, &braid.WatchOptions{
+	err := e.Watch(g.ctx, strs(c.Paths), &braid.WatchOptions{
 		Warn: func(err error) { g.warn("%v", err) },
 		Indexed: func(src *braid.Source, s *braid.Summary, err error) {
 			if err != nil {
@@ -216,6 +226,32 @@ func (p *progress) done() {
 	if p.bar && p.drawn && !p.g.Quiet {
 		fmt.Fprint(p.g.stderr, "\r\033[K")
 	}
+}
+
+// pathOrURL is a path argument that may also be an s3:// URL: a path is
+// made absolute with ~ expanded, as kong's "path" type does (so a command
+// forwarded to braid serve carries it resolved); a URL is kept as given.
+type pathOrURL string
+
+// Decode reads one path or URL.
+func (p *pathOrURL) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("path", &s); err != nil {
+		return err
+	}
+	if !bucket.IsURL(s) {
+		s = kong.ExpandPath(s)
+	}
+	*p = pathOrURL(s)
+	return nil
+}
+
+func strs(ps []pathOrURL) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
 }
 
 // ByteSize is a size flag: 1048576, 512KB, 20MB, 1GiB.

@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/internal/relay"
 	"github.com/braidsearch/braid/mcpserver"
 )
@@ -18,7 +21,7 @@ type ServeCmd struct {
 	Scratchpads int      `help:"Long outputs kept for scratchpad_read (default 32; least recently used dropped first)." default:"32" placeholder:"N"`
 	ReadOnly    bool     `help:"Hold the index for reading only, so CLI searches can run beside the server; index_path, remove_source and inject_tags are refused."`
 	Watch       bool     `help:"Keep every registered source indexed while serving: changed files are re-indexed as they change (log lines on stderr)."`
-	Allow       []string `help:"A folder agents may name in tools that take a path (index_path, add, restore, inject_tags), besides the index's sources and the roots the client declares (repeatable)." type:"existingdir" placeholder:"DIR"`
+	Allow       []string `help:"A folder agents may name in tools that take a path (index_path, add, restore, inject_tags), besides the index's sources and the roots the client declares; or an s3://bucket[/prefix] URL index_path may index (repeatable)." placeholder:"DIR|S3URL"`
 	AllowWrites bool     `help:"Offer the tools that write files outside the index directory (restore, inject_tags); without it an agent cannot write outside the index."`
 	AllowNet    []string `help:"An address range the download tool may reach although it is not public (loopback, private, link-local such as cloud metadata), e.g. 10.0.0.0/8 (repeatable)." placeholder:"CIDR"`
 	promptsFolder
@@ -37,6 +40,10 @@ func (c *ServeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	allow, err := allowList(c.Allow)
+	if err != nil {
+		return err
+	}
 	logs := g.stderr
 	if g.Quiet {
 		logs = io.Discard
@@ -50,7 +57,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 		return perr
 	}
 	opt := &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: version, Watch: c.Watch,
-		Prompts: promptDir, Allow: c.Allow, AllowWrites: c.AllowWrites, AllowNet: nets,
+		Prompts: promptDir, Allow: allow, AllowWrites: c.AllowWrites, AllowNet: nets,
 		BeforeClose: func() {
 			if rs != nil {
 				rs.Close() // commands run for other processes end before the engine closes
@@ -76,4 +83,26 @@ func (c *ServeCmd) Run(g *Globals) error {
 		return nil
 	}
 	return err
+}
+
+// allowList checks the --allow values: existing folders (made absolute,
+// ~ expanded) and s3://bucket[/prefix] URLs (made canonical).
+func allowList(vals []string) ([]string, error) {
+	var out []string
+	for _, v := range vals {
+		if bucket.IsURL(v) {
+			u, err := bucket.ParseURL(v)
+			if err != nil {
+				return nil, fmt.Errorf("--allow %s: %w", v, err)
+			}
+			out = append(out, u.String())
+			continue
+		}
+		p := kong.ExpandPath(v)
+		if info, err := os.Stat(p); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("--allow %s: want an existing folder or an s3://bucket[/prefix] URL", v)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
