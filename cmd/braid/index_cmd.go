@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -37,10 +38,14 @@ func (c *IndexCmd) Run(g *Globals) error {
 	if c.KeepVersions != nil && len(c.Paths) == 0 {
 		return fmt.Errorf("--keep-versions needs the PATH of the source to change")
 	}
-	e, done, err := g.openWith(false, "braid index")
+	created := missingFrom(g.Index) // a first index: undone if it fails before writing
+	e, release, err := g.openWith(false, "braid index")
 	if err != nil {
+		removeCreated(created)
 		return err
 	}
+	var once sync.Once
+	done := func() { once.Do(release) }
 	defer done()
 	var specs []braid.SourceSpec
 	for _, p := range c.Paths {
@@ -60,6 +65,10 @@ func (c *IndexCmd) Run(g *Globals) error {
 		}
 	}
 	if err != nil {
+		if sum == nil { // refused before writing anything (a missing path, a bad option)
+			done()
+			removeCreated(created)
+		}
 		if g.ctx.Err() != nil {
 			return fmt.Errorf("interrupted; every commit before the interruption is kept and the index is consistent (run braid index again to finish)")
 		}
