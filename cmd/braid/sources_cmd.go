@@ -106,7 +106,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 		}
 	}
 	checks := modelChecks(g)
-	files, err := braid.CheckFiles(g.Index)
+	files, err := g.checkFiles()
 	if err != nil {
 		return err
 	}
