@@ -163,7 +163,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.prepare()
 	ss := server.NewStdioServer(s.mcp)
 	ss.SetErrorLogger(s.log)
-	err := ss.Listen(ctx, in, out)
+	err := listenStdio(ctx, ss, in, out)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
