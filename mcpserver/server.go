@@ -151,7 +151,8 @@ func New(open Opener, opt *Options) *Server {
 }
 
 const instructions = "braid searches a local index of markdown notes, docs and code. " +
-	"Start with search (hybrid BM25 + vectors, reranked) or search_keyword (exact words); " +
+	"Start with search (BM25 fused with vector similarity when an embedding model is installed, reranked when a cross-encoder is; " +
+	"get_stats says which, and a search's warning says what it could not do) or search_keyword (exact words); " +
 	"read a hit with read_around (its chunk and neighbours) or read_node_content (the whole file); " +
 	"grep runs a regular expression over the indexed files. " +
 	"Long outputs are cut at a size limit: the reply names a scratchpad id to read the rest with scratchpad_read."
