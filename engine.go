@@ -81,9 +81,10 @@ type Options struct {
 	// RerankTop is how many fused candidates the reranker reads; zero
 	// means 50.
 	RerankTop int
-	// NoRerank says why Reranker is nil when reranking was wanted (for
-	// example "no reranker model installed: run braid models pull …");
-	// every search that would rerank repeats it as a warning.
+	// NoRerank says why Reranker is nil when reranking was wanted, in a
+	// short clause (for example "no cross-encoder installed; braid models
+	// pull … adds it"). The first search that would rerank says it in its
+	// warning; later ones do not repeat it (Capabilities always has it).
 	NoRerank string
 	// RerankBudget, when not zero, is the cross-encoder's time per search
 	// whatever the index's settings say (a command-line flag); negative
@@ -122,8 +123,9 @@ type Engine struct {
 
 	names nameCache // document names for Find (nav.go)
 
-	settingsMu sync.RWMutex
-	settings   *Settings // settings.go
+	settingsMu   sync.RWMutex
+	settings     *Settings   // settings.go
+	toldNoRerank atomic.Bool // a search has warned that it is not reranked (rerank.go)
 }
 
 const (

@@ -214,6 +214,7 @@ func (e *Engine) Gaps(ctx context.Context, opt GapOptions) (*GapReport, error) {
 	}
 	texts := make([]strings.Builder, len(docs))
 	sums := make([][]float32, len(docs))
+	chunked := make([]bool, len(docs)) // a note of frontmatter alone has no chunk, so no embedding to miss
 	n := 0
 	err = e.st.ForEachChunk(func(c *Chunk) error {
 		if n++; n%1024 == 0 {
@@ -225,6 +226,7 @@ func (e *Engine) Gaps(ctx context.Context, opt GapOptions) (*GapReport, error) {
 		if !ok {
 			return nil
 		}
+		chunked[i] = true
 		texts[i].WriteString(c.Text)
 		texts[i].WriteByte('\n')
 		if useVec {
@@ -248,7 +250,9 @@ func (e *Engine) Gaps(ctx context.Context, opt GapOptions) (*GapReport, error) {
 		docs[i].Text = texts[i].String()
 		if useVec {
 			if !nonZero(sums[i]) {
-				left++
+				if chunked[i] {
+					left++
+				}
 				continue
 			}
 			docs[i].Vector = sums[i] // the graph normalises it

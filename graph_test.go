@@ -3,6 +3,7 @@ package braid_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -357,7 +358,11 @@ func TestGapsLexicalFallback(t *testing.T) {
 }
 
 func TestGapsEmbeddings(t *testing.T) {
-	dir := writeVault(t, gapVault)
+	vault := maps.Clone(gapVault)
+	// Frontmatter alone: no body, so no chunk and nothing to embed. It is
+	// left out, not reported as missing its embedding (issue 20).
+	vault["Empty.md"] = "---\ntitle: Only frontmatter\ntags: [draft]\n---\n"
+	dir := writeVault(t, vault)
 	e, _ := tinyEngine(t, filepath.Join(t.TempDir(), "idx"))
 	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
@@ -369,7 +374,8 @@ func TestGapsEmbeddings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rep.Method != "embeddings" || rep.Warning != "" || rep.Documents != len(gapVault) || rep.Threshold != 0.01 {
-		t.Fatalf("report %+v: want the embedding method over every document, no warning", rep)
+		t.Fatalf("method %q warning %q documents %d threshold %v: want embeddings over every document with text, no warning, 0.01",
+			rep.Method, rep.Warning, rep.Documents, rep.Threshold)
 	}
 	if len(rep.Gaps) == 0 {
 		t.Fatal("no gaps at threshold 0.01")

@@ -258,8 +258,8 @@ func hostileCases() []hostileCase {
 			make: symlink("..", "sub/loop"),
 		},
 		{
-			name:   "file links in a loop",
-			make:   func(t *testing.T, dir string) { symlink("b.md", "a.md")(t, dir); symlink("a.md", "b.md")(t, dir) },
+			name: "file links in a loop",
+			make: func(t *testing.T, dir string) { symlink("b.md", "a.md")(t, dir); symlink("a.md", "b.md")(t, dir) },
 			report: func(t *testing.T, sum *braid.Summary) { // both links lead nowhere: skipped, not errors
 				if sum.Skipped.BrokenLink != 2 || len(sum.Errors) > 0 {
 					t.Errorf("skipped %+v, errors %v; want both links skipped as broken", sum.Skipped, sum.Errors)

@@ -12,13 +12,14 @@ import (
 // rerankTop reorders the best candidates by the cross-encoder's scores:
 // the reranked prefix by its score, the rest after it in fused order. It
 // returns how many were reranked and of how many asked for, and a warning
-// when the engine has no reranker though one was wanted.
+// when the engine has no reranker though one was wanted: once per
+// engine, since every search would repeat it.
 func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, opt SearchOptions) ([]scored, int, int, string, error) {
 	if opt.NoRerank {
 		return cands, 0, 0, "", nil
 	}
 	if e.opt.Reranker == nil {
-		if e.opt.NoRerank != "" {
+		if e.opt.NoRerank != "" && e.toldNoRerank.CompareAndSwap(false, true) {
 			return cands, 0, 0, "results are not reranked: " + e.opt.NoRerank, nil
 		}
 		return cands, 0, 0, "", nil

@@ -143,6 +143,8 @@ type Results struct {
 	TookMS  float64 `json:"took_ms"`
 	// Warning says when the search could not do what was asked, such as a
 	// vector weight without an embedding model (it then ran BM25 only).
+	// That no cross-encoder is loaded is said once per Engine, in the first
+	// search that would have reranked; Capabilities says it at any time.
 	Warning string `json:"warning,omitempty"`
 	// Reranked is how many of the best RerankOf candidates the cross-encoder
 	// read; fewer than RerankOf when the time budget ran out.
@@ -282,6 +284,9 @@ func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []sc
 	}
 	res.Timings.Rerank += msSince(t)
 	res.Reranked, res.RerankOf = n, of
+	if warn != "" && e.opt.NoRerank != "" && strings.Contains(res.Warning, e.opt.NoRerank) {
+		warn = "results are not reranked either" // the same cause as the vector warning: say it once
+	}
 	res.Warning = joinWarnings(res.Warning, warn)
 	t = time.Now()
 	hits, err := e.hydrate(q, ranked, opt, w)

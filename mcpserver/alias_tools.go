@@ -23,7 +23,7 @@ import (
 func (s *Server) searchDocumentsTool() tool {
 	return s.searchToolAs("search_documents", "Alias of search, under the name other knowledge-base servers use: the same "+
 		"arguments and the same answer. Hybrid search of the indexed notes and documents by meaning and keywords (BM25 fused with "+
-		"vector similarity, reranked by a cross-encoder). Returns {results: [{id, chunk_id, path, title, score, snippet, line, "+
+		"vector similarity, reranked by a cross-encoder when one is installed). Returns {results: [{id, chunk_id, path, title, score, snippet, line, "+
 		"highlights, source}], total, took_ms, warning}; pass a hit's chunk_id to read_around, or its id to read_node_content.",
 		nil)
 }
@@ -34,7 +34,7 @@ var knowledgeWeight = 1.0
 
 func (s *Server) searchKnowledgeTool() tool {
 	t := s.searchToolAs("search_knowledge", "Alias of search with vector_weight fixed at 1: rank the indexed notes by meaning "+
-		"alone (embedding similarity), then rerank, so a question finds notes that answer it in other words. Takes search's other "+
+		"alone (embedding similarity), then rerank when a cross-encoder is installed, so a question finds notes that answer it in other words. Takes search's other "+
 		"arguments and returns the same answer. Without an embedding model it runs on keywords and warning says so; use "+
 		"search_keyword for exact names and search to mix keywords in.", &knowledgeWeight)
 	delete(t.def.InputSchema.Properties, "vector_weight")

@@ -69,7 +69,8 @@ const (
 
 func (s *Server) searchTool() tool {
 	return s.searchToolAs("search", "Search the indexed notes and documents by meaning and keywords (hybrid: BM25 fused with vector similarity, "+
-		"then reranked by a cross-encoder). Use it first for questions and topics; use search_keyword for exact names or identifiers "+
+		"then reranked by a cross-encoder; each only when its model is installed, as get_stats says). Use it first for questions and "+
+		"topics; use search_keyword for exact names or identifiers "+
 		"and grep for regular expressions. Returns {results: [{id, chunk_id, path, title, score, snippet, line: {start, end}, highlights, "+
 		"source, source_id, heading_path}], total, took_ms, warning}. source says which retrievers found the hit: lexical, vector or hybrid, "+
 		"with +rerank when the cross-encoder reordered it. warning says when the search could not do what was asked (for example no "+

@@ -196,7 +196,8 @@ func New(open Opener, opt *Options) *Server {
 }
 
 const instructions = "braid searches a local index of markdown notes, docs and code. " +
-	"Start with search (hybrid BM25 + vectors, reranked) or search_keyword (exact words); " +
+	"Start with search (BM25 fused with vector similarity when an embedding model is installed, reranked when a cross-encoder is; " +
+	"get_stats says which, and a search's warning says what it could not do) or search_keyword (exact words); " +
 	"read a hit with read_around (its chunk and neighbours) or read_node_content (the whole file); " +
 	"grep runs a regular expression over the indexed files. " +
 	"Long outputs are cut at a size limit: the reply names a scratchpad id to read the rest with scratchpad_read."
@@ -215,7 +216,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ss.SetErrorLogger(s.log)
 	ended := make(chan struct{})
 	listened := make(chan error, 1)
-	go func() { listened <- ss.Listen(ctx, &endReader{r: in, ended: ended}, out) }()
+	go func() { listened <- listenStdio(ctx, ss, &endReader{r: in, ended: ended}, out) }()
 	var err error
 	select {
 	case err = <-listened:

@@ -140,10 +140,8 @@ func installed(spec Spec, modelsDir string) (string, Spec, error) {
 
 // pullHint says where else the files of spec can come from.
 func pullHint(spec Spec) string {
-	for _, f := range spec.Files {
-		if f.Jar == "" {
-			return " (where Hugging Face is out of reach, add --from DIR holding the files, or a mirror URL)"
-		}
+	if !spec.Mirrored() {
+		return " (where Hugging Face is out of reach, add --from DIR holding the files, or a mirror URL)"
 	}
 	return " (it fetches them from the Maven Central mirror; `make models` in a braid checkout pulls the default set)"
 }

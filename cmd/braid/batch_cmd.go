@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -93,7 +94,7 @@ func (c *BatchCmd) Run(g *Globals) error {
 				answers <- struct {
 					n int
 					a batchAnswer
-				}{j.n, c.answer(g, e, j.line, j.text)}
+				}{j.n, c.safeAnswer(g, e, j.line, j.text)}
 			}
 		}()
 	}
@@ -196,6 +197,28 @@ func decodeBatchLine(line int, text []byte) (batchQuery, *batchAnswer) {
 	return q, nil
 }
 
+// safeAnswer is answer with a panic turned into that line's error, so a
+// query that trips a bug ends neither its worker nor the batch.
+func (c *BatchCmd) safeAnswer(g *Globals, e *braid.Engine, line int, text []byte) (a batchAnswer) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		g.warn("the query on line %d panicked: %v\n%s", line, r, debug.Stack())
+		var q struct{ ID json.RawMessage }
+		if json.Unmarshal(text, &q) != nil || !json.Valid(q.ID) {
+			q.ID = nil
+		}
+		a = batchAnswer{ID: q.ID, Line: line, Error: fmt.Sprintf("internal error: the search panicked (%v); the other queries went on; please report it", r)}
+	}()
+	return c.answer(g, e, line, text)
+}
+
+// batchSearch runs one query of braid batch; a test replaces it to make
+// a query fail in ways a real index does not.
+var batchSearch = (*braid.Engine).Search
+
 // answer runs one input line.
 func (c *BatchCmd) answer(g *Globals, e *braid.Engine, line int, text []byte) batchAnswer {
 	q, bad := decodeBatchLine(line, text)
@@ -209,7 +232,7 @@ func (c *BatchCmd) answer(g *Globals, e *braid.Engine, line int, text []byte) ba
 		PathGlob: q.Path, Tags: q.Tags, Fuzzy: q.Fuzzy, Similarity: q.Similarity, Chunks: q.Chunks, Explain: q.Explain,
 		Fusion: braid.Fusion(q.Fusion), Normalize: braid.Normalization(q.Normalize), Candidates: q.Candidates,
 		NoRerank: q.Rerank != nil && !*q.Rerank}
-	res, err := e.Search(g.ctx, q.Query, opt)
+	res, err := batchSearch(e, g.ctx, q.Query, opt)
 	if err != nil {
 		return fail(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -51,10 +52,14 @@ func (c *IndexCmd) Run(g *Globals) error {
 			return fmt.Errorf("--watch: %s: S3 sources cannot be watched (a bucket sends braid no changes); run braid index again to pick them up", p)
 		}
 	}
-	e, done, err := g.openWith(false, "braid index")
+	created := missingFrom(g.Index) // a first index: undone if it fails before writing
+	e, release, err := g.openWith(false, "braid index")
 	if err != nil {
+		removeCreated(created)
 		return err
 	}
+	var once sync.Once
+	done := func() { once.Do(release) }
 	defer done()
 	var specs []braid.SourceSpec
 	for _, p := range c.Paths {
@@ -74,6 +79,10 @@ func (c *IndexCmd) Run(g *Globals) error {
 		}
 	}
 	if err != nil {
+		if sum == nil { // refused before writing anything (a missing path, a bad option)
+			done()
+			removeCreated(created)
+		}
 		if g.ctx.Err() != nil {
 			return fmt.Errorf("interrupted; every commit before the interruption is kept and the index is consistent (run braid index again to finish)")
 		}

@@ -135,6 +135,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if f, ok := stderr.(*os.File); ok {
 		cli.tty = term.IsTerminal(int(f.Fd()))
 	}
+	if usesIndexDir(kctx) {
+		if err := checkIndexDir(cli.Index); err != nil {
+			return exitStatus(err, stderr)
+		}
+	}
 	if code, ok := forward(ctx, cli, kctx, cli.stdin); ok {
 		return code
 	}

@@ -42,21 +42,21 @@ func (g *Globals) embedder() (*model.Embedder, string, error) {
 	}
 	emb, err := model.OpenEmbedder(g.setup())
 	if err != nil {
-		why, err := unavailable(err)
+		why, err := unavailable(err, g.Model, model.KindEmbedder)
 		return nil, why, err
 	}
 	return emb, "", nil
 }
 
-// unavailable sorts an error from loading a model: a model named wrongly
-// (unknown, or the wrong kind) is the caller's mistake and stays an
-// error; anything else (no runtime, not installed) becomes the reason to
-// run without the model.
-func unavailable(err error) (string, error) {
+// unavailable sorts an error from loading the model name (of kind): a
+// model named wrongly (unknown, or the wrong kind) is the caller's mistake
+// and stays an error; anything else (no runtime, not installed) becomes
+// the reason to run without the model, in brief (warnings.go).
+func unavailable(err error, name string, kind model.Kind) (string, error) {
 	if errors.Is(err, model.ErrUnknownModel) || errors.Is(err, model.ErrWrongKind) {
 		return "", err
 	}
-	return reason(err), nil
+	return brief(err, name, kind), nil
 }
 
 // testBatchDocs, when set (only by tests), makes index commits smaller so
@@ -150,7 +150,7 @@ func (g *Globals) reranker() (*model.CrossEncoder, string, error) {
 	s.Config.BatchSize = rerank.Batch
 	ce, err := model.OpenCrossEncoder(s)
 	if err != nil {
-		why, err := unavailable(err)
+		why, err := unavailable(err, g.Reranker, model.KindCrossEncoder)
 		return nil, why, err
 	}
 	return ce, "", nil

@@ -116,7 +116,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 		}
 	}
 	checks := modelChecks(g)
-	files, err := braid.CheckFiles(g.Index)
+	files, err := g.checkFiles()
 	if err != nil {
 		return err
 	}
