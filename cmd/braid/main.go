@@ -58,6 +58,7 @@ type CLI struct {
 	Find          FindCmd          `cmd:"" help:"Find documents by name: fuzzy match on titles, file names, aliases and paths (not their text); --parent limits it to a folder."`
 	Info          InfoCmd          `cmd:"" help:"Say what an id (chunk, document, content hash, source or folder) names and where it sits: source, folders, document, headings."`
 	Cite          CiteCmd          `cmd:"" help:"Print a ready-to-paste citation of a search hit's chunk: [Title](path#L12-L30), its file and lines, and its text."`
+	Ask           AskCmd           `cmd:"" help:"Gather the evidence for a question: the best passages across the index, de-duplicated and cited, within a token budget (braid writes no answer)."`
 	Links         LinksCmd         `cmd:"" help:"Follow a document's links (or, with --reverse, its backlinks) up to 5 steps; --broken and --orphans check the whole graph."`
 	Gaps          GapsCmd          `cmd:"" help:"List pairs of similar documents that are not linked either way, with the words they share and a link to add."`
 	Tag           TagCmd           `cmd:"" help:"Add tags to a markdown file's frontmatter (or a <!-- tags: --> comment), changing nothing else, and re-index it."`
