@@ -123,7 +123,7 @@ func TestGetCurrentDatetime(t *testing.T) {
 	srv := mcpserver.New(func() (*braid.Engine, func(), error) {
 		<-blocked
 		return nil, nil, errors.New("closed")
-	}, nil)
+	}, &mcpserver.Options{Tools: "all"})
 	c := &clientT{connect(t, srv), t}
 	t.Cleanup(func() { close(blocked) })
 

@@ -31,7 +31,7 @@ func Example() {
 			return nil, nil, err
 		}
 		return e, func() { e.Close() }, nil
-	}, &mcpserver.Options{Allow: []string{notes}}) // tools may name paths under notes
+	}, &mcpserver.Options{Allow: []string{notes}, Tools: "core,index_path"}) // the core tools and index_path, for paths under notes
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
 	done := make(chan error)

@@ -192,5 +192,5 @@ func (c *clientT) call(name string, args map[string]any) callResult {
 // every folder of the test's temporary directory is allowed, and so are
 // the writing tools.
 func trusting(t testing.TB) *mcpserver.Options {
-	return &mcpserver.Options{Allow: []string{filepath.Dir(t.TempDir())}, AllowWrites: true}
+	return &mcpserver.Options{Allow: []string{filepath.Dir(t.TempDir())}, AllowWrites: true, Tools: "all"}
 }

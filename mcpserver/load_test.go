@@ -53,7 +53,7 @@ func TestLoadSearchDuringReindex(t *testing.T) {
 	runtime.GC()
 	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
 
-	srv := mcpserver.New(opener(idx, nil), nil)
+	srv := mcpserver.New(opener(idx, nil), &mcpserver.Options{Tools: "all"})
 	c, stop := serve(t, srv)
 	cl := &clientT{c, t}
 	if _, err := c.Initialize(t.Context(), initRequest()); err != nil {

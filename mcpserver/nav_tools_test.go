@@ -30,7 +30,7 @@ func navServer(t *testing.T) (vault string, c *clientT) {
 		t.Fatal(err)
 	}
 	e.Close()
-	srv := mcpserver.New(opener(idx, &braid.Options{NoVectors: noModel, NoRerank: "no reranker model installed"}), nil)
+	srv := mcpserver.New(opener(idx, &braid.Options{NoVectors: noModel, NoRerank: "no reranker model installed"}), &mcpserver.Options{Tools: "all"})
 	return vault, &clientT{connect(t, srv), t}
 }
 

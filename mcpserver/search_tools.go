@@ -201,6 +201,11 @@ type searchReply struct {
 func (r searchReply) count() int { return len(r.Results) }
 
 func (r searchReply) shrink(n int, id string) any {
+	if id == "" {
+		r.Truncated = fmt.Sprintf("only the first %d of %d results fit the output limit; ask for fewer results", n, len(r.Results))
+		r.Results = r.Results[:n]
+		return r
+	}
 	r.Truncated = fmt.Sprintf("only the first %d of %d results fit the output limit; the whole answer is scratchpad %s "+
 		"(scratchpad_read with {\"id\": %q}), or ask for fewer results", n, len(r.Results), id, id)
 	r.Results = r.Results[:n]

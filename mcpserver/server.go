@@ -67,6 +67,11 @@ type Options struct {
 	// AllowWrites offers the tools that write outside the index directory
 	// (restore, inject_tags); without it they are not listed.
 	AllowWrites bool
+	// Tools picks the tools offered: a profile (core, all, or a seed
+	// system's: amalfa, yams, ks, alloy; see profiles.go) or a
+	// comma-separated list of profiles and tool names. Empty means core.
+	// Check it with CheckTools: New logs an invalid value and offers core.
+	Tools string
 }
 
 const (
@@ -116,8 +121,11 @@ type Server struct {
 	closed   bool
 	writing  chan struct{} // the writer slot: one index_path or remove_source at a time
 
-	allow   []string     // Options.Allow's folders, resolved
-	allowS3 []bucket.URL // Options.Allow's s3:// URLs
+	allow   []string        // Options.Allow's folders, resolved
+	allowS3 []bucket.URL    // Options.Allow's s3:// URLs
+	toolset toolset         // Options.Tools, parsed (profiles.go)
+	offered []string        // the tools listed, in order
+	known   map[string]bool // every tool this server has
 	rootsMu sync.Mutex
 	roots   clientRoots
 
@@ -159,14 +167,17 @@ func New(open Opener, opt *Options) *Server {
 	if version == "" {
 		version = "dev"
 	}
+	offer := s.offer(s.tools()) // profiles.go
+	hooks := s.promptHooks()
+	hooks.AddOnRequestInitialization(s.refuseOutside)
 	s.mcp = server.NewMCPServer("braid", version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
 		server.WithStrictInputSchemaDefault(),
 		server.WithRecovery(),
-		server.WithInstructions(instructions),
+		server.WithInstructions(instructions+s.profileNote()),
 		server.WithPromptCapabilities(false),
-		server.WithHooks(s.promptHooks()),
+		server.WithHooks(hooks),
 	)
 	for _, dir := range s.opt.Allow {
 		if bucket.IsURL(dir) {
@@ -184,10 +195,7 @@ func New(open Opener, opt *Options) *Server {
 		}
 	}
 	s.mcp.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, s.rootsChanged)
-	for _, t := range s.tools() {
-		if writesOutside[t.def.Name] && !s.opt.AllowWrites {
-			continue
-		}
+	for _, t := range offer {
 		s.mcp.AddTool(t.def, t.handler)
 	}
 	s.addResources()

@@ -30,7 +30,7 @@ func TestHybridSearchThroughMCP(t *testing.T) {
 	_, idx := indexed(t, 6, opt)
 	withModels := *opt
 	withModels.Reranker = rerank.New(modeltest.TinyCross(t), rerank.Options{})
-	c := &clientT{connect(t, mcpserver.New(opener(idx, &withModels), nil)), t}
+	c := &clientT{connect(t, mcpserver.New(opener(idx, &withModels), &mcpserver.Options{Tools: "all"})), t}
 
 	for _, tc := range []struct {
 		args   map[string]any
@@ -82,7 +82,7 @@ func TestInitializeDoesNotWaitForModels(t *testing.T) {
 		opened.Add(1)
 		return opener(idx, nil)()
 	}
-	c, stop := serve(t, mcpserver.New(open, nil))
+	c, stop := serve(t, mcpserver.New(open, &mcpserver.Options{Tools: "all"}))
 	defer stop()
 	defer func() {
 		select {
@@ -139,7 +139,7 @@ func TestOpenFailureIsRetried(t *testing.T) {
 		tries.Add(1)
 		return opener(idx, &braid.Options{Purpose: "braid serve"})()
 	}
-	c := &clientT{connect(t, mcpserver.New(open, nil)), t}
+	c := &clientT{connect(t, mcpserver.New(open, &mcpserver.Options{Tools: "all"})), t}
 	r := c.call("search", map[string]any{"query": "alpha"})
 	if !r.IsError || !strings.Contains(r.Text, "in use by another braid process") || !strings.Contains(r.Text, "braid index") {
 		t.Fatalf("search while braid index holds the index: %+v", r)

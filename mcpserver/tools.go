@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -35,6 +36,7 @@ func (s *Server) tools() []tool {
 		s.findTool(),
 		s.getInfoTool(),
 		s.citeTool(),
+		s.askTool(),
 		s.listSourcesTool(),
 		s.indexPathTool(),
 		s.removeSourceTool(),
@@ -63,6 +65,8 @@ func (s *Server) tools() []tool {
 		s.searchKnowledgeTool(),
 		s.readTool(),
 		s.getCurrentDatetimeTool(),
+		s.statusTool(), // seed_tools.go
+		s.graphTool(),
 	}
 }
 
@@ -182,7 +186,10 @@ func (s *Server) reply(tool string, out any) (*mcp.CallToolResult, error) {
 	if len(text) <= s.opt.MaxOutput {
 		return mcp.NewToolResultText(text), nil
 	}
-	id := s.pad.put(tool, text)
+	id := "" // a profile without scratchpad_read keeps no long outputs
+	if slices.Contains(s.offered, "scratchpad_read") {
+		id = s.pad.put(tool, text)
+	}
 	if sh, ok := out.(shrinker); ok {
 		// Whole results that fit, still valid JSON, and a note.
 		for n := sh.count() - 1; n >= 0; n-- {
@@ -200,7 +207,8 @@ func (s *Server) reply(tool string, out any) (*mcp.CallToolResult, error) {
 }
 
 // shrinker is a JSON answer made of a list that can be cut to its first n
-// entries, with a note naming the scratchpad entry that holds it all.
+// entries, with a note naming the scratchpad entry that holds it all (or,
+// for "", that none does).
 type shrinker interface {
 	count() int
 	shrink(n int, scratchpad string) any
@@ -217,8 +225,12 @@ func render(v any) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// moreNote ends a reply that shows only part of a scratchpad entry.
+// moreNote ends a reply that shows only part of a scratchpad entry, or
+// of an output kept nowhere (id "").
 func moreNote(id string, next, total int) string {
+	if id == "" {
+		return fmt.Sprintf("\n[output truncated: bytes 0..%d of %d shown. Ask for less (fewer results, paths_only, a line range) to see the rest.]", next, total)
+	}
 	return fmt.Sprintf("\n[output truncated: bytes 0..%d of %d shown. The whole output is scratchpad %s; call scratchpad_read with {\"id\": %q, \"offset\": %d} for the rest.]",
 		next, total, id, id, next)
 }

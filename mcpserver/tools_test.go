@@ -77,11 +77,11 @@ func TestToolsGolden(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"add", "cite", "compare_versions", "configure", "create_snapshot", "delete_by_name", "download", "explore_links", "find", "find_gaps", "get",
-		"get_current_datetime", "get_document", "get_info", "get_stats", "grep", "index_path", "inject_tags", "list", "list_collections",
+	want := []string{"add", "ask", "cite", "compare_versions", "configure", "create_snapshot", "delete_by_name", "download", "explore_links", "find", "find_gaps", "get",
+		"get_current_datetime", "get_document", "get_info", "get_stats", "graph", "grep", "index_path", "inject_tags", "list", "list_collections",
 		"list_directory_structure", "list_snapshots", "list_sources", "list_versions", "read", "read_around", "read_node_content",
 		"remove_source", "restore", "scratchpad_list", "scratchpad_read", "search", "search_documents", "search_keyword", "search_knowledge",
-		"update"}
+		"status", "update"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
@@ -456,7 +456,7 @@ func TestSourceTools(t *testing.T) {
 // Output over the limit is cut, kept whole in the scratchpad, and read
 // back page by page.
 func TestScratchpad(t *testing.T) {
-	vault, c := lexicalServer(t, &mcpserver.Options{MaxOutput: 1000, Scratchpads: 2})
+	vault, c := lexicalServer(t, &mcpserver.Options{MaxOutput: 1000, Scratchpads: 2, Tools: "all"})
 	full := grepAll(t, vault, "filler")
 	if len(full) < 5000 {
 		t.Fatalf("the grep output is only %d bytes", len(full))
@@ -650,7 +650,7 @@ func TestGraphTools(t *testing.T) {
 func TestLongModelReasonGivenOnce(t *testing.T) {
 	_, idx := indexed(t, 3, nil)
 	why := "ONNX Runtime library not found (looked in /a, /b, /c); run make ort or set BRAID_ORT_LIB"
-	c := &clientT{connect(t, mcpserver.New(opener(idx, &braid.Options{NoVectors: why, NoRerank: why}), nil)), t}
+	c := &clientT{connect(t, mcpserver.New(opener(idx, &braid.Options{NoVectors: why, NoRerank: why}), &mcpserver.Options{Tools: "all"})), t}
 	var first, second searchJSON
 	decode(t, c.ok("search", map[string]any{"query": "alpha", "vector_weight": 0.6}), &first)
 	decode(t, c.ok("search", map[string]any{"query": "note", "vector_weight": 0.6}), &second)

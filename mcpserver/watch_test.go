@@ -49,7 +49,7 @@ func TestIndexPathWatch(t *testing.T) {
 }
 
 func TestServeWatch(t *testing.T) {
-	vault, c := lexicalServer(t, &mcpserver.Options{Watch: true})
+	vault, c := lexicalServer(t, &mcpserver.Options{Watch: true, Tools: "all"})
 	c.ok("get_stats", nil) // the engine is open, so the watch is starting
 	// The watch is set up in the background: rewrite until it is seen.
 	deadline := time.Now().Add(15 * time.Second)

@@ -41,7 +41,7 @@ func TestCLIBesideServe(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	var serveErr syncBuffer
-	c := serveClient(t, &serveErr, "--index", idx, "--model", "none", "serve")
+	c := serveClient(t, &serveErr, "--index", idx, "--model", "none", "serve", "--tools", "all")
 	waitForSocket(t, idx)
 
 	// Reads: search, get (a path relative to the client's directory), grep, stats, batch.

@@ -136,7 +136,7 @@ func mustRefuse(t *testing.T, c *client.Client, name string, args map[string]any
 func TestHostileClientStaysInside(t *testing.T) {
 	idx, vault, outside := hostileSetup(t)
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve")
+	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all")
 	secret := filepath.Join(outside, "secret.txt")
 	rel, err := filepath.Rel(mustGetwd(t), secret)
 	if err != nil {
@@ -176,8 +176,8 @@ func TestHostileClientStaysInside(t *testing.T) {
 	if out, isErr := callTool(t, c, "add", map[string]any{"content": "owned\n", "name": "keep.md", "collection": "c1"}); isErr { // it stays in the store
 		t.Fatalf("add content: %q", out)
 	}
-	mustRefuse(t, c, "restore", map[string]any{"collection": "c1", "output_directory": outside, "overwrite": true}, "not found")
-	mustRefuse(t, c, "inject_tags", map[string]any{"file_path": filepath.Join(vault, "note-0000.md"), "tags": []string{"x"}}, "not found")
+	mustRefuse(t, c, "restore", map[string]any{"collection": "c1", "output_directory": outside, "overwrite": true}, "only when started with --allow-writes")
+	mustRefuse(t, c, "inject_tags", map[string]any{"file_path": filepath.Join(vault, "note-0000.md"), "tags": []string{"x"}}, "only when started with --allow-writes")
 
 	// Nothing outside was read in or written, and the server still answers.
 	if out, isErr := callTool(t, c, "grep", map[string]any{"pattern": "TOPSECRET"}); isErr || strings.Contains(out, secretText) {
@@ -203,7 +203,7 @@ func TestHostileClientWithAllow(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--allow", outside, "--allow-writes")
+	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all", "--allow", outside, "--allow-writes")
 	if out, isErr := callTool(t, c, "index_path", map[string]any{"path": outside}); isErr || !strings.Contains(out, `"added":2`) {
 		t.Fatalf("index_path under --allow: %q", out)
 	}
@@ -236,7 +236,7 @@ func TestHostileClientWithAllow(t *testing.T) {
 func TestAddRefusesDevicesAtOnce(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--allow", "/dev")
+	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all", "--allow", "/dev")
 	start := time.Now()
 	for i := 0; i < 6; i++ { // more calls than mcp-go has workers
 		mustRefuse(t, c, "add", map[string]any{"path": "/dev/zero", "name": "z"}, "character device")
@@ -256,7 +256,7 @@ func TestClientRoots(t *testing.T) {
 	r := &roots{}
 	r.set(outside)
 	var errOut syncBuffer
-	c := rootsClient(t, r, &errOut, "--index", idx, "--model", "none", "serve")
+	c := rootsClient(t, r, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("server stderr: %s", errOut.String())
@@ -297,7 +297,7 @@ func TestServeShutdownIsBounded(t *testing.T) {
 	for _, how := range []string{"sigterm", "stdin"} {
 		t.Run(how, func(t *testing.T) {
 			idx := filepath.Join(t.TempDir(), "idx")
-			cmd := exec.Command(self, "--index", idx, "--model", "none", "serve")
+			cmd := exec.Command(self, "--index", idx, "--model", "none", "serve", "--tools", "all")
 			cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
 			stdin, err := cmd.StdinPipe()
 			if err != nil {

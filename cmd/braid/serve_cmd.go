@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -24,6 +25,7 @@ type ServeCmd struct {
 	Allow       []string `help:"A folder agents may name in tools that take a path (index_path, add, restore, inject_tags), besides the index's sources and the roots the client declares; or an s3://bucket[/prefix] URL index_path may index (repeatable)." placeholder:"DIR|S3URL"`
 	AllowWrites bool     `help:"Offer the tools that write files outside the index directory (restore, inject_tags); without it an agent cannot write outside the index."`
 	AllowNet    []string `help:"An address range the download tool may reach although it is not public (loopback, private, link-local such as cloud metadata), e.g. 10.0.0.0/8 (repeatable)." placeholder:"CIDR"`
+	Tools       string   `help:"The tools to offer: a profile (core: search, search_keyword, grep, read, get, read_around, explore_links, list, ask; all: every tool; or a seed system's tool names: amalfa, yams, ks, alloy) or a comma-separated list of profiles and tool names, e.g. core,index_path." default:"core" placeholder:"PROFILE|LIST"`
 	promptsFolder
 }
 
@@ -35,6 +37,9 @@ func (c *ServeCmd) Run(g *Globals) error {
 	}
 	if c.Watch && c.ReadOnly {
 		return errors.New("--watch re-indexes, which --read-only forbids; drop one of them")
+	}
+	if err := mcpserver.CheckTools(c.Tools); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "mcpserver: "))
 	}
 	nets, err := parseNets(c.AllowNet)
 	if err != nil {
@@ -57,7 +62,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 		return perr
 	}
 	opt := &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: version, Watch: c.Watch,
-		Prompts: promptDir, Allow: allow, AllowWrites: c.AllowWrites, AllowNet: nets,
+		Prompts: promptDir, Allow: allow, AllowWrites: c.AllowWrites, AllowNet: nets, Tools: c.Tools,
 		BeforeClose: func() {
 			if rs != nil {
 				rs.Close() // commands run for other processes end before the engine closes

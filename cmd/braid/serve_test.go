@@ -9,16 +9,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/mcpserver"
 )
 
 // serveClient starts braid with args (a serve command line; this test
@@ -82,7 +85,7 @@ func TestServeHybridOverStdio(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", idx, "serve", "--allow", filepath.Dir(t.TempDir()))
+	c := serveClient(t, &errOut, "--index", idx, "serve", "--tools", "all", "--allow", filepath.Dir(t.TempDir()))
 
 	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil {
@@ -136,7 +139,7 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	self, _ := os.Executable()
-	cmd := exec.Command(self, "--index", idx, "serve", "--max-output", "2000")
+	cmd := exec.Command(self, "--index", idx, "serve", "--tools", "all", "--max-output", "2000")
 	cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
 	requests := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
@@ -246,7 +249,7 @@ func TestServeReadOnly(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--read-only", "--allow", filepath.Dir(t.TempDir()))
+	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all", "--read-only", "--allow", filepath.Dir(t.TempDir()))
 	if out, isErr := callTool(t, c, "search_keyword", map[string]any{"query": "alpha"}); isErr || !strings.Contains(out, "note-0000.md") {
 		t.Fatalf("search_keyword: %q", out)
 	}
@@ -284,4 +287,74 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// braid serve --tools PROFILE, driven by mcp-go's client: tools/list is
+// the profile's tools, a tool outside it is refused with a protocol error
+// that names the profile, and a call of each profile works.
+func TestServeToolProfiles(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	vault := vaultDir(t, 4, "alpha")
+	if _, errOut, code := runCLI(t, "--index", idx, "index", vault); code != 0 {
+		t.Fatalf("index: %s", errOut)
+	}
+	alloy := []string{"index_path", "search", "get_document", "list_sources", "remove_source", "get_stats"}
+	if mcpserver.CheckTools("configure") == nil {
+		alloy = append(alloy, "configure")
+	}
+	for _, tc := range []struct {
+		profile string
+		tools   []string
+		outside string
+		call    string
+		args    map[string]any
+		want    string
+	}{
+		{"core", []string{"search", "search_keyword", "grep", "read", "get", "read_around", "explore_links", "list", "ask", "scratchpad_read"},
+			"get_stats", "ask", map[string]any{"question": "note number alpha", "budget": 300}, `"tag":"[Note `},
+		{"amalfa", []string{"search_documents", "read_node_content", "explore_links", "list_directory_structure", "find_gaps", "inject_tags",
+			"scratchpad_read", "scratchpad_list"}, "search", "search_documents", map[string]any{"query": "alpha", "limit": 2}, `"path":"note-000`},
+		{"yams", []string{"search", "grep", "download", "add", "get", "list", "status", "delete_by_name", "update", "restore",
+			"list_collections", "list_snapshots", "graph"}, "search_keyword", "search",
+			map[string]any{"query": "alpha", "path_pattern": "note-0002.md", "vector_weight": 0}, `"path":"note-0002.md"`},
+		{"ks", []string{"search_knowledge", "search_keyword", "read", "read_around", "cite", "ask", "find", "get_info",
+			"get_current_datetime", "compare_versions"}, "search", "search_keyword", map[string]any{"query": "alpha", "top_k": 1}, `"total":`},
+		{"alloy", alloy, "grep", "list_sources", nil, `"documents":4`},
+	} {
+		t.Run(tc.profile, func(t *testing.T) {
+			var errOut syncBuffer
+			c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", tc.profile, "--allow-writes")
+			res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			var got []string
+			for _, tl := range res.Tools {
+				got = append(got, tl.Name)
+			}
+			want := slices.Clone(tc.tools)
+			slices.Sort(want)
+			slices.Sort(got)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("tools/list of --tools %s (-want +got):\n%s", tc.profile, diff)
+			}
+			var req mcp.CallToolRequest
+			req.Params.Name = tc.outside
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if _, err := c.CallTool(ctx, req); err == nil || !strings.Contains(err.Error(), `"`+tc.outside+`" is not offered: braid serve runs with --tools `+tc.profile) ||
+				!strings.Contains(err.Error(), "--tools all") {
+				t.Errorf("%s outside --tools %s: %v, want a protocol error naming the profile", tc.outside, tc.profile, err)
+			}
+			if out, isErr := callTool(t, c, tc.call, tc.args); isErr || !strings.Contains(out, tc.want) {
+				t.Errorf("%s: %.400s (error %v), want %s", tc.call, out, isErr, tc.want)
+			}
+		})
+	}
+	// An unknown profile or tool: serve refuses to start, in one line.
+	out, errOut, code := runCLI(t, "--index", idx, "serve", "--tools", "core,telepathy")
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, `braid: --tools: "telepathy" is neither a tool profile (core, all, amalfa, yams, ks, alloy) nor a tool (add, ask,`) ||
+		strings.Count(errOut, "\n") != 1 {
+		t.Errorf("serve --tools core,telepathy: code %d, stderr %q", code, errOut)
+	}
 }

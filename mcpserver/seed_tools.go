@@ -1,0 +1,67 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/braidsearch/braid"
+)
+
+// More aliases under the names a seed system's clients call (see
+// alias_tools.go and profiles.go): each is an existing tool's engine call,
+// with the seed's argument names.
+
+// statusTool is get_stats under the name YAMS clients call.
+func (s *Server) statusTool() tool {
+	def := mcp.NewTool("status",
+		mcp.WithDescription("Alias of get_stats, under the name YAMS clients call: describe the index (its directory, documents, "+
+			"chunks, bytes indexed and on disk, format version, per-source counts), which models searches can use or why not, and "+
+			"the server's output limit."),
+		readOnly("Index statistics"),
+	)
+	return tool{def, adapt(s, "status", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
+		return s.stats(c.e)
+	})}
+}
+
+type graphArgs struct {
+	Name     string `json:"name"`
+	Hash     string `json:"hash"`
+	Relation string `json:"relation"`
+	Depth    int    `json:"depth"`
+	Reverse  bool   `json:"reverse"`
+}
+
+func (a *graphArgs) check() error {
+	if (a.Name == "") == (a.Hash == "") {
+		return argError("name", "give the document by name or by hash, one of the two")
+	}
+	return intRange("depth", a.Depth, 1, 5)
+}
+
+// graphTool is explore_links under the name and argument names YAMS
+// clients use: the document by name or content hash.
+func (s *Server) graphTool() tool {
+	def := mcp.NewTool("graph",
+		mcp.WithDescription("Alias of explore_links, under the name and arguments YAMS clients use: walk the link graph from a "+
+			"document, given by name or by content hash, to the notes it links to ([[wikilinks]], markdown links, embeds, frontmatter "+
+			"relations) or, with reverse, the notes that link to it. Returns {doc, links: [{node, distance, path, edges}]}, nearest first."),
+		readOnly("Explore links"),
+		mcp.WithString("name", mcp.Description(descDocID+" Give name or hash.")),
+		mcp.WithString("hash", mcp.Description("The document's content hash (sha256, hex) or its first 8 or more digits. Give hash or name.")),
+		mcp.WithString("relation", mcp.Description("Follow only edges of this type: LINKS_TO, CITES, EMBEDS, TAGGED_AS, or a "+
+			"frontmatter key such as supersededBy (any case). Default: every type.")),
+		mcp.WithInteger("depth", mcp.Description("How many steps to follow. 1..5, default 1 (direct links only)."),
+			mcp.DefaultNumber(1), mcp.Min(1), mcp.Max(5)),
+		mcp.WithBoolean("reverse", mcp.Description("Follow links backwards: the documents linking to this one. Default false."),
+			mcp.DefaultBool(false)),
+	)
+	return tool{def, adapt(s, "graph", graphArgs{Depth: 1}, func(ctx context.Context, c call, a *graphArgs) (any, error) {
+		doc := a.Name
+		if a.Hash != "" {
+			doc = a.Hash
+		}
+		return c.e.Links(doc, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
+	})}
+}
