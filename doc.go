@@ -14,7 +14,9 @@
 // links, and Tag writes tags into a note. Add keeps documents that live in
 // no source in the index's content-addressed store (Update, DeleteByName,
 // List, versions, collections and snapshots manage them); Find, Info and
-// Cite navigate by name, ancestry and quotation.
+// Cite navigate by name, ancestry and quotation. Ask gathers the evidence
+// for a question: Search's best chunks, de-duplicated, cited and fitted to
+// a token budget, for a caller that writes the answer itself.
 //
 //	e, err := braid.Open(".braid", nil)
 //	if err != nil { … }

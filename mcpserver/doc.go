@@ -34,7 +34,13 @@
 // missing argument, or an unknown name, is a JSON-RPC error (mcp-go gives
 // it code -32603) whose message names the fix. A few tools are aliases
 // under the names other knowledge-base servers use (search_documents,
-// search_knowledge, read, get_current_datetime; see alias_tools.go).
+// search_knowledge, read, get_current_datetime, status, graph; see
+// alias_tools.go and seed_tools.go).
+//
+// Options.Tools picks a tool profile (profiles.go): core by default, all,
+// one per seed system (amalfa, yams, ks, alloy) offering exactly its tool
+// names, or a list. tools/list offers only those; a call of another braid
+// tool is a JSON-RPC error (-32600) naming the profile and how to widen it.
 //
 // Caveats: mcp-go's stdio transport keeps its session in a package
 // variable, so one process serves one stdio session at a time. Serve
