@@ -313,3 +313,16 @@ func TestAskToolEmptyIndex(t *testing.T) {
 		t.Errorf("ask on an empty index: %+v", r)
 	}
 }
+
+// A --tools value is accepted or refused with one line, never a panic.
+func FuzzCheckTools(f *testing.F) {
+	for _, s := range []string{"", "core", "all", "ks,grep", " yams , search ", ",", "core,,", "a\nb", "\xff", strings.Repeat("core,", 100)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		err := mcpserver.CheckTools(spec)
+		if err != nil && (!errors.Is(err, mcpserver.ErrBadTools) || strings.Contains(err.Error(), "\n")) {
+			t.Errorf("CheckTools(%q) = %v", spec, err)
+		}
+	})
+}
