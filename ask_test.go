@@ -217,3 +217,23 @@ func TestAskBadInput(t *testing.T) {
 		t.Errorf("Ask on an empty index = %v, want ErrEmptyIndex", err)
 	}
 }
+
+// Ask over a hybrid search (the tiny embedding model): the same promises.
+func TestAskHybrid(t *testing.T) {
+	dir := writeVault(t, askVault())
+	e, _ := tinyEngine(t, filepath.Join(t.TempDir(), "idx"))
+	overlap := 24
+	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: dir, ChunkTokens: 64, ChunkOverlap: &overlap}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []float64{braid.DefaultVectorWeight, 1} {
+		p, err := e.Ask(context.Background(), "how do solar panels make electricity", braid.AskOptions{Budget: 600, VectorWeight: &w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPack(t, e, dir, p, 600)
+		if p.Passages == 0 || p.Warning != "" {
+			t.Errorf("vector_weight %v: %d passages, warning %q", w, p.Passages, p.Warning)
+		}
+	}
+}
