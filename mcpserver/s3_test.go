@@ -37,7 +37,7 @@ func s3Bucket(t *testing.T) *s3test.Server {
 // prefixes outside it.
 func TestIndexPathS3Allowed(t *testing.T) {
 	s := s3Bucket(t)
-	srv := mcpserver.New(opener(filepath.Join(t.TempDir(), "idx"), s3Options(s)), &mcpserver.Options{Allow: []string{"s3://notes/team"}})
+	srv := mcpserver.New(opener(filepath.Join(t.TempDir(), "idx"), s3Options(s)), &mcpserver.Options{Allow: []string{"s3://notes/team"}, Tools: "all"})
 	c := connect(t, srv)
 
 	var idx struct {
@@ -100,7 +100,7 @@ func TestIndexPathS3Registered(t *testing.T) {
 	}
 	e.Close()
 	s.Put("notes", "team/c.md", "# Chives\n")
-	c := connect(t, mcpserver.New(opener(dir, noEndpoint), nil))
+	c := connect(t, mcpserver.New(opener(dir, noEndpoint), &mcpserver.Options{Tools: "all"}))
 	var idx struct {
 		Summary braid.Summary `json:"summary"`
 	}
