@@ -122,13 +122,13 @@ func parseTools(spec string, have []string) (toolset, error) {
 	}
 	ts := toolset{spec: spec, args: map[string]map[string]string{}}
 	seen := map[string]bool{}
+	every := false
 	for item := range strings.SplitSeq(spec, ",") {
 		item = strings.TrimSpace(item)
 		p, isProfile := profileNamed(item)
 		switch {
 		case isProfile && p.tools == nil:
-			ts.names = nil
-			return ts, nil // all
+			every = true // all: the other items only add argument names
 		case isProfile:
 			for _, name := range p.tools {
 				if !seen[name] {
@@ -153,6 +153,9 @@ func parseTools(spec string, have []string) (toolset, error) {
 			return toolset{}, fmt.Errorf("%w: %q is neither a tool profile (%s) nor a tool (%s)", ErrBadTools, item,
 				strings.Join(names, ", "), strings.Join(sorted, ", "))
 		}
+	}
+	if every {
+		ts.names = nil
 	}
 	return ts, nil
 }

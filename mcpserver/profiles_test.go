@@ -130,12 +130,12 @@ func TestToolLists(t *testing.T) {
 		t.Errorf("tools/list of core,index_path,grep (-want +got):\n%s", diff)
 	}
 
-	for _, ok := range []string{"", "core", "all", "amalfa", "yams", "ks", "alloy", "search,grep", "ks, core", "ask"} {
+	for _, ok := range []string{"", "core", "all", "amalfa", "yams", "ks", "alloy", "search,grep", "ks, core", "ask", "ks,all"} {
 		if err := mcpserver.CheckTools(ok); err != nil {
 			t.Errorf("CheckTools(%q) = %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"nope", "core,nope", "core,", "Search", "configure_all"} {
+	for _, bad := range []string{"nope", "core,nope", "core,", "Search", "configure_all", "all,nope"} {
 		err := mcpserver.CheckTools(bad)
 		if !errors.Is(err, mcpserver.ErrBadTools) || !strings.Contains(err.Error(), "tool profile (core, all, amalfa, yams, ks, alloy)") ||
 			!strings.Contains(err.Error(), "ask, cite,") || strings.Contains(err.Error(), "\n") {
