@@ -75,6 +75,9 @@ type Options struct {
 	// NoVectors says why Embedder is nil (for example "ONNX Runtime not
 	// found: run make ort"); searches that ask for vectors repeat it.
 	NoVectors string
+	// VectorsOff says the user turned vectors off (--model none): stored
+	// embeddings that go unsearched are then not a fault.
+	VectorsOff bool
 	// Reranker reorders the best fused candidates with a cross-encoder;
 	// nil means no reranking.
 	Reranker *rerank.Reranker
@@ -110,6 +113,12 @@ type Engine struct {
 	st   *index.Store
 
 	vec *vector.Index // nil without an embedder
+	// vecDamaged says the model's graph file was damaged and the graph
+	// searched is one rebuilt in memory (hybrid.go); "" when it was sound.
+	vecDamaged string
+
+	strandedOnce sync.Once
+	stranded     string // see strandedEmbeddings
 
 	closed  atomic.Bool
 	pinned  atomic.Bool // Close does nothing; see Pin

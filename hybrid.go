@@ -60,6 +60,14 @@ func (e *Engine) loadVectors() error {
 		}
 	case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, vector.ErrFormat):
 		return err
+	case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, vector.ErrMismatch):
+		reason := err
+		if fe := (*vector.FormatError)(nil); errors.As(err, &fe) {
+			reason = fe.Reason
+		}
+		e.vecDamaged = fmt.Sprintf("%s is damaged (%v), so vectors are searched in a graph rebuilt from the stored embeddings at every start; braid --index %s doctor --repair removes the file and the next braid index saves a sound one",
+			filepath.Base(e.vectorFile()), reason, e.dir)
+		e.vec = vector.New(dim, &e.opt.Vector)
 	default:
 		e.vec = vector.New(dim, &e.opt.Vector)
 	}
@@ -125,8 +133,16 @@ func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
 		return 0, "", nil
 	}
 	if why := e.VectorsUnavailable(); why != "" {
-		if opt.VectorWeight == nil || *opt.VectorWeight == 0 || opt.weightFromSettings {
+		if opt.VectorWeight != nil && *opt.VectorWeight == 0 {
 			return 0, "", nil // vectors were not asked for: nothing to warn about
+		}
+		if opt.VectorWeight == nil || opt.weightFromSettings {
+			if s := e.strandedEmbeddings(); s != "" {
+				// A default search would be hybrid with the model the
+				// index was built with: say why it is not.
+				return 0, s + ", so this search is lexical only", nil
+			}
+			return 0, "", nil
 		}
 		if e.vec == nil {
 			why = "vector search is unavailable (" + why + ")"
@@ -134,9 +150,29 @@ func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
 		return 0, why + ", so this search is lexical only", nil
 	}
 	if opt.VectorWeight == nil {
-		return DefaultVectorWeight, "", nil
+		return DefaultVectorWeight, e.vecDamaged, nil
 	}
-	return *opt.VectorWeight, "", nil
+	if *opt.VectorWeight == 0 {
+		return 0, "", nil
+	}
+	return *opt.VectorWeight, e.vecDamaged, nil
+}
+
+// strandedEmbeddings says, for an engine without an embedder (and vectors
+// not turned off), that the index holds embeddings it cannot search and
+// why; "" otherwise.
+func (e *Engine) strandedEmbeddings() string {
+	e.strandedOnce.Do(func() {
+		if e.vec != nil || e.opt.VectorsOff {
+			return
+		}
+		models, err := e.st.EmbeddingModels()
+		if err != nil || len(models) == 0 {
+			return
+		}
+		e.stranded = fmt.Sprintf("the index holds embeddings of %s that cannot be searched: %s", strings.Join(models, ", "), e.noVectors())
+	})
+	return e.stranded
 }
 
 // VectorsUnavailable says why a search cannot use vectors now (no

@@ -52,6 +52,11 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 		return nil, ErrReadOnly
 	}
 	start := time.Now()
+	// An index run that finds nothing to change must not report success
+	// on a store doctor calls damaged.
+	if err := e.st.Verify(); err != nil {
+		return nil, err
+	}
 	var sources []*Source
 	force := map[string]bool{}
 	if len(specs) == 0 {

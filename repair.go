@@ -30,32 +30,41 @@ func CheckFiles(dir string) ([]Check, error) {
 		return nil, err
 	}
 	defer lock.Release()
+	sp := filepath.Join(dir, storeFile)
+	return checkFiles(dir, func() error { return index.CheckStore(sp) }, func() error { return checkLexical(filepath.Join(dir, lexicalDir)) }), nil
+}
+
+// checkFiles is the checks of CheckFiles, with the store and the lexical
+// index checked by the functions given (through an open engine's handles
+// or by opening the files).
+func checkFiles(dir string, checkStore, checkLex func() error) []Check {
 	var checks []Check
-	add := func(name string, ok bool, format string, args ...any) {
-		checks = append(checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
+	add := func(ok bool, format string, args ...any) {
+		checks = append(checks, Check{Name: "files", OK: ok, Detail: fmt.Sprintf(format, args...)})
 	}
 	vp := filepath.Join(dir, versionFile)
 	if b, err := os.ReadFile(vp); err != nil || !versionLine.Match(b) {
-		add("files", false, "%s is missing or garbled (%q); braid doctor --repair rewrites it when meta.db is sound", vp, b)
+		add(false, "%s is missing or garbled (%q); braid doctor --repair rewrites it when meta.db is sound", vp, b)
 	}
-	sp := filepath.Join(dir, storeFile)
-	storeErr := index.CheckStore(sp)
-	if storeErr != nil {
-		add("files", false, "%v; meta.db cannot be rebuilt from the index: delete %s and run braid --index %s index PATH for each source", storeErr, dir, dir)
+	if err := checkStore(); err != nil {
+		if !errors.Is(err, index.ErrCorrupt) {
+			err = fmt.Errorf("%w; %s", err, index.StoreFix(filepath.Join(dir, storeFile)))
+		}
+		add(false, "%v", err)
 	}
-	lp := filepath.Join(dir, lexicalDir)
-	if err := checkLexical(lp); err != nil {
-		add("files", false, "%v; braid doctor --repair rebuilds it from the chunks in meta.db", err)
+	if err := checkLex(); err != nil {
+		add(false, "%v", err)
 	}
-	for _, p := range vectorFiles(dir) {
+	vecs := vectorFiles(dir)
+	for _, p := range vecs {
 		if err := checkVectors(p); err != nil {
-			add("files", false, "%s is corrupt (%v); braid doctor --repair removes it and the next braid index or search with the model rebuilds it from the stored embeddings", p, err)
+			add(false, "%s is damaged (%v); braid --index %s doctor --repair removes it, and the next braid index saves a sound one built from the stored embeddings", p, err, dir)
 		}
 	}
 	if len(checks) == 0 {
-		add("files", true, "VERSION, meta.db, lexical.bleve and %d vector files are readable", len(vectorFiles(dir)))
+		add(true, "VERSION, meta.db, lexical.bleve and %d vector files are readable", len(vecs))
 	}
-	return checks, nil
+	return checks
 }
 
 // Repair fixes what CheckFiles finds and can be fixed from the index
@@ -77,7 +86,10 @@ func Repair(dir string) ([]string, error) {
 	}
 	defer lock.Release()
 	if err := index.CheckStore(sp); err != nil {
-		return nil, fmt.Errorf("%w; meta.db cannot be repaired: delete %s and run braid --index %s index PATH for each source", err, dir, dir)
+		if !errors.Is(err, index.ErrCorrupt) {
+			err = fmt.Errorf("%w; %s", err, index.StoreFix(sp))
+		}
+		return nil, err
 	}
 	var did []string
 	vp := filepath.Join(dir, versionFile)
@@ -151,31 +163,42 @@ func vectorFiles(dir string) []string {
 	return ps
 }
 
+// checkVectors loads a graph file and says what is wrong with it.
 func checkVectors(path string) error {
 	_, err := vector.Load(path, nil)
+	if fe := (*vector.FormatError)(nil); errors.As(err, &fe) {
+		return fe.Reason
+	}
 	return err
 }
 
-// checkLexical opens the lexical index read-only and counts its documents.
-func checkLexical(path string) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("lexical index %s is damaged: %v", path, r)
-		}
-	}()
+// checkLexical opens the lexical index read-only (which checks every
+// segment's checksum) and reads its counts.
+func checkLexical(path string) error {
 	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("lexical index %s is missing", path)
+		return &index.CorruptError{Path: path, Detail: "missing", Fix: index.LexicalFix(path)}
 	}
 	lex, err := index.OpenLexical(path, true)
 	if err != nil {
-		return fmt.Errorf("lexical index %s is damaged: %w", path, err)
+		return lexicalDamaged(path, err)
 	}
 	defer lex.Close()
-	if _, err := lex.DocCount(); err != nil {
-		return fmt.Errorf("lexical index %s is damaged: %w", path, err)
+	return lexicalCounts(path, lex)
+}
+
+// lexicalCounts reads the counts of an open lexical index.
+func lexicalCounts(path string, lex *index.Lexical) error {
+	_, err := lex.DocCount()
+	if err == nil {
+		_, err = lex.Gen()
 	}
-	if _, err := lex.Gen(); err != nil {
-		return fmt.Errorf("lexical index %s is damaged: %w", path, err)
+	return lexicalDamaged(path, err)
+}
+
+// lexicalDamaged is err as an error naming the lexical index and its fix.
+func lexicalDamaged(path string, err error) error {
+	if err == nil || errors.Is(err, index.ErrCorrupt) {
+		return err
 	}
-	return nil
+	return &index.CorruptError{Path: path, Detail: err.Error(), Fix: index.LexicalFix(path)}
 }

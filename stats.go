@@ -1,6 +1,7 @@
 package braid
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -98,6 +99,16 @@ type Check struct {
 // in the vector index (when the engine has an embedder), and every
 // source's path still there.
 func (e *Engine) Doctor() ([]Check, error) {
+	checks, err := e.doctor()
+	if errors.Is(err, index.ErrCorrupt) {
+		// A damaged file found on the way is the finding, not a failure
+		// to check.
+		return append(checks, Check{Name: "files", Detail: err.Error()}), nil
+	}
+	return checks, err
+}
+
+func (e *Engine) doctor() ([]Check, error) {
 	var checks []Check
 	add := func(name string, ok bool, format string, args ...any) {
 		checks = append(checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
@@ -162,6 +173,9 @@ func (e *Engine) Doctor() ([]Check, error) {
 	}
 	add("graph", nodes == docs, "%d of %d documents in the link graph", nodes, docs)
 
+	if s := e.strandedEmbeddings(); s != "" {
+		add("vectors", false, "%s; until then search is lexical only", s)
+	}
 	if e.vec != nil {
 		n := e.vec.Len()
 		if n == chunks {

@@ -88,7 +88,7 @@ func appendVersion(tx *bolt.Tx, docID string, v Version, keep int) error {
 // the document's versions, in one transaction. Its blob must already be
 // written.
 func (s *Store) PutStored(rec *Stored, docID string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		if err := putJSON(tx.Bucket(bucketStored), rec.Name, rec); err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func (s *Store) PutStored(rec *Stored, docID string) error {
 // Stored returns the stored document with the given name, or nil.
 func (s *Store) Stored(name string) (*Stored, error) {
 	var rec *Stored
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketStored)
 		if b == nil {
 			return nil
@@ -116,7 +116,7 @@ func (s *Store) Stored(name string) (*Stored, error) {
 
 // ForEachStored calls fn with every stored document, in name order.
 func (s *Store) ForEachStored(fn func(*Stored) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketStored)
 		if b == nil {
 			return nil
@@ -135,7 +135,7 @@ func (s *Store) ForEachStored(fn func(*Stored) error) error {
 // metadata (docIDs[i] is the document id of names[i]), in one transaction.
 // Their blobs stay until a sweep finds them unreferenced.
 func (s *Store) DeleteStored(names, docIDs []string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		for i, n := range names {
 			if err := tx.Bucket(bucketStored).Delete([]byte(n)); err != nil {
 				return err
@@ -153,7 +153,7 @@ func (s *Store) DeleteStored(names, docIDs []string) error {
 // Versions returns a document's recorded versions, oldest first.
 func (s *Store) Versions(docID string) ([]Version, error) {
 	var vs []Version
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketVersions)
 		if b == nil {
 			return nil
@@ -169,7 +169,7 @@ func (s *Store) Versions(docID string) ([]Version, error) {
 // DocMeta returns a document's metadata, or nil.
 func (s *Store) DocMeta(docID string) (map[string]string, error) {
 	var m map[string]string
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketDocMeta)
 		if b == nil {
 			return nil
@@ -184,7 +184,7 @@ func (s *Store) DocMeta(docID string) (map[string]string, error) {
 
 // ForEachDocMeta calls fn with every document's metadata.
 func (s *Store) ForEachDocMeta(fn func(docID string, m map[string]string) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketDocMeta)
 		if b == nil {
 			return nil
@@ -203,7 +203,7 @@ func (s *Store) ForEachDocMeta(fn func(docID string, m map[string]string) error)
 // removing its key, and returns the result.
 func (s *Store) UpdateDocMeta(docID string, set map[string]string) (map[string]string, error) {
 	m := map[string]string{}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketDocMeta)
 		if raw := b.Get([]byte(docID)); raw != nil {
 			if err := json.Unmarshal(raw, &m); err != nil {
@@ -227,7 +227,7 @@ func (s *Store) UpdateDocMeta(docID string, set map[string]string) (map[string]s
 
 // PutSnapshot records a snapshot, giving it the next id ("1", "2", ...).
 func (s *Store) PutSnapshot(snap *Snapshot) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketSnapshots)
 		n, err := b.NextSequence()
 		if err != nil {
@@ -241,7 +241,7 @@ func (s *Store) PutSnapshot(snap *Snapshot) error {
 // Snapshots returns every snapshot, oldest first.
 func (s *Store) Snapshots() ([]*Snapshot, error) {
 	var out []*Snapshot
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketSnapshots)
 		if b == nil {
 			return nil
@@ -264,7 +264,7 @@ func (s *Store) Snapshots() ([]*Snapshot, error) {
 // snapshots.
 func (s *Store) BlobRefs() (map[string]bool, error) {
 	refs := map[string]bool{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
 			var src Source
 			if err := json.Unmarshal(v, &src); err != nil {

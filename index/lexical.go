@@ -61,7 +61,11 @@ var keyLexGen = []byte("braid.gen")
 // Lexical is the BM25 index over chunks (bleve, scorch). Every Apply is one
 // bleve batch, persisted before it returns. Safe for concurrent use.
 type Lexical struct {
-	idx bleve.Index
+	idx  bleve.Index
+	path string
+
+	statsMu sync.Mutex
+	stats   *search.BM25Stats // see bm25Stats; nil until a search needs them
 
 	fastOnce sync.Once
 	fast     analysis.Analyzer // the index analyzer with a byte-mapping char filter
@@ -142,13 +146,29 @@ func OpenLexical(path string, readOnly bool) (*Lexical, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create lexical index: %w", err)
 		}
-		return &Lexical{idx: idx}, nil
+		return &Lexical{idx: idx, path: path}, nil
 	}
-	idx, err := bleve.OpenUsing(path, map[string]interface{}{"read_only": readOnly})
+	idx, err := openVerified(path)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lexical{idx: idx, path: path}
+	if readOnly {
+		return l, nil
+	}
+	// A writer reopens what it verified: bleve's merger reads segments in
+	// goroutines of its own, where a damaged one would crash the process.
+	if err := idx.Close(); err != nil {
+		return nil, err
+	}
+	err = l.guard(func() error {
+		l.idx, err = bleve.OpenUsing(path, map[string]interface{}{"read_only": false})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("open lexical index %s: %w", path, err)
 	}
-	return &Lexical{idx: idx}, nil
+	return l, nil
 }
 
 // Close releases the index.
@@ -156,7 +176,11 @@ func (l *Lexical) Close() error { return l.idx.Close() }
 
 // Gen is the commit number of the last Apply.
 func (l *Lexical) Gen() (uint64, error) {
-	v, err := l.idx.GetInternal(keyLexGen)
+	var v []byte
+	err := l.guard(func() (err error) {
+		v, err = l.idx.GetInternal(keyLexGen)
+		return err
+	})
 	if err != nil || v == nil {
 		return 0, err
 	}
@@ -164,7 +188,13 @@ func (l *Lexical) Gen() (uint64, error) {
 }
 
 // DocCount is the number of chunks in the index.
-func (l *Lexical) DocCount() (uint64, error) { return l.idx.DocCount() }
+func (l *Lexical) DocCount() (n uint64, err error) {
+	err = l.guard(func() error {
+		n, err = l.idx.DocCount()
+		return err
+	})
+	return n, err
+}
 
 // ChunkMeta is the document-level data indexed with each chunk.
 type ChunkMeta struct {
@@ -208,7 +238,10 @@ func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID 
 		}
 	}
 	b.SetInternal(keyLexGen, []byte(strconv.FormatUint(gen, 10)))
-	if err := l.idx.Batch(b); err != nil {
+	l.statsMu.Lock()
+	l.stats = nil
+	l.statsMu.Unlock()
+	if err := l.guard(func() error { return l.idx.Batch(b) }); err != nil {
 		return fmt.Errorf("lexical index batch: %w", err)
 	}
 	return nil
@@ -292,7 +325,20 @@ type Candidate struct {
 
 // Search runs a BM25 query and returns the best chunks, best first, and how
 // many chunks matched in all.
-func (l *Lexical) Search(ctx context.Context, r Request) ([]Candidate, int, error) {
+func (l *Lexical) Search(ctx context.Context, r Request) (out []Candidate, total int, err error) {
+	err = l.guard(func() error {
+		out, total, err = l.search(ctx, r)
+		return err
+	})
+	return out, total, err
+}
+
+func (l *Lexical) search(ctx context.Context, r Request) ([]Candidate, int, error) {
+	stats, err := l.bm25Stats()
+	if err != nil {
+		return nil, 0, err
+	}
+	ctx = context.WithValue(ctx, search.BM25StatsKey, stats)
 	tags, err := l.tagFilter(ctx, r)
 	if err != nil {
 		return nil, 0, err
@@ -325,6 +371,60 @@ func (l *Lexical) Search(ctx context.Context, r Request) ([]Candidate, int, erro
 		return strings.Compare(a.ChunkID, b.ChunkID)
 	})
 	return out, int(res.Total), nil
+}
+
+// bm25Stats are the collection statistics BM25 scores with: the number
+// of chunks and, per field, the number of distinct terms (bleve's stand-in
+// for the total field length, from which it derives the average). Left to
+// itself bleve sums each segment's distinct terms, so a term in two
+// segments counts twice and scores depend on how the index happens to be
+// cut into segments: on batch sizes and on when background merges ran
+// (two builds of one corpus ranked differently, and a lexical index that
+// doctor rebuilt ranked unlike a fresh one). Counted over the whole index,
+// they are what one fully merged segment gives, whatever the layout. They
+// are computed once per change of the index.
+func (l *Lexical) bm25Stats() (*search.BM25Stats, error) {
+	l.statsMu.Lock()
+	defer l.statsMu.Unlock()
+	if l.stats != nil {
+		return l.stats, nil
+	}
+	n, err := l.idx.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	fields, err := l.idx.Fields()
+	if err != nil {
+		return nil, err
+	}
+	st := &search.BM25Stats{DocCount: float64(n), FieldCardinality: make(map[string]int, len(fields)+2)}
+	// Queries that name no field search these, which hold no terms (bleve
+	// counts 0 for them too).
+	st.FieldCardinality["*"], st.FieldCardinality["_all"] = 0, 0
+	for _, f := range fields {
+		d, err := l.idx.FieldDict(f)
+		if err != nil {
+			return nil, err
+		}
+		c := 0
+		for {
+			e, err := d.Next()
+			if err != nil {
+				d.Close()
+				return nil, err
+			}
+			if e == nil {
+				break
+			}
+			c++
+		}
+		if err := d.Close(); err != nil {
+			return nil, err
+		}
+		st.FieldCardinality[f] = c
+	}
+	l.stats = st
+	return st, nil
 }
 
 func matchedTerms(h *search.DocumentMatch) []string {

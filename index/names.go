@@ -15,7 +15,7 @@ import (
 // decoded: about 10 ms for 100k documents.
 func (s *Store) HashPrefix(prefix string) ([]Entry, error) {
 	var out []Entry
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketPaths).ForEach(func(k, v []byte) error {
 			id, hash, etag := parsePathValue(v)
 			if strings.HasPrefix(hash, prefix) {
@@ -43,7 +43,7 @@ type Name struct {
 // the naming fields are decoded (encoding/json still scans each record),
 // so it is about twice as fast as ForEachDoc: some 10 µs a document.
 func (s *Store) ForEachName(fn func(*Name) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		var n Name
 		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
 			n = Name{}

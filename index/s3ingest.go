@@ -42,7 +42,7 @@ type skippedObject struct{ etag, reason string }
 func (s *Store) skippedObjects(sourceID string) (map[string]skippedObject, error) {
 	out := map[string]skippedObject{}
 	prefix := []byte(sourceID + "\x00")
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketS3Skipped)
 		if b == nil {
 			return nil
@@ -61,7 +61,7 @@ func (s *Store) skippedObjects(sourceID string) (map[string]skippedObject, error
 // objects, in one transaction; nil forgets them all.
 func (s *Store) putSkippedObjects(sourceID string, m map[string]skippedObject) error {
 	prefix := []byte(sourceID + "\x00")
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketS3Skipped)
 		var dead [][]byte // deleting while a cursor walks can skip keys
 		c := b.Cursor()

@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/braidsearch/braid/graph"
 )
@@ -61,15 +63,15 @@ type Pending struct {
 
 // OpenStore opens (creating when writable) the metadata store at path.
 func OpenStore(path string, readOnly bool) (*Store, error) {
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 5 * time.Second, ReadOnly: readOnly})
+	db, err := openBolt(path, &bolt.Options{Timeout: 5 * time.Second, ReadOnly: readOnly})
 	if err != nil {
-		return nil, fmt.Errorf("open metadata store %s: %w", path, err)
+		return nil, err
 	}
 	s := &Store{db: db}
 	if readOnly {
-		err = db.View(func(tx *bolt.Tx) error { return checkSchema(tx.Bucket(bucketMeta)) })
+		err = s.view(func(tx *bolt.Tx) error { return checkSchema(tx.Bucket(bucketMeta)) })
 	} else {
-		err = db.Update(func(tx *bolt.Tx) error {
+		err = s.update(func(tx *bolt.Tx) error {
 			for _, b := range append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped}, storeBuckets...) {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
@@ -139,13 +141,13 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // PutSource records a source, replacing one with the same id.
 func (s *Store) PutSource(src *Source) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketSources), src.ID, src) })
+	return s.update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketSources), src.ID, src) })
 }
 
 // Source returns the source with the given id, or nil.
 func (s *Store) Source(id string) (*Source, error) {
 	var src *Source
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketSources).Get([]byte(id))
 		if v == nil {
 			return nil
@@ -159,7 +161,7 @@ func (s *Store) Source(id string) (*Source, error) {
 // Sources returns every source, ordered by id.
 func (s *Store) Sources() ([]*Source, error) {
 	var out []*Source
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSources).ForEach(func(_, v []byte) error {
 			src := new(Source)
 			if err := json.Unmarshal(v, src); err != nil {
@@ -175,7 +177,7 @@ func (s *Store) Sources() ([]*Source, error) {
 // DeleteSourceRecord removes the source record only; its documents are
 // removed through Commit.
 func (s *Store) DeleteSourceRecord(id string) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketSources).Delete([]byte(id)) })
+	return s.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketSources).Delete([]byte(id)) })
 }
 
 // Entry is the cheap per-document record used to detect change.
@@ -208,7 +210,7 @@ func parsePathValue(v []byte) (id, hash, etag string) {
 func (s *Store) Entries(sourceID string) (map[string]Entry, error) {
 	out := make(map[string]Entry)
 	prefix := []byte(sourceID + "\x00")
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketPaths).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 			id, hash, etag := parsePathValue(v)
@@ -224,7 +226,7 @@ func (s *Store) Entries(sourceID string) (map[string]Entry, error) {
 func (s *Store) Paths(sourceID string) ([]string, error) {
 	var out []string
 	prefix := []byte(sourceID + "\x00")
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketPaths).Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			out = append(out, string(k[len(prefix):]))
@@ -237,7 +239,7 @@ func (s *Store) Paths(sourceID string) ([]string, error) {
 // Doc returns the document with the given id, or nil.
 func (s *Store) Doc(id string) (*Document, error) {
 	var d *Document
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		var err error
 		d, err = getDoc(tx, id)
 		return err
@@ -260,7 +262,7 @@ func getDoc(tx *bolt.Tx, id string) (*Document, error) {
 // DocByPath returns the document at path in a source, or nil.
 func (s *Store) DocByPath(sourceID, path string) (*Document, error) {
 	var d *Document
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketPaths).Get([]byte(sourceID + "\x00" + path))
 		if v == nil {
 			return nil
@@ -275,7 +277,7 @@ func (s *Store) DocByPath(sourceID, path string) (*Document, error) {
 
 // ForEachDoc calls fn for every document until fn returns an error.
 func (s *Store) ForEachDoc(fn func(*Document) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
 			d := new(Document)
 			if err := json.Unmarshal(v, d); err != nil {
@@ -291,7 +293,7 @@ func (s *Store) ForEachDoc(fn func(*Document) error) error {
 // give nil entries.
 func (s *Store) Chunks(ids []string) ([]*Chunk, error) {
 	out := make([]*Chunk, len(ids))
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketChunks)
 		for i, id := range ids {
 			v := b.Get([]byte(id))
@@ -311,7 +313,7 @@ func (s *Store) Chunks(ids []string) ([]*Chunk, error) {
 
 // Counts returns the number of documents and chunks.
 func (s *Store) Counts() (docs, chunks int, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *bolt.Tx) error {
 		docs = tx.Bucket(bucketDocs).Stats().KeyN
 		chunks = tx.Bucket(bucketChunks).Stats().KeyN
 		return nil
@@ -321,7 +323,7 @@ func (s *Store) Counts() (docs, chunks int, err error) {
 
 // ForEachChunkID calls fn with every chunk id in the store.
 func (s *Store) ForEachChunkID(fn func(id string) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketChunks).ForEach(func(k, _ []byte) error { return fn(string(k)) })
 	})
 }
@@ -344,7 +346,7 @@ type Change struct {
 // next Commit, which refuses to overwrite it.
 func (s *Store) Commit(changes []Change) (*Pending, error) {
 	p := new(Pending)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta.Get(keyPending) != nil {
 			return errors.New("index: an earlier write was interrupted and is not recovered yet; run braid doctor")
@@ -442,14 +444,14 @@ func gen(meta *bolt.Bucket) uint64 {
 // Gen is the number of the last commit.
 func (s *Store) Gen() (uint64, error) {
 	var g uint64
-	err := s.db.View(func(tx *bolt.Tx) error { g = gen(tx.Bucket(bucketMeta)); return nil })
+	err := s.view(func(tx *bolt.Tx) error { g = gen(tx.Bucket(bucketMeta)); return nil })
 	return g, err
 }
 
 // PendingWork returns the lexical work of an interrupted commit, or nil.
 func (s *Store) PendingWork() (*Pending, error) {
 	var p *Pending
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketMeta).Get(keyPending)
 		if v == nil {
 			return nil
@@ -462,7 +464,7 @@ func (s *Store) PendingWork() (*Pending, error) {
 
 // ClearPending marks the lexical work of commit gen as done.
 func (s *Store) ClearPending(gen uint64) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		v := meta.Get(keyPending)
 		if v == nil {
@@ -482,13 +484,13 @@ func (s *Store) ClearPending(gen uint64) error {
 // Graph calls fn with a reader of the link graph, inside one read
 // transaction: fn must not use the store.
 func (s *Store) Graph(fn func(*graph.Reader) error) error {
-	return s.db.View(func(tx *bolt.Tx) error { return fn(graph.Read(tx)) })
+	return s.view(func(tx *bolt.Tx) error { return fn(graph.Read(tx)) })
 }
 
 // Size is the size of the store file in bytes.
 func (s *Store) Size() int64 {
 	var n int64
-	_ = s.db.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
+	_ = s.view(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
 	return n
 }
 
@@ -548,7 +550,7 @@ func TextHash(text string) string {
 // missing ones are nil.
 func (s *Store) Vectors(model string, hashes []string) ([][]float32, error) {
 	out := make([][]float32, len(hashes))
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketVectors)
 		if b == nil {
 			return nil
@@ -563,10 +565,29 @@ func (s *Store) Vectors(model string, hashes []string) ([][]float32, error) {
 	return out, err
 }
 
+// EmbeddingModels lists the models whose embeddings the store holds.
+func (s *Store) EmbeddingModels() ([]string, error) {
+	var out []string
+	err := s.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketVectors)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil; {
+			m, _, _ := bytes.Cut(k, []byte{0})
+			out = append(out, string(m))
+			k, _ = c.Seek(append(bytes.Clone(m), 1)) // past every key of m
+		}
+		return nil
+	})
+	return out, err
+}
+
 // ForEachVector calls fn with every stored embedding, its model and text
 // hash, inside one read transaction: fn must not use the store.
 func (s *Store) ForEachVector(fn func(model, hash string, vec []float32) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketVectors).ForEach(func(k, v []byte) error {
 			model, hash, _ := bytes.Cut(k, []byte{0})
 			return fn(string(model), string(hash), decodeVector(v))
@@ -576,7 +597,7 @@ func (s *Store) ForEachVector(fn func(model, hash string, vec []float32) error) 
 
 // PutVectors stores embeddings by text hash for a model, in one transaction.
 func (s *Store) PutVectors(model string, hashes []string, vecs [][]float32) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketVectors)
 		for i, h := range hashes {
 			if err := b.Put([]byte(model+"\x00"+h), encodeVector(vecs[i])); err != nil {
@@ -590,7 +611,7 @@ func (s *Store) PutVectors(model string, hashes []string, vecs [][]float32) erro
 // ForEachChunk calls fn with every chunk, in id order, inside one read
 // transaction: fn must not use the store.
 func (s *Store) ForEachChunk(fn func(*Chunk) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketChunks).ForEach(func(_, v []byte) error {
 			var c Chunk
 			if err := json.Unmarshal(v, &c); err != nil {
@@ -605,7 +626,7 @@ func (s *Store) ForEachChunk(fn func(*Chunk) error) error {
 // returns how many went.
 func (s *Store) PruneVectors(model string, live map[string]bool) (int, error) {
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		prefix := []byte(model + "\x00")
 		b := tx.Bucket(bucketVectors)
 		var dead [][]byte // deleting while a cursor walks can skip keys
@@ -646,25 +667,40 @@ func decodeVector(b []byte) []float32 {
 
 // CheckStore opens the metadata store at path read-only and walks every
 // page, so a truncated or corrupted file is found without changing it.
-// A panic from a damaged page is reported as an error.
-func CheckStore(path string) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%s is corrupt: %v", path, r)
-		}
-	}()
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+// A damaged file is an error matching ErrCorrupt.
+func CheckStore(path string) error {
+	db, err := openBolt(path, &bolt.Options{Timeout: time.Second, ReadOnly: true})
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return err
 	}
+	s := &Store{db: db}
 	defer db.Close()
-	return db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		for cerr := range tx.Check() {
-			return fmt.Errorf("%s is corrupt: %w", path, cerr)
+			return storeDamaged(path, cerr)
 		}
 		if m := tx.Bucket(bucketMeta); m != nil && upgrades[string(m.Get(keySchema))] != nil {
 			return nil // an older format the next writer upgrades in place
 		}
 		return checkSchema(tx.Bucket(bucketMeta))
 	})
+}
+
+// openBolt opens the bbolt file at path after checkHeader, so that a
+// damaged file is an error matching ErrCorrupt, not a fault.
+func openBolt(path string, opt *bolt.Options) (db *bolt.DB, err error) {
+	if err := checkHeader(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	err = guard(path, func() error {
+		db, err = bolt.Open(path, 0o644, opt)
+		return err
+	})
+	switch {
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
+		return nil, storeDamaged(path, err)
+	case err != nil && !errors.Is(err, ErrCorrupt):
+		return nil, fmt.Errorf("open metadata store %s: %w", path, err)
+	}
+	return db, err
 }

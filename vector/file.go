@@ -160,10 +160,26 @@ func Load(path string, opt *Options) (*Index, error) {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = errors.New("file is truncated")
 		}
-		return nil, fmt.Errorf("%w: %s: %v; re-run `braid index` to rebuild it", ErrFormat, path, err)
+		return nil, &FormatError{Path: path, Reason: err}
 	}
 	return x, nil
 }
+
+// FormatError is Load's error for a file that is not a valid graph of this
+// format: it matches ErrFormat, and ErrMismatch when the file is sound but
+// of another format version or M.
+type FormatError struct {
+	Path   string
+	Reason error // what is wrong with the file
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("%v: %s: %v; re-run `braid index` to rebuild it", ErrFormat, e.Path, e.Reason)
+}
+
+func (e *FormatError) Is(target error) bool { return target == ErrFormat }
+
+func (e *FormatError) Unwrap() error { return e.Reason }
 
 func bad(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
@@ -207,7 +223,7 @@ func decode(br *bufio.Reader, size int64, opt *Options) (*Index, error) {
 	}
 	le := binary.LittleEndian
 	if v := le.Uint32(b[8:]); v != formatVersion {
-		return nil, bad("format version %d, want %d", v, formatVersion)
+		return nil, fmt.Errorf("%w: format version %d, want %d", ErrMismatch, v, formatVersion)
 	}
 	dim, m, efc := int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
 	gen, count, nodes := le.Uint64(b[24:]), le.Uint64(b[32:]), le.Uint64(b[40:])
@@ -223,7 +239,7 @@ func decode(br *bufio.Reader, size int64, opt *Options) (*Index, error) {
 		return nil, bad("entry point %d (layer %d) out of range", entry, top)
 	}
 	if opt != nil && opt.M > 0 && opt.M != m {
-		return nil, bad("graph built with M=%d, want %d", m, opt.M)
+		return nil, fmt.Errorf("%w: graph built with M=%d, want %d", ErrMismatch, m, opt.M)
 	}
 	o := opt.withDefaults()
 	o.M = m

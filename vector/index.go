@@ -68,6 +68,9 @@ var (
 	// was built with another M. The graph can be rebuilt from the stored
 	// embeddings by re-running `braid index`.
 	ErrFormat = errors.New("vector: unreadable vector file")
+	// ErrMismatch is the kind of ErrFormat that is not damage: a sound
+	// file of another format version or built with another M.
+	ErrMismatch = errors.New("vector: file of another format or M")
 )
 
 // Result is one nearest neighbour.

@@ -193,7 +193,7 @@ func TestDoctorDetectsAndRepairsCorruption(t *testing.T) {
 			if err := os.WriteFile(p, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{"vectors-0badc0de.hnsw is corrupt", "--repair removes it"}, true},
+		}, []string{"vectors-0badc0de.hnsw is damaged", "--repair removes it"}, true},
 		{"lexical missing", func(t *testing.T, idx string) {
 			if err := os.RemoveAll(filepath.Join(idx, "lexical.bleve")); err != nil {
 				t.Fatal(err)

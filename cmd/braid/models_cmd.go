@@ -96,7 +96,7 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 	if why != "" && !readOnly && g.Model != "none" {
 		g.warn("indexing without embeddings, so search will be BM25 only: %s", why)
 	}
-	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why, BatchDocs: testBatchDocs, AWS: loadAWS,
+	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why, VectorsOff: g.Model == "none", BatchDocs: testBatchDocs, AWS: loadAWS,
 		Vector: vector.Options{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, NoRerank: noRerank}
 	if emb != nil {
 		opt.Embedder, opt.Model = emb, emb.Key()

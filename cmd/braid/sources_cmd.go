@@ -125,7 +125,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 		filesOK = filesOK && ch.OK
 	}
 	if filesOK {
-		index, err := c.indexChecks(g, checks)
+		index, err := c.indexChecks(g)
 		if err != nil {
 			return err
 		}
@@ -166,22 +166,11 @@ func (c *DoctorCmd) Run(g *Globals) error {
 }
 
 // indexChecks opens the index (with the embedding model when it can be
-// loaded) and runs the engine's consistency checks.
-func (c *DoctorCmd) indexChecks(g *Globals, models []braid.Check) ([]braid.Check, error) {
-	ready := true
-	for _, ch := range models {
-		if ch.Name != "reranker" {
-			ready = ready && !ch.Warning // the embedding model can be loaded
-		}
-	}
-	open := func() (*braid.Engine, func(), error) { return g.openWith(true, "braid doctor") }
-	if !ready {
-		open = func() (*braid.Engine, func(), error) {
-			e, err := g.open(true, "braid doctor")
-			return e, func() { e.Close() }, err
-		}
-	}
-	e, done, err := open()
+// loaded, else with the reason it cannot, which a check of stored
+// embeddings that go unsearched repeats) and runs the engine's
+// consistency checks.
+func (c *DoctorCmd) indexChecks(g *Globals) ([]braid.Check, error) {
+	e, done, err := g.openWith(true, "braid doctor")
 	if err != nil {
 		return nil, err
 	}

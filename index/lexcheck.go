@@ -1,0 +1,100 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+)
+
+// LexicalFix is what to do about a damaged lexical index at path: it holds
+// nothing that meta.db does not, so doctor rebuilds it from there.
+func LexicalFix(path string) string {
+	return fmt.Sprintf("braid --index %s doctor --repair rebuilds it from the chunks in meta.db", filepath.Dir(path))
+}
+
+func lexDamaged(path string, detail any) error {
+	return &CorruptError{Path: path, Detail: fmt.Sprint(detail), Fix: LexicalFix(path)}
+}
+
+// guardLex runs f, which reads the lexical index at path, so that a damaged
+// segment is an error rather than a crash (see guard).
+func (l *Lexical) guard(f func() error) error {
+	return guardWith(func(r any) error { return lexDamaged(l.path, r) }, f)
+}
+
+// openVerified opens the existing lexical index at path read-only and
+// checks that every segment it refers to is whole: bleve trusts a
+// segment's footer and offsets, so a truncated or altered segment panics
+// (in goroutines of bleve's own, where it cannot be recovered) at the
+// first search or merge that reads the damaged part. Each segment's file
+// ends with the CRC-32 of all that precedes it.
+func openVerified(path string) (bleve.Index, error) {
+	root := filepath.Join(path, "store", "root.bolt")
+	if err := checkHeader(root); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, lexDamaged(path, err)
+	}
+	var idx bleve.Index
+	err := guardWith(func(r any) error { return lexDamaged(path, r) }, func() error {
+		var err error
+		i, err := bleve.OpenUsing(path, map[string]interface{}{"read_only": true})
+		if err != nil {
+			if errors.Is(err, os.ErrPermission) {
+				return fmt.Errorf("open lexical index %s: %w", path, err)
+			}
+			return lexDamaged(path, err)
+		}
+		idx = i
+		if err := verifySegments(idx); err != nil {
+			return lexDamaged(path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		if idx != nil {
+			idx.Close()
+		}
+		return nil, err
+	}
+	return idx, nil
+}
+
+// verifySegments checks the CRC of every segment of idx's current snapshot.
+func verifySegments(idx bleve.Index) error {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return err
+	}
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	r, err := s.Reader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return nil
+	}
+	for _, ss := range snap.Segments() {
+		seg, ok := ss.Segment().(interface {
+			Data() []byte
+			CRC() uint32
+			Path() string
+		})
+		if !ok {
+			continue // in memory, not yet persisted
+		}
+		data := seg.Data()
+		if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != seg.CRC() {
+			return fmt.Errorf("segment %s fails its checksum", filepath.Base(seg.Path()))
+		}
+	}
+	return nil
+}
