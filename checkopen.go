@@ -25,5 +25,5 @@ func (e *Engine) checkOpenLexical() error {
 	if err != nil {
 		return lexicalDamaged(lp, err)
 	}
-	return lexicalCounts(lp, lex)
+	return lexicalCounts(lp, lex, commitOf(e.st))
 }

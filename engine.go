@@ -150,6 +150,9 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	if opt == nil {
 		opt = &Options{}
 	}
+	if err := storeMissing(dir); err != nil {
+		return nil, err
+	}
 	if opt.ReadOnly {
 		if _, err := os.Stat(filepath.Join(dir, storeFile)); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w (looked in %s; pass --index or set BRAID_INDEX to use another)", ErrNoIndex, dir)
@@ -218,6 +221,22 @@ func open(dir string, opt Options) (*Engine, error) {
 	return e.withVectors()
 }
 
+// storeMissing refuses an index directory whose meta.db is gone while
+// what was built from it remains: nothing else says what the lexical index
+// and the vectors hold, and a new meta.db would not match them.
+func storeMissing(dir string) error {
+	sp := filepath.Join(dir, storeFile)
+	if _, err := os.Stat(sp); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	for _, p := range append([]string{filepath.Join(dir, lexicalDir), filepath.Join(dir, versionFile)}, vectorFiles(dir)...) {
+		if _, err := os.Stat(p); err == nil {
+			return &index.CorruptError{Path: sp, Detail: "missing", Fix: index.StoreFix(sp)}
+		}
+	}
+	return nil
+}
+
 // withVectors loads the vector index when there is an embedder.
 func (e *Engine) withVectors() (*Engine, error) {
 	if e.opt.Embedder == nil {
@@ -242,6 +261,13 @@ func (e *Engine) checkVersion() error {
 	if errors.Is(err, os.ErrNotExist) && !e.opt.ReadOnly {
 		return writeFileAtomic(p, []byte(want))
 	}
+	if errors.Is(err, os.ErrNotExist) || (err == nil && !versionLine.Match(got)) {
+		detail := "missing"
+		if err == nil {
+			detail = fmt.Sprintf("garbled: %q", got)
+		}
+		return &index.CorruptError{Path: p, Detail: detail, Fix: fmt.Sprintf("braid --index %s doctor --repair rewrites it when meta.db is sound", e.dir)}
+	}
 	if err != nil {
 		return fmt.Errorf("braid: read index version: %w", err)
 	}
@@ -262,11 +288,50 @@ func (e *Engine) checkVersion() error {
 }
 
 // lexical opens the lexical index the first time it is needed.
+// It must hold what meta.db says it holds: a missing one is rebuilt from
+// the store by a writer and an error naming the fix for a reader, and one
+// behind the store (bleve falls back to an older snapshot when the newest
+// names a segment that is gone) is an error too, never a quietly stale
+// search.
 func (e *Engine) lexical() (*index.Lexical, error) {
 	e.lexOnce.Do(func() {
-		e.lex, e.lexErr = index.OpenLexical(filepath.Join(e.dir, lexicalDir), e.opt.ReadOnly)
+		e.lex, e.lexErr = e.openLexical()
 	})
 	return e.lex, e.lexErr
+}
+
+func (e *Engine) openLexical() (*index.Lexical, error) {
+	lp := filepath.Join(e.dir, lexicalDir)
+	gen, err := e.st.Gen()
+	if err != nil {
+		return nil, err
+	}
+	_, statErr := os.Stat(lp)
+	missing := errors.Is(statErr, os.ErrNotExist)
+	if missing && gen > 0 && e.opt.ReadOnly {
+		return nil, &index.CorruptError{Path: lp, Detail: "missing", Fix: index.LexicalFix(lp)}
+	}
+	lex, err := index.OpenLexical(lp, e.opt.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	if missing && gen > 0 {
+		if err := index.RebuildLexical(e.st, lex); err != nil {
+			lex.Close()
+			return nil, fmt.Errorf("rebuild the missing %s from meta.db: %w", lp, err)
+		}
+	}
+	if p, err := e.st.PendingWork(); err == nil && p == nil {
+		lg, err := lex.Gen()
+		if err == nil && lg != gen {
+			err = lexicalBehind(lp, lg, gen)
+		}
+		if err != nil {
+			lex.Close()
+			return nil, err
+		}
+	}
+	return lex, nil
 }
 
 // Dir is the index directory.

@@ -31,7 +31,7 @@ func CheckFiles(dir string) ([]Check, error) {
 	}
 	defer lock.Release()
 	sp := filepath.Join(dir, storeFile)
-	return checkFiles(dir, func() error { return index.CheckStore(sp) }, func() error { return checkLexical(filepath.Join(dir, lexicalDir)) }), nil
+	return checkFiles(dir, func() error { return index.CheckStore(sp) }, func() error { return checkLexical(filepath.Join(dir, lexicalDir), storeAt(sp)) }), nil
 }
 
 // checkFiles is the checks of CheckFiles, with the store and the lexical
@@ -77,6 +77,9 @@ func checkFiles(dir string, checkStore, checkLex func() error) []Check {
 // what it did, one line per action.
 func Repair(dir string) ([]string, error) {
 	sp := filepath.Join(dir, storeFile)
+	if err := storeMissing(dir); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(sp); err != nil {
 		return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 	}
@@ -113,7 +116,7 @@ func Repair(dir string) ([]string, error) {
 		}
 	}
 	lp := filepath.Join(dir, lexicalDir)
-	if checkLexical(lp) != nil {
+	if checkLexical(lp, storeAt(sp)) != nil {
 		if err := os.RemoveAll(lp); err != nil {
 			return did, err
 		}
@@ -172,9 +175,37 @@ func checkVectors(path string) error {
 	return err
 }
 
+// storeAt is the commit the store at path is at and whether a commit is
+// unfinished; ok is false when the store cannot say.
+func storeAt(path string) (at storeCommit) {
+	st, err := index.OpenStore(path, true)
+	if err != nil {
+		return at
+	}
+	defer st.Close()
+	return commitOf(st)
+}
+
+// storeCommit is where a store stands, which the lexical index must match.
+type storeCommit struct {
+	gen     uint64
+	pending bool
+	ok      bool
+}
+
+func commitOf(st *index.Store) storeCommit {
+	gen, err := st.Gen()
+	if err != nil {
+		return storeCommit{}
+	}
+	p, err := st.PendingWork()
+	return storeCommit{gen: gen, pending: p != nil, ok: err == nil}
+}
+
 // checkLexical opens the lexical index read-only (which checks every
-// segment's checksum) and reads its counts.
-func checkLexical(path string) error {
+// segment's checksum), reads its counts and checks that it is at the
+// store's commit.
+func checkLexical(path string, at storeCommit) error {
 	if _, err := os.Stat(path); err != nil {
 		return &index.CorruptError{Path: path, Detail: "missing", Fix: index.LexicalFix(path)}
 	}
@@ -183,16 +214,26 @@ func checkLexical(path string) error {
 		return lexicalDamaged(path, err)
 	}
 	defer lex.Close()
-	return lexicalCounts(path, lex)
+	return lexicalCounts(path, lex, at)
 }
 
-// lexicalCounts reads the counts of an open lexical index.
-func lexicalCounts(path string, lex *index.Lexical) error {
+// lexicalCounts reads the counts of an open lexical index and checks its
+// commit against the store's.
+func lexicalCounts(path string, lex *index.Lexical, at storeCommit) error {
 	_, err := lex.DocCount()
+	var gen uint64
 	if err == nil {
-		_, err = lex.Gen()
+		gen, err = lex.Gen()
+	}
+	if err == nil && at.ok && !at.pending && gen != at.gen {
+		err = lexicalBehind(path, gen, at.gen)
 	}
 	return lexicalDamaged(path, err)
+}
+
+// lexicalBehind is a lexical index at another commit than the store.
+func lexicalBehind(path string, lex, store uint64) error {
+	return &index.CorruptError{Path: path, Detail: fmt.Sprintf("at commit %d, meta.db at commit %d", lex, store), Fix: index.LexicalFix(path)}
 }
 
 // lexicalDamaged is err as an error naming the lexical index and its fix.

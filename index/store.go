@@ -676,8 +676,8 @@ func CheckStore(path string) error {
 	s := &Store{db: db}
 	defer db.Close()
 	return s.view(func(tx *bolt.Tx) error {
-		for cerr := range tx.Check() {
-			return storeDamaged(path, cerr)
+		if err := checkTx(tx); err != nil {
+			return err
 		}
 		if m := tx.Bucket(bucketMeta); m != nil && upgrades[string(m.Get(keySchema))] != nil {
 			return nil // an older format the next writer upgrades in place

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -89,6 +90,10 @@ type CLI struct {
 type exitCode int
 
 func main() {
+	// bleve's index writes what it recovers from (a snapshot it cannot
+	// load) to the standard logger; braid checks the index itself and
+	// says what is wrong in one line, with the fix.
+	log.SetOutput(io.Discard)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

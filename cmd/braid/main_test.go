@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +23,7 @@ import (
 // directory unless a test names a model itself.
 func TestMain(m *testing.M) {
 	if os.Getenv("BRAID_TEST_MAIN") == "1" {
+		log.SetOutput(io.Discard) // as main does
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	empty, err := os.MkdirTemp("", "braid-no-models-")
