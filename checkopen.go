@@ -15,7 +15,7 @@ func (e *Engine) CheckFiles() (checks []Check, err error) {
 	if e.closed.Load() {
 		return nil, fmt.Errorf("braid: engine is closed")
 	}
-	return checkFiles(e.dir, e.st.Check, e.checkOpenLexical), nil
+	return checkFiles(e.dir, e.st.Verify, e.checkOpenLexical), nil
 }
 
 // checkOpenLexical is checkLexical on the engine's open lexical index.

@@ -679,6 +679,9 @@ func CheckStore(path string) error {
 		if err := checkTx(tx); err != nil {
 			return err
 		}
+		if err := verifyRecords(tx); err != nil {
+			return err
+		}
 		if m := tx.Bucket(bucketMeta); m != nil && upgrades[string(m.Get(keySchema))] != nil {
 			return nil // an older format the next writer upgrades in place
 		}
