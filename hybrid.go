@@ -142,6 +142,9 @@ func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
 				// index was built with: say why it is not.
 				return 0, s + ", so this search is lexical only", nil
 			}
+			if e.vec != nil && e.otherModels() != "" {
+				return 0, why + ", so this search is lexical only", nil
+			}
 			return 0, "", nil
 		}
 		if e.vec == nil {
@@ -182,9 +185,30 @@ func (e *Engine) VectorsUnavailable() string {
 	case e.vec == nil:
 		return e.noVectors()
 	case e.vec.Len() == 0:
+		if other := e.otherModels(); other != "" {
+			return fmt.Sprintf("the index's embeddings are of %s, not of the model in use, %s (run braid index to embed with %s, or search with --model set to %s)", other, e.opt.Model, e.opt.Model, other)
+		}
 		return "the index has no embeddings yet (run braid index to compute them)"
 	}
 	return ""
+}
+
+// otherModels names the models, other than the one in use, whose
+// embeddings the index holds: an index remembers what it was embedded
+// with, and a search with another model says so rather than quietly
+// running lexical only.
+func (e *Engine) otherModels() string {
+	models, err := e.st.EmbeddingModels()
+	if err != nil {
+		return ""
+	}
+	var other []string
+	for _, m := range models {
+		if m != e.opt.Model {
+			other = append(other, m)
+		}
+	}
+	return strings.Join(other, ", ")
 }
 
 // RerankUnavailable says why searches are not reranked, or "" when a

@@ -103,6 +103,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 	if vs != nil {
 		sum.Embedded = vs.Embedded
 		sum.EmbedMS = vs.EmbedTime.Milliseconds()
+		sum.Tokens = vs.Tokens
 	}
 	sum.TookMS = time.Since(start).Milliseconds()
 	return sum, runErr

@@ -22,7 +22,9 @@ type Vectors struct {
 	Embedder Embedder
 	Model    string
 	Index    *vector.Index
-	// BatchSize is how many texts go to the model at once; zero means 64.
+	// BatchSize is how many texts go to the model in one call, which
+	// sorts them by length and runs them in batches of its own; zero
+	// means 512.
 	BatchSize int
 	// Progress, when set, hears how many chunk texts this run has embedded
 	// so far.
@@ -31,6 +33,14 @@ type Vectors struct {
 	// EmbedTime the time the model took for them.
 	Embedded  int
 	EmbedTime time.Duration
+	// Tokens counts the tokens of those texts, when the embedder counts
+	// them (see TokenCounter).
+	Tokens int64
+}
+
+// TokenCounter is an Embedder that counts the tokens it has embedded.
+type TokenCounter interface {
+	Tokens() int64
 }
 
 // EmbedInput is the text a chunk is embedded as: its document's title and
@@ -125,13 +135,21 @@ func (v *Vectors) add(ctx context.Context, st *Store, chunks []*Chunk, title tit
 	fresh := map[string][]float32{}
 	size := v.BatchSize
 	if size <= 0 {
-		size = 64
+		size = 512 // enough texts that sorting by length leaves little padding
 	}
 	for start := 0; start < len(texts); start += size {
 		end := min(start+size, len(texts))
 		t0 := time.Now()
+		var tok0 int64
+		tc, counts := v.Embedder.(TokenCounter)
+		if counts {
+			tok0 = tc.Tokens()
+		}
 		out, err := v.Embedder.Embed(ctx, texts[start:end], false)
 		v.EmbedTime += time.Since(t0)
+		if counts {
+			v.Tokens += tc.Tokens() - tok0
+		}
 		if err != nil {
 			return fmt.Errorf("embed chunks: %w", err)
 		}

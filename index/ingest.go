@@ -78,13 +78,17 @@ type Summary struct {
 	Updated   int         `json:"updated"`
 	Unchanged int         `json:"unchanged"`
 	Removed   int         `json:"removed"`
-	Chunks    int         `json:"chunks"`   // chunks written by this run
-	Embedded  int         `json:"embedded"` // chunk texts sent to the embedding model by this run
-	EmbedMS   int64       `json:"embed_ms"` // time the model took for them
-	Bytes     int64       `json:"bytes"`    // bytes read and indexed by this run
+	Chunks    int         `json:"chunks"`                 // chunks written by this run
+	Embedded  int         `json:"embedded"`               // chunk texts sent to the embedding model by this run
+	EmbedMS   int64       `json:"embed_ms"`               // time the model took for them
+	Tokens    int64       `json:"embed_tokens,omitempty"` // tokens of those texts (without padding)
+	Bytes     int64       `json:"bytes"`                  // bytes read and indexed by this run
 	Skipped   Skips       `json:"skipped"`
 	Errors    []FileError `json:"errors,omitempty"`
 	TookMS    int64       `json:"took_ms"`
+	// PeakRSS is the process's peak resident memory when the run ended,
+	// where the caller measures it (braid index does).
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 	// Capped lists the documents this run indexed without what went past
 	// the caps per document of markdown.Parse (MaxTags, MaxLinks,
 	// MaxHeadings, MaxAliases, MaxText), each saying what was left out.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/braidsearch/braid/tokenizer"
 )
@@ -19,7 +20,13 @@ type Embedder struct {
 	dim    int
 	maxLen int
 	key    string
+
+	tokens atomic.Int64 // tokens embedded (padding not counted)
 }
+
+// Tokens is how many tokens (after truncation, without padding) Embed has
+// put through the model so far.
+func (e *Embedder) Tokens() int64 { return e.tokens.Load() }
 
 // LoadEmbedder loads the embedding model in dir, which holds model.onnx and
 // tokenizer.json. spec says how to pool and prefix and, when Dim is not
@@ -85,9 +92,12 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, query bool) ([][]f
 		prefix = e.spec.QueryPrefix
 	}
 	encs := make([]tokenizer.Encoding, len(texts))
+	n := 0
 	for i, t := range texts {
 		encs[i] = e.tok.Encode(prefix+t, e.maxLen)
+		n += len(encs[i].IDs)
 	}
+	defer e.tokens.Add(int64(n))
 	out := make([][]float32, len(texts))
 	err := e.s.runAll(ctx, encs, e.tok.PadID(), func(o output) error {
 		if len(o.shape) != 3 || int(o.shape[0]) != len(o.rows) {

@@ -337,12 +337,73 @@ func encodings(lens ...int) []tokenizer.Encoding {
 
 func TestBatches(t *testing.T) {
 	encs := encodings(3, 1, 4, 1, 5, 9, 2)
-	got := batches(encs, 3)
+	got := batches(encs, 3, 0)
 	want := [][]int{{5, 4, 2}, {0, 6, 1}, {3}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("batches = %v, want %v", got, want)
 	}
-	if got := batches(nil, 3); len(got) != 0 {
+	if got := batches(nil, 3, 0); len(got) != 0 {
 		t.Errorf("batches(nil) = %v, want none", got)
 	}
+	// A budget of 10 padded tokens: 9 alone, then 5+4 (2 x 5), then
+	// 3+2+1 (3 x 3), then 1.
+	got = batches(encs, 3, 10)
+	want = [][]int{{5}, {4, 2}, {0, 6, 1}, {3}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("batches with a budget = %v, want %v", got, want)
+	}
+	// An input longer than the budget runs alone.
+	if got := batches(encodings(12, 2), 3, 10); fmt.Sprint(got) != "[[0] [1]]" {
+		t.Errorf("batches over the budget = %v, want [[0] [1]]", got)
+	}
+}
+
+// TestOptimizedCache loads the tiny model three times: the first session
+// optimises the graph and saves it in the cache, the second loads the
+// saved graph, the third finds it damaged and optimises afresh. All three
+// embed alike.
+func TestOptimizedCache(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	texts := []string{"a short text", "a somewhat longer text about gardens and rivers"}
+	embed := func() [][]float32 {
+		t.Helper()
+		e := loadTiny(t, tinySpec(), Config{Threads: 1})
+		defer e.Close()
+		v, err := e.Embed(context.Background(), texts, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	first := embed()
+	files, _ := filepath.Glob(filepath.Join(cache, "braid", "optimized", "*.onnx"))
+	if len(files) != 1 {
+		t.Fatalf("cache holds %v after the first load, want one optimised graph", files)
+	}
+	st, _ := os.Stat(files[0])
+	same := func(got [][]float32, when string) {
+		t.Helper()
+		for i := range first {
+			for k := range first[i] {
+				if d := math.Abs(float64(first[i][k] - got[i][k])); d > 1e-5 {
+					t.Fatalf("%s: text %d differs by %g from the first load", when, i, d)
+				}
+			}
+		}
+	}
+	same(embed(), "from the cached graph")
+	if st2, _ := os.Stat(files[0]); !st2.ModTime().Equal(st.ModTime()) {
+		t.Errorf("the second load rewrote the cached graph")
+	}
+	if err := os.WriteFile(files[0], []byte("not a model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	same(embed(), "over a damaged cache file")
+	if st3, _ := os.Stat(files[0]); st3.Size() <= int64(len("not a model")) {
+		t.Errorf("a damaged cache file was not replaced (%d bytes)", st3.Size())
+	}
+	t.Setenv(OptimizedCacheEnv, "off")
+	same(embed(), "with the cache off")
 }

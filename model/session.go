@@ -22,6 +22,9 @@ var (
 // DefaultBatchSize is the batch size of a Config that names none.
 const DefaultBatchSize = 32
 
+// DefaultTokenBudget is the token budget of a Config that names none.
+const DefaultTokenBudget = 4096
+
 // feed is what one model input carries.
 type feed int
 
@@ -48,6 +51,7 @@ type session struct {
 	// outDims is the output's declared shape; dynamic axes are -1.
 	outDims []int64
 	batch   int
+	budget  int // padded tokens per batch; 0 for none
 
 	mu sync.Mutex
 	s  *ort.DynamicAdvancedSession // nil once closed
@@ -73,12 +77,21 @@ func openSession(path, want string, cfg Config) (*session, error) {
 	if batch == 0 {
 		batch = DefaultBatchSize
 	}
+	budget := cfg.TokenBudget
+	switch {
+	case budget == 0:
+		budget = DefaultTokenBudget
+	case budget == -1:
+		budget = 0
+	case budget < 0:
+		return nil, fmt.Errorf("model: token budget %d out of range, want >= 0 or -1 for none", cfg.TokenBudget)
+	}
 
 	ins, outs, err := inspect(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{path: path, batch: batch}
+	s := &session{path: path, batch: batch, budget: budget}
 	names := make([]string, 0, len(ins))
 	seen := map[feed]bool{}
 	for _, in := range ins {
@@ -131,7 +144,7 @@ func openSession(path, want string, cfg Config) (*session, error) {
 			return nil, fmt.Errorf("model: session options: %w", err)
 		}
 	}
-	s.s, err = ort.NewDynamicAdvancedSession(path, names, []string{s.output}, opts)
+	s.s, err = newSession(path, names, []string{s.output}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("model: load %s: %w", path, err)
 	}
@@ -178,7 +191,7 @@ type output struct {
 // to its own longest input, carries little padding; out.rows maps rows back
 // to the caller's order. ctx is checked before every batch.
 func (s *session) runAll(ctx context.Context, encs []tokenizer.Encoding, pad int64, each func(out output) error) error {
-	for _, rows := range batches(encs, s.batch) {
+	for _, rows := range batches(encs, s.batch, s.budget) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -198,8 +211,11 @@ func (s *session) runAll(ctx context.Context, encs []tokenizer.Encoding, pad int
 }
 
 // batches returns the indexes of encs, longest input first, cut into
-// batches of at most size.
-func batches(encs []tokenizer.Encoding, size int) [][]int {
+// batches of at most size inputs and, when budget > 0, at most budget
+// padded tokens: each batch is padded to its first (longest) input, so it
+// holds n inputs while n times that length fits the budget, and a batch of
+// long inputs is short.
+func batches(encs []tokenizer.Encoding, size, budget int) [][]int {
 	order := make([]int, len(encs))
 	for i := range order {
 		order[i] = i
@@ -208,6 +224,9 @@ func batches(encs []tokenizer.Encoding, size int) [][]int {
 	var out [][]int
 	for len(order) > 0 {
 		n := min(size, len(order))
+		if longest := len(encs[order[0]].IDs); budget > 0 && longest > 0 {
+			n = max(1, min(n, budget/longest))
+		}
 		out = append(out, order[:n:n])
 		order = order[n:]
 	}

@@ -91,6 +91,13 @@ func (s Spec) Mirrored() bool {
 type Config struct {
 	// Threads is ONNX Runtime's intra-op thread count; zero means the number of CPUs.
 	Threads int
-	// BatchSize is how many inputs go through the model at once; zero means 32.
+	// BatchSize is the most inputs that go through the model at once; zero
+	// means 32.
 	BatchSize int
+	// TokenBudget is the most tokens, padding included, in one batch:
+	// inputs are sorted by length and a batch ends when one more input
+	// would pass the budget (a single input longer than it runs alone).
+	// It bounds the activations a batch allocates whatever the texts'
+	// lengths; zero means DefaultTokenBudget, -1 no budget.
+	TokenBudget int
 }

@@ -279,6 +279,14 @@ func TestStrandedEmbeddings(t *testing.T) {
 	if code == 0 || d.Healthy || !strings.Contains(d.failing(), "holds embeddings of") {
 		t.Errorf("doctor: exit %d, failing %q; want a failure for embeddings it cannot search", code, d.failing())
 	}
+	// Another model in use (the same files elsewhere are another model to
+	// braid): the search names the index's model and the way back.
+	other := filepath.Join(t.TempDir(), "other-encoder")
+	copyDir(t, modeltest.TinyDir(), other)
+	_, errOut, code = runCLI(t, "--model", other, "--index", idx, "search", "--paths-only", "strandedmarker")
+	if code != 0 || !strings.Contains(errOut, "embeddings are of tiny-encoder@") || !strings.Contains(errOut, "--model set to tiny-encoder@") {
+		t.Errorf("search with another model: exit %d, stderr %q; want it to name the index's model", code, errOut)
+	}
 	// Asked for lexical search, or with vectors turned off: no complaint.
 	for _, args := range [][]string{{"search", "--vector-weight", "0"}, {"--model", "none", "search"}} {
 		_, errOut, code := runCLI(t, append(append([]string{"--index", idx}, args...), "--paths-only", "strandedmarker")...)

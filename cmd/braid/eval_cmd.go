@@ -238,7 +238,9 @@ func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, r *ev
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // compare fails when a run scores below its baseline by more than the
-// tolerance. Runs the baseline lacks, and skipped runs, are not compared.
+// tolerance, and when a run the baseline scored was skipped (a gate that
+// quietly skips its hybrid run because the model is missing is no gate).
+// Runs the baseline lacks are not compared.
 func (c *EvalCmd) compare(g *Globals, runs, base []evalRun) error {
 	byKey := map[string]evalRun{}
 	for _, b := range base {
@@ -250,7 +252,11 @@ func (c *EvalCmd) compare(g *Globals, runs, base []evalRun) error {
 	compared := 0
 	for _, r := range runs {
 		b, ok := byKey[r.key()]
-		if !ok || r.Skipped {
+		if !ok {
+			continue
+		}
+		if r.Skipped {
+			worse = append(worse, fmt.Sprintf("%s was skipped (%s), baseline nDCG@10 %.4f", r.key(), r.Reason, b.NDCG10))
 			continue
 		}
 		compared++

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -70,6 +71,7 @@ func (c *IndexCmd) Run(g *Globals) error {
 	sum, err := e.Index(g.ctx, specs, pr.update)
 	pr.done()
 	if sum != nil {
+		sum.PeakRSS = peakRSS()
 		if g.JSON {
 			if jerr := g.printJSON(sum); jerr != nil {
 				return jerr
@@ -137,6 +139,16 @@ func (c *IndexCmd) watch(g *Globals, e *braid.Engine) error {
 	return nil
 }
 
+// peakRSS is the most memory this process has held (its resident set's
+// high-water mark), 0 where the system does not say.
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024 // kilobytes on Linux
+}
+
 func printSummary(g *Globals, s *braid.Summary) {
 	took := time.Duration(s.TookMS) * time.Millisecond
 	rate := ""
@@ -147,7 +159,9 @@ func printSummary(g *Globals, s *braid.Summary) {
 		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, index.FormatBytes(s.Bytes), rate)
 	if s.Embedded > 0 {
 		embed := time.Duration(s.EmbedMS) * time.Millisecond
-		fmt.Fprintf(g.stdout, "embedded %d chunks in %s (%.1f chunks/s)\n", s.Embedded, embed.Round(time.Millisecond), float64(s.Embedded)/max(embed.Seconds(), 1e-3))
+		secs := max(embed.Seconds(), 1e-3)
+		fmt.Fprintf(g.stdout, "embedded %d chunks (%d tokens) in %s: %.1f chunks/s, %.0f tokens/s; peak memory %s\n",
+			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, index.FormatBytes(s.PeakRSS))
 	}
 	if k := s.Skipped; k.Total() > 0 {
 		var parts []string
