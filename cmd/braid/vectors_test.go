@@ -140,8 +140,8 @@ func TestModelsCommands(t *testing.T) {
 		}
 		if m.Default && m.Kind == "embedder" {
 			defaults++
-			if m.ID != "BAAI/bge-small-en-v1.5" {
-				t.Errorf("default embedder %s, want BAAI/bge-small-en-v1.5", m.ID)
+			if m.ID != "BAAI/bge-small-en-v1.5:int8" {
+				t.Errorf("default embedder %s, want BAAI/bge-small-en-v1.5:int8", m.ID)
 			}
 		}
 	}
