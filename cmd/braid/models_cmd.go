@@ -19,7 +19,7 @@ type modelFlags struct {
 	ORTLib       string         `name:"ort-lib" help:"ONNX Runtime shared library, version 1.24 or later (default: found in the known places; make ort installs one)." env:"BRAID_ORT_LIB" type:"path" placeholder:"FILE"`
 	Model        string         `help:"Embedding model: a registry id (see braid models list), a directory with model.onnx and tokenizer.json, or none for BM25 only." env:"BRAID_MODEL" placeholder:"ID|DIR"`
 	Threads      int            `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
-	TokenBudget  int            `name:"token-budget" help:"Most tokens, padding included, in one batch through the embedding model; bounds the memory a batch takes (default 4096)." placeholder:"N"`
+	TokenBudget  int            `name:"token-budget" help:"Most tokens, padding included, in one batch through the embedding model; bounds the memory a batch takes (default 512)." placeholder:"N"`
 	Reranker     string         `help:"Reranking model: a registry id, a directory, or none (default: cross-encoder/ms-marco-MiniLM-L-6-v2 when installed)." env:"BRAID_RERANKER" placeholder:"ID|DIR"`
 	RerankTop    int            `help:"Fused candidates the reranker reads." default:"50" placeholder:"N"`
 	RerankBudget *time.Duration `help:"Time the reranker may take per query (0: no limit; default the index's rerank_budget setting, else 250ms); candidates it has no time for keep their fused order." placeholder:"DURATION"`
