@@ -271,7 +271,7 @@ func TestModelSwitchKeepsVectorsApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(res.Warning, "no embeddings") || res.Results[0].Source != "lexical" {
+	if !strings.Contains(res.Warning, "embeddings are of braid/tiny-encoder, not of the model in use, another-model") || res.Results[0].Source != "lexical" {
 		t.Errorf("another model before indexing: warning %q source %q, want lexical with a warning", res.Warning, res.Results[0].Source)
 	}
 	sum, err := e2.Index(ctx, nil, nil)

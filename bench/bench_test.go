@@ -206,7 +206,7 @@ func TestLoadModelsMissing(t *testing.T) {
 	if len(only.Skipped) != 2 || only.Skipped[1].Model != "cross-encoder/ms-marco-TinyBERT-L-2-v2" {
 		t.Errorf("with one reranker named, skipped %+v; want the embedder (none) and that reranker only", only.Skipped)
 	}
-	for _, want := range []string{"BAAI/bge-small-en-v1.5", "cross-encoder/ms-marco-MiniLM-L-6-v2", "cross-encoder/ms-marco-TinyBERT-L-2-v2:int8", "BAAI/bge-reranker-base", "BAAI/bge-reranker-base:int8"} {
+	for _, want := range []string{model.DefaultEmbedder().ID(), "cross-encoder/ms-marco-MiniLM-L-6-v2", "cross-encoder/ms-marco-TinyBERT-L-2-v2:int8", "BAAI/bge-reranker-base", "BAAI/bge-reranker-base:int8"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("skipped %v lacks %s", names, want)
 		}
