@@ -428,3 +428,46 @@ func TestEvict(t *testing.T) {
 		t.Errorf("evict kept %v, want the two newest", left)
 	}
 }
+
+// TestEmbedHostileText embeds what a hostile or broken file can hold:
+// invalid UTF-8, NUL bytes, a text far past the model's length, one long
+// unbroken word, nothing but spaces. Each gets a unit vector; none crashes
+// or errs, and the batch around them is unaffected.
+func TestEmbedHostileText(t *testing.T) {
+	e := loadTiny(t, tinySpec(), Config{Threads: 1, TokenBudget: 64})
+	defer e.Close()
+	normal := "a normal sentence about gardens"
+	texts := []string{
+		normal,
+		"bad \xff\xfe bytes \xc3\x28 in the middle",
+		"nul\x00bytes\x00inside",
+		strings.Repeat("word ", 100000),
+		strings.Repeat("x", 1<<20),
+		"     ",
+	}
+	got, err := e.Embed(context.Background(), texts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := e.Embed(context.Background(), []string{normal}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		var norm float64
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				t.Fatalf("text %d: non-finite component", i)
+			}
+			norm += float64(x) * float64(x)
+		}
+		if math.Abs(norm-1) > 1e-3 {
+			t.Errorf("text %d: norm %g, want a unit vector", i, math.Sqrt(norm))
+		}
+	}
+	for k := range alone[0] {
+		if d := math.Abs(float64(alone[0][k] - got[0][k])); d > 1e-5 {
+			t.Fatalf("the normal text embeds differently beside hostile ones (by %g)", d)
+		}
+	}
+}
