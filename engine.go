@@ -309,7 +309,7 @@ func (e *Engine) openLexical() (*index.Lexical, error) {
 	_, statErr := os.Stat(lp)
 	missing := errors.Is(statErr, os.ErrNotExist)
 	if missing && gen > 0 && e.opt.ReadOnly {
-		return nil, &index.CorruptError{Path: lp, Detail: "missing", Fix: index.LexicalFix(lp)}
+		return nil, lexicalMissing(lp)
 	}
 	lex, err := index.OpenLexical(lp, e.opt.ReadOnly)
 	if err != nil {
@@ -321,15 +321,9 @@ func (e *Engine) openLexical() (*index.Lexical, error) {
 			return nil, fmt.Errorf("rebuild the missing %s from meta.db: %w", lp, err)
 		}
 	}
-	if p, err := e.st.PendingWork(); err == nil && p == nil {
-		lg, err := lex.Gen()
-		if err == nil && lg != gen {
-			err = lexicalBehind(lp, lg, gen)
-		}
-		if err != nil {
-			lex.Close()
-			return nil, err
-		}
+	if err := lexicalCounts(lp, lex, commitOf(e.st)); err != nil {
+		lex.Close()
+		return nil, err
 	}
 	return lex, nil
 }

@@ -47,10 +47,7 @@ func checkFiles(dir string, checkStore, checkLex func() error) []Check {
 		add(false, "%s is missing or garbled (%q); braid doctor --repair rewrites it when meta.db is sound", vp, b)
 	}
 	if err := checkStore(); err != nil {
-		if !errors.Is(err, index.ErrCorrupt) {
-			err = fmt.Errorf("%w; %s", err, index.StoreFix(filepath.Join(dir, storeFile)))
-		}
-		add(false, "%v", err)
+		add(false, "%v", withStoreFix(filepath.Join(dir, storeFile), err))
 	}
 	if err := checkLex(); err != nil {
 		add(false, "%v", err)
@@ -89,10 +86,7 @@ func Repair(dir string) ([]string, error) {
 	}
 	defer lock.Release()
 	if err := index.CheckStore(sp); err != nil {
-		if !errors.Is(err, index.ErrCorrupt) {
-			err = fmt.Errorf("%w; %s", err, index.StoreFix(sp))
-		}
-		return nil, err
+		return nil, withStoreFix(sp, err)
 	}
 	var did []string
 	vp := filepath.Join(dir, versionFile)
@@ -166,6 +160,15 @@ func vectorFiles(dir string) []string {
 	return ps
 }
 
+// withStoreFix is err, a failed check of the store at path, with the fix
+// appended unless it already names one (a damaged file's error does).
+func withStoreFix(path string, err error) error {
+	if errors.Is(err, index.ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%w; %s", err, index.StoreFix(path))
+}
+
 // checkVectors loads a graph file and says what is wrong with it.
 func checkVectors(path string) error {
 	_, err := vector.Load(path, nil)
@@ -207,7 +210,7 @@ func commitOf(st *index.Store) storeCommit {
 // store's commit.
 func checkLexical(path string, at storeCommit) error {
 	if _, err := os.Stat(path); err != nil {
-		return &index.CorruptError{Path: path, Detail: "missing", Fix: index.LexicalFix(path)}
+		return lexicalMissing(path)
 	}
 	lex, err := index.OpenLexical(path, true)
 	if err != nil {
@@ -229,6 +232,11 @@ func lexicalCounts(path string, lex *index.Lexical, at storeCommit) error {
 		err = lexicalBehind(path, gen, at.gen)
 	}
 	return lexicalDamaged(path, err)
+}
+
+// lexicalMissing is a lexical index that is gone while meta.db remains.
+func lexicalMissing(path string) error {
+	return &index.CorruptError{Path: path, Detail: "missing", Fix: index.LexicalFix(path)}
 }
 
 // lexicalBehind is a lexical index at another commit than the store.

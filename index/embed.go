@@ -137,11 +137,11 @@ func (v *Vectors) add(ctx context.Context, st *Store, chunks []*Chunk, title tit
 	if size <= 0 {
 		size = 512 // enough texts that sorting by length leaves little padding
 	}
+	tc, counts := v.Embedder.(TokenCounter)
 	for start := 0; start < len(texts); start += size {
 		end := min(start+size, len(texts))
 		t0 := time.Now()
 		var tok0 int64
-		tc, counts := v.Embedder.(TokenCounter)
 		if counts {
 			tok0 = tc.Tokens()
 		}

@@ -21,8 +21,8 @@ func lexDamaged(path string, detail any) error {
 	return &CorruptError{Path: path, Detail: fmt.Sprint(detail), Fix: LexicalFix(path)}
 }
 
-// guardLex runs f, which reads the lexical index at path, so that a damaged
-// segment is an error rather than a crash (see guard).
+// guard runs f, which reads the lexical index, so that a damaged segment
+// is an error rather than a crash (see the package's guard).
 func (l *Lexical) guard(f func() error) error {
 	return guardWith(func(r any) error { return lexDamaged(l.path, r) }, f)
 }
@@ -40,7 +40,6 @@ func openVerified(path string) (bleve.Index, error) {
 	}
 	var idx bleve.Index
 	err := guardWith(func(r any) error { return lexDamaged(path, r) }, func() error {
-		var err error
 		i, err := bleve.OpenUsing(path, map[string]interface{}{"read_only": true})
 		if err != nil {
 			if errors.Is(err, os.ErrPermission) {

@@ -442,7 +442,7 @@ func (l *Lexical) savedStats(gen uint64) *search.BM25Stats {
 	if err != nil {
 		return nil
 	}
-	for _, f := range append(fields, "*", "_all") {
+	for _, f := range append(fields, unnamedFields...) {
 		if _, ok := s.Stats.FieldCardinality[f]; !ok {
 			return nil
 		}
@@ -455,16 +455,21 @@ type savedStats struct {
 	Stats search.BM25Stats `json:"stats"`
 }
 
-// saveStats counts the statistics and saves them with the commit.
+// saveStats saves the statistics with the commit, counting them unless a
+// search since the last Apply already has.
 func (l *Lexical) saveStats() error {
 	return l.guard(func() error {
 		gen, err := l.Gen()
 		if err != nil {
 			return err
 		}
-		st, err := l.countStats()
-		if err != nil {
-			return err
+		l.statsMu.Lock()
+		st := l.stats
+		l.statsMu.Unlock()
+		if st == nil {
+			if st, err = l.countStats(); err != nil {
+				return err
+			}
 		}
 		js, err := json.Marshal(savedStats{Gen: gen, Stats: *st})
 		if err != nil {
@@ -483,6 +488,10 @@ func (l *Lexical) saveStats() error {
 	})
 }
 
+// unnamedFields are what queries that name no field search: they hold no
+// terms (bleve counts 0 for them too), but BM25 statistics must name them.
+var unnamedFields = []string{"*", "_all"}
+
 // countStats counts what bm25Stats returns over the whole index.
 func (l *Lexical) countStats() (*search.BM25Stats, error) {
 	n, err := l.idx.DocCount()
@@ -493,10 +502,10 @@ func (l *Lexical) countStats() (*search.BM25Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &search.BM25Stats{DocCount: float64(n), FieldCardinality: make(map[string]int, len(fields)+2)}
-	// Queries that name no field search these, which hold no terms (bleve
-	// counts 0 for them too).
-	st.FieldCardinality["*"], st.FieldCardinality["_all"] = 0, 0
+	st := &search.BM25Stats{DocCount: float64(n), FieldCardinality: make(map[string]int, len(fields)+len(unnamedFields))}
+	for _, f := range unnamedFields {
+		st.FieldCardinality[f] = 0
+	}
 	for _, f := range fields {
 		d, err := l.idx.FieldDict(f)
 		if err != nil {

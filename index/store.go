@@ -676,10 +676,7 @@ func CheckStore(path string) error {
 	s := &Store{db: db}
 	defer db.Close()
 	return s.view(func(tx *bolt.Tx) error {
-		if err := checkTx(tx); err != nil {
-			return err
-		}
-		if err := verifyRecords(tx); err != nil {
+		if err := verifyTx(tx); err != nil {
 			return err
 		}
 		if m := tx.Bucket(bucketMeta); m != nil && upgrades[string(m.Get(keySchema))] != nil {

@@ -92,15 +92,22 @@ func (s *Store) damaged(err error) error {
 	return err
 }
 
-// Verify is Check and a decoding of every document and chunk record: what
-// a writer runs before it changes the index, so that it never reports
-// success on an index doctor calls damaged. Pages that are sound can still
-// hold records that were altered; those fail to decode.
+// Verify is CheckStore for a store this process holds open (a second open
+// of the file would wait on the lock this one holds): every page, key and
+// value read (checkTx) and every document and chunk record decoded. A
+// writer runs it before it changes the index, so that it never reports
+// success on an index doctor calls damaged.
 func (s *Store) Verify() error {
-	if err := s.Check(); err != nil {
+	return s.view(verifyTx)
+}
+
+// verifyTx is checkTx and verifyRecords: pages that are sound can still
+// hold records that were altered, and those fail to decode.
+func verifyTx(tx *bolt.Tx) error {
+	if err := checkTx(tx); err != nil {
 		return err
 	}
-	return s.view(verifyRecords)
+	return verifyRecords(tx)
 }
 
 // verifyRecords decodes every document and chunk record of tx.
@@ -121,13 +128,6 @@ func verifyRecords(tx *bolt.Tx) error {
 		}
 		return nil
 	})
-}
-
-// Check runs bbolt's page consistency check on the open store: what
-// CheckStore does for a store file, for a store this process holds open
-// (a second open of the file would wait on the lock this one holds).
-func (s *Store) Check() error {
-	return s.view(checkTx)
 }
 
 // checkTx walks every bucket, key and value of tx on this goroutine,

@@ -106,14 +106,8 @@ func newSession(path string, inputs, outputs []string, opts *ort.SessionOptions)
 		return s, mapped, nil
 	}
 	// No cache file, or a damaged one: optimise afresh (over it).
-	for _, set := range []func() error{
-		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll) },
-		func() error { return opts.AddSessionConfigEntry("session.use_ort_model_bytes_directly", "0") },
-		func() error { return opts.AddSessionConfigEntry("session.use_ort_model_bytes_for_initializers", "0") },
-	} {
-		if err := set(); err != nil {
-			return nil, nil, err
-		}
+	if err := fromBytes(opts, false); err != nil {
+		return nil, nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
 		s, err = ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
@@ -155,15 +149,9 @@ func fromCache(cached string, inputs, outputs []string, opts *ort.SessionOptions
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, set := range []func() error{
-		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll) },
-		func() error { return opts.AddSessionConfigEntry("session.use_ort_model_bytes_directly", "1") },
-		func() error { return opts.AddSessionConfigEntry("session.use_ort_model_bytes_for_initializers", "1") },
-	} {
-		if err := set(); err != nil {
-			syscall.Munmap(m)
-			return nil, nil, err
-		}
+	if err := fromBytes(opts, true); err != nil {
+		syscall.Munmap(m)
+		return nil, nil, err
 	}
 	s, err := ort.NewDynamicAdvancedSessionWithONNXData(m, inputs, outputs, opts)
 	if err != nil {
@@ -172,6 +160,26 @@ func fromCache(cached string, inputs, outputs []string, opts *ort.SessionOptions
 	}
 	os.Chtimes(cached, time.Now(), time.Now()) // used: evict keeps it
 	return s, m, nil
+}
+
+// fromBytes sets opts for a session on an already optimised graph whose
+// weights ONNX Runtime uses where they lie (on), or back for one that
+// optimises a model file (off).
+func fromBytes(opts *ort.SessionOptions, on bool) error {
+	var level ort.GraphOptimizationLevel = ort.GraphOptimizationLevelEnableAll
+	flag := "0"
+	if on {
+		level, flag = ort.GraphOptimizationLevelDisableAll, "1"
+	}
+	if err := opts.SetGraphOptimizationLevel(level); err != nil {
+		return err
+	}
+	for _, key := range []string{"session.use_ort_model_bytes_directly", "session.use_ort_model_bytes_for_initializers"} {
+		if err := opts.AddSessionConfigEntry(key, flag); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // maxCached is how many optimised graphs the cache keeps (the most
