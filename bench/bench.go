@@ -36,6 +36,12 @@ type Config struct {
 	// token window, or -1 for the whole passage; empty means 128, 256
 	// and whole.
 	Windows []int
+	// ModelIngest are the sizes, among Sizes, at which the corpus is also
+	// indexed through the embedding model itself (with real weights or a
+	// fixture of the same architecture), to time what a first index costs;
+	// nil means 1,000 and 10,000. It takes about a minute per 1,000 chunks
+	// on two cores.
+	ModelIngest []int
 	// Models are the models to time (see LoadModels).
 	Models *Models
 	// Dir is where the corpora and indexes are built; empty means a
@@ -106,6 +112,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(cfg.Windows) == 0 {
 		cfg.Windows = []int{128, 256, -1}
 	}
+	if cfg.ModelIngest == nil {
+		cfg.ModelIngest = []int{1000, 10000}
+	}
 	if cfg.Log == nil {
 		cfg.Log = func(string, ...any) {}
 	}
@@ -128,6 +137,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Notes = append(rep.Notes, "passages get synthetic clustered vectors at ingest (embedding 100k chunks for real takes hours); queries are embedded by the model, so search latency is real")
 		if err := embedThroughput(ctx, emb, rep); err != nil {
 			return nil, err
+		}
+		if peak, ok := readCPUPeak(); ok {
+			rep.Notes = append(rep.Notes, "model_ingest.peak_fraction is the embedder's arithmetic rate against the CPU's nominal peak: "+peak.String())
 		}
 	} else {
 		rep.Embedder = "none: vector stages not measured"
@@ -231,7 +243,53 @@ func runSize(ctx context.Context, cfg Config, n int) (*Size, error) {
 		}
 	}
 	s.Metrics["rss_peak_mb"] = peakRSSMB()
+	if emb != nil && slices.Contains(cfg.ModelIngest, n) {
+		if err := modelIngest(ctx, cfg, n, src, s); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// modelIngest indexes the corpus at src again, this time embedding every
+// chunk with the model, and records throughput and the fraction of the
+// CPU's arithmetic peak the model reached (from the FLOPs per token its
+// weight matrices imply, counting the tokens the model saw: padding
+// included, since the model computes it too, is not counted).
+func modelIngest(ctx context.Context, cfg Config, n int, src string, s *Size) error {
+	emb := cfg.Models.Embedder
+	cfg.Log("%d chunks: indexing with %s embedding every chunk", n, emb.Name)
+	e, err := braid.Open(filepath.Join(cfg.Dir, fmt.Sprint(n), "model-index"), &braid.Options{Purpose: "braid bench", Embedder: emb.Embedder, Model: emb.Key()})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	start := time.Now()
+	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: src}}, nil)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	m := s.Metrics
+	m["model_ingest.s"] = round(secs)
+	m["model_ingest.chunks_per_s"] = round(float64(sum.Chunks) / secs)
+	m["model_ingest.tokens_per_s"] = round(float64(sum.Tokens) / secs)
+	m["model_ingest.embed_share"] = round(float64(sum.EmbedMS) / 1000 / secs)
+	m["model_ingest.rss_peak_mb"] = peakRSSMB()
+	flops, err := emb.FLOPsPerToken()
+	if err != nil || sum.EmbedMS == 0 {
+		return nil // throughput stands without the estimate
+	}
+	gflops := float64(flops) * float64(sum.Tokens) / (float64(sum.EmbedMS) / 1000) / 1e9
+	m["model_ingest.gflops"] = round(gflops)
+	if peak, ok := readCPUPeak(); ok {
+		max := peak.FP32
+		if emb.Spec().Variant == "int8" {
+			max = peak.Int8
+		}
+		m["model_ingest.peak_fraction"] = round(gflops / max)
+	}
+	return nil
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }

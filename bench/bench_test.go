@@ -137,6 +137,18 @@ func TestRunWithModels(t *testing.T) {
 			t.Errorf("%s = %v, want > 0", k, m[k])
 		}
 	}
+	// At 1k chunks the corpus is indexed a second time through the model.
+	for _, k := range []string{"model_ingest.chunks_per_s", "model_ingest.tokens_per_s", "model_ingest.gflops", "model_ingest.embed_share"} {
+		if m[k] <= 0 {
+			t.Errorf("%s = %v, want > 0", k, m[k])
+		}
+	}
+	if m["model_ingest.tokens_per_s"] < m["model_ingest.chunks_per_s"] || m["model_ingest.embed_share"] > 1 {
+		t.Errorf("model ingest: %v tokens/s for %v chunks/s, %v of the time in the model", m["model_ingest.tokens_per_s"], m["model_ingest.chunks_per_s"], m["model_ingest.embed_share"])
+	}
+	if _, ok := readCPUPeak(); ok && m["model_ingest.peak_fraction"] <= 0 {
+		t.Errorf("no peak fraction though the CPU's peak is known")
+	}
 	if m["vector.p50_ms"] < m["hnsw.p50_ms"] {
 		t.Errorf("vector stage %v below its HNSW part %v", m["vector.p50_ms"], m["hnsw.p50_ms"])
 	}

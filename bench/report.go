@@ -45,10 +45,22 @@ func (r *Report) Markdown(w io.Writer) {
 		for _, row := range []struct{ key, label string }{
 			{"ingest.chunks_per_s", "ingest, chunks/s"}, {"ingest.docs_per_s", "ingest, files/s"},
 			{"ingest.s", "ingest, s"}, {"rss_peak_mb", "peak RSS so far, MB"},
+			{"model_ingest.chunks_per_s", "ingest embedding with the model, chunks/s"},
+			{"model_ingest.tokens_per_s", "… tokens/s"}, {"model_ingest.s", "… s"},
+			{"model_ingest.embed_share", "… share of the time in the model"},
+			{"model_ingest.gflops", "… model arithmetic, GFLOP/s"},
+			{"model_ingest.peak_fraction", "… fraction of the CPU's peak"},
 		} {
+			if !anyHas(r.Sizes, row.key) {
+				continue
+			}
 			fmt.Fprintf(w, "| %s |", row.label)
 			for _, s := range r.Sizes {
-				fmt.Fprintf(w, " %s |", num(s.Metrics[row.key]))
+				if v, ok := s.Metrics[row.key]; ok {
+					fmt.Fprintf(w, " %s |", num(v))
+				} else {
+					fmt.Fprint(w, " — |")
+				}
 			}
 			fmt.Fprintln(w)
 		}
@@ -107,4 +119,13 @@ func num(x float64) string {
 		return fmt.Sprintf("%.2f", x)
 	}
 	return fmt.Sprintf("%.3f", x)
+}
+
+func anyHas(sizes []Size, key string) bool {
+	for _, s := range sizes {
+		if _, ok := s.Metrics[key]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -177,3 +177,7 @@ func (e *Embedder) Spec() Spec { return e.spec }
 
 // Close releases the model. Embed fails after it; Close is idempotent.
 func (e *Embedder) Close() error { return e.s.close() }
+
+// FLOPsPerToken estimates what one token costs the model (see the function
+// of that name).
+func (e *Embedder) FLOPsPerToken() (int64, error) { return FLOPsPerToken(e.s.path) }

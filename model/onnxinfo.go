@@ -235,3 +235,185 @@ func (r *pbReader) skip(wire uint64) error {
 	r.br.Reset(r.f)
 	return nil
 }
+
+// weight is one initializer of an ONNX graph (a stored tensor): its name
+// and shape.
+type weight struct {
+	name string
+	dims []int64
+}
+
+// node is what FLOPsPerToken needs of a graph node.
+type node struct {
+	op              string
+	inputs, outputs []string
+}
+
+// graphWeights returns the initializers and nodes of an ONNX file, read
+// like readIO: the tensors' data is skipped, not read.
+func graphWeights(path string) ([]weight, []node, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &pbReader{f: f, br: bufio.NewReaderSize(f, 1<<16)}
+	// ModelProto: 7 graph → GraphProto: 1 node (NodeProto: 1 input,
+	// 2 output, 4 op_type), 5 initializer (TensorProto: 1 dims, 8 name).
+	for r.off < fi.Size() {
+		field, wire, err := r.tag()
+		if err != nil {
+			return nil, nil, err
+		}
+		if field != 7 || wire != 2 {
+			if err := r.skip(wire); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		n, err := r.varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		var ws []weight
+		var ns []node
+		for end := r.off + int64(n); r.off < end; {
+			field, wire, err := r.tag()
+			if err != nil {
+				return nil, nil, err
+			}
+			switch {
+			case field == 1 && wire == 2:
+				b, err := r.bytes()
+				if err != nil {
+					return nil, nil, err
+				}
+				var nd node
+				err = fields(b, func(f int, _ uint64, sub []byte) error {
+					switch f {
+					case 1:
+						nd.inputs = append(nd.inputs, string(sub))
+					case 2:
+						nd.outputs = append(nd.outputs, string(sub))
+					case 4:
+						nd.op = string(sub)
+					}
+					return nil
+				})
+				if err != nil {
+					return nil, nil, err
+				}
+				ns = append(ns, nd)
+			case field == 5 && wire == 2:
+				w, err := r.tensorHeader()
+				if err != nil {
+					return nil, nil, err
+				}
+				ws = append(ws, w)
+			default:
+				if err := r.skip(wire); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		return ws, ns, nil
+	}
+	return nil, nil, errors.New("no graph in the file")
+}
+
+// tensorHeader reads a TensorProto's name and dims and skips its data.
+func (r *pbReader) tensorHeader() (weight, error) {
+	var w weight
+	l, err := r.varint()
+	if err != nil {
+		return w, err
+	}
+	for end := r.off + int64(l); r.off < end; {
+		field, wire, err := r.tag()
+		if err != nil {
+			return w, err
+		}
+		switch {
+		case field == 1 && wire == 0:
+			d, err := r.varint()
+			if err != nil {
+				return w, err
+			}
+			w.dims = append(w.dims, int64(d))
+		case (field == 1 || field == 8) && wire == 2:
+			b, err := r.bytes()
+			if err != nil {
+				return w, err
+			}
+			if field == 8 {
+				w.name = string(b)
+				continue
+			}
+			for len(b) > 0 { // packed dims
+				d, k := binary.Uvarint(b)
+				if k <= 0 {
+					return w, errors.New("bad tensor dims")
+				}
+				w.dims, b = append(w.dims, int64(d)), b[k:]
+			}
+		default:
+			if err := r.skip(wire); err != nil {
+				return w, err
+			}
+		}
+	}
+	return w, nil
+}
+
+// FLOPsPerToken estimates the arithmetic one token costs a pass through
+// the model at path: two operations (a multiply and an add) for each
+// element of every stored weight matrix a matrix product takes, directly
+// or through a DequantizeLinear (as quantized models store them).
+// Embedding tables are looked up, not multiplied, and attention's own
+// products, which grow with the sequence, are not counted, so at chunk
+// lengths the estimate is a few percent low.
+func FLOPsPerToken(path string) (int64, error) {
+	ws, ns, err := graphWeights(path)
+	if err != nil {
+		return 0, fmt.Errorf("model: read the weights of %s: %w", path, err)
+	}
+	size := map[string]int64{}
+	for _, w := range ws {
+		if len(w.dims) >= 2 {
+			n := int64(1)
+			for _, d := range w.dims {
+				n *= d
+			}
+			size[w.name] = n
+		}
+	}
+	stored := map[string]string{} // a value → the initializer it dequantizes
+	for _, n := range ns {
+		if n.op == "DequantizeLinear" && len(n.inputs) > 0 && len(n.outputs) > 0 {
+			stored[n.outputs[0]] = n.inputs[0]
+		}
+	}
+	counted := map[string]bool{}
+	var sum int64
+	for _, n := range ns {
+		switch n.op {
+		case "MatMul", "Gemm", "MatMulInteger", "FusedMatMul", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "QLinearMatMul", "MatMulNBits":
+		default:
+			continue
+		}
+		for _, in := range n.inputs {
+			if s, ok := stored[in]; ok {
+				in = s
+			}
+			if size[in] > 0 && !counted[in] {
+				counted[in] = true
+				sum += size[in]
+			}
+		}
+	}
+	return 2 * sum, nil
+}

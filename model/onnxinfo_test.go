@@ -53,3 +53,35 @@ func FuzzReadIO(f *testing.F) {
 		readIO(p) // must not panic or hang
 	})
 }
+
+// FLOPsPerToken counts the weight matrices a token is multiplied by: for
+// tools/genmodel's tiny preset (2 layers, hidden 8, intermediate 16) that
+// is 2 × 2 × (4·8·8 + 2·8·16), with the embedding tables and the int64
+// position ids left out; bge-small's 12 layers of 384 × 384 and 384 × 1536
+// matrices give the same count whether stored in fp32 or int8.
+func TestFLOPsPerToken(t *testing.T) {
+	got, err := FLOPsPerToken(filepath.Join(tinyEncoder, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(2 * 2 * (4*8*8 + 2*8*16)); got != want {
+		t.Errorf("tiny encoder: %d FLOPs per token, want %d", got, want)
+	}
+	const bgeSmall = 2 * 12 * (4*384*384 + 2*384*1536)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return
+	}
+	for _, dir := range []string{"BAAI--bge-small-en-v1.5", "BAAI--bge-small-en-v1.5-int8"} {
+		p := filepath.Join(cache, "braid", "models", dir, ModelFile)
+		if _, err := os.Stat(p); err != nil {
+			continue // not installed: the tiny model above still ran
+		}
+		if got, err := FLOPsPerToken(p); err != nil || got != bgeSmall {
+			t.Errorf("%s: %d FLOPs per token (%v), want %d", dir, got, err, bgeSmall)
+		}
+	}
+	if _, err := FLOPsPerToken(filepath.Join(t.TempDir(), "none.onnx")); err == nil {
+		t.Error("a missing file gave no error")
+	}
+}
