@@ -21,13 +21,29 @@ import (
 // Precedence: a value a search names > the index's setting > braid's
 // built-in default. A nil field means the built-in default.
 type Settings struct {
-	VectorWeight *float64 `json:"vector_weight,omitempty"` // 0..1; built in: DefaultVectorWeight
-	Fusion       *Fusion  `json:"fusion,omitempty"`        // linear or rrf; built in: linear
-	Limit        *int     `json:"limit,omitempty"`         // 1..100; built in: 10
-	Candidates   *int     `json:"candidates,omitempty"`    // 10..1000; built in: 50
-	Rerank       *bool    `json:"rerank,omitempty"`        // built in: true (when a cross-encoder is installed)
-	RerankBudget *Millis  `json:"rerank_budget,omitempty"` // 0 (no limit) ..10s; built in: the reranker's own (250ms)
-	Watch        *bool    `json:"watch,omitempty"`         // braid serve watches every source; built in: false
+	VectorWeight *float64       `json:"vector_weight,omitempty"` // 0..1; built in: DefaultVectorWeight
+	Fusion       *Fusion        `json:"fusion,omitempty"`        // linear or rrf; built in: linear
+	Normalize    *Normalization `json:"normalize,omitempty"`     // minmax or zscore; built in: minmax
+	Limit        *int           `json:"limit,omitempty"`         // 1..100; built in: 10
+	Candidates   *int           `json:"candidates,omitempty"`    // 10..1000; built in: 50
+	Rerank       *bool          `json:"rerank,omitempty"`        // built in: true (when a cross-encoder is installed)
+	RerankBudget *Millis        `json:"rerank_budget,omitempty"` // 0 (no limit) ..10s; built in: the reranker's own (250ms)
+	Watch        *bool          `json:"watch,omitempty"`         // braid serve watches every source; built in: false
+	// Tuned says where the search settings came from when braid tune
+	// saved them (SaveTuned); braid config set of a search setting
+	// clears it, since the record would no longer be true.
+	Tuned *Tuned `json:"tuned,omitempty"`
+}
+
+// Tuned records a braid tune that saved the index's search settings: on
+// which judged queries, and how they scored before and after.
+type Tuned struct {
+	From    string  `json:"from"`   // the query set and split, e.g. "BEIR scifact, split train"
+	At      string  `json:"at"`     // when, RFC 3339
+	Metric  string  `json:"metric"` // what was maximised, e.g. "nDCG@10"
+	Before  float64 `json:"before"` // with the settings in effect before
+	After   float64 `json:"after"`  // with the saved ones
+	Queries int     `json:"queries"`
 }
 
 // Millis is a duration kept as a string such as "250ms" in JSON.
@@ -88,6 +104,16 @@ var settingDefs = []settingDef{
 		},
 		func(s *Settings, v string) error {
 			return setParsed(&s.Fusion, v, func(v string) (Fusion, bool) { return Fusion(v), v == "linear" || v == "rrf" })
+		}},
+	{"normalize", "minmax or zscore", "how linear fusion puts the two lists' scores on one scale",
+		func(*Engine) string { return string(NormMinMax) },
+		func(s *Settings) (string, bool) {
+			return optString(s.Normalize, func(n Normalization) string { return string(n) })
+		},
+		func(s *Settings, v string) error {
+			return setParsed(&s.Normalize, v, func(v string) (Normalization, bool) {
+				return Normalization(v), v == string(NormMinMax) || v == string(NormZScore)
+			})
 		}},
 	{"limit", "a whole number from 1 to 100", "how many results a search returns when it names no limit",
 		func(*Engine) string { return strconv.Itoa(DefaultLimit) },
@@ -238,20 +264,54 @@ func (e *Engine) SetSetting(name, value string) (*Setting, error) {
 	if err := def.set(&next, value); err != nil {
 		return nil, fmt.Errorf("%w: %s %q is out of range; want %s", ErrBadOption, name, value, def.allowed)
 	}
-	data, err := json.MarshalIndent(&next, "", "  ")
-	if err != nil {
+	if tunedSettings[name] {
+		next.Tuned = nil
+	}
+	if err := e.saveSettings(&next); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(e.dir, settingsFile), append(data, '\n')); err != nil {
-		return nil, fmt.Errorf("braid: save settings: %w", err)
-	}
-	e.settings = &next
 	for _, s := range e.settingList(&next) {
 		if s.Name == name {
 			return &s, nil
 		}
 	}
 	return nil, nil
+}
+
+// tunedSettings are the settings braid tune chooses.
+var tunedSettings = map[string]bool{"vector_weight": true, "fusion": true, "normalize": true, "candidates": true}
+
+// saveSettings writes next and makes it the index's settings; the caller
+// holds settingsMu.
+func (e *Engine) saveSettings(next *Settings) error {
+	data, err := json.MarshalIndent(next, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(e.dir, settingsFile), append(data, '\n')); err != nil {
+		return fmt.Errorf("braid: save settings: %w", err)
+	}
+	e.settings = next
+	return nil
+}
+
+// SaveTuned stores search settings braid tune chose, with where they came
+// from, as the index's defaults (a search's own options still win).
+// weight nil leaves vector_weight unset (an index searched without a
+// model). The other settings are kept.
+func (e *Engine) SaveTuned(weight *float64, f Fusion, n Normalization, candidates int, t Tuned) error {
+	if e.opt.ReadOnly {
+		return ErrReadOnly
+	}
+	e.settingsMu.Lock()
+	defer e.settingsMu.Unlock()
+	next := *e.settings
+	next.VectorWeight, next.Fusion, next.Normalize, next.Candidates = weight, &f, &n, &candidates
+	if f == FusionRRF {
+		next.Normalize = nil // RRF uses ranks, not scores
+	}
+	next.Tuned = &t
+	return e.saveSettings(&next)
 }
 
 func (e *Engine) settingList(s *Settings) []Setting {
@@ -277,6 +337,9 @@ func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
 	}
 	if opt.Fusion == "" && s.Fusion != nil {
 		opt.Fusion = *s.Fusion
+	}
+	if opt.Normalize == "" && s.Normalize != nil {
+		opt.Normalize = *s.Normalize
 	}
 	if opt.Limit == 0 && s.Limit != nil {
 		opt.Limit = *s.Limit

@@ -36,6 +36,8 @@ type Stats struct {
 	SchemaVersion int           `json:"schema_version"`
 	Sources       []SourceStats `json:"sources"`
 	Settings      []Setting     `json:"settings"` // settings.go: the defaults searches use here
+	// Tuned says where the search settings came from when braid tune saved them.
+	Tuned *Tuned `json:"tuned,omitempty"`
 }
 
 // Stats counts documents, chunks and bytes, in all and per source.
@@ -44,7 +46,7 @@ func (e *Engine) Stats() (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.SettingList()}
+	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.SettingList(), Tuned: e.Settings().Tuned}
 	per := map[string]*SourceStats{}
 	for _, s := range srcs {
 		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), Endpoint: s.Endpoint, IndexedAt: s.IndexedAt})

@@ -166,3 +166,21 @@ func Percentile(xs []float64, p float64) float64 {
 	i := int(math.Ceil(p/100*float64(len(s)))) - 1
 	return s[max(0, min(i, len(s)-1))]
 }
+
+// Hit is 1 when a document of the query's highest grade (the answer, where
+// grades say which that is) is in the top k, else 0.
+func Hit(ranked []string, rel map[string]int, k int) float64 {
+	best := 0
+	for _, g := range rel {
+		best = max(best, g)
+	}
+	if best <= 0 {
+		return 0
+	}
+	for _, id := range ranked[:min(k, len(ranked))] {
+		if rel[id] == best {
+			return 1
+		}
+	}
+	return 0
+}

@@ -132,3 +132,23 @@ func TestSciFactFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestHit(t *testing.T) {
+	rel := map[string]int{"answer": 2, "useful": 1}
+	for _, c := range []struct {
+		ranked []string
+		want   float64
+	}{
+		{[]string{"a", "b", "c", "d", "answer"}, 1},
+		{[]string{"a", "b", "c", "d", "e", "answer"}, 0},
+		{[]string{"useful", "b"}, 0}, // only the answer counts
+		{nil, 0},
+	} {
+		if got := Hit(c.ranked, rel, 5); got != c.want {
+			t.Errorf("Hit(%v) = %v, want %v", c.ranked, got, c.want)
+		}
+	}
+	if Hit([]string{"x"}, map[string]int{"x": 1}, 5) != 1 {
+		t.Error("with one grade every judged document is an answer")
+	}
+}

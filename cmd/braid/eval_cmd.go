@@ -17,8 +17,8 @@ import (
 // EvalCmd indexes a BEIR collection and scores search quality on it, one
 // run per mode (and per vector weight for the hybrid modes).
 type EvalCmd struct {
-	BEIR         string    `name:"beir" required:"" help:"BEIR directory: corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv (e.g. ../shared/data/scifact)." type:"existingdir" placeholder:"DIR"`
-	Split        string    `help:"Which qrels split to score." default:"test"`
+	judged
+	Split        string    `help:"Which split to score (BEIR: the qrels file; --queries: the split column, or all)." default:"test"`
 	Modes        []string  `help:"Modes to score: lexical, vector, hybrid, hybrid+rerank." default:"lexical,vector,hybrid,hybrid+rerank" enum:"lexical,vector,hybrid,hybrid+rerank"`
 	VectorWeight []float64 `help:"Vector weights for the hybrid modes (repeatable or comma-separated; default the engine's, 0.6)." placeholder:"W"`
 	Fusion       string    `help:"Fusion for the hybrid modes (linear, rrf)." default:"linear" enum:"linear,rrf"`
@@ -39,6 +39,7 @@ type evalRun struct {
 	Reason       string             `json:"reason,omitempty"`
 	Queries      int                `json:"queries"`
 	NDCG10       float64            `json:"ndcg@10"`
+	Hit5         float64            `json:"hit@5"` // share of queries with their answer (top grade) in the top 5
 	Recall10     float64            `json:"recall@10"`
 	Recall100    float64            `json:"recall@100"`
 	MRR10        float64            `json:"mrr@10"`
@@ -57,15 +58,51 @@ func (r evalRun) key() string {
 	return r.Mode
 }
 
+// judged are the inputs of eval and tune: queries with judgements and the
+// corpus they judge.
+type judged struct {
+	BEIR    string `name:"beir" help:"BEIR directory: corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv (e.g. ../shared/data/scifact)." type:"existingdir" placeholder:"DIR" xor:"input"`
+	Queries string `help:"A query set in one TSV file (id, split, query, PATH=GRADE,...; e.g. bench/vaults/queries.tsv), judged against the files of --corpus." type:"existingfile" placeholder:"FILE" xor:"input"`
+	Corpus  string `help:"With --queries: the directory indexed as one source, which the judged paths are relative to (e.g. ../shared/data/markdown)." type:"existingdir" placeholder:"DIR"`
+}
+
+// name says which queries these are, for reports.
+func (c judged) name(split string) string {
+	if c.BEIR != "" {
+		return fmt.Sprintf("BEIR %s, split %s", filepath.Base(filepath.Clean(c.BEIR)), split)
+	}
+	return fmt.Sprintf("%s over %s, split %s", c.Queries, c.Corpus, split)
+}
+
+// load reads the judged queries of split and says what to index; a hit's
+// id is what the judgements name (BEIR: the document id; a query set's
+// file: the path within the corpus).
+func (c judged) load(split string) (col *eval.Collection, corpus string, byPath bool, err error) {
+	switch {
+	case c.BEIR != "":
+		if col, err = eval.LoadBEIR(c.BEIR, split); err != nil {
+			return nil, "", false, err
+		}
+		corpus = filepath.Join(c.BEIR, "corpus.jsonl")
+		if _, err := os.Stat(corpus); err != nil {
+			return nil, "", false, fmt.Errorf("%w (a BEIR directory holds corpus.jsonl beside queries.jsonl)", err)
+		}
+		return col, corpus, false, nil
+	case c.Queries != "":
+		if c.Corpus == "" {
+			return nil, "", false, fmt.Errorf("--queries %s wants --corpus DIR: the directory its judged paths are relative to", c.Queries)
+		}
+		col, err = eval.LoadTSV(c.Queries, split)
+		return col, c.Corpus, true, err
+	}
+	return nil, "", false, fmt.Errorf("say what to score: --beir DIR (a BEIR collection) or --queries FILE --corpus DIR (a query set over a folder of files)")
+}
+
 // Run indexes the corpus, scores every mode and checks the baseline.
 func (c *EvalCmd) Run(g *Globals) error {
-	col, err := eval.LoadBEIR(c.BEIR, c.Split)
+	col, corpus, byPath, err := c.load(c.Split)
 	if err != nil {
 		return err
-	}
-	corpus := filepath.Join(c.BEIR, "corpus.jsonl")
-	if _, err := os.Stat(corpus); err != nil {
-		return fmt.Errorf("%w (a BEIR directory holds corpus.jsonl beside queries.jsonl)", err)
 	}
 	if c.Candidates < 1 || c.Depth < 10 {
 		return fmt.Errorf("--candidates wants 1 or more and --depth 10 or more")
@@ -89,29 +126,11 @@ func (c *EvalCmd) Run(g *Globals) error {
 	needVec := slices.ContainsFunc(modes, func(m string) bool { return m != "lexical" })
 	needRerank := slices.Contains(modes, "hybrid+rerank")
 
-	dir := g.Index
-	if !g.indexSet {
-		if dir, err = os.MkdirTemp("", "braid-eval-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-	}
-	sub := *g
-	sub.Index = dir
-	e, done, err := sub.openFor(false, "braid eval", needVec, needRerank)
+	e, done, err := openJudged(g, "braid eval", corpus, needVec, needRerank)
 	if err != nil {
 		return err
 	}
 	defer done()
-	if !g.Quiet {
-		fmt.Fprintf(g.stderr, "braid: indexing %s into %s\n", corpus, dir)
-	}
-	pr := newProgress(g)
-	_, err = e.Index(g.ctx, []braid.SourceSpec{{Path: corpus}}, pr.update)
-	pr.done()
-	if err != nil {
-		return err
-	}
 
 	weights := c.VectorWeight
 	if len(weights) == 0 {
@@ -136,7 +155,7 @@ func (c *EvalCmd) Run(g *Globals) error {
 			}
 			if why := skipReason(e, m); why != "" {
 				r.Skipped, r.Reason = true, why
-			} else if err := c.score(g, e, col, &r); err != nil {
+			} else if err := c.score(g, e, col, byPath, &r); err != nil {
 				return err
 			}
 			runs = append(runs, r)
@@ -154,6 +173,40 @@ func (c *EvalCmd) Run(g *Globals) error {
 		return c.compare(g, runs, base)
 	}
 	return nil
+}
+
+// openJudged opens --index (or a temporary index when none is named) and
+// indexes corpus into it: a no-op when it is already indexed and
+// unchanged.
+func openJudged(g *Globals, purpose, corpus string, vectors, reranks bool) (*braid.Engine, func(), error) {
+	dir := g.Index
+	cleanup := func() {}
+	if !g.indexSet {
+		var err error
+		if dir, err = os.MkdirTemp("", "braid-eval-"); err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+	}
+	sub := *g
+	sub.Index = dir
+	e, done, err := sub.openFor(false, purpose, vectors, reranks)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	if !g.Quiet {
+		fmt.Fprintf(g.stderr, "braid: indexing %s into %s\n", corpus, dir)
+	}
+	pr := newProgress(g)
+	_, err = e.Index(g.ctx, []braid.SourceSpec{{Path: corpus}}, pr.update)
+	pr.done()
+	if err != nil {
+		done()
+		cleanup()
+		return nil, nil, err
+	}
+	return e, func() { done(); cleanup() }, nil
 }
 
 // skipReason says why the engine cannot run a mode, or "" when it can.
@@ -179,17 +232,23 @@ func printRun(g *Globals, r evalRun) {
 		fmt.Fprintf(g.stdout, "%-22s skipped: %s\n", name, r.Reason)
 		return
 	}
-	fmt.Fprintf(g.stdout, "%-22s nDCG@10 %.4f  recall@10 %.4f  recall@100 %.4f  MRR@10 %.4f  %d queries in %.1f s (p50 %.1f ms, p95 %.1f ms)\n",
-		name, r.NDCG10, r.Recall10, r.Recall100, r.MRR10, r.Queries, r.TookMS/1000, r.P50MS, r.P95MS)
+	fmt.Fprintf(g.stdout, "%-22s nDCG@10 %.4f  hit@5 %.4f  recall@10 %.4f  recall@100 %.4f  MRR@10 %.4f  %d queries in %.1f s (p50 %.1f ms, p95 %.1f ms)\n",
+		name, r.NDCG10, r.Hit5, r.Recall10, r.Recall100, r.MRR10, r.Queries, r.TookMS/1000, r.P50MS, r.P95MS)
 	for _, warn := range r.Warnings {
 		g.warn("%s", warn)
 	}
 }
 
 // score runs every query in one mode and fills in r's metrics.
-func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, r *evalRun) error {
+func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, byPath bool, r *evalRun) error {
 	opt := braid.SearchOptions{Limit: c.Depth, VectorWeight: &r.VectorWeight, Candidates: c.Candidates,
 		Fusion: braid.Fusion(c.Fusion), Normalize: braid.Normalization(c.Normalize), NoRerank: r.Mode != "hybrid+rerank"}
+	return runQueries(g, e, col, byPath, opt, r)
+}
+
+// runQueries searches every query with opt and fills in r's metrics; a
+// hit is named by its path (byPath) or its document id.
+func runQueries(g *Globals, e *braid.Engine, col *eval.Collection, byPath bool, opt braid.SearchOptions, r *evalRun) error {
 	seen := map[string]bool{}
 	var lat []float64
 	stages := map[string][]float64{}
@@ -215,16 +274,20 @@ func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, r *ev
 		ids := make([]string, len(res.Results))
 		for i, h := range res.Results {
 			ids[i] = h.ID
+			if byPath {
+				ids[i] = h.Path
+			}
 		}
 		rel := col.Qrels[q.ID]
 		r.NDCG10 += eval.NDCG(ids, rel, 10)
 		r.Recall10 += eval.Recall(ids, rel, 10)
 		r.Recall100 += eval.Recall(ids, rel, 100)
 		r.MRR10 += eval.MRR(ids, rel, 10)
+		r.Hit5 += eval.Hit(ids, rel, 5)
 	}
 	r.TookMS = float64(time.Since(start).Milliseconds())
 	n := float64(len(col.Queries))
-	r.NDCG10, r.Recall10, r.Recall100, r.MRR10 = round4(r.NDCG10/n), round4(r.Recall10/n), round4(r.Recall100/n), round4(r.MRR10/n)
+	r.NDCG10, r.Recall10, r.Recall100, r.MRR10, r.Hit5 = round4(r.NDCG10/n), round4(r.Recall10/n), round4(r.Recall100/n), round4(r.MRR10/n), round4(r.Hit5/n)
 	r.P50MS, r.P95MS = eval.Percentile(lat, 50), eval.Percentile(lat, 95)
 	r.Stages = map[string]float64{}
 	for name, xs := range stages {

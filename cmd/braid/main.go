@@ -79,9 +79,10 @@ type CLI struct {
 	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime and the embedding model; exit 0 when healthy."`
 	Batch         BatchCmd         `cmd:"" help:"Answer a JSONL file of queries (one search per line), with the index and models opened once; JSONL out in input order."`
 	Eval          EvalCmd          `cmd:"" help:"Index a BEIR collection such as SciFact and score search quality per mode (nDCG@10, recall@10/100, MRR@10, latency)."`
+	Tune          TuneCmd          `cmd:"" help:"Find the fusion settings (vector weight, fusion, normalisation, candidates) that rank judged queries best; --save makes them the index's defaults."`
 	Bench         BenchCmd         `cmd:"" help:"Time each search stage, ingest and the rerankers on synthetic corpora of 1k-100k chunks; targets beside."`
 	Models        ModelsCmd        `cmd:"" help:"List, pull, verify and locate embedding and reranking models."`
-	Config        ConfigCmd        `cmd:"" help:"Read and change the settings the index keeps: default vector weight, fusion, limit, candidates, rerank and its budget, watch."`
+	Config        ConfigCmd        `cmd:"" help:"Read and change the settings the index keeps: default vector weight, fusion and its normalisation, limit, candidates, rerank and its budget, watch."`
 	Serve         ServeCmd         `cmd:"" help:"Serve the index to AI agents over MCP on stdin/stdout (tools: search, grep, read, index_path, ...)."`
 	Prompts       PromptsCmd       `cmd:"" help:"List the MCP prompts braid serve offers (built-ins and PROMPT-*.md files), or print one filled in."`
 	Version       VersionCmd       `cmd:"" help:"Print the version."`

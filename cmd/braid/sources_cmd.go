@@ -94,6 +94,9 @@ func (c *StatsCmd) Run(g *Globals) error {
 	if len(set) > 0 {
 		fmt.Fprintf(g.stdout, "settings (braid config): %s\n", strings.Join(set, ", "))
 	}
+	if t := st.Tuned; t != nil {
+		fmt.Fprintf(g.stdout, "tuned by braid tune on %s (%d queries) at %s: %s %.4f → %.4f\n", t.From, t.Queries, t.At, t.Metric, t.Before, t.After)
+	}
 	return nil
 }
 

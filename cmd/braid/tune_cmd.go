@@ -1,0 +1,237 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/braidsearch/braid"
+)
+
+// TuneCmd searches the fusion settings for the ones that rank a set of
+// judged queries best, and with --save keeps them as the index's defaults.
+type TuneCmd struct {
+	judged
+	Split        string    `help:"Which split to tune on (default: train for --beir, tune for --queries). Never the split you report on." placeholder:"NAME"`
+	Save         bool      `help:"Store the best settings in the index (--index) as the defaults of every later search; a search's own flags still win, braid stats shows them and where they came from, braid config set changes them."`
+	VectorWeight []float64 `help:"Vector weights to try." default:"0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1" placeholder:"W"`
+	Candidates   []int     `help:"Candidate depths to try (chunks each retriever hands to fusion)." default:"25,50,100,200" placeholder:"K"`
+	Passes       int       `help:"Rounds of coordinate ascent: each round tries every value of one setting with the others fixed, setting by setting." default:"2"`
+}
+
+// tuning is one point of the search space.
+type tuning struct {
+	Weight     float64             `json:"vector_weight"`
+	Fusion     braid.Fusion        `json:"fusion"`
+	Normalize  braid.Normalization `json:"normalize,omitempty"`
+	Candidates int                 `json:"candidates"`
+	Score      *tuneScore          `json:"score,omitempty"`
+}
+
+// tuneScore is how a setting ranked the queries (at 10 results, no rerank).
+type tuneScore struct {
+	NDCG10 float64 `json:"ndcg@10"`
+	Hit5   float64 `json:"hit@5"`
+	MRR10  float64 `json:"mrr@10"`
+}
+
+func (t tuning) String() string {
+	s := fmt.Sprintf("vector_weight %s, fusion %s", strconv.FormatFloat(t.Weight, 'g', -1, 64), t.Fusion)
+	if t.Fusion == braid.FusionLinear {
+		s += " (" + string(t.Normalize) + ")"
+	}
+	return s + fmt.Sprintf(", candidates %d", t.Candidates)
+}
+
+func (t tuning) id() string {
+	if t.Fusion == braid.FusionRRF {
+		t.Normalize = ""
+	}
+	return fmt.Sprintf("%g/%s/%s/%d", t.Weight, t.Fusion, t.Normalize, t.Candidates)
+}
+
+// tuneReport is what tune prints with --json.
+type tuneReport struct {
+	From    string   `json:"from"`
+	Queries int      `json:"queries"`
+	Metric  string   `json:"metric"`
+	Current tuning   `json:"current"` // the settings in effect before
+	Best    tuning   `json:"best"`
+	Tried   []tuning `json:"tried"`
+	Saved   bool     `json:"saved"`
+	Index   string   `json:"index,omitempty"`
+}
+
+// fusions are the ways to combine the lists that tune tries.
+var fusions = []struct {
+	f braid.Fusion
+	n braid.Normalization
+}{{braid.FusionLinear, braid.NormMinMax}, {braid.FusionLinear, braid.NormZScore}, {braid.FusionRRF, ""}}
+
+// Run tunes, prints the best settings beside the current ones, and saves.
+func (c *TuneCmd) Run(g *Globals) error {
+	split := c.Split
+	if split == "" {
+		split = "train"
+		if c.Queries != "" {
+			split = "tune"
+		}
+	}
+	if c.Save && !g.indexSet {
+		return fmt.Errorf("--save keeps the settings in an index: name the one you search with --index DIR")
+	}
+	if c.Passes < 1 || len(c.VectorWeight) == 0 || len(c.Candidates) == 0 {
+		return fmt.Errorf("--passes, --vector-weight and --candidates want at least one value")
+	}
+	for _, w := range c.VectorWeight {
+		if w < 0 || w > 1 {
+			return fmt.Errorf("--vector-weight %v: weights run from 0 (keywords only) to 1 (meaning only)", w)
+		}
+	}
+	for _, k := range c.Candidates {
+		if k < 10 || k > 1000 {
+			return fmt.Errorf("--candidates %d: want 10 to 1000", k)
+		}
+	}
+	if split == "test" && !g.Quiet {
+		g.warn("tuning on the test split: its scores no longer measure how the settings do on queries they were not chosen for; tune on train (or your own tuning half) and report on test")
+	}
+	col, corpus, byPath, err := c.load(split)
+	if err != nil {
+		return err
+	}
+	e, done, err := openJudged(g, "braid tune", corpus, true, false)
+	if err != nil {
+		return err
+	}
+	defer done()
+
+	cur := currentTuning(e)
+	weights := c.VectorWeight
+	if why := e.VectorsUnavailable(); why != "" {
+		g.warn("only the lexical settings are tuned: %s", why)
+		weights = []float64{0}
+		cur.Weight = 0
+	}
+	rep := tuneReport{From: c.name(split), Queries: len(col.Queries), Metric: "nDCG@10", Current: cur}
+	scores := map[string]*tuneScore{}
+	score := func(t tuning) (*tuneScore, error) {
+		if s, ok := scores[t.id()]; ok {
+			return s, nil
+		}
+		w := t.Weight
+		opt := braid.SearchOptions{Limit: 10, VectorWeight: &w, Fusion: t.Fusion, Normalize: t.Normalize,
+			Candidates: t.Candidates, NoRerank: true}
+		var r evalRun
+		if err := runQueries(g, e, col, byPath, opt, &r); err != nil {
+			return nil, err
+		}
+		s := &tuneScore{NDCG10: r.NDCG10, Hit5: r.Hit5, MRR10: r.MRR10}
+		scores[t.id()] = s
+		t.Score = s
+		rep.Tried = append(rep.Tried, t)
+		if !g.Quiet {
+			fmt.Fprintf(g.stderr, "braid: tune: %-60s nDCG@10 %.4f  hit@5 %.4f\n", t.String(), s.NDCG10, s.Hit5)
+		}
+		return s, nil
+	}
+	if rep.Current.Score, err = score(cur); err != nil {
+		return err
+	}
+	best := rep.Current
+	// Coordinate ascent: one setting at a time, the others fixed; a value
+	// replaces the best only when it scores higher, so ties keep what is
+	// in effect.
+	try := func(t tuning) error {
+		s, err := score(t)
+		if err != nil {
+			return err
+		}
+		if s.NDCG10 > best.Score.NDCG10+1e-9 {
+			best, best.Score = t, s
+		}
+		return nil
+	}
+	for range c.Passes {
+		before := best.id()
+		for _, w := range weights {
+			t := best
+			t.Weight = w
+			if err := try(t); err != nil {
+				return err
+			}
+		}
+		if len(weights) > 1 || weights[0] != 0 {
+			for _, f := range fusions {
+				t := best
+				t.Fusion, t.Normalize = f.f, f.n
+				if err := try(t); err != nil {
+					return err
+				}
+			}
+		}
+		for _, k := range c.Candidates {
+			t := best
+			t.Candidates = k
+			if err := try(t); err != nil {
+				return err
+			}
+		}
+		if best.id() == before {
+			break
+		}
+	}
+	rep.Best = best
+	if c.Save {
+		var w *float64
+		if e.VectorsUnavailable() == "" {
+			w = &best.Weight
+		}
+		err := e.SaveTuned(w, best.Fusion, best.Normalize, best.Candidates, braid.Tuned{
+			From: rep.From, At: time.Now().UTC().Format(time.RFC3339), Metric: rep.Metric,
+			Before: rep.Current.Score.NDCG10, After: best.Score.NDCG10, Queries: len(col.Queries)})
+		if err != nil {
+			return err
+		}
+		rep.Saved, rep.Index = true, g.Index
+	}
+	if g.JSON {
+		return g.printJSON(rep)
+	}
+	fmt.Fprintf(g.stdout, "tuned on %s (%d queries, %d settings tried; nDCG@10 and hit@5 at 10 results, no rerank)\n", rep.From, rep.Queries, len(rep.Tried))
+	fmt.Fprintf(g.stdout, "  current  %-60s nDCG@10 %.4f  hit@5 %.4f  MRR@10 %.4f\n", cur.String(), cur.Score.NDCG10, cur.Score.Hit5, cur.Score.MRR10)
+	fmt.Fprintf(g.stdout, "  best     %-60s nDCG@10 %.4f  hit@5 %.4f  MRR@10 %.4f\n", best.String(), best.Score.NDCG10, best.Score.Hit5, best.Score.MRR10)
+	switch {
+	case rep.Saved:
+		fmt.Fprintf(g.stdout, "saved as the defaults of %s (braid stats shows them; braid config set or reset changes them)\n", g.Index)
+	default:
+		fmt.Fprintf(g.stdout, "not saved: add --save (with --index DIR) to make these the index's defaults\n")
+	}
+	return nil
+}
+
+// currentTuning is the fusion settings a search with no options of its own
+// uses on e: the index's settings, else braid's defaults.
+func currentTuning(e *braid.Engine) tuning {
+	t := tuning{Weight: braid.DefaultVectorWeight, Fusion: braid.FusionLinear, Normalize: braid.NormMinMax, Candidates: braid.DefaultCandidates}
+	for _, s := range e.SettingList() {
+		switch s.Name {
+		case "vector_weight":
+			if w, err := strconv.ParseFloat(s.Value, 64); err == nil {
+				t.Weight = w
+			}
+		case "fusion":
+			t.Fusion = braid.Fusion(s.Value)
+		case "normalize":
+			t.Normalize = braid.Normalization(s.Value)
+		case "candidates":
+			if k, err := strconv.Atoi(s.Value); err == nil {
+				t.Candidates = k
+			}
+		}
+	}
+	if t.Fusion == braid.FusionRRF {
+		t.Normalize = ""
+	}
+	return t
+}
