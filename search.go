@@ -3,6 +3,7 @@ package braid
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -43,6 +44,16 @@ type SearchOptions struct {
 	// Candidates is how many chunks each retriever hands to fusion; zero
 	// means 50.
 	Candidates int
+	// DocEvidence lets a document that matches in several chunks rank
+	// above one lucky chunk: each chunk gains this share of the scores of
+	// its document's next two chunks in the fused list. nil means the
+	// index's setting, else DefaultDocEvidence; 0 turns it off.
+	DocEvidence *float64
+	// LinkPrior favours notes many others link to: each chunk's score is
+	// multiplied by 1 + LinkPrior·ln(1 + the documents linking to its
+	// document). nil means the index's setting, else DefaultLinkPrior (0,
+	// off).
+	LinkPrior *float64
 	// NoRerank skips the cross-encoder for this search.
 	NoRerank bool
 	// RerankBudget is the cross-encoder's time for this search; zero
@@ -126,6 +137,14 @@ type Explanation struct {
 	VectorWeight float64 `json:"vector_weight"`
 	Fusion       string  `json:"fusion,omitempty"` // linear or rrf; empty for lexical only
 	Fused        float64 `json:"fused"`
+	// DocEvidence is what the document's other matching chunks added to
+	// Fused (SearchOptions.DocEvidence); LinkPrior the factor the score
+	// was then multiplied by for Backlinks documents linking here (absent
+	// when the prior is off). Score before reranking: (Fused +
+	// DocEvidence) × LinkPrior.
+	DocEvidence float64 `json:"doc_evidence,omitempty"`
+	LinkPrior   float64 `json:"link_prior,omitempty"`
+	Backlinks   int     `json:"backlinks,omitempty"`
 	// Reranked says the cross-encoder read this hit: RerankScore is its
 	// logit (the hit's score), RankBefore and RankAfter its chunk's place
 	// among the candidates before and after reranking.
@@ -189,6 +208,14 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if opt.Limit == 0 {
 		opt.Limit = 10
 	}
+	for _, v := range []struct {
+		name string
+		v    *float64
+	}{{"doc_evidence", opt.DocEvidence}, {"link_prior", opt.LinkPrior}} {
+		if v.v != nil && (math.IsNaN(*v.v) || *v.v < 0 || *v.v > 1) {
+			return nil, fmt.Errorf("%w: %s %v out of range, want 0..1", ErrBadOption, v.name, *v.v)
+		}
+	}
 	if opt.Candidates < 0 {
 		return nil, fmt.Errorf("%w: candidates %d, want 1 or more", ErrBadOption, opt.Candidates)
 	}
@@ -248,7 +275,11 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			}
 			res.Timings.Lexical += msSince(t)
 			res.Total = total
-			if hits, err = e.rerankAndHydrate(ctx, q, lexicalOnly(cands), opt, w, res); err != nil {
+			sc, err := e.signals(lexicalOnly(cands), opt)
+			if err != nil {
+				return nil, err
+			}
+			if hits, err = e.rerankAndHydrate(ctx, q, sc, opt, w, res); err != nil {
 				return nil, err
 			}
 			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
@@ -262,6 +293,9 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			return nil, err
 		}
 		res.Total = total
+		if cands, err = e.signals(cands, opt); err != nil {
+			return nil, err
+		}
 		if hits, err = e.rerankAndHydrate(ctx, q, cands, opt, w, res); err != nil {
 			return nil, err
 		}
@@ -320,6 +354,11 @@ type scored struct {
 	lex, vec fusion.Part // Rank 0: not in that retriever's list
 	bm25     string      // bleve's explanation, with Explain
 	terms    []string    // index terms a fuzzy match hit
+
+	fused     float64 // the score fusion gave, before signals
+	docBonus  float64 // what DocEvidence added
+	backlinks int     // documents linking to its document, with LinkPrior
+	prior     float64 // the factor LinkPrior multiplied by (0: not applied)
 
 	reranked bool    // the cross-encoder scored it
 	rerank   float64 // its score
@@ -401,7 +440,8 @@ func (e *Engine) hydrate(q index.Query, cands []scored, opt SearchOptions, w flo
 			h.Explain = &Explanation{
 				LexicalScore: c.lex.Raw, LexicalRank: c.lex.Rank, LexicalNorm: c.lex.Norm,
 				VectorScore: c.vec.Raw, VectorRank: c.vec.Rank, VectorNorm: c.vec.Norm,
-				VectorWeight: w, Fusion: fusionName, Fused: c.score, BM25: c.bm25,
+				VectorWeight: w, Fusion: fusionName, Fused: c.fused, BM25: c.bm25,
+				DocEvidence: c.docBonus, Backlinks: c.backlinks, LinkPrior: c.prior,
 			}
 			if c.reranked {
 				h.Explain.Reranked, h.Explain.RerankScore = true, c.rerank

@@ -24,6 +24,8 @@ type Settings struct {
 	VectorWeight *float64       `json:"vector_weight,omitempty"` // 0..1; built in: DefaultVectorWeight
 	Fusion       *Fusion        `json:"fusion,omitempty"`        // linear or rrf; built in: linear
 	Normalize    *Normalization `json:"normalize,omitempty"`     // minmax or zscore; built in: minmax
+	DocEvidence  *float64       `json:"doc_evidence,omitempty"`  // 0..1; built in: DefaultDocEvidence
+	LinkPrior    *float64       `json:"link_prior,omitempty"`    // 0..1; built in: DefaultLinkPrior
 	Limit        *int           `json:"limit,omitempty"`         // 1..100; built in: 10
 	Candidates   *int           `json:"candidates,omitempty"`    // 10..1000; built in: 50
 	Rerank       *bool          `json:"rerank,omitempty"`        // built in: true (when a cross-encoder is installed)
@@ -115,6 +117,14 @@ var settingDefs = []settingDef{
 				return Normalization(v), v == string(NormMinMax) || v == string(NormZScore)
 			})
 		}},
+	{"doc_evidence", "a number from 0 (off) to 1", "how much a document's other matching chunks add to its best one",
+		func(*Engine) string { return fmtFloat(DefaultDocEvidence) },
+		func(s *Settings) (string, bool) { return optString(s.DocEvidence, fmtFloat) },
+		func(s *Settings, v string) error { return setParsed(&s.DocEvidence, v, floatIn(0, 1)) }},
+	{"link_prior", "a number from 0 (off) to 1", "how much notes that many others link to are favoured",
+		func(*Engine) string { return fmtFloat(DefaultLinkPrior) },
+		func(s *Settings) (string, bool) { return optString(s.LinkPrior, fmtFloat) },
+		func(s *Settings, v string) error { return setParsed(&s.LinkPrior, v, floatIn(0, 1)) }},
 	{"limit", "a whole number from 1 to 100", "how many results a search returns when it names no limit",
 		func(*Engine) string { return strconv.Itoa(DefaultLimit) },
 		func(s *Settings) (string, bool) { return optString(s.Limit, strconv.Itoa) },
@@ -173,6 +183,13 @@ func setParsed[T any](dst **T, v string, parse func(string) (T, bool)) error {
 }
 
 var errBadValue = errors.New("bad value")
+
+func floatIn(lo, hi float64) func(string) (float64, bool) {
+	return func(v string) (float64, bool) {
+		f, err := strconv.ParseFloat(v, 64)
+		return f, err == nil && !math.IsNaN(f) && f >= lo && f <= hi
+	}
+}
 
 func intIn(lo, hi int) func(string) (int, bool) {
 	return func(v string) (int, bool) {
@@ -279,7 +296,8 @@ func (e *Engine) SetSetting(name, value string) (*Setting, error) {
 }
 
 // tunedSettings are the settings braid tune chooses.
-var tunedSettings = map[string]bool{"vector_weight": true, "fusion": true, "normalize": true, "candidates": true}
+var tunedSettings = map[string]bool{"vector_weight": true, "fusion": true, "normalize": true, "candidates": true,
+	"doc_evidence": true, "link_prior": true}
 
 // saveSettings writes next and makes it the index's settings; the caller
 // holds settingsMu.
@@ -295,22 +313,33 @@ func (e *Engine) saveSettings(next *Settings) error {
 	return nil
 }
 
-// SaveTuned stores search settings braid tune chose, with where they came
-// from, as the index's defaults (a search's own options still win).
-// weight nil leaves vector_weight unset (an index searched without a
-// model). The other settings are kept.
-func (e *Engine) SaveTuned(weight *float64, f Fusion, n Normalization, candidates int, t Tuned) error {
+// Tuning is what braid tune chooses: the fusion settings and the
+// strengths of the ranking signals.
+type Tuning struct {
+	VectorWeight *float64 // nil: left unset (an index searched without a model)
+	Fusion       Fusion
+	Normalize    Normalization
+	Candidates   int
+	DocEvidence  float64
+	LinkPrior    float64
+}
+
+// SaveTuned stores settings braid tune chose, with where they came from,
+// as the index's defaults (a search's own options still win). The other
+// settings are kept.
+func (e *Engine) SaveTuned(t Tuning, from Tuned) error {
 	if e.opt.ReadOnly {
 		return ErrReadOnly
 	}
 	e.settingsMu.Lock()
 	defer e.settingsMu.Unlock()
 	next := *e.settings
-	next.VectorWeight, next.Fusion, next.Normalize, next.Candidates = weight, &f, &n, &candidates
-	if f == FusionRRF {
+	next.VectorWeight, next.Fusion, next.Normalize, next.Candidates = t.VectorWeight, &t.Fusion, &t.Normalize, &t.Candidates
+	next.DocEvidence, next.LinkPrior = &t.DocEvidence, &t.LinkPrior
+	if t.Fusion == FusionRRF {
 		next.Normalize = nil // RRF uses ranks, not scores
 	}
-	next.Tuned = &t
+	next.Tuned = &from
 	return e.saveSettings(&next)
 }
 
@@ -340,6 +369,14 @@ func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
 	}
 	if opt.Normalize == "" && s.Normalize != nil {
 		opt.Normalize = *s.Normalize
+	}
+	if opt.DocEvidence == nil && s.DocEvidence != nil {
+		v := *s.DocEvidence
+		opt.DocEvidence = &v
+	}
+	if opt.LinkPrior == nil && s.LinkPrior != nil {
+		v := *s.LinkPrior
+		opt.LinkPrior = &v
 	}
 	if opt.Limit == 0 && s.Limit != nil {
 		opt.Limit = *s.Limit

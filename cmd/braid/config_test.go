@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid"
 )
 
 func TestConfigCLI(t *testing.T) {
@@ -33,7 +35,7 @@ func TestConfigCLI(t *testing.T) {
 			Set                  bool
 		}
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || len(l.Settings) != 7 {
+	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || len(l.Settings) != len(braid.SettingNames()) {
 		t.Fatalf("config list --json: %s", out)
 	}
 	if out, _, _ := runCLI(t, "--index", idx, "stats"); !strings.Contains(out, "settings (braid config): limit=2") {

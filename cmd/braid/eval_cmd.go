@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -20,11 +21,13 @@ type EvalCmd struct {
 	judged
 	Split        string    `help:"Which split to score (BEIR: the qrels file; --queries: the split column, or all)." default:"test"`
 	Modes        []string  `help:"Modes to score: lexical, vector, hybrid, hybrid+rerank." default:"lexical,vector,hybrid,hybrid+rerank" enum:"lexical,vector,hybrid,hybrid+rerank"`
-	VectorWeight []float64 `help:"Vector weights for the hybrid modes (repeatable or comma-separated; default the engine's, 0.6)." placeholder:"W"`
-	Fusion       string    `help:"Fusion for the hybrid modes (linear, rrf)." default:"linear" enum:"linear,rrf"`
-	Normalize    string    `help:"Score normalisation for linear fusion (minmax, zscore)." default:"minmax" enum:"minmax,zscore"`
-	Candidates   int       `help:"Candidates each retriever hands to fusion." default:"50" placeholder:"K"`
+	VectorWeight []float64 `help:"Vector weights for the hybrid modes (repeatable or comma-separated; default the index's setting, else 0.6)." placeholder:"W"`
+	Fusion       string    `help:"Fusion for the hybrid modes, linear or rrf (default the index's setting, else linear)." enum:",linear,rrf" default:""`
+	Normalize    string    `help:"Score normalisation for linear fusion, minmax or zscore (default the index's setting, else minmax)." enum:",minmax,zscore" default:""`
+	Candidates   int       `help:"Candidates each retriever hands to fusion (default the index's setting, else 50)." placeholder:"K"`
 	Depth        int       `help:"Results fetched per query; recall@100 needs 100." default:"100" placeholder:"N"`
+	DocEvidence  *float64  `help:"Document-evidence strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"B"`
+	LinkPrior    *float64  `help:"Link-prior strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"G"`
 	Baseline     string    `help:"Fail when a run's nDCG@10, recall@100 or MRR@10 is more than --tolerance below the same run in this JSON file (an earlier --json output)." type:"existingfile" placeholder:"FILE"`
 	Tolerance    float64   `help:"How far below the baseline a metric may fall." default:"0.005"`
 }
@@ -104,7 +107,7 @@ func (c *EvalCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if c.Candidates < 1 || c.Depth < 10 {
+	if c.Candidates < 0 || c.Depth < 10 {
 		return fmt.Errorf("--candidates wants 1 or more and --depth 10 or more")
 	}
 	for _, w := range c.VectorWeight {
@@ -132,9 +135,21 @@ func (c *EvalCmd) Run(g *Globals) error {
 	}
 	defer done()
 
+	// What the flags leave open comes from the index's settings (braid
+	// tune --save), as in a search.
+	cur := currentTuning(e)
 	weights := c.VectorWeight
 	if len(weights) == 0 {
-		weights = []float64{braid.DefaultVectorWeight}
+		weights = []float64{cur.Weight}
+	}
+	if c.Fusion == "" {
+		c.Fusion = string(cur.Fusion)
+	}
+	if c.Normalize == "" {
+		c.Normalize = cmp.Or(string(cur.Normalize), string(braid.NormMinMax))
+	}
+	if c.Candidates == 0 {
+		c.Candidates = cur.Candidates
 	}
 	var runs []evalRun
 	for _, m := range modes {
@@ -242,7 +257,8 @@ func printRun(g *Globals, r evalRun) {
 // score runs every query in one mode and fills in r's metrics.
 func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, byPath bool, r *evalRun) error {
 	opt := braid.SearchOptions{Limit: c.Depth, VectorWeight: &r.VectorWeight, Candidates: c.Candidates,
-		Fusion: braid.Fusion(c.Fusion), Normalize: braid.Normalization(c.Normalize), NoRerank: r.Mode != "hybrid+rerank"}
+		Fusion: braid.Fusion(c.Fusion), Normalize: braid.Normalization(c.Normalize), NoRerank: r.Mode != "hybrid+rerank",
+		DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior}
 	return runQueries(g, e, col, byPath, opt, r)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -16,16 +17,20 @@ type TuneCmd struct {
 	Save         bool      `help:"Store the best settings in the index (--index) as the defaults of every later search; a search's own flags still win, braid stats shows them and where they came from, braid config set changes them."`
 	VectorWeight []float64 `help:"Vector weights to try." default:"0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1" placeholder:"W"`
 	Candidates   []int     `help:"Candidate depths to try (chunks each retriever hands to fusion)." default:"25,50,100,200" placeholder:"K"`
+	DocEvidence  []float64 `help:"Document-evidence strengths to try (0 is off)." default:"0,0.1,0.2,0.3,0.5" placeholder:"B"`
+	LinkPrior    []float64 `help:"Link-prior strengths to try (0 is off)." default:"0,0.05,0.1,0.2" placeholder:"G"`
 	Passes       int       `help:"Rounds of coordinate ascent: each round tries every value of one setting with the others fixed, setting by setting." default:"2"`
 }
 
 // tuning is one point of the search space.
 type tuning struct {
-	Weight     float64             `json:"vector_weight"`
-	Fusion     braid.Fusion        `json:"fusion"`
-	Normalize  braid.Normalization `json:"normalize,omitempty"`
-	Candidates int                 `json:"candidates"`
-	Score      *tuneScore          `json:"score,omitempty"`
+	Weight      float64             `json:"vector_weight"`
+	Fusion      braid.Fusion        `json:"fusion"`
+	Normalize   braid.Normalization `json:"normalize,omitempty"`
+	Candidates  int                 `json:"candidates"`
+	DocEvidence float64             `json:"doc_evidence"`
+	LinkPrior   float64             `json:"link_prior"`
+	Score       *tuneScore          `json:"score,omitempty"`
 }
 
 // tuneScore is how a setting ranked the queries (at 10 results, no rerank).
@@ -40,14 +45,14 @@ func (t tuning) String() string {
 	if t.Fusion == braid.FusionLinear {
 		s += " (" + string(t.Normalize) + ")"
 	}
-	return s + fmt.Sprintf(", candidates %d", t.Candidates)
+	return s + fmt.Sprintf(", candidates %d, doc_evidence %g, link_prior %g", t.Candidates, t.DocEvidence, t.LinkPrior)
 }
 
 func (t tuning) id() string {
 	if t.Fusion == braid.FusionRRF {
 		t.Normalize = ""
 	}
-	return fmt.Sprintf("%g/%s/%s/%d", t.Weight, t.Fusion, t.Normalize, t.Candidates)
+	return fmt.Sprintf("%g/%s/%s/%d/%g/%g", t.Weight, t.Fusion, t.Normalize, t.Candidates, t.DocEvidence, t.LinkPrior)
 }
 
 // tuneReport is what tune prints with --json.
@@ -80,8 +85,13 @@ func (c *TuneCmd) Run(g *Globals) error {
 	if c.Save && !g.indexSet {
 		return fmt.Errorf("--save keeps the settings in an index: name the one you search with --index DIR")
 	}
-	if c.Passes < 1 || len(c.VectorWeight) == 0 || len(c.Candidates) == 0 {
-		return fmt.Errorf("--passes, --vector-weight and --candidates want at least one value")
+	if c.Passes < 1 || len(c.VectorWeight) == 0 || len(c.Candidates) == 0 || len(c.DocEvidence) == 0 || len(c.LinkPrior) == 0 {
+		return fmt.Errorf("--passes, --vector-weight, --candidates, --doc-evidence and --link-prior want at least one value")
+	}
+	for _, v := range append(slices.Clone(c.DocEvidence), c.LinkPrior...) {
+		if v < 0 || v > 1 {
+			return fmt.Errorf("--doc-evidence and --link-prior take strengths from 0 (off) to 1, not %v", v)
+		}
 	}
 	for _, w := range c.VectorWeight {
 		if w < 0 || w > 1 {
@@ -120,8 +130,9 @@ func (c *TuneCmd) Run(g *Globals) error {
 			return s, nil
 		}
 		w := t.Weight
+		b, l := t.DocEvidence, t.LinkPrior
 		opt := braid.SearchOptions{Limit: 10, VectorWeight: &w, Fusion: t.Fusion, Normalize: t.Normalize,
-			Candidates: t.Candidates, NoRerank: true}
+			Candidates: t.Candidates, DocEvidence: &b, LinkPrior: &l, NoRerank: true}
 		var r evalRun
 		if err := runQueries(g, e, col, byPath, opt, &r); err != nil {
 			return nil, err
@@ -177,6 +188,20 @@ func (c *TuneCmd) Run(g *Globals) error {
 				return err
 			}
 		}
+		for _, b := range c.DocEvidence {
+			t := best
+			t.DocEvidence = b
+			if err := try(t); err != nil {
+				return err
+			}
+		}
+		for _, l := range c.LinkPrior {
+			t := best
+			t.LinkPrior = l
+			if err := try(t); err != nil {
+				return err
+			}
+		}
 		if best.id() == before {
 			break
 		}
@@ -187,7 +212,8 @@ func (c *TuneCmd) Run(g *Globals) error {
 		if e.VectorsUnavailable() == "" {
 			w = &best.Weight
 		}
-		err := e.SaveTuned(w, best.Fusion, best.Normalize, best.Candidates, braid.Tuned{
+		err := e.SaveTuned(braid.Tuning{VectorWeight: w, Fusion: best.Fusion, Normalize: best.Normalize,
+			Candidates: best.Candidates, DocEvidence: best.DocEvidence, LinkPrior: best.LinkPrior}, braid.Tuned{
 			From: rep.From, At: time.Now().UTC().Format(time.RFC3339), Metric: rep.Metric,
 			Before: rep.Current.Score.NDCG10, After: best.Score.NDCG10, Queries: len(col.Queries)})
 		if err != nil {
@@ -199,7 +225,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 		return g.printJSON(rep)
 	}
 	fmt.Fprintf(g.stdout, "tuned on %s (%d queries, %d settings tried; nDCG@10 and hit@5 at 10 results, no rerank)\n", rep.From, rep.Queries, len(rep.Tried))
-	fmt.Fprintf(g.stdout, "  current  %-60s nDCG@10 %.4f  hit@5 %.4f  MRR@10 %.4f\n", cur.String(), cur.Score.NDCG10, cur.Score.Hit5, cur.Score.MRR10)
+	fmt.Fprintf(g.stdout, "  current  %-60s nDCG@10 %.4f  hit@5 %.4f  MRR@10 %.4f\n", rep.Current.String(), rep.Current.Score.NDCG10, rep.Current.Score.Hit5, rep.Current.Score.MRR10)
 	fmt.Fprintf(g.stdout, "  best     %-60s nDCG@10 %.4f  hit@5 %.4f  MRR@10 %.4f\n", best.String(), best.Score.NDCG10, best.Score.Hit5, best.Score.MRR10)
 	switch {
 	case rep.Saved:
@@ -213,7 +239,8 @@ func (c *TuneCmd) Run(g *Globals) error {
 // currentTuning is the fusion settings a search with no options of its own
 // uses on e: the index's settings, else braid's defaults.
 func currentTuning(e *braid.Engine) tuning {
-	t := tuning{Weight: braid.DefaultVectorWeight, Fusion: braid.FusionLinear, Normalize: braid.NormMinMax, Candidates: braid.DefaultCandidates}
+	t := tuning{Weight: braid.DefaultVectorWeight, Fusion: braid.FusionLinear, Normalize: braid.NormMinMax,
+		Candidates: braid.DefaultCandidates, DocEvidence: braid.DefaultDocEvidence, LinkPrior: braid.DefaultLinkPrior}
 	for _, s := range e.SettingList() {
 		switch s.Name {
 		case "vector_weight":
@@ -227,6 +254,14 @@ func currentTuning(e *braid.Engine) tuning {
 		case "candidates":
 			if k, err := strconv.Atoi(s.Value); err == nil {
 				t.Candidates = k
+			}
+		case "doc_evidence":
+			if v, err := strconv.ParseFloat(s.Value, 64); err == nil {
+				t.DocEvidence = v
+			}
+		case "link_prior":
+			if v, err := strconv.ParseFloat(s.Value, 64); err == nil {
+				t.LinkPrior = v
 			}
 		}
 	}
