@@ -253,7 +253,7 @@ func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, o
 	var vecC []fusion.Candidate
 	if w > 0 {
 		t := time.Now()
-		qv, err := e.opt.Embedder.Embed(ctx, []string{q.Semantic()}, true)
+		qv, err := e.embedQuery(ctx, q.Semantic(), opt.QueryInstruction)
 		if err != nil {
 			return nil, 0, fmt.Errorf("braid: embed query: %w", err)
 		}
@@ -325,6 +325,22 @@ func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, o
 		out[i] = scored{chunkID: h.ID, score: h.Score, lex: h.Lexical, vec: h.Vector, bm25: c.Explanation, terms: c.Terms}
 	}
 	return out, total, nil
+}
+
+// instructed is an embedder that can embed a query without its model's
+// retrieval instruction (model.Embedder).
+type instructed interface {
+	EmbedQuery(ctx context.Context, text string, instruction bool) ([]float32, error)
+}
+
+// embedQuery embeds a search's query, with the model's instruction unless
+// instruction says false.
+func (e *Engine) embedQuery(ctx context.Context, text string, instruction *bool) ([][]float32, error) {
+	if ie, ok := e.opt.Embedder.(instructed); ok && instruction != nil && !*instruction {
+		v, err := ie.EmbedQuery(ctx, text, false)
+		return [][]float32{v}, err
+	}
+	return e.opt.Embedder.Embed(ctx, []string{text}, true)
 }
 
 // filter returns a test of a chunk id against the request's source, path

@@ -47,13 +47,20 @@ type SearchOptions struct {
 	// DocEvidence lets a document that matches in several chunks rank
 	// above one lucky chunk: each chunk gains this share of the scores of
 	// its document's next two chunks in the fused list. nil means the
-	// index's setting, else DefaultDocEvidence; 0 turns it off.
+	// index's setting, else DefaultDocEvidence (0.2); 0 turns it off. It
+	// and LinkPrior apply where vectors take part (weight above 0): a
+	// keyword search stays plain BM25.
 	DocEvidence *float64
 	// LinkPrior favours notes many others link to: each chunk's score is
 	// multiplied by 1 + LinkPrior·ln(1 + the documents linking to its
 	// document). nil means the index's setting, else DefaultLinkPrior (0,
 	// off).
 	LinkPrior *float64
+	// QueryInstruction says whether the query goes to the embedding model
+	// with the model's retrieval instruction (bge's "Represent this
+	// sentence for searching relevant passages: "). nil means the index's
+	// setting, else true.
+	QueryInstruction *bool
 	// NoRerank skips the cross-encoder for this search.
 	NoRerank bool
 	// RerankBudget is the cross-encoder's time for this search; zero
@@ -143,8 +150,11 @@ type Explanation struct {
 	// when the prior is off). Score before reranking: (Fused +
 	// DocEvidence) × LinkPrior.
 	DocEvidence float64 `json:"doc_evidence,omitempty"`
-	LinkPrior   float64 `json:"link_prior,omitempty"`
-	Backlinks   int     `json:"backlinks,omitempty"`
+	// NoQueryInstruction says the query was embedded without the model's
+	// retrieval instruction (SearchOptions.QueryInstruction).
+	NoQueryInstruction bool    `json:"no_query_instruction,omitempty"`
+	LinkPrior          float64 `json:"link_prior,omitempty"`
+	Backlinks          int     `json:"backlinks,omitempty"`
 	// Reranked says the cross-encoder read this hit: RerankScore is its
 	// logit (the hit's score), RankBefore and RankAfter its chunk's place
 	// among the candidates before and after reranking.
@@ -275,11 +285,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			}
 			res.Timings.Lexical += msSince(t)
 			res.Total = total
-			sc, err := e.signals(lexicalOnly(cands), opt)
-			if err != nil {
-				return nil, err
-			}
-			if hits, err = e.rerankAndHydrate(ctx, q, sc, opt, w, res); err != nil {
+			if hits, err = e.rerankAndHydrate(ctx, q, lexicalOnly(cands), opt, w, res); err != nil {
 				return nil, err
 			}
 			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
@@ -442,6 +448,7 @@ func (e *Engine) hydrate(q index.Query, cands []scored, opt SearchOptions, w flo
 				VectorScore: c.vec.Raw, VectorRank: c.vec.Rank, VectorNorm: c.vec.Norm,
 				VectorWeight: w, Fusion: fusionName, Fused: c.fused, BM25: c.bm25,
 				DocEvidence: c.docBonus, Backlinks: c.backlinks, LinkPrior: c.prior,
+				NoQueryInstruction: w > 0 && opt.QueryInstruction != nil && !*opt.QueryInstruction,
 			}
 			if c.reranked {
 				h.Explain.Reranked, h.Explain.RerankScore = true, c.rerank

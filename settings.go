@@ -21,16 +21,17 @@ import (
 // Precedence: a value a search names > the index's setting > braid's
 // built-in default. A nil field means the built-in default.
 type Settings struct {
-	VectorWeight *float64       `json:"vector_weight,omitempty"` // 0..1; built in: DefaultVectorWeight
-	Fusion       *Fusion        `json:"fusion,omitempty"`        // linear or rrf; built in: linear
-	Normalize    *Normalization `json:"normalize,omitempty"`     // minmax or zscore; built in: minmax
-	DocEvidence  *float64       `json:"doc_evidence,omitempty"`  // 0..1; built in: DefaultDocEvidence
-	LinkPrior    *float64       `json:"link_prior,omitempty"`    // 0..1; built in: DefaultLinkPrior
-	Limit        *int           `json:"limit,omitempty"`         // 1..100; built in: 10
-	Candidates   *int           `json:"candidates,omitempty"`    // 10..1000; built in: 50
-	Rerank       *bool          `json:"rerank,omitempty"`        // built in: true (when a cross-encoder is installed)
-	RerankBudget *Millis        `json:"rerank_budget,omitempty"` // 0 (no limit) ..10s; built in: the reranker's own (250ms)
-	Watch        *bool          `json:"watch,omitempty"`         // braid serve watches every source; built in: false
+	VectorWeight     *float64       `json:"vector_weight,omitempty"`     // 0..1; built in: DefaultVectorWeight
+	Fusion           *Fusion        `json:"fusion,omitempty"`            // linear or rrf; built in: linear
+	Normalize        *Normalization `json:"normalize,omitempty"`         // minmax or zscore; built in: minmax
+	DocEvidence      *float64       `json:"doc_evidence,omitempty"`      // 0..1; built in: DefaultDocEvidence
+	LinkPrior        *float64       `json:"link_prior,omitempty"`        // 0..1; built in: DefaultLinkPrior
+	QueryInstruction *bool          `json:"query_instruction,omitempty"` // built in: true
+	Limit            *int           `json:"limit,omitempty"`             // 1..100; built in: 10
+	Candidates       *int           `json:"candidates,omitempty"`        // 10..1000; built in: 50
+	Rerank           *bool          `json:"rerank,omitempty"`            // built in: true (when a cross-encoder is installed)
+	RerankBudget     *Millis        `json:"rerank_budget,omitempty"`     // 0 (no limit) ..10s; built in: the reranker's own (250ms)
+	Watch            *bool          `json:"watch,omitempty"`             // braid serve watches every source; built in: false
 	// Tuned says where the search settings came from when braid tune
 	// saved them (SaveTuned); braid config set of a search setting
 	// clears it, since the record would no longer be true.
@@ -125,6 +126,10 @@ var settingDefs = []settingDef{
 		func(*Engine) string { return fmtFloat(DefaultLinkPrior) },
 		func(s *Settings) (string, bool) { return optString(s.LinkPrior, fmtFloat) },
 		func(s *Settings, v string) error { return setParsed(&s.LinkPrior, v, floatIn(0, 1)) }},
+	{"query_instruction", "true or false", "whether a query goes to the embedding model with the model's retrieval instruction",
+		func(*Engine) string { return "true" },
+		func(s *Settings) (string, bool) { return optString(s.QueryInstruction, strconv.FormatBool) },
+		func(s *Settings, v string) error { return setParsed(&s.QueryInstruction, v, parseBool) }},
 	{"limit", "a whole number from 1 to 100", "how many results a search returns when it names no limit",
 		func(*Engine) string { return strconv.Itoa(DefaultLimit) },
 		func(s *Settings) (string, bool) { return optString(s.Limit, strconv.Itoa) },
@@ -297,7 +302,7 @@ func (e *Engine) SetSetting(name, value string) (*Setting, error) {
 
 // tunedSettings are the settings braid tune chooses.
 var tunedSettings = map[string]bool{"vector_weight": true, "fusion": true, "normalize": true, "candidates": true,
-	"doc_evidence": true, "link_prior": true}
+	"doc_evidence": true, "link_prior": true, "query_instruction": true}
 
 // saveSettings writes next and makes it the index's settings; the caller
 // holds settingsMu.
@@ -322,6 +327,8 @@ type Tuning struct {
 	Candidates   int
 	DocEvidence  float64
 	LinkPrior    float64
+	// QueryInstruction nil leaves query_instruction unset.
+	QueryInstruction *bool
 }
 
 // SaveTuned stores settings braid tune chose, with where they came from,
@@ -335,7 +342,7 @@ func (e *Engine) SaveTuned(t Tuning, from Tuned) error {
 	defer e.settingsMu.Unlock()
 	next := *e.settings
 	next.VectorWeight, next.Fusion, next.Normalize, next.Candidates = t.VectorWeight, &t.Fusion, &t.Normalize, &t.Candidates
-	next.DocEvidence, next.LinkPrior = &t.DocEvidence, &t.LinkPrior
+	next.DocEvidence, next.LinkPrior, next.QueryInstruction = &t.DocEvidence, &t.LinkPrior, t.QueryInstruction
 	if t.Fusion == FusionRRF {
 		next.Normalize = nil // RRF uses ranks, not scores
 	}
@@ -373,6 +380,10 @@ func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
 	if opt.DocEvidence == nil && s.DocEvidence != nil {
 		v := *s.DocEvidence
 		opt.DocEvidence = &v
+	}
+	if opt.QueryInstruction == nil && s.QueryInstruction != nil {
+		v := *s.QueryInstruction
+		opt.QueryInstruction = &v
 	}
 	if opt.LinkPrior == nil && s.LinkPrior != nil {
 		v := *s.LinkPrior

@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/modeltest"
 )
+
+var tiny = 0.01
 
 // filler is text without the query words, so a section is long enough to
 // be a chunk of its own.
@@ -27,17 +30,24 @@ func TestRankingSignals(t *testing.T) {
 		"Other.md": "# Other\n\nA lantern, a lantern and a lantern light the shed.\n",
 		"Hub.md":   "# Hub\n\nThe lantern hangs by the door.\n",
 	}
+	for i := range 3 { // weak matches below both, so min-max spreads Short and Long
+		files[fmt.Sprintf("weak%d.md", i)] = "# Weak\n\n" + filler(150) + "Quartz and a lantern.\n"
+	}
 	for i := range 3 {
 		files[fmt.Sprintf("ref%d.md", i)] = fmt.Sprintf("# Ref %d\n\nSee [[Hub]] for the door.\n", i)
 	}
 	dir := writeVault(t, files)
-	e := openEngine(t, nil)
+	// The signals work on fused rankings: vectors take a tiny part (the
+	// random-weight model's similarities barely move the order), BM25 the
+	// rest.
+	e := openEngine(t, &braid.Options{Embedder: modeltest.Tiny(t), Model: "tiny"})
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	search := func(q string, opt braid.SearchOptions) []braid.Hit {
 		t.Helper()
 		opt.Explain = true
+		opt.VectorWeight = &tiny
 		res, err := e.Search(ctx, q, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -48,6 +58,10 @@ func TestRankingSignals(t *testing.T) {
 		return res.Results
 	}
 	off, on := 0.0, 1.0
+	// A keyword search stays plain BM25 whatever the signals.
+	if res, err := e.Search(ctx, "quartz", braid.SearchOptions{Keyword: true, DocEvidence: &on, Explain: true}); err != nil || res.Results[0].Path != "Short.md" || res.Results[0].Explain.DocEvidence != 0 {
+		t.Errorf("keyword search with doc evidence 1: %+v %v, want plain BM25 (Short.md first)", res, err)
+	}
 
 	// Document evidence: off, the one strong chunk wins; on, the note that
 	// matches in three chunks does, and the explanation says by how much.

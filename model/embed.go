@@ -79,17 +79,39 @@ func (e *Embedder) setDim() error {
 	return nil
 }
 
+// EmbedQuery embeds one query, with the model's query instruction
+// (spec.QueryPrefix) or, with instruction false, without it.
+func (e *Embedder) EmbedQuery(ctx context.Context, text string, instruction bool) ([]float32, error) {
+	prefix := ""
+	if instruction {
+		prefix = e.spec.QueryPrefix
+	}
+	out, err := e.embed(ctx, []string{text}, prefix)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// HasQueryInstruction says whether the model puts an instruction before
+// queries.
+func (e *Embedder) HasQueryInstruction() bool { return e.spec.QueryPrefix != "" }
+
 // Embed returns one unit-length vector per text, in the order of texts.
 // Queries (query true) get spec.QueryPrefix, passages spec.PassagePrefix;
 // texts longer than spec.MaxLen tokens are truncated. Texts go through the
 // model in batches of similar length; ctx is checked between batches.
 func (e *Embedder) Embed(ctx context.Context, texts []string, query bool) ([][]float32, error) {
-	if len(texts) == 0 {
-		return [][]float32{}, nil
-	}
 	prefix := e.spec.PassagePrefix
 	if query {
 		prefix = e.spec.QueryPrefix
+	}
+	return e.embed(ctx, texts, prefix)
+}
+
+func (e *Embedder) embed(ctx context.Context, texts []string, prefix string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return [][]float32{}, nil
 	}
 	encs := make([]tokenizer.Encoding, len(texts))
 	n := 0

@@ -146,6 +146,19 @@ func TestEmbedQueryPrefix(t *testing.T) {
 		t.Errorf("prefixed passage and query differ by %g", d)
 	}
 
+	// EmbedQuery: with the instruction as Embed(query), without it as the
+	// bare text.
+	ctx := context.Background()
+	if with, err := e.EmbedQuery(ctx, texts[1], true); err != nil || maxDiff(with, q[1]) > 1e-6 {
+		t.Errorf("EmbedQuery with the instruction differs from Embed(query) (%v)", err)
+	}
+	if without, err := e.EmbedQuery(ctx, texts[1], false); err != nil || maxDiff(without, p[1]) > 1e-6 {
+		t.Errorf("EmbedQuery without the instruction differs from the bare text's embedding (%v)", err)
+	}
+	if !e.HasQueryInstruction() {
+		t.Error("HasQueryInstruction false for a spec with a query prefix")
+	}
+
 	noPrefix := tinySpec()
 	noPrefix.QueryPrefix = ""
 	e2 := loadTiny(t, noPrefix, Config{})

@@ -8,12 +8,13 @@ import (
 // as a mirror URL, replaces.
 const HuggingFace = "https://huggingface.co"
 
-// bgeQuery is the retrieval instruction BAAI suggests before a query to a
-// BGE v1.5 model (never before a passage). BAAI calls it optional for v1.5,
-// and braid leaves it off bge-small: on SciFact train (the tuning split)
-// hybrid nDCG@10 went from 0.7605 with it to 0.7660 without, and on test
-// from 0.7410 to 0.7587, while a query embeds in about 20% less time (it
-// is half the tokens of a short query). bge-base is unmeasured and keeps it.
+// bgeQuery is the retrieval instruction BGE v1.5 models expect before a
+// query (and not before a passage). BAAI calls it optional for v1.5, and
+// whether it helps depends on the queries: on SciFact (claims) hybrid
+// nDCG@10 is higher without it (train 0.7605 → 0.7660, test 0.7410 →
+// 0.7587), on the vault questions of bench/vaults much higher with it
+// (tuning half 0.248 without, 0.336 with). braid keeps it, and an index's
+// query_instruction setting (braid tune) turns it off.
 const bgeQuery = "Represent this sentence for searching relevant passages: "
 
 // langchain4jVersion is the release of the langchain4j embedding jars on
@@ -55,7 +56,7 @@ const (
 var registry = []Spec{
 	{
 		Name: "BAAI/bge-small-en-v1.5", Variant: "fp32", Kind: KindEmbedder,
-		Pooling: PoolCLS, Dim: 384, MaxLen: 512, // no query instruction: see bgeQuery
+		Pooling: PoolCLS, Dim: 384, MaxLen: 512, QueryPrefix: bgeQuery,
 		Files: []File{
 			{
 				Name:   "model.onnx",
@@ -76,11 +77,10 @@ var registry = []Spec{
 	},
 	{
 		// The default: on SciFact test, hybrid nDCG@10 0.7403 against fp32's
-		// 0.7426 (within the 0.003 allowed; both with the query
-		// instruction), at about twice fp32's speed and a quarter of its
-		// file (docs/benchmarks.md). No query instruction: see bgeQuery.
+		// 0.7426 (within the 0.003 allowed), at about twice fp32's speed
+		// and a quarter of its file (docs/benchmarks.md).
 		Name: "BAAI/bge-small-en-v1.5", Variant: "int8", Kind: KindEmbedder,
-		Pooling: PoolCLS, Dim: 384, MaxLen: 512, Default: true,
+		Pooling: PoolCLS, Dim: 384, MaxLen: 512, QueryPrefix: bgeQuery, Default: true,
 		Files: []File{
 			{
 				Name:   "model.onnx",

@@ -159,7 +159,7 @@ func TestRegistryDefaults(t *testing.T) {
 		t.Errorf("DefaultEmbedder() = %s %s %s default=%v, want BAAI/bge-small-en-v1.5:int8 embedder", e.ID(), e.Variant, e.Kind, e.Default)
 	}
 	if e.Pooling != PoolCLS || e.Dim != 384 || e.MaxLen != 512 ||
-		e.QueryPrefix != "" || e.PassagePrefix != "" {
+		e.QueryPrefix != "Represent this sentence for searching relevant passages: " || e.PassagePrefix != "" {
 		t.Errorf("DefaultEmbedder() = %+v", e)
 	}
 	if c := DefaultCrossEncoder(); c.ID() != "cross-encoder/ms-marco-MiniLM-L-6-v2" || c.Kind != KindCrossEncoder {

@@ -286,4 +286,16 @@ func TestTuneSave(t *testing.T) {
 	if strings.Contains(out, `"tuned"`) {
 		t.Errorf("the tuned record outlived a hand-set vector_weight: %s", out)
 	}
+	if _, ok := got["query_instruction"]; !ok {
+		t.Errorf("tune with a model did not save query_instruction: %v", got)
+	}
+	// A search embeds its query without the instruction when the index
+	// says so, and its explanation says that.
+	if _, errOut, code := runCLI(t, "--index", idx, "config", "set", "query_instruction", "false"); code != 0 {
+		t.Fatalf("config set: %s", errOut)
+	}
+	out, errOut, code = runCLI(t, "--index", idx, "--json", "search", "--explain", "glacier melting")
+	if code != 0 || !strings.Contains(out, `"no_query_instruction": true`) {
+		t.Errorf("search with query_instruction false (code %d, %s): %s", code, errOut, out)
+	}
 }

@@ -30,6 +30,7 @@ type tuning struct {
 	Candidates  int                 `json:"candidates"`
 	DocEvidence float64             `json:"doc_evidence"`
 	LinkPrior   float64             `json:"link_prior"`
+	Instruction bool                `json:"query_instruction"`
 	Score       *tuneScore          `json:"score,omitempty"`
 }
 
@@ -45,14 +46,18 @@ func (t tuning) String() string {
 	if t.Fusion == braid.FusionLinear {
 		s += " (" + string(t.Normalize) + ")"
 	}
-	return s + fmt.Sprintf(", candidates %d, doc_evidence %g, link_prior %g", t.Candidates, t.DocEvidence, t.LinkPrior)
+	s += fmt.Sprintf(", candidates %d, doc_evidence %g, link_prior %g", t.Candidates, t.DocEvidence, t.LinkPrior)
+	if !t.Instruction {
+		s += ", no query instruction"
+	}
+	return s
 }
 
 func (t tuning) id() string {
 	if t.Fusion == braid.FusionRRF {
 		t.Normalize = ""
 	}
-	return fmt.Sprintf("%g/%s/%s/%d/%g/%g", t.Weight, t.Fusion, t.Normalize, t.Candidates, t.DocEvidence, t.LinkPrior)
+	return fmt.Sprintf("%g/%s/%s/%d/%g/%g/%v", t.Weight, t.Fusion, t.Normalize, t.Candidates, t.DocEvidence, t.LinkPrior, t.Instruction)
 }
 
 // tuneReport is what tune prints with --json.
@@ -118,6 +123,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 
 	cur := currentTuning(e)
 	weights := c.VectorWeight
+	vectors := e.VectorsUnavailable() == ""
 	if why := e.VectorsUnavailable(); why != "" {
 		g.warn("only the lexical settings are tuned: %s", why)
 		weights = []float64{0}
@@ -130,9 +136,9 @@ func (c *TuneCmd) Run(g *Globals) error {
 			return s, nil
 		}
 		w := t.Weight
-		b, l := t.DocEvidence, t.LinkPrior
+		b, l, qi := t.DocEvidence, t.LinkPrior, t.Instruction
 		opt := braid.SearchOptions{Limit: 10, VectorWeight: &w, Fusion: t.Fusion, Normalize: t.Normalize,
-			Candidates: t.Candidates, DocEvidence: &b, LinkPrior: &l, NoRerank: true}
+			Candidates: t.Candidates, DocEvidence: &b, LinkPrior: &l, QueryInstruction: &qi, NoRerank: true}
 		var r evalRun
 		if err := runQueries(g, e, col, byPath, opt, &r); err != nil {
 			return nil, err
@@ -202,6 +208,13 @@ func (c *TuneCmd) Run(g *Globals) error {
 				return err
 			}
 		}
+		if vectors {
+			t := best
+			t.Instruction = !t.Instruction
+			if err := try(t); err != nil {
+				return err
+			}
+		}
 		if best.id() == before {
 			break
 		}
@@ -212,8 +225,12 @@ func (c *TuneCmd) Run(g *Globals) error {
 		if e.VectorsUnavailable() == "" {
 			w = &best.Weight
 		}
-		err := e.SaveTuned(braid.Tuning{VectorWeight: w, Fusion: best.Fusion, Normalize: best.Normalize,
-			Candidates: best.Candidates, DocEvidence: best.DocEvidence, LinkPrior: best.LinkPrior}, braid.Tuned{
+		t := braid.Tuning{VectorWeight: w, Fusion: best.Fusion, Normalize: best.Normalize,
+			Candidates: best.Candidates, DocEvidence: best.DocEvidence, LinkPrior: best.LinkPrior}
+		if vectors {
+			t.QueryInstruction = &best.Instruction
+		}
+		err := e.SaveTuned(t, braid.Tuned{
 			From: rep.From, At: time.Now().UTC().Format(time.RFC3339), Metric: rep.Metric,
 			Before: rep.Current.Score.NDCG10, After: best.Score.NDCG10, Queries: len(col.Queries)})
 		if err != nil {
@@ -240,7 +257,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 // uses on e: the index's settings, else braid's defaults.
 func currentTuning(e *braid.Engine) tuning {
 	t := tuning{Weight: braid.DefaultVectorWeight, Fusion: braid.FusionLinear, Normalize: braid.NormMinMax,
-		Candidates: braid.DefaultCandidates, DocEvidence: braid.DefaultDocEvidence, LinkPrior: braid.DefaultLinkPrior}
+		Candidates: braid.DefaultCandidates, DocEvidence: braid.DefaultDocEvidence, LinkPrior: braid.DefaultLinkPrior, Instruction: true}
 	for _, s := range e.SettingList() {
 		switch s.Name {
 		case "vector_weight":
@@ -259,6 +276,8 @@ func currentTuning(e *braid.Engine) tuning {
 			if v, err := strconv.ParseFloat(s.Value, 64); err == nil {
 				t.DocEvidence = v
 			}
+		case "query_instruction":
+			t.Instruction = s.Value != "false"
 		case "link_prior":
 			if v, err := strconv.ParseFloat(s.Value, 64); err == nil {
 				t.LinkPrior = v
