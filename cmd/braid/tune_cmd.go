@@ -195,6 +195,9 @@ func (c *TuneCmd) Run(g *Globals) error {
 			}
 		}
 		for _, b := range c.DocEvidence {
+			if !vectors {
+				break // the signals apply where vectors take part
+			}
 			t := best
 			t.DocEvidence = b
 			if err := try(t); err != nil {
@@ -202,6 +205,9 @@ func (c *TuneCmd) Run(g *Globals) error {
 			}
 		}
 		for _, l := range c.LinkPrior {
+			if !vectors {
+				break
+			}
 			t := best
 			t.LinkPrior = l
 			if err := try(t); err != nil {
