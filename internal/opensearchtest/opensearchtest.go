@@ -1,0 +1,238 @@
+// Package opensearchtest runs a real OpenSearch cluster on 127.0.0.1 for
+// tests in any package, through scripts/opensearch.sh (see
+// docs/opensearch.md). Each cluster gets its own state directory (data,
+// logs, pid files) under the test's temporary directory and its own free
+// ports, so parallel test packages do not collide; the jars and the
+// compiled launcher live in one shared cache (BRAID_OPENSEARCH_CACHE,
+// default .tools/opensearch/cache in the repository), resolved once.
+//
+// Without java, mvn or curl the tests that need a cluster skip, saying
+// so; with BRAID_REQUIRE_OPENSEARCH=1 they fail instead.
+package opensearchtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Environment variables the helper reads.
+const (
+	EnvRequire = "BRAID_REQUIRE_OPENSEARCH" // "1": missing tools fail the test
+	EnvCache   = "BRAID_OPENSEARCH_CACHE"   // shared jar/class cache dir
+	EnvHome    = "BRAID_OPENSEARCH_HOME"    // per-cluster state dir (set by the helper)
+)
+
+// Ports the helper picks from: HTTP in [httpLow, httpHigh), transport at
+// the same offset above transportOffset.
+const (
+	httpLow         = 19200
+	httpHigh        = 19700
+	transportOffset = 1000
+)
+
+// startTimeout bounds one start, including a cold Maven resolution.
+const startTimeout = 4 * time.Minute
+
+// Cluster is a running OpenSearch cluster started by StartCluster.
+type Cluster struct {
+	URL  string   // node 1's HTTP URL, e.g. http://127.0.0.1:19200
+	URLs []string // every node's HTTP URL, node 1 first
+
+	tb   testing.TB
+	env  []string
+	home string
+	once sync.Once
+}
+
+// Start starts a cluster of nodes nodes, stopped when the test ends, and
+// returns node 1's HTTP URL.
+func Start(t testing.TB, nodes int) (url string) {
+	return StartCluster(t, nodes).URL
+}
+
+// StartCluster starts a cluster of nodes nodes and registers its Stop with
+// t.Cleanup; it skips (or fails, under BRAID_REQUIRE_OPENSEARCH=1) when
+// the tools the script needs are missing.
+func StartCluster(t testing.TB, nodes int) *Cluster {
+	t.Helper()
+	for _, tool := range []string{"java", "mvn", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := fmt.Sprintf("opensearchtest: %s not found on PATH: install a JDK 11+, Apache Maven and curl to run OpenSearch tests", tool)
+			if os.Getenv(EnvRequire) == "1" {
+				t.Fatalf("%s (%s=1)", msg, EnvRequire)
+			}
+			t.Skip(msg)
+		}
+	}
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := os.Getenv(EnvCache)
+	if cache == "" {
+		cache = filepath.Join(root, ".tools", "opensearch", "cache")
+	}
+	home := t.TempDir()
+	c := &Cluster{
+		tb:   t,
+		home: home,
+		env:  append(os.Environ(), EnvHome+"="+home, EnvCache+"="+cache),
+	}
+	script := filepath.Join(root, "scripts", "opensearch.sh")
+
+	// Free ports are checked here, but another process may take them
+	// before the nodes bind: retry on the script's "already in use".
+	var out, errOut string
+	for attempt := 0; attempt < 4; attempt++ {
+		port, err := freeRange(nodes, attempt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, err = c.run(startTimeout, script, "start",
+			"--nodes", strconv.Itoa(nodes),
+			"--port", strconv.Itoa(port),
+			"--transport-port", strconv.Itoa(port+transportOffset))
+		if err == nil {
+			break
+		}
+		if strings.Contains(errOut, "already in use") {
+			continue
+		}
+		t.Fatalf("opensearchtest: %s start: %v\n%s", script, err, errOut)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, "http://") {
+			c.URLs = append(c.URLs, line)
+		}
+	}
+	if len(c.URLs) != nodes {
+		c.Stop()
+		t.Fatalf("opensearchtest: start printed %d URLs for %d nodes:\n%s\n%s", len(c.URLs), nodes, out, errOut)
+	}
+	c.URL = c.URLs[0]
+	t.Cleanup(func() {
+		if t.Failed() {
+			c.logTails()
+		}
+		c.Stop()
+	})
+	return c
+}
+
+// Stop stops the cluster's nodes and waits for them to exit. It may be
+// called more than once.
+func (c *Cluster) Stop() {
+	c.once.Do(func() {
+		root, err := repoRoot()
+		if err != nil {
+			c.tb.Error(err)
+			return
+		}
+		if _, errOut, err := c.run(time.Minute, filepath.Join(root, "scripts", "opensearch.sh"), "stop"); err != nil {
+			c.tb.Errorf("opensearchtest: stop: %v\n%s", err, errOut)
+		}
+	})
+}
+
+// logTails logs the end of each node's log, for a failed test.
+func (c *Cluster) logTails() {
+	logs, _ := filepath.Glob(filepath.Join(c.home, "nodes", "node*", "logs", "node.log"))
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		if len(lines) > 30 {
+			lines = lines[len(lines)-30:]
+		}
+		c.tb.Logf("last lines of %s:\n%s", l, strings.Join(lines, "\n"))
+	}
+}
+
+// run runs the script with the cluster's environment and returns its
+// stdout and stderr.
+func (c *Cluster) run(timeout time.Duration, name string, args ...string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = c.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	// The nodes write to their own log files, but make sure a child that
+	// kept the pipes open cannot hang Wait past the deadline.
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// freeRange picks an HTTP base port with nodes free ports from it and as
+// many free transport ports at transportOffset above it.
+func freeRange(nodes, attempt int) (int, error) {
+	span := httpHigh - httpLow
+	start := (os.Getpid()*7 + attempt*13) * 10 % span
+	for i := 0; i < span; i += 10 {
+		base := httpLow + (start+i)%span
+		if base+nodes > httpHigh {
+			continue
+		}
+		ok := true
+		for n := 0; n < nodes && ok; n++ {
+			ok = portFree(base+n) && portFree(base+transportOffset+n)
+		}
+		if ok {
+			return base, nil
+		}
+	}
+	return 0, fmt.Errorf("opensearchtest: no %d free ports in %d..%d", nodes, httpLow, httpHigh)
+}
+
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}
+
+// repoRoot is the repository holding this package: found from this
+// source file's path, or (under -trimpath) by walking up from the working
+// directory, which go test sets to the package's directory.
+func repoRoot() (string, error) {
+	has := func(dir string) bool {
+		_, err := os.Stat(filepath.Join(dir, "scripts", "opensearch.sh"))
+		return err == nil
+	}
+	if _, file, _, ok := runtime.Caller(0); ok {
+		if root := filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..")); has(root) {
+			return root, nil
+		}
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("opensearchtest: %w", err)
+	}
+	for {
+		if has(dir) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("opensearchtest: scripts/opensearch.sh not found above the working directory")
+		}
+		dir = parent
+	}
+}
