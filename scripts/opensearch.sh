@@ -126,12 +126,15 @@ resolve() {
 	tmp=$(mktemp -d "$cache/tmp.jars.XXXXXX")
 	say "resolving OpenSearch jars from Maven into $jars (first start only)"
 	local mvn_args=(-q -B -Dstyle.color=never -f "$src_dir/pom.xml" "-Dbraid.build.dir=$tmp/target")
+	# Maven's output is shown only when it fails.
 	if ! mvn "${mvn_args[@]}" dependency:copy-dependencies \
-		-DincludeScope=runtime "-DoutputDirectory=$tmp/lib" >&2 ||
-		! mvn "${mvn_args[@]}" dependency:unpack "-DoutputDirectory=$tmp/knn" >&2; then
+		-DincludeScope=runtime "-DoutputDirectory=$tmp/lib" >"$tmp/mvn.log" 2>&1 ||
+		! mvn "${mvn_args[@]}" dependency:unpack "-DoutputDirectory=$tmp/knn" >>"$tmp/mvn.log" 2>&1; then
+		tail -n 40 "$tmp/mvn.log" >&2
 		rm -rf "$tmp"
-		die "Maven could not resolve the OpenSearch artifacts (see above)"
+		die "Maven could not resolve the OpenSearch artifacts (its output is above; MAVEN_OPTS and ~/.m2/settings.xml apply)"
 	fi
+	rm -f "$tmp/mvn.log"
 	ls "$tmp"/knn/opensearch-knn-*.jar >/dev/null 2>&1 || {
 		rm -rf "$tmp"
 		die "the k-NN zip held no opensearch-knn jar"
@@ -268,9 +271,15 @@ cmd_start() {
 		esac
 	done
 	[[ -n $tport ]] || tport=$((port + 100))
-	is_uint "$nodes" && ((nodes >= 1 && nodes <= 9)) || die "--nodes must be 1..9, not $nodes"
-	is_uint "$port" && ((port >= 1 && port + nodes <= 65536)) || die "bad --port $port"
-	is_uint "$tport" && ((tport >= 1 && tport + nodes <= 65536)) || die "bad --transport-port $tport"
+	if ! is_uint "$nodes" || ((nodes < 1 || nodes > 9)); then
+		die "--nodes must be 1..9, not $nodes"
+	fi
+	if ! is_uint "$port" || ((port < 1 || port + nodes > 65536)); then
+		die "bad --port $port"
+	fi
+	if ! is_uint "$tport" || ((tport < 1 || tport + nodes > 65536)); then
+		die "bad --transport-port $tport"
+	fi
 
 	check_java
 	need curl "curl"
