@@ -127,3 +127,34 @@ func do(t *testing.T, client *http.Client, method, url string, body, out any) {
 		}
 	}
 }
+
+// TestTwoNodesFormOneCluster starts two nodes (seed hosts rather than
+// single-node discovery) and checks that each answers for a cluster of two.
+func TestTwoNodesFormOneCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two OpenSearch nodes; skipped with -short")
+	}
+	c := StartCluster(t, 2)
+	if len(c.URLs) != 2 {
+		t.Fatalf("URLs %v, want 2", c.URLs)
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	for _, u := range c.URLs {
+		var h struct {
+			Status        string `json:"status"`
+			NumberOfNodes int    `json:"number_of_nodes"`
+		}
+		resp, err := client.Get(u + "/_cluster/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if h.Status != "green" || h.NumberOfNodes != 2 {
+			t.Errorf("%s: health %s with %d nodes, want green with 2", u, h.Status, h.NumberOfNodes)
+		}
+	}
+}
