@@ -1,0 +1,342 @@
+package opensearch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	osgo "github.com/opensearch-project/opensearch-go/v4"
+	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
+)
+
+// MappingVersion is the version of the index mappings below, kept in each
+// index's _meta.braid_mapping. Change it with any change to the mappings or
+// analysis settings: an index created under another version is reported as
+// ErrReindexNeeded, never read with the wrong assumptions.
+const MappingVersion = 1
+
+// ErrReindexNeeded is wrapped by Open when the index exists but was created
+// with another mapping version or vector dimension, or not by braid: its
+// chunks cannot be searched as this version expects. Delete the index (or
+// pick another Options.Index) and index again.
+var ErrReindexNeeded = errors.New("opensearch: re-index needed")
+
+// ErrUnreachable is wrapped by Open when the cluster does not answer at
+// Options.URL within Options.Timeout.
+var ErrUnreachable = errors.New("opensearch: cluster unreachable")
+
+// Defaults for the zero values of Options.
+const (
+	DefaultIndex   = "braid"
+	DefaultTimeout = 10 * time.Second
+)
+
+// Options says which cluster and index to use. The zero value of every
+// field but URL means its default.
+type Options struct {
+	// URL is one node's HTTP address, e.g. http://127.0.0.1:9200. Required.
+	URL string
+	// Index is the chunk index's name; file hashes go to Index+"-files".
+	// Empty means DefaultIndex ("braid").
+	Index string
+	// Shards is the number of primary shards of a new index; 0 means 1.
+	Shards int
+	// Replicas is the number of replicas of each shard of a new index; 0
+	// means none (the right value for one node).
+	Replicas int
+	// Dim is the dimension of chunk vectors; 0 means the index has no
+	// vector field and Vector is refused.
+	Dim int
+	// Timeout bounds the reachability check in Open and every request
+	// made without a deadline of its own; 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Index is a braid chunk index (and its file-hash index) in an OpenSearch
+// cluster. It is safe for concurrent use; writes become visible to
+// searches after Refresh (or OpenSearch's periodic refresh).
+type Index struct {
+	client  *opensearchapi.Client
+	url     string
+	name    string // the chunk index
+	files   string // the file-hash index
+	dim     int
+	timeout time.Duration
+}
+
+// Open connects to the cluster at o.URL, checks within o.Timeout that it
+// answers, and creates the chunk and file-hash indexes when they are
+// missing. An existing index made with another MappingVersion or Dim gives
+// an error wrapping ErrReindexNeeded.
+func Open(ctx context.Context, o Options) (*Index, error) {
+	if o.Index == "" {
+		o.Index = DefaultIndex
+	}
+	if o.Shards == 0 {
+		o.Shards = 1
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	switch {
+	case o.URL == "":
+		return nil, errors.New("opensearch: Options.URL is empty, want a node's HTTP address such as http://127.0.0.1:9200")
+	case o.Shards < 0 || o.Replicas < 0:
+		return nil, fmt.Errorf("opensearch: %d shards and %d replicas, want shards >= 1 and replicas >= 0", o.Shards, o.Replicas)
+	case o.Dim < 0:
+		return nil, fmt.Errorf("opensearch: vector dimension %d, want 0 (no vectors) or more", o.Dim)
+	case o.Timeout < 0:
+		return nil, fmt.Errorf("opensearch: timeout %v, want 0 (default) or more", o.Timeout)
+	case o.Index != strings.ToLower(o.Index) || strings.ContainsAny(o.Index, ` "*\<|,>/?#:`) || strings.HasPrefix(o.Index, "_") || strings.HasPrefix(o.Index, "-"):
+		return nil, fmt.Errorf("opensearch: index name %q is not valid in OpenSearch: want lowercase, without spaces or any of \"*\\<|,>/?#: and not starting with _ or -", o.Index)
+	}
+	u, err := url.Parse(o.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("opensearch: URL %q is not an http(s) address, want e.g. http://127.0.0.1:9200", o.URL)
+	}
+
+	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: osgo.Config{
+		Addresses: []string{o.URL},
+		// A request that fails to connect is reported, not retried
+		// against the one node we know for minutes.
+		MaxRetries: 1,
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("opensearch: client for %s: %w", o.URL, err)
+	}
+	x := &Index{client: client, url: o.URL, name: o.Index, files: o.Index + "-files", dim: o.Dim, timeout: o.Timeout}
+
+	pctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	if _, err := client.Info(pctx, nil); err != nil {
+		client.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("opensearch: open %s: %w", o.URL, ctx.Err())
+		}
+		return nil, fmt.Errorf("%w: %s did not answer (timeout %v): %v; start one with scripts/opensearch.sh start, or set the URL of a running node", ErrUnreachable, o.URL, o.Timeout, err)
+	}
+
+	ctx, cancel = x.bound(ctx)
+	defer cancel()
+	if err := x.ensure(ctx, x.name, chunkIndexBody(o), o.Dim); err != nil {
+		client.Close()
+		return nil, err
+	}
+	if err := x.ensure(ctx, x.files, filesIndexBody(o), 0); err != nil {
+		client.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// Close releases the client's connections. The indexes stay in the cluster.
+func (x *Index) Close() {
+	x.client.Close()
+}
+
+// Name is the chunk index's name in the cluster.
+func (x *Index) Name() string { return x.name }
+
+// Refresh makes every write so far visible to searches.
+func (x *Index) Refresh(ctx context.Context) error {
+	ctx, cancel := x.bound(ctx)
+	defer cancel()
+	if _, err := x.client.Indices.Refresh(ctx, &opensearchapi.IndicesRefreshReq{Index: []string{x.name, x.files}}); err != nil {
+		return fmt.Errorf("opensearch: refresh %s: %w", x.name, x.explain(err))
+	}
+	return nil
+}
+
+// bound gives ctx the Index's timeout unless it has a deadline already.
+func (x *Index) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, x.timeout)
+}
+
+// explain adds the node's URL to errors that come from not reaching it.
+func (x *Index) explain(err error) error {
+	var se *osgo.StructError
+	if errors.As(err, &se) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: no answer from %s in time", err, x.url)
+	}
+	var str *osgo.StringError
+	if errors.As(err, &str) {
+		return err
+	}
+	return fmt.Errorf("%w (node %s)", err, x.url)
+}
+
+// meta is what braid keeps in an index's _meta.
+type meta struct {
+	BraidMapping *int `json:"braid_mapping"`
+	Dim          *int `json:"dim"`
+}
+
+// ensure creates index name with body, or checks that the existing one
+// has this mapping version and dimension.
+func (x *Index) ensure(ctx context.Context, name string, body map[string]any, dim int) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("opensearch: encode mapping of %s: %w", name, err)
+	}
+	_, err = x.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: name, Body: strings.NewReader(string(b))})
+	if err == nil {
+		return nil
+	}
+	var se *osgo.StructError
+	if !errors.As(err, &se) || se.Err.Type != "resource_already_exists_exception" {
+		hint := ""
+		if dim > 0 && strings.Contains(err.Error(), "index.knn") {
+			hint = "; is the k-NN plugin installed on the cluster?"
+		}
+		return fmt.Errorf("opensearch: create index %s: %w%s", name, x.explain(err), hint)
+	}
+
+	resp, err := x.client.Indices.Mapping.Get(ctx, &opensearchapi.MappingGetReq{Indices: []string{name}})
+	if err != nil {
+		return fmt.Errorf("opensearch: read mapping of %s: %w", name, x.explain(err))
+	}
+	idx := resp.GetIndices()
+	m, ok := idx[name]
+	if !ok && len(idx) == 1 { // name is an alias of one index
+		for _, v := range idx {
+			m = v
+		}
+	}
+	var got struct {
+		Meta meta `json:"_meta"`
+	}
+	if len(m.Mappings) > 0 {
+		if err := json.Unmarshal(m.Mappings, &got); err != nil {
+			return fmt.Errorf("%w: index %s has a _meta braid cannot read (%v): delete it or choose another Options.Index", ErrReindexNeeded, name, err)
+		}
+	}
+	switch {
+	case got.Meta.BraidMapping == nil:
+		return fmt.Errorf("%w: index %s exists but has no _meta.braid_mapping, so braid did not create it: delete it or choose another Options.Index", ErrReindexNeeded, name)
+	case *got.Meta.BraidMapping != MappingVersion:
+		return fmt.Errorf("%w: index %s has braid mapping version %d, this braid uses %d: delete the index and index again", ErrReindexNeeded, name, *got.Meta.BraidMapping, MappingVersion)
+	}
+	gotDim := 0
+	if got.Meta.Dim != nil {
+		gotDim = *got.Meta.Dim
+	}
+	if gotDim != dim {
+		return fmt.Errorf("%w: index %s holds %d-dimensional vectors, Options.Dim is %d: delete the index and index again, or use its dimension", ErrReindexNeeded, name, gotDim, dim)
+	}
+	return nil
+}
+
+// analyzer is the text analysis of content, title and headings: the
+// embedded index's (index/lexical.go) in OpenSearch's terms. A character
+// filter turns . _ / \ : into spaces, so plant.water_level is indexed as
+// plant water level; then the standard tokenizer, English possessives,
+// lowercase, English stop words and Porter stemming.
+const analyzer = "braid_en"
+
+func analysis() map[string]any {
+	return map[string]any{
+		"char_filter": map[string]any{
+			"braid_split": map[string]any{"type": "pattern_replace", "pattern": `[._/\\:]`, "replacement": " "},
+		},
+		"filter": map[string]any{
+			"braid_possessive": map[string]any{"type": "stemmer", "language": "possessive_english"},
+			"braid_stop":       map[string]any{"type": "stop", "stopwords": "_english_"},
+		},
+		"analyzer": map[string]any{
+			analyzer: map[string]any{
+				"type":        "custom",
+				"char_filter": []string{"braid_split"},
+				"tokenizer":   "standard",
+				"filter":      []string{"braid_possessive", "lowercase", "braid_stop", "porter_stem"},
+			},
+		},
+	}
+}
+
+// Field names in the chunk index.
+const (
+	fieldContent   = "content"
+	fieldTitle     = "title"
+	fieldHeadings  = "headings"
+	fieldDoc       = "doc"
+	fieldSource    = "source"
+	fieldPath      = "path"
+	fieldTags      = "tags"
+	fieldOrd       = "ord"
+	fieldStartLine = "start_line"
+	fieldEndLine   = "end_line"
+	fieldVector    = "vector"
+)
+
+// Boosts of the title and headings fields relative to content, as in the
+// embedded index.
+const (
+	titleBoost   = 1.0
+	headingBoost = 0.3
+)
+
+func chunkIndexBody(o Options) map[string]any {
+	text := map[string]any{"type": "text", "analyzer": analyzer}
+	keyword := map[string]any{"type": "keyword"}
+	integer := map[string]any{"type": "integer"}
+	props := map[string]any{
+		fieldContent: text, fieldTitle: text, fieldHeadings: text,
+		fieldDoc: keyword, fieldSource: keyword, fieldPath: keyword, fieldTags: keyword,
+		fieldOrd: integer, fieldStartLine: integer, fieldEndLine: integer,
+	}
+	settings := map[string]any{
+		"number_of_shards":   o.Shards,
+		"number_of_replicas": o.Replicas,
+		"analysis":           analysis(),
+	}
+	if o.Dim > 0 {
+		settings["knn"] = true
+		props[fieldVector] = map[string]any{
+			"type":      "knn_vector",
+			"dimension": o.Dim,
+			// The engine must be named: lucene is pure Java, while faiss
+			// and nmslib need native libraries (docs/opensearch.md).
+			"method": map[string]any{"name": "hnsw", "engine": "lucene", "space_type": "cosinesimil"},
+		}
+	}
+	return map[string]any{
+		"settings": map[string]any{"index": settings},
+		"mappings": map[string]any{
+			"dynamic":    "strict",
+			"_meta":      map[string]any{"braid_mapping": MappingVersion, "dim": o.Dim},
+			"properties": props,
+		},
+	}
+}
+
+// Field names in the file-hash index.
+const (
+	fieldHash = "hash"
+)
+
+// filesIndexBody is the file-hash index: one small shard, as many replicas
+// as the chunk index.
+func filesIndexBody(o Options) map[string]any {
+	return map[string]any{
+		"settings": map[string]any{"index": map[string]any{"number_of_shards": 1, "number_of_replicas": o.Replicas}},
+		"mappings": map[string]any{
+			"dynamic": "strict",
+			"_meta":   map[string]any{"braid_mapping": MappingVersion, "dim": 0},
+			"properties": map[string]any{
+				fieldSource: map[string]any{"type": "keyword"},
+				fieldPath:   map[string]any{"type": "keyword"},
+				fieldHash:   map[string]any{"type": "keyword", "index": false},
+			},
+		},
+	}
+}

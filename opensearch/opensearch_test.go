@@ -1,0 +1,411 @@
+package opensearch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/braidsearch/braid/internal/opensearchtest"
+	"github.com/braidsearch/braid/opensearch"
+)
+
+// TestOpenSearch runs every test that needs a cluster as a subtest, so the
+// test binary starts one node, once.
+func TestOpenSearch(t *testing.T) {
+	url := opensearchtest.Start(t, 1)
+	t.Run("Open", func(t *testing.T) { testOpen(t, url) })
+	t.Run("Search", func(t *testing.T) { testSearch(t, url) })
+	t.Run("BulkError", func(t *testing.T) { testBulkError(t, url) })
+	t.Run("FileHashes", func(t *testing.T) { testFileHashes(t, url) })
+}
+
+func open(t *testing.T, o opensearch.Options) *opensearch.Index {
+	t.Helper()
+	x, err := opensearch.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(x.Close)
+	return x
+}
+
+// do sends a raw request to the cluster, for what the package does not
+// expose, and returns the body; it fails the test on a status >= 300.
+func do(t *testing.T, method, url, body string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		t.Fatalf("%s %s: %s: %s", method, url, resp.Status, b)
+	}
+	return string(b)
+}
+
+func testOpen(t *testing.T, url string) {
+	o := opensearch.Options{URL: url, Index: "open-test", Dim: 4}
+	x := open(t, o)
+	if x.Name() != "open-test" {
+		t.Errorf("Name() = %q, want open-test", x.Name())
+	}
+	m := do(t, "GET", url+"/open-test/_mapping", "")
+	for _, want := range []string{`"braid_mapping":1`, `"dim":4`, `"knn_vector"`, `"engine":"lucene"`, `"analyzer":"braid_en"`} {
+		if !strings.Contains(m, want) {
+			t.Errorf("mapping lacks %s:\n%s", want, m)
+		}
+	}
+	if s := do(t, "GET", url+"/open-test/_settings", ""); !strings.Contains(s, `"knn":"true"`) {
+		t.Errorf("settings lack index.knn true:\n%s", s)
+	}
+	if m := do(t, "GET", url+"/open-test-files/_mapping", ""); !strings.Contains(m, `"braid_mapping":1`) {
+		t.Errorf("file-hash index mapping lacks braid_mapping:\n%s", m)
+	}
+
+	// The same options reuse the index, and what it holds.
+	if err := x.Put(t.Context(), []opensearch.Doc{{ChunkID: "kept", DocID: "d", Content: "still here"}}); err != nil {
+		t.Fatal(err)
+	}
+	y := open(t, o)
+	if err := y.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := y.Lexical(t.Context(), "still here", opensearch.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].ChunkID != "kept" {
+		t.Errorf("after reopening, hits = %v, want the chunk put before", hits)
+	}
+
+	do(t, "PUT", url+"/foreign", `{"mappings":{"properties":{"content":{"type":"text"}}}}`)
+	do(t, "PUT", url+"/future", `{"mappings":{"_meta":{"braid_mapping":99,"dim":4}}}`)
+	for _, tc := range []struct {
+		name string
+		o    opensearch.Options
+		want string
+	}{
+		{"other dim", opensearch.Options{URL: url, Index: "open-test", Dim: 8}, "holds 4-dimensional vectors, Options.Dim is 8"},
+		{"no vectors", opensearch.Options{URL: url, Index: "open-test"}, "holds 4-dimensional vectors, Options.Dim is 0"},
+		{"not braid's", opensearch.Options{URL: url, Index: "foreign"}, "no _meta.braid_mapping"},
+		{"other version", opensearch.Options{URL: url, Index: "future", Dim: 4}, "mapping version 99"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, err := opensearch.Open(t.Context(), tc.o)
+			if err == nil {
+				x.Close()
+				t.Fatal("Open succeeded, want ErrReindexNeeded")
+			}
+			if !errors.Is(err, opensearch.ErrReindexNeeded) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Open: %v, want ErrReindexNeeded saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// docs is a small corpus with 4-dimensional vectors.
+var docs = []opensearch.Doc{
+	{ChunkID: "c1", DocID: "d1", Source: "s1", Path: "notes/garden.md", Title: "Garden",
+		Content: "how to water the tomato plants in summer", Tags: []string{"garden", "water"},
+		Vector: []float32{1, 0, 0, 0}},
+	{ChunkID: "c2", DocID: "d1", Source: "s1", Path: "notes/garden.md", Title: "Garden", Ord: 1, StartLine: 10, EndLine: 12,
+		Content: "the plant.water_level sensor reading", Tags: []string{"garden", "water"},
+		Vector: []float32{0.9, 0.3, 0, 0}},
+	{ChunkID: "c3", DocID: "d2", Source: "s1", Path: "notes/kitchen.md", Title: "Sourdough starter",
+		Content: "feed it flour every day", Tags: []string{"kitchen"},
+		Vector: []float32{0, 1, 0, 0}},
+	{ChunkID: "c4", DocID: "d3", Source: "s2", Path: "code/pump.go", Title: "pump.go", Headings: "Irrigation",
+		Content: "controller for the pump", Tags: []string{"garden"},
+		Vector: []float32{0, 0, 1, 0}},
+	{ChunkID: "c5", DocID: "d4", Source: "s2", Path: "code/readme.txt", Title: "readme",
+		Content: "unrelated text about trains", Vector: []float32{0, 0, 0.2, 1}},
+	{ChunkID: "c6", DocID: "d5", Source: "s3", Path: "misc/no-vector.md", Title: "No vector",
+		Content: "a chunk without an embedding about tomato soup"},
+}
+
+func ids(hits []opensearch.Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.ChunkID
+	}
+	return out
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func testSearch(t *testing.T, url string) {
+	ctx := t.Context()
+	x := open(t, opensearch.Options{URL: url, Index: "search-test", Dim: 4})
+	if err := x.Put(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("Lexical", func(t *testing.T) {
+		for _, tc := range []struct {
+			name, query string
+			first       string
+			want        []string // every hit, any order; nil: only check first
+		}{
+			{"content words", "watering tomatoes", "c1", nil},
+			{"title only", "sourdough", "c3", []string{"c3"}},
+			{"headings only", "irrigation", "c4", []string{"c4"}},
+			{"identifier split", "water level", "c2", nil},
+			{"stop words only", "the and of", "", []string{}},
+			{"no match", "zeppelin", "", []string{}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				hits, err := x.Lexical(ctx, tc.query, opensearch.Filter{}, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.first != "" && (len(hits) == 0 || hits[0].ChunkID != tc.first) {
+					t.Errorf("Lexical(%q) = %v, want %s first", tc.query, hits, tc.first)
+				}
+				if tc.want != nil {
+					if d := cmp.Diff(sorted(tc.want), sorted(ids(hits))); d != "" {
+						t.Errorf("Lexical(%q) chunks (-want +got):\n%s", tc.query, d)
+					}
+				}
+				for i, h := range hits {
+					if h.DocID == "" || h.Score <= 0 || (i > 0 && h.Score > hits[i-1].Score) {
+						t.Errorf("hit %d = %+v: want a doc ID, a positive score, best first", i, h)
+					}
+				}
+			})
+		}
+	})
+
+	t.Run("Vector", func(t *testing.T) {
+		hits, err := x.Vector(ctx, []float32{1, 0.1, 0, 0}, opensearch.Filter{}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]string{"c1", "c2", "c3"}, ids(hits)); d != "" {
+			t.Errorf("nearest chunks (-want +got):\n%s", d)
+		}
+		if len(hits) > 0 && (hits[0].DocID != "d1" || hits[0].Score < 0.99 || hits[0].Score > 1.0001) {
+			t.Errorf("best hit = %+v, want d1 with a cosine near 0.995", hits[0])
+		}
+		if _, err := x.Vector(ctx, []float32{1, 0}, opensearch.Filter{}, 3); err == nil || !strings.Contains(err.Error(), "query has 2 dimensions, want 4") {
+			t.Errorf("a 2-d query: %v, want a dimension error", err)
+		}
+	})
+
+	t.Run("Filter", func(t *testing.T) {
+		query := "water tomato sourdough irrigation trains soup"
+		vec := []float32{1, 0, 0, 0}
+		for _, tc := range []struct {
+			name string
+			f    opensearch.Filter
+			lex  []string
+			vec  []string // every chunk with a vector that passes
+		}{
+			{"none", opensearch.Filter{}, []string{"c1", "c2", "c3", "c4", "c5", "c6"}, []string{"c1", "c2", "c3", "c4", "c5"}},
+			{"source", opensearch.Filter{Sources: []string{"s2"}}, []string{"c4", "c5"}, []string{"c4", "c5"}},
+			{"sources", opensearch.Filter{Sources: []string{"s2", "s3"}}, []string{"c4", "c5", "c6"}, []string{"c4", "c5"}},
+			{"one tag", opensearch.Filter{Tags: []string{"garden"}}, []string{"c1", "c2", "c4"}, []string{"c1", "c2", "c4"}},
+			{"all tags", opensearch.Filter{Tags: []string{"garden", "water"}}, []string{"c1", "c2"}, []string{"c1", "c2"}},
+			{"doc IDs", opensearch.Filter{DocIDs: []string{"d2", "d4"}}, []string{"c3", "c5"}, []string{"c3", "c5"}},
+			{"path regexp", opensearch.Filter{PathRegexp: `code/.*`}, []string{"c4", "c5"}, []string{"c4", "c5"}},
+			{"path regexp anchored", opensearch.Filter{PathRegexp: `garden`}, []string{}, []string{}},
+			{"combined", opensearch.Filter{Sources: []string{"s1"}, PathRegexp: `notes/[a-k].*\.md`, Tags: []string{"kitchen"}}, []string{"c3"}, []string{"c3"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				hits, err := x.Lexical(ctx, query, tc.f, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(sorted(tc.lex), sorted(ids(hits))); d != "" {
+					t.Errorf("Lexical (-want +got):\n%s", d)
+				}
+				// k is the number expected: a filter applied after the
+				// k-NN search would return fewer.
+				k := max(len(tc.vec), 1)
+				hits, err = x.Vector(ctx, vec, tc.f, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(sorted(tc.vec), sorted(ids(hits))); d != "" {
+					t.Errorf("Vector k=%d (-want +got):\n%s", k, d)
+				}
+			})
+		}
+	})
+
+	t.Run("Delete", func(t *testing.T) {
+		if err := x.Delete(ctx, []string{"c5", "never-indexed"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := x.Lexical(ctx, "trains", opensearch.Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 0 {
+			t.Errorf("after Delete, Lexical(trains) = %v, want none", hits)
+		}
+		hits, err = x.Vector(ctx, []float32{0, 0, 0, 1}, opensearch.Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(ids(hits), "c5") {
+			t.Errorf("after Delete, Vector = %v, want no c5", hits)
+		}
+	})
+}
+
+func testBulkError(t *testing.T, url string) {
+	ctx := t.Context()
+	x := open(t, opensearch.Options{URL: url, Index: "bulk-test", Dim: 4})
+	err := x.Put(ctx, []opensearch.Doc{
+		{ChunkID: "good1", DocID: "d", Content: "alpha bravo", Vector: []float32{1, 0, 0, 0}},
+		{ChunkID: "short", DocID: "d", Content: "alpha charlie", Vector: []float32{1, 0, 0}},
+		{ChunkID: "huge-line", DocID: "d", Content: "alpha delta", StartLine: 1 << 40},
+		{ChunkID: "good2", DocID: "d", Content: "alpha echo", Vector: []float32{0, 1, 0, 0}},
+	})
+	var be *opensearch.BulkError
+	if !errors.As(err, &be) {
+		t.Fatalf("Put: %v, want a *BulkError", err)
+	}
+	t.Log(err)
+	var got []string
+	for _, it := range be.Items {
+		got = append(got, fmt.Sprintf("%s %d", it.ID, it.Status))
+	}
+	if d := cmp.Diff([]string{"short 0", "huge-line 400"}, got); d != "" {
+		t.Errorf("failed items (-want +got):\n%s", d)
+	}
+	if be.Total != 4 || !strings.Contains(err.Error(), "short: vector has 3 dimensions, the index wants 4") ||
+		!strings.Contains(err.Error(), "huge-line: mapper_parsing_exception") || !strings.Contains(err.Error(), "start_line") {
+		t.Errorf("error %q: want the total, each chunk and its reason", err)
+	}
+	if err := x.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := x.Lexical(ctx, "alpha", opensearch.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"good1", "good2"}, sorted(ids(hits))); d != "" {
+		t.Errorf("searchable after a partly failed Put (-want +got):\n%s", d)
+	}
+}
+
+func testFileHashes(t *testing.T, url string) {
+	ctx := t.Context()
+	x := open(t, opensearch.Options{URL: url, Index: "files-test"})
+	get := func(source string) map[string]string {
+		t.Helper()
+		m, err := x.FileHashes(ctx, source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	set := func(source string, m map[string]string, remove ...string) {
+		t.Helper()
+		if err := x.SetFileHashes(ctx, source, m, remove); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := cmp.Diff(map[string]string{}, get("s1")); d != "" {
+		t.Errorf("empty index (-want +got):\n%s", d)
+	}
+	set("s1", map[string]string{"a.md": "h1", "b.md": "h2", "dir/c.md": "h3"})
+	set("s2", map[string]string{"a.md": "other"})
+	if d := cmp.Diff(map[string]string{"a.md": "h1", "b.md": "h2", "dir/c.md": "h3"}, get("s1")); d != "" {
+		t.Errorf("s1 (-want +got):\n%s", d)
+	}
+	set("s1", map[string]string{"b.md": "h2b"}, "dir/c.md", "never-set.md")
+	if d := cmp.Diff(map[string]string{"a.md": "h1", "b.md": "h2b"}, get("s1")); d != "" {
+		t.Errorf("s1 after an update and a removal (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"a.md": "other"}, get("s2")); d != "" {
+		t.Errorf("s2, untouched by s1's changes (-want +got):\n%s", d)
+	}
+
+	// More than one page of results.
+	many := map[string]string{}
+	for i := range 2345 {
+		many[fmt.Sprintf("f%05d.txt", i)] = fmt.Sprintf("hash%d", i)
+	}
+	many[strings.Repeat("long/", 200)+"x.md"] = "long path"
+	set("big", many)
+	start := time.Now()
+	if d := cmp.Diff(many, get("big")); d != "" {
+		t.Errorf("%d files (-want +got):\n%s", len(many), d)
+	}
+	t.Logf("read %d file hashes in %v", len(many), time.Since(start))
+}
+
+// TestOpenUnreachable needs no cluster: nothing listens on port 1.
+func TestOpenUnreachable(t *testing.T) {
+	start := time.Now()
+	x, err := opensearch.Open(t.Context(), opensearch.Options{URL: "http://127.0.0.1:1", Timeout: 3 * time.Second})
+	if err == nil {
+		x.Close()
+		t.Fatal("Open succeeded")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Open took %v, want at most the 3s timeout", took)
+	}
+	if !errors.Is(err, opensearch.ErrUnreachable) || !strings.Contains(err.Error(), "http://127.0.0.1:1") || !strings.Contains(err.Error(), "scripts/opensearch.sh start") {
+		t.Errorf("Open: %v, want ErrUnreachable naming the URL and the fix", err)
+	}
+	t.Log(err)
+}
+
+func TestOpenBadOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    opensearch.Options
+		want string
+	}{
+		{"no URL", opensearch.Options{}, "URL is empty"},
+		{"not http", opensearch.Options{URL: "127.0.0.1:9200"}, "not an http(s) address"},
+		{"negative dim", opensearch.Options{URL: "http://127.0.0.1:9200", Dim: -1}, "dimension -1"},
+		{"uppercase index", opensearch.Options{URL: "http://127.0.0.1:9200", Index: "Braid"}, `index name "Braid"`},
+		{"negative replicas", opensearch.Options{URL: "http://127.0.0.1:9200", Replicas: -1}, "replicas"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := opensearch.Open(context.Background(), tc.o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Open: %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBulkErrorMessage(t *testing.T) {
+	e := &opensearch.BulkError{Op: "put", Total: 9, Items: []opensearch.ItemError{
+		{ID: "a", Reason: "r1"}, {ID: "b", Reason: "r2"}, {ID: "c", Reason: "r3"}, {ID: "d", Reason: "r4"}, {ID: "e", Reason: "r5"},
+	}}
+	want := "opensearch: put: 5 of 9 items failed: a: r1; b: r2; c: r3; and 2 more"
+	if got := e.Error(); got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
