@@ -80,7 +80,7 @@ func (e *BulkError) Error() string {
 
 // Put indexes docs in one bulk request, replacing chunks with the same
 // ChunkID. Docs braid can tell are bad (an empty ChunkID, a vector of the
-// wrong length or with NaN or infinite values) are not sent; those and the
+// wrong length, all zeros or with NaN or infinite values) are not sent; those and the
 // ones OpenSearch rejects are returned in a *BulkError, and all the others
 // are indexed. Call Refresh to make them searchable at once.
 func (x *Index) Put(ctx context.Context, docs []Doc) error {
@@ -133,10 +133,15 @@ func (x *Index) check(d Doc) string {
 	case len(d.Vector) != x.dim:
 		return fmt.Sprintf("vector has %d dimensions, the index wants %d", len(d.Vector), x.dim)
 	}
+	zero := true
 	for i, v := range d.Vector {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return fmt.Sprintf("vector[%d] is %v, want a finite number", i, v)
 		}
+		zero = zero && v == 0
+	}
+	if zero {
+		return "vector is all zeros, which has no cosine similarity"
 	}
 	return ""
 }

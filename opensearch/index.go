@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	osgo "github.com/opensearch-project/opensearch-go/v4"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 )
@@ -243,6 +244,22 @@ func (x *Index) ensure(ctx context.Context, name string, body map[string]any, di
 // lowercase, English stop words and Porter stemming.
 const analyzer = "braid_en"
 
+// stopWords is the embedded index's English stop list (bleve's copy of
+// the Snowball list, 174 words), not OpenSearch's shorter _english_ (33):
+// the same words must be dropped for BM25 to agree.
+func stopWords() []string {
+	var out []string
+	for _, line := range strings.Split(string(en.EnglishStopWords), "\n") {
+		if i := strings.IndexByte(line, '|'); i >= 0 {
+			line = line[:i]
+		}
+		if f := strings.Fields(line); len(f) > 0 {
+			out = append(out, f[0])
+		}
+	}
+	return out
+}
+
 func analysis() map[string]any {
 	return map[string]any{
 		"char_filter": map[string]any{
@@ -250,7 +267,7 @@ func analysis() map[string]any {
 		},
 		"filter": map[string]any{
 			"braid_possessive": map[string]any{"type": "stemmer", "language": "possessive_english"},
-			"braid_stop":       map[string]any{"type": "stop", "stopwords": "_english_"},
+			"braid_stop":       map[string]any{"type": "stop", "stopwords": stopWords()},
 		},
 		"analyzer": map[string]any{
 			analyzer: map[string]any{

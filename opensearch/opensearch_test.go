@@ -2,10 +2,12 @@ package opensearch_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/opensearchtest"
 	"github.com/braidsearch/braid/opensearch"
 )
@@ -22,6 +25,7 @@ import (
 func TestOpenSearch(t *testing.T) {
 	url := opensearchtest.Start(t, 1)
 	t.Run("Open", func(t *testing.T) { testOpen(t, url) })
+	t.Run("Analysis", func(t *testing.T) { testAnalysis(t, url) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, url) })
 	t.Run("BulkError", func(t *testing.T) { testBulkError(t, url) })
 	t.Run("FileHashes", func(t *testing.T) { testFileHashes(t, url) })
@@ -174,6 +178,7 @@ func testSearch(t *testing.T, url string) {
 			{"identifier split", "water level", "c2", nil},
 			{"stop words only", "the and of", "", []string{}},
 			{"no match", "zeppelin", "", []string{}},
+			{"query syntax is plain text", `water AND (level" -tomato*`, "c2", nil},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				hits, err := x.Lexical(ctx, tc.query, opensearch.Filter{}, 10)
@@ -286,6 +291,7 @@ func testBulkError(t *testing.T, url string) {
 		{ChunkID: "short", DocID: "d", Content: "alpha charlie", Vector: []float32{1, 0, 0}},
 		{ChunkID: "huge-line", DocID: "d", Content: "alpha delta", StartLine: 1 << 40},
 		{ChunkID: "good2", DocID: "d", Content: "alpha echo", Vector: []float32{0, 1, 0, 0}},
+		{ChunkID: "zero", DocID: "d", Content: "alpha foxtrot", Vector: []float32{0, 0, 0, 0}},
 	})
 	var be *opensearch.BulkError
 	if !errors.As(err, &be) {
@@ -296,10 +302,10 @@ func testBulkError(t *testing.T, url string) {
 	for _, it := range be.Items {
 		got = append(got, fmt.Sprintf("%s %d", it.ID, it.Status))
 	}
-	if d := cmp.Diff([]string{"short 0", "huge-line 400"}, got); d != "" {
+	if d := cmp.Diff([]string{"short 0", "zero 0", "huge-line 400"}, got); d != "" {
 		t.Errorf("failed items (-want +got):\n%s", d)
 	}
-	if be.Total != 4 || !strings.Contains(err.Error(), "short: vector has 3 dimensions, the index wants 4") ||
+	if be.Total != 5 || !strings.Contains(err.Error(), "short: vector has 3 dimensions, the index wants 4") ||
 		!strings.Contains(err.Error(), "huge-line: mapper_parsing_exception") || !strings.Contains(err.Error(), "start_line") {
 		t.Errorf("error %q: want the total, each chunk and its reason", err)
 	}
@@ -407,5 +413,44 @@ func TestBulkErrorMessage(t *testing.T) {
 	want := "opensearch: put: 5 of 9 items failed: a: r1; b: r2; c: r3; and 2 more"
 	if got := e.Error(); got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// testAnalysis checks that OpenSearch analyses text into the same terms as
+// the embedded index, so BM25 matches the same words in both.
+func testAnalysis(t *testing.T, url string) {
+	open(t, opensearch.Options{URL: url, Index: "analysis-test"})
+	lex, err := index.OpenLexical(filepath.Join(t.TempDir(), "lexical"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lex.Close()
+	for _, text := range []string{
+		"Tom's plant.water_level readings: C:\\Users\\notes/garden_log.md",
+		"How about THE running dogs, and what they're doing here?",
+		"HTTPServer v2.5 e-mail foo-bar 3.14 x86_64 naïve café",
+		"The fox’s jumps; ourselves yourselves themselves would should",
+		"config.yaml: retries=3 timeout_ms=250 #comment @user",
+	} {
+		body, _ := json.Marshal(map[string]any{"analyzer": "braid_en", "text": text})
+		var resp struct {
+			Tokens []struct {
+				Token string `json:"token"`
+			} `json:"tokens"`
+		}
+		if err := json.Unmarshal([]byte(do(t, "POST", url+"/analysis-test/_analyze", string(body))), &resp); err != nil {
+			t.Fatal(err)
+		}
+		got := []string{}
+		for _, tok := range resp.Tokens {
+			got = append(got, tok.Token)
+		}
+		want := []string{}
+		for _, tok := range lex.Analyze(text) {
+			want = append(want, tok.Term)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("terms of %q (-embedded +opensearch):\n%s", text, d)
+		}
 	}
 }
