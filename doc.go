@@ -4,8 +4,11 @@
 // An Engine lives in one index directory. Index registers sources
 // (directories, single files, BEIR JSONL corpora) and brings the index in
 // step with them: changed files are re-indexed, unchanged ones skipped by
-// content hash, vanished ones removed. Search answers BM25 queries over
-// heading-aware chunks, one hit per document by default, each with a
+// content hash, vanished ones removed. Search answers hybrid queries over
+// heading-aware chunks: BM25 and vector candidates fused under a per-query
+// vector weight (lexical only without an embedding model), then ranking
+// signals (document evidence, a backlink prior) and the cross-encoder,
+// one hit per document by default, each with a
 // snippet, highlight ranges, a line range and, on request, an explanation of
 // its score. Grep runs a regular expression over the current files of the
 // indexed documents. Links walks the link graph ([[wikilinks]], embeds,
