@@ -177,3 +177,34 @@ func BenchmarkCoderHNSW10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchSmall compares, for top 50 at the default EfSearch, the
+// exact scan with the graph walk on clustered 384-d sets of a few thousand
+// vectors: where the scan is faster sets exactBelow.
+func BenchmarkSearchSmall(b *testing.B) {
+	for _, n := range []int{1000, 2000, 4000, 8000} {
+		d := clusteredSet(n, 100, 384, int64(n))
+		x := New(384, nil)
+		for i, v := range d.vecs {
+			if err := x.Add(idOf(i), v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		qs := make([][]float32, len(d.queries))
+		for i, q := range d.queries {
+			qs[i], _ = x.unit(q)
+		}
+		for _, way := range []string{"exact", "graph"} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, way), func(b *testing.B) {
+				for i := range b.N {
+					q := qs[i%len(qs)]
+					if way == "exact" {
+						x.g.exact(q, 50)
+					} else {
+						x.g.search(q, DefaultEfSearch)
+					}
+				}
+			})
+		}
+	}
+}

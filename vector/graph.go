@@ -243,6 +243,34 @@ func (g *graph) search(q []float32, ef int) []cand {
 	return g.searchLayer(q, ep, ef, 0, true)
 }
 
+// exact returns the k live nodes nearest q, nearest first, by comparing q
+// with every node. Below a few thousand nodes this is faster than a walk
+// of the graph with a large candidate list, which visits most nodes
+// anyway, and it is exact.
+func (g *graph) exact(q []float32, k int) []cand {
+	// best holds the k nearest so far with negated distances, so that its
+	// root is the farthest of them, ready for eviction.
+	best := make(minHeap, 0, k+1)
+	for i, dead := range g.dead {
+		if dead {
+			continue
+		}
+		d := g.dist(q, uint32(i))
+		if len(best) < k || d < -best[0].d {
+			best.push(cand{uint32(i), -d})
+			if len(best) > k {
+				best.pop()
+			}
+		}
+	}
+	out := []cand(best)
+	for i := range out {
+		out[i].d = -out[i].d
+	}
+	slices.SortFunc(out, cmpCand)
+	return out
+}
+
 func (g *graph) visits() *visitSet {
 	vs, _ := g.pool.Get().(*visitSet)
 	if vs == nil {

@@ -212,7 +212,13 @@ func (x *Index) Search(q []float32, k int) ([]Result, error) {
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	found := x.g.search(v, max(k, x.opt.EfSearch))
+	ef := max(k, x.opt.EfSearch)
+	var found []cand
+	if x.g.size() <= exactBelow*ef/DefaultEfSearch {
+		found = x.g.exact(v, k)
+	} else {
+		found = x.g.search(v, ef)
+	}
 	out := make([]Result, len(found))
 	for i, c := range found {
 		out[i] = Result{ID: x.ids[c.id], Score: -c.d}
@@ -225,6 +231,13 @@ func (x *Index) Search(q []float32, k int) ([]Result, error) {
 	})
 	return out[:min(k, len(out))], nil
 }
+
+// exactBelow is the graph size (at the default EfSearch, and in proportion
+// to it otherwise) up to which Search compares the query with every vector
+// instead of walking the graph: exact, and faster there. BenchmarkSearchSmall,
+// top 50 of 384-d vectors: 56 µs against 516 µs at 1,000 vectors, 786 µs
+// against 3.5 ms at 8,000.
+const exactBelow = 8192
 
 // unit checks vec's length and returns a normalised copy.
 func (x *Index) unit(vec []float32) ([]float32, error) {

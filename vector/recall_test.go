@@ -151,3 +151,42 @@ func TestRecall(t *testing.T) {
 		})
 	}
 }
+
+// An index no larger than the search's candidate list is searched exactly:
+// every query's top 10 is brute force's, also after deletes and with a
+// small EfSearch that makes a larger index walk the graph instead.
+func TestSmallIndexExact(t *testing.T) {
+	d := clusteredSet(500, 40, 32, 7)
+	x := build(t, d, nil) // 500 ≤ DefaultEfSearch: exact
+	if got := recall(t, x, d, truths(d, 10), 10); got != 1 {
+		t.Errorf("recall@10 %.4f on 500 vectors, want exactly 1", got)
+	}
+	// Deleted vectors are never returned.
+	for i := 0; i < 500; i += 2 {
+		x.Delete(idOf(i))
+	}
+	for _, q := range d.queries {
+		got, err := x.Search(q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 10 {
+			t.Fatalf("%d results, want 10", len(got))
+		}
+		for j, r := range got {
+			var n int
+			fmt.Sscanf(r.ID, "doc%05d#0", &n)
+			if n%2 == 0 {
+				t.Fatalf("deleted %s returned", r.ID)
+			}
+			if j > 0 && r.Score > got[j-1].Score {
+				t.Fatalf("results out of order: %v", got)
+			}
+		}
+	}
+	// Past EfSearch the graph is walked: still good, not necessarily exact.
+	y := build(t, d, &Options{EfSearch: 50})
+	if got := recall(t, y, d, truths(d, 10), 10); got < 0.8 {
+		t.Errorf("recall@10 %.4f walking the graph, want ≥ 0.8", got)
+	}
+}
