@@ -152,12 +152,12 @@ func TestRecall(t *testing.T) {
 	}
 }
 
-// An index no larger than the search's candidate list is searched exactly:
-// every query's top 10 is brute force's, also after deletes and with a
-// small EfSearch that makes a larger index walk the graph instead.
+// A small index is searched exactly (see exactBelow): every query's top 10
+// is brute force's, also after deletes; a small EfSearch lowers the limit
+// in proportion, and the graph is walked instead.
 func TestSmallIndexExact(t *testing.T) {
 	d := clusteredSet(500, 40, 32, 7)
-	x := build(t, d, nil) // 500 ≤ DefaultEfSearch: exact
+	x := build(t, d, nil) // 500 ≤ exactBelow: exact
 	if got := recall(t, x, d, truths(d, 10), 10); got != 1 {
 		t.Errorf("recall@10 %.4f on 500 vectors, want exactly 1", got)
 	}
@@ -184,8 +184,9 @@ func TestSmallIndexExact(t *testing.T) {
 			}
 		}
 	}
-	// Past EfSearch the graph is walked: still good, not necessarily exact.
-	y := build(t, d, &Options{EfSearch: 50})
+	// At EfSearch 32 the limit is 8192·32/768 = 341 < 500: the graph is
+	// walked, still good, not necessarily exact.
+	y := build(t, d, &Options{EfSearch: 32})
 	if got := recall(t, y, d, truths(d, 10), 10); got < 0.8 {
 		t.Errorf("recall@10 %.4f walking the graph, want ≥ 0.8", got)
 	}
