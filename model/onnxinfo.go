@@ -17,62 +17,77 @@ import (
 // bge-small fp32). Only what session needs is read: names, tensor element
 // types and dimensions (-1 for symbolic ones).
 func readIO(path string) (ins, outs []ort.InputOutputInfo, err error) {
+	// GraphProto: 11 input, 12 output (ValueInfoProto).
+	err = walkGraph(path, func(r *pbReader, field int, wire uint64) (bool, error) {
+		if (field != 11 && field != 12) || wire != 2 {
+			return false, nil
+		}
+		b, err := r.bytes()
+		if err != nil {
+			return true, err
+		}
+		info, err := valueInfo(b)
+		if err != nil {
+			return true, err
+		}
+		if field == 11 {
+			ins = append(ins, info)
+		} else {
+			outs = append(outs, info)
+		}
+		return true, nil
+	})
+	return ins, outs, err
+}
+
+// walkGraph reads the graph (ModelProto field 7) of an ONNX file and hands
+// each of its fields to fn, which reads the field and says so, or leaves it
+// to be skipped (returns false): what fn does not want, large weights
+// above all, is seeked past, never read.
+func walkGraph(path string, fn func(r *pbReader, field int, wire uint64) (bool, error)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	r := &pbReader{f: f, br: bufio.NewReaderSize(f, 1<<16)}
-	// ModelProto: field 7 is the graph.
 	for r.off < fi.Size() {
 		field, wire, err := r.tag()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if field != 7 || wire != 2 {
 			if err := r.skip(wire); err != nil {
-				return nil, nil, err
+				return err
 			}
 			continue
 		}
 		n, err := r.varint()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		end := r.off + int64(n)
-		// GraphProto: 11 input, 12 output (ValueInfoProto).
-		for r.off < end {
+		for end := r.off + int64(n); r.off < end; {
 			field, wire, err := r.tag()
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
-			if (field != 11 && field != 12) || wire != 2 {
+			read, err := fn(r, field, wire)
+			if err != nil {
+				return err
+			}
+			if !read {
 				if err := r.skip(wire); err != nil {
-					return nil, nil, err
+					return err
 				}
-				continue
-			}
-			b, err := r.bytes()
-			if err != nil {
-				return nil, nil, err
-			}
-			info, err := valueInfo(b)
-			if err != nil {
-				return nil, nil, err
-			}
-			if field == 11 {
-				ins = append(ins, info)
-			} else {
-				outs = append(outs, info)
 			}
 		}
-		return ins, outs, nil
+		return nil
 	}
-	return nil, nil, errors.New("no graph in the file")
+	return errors.New("no graph in the file")
 }
 
 // valueInfo decodes a ValueInfoProto: 1 name, 2 type → 1 tensor_type →
@@ -251,78 +266,38 @@ type node struct {
 
 // graphWeights returns the initializers and nodes of an ONNX file, read
 // like readIO: the tensors' data is skipped, not read.
-func graphWeights(path string) ([]weight, []node, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	r := &pbReader{f: f, br: bufio.NewReaderSize(f, 1<<16)}
-	// ModelProto: 7 graph → GraphProto: 1 node (NodeProto: 1 input,
-	// 2 output, 4 op_type), 5 initializer (TensorProto: 1 dims, 8 name).
-	for r.off < fi.Size() {
-		field, wire, err := r.tag()
-		if err != nil {
-			return nil, nil, err
-		}
-		if field != 7 || wire != 2 {
-			if err := r.skip(wire); err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		n, err := r.varint()
-		if err != nil {
-			return nil, nil, err
-		}
-		var ws []weight
-		var ns []node
-		for end := r.off + int64(n); r.off < end; {
-			field, wire, err := r.tag()
+func graphWeights(path string) (ws []weight, ns []node, err error) {
+	// GraphProto: 1 node (NodeProto: 1 input, 2 output, 4 op_type),
+	// 5 initializer (TensorProto: 1 dims, 8 name).
+	err = walkGraph(path, func(r *pbReader, field int, wire uint64) (bool, error) {
+		switch {
+		case field == 1 && wire == 2:
+			b, err := r.bytes()
 			if err != nil {
-				return nil, nil, err
+				return true, err
 			}
-			switch {
-			case field == 1 && wire == 2:
-				b, err := r.bytes()
-				if err != nil {
-					return nil, nil, err
+			var nd node
+			err = fields(b, func(f int, _ uint64, sub []byte) error {
+				switch f {
+				case 1:
+					nd.inputs = append(nd.inputs, string(sub))
+				case 2:
+					nd.outputs = append(nd.outputs, string(sub))
+				case 4:
+					nd.op = string(sub)
 				}
-				var nd node
-				err = fields(b, func(f int, _ uint64, sub []byte) error {
-					switch f {
-					case 1:
-						nd.inputs = append(nd.inputs, string(sub))
-					case 2:
-						nd.outputs = append(nd.outputs, string(sub))
-					case 4:
-						nd.op = string(sub)
-					}
-					return nil
-				})
-				if err != nil {
-					return nil, nil, err
-				}
-				ns = append(ns, nd)
-			case field == 5 && wire == 2:
-				w, err := r.tensorHeader()
-				if err != nil {
-					return nil, nil, err
-				}
-				ws = append(ws, w)
-			default:
-				if err := r.skip(wire); err != nil {
-					return nil, nil, err
-				}
-			}
+				return nil
+			})
+			ns = append(ns, nd)
+			return true, err
+		case field == 5 && wire == 2:
+			w, err := r.tensorHeader()
+			ws = append(ws, w)
+			return true, err
 		}
-		return ws, ns, nil
-	}
-	return nil, nil, errors.New("no graph in the file")
+		return false, nil
+	})
+	return ws, ns, err
 }
 
 // tensorHeader reads a TensorProto's name and dims and skips its data.
