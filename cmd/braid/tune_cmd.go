@@ -123,8 +123,9 @@ func (c *TuneCmd) Run(g *Globals) error {
 
 	cur := currentTuning(e)
 	weights := c.VectorWeight
-	vectors := e.VectorsUnavailable() == ""
-	if why := e.VectorsUnavailable(); why != "" {
+	why := e.VectorsUnavailable()
+	vectors := why == ""
+	if !vectors {
 		g.warn("only the lexical settings are tuned: %s", why)
 		weights = []float64{0}
 		cur.Weight = 0
@@ -169,56 +170,35 @@ func (c *TuneCmd) Run(g *Globals) error {
 		}
 		return nil
 	}
+	// The settings tuned, one at a time: each a list of changes to the
+	// best settings so far.
+	var dims [][]func(*tuning)
+	dim := func(n int, set func(t *tuning, i int)) {
+		var d []func(*tuning)
+		for i := range n {
+			d = append(d, func(t *tuning) { set(t, i) })
+		}
+		dims = append(dims, d)
+	}
+	dim(len(weights), func(t *tuning, i int) { t.Weight = weights[i] })
+	if len(weights) > 1 || weights[0] != 0 {
+		dim(len(fusions), func(t *tuning, i int) { t.Fusion, t.Normalize = fusions[i].f, fusions[i].n })
+	}
+	dim(len(c.Candidates), func(t *tuning, i int) { t.Candidates = c.Candidates[i] })
+	if vectors { // the signals and the instruction apply where vectors take part
+		dim(len(c.DocEvidence), func(t *tuning, i int) { t.DocEvidence = c.DocEvidence[i] })
+		dim(len(c.LinkPrior), func(t *tuning, i int) { t.LinkPrior = c.LinkPrior[i] })
+		dim(1, func(t *tuning, _ int) { t.Instruction = !t.Instruction })
+	}
 	for range c.Passes {
 		before := best.id()
-		for _, w := range weights {
-			t := best
-			t.Weight = w
-			if err := try(t); err != nil {
-				return err
-			}
-		}
-		if len(weights) > 1 || weights[0] != 0 {
-			for _, f := range fusions {
+		for _, d := range dims {
+			for _, set := range d {
 				t := best
-				t.Fusion, t.Normalize = f.f, f.n
+				set(&t)
 				if err := try(t); err != nil {
 					return err
 				}
-			}
-		}
-		for _, k := range c.Candidates {
-			t := best
-			t.Candidates = k
-			if err := try(t); err != nil {
-				return err
-			}
-		}
-		for _, b := range c.DocEvidence {
-			if !vectors {
-				break // the signals apply where vectors take part
-			}
-			t := best
-			t.DocEvidence = b
-			if err := try(t); err != nil {
-				return err
-			}
-		}
-		for _, l := range c.LinkPrior {
-			if !vectors {
-				break
-			}
-			t := best
-			t.LinkPrior = l
-			if err := try(t); err != nil {
-				return err
-			}
-		}
-		if vectors {
-			t := best
-			t.Instruction = !t.Instruction
-			if err := try(t); err != nil {
-				return err
 			}
 		}
 		if best.id() == before {
@@ -228,7 +208,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 	rep.Best = best
 	if c.Save {
 		var w *float64
-		if e.VectorsUnavailable() == "" {
+		if vectors {
 			w = &best.Weight
 		}
 		t := braid.Tuning{VectorWeight: w, Fusion: best.Fusion, Normalize: best.Normalize,
