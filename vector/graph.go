@@ -195,16 +195,16 @@ func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []ca
 	vs := g.visits()
 	defer g.pool.Put(vs)
 	vs.visit(ep.id)
-	// todo pops the nearest candidate first; best keeps the farthest kept
-	// result at its root, ready for eviction, by holding negated distances.
-	var todo, best minHeap
+	// todo pops the nearest candidate first; best keeps the ef nearest.
+	var todo minHeap
+	best := nearest{k: ef}
 	todo.push(ep)
 	if !liveOnly || !g.dead[ep.id] {
-		best.push(cand{ep.id, -ep.d})
+		best.add(ep)
 	}
 	for len(todo) > 0 {
 		c := todo.pop()
-		if len(best) >= ef && c.d > -best[0].d {
+		if best.full() && c.d > best.worst() {
 			break
 		}
 		for _, n := range g.links[c.id][l] {
@@ -212,23 +212,15 @@ func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []ca
 				continue
 			}
 			d := g.dist(q, n)
-			if len(best) < ef || d < -best[0].d {
+			if best.admits(d) {
 				todo.push(cand{n, d})
 				if !liveOnly || !g.dead[n] {
-					best.push(cand{n, -d})
-					if len(best) > ef {
-						best.pop()
-					}
+					best.add(cand{n, d})
 				}
 			}
 		}
 	}
-	out := []cand(best)
-	for i := range out {
-		out[i].d = -out[i].d
-	}
-	slices.SortFunc(out, cmpCand)
-	return out
+	return best.sorted()
 }
 
 // search returns up to ef live nodes nearest q, nearest first.
@@ -248,22 +240,45 @@ func (g *graph) search(q []float32, ef int) []cand {
 // of the graph with a large candidate list, which visits most nodes
 // anyway, and it is exact.
 func (g *graph) exact(q []float32, k int) []cand {
-	// best holds the k nearest so far with negated distances, so that its
-	// root is the farthest of them, ready for eviction.
-	best := make(minHeap, 0, k+1)
+	best := nearest{k: k}
 	for i, dead := range g.dead {
 		if dead {
 			continue
 		}
-		d := g.dist(q, uint32(i))
-		if len(best) < k || d < -best[0].d {
-			best.push(cand{uint32(i), -d})
-			if len(best) > k {
-				best.pop()
-			}
+		if d := g.dist(q, uint32(i)); best.admits(d) {
+			best.add(cand{uint32(i), d})
 		}
 	}
-	out := []cand(best)
+	return best.sorted()
+}
+
+// nearest keeps the k nearest candidates offered to it. Its heap holds
+// negated distances, so that its root is the farthest kept, ready for
+// eviction.
+type nearest struct {
+	h minHeap
+	k int
+}
+
+func (b *nearest) full() bool { return len(b.h) >= b.k }
+
+// worst is the distance of the farthest kept candidate; only when full.
+func (b *nearest) worst() float32 { return -b.h[0].d }
+
+// admits says whether a candidate at distance d would be kept.
+func (b *nearest) admits(d float32) bool { return !b.full() || d < b.worst() }
+
+// add keeps c, evicting the farthest when more than k are kept.
+func (b *nearest) add(c cand) {
+	b.h.push(cand{c.id, -c.d})
+	if len(b.h) > b.k {
+		b.h.pop()
+	}
+}
+
+// sorted returns what is kept, nearest first.
+func (b *nearest) sorted() []cand {
+	out := []cand(b.h)
 	for i := range out {
 		out[i].d = -out[i].d
 	}
