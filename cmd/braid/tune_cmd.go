@@ -242,33 +242,26 @@ func (c *TuneCmd) Run(g *Globals) error {
 // currentTuning is the fusion settings a search with no options of its own
 // uses on e: the index's settings, else braid's defaults.
 func currentTuning(e *braid.Engine) tuning {
-	t := tuning{Weight: braid.DefaultVectorWeight, Fusion: braid.FusionLinear, Normalize: braid.NormMinMax,
-		Candidates: braid.DefaultCandidates, DocEvidence: braid.DefaultDocEvidence, LinkPrior: braid.DefaultLinkPrior, Instruction: true}
-	for _, s := range e.SettingList() {
-		switch s.Name {
-		case "vector_weight":
-			if w, err := strconv.ParseFloat(s.Value, 64); err == nil {
-				t.Weight = w
-			}
-		case "fusion":
-			t.Fusion = braid.Fusion(s.Value)
-		case "normalize":
-			t.Normalize = braid.Normalization(s.Value)
-		case "candidates":
-			if k, err := strconv.Atoi(s.Value); err == nil {
-				t.Candidates = k
-			}
-		case "doc_evidence":
-			if v, err := strconv.ParseFloat(s.Value, 64); err == nil {
-				t.DocEvidence = v
-			}
-		case "query_instruction":
-			t.Instruction = s.Value != "false"
-		case "link_prior":
-			if v, err := strconv.ParseFloat(s.Value, 64); err == nil {
-				t.LinkPrior = v
-			}
+	s := e.Settings()
+	orDefault := func(p *float64, d float64) float64 {
+		if p != nil {
+			return *p
 		}
+		return d
+	}
+	t := tuning{
+		Weight: orDefault(s.VectorWeight, braid.DefaultVectorWeight), Fusion: braid.FusionLinear, Normalize: braid.NormMinMax,
+		Candidates: braid.DefaultCandidates, DocEvidence: orDefault(s.DocEvidence, braid.DefaultDocEvidence),
+		LinkPrior: orDefault(s.LinkPrior, braid.DefaultLinkPrior), Instruction: s.QueryInstruction == nil || *s.QueryInstruction,
+	}
+	if s.Fusion != nil {
+		t.Fusion = *s.Fusion
+	}
+	if s.Normalize != nil {
+		t.Normalize = *s.Normalize
+	}
+	if s.Candidates != nil {
+		t.Candidates = *s.Candidates
 	}
 	if t.Fusion == braid.FusionRRF {
 		t.Normalize = ""
