@@ -283,11 +283,11 @@ func modelIngest(ctx context.Context, cfg Config, n int, src string, s *Size) er
 	gflops := float64(flops) * float64(sum.Tokens) / (float64(sum.EmbedMS) / 1000) / 1e9
 	m["model_ingest.gflops"] = round(gflops)
 	if peak, ok := readCPUPeak(); ok {
-		max := peak.FP32
+		ceiling := peak.FP32
 		if emb.Spec().Variant == "int8" {
-			max = peak.Int8
+			ceiling = peak.Int8
 		}
-		m["model_ingest.peak_fraction"] = round(gflops / max)
+		m["model_ingest.peak_fraction"] = round(gflops / ceiling)
 	}
 	return nil
 }
