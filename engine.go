@@ -111,6 +111,7 @@ type Engine struct {
 	opt  Options
 	lock *index.Lock
 	st   *index.Store
+	ret  retriever // where searches find candidates: local{e} or a cluster
 
 	vec *vector.Index // nil without an embedder
 	// vecDamaged says the model's graph file was damaged and the graph
@@ -173,6 +174,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{dir: dir, opt: opt, lock: lock}
+	e.ret = local{e}
 	if err := e.checkVersion(); err != nil {
 		e.Close()
 		return nil, err

@@ -269,17 +269,13 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if req.DocIDs, err = e.metaDocs(opt.Metadata); err != nil { // docstore.go
 		return nil, err
 	}
-	lex, err := e.lexical()
-	if err != nil {
-		return nil, err
-	}
 	var hits []Hit
 	if w == 0 {
 		// Lexical only: fetch more chunks until enough documents are found.
 		req.Size = max(opt.Candidates, opt.Limit*8)
 		for {
 			t := time.Now()
-			cands, total, err := lex.Search(ctx, req)
+			cands, total, err := e.ret.lexical(ctx, req)
 			if err != nil {
 				return nil, err
 			}
@@ -294,12 +290,15 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			req.Size *= 4 // one hit per document needs more chunks
 		}
 	} else {
-		cands, total, err := e.hybrid(ctx, q, req, opt, w, &res.Timings)
+		lexC, vecC, total, err := e.retrieve(ctx, q, req, opt, w, &res.Timings)
 		if err != nil {
 			return nil, err
 		}
 		res.Total = total
-		if cands, err = e.signals(cands, opt); err != nil {
+		t := time.Now()
+		cands := fuse(lexC, vecC, opt, w)
+		res.Timings.Fusion = msSince(t)
+		if cands, err = e.signals(ctx, cands, opt); err != nil {
 			return nil, err
 		}
 		if hits, err = e.rerankAndHydrate(ctx, q, cands, opt, w, res); err != nil {
@@ -312,6 +311,107 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	res.Results = hits
 	res.TookMS = msSince(start)
 	return res, nil
+}
+
+// retrieve fetches the candidates of a hybrid search from both
+// retrievers at once: BM25 on one goroutine, the query embedding and the
+// vector search on this one. Phrases and exclusions are enforced by the
+// lexical index, so with them the vector candidates are limited to chunks
+// the lexical query matched.
+func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
+	k := max(opt.Candidates, opt.Limit*4)
+	constrained := len(q.Phrases) > 0 || len(q.Excluded) > 0
+	type lexResult struct {
+		cands []index.Candidate
+		total int
+		ms    float64
+		err   error
+	}
+	lexDone := make(chan lexResult, 1)
+	if w < 1 || constrained {
+		req.Size = k
+		if constrained && w > 0 {
+			req.Size = max(k, 1000)
+		}
+		go func() {
+			t := time.Now()
+			c, n, err := e.ret.lexical(ctx, req)
+			lexDone <- lexResult{c, n, msSince(t), err}
+		}()
+	} else {
+		lexDone <- lexResult{}
+	}
+	t := time.Now()
+	qv, embedErr := e.embedQuery(ctx, q.Semantic(), opt.QueryInstruction)
+	tm.Embed = msSince(t)
+	if embedErr == nil {
+		n := k
+		if constrained {
+			n = k * 8
+		}
+		t = time.Now()
+		vecC, embedErr = e.ret.vector(ctx, qv[0], n, req)
+		tm.Vector = msSince(t)
+	} else {
+		embedErr = fmt.Errorf("braid: embed query: %w", embedErr)
+	}
+	lr := <-lexDone
+	if lr.err != nil {
+		return nil, nil, 0, lr.err
+	}
+	if embedErr != nil {
+		return nil, nil, 0, embedErr
+	}
+	lexC, total, tm.Lexical = lr.cands, lr.total, lr.ms
+	if constrained {
+		inLex := make(map[string]bool, len(lexC))
+		for _, c := range lexC {
+			inLex[c.ChunkID] = true
+		}
+		kept := vecC[:0]
+		for _, c := range vecC {
+			if inLex[c.ID] {
+				kept = append(kept, c)
+			}
+		}
+		vecC = kept
+	}
+	if len(vecC) > k {
+		vecC = vecC[:k]
+	}
+	if len(lexC) > k {
+		lexC = lexC[:k]
+	}
+	if w == 1 && !constrained {
+		total = len(vecC)
+	}
+	return lexC, vecC, total, nil
+}
+
+// fuse combines the two candidate lists by opt's fusion (fusion/).
+func fuse(lexC []index.Candidate, vecC []fusion.Candidate, opt SearchOptions, w float64) []scored {
+	lexF := make([]fusion.Candidate, len(lexC))
+	byID := make(map[string]index.Candidate, len(lexC))
+	for i, c := range lexC {
+		lexF[i] = fusion.Candidate{ID: c.ChunkID, Score: c.Score}
+		byID[c.ChunkID] = c
+	}
+	var fused []fusion.Hit
+	if opt.fusion() == FusionRRF {
+		fused = fusion.RRF(lexF, vecC, w, 60)
+	} else {
+		norm := fusion.MinMax
+		if opt.Normalize == NormZScore {
+			norm = fusion.ZScore
+		}
+		fused = fusion.Linear(lexF, vecC, w, norm)
+	}
+	out := make([]scored, len(fused))
+	for i, h := range fused {
+		c := byID[h.ID]
+		out[i] = scored{chunkID: h.ID, score: h.Score, lex: h.Lexical, vec: h.Vector, bm25: c.Explanation, terms: c.Terms}
+	}
+	return out
 }
 
 // rerankAndHydrate reranks the best candidates, notes on res how many
@@ -329,7 +429,7 @@ func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []sc
 	}
 	res.Warning = joinWarnings(res.Warning, warn)
 	t = time.Now()
-	hits, err := e.hydrate(q, ranked, opt, w)
+	hits, err := e.hydrate(ctx, q, ranked, opt, w)
 	res.Timings.Hydrate += msSince(t)
 	return hits, err
 }
@@ -392,12 +492,18 @@ func lexicalOnly(cands []index.Candidate) []scored {
 // opt.Chunks, with snippet, highlights and lines from the store. Chunks the
 // store does not know (a lexical index ahead of an interrupted commit) are
 // dropped.
-func (e *Engine) hydrate(q index.Query, cands []scored, opt SearchOptions, w float64) ([]Hit, error) {
+func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt SearchOptions, w float64) ([]Hit, error) {
 	label := sourceLabel(w)
 	seen := map[string]bool{}
-	docs := map[string]*Document{}
 	terms := e.queryTerms(q)
 	var hits []Hit
+	// Chunks are read a window at a time (one round trip to a cluster),
+	// skipping those of documents already shown.
+	var (
+		window []*Chunk
+		wdocs  []*Document
+		at     = 0 // cands index of window[0]
+	)
 	for rank0, c := range cands {
 		rank := rank0 + 1
 		if len(hits) == opt.Limit {
@@ -406,22 +512,38 @@ func (e *Engine) hydrate(q index.Query, cands []scored, opt SearchOptions, w flo
 		if !opt.Chunks && seen[index.ChunkDocID(c.chunkID)] {
 			continue
 		}
-		found, err := e.st.Chunks([]string{c.chunkID})
-		if err != nil {
-			return nil, err
-		}
-		ch := found[0]
-		if ch == nil {
-			continue
-		}
-		d, ok := docs[ch.DocID]
-		if !ok {
-			if d, err = e.st.Doc(ch.DocID); err != nil {
+		if rank0 >= at+len(window) {
+			var ids []string
+			for _, n := range cands[rank0:] {
+				if len(ids) == 2*(opt.Limit-len(hits)) {
+					break
+				}
+				if opt.Chunks || !seen[index.ChunkDocID(n.chunkID)] {
+					ids = append(ids, n.chunkID)
+				}
+			}
+			got, docs, err := e.ret.read(ctx, ids)
+			if err != nil {
 				return nil, err
 			}
-			docs[ch.DocID] = d
+			window, wdocs, at = make([]*Chunk, 0, len(cands)-rank0), make([]*Document, 0, len(cands)-rank0), rank0
+			// Lay the read chunks out by candidate position (skipped
+			// candidates get nil and are read again only if reached).
+			j := 0
+			for _, n := range cands[rank0:] {
+				if j == len(ids) {
+					break
+				}
+				if n.chunkID == ids[j] {
+					window, wdocs = append(window, got[j]), append(wdocs, docs[j])
+					j++
+				} else {
+					window, wdocs = append(window, nil), append(wdocs, nil)
+				}
+			}
 		}
-		if d == nil {
+		ch, d := window[rank0-at], wdocs[rank0-at]
+		if ch == nil || d == nil {
 			continue
 		}
 		seen[ch.DocID] = true
@@ -474,7 +596,7 @@ func sourceLabel(w float64) string {
 // words through the index analyzer.
 func (e *Engine) queryTerms(q index.Query) map[string]bool {
 	terms := map[string]bool{}
-	for _, t := range e.lex.Analyze(strings.Join(q.Words(), " ")) {
+	for _, t := range index.Analyze(strings.Join(q.Words(), " ")) {
 		terms[t.Term] = true
 	}
 	return terms
@@ -486,7 +608,7 @@ func (e *Engine) queryTerms(q index.Query) map[string]bool {
 func (e *Engine) snippet(text string, terms map[string]bool, width int) (string, []Range) {
 	type span struct{ start, end int }
 	var marks []span
-	for _, t := range e.lex.Analyze(text) {
+	for _, t := range index.Analyze(text) {
 		if terms[t.Term] {
 			marks = append(marks, span{t.Start, t.End})
 		}

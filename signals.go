@@ -1,10 +1,10 @@
 package braid
 
 import (
+	"context"
 	"math"
 	"slices"
 
-	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -25,7 +25,7 @@ const (
 // retrievers: how much of a document matched, and how many notes link to
 // it. A keyword search (vector weight 0) stays plain BM25. Each chunk keeps its fused score in fused; its score becomes
 // (fused + document evidence) × link prior.
-func (e *Engine) signals(cands []scored, opt SearchOptions) ([]scored, error) {
+func (e *Engine) signals(ctx context.Context, cands []scored, opt SearchOptions) ([]scored, error) {
 	for i := range cands {
 		cands[i].fused = cands[i].score
 	}
@@ -40,7 +40,7 @@ func (e *Engine) signals(cands []scored, opt SearchOptions) ([]scored, error) {
 		return cands, nil
 	}
 	docEvidence(cands, beta)
-	if err := e.linkPrior(cands, gamma); err != nil {
+	if err := e.linkPrior(ctx, cands, gamma); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(cands, func(a, b scored) int {
@@ -86,31 +86,15 @@ func docEvidence(cands []scored, beta float64) {
 
 // linkPrior multiplies each chunk's score by 1 + gamma·ln(1 + the number
 // of documents that link to its document).
-func (e *Engine) linkPrior(cands []scored, gamma float64) error {
+func (e *Engine) linkPrior(ctx context.Context, cands []scored, gamma float64) error {
 	if gamma == 0 {
 		return nil
 	}
-	counts := map[string]int{}
-	err := e.st.Graph(func(r *graph.Reader) error {
-		for _, c := range cands {
-			d := index.ChunkDocID(c.chunkID)
-			if _, ok := counts[d]; ok {
-				continue
-			}
-			in, err := r.In(d)
-			if err != nil {
-				return err
-			}
-			from := map[string]bool{}
-			for _, ed := range in {
-				if ed.From != d {
-					from[ed.From] = true
-				}
-			}
-			counts[d] = len(from)
-		}
-		return nil
-	})
+	ids := make([]string, 0, len(cands))
+	for _, c := range cands {
+		ids = append(ids, index.ChunkDocID(c.chunkID))
+	}
+	counts, err := e.ret.backlinks(ctx, ids)
 	if err != nil {
 		return err
 	}

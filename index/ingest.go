@@ -123,6 +123,41 @@ type Indexer struct {
 	// S3 sources are read with, when one is indexed; nil means S3 sources
 	// cannot be indexed (ErrNoAWS).
 	AWS func(ctx context.Context) (aws.Config, error)
+	// Remote, when set, is where the run's changes go instead of Store,
+	// Lexical and Vectors (which are then unused): an index kept in a
+	// cluster. Folder, file and BEIR sources only.
+	Remote Target
+}
+
+// Target is what an index run writes to: the embedded index (Store,
+// Lexical and Vectors, the default) or an Indexer's Remote.
+type Target interface {
+	// Entries returns what the target holds of a source, keyed by path
+	// (Entry.Path, DocID and Hash), for change detection.
+	Entries(ctx context.Context, sourceID string) (map[string]Entry, error)
+	// Commit applies a batch of changes: each Change either replaces a
+	// document and its chunks or deletes one (DeleteID). A batch that
+	// fails part way is applied again whole by the next run, so it must
+	// be safe to repeat.
+	Commit(ctx context.Context, changes []Change) error
+}
+
+// embedded is the default Target: the store, the lexical index and the
+// vectors of one index directory.
+type embedded struct{ ix *Indexer }
+
+func (t embedded) Entries(_ context.Context, sourceID string) (map[string]Entry, error) {
+	return t.ix.Store.Entries(sourceID)
+}
+
+func (t embedded) Commit(ctx context.Context, changes []Change) error { return t.ix.commit(ctx, changes) }
+
+// target is where this run writes.
+func (ix *Indexer) target() Target {
+	if ix.Remote != nil {
+		return ix.Remote
+	}
+	return embedded{ix}
 }
 
 // Recover finishes the lexical side of a commit that a crash interrupted,
@@ -221,7 +256,7 @@ func (b *batch) add(c Change) error {
 }
 
 func (b *batch) flush() error {
-	err := b.ix.commit(b.ctx, b.changes)
+	err := b.ix.target().Commit(b.ctx, b.changes)
 	b.changes = nil
 	return err
 }
@@ -257,6 +292,9 @@ func docID(sourceID, rel string) string {
 // the run (the index stays consistent either way).
 func (ix *Indexer) Index(ctx context.Context, src *Source, sum *Summary) error {
 	sum.Sources++
+	if ix.Remote != nil && src.Kind != SourceDir && src.Kind != SourceFile && src.Kind != SourceJSONL {
+		return fmt.Errorf("index %s: %w: %s sources are indexed into the embedded index only", src.Path, ErrRemoteKind, src.Kind)
+	}
 	var err error
 	switch src.Kind {
 	case SourceJSONL:
@@ -272,8 +310,15 @@ func (ix *Indexer) Index(ctx context.Context, src *Source, sum *Summary) error {
 		return err
 	}
 	src.IndexedAt = time.Now().UTC()
+	if ix.Remote != nil {
+		return nil // the caller records the source where the chunks went
+	}
 	return ix.Store.PutSource(src)
 }
+
+// ErrRemoteKind is wrapped by Index when a source of a kind that only the
+// embedded index can hold (the document store, S3) is sent to a Remote.
+var ErrRemoteKind = errors.New("not supported by this backend")
 
 // RemoveSource deletes a source and all its documents, and for an S3
 // source the content it kept in the blob store that nothing else uses.
@@ -366,7 +411,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 			files = files[:limit]
 		}
 	}
-	entries, err := ix.Store.Entries(src.ID)
+	entries, err := ix.target().Entries(ctx, src.ID)
 	if err != nil {
 		return err
 	}
@@ -703,7 +748,7 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 		return fmt.Errorf("index %s: %w", src.Path, err)
 	}
 	defer f.Close()
-	entries, err := ix.Store.Entries(src.ID)
+	entries, err := ix.target().Entries(ctx, src.ID)
 	if err != nil {
 		return err
 	}
@@ -762,7 +807,7 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 			sum.Unchanged++
 			continue
 		}
-		if !known {
+		if !known && ix.Remote == nil {
 			if other, err := ix.Store.Doc(id); err != nil {
 				return err
 			} else if other != nil && other.SourceID != src.ID {

@@ -71,9 +71,6 @@ type Lexical struct {
 	stats    *search.BM25Stats // see bm25Stats; nil until a search needs them
 	writable bool
 	dirty    bool // an Apply since the saved statistics
-
-	fastOnce sync.Once
-	fast     analysis.Analyzer // the index analyzer with a byte-mapping char filter
 }
 
 // lexDoc is what bleve indexes for one chunk.
@@ -632,8 +629,13 @@ type Token struct {
 
 // Analyze runs the index's text analyzer (the one queries and content go
 // through) over text, so callers can find which words a query matched.
-func (l *Lexical) Analyze(text string) []Token {
-	a := l.analyzer()
+func (l *Lexical) Analyze(text string) []Token { return Analyze(text) }
+
+// Analyze runs the lexical index's text analyzer over text; it needs no
+// index, so an engine whose chunks live elsewhere marks snippets the same
+// way.
+func Analyze(text string) []Token {
+	a := analyzer()
 	if a == nil {
 		return nil
 	}
@@ -645,21 +647,26 @@ func (l *Lexical) Analyze(text string) []Token {
 	return out
 }
 
+var (
+	fastOnce sync.Once
+	fast     analysis.Analyzer
+)
+
 // analyzer is the index's analyzer for snippets and query terms. The index
 // splits words at [._/\\:] with a regexp char filter, the costliest step of
 // analysis; this copy does the same one-byte-for-one-byte replacement with
 // a table, so terms and offsets are identical.
-func (l *Lexical) analyzer() analysis.Analyzer {
-	l.fastOnce.Do(func() {
-		a := l.idx.Mapping().AnalyzerNamed(analyzerName)
-		l.fast = a
+func analyzer() analysis.Analyzer {
+	fastOnce.Do(func() {
+		a := lexMapping().AnalyzerNamed(analyzerName)
+		fast = a
 		if d, ok := a.(*analysis.DefaultAnalyzer); ok && len(d.CharFilters) == 1 {
 			c := *d
 			c.CharFilters = []analysis.CharFilter{splitChars{}}
-			l.fast = &c
+			fast = &c
 		}
 	})
-	return l.fast
+	return fast
 }
 
 // splitChars turns the separators the index splits words at into spaces.

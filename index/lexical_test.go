@@ -26,7 +26,7 @@ func TestFastAnalyzerMatchesIndexAnalyzer(t *testing.T) {
 		"",
 	} {
 		want := index.Analyze([]byte(text))
-		got := l.analyzer().Analyze([]byte(text))
+		got := analyzer().Analyze([]byte(text))
 		if len(got) != len(want) {
 			t.Fatalf("%q: %d tokens, want %d", text, len(got), len(want))
 		}
@@ -36,8 +36,8 @@ func TestFastAnalyzerMatchesIndexAnalyzer(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := l.analyzer().(*analysis.DefaultAnalyzer); !ok {
-		t.Errorf("analyzer %T, want the table-filter copy", l.analyzer())
+	if _, ok := analyzer().(*analysis.DefaultAnalyzer); !ok {
+		t.Errorf("analyzer %T, want the table-filter copy", analyzer())
 	}
 }
 

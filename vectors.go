@@ -10,9 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/vector"
 )
@@ -230,103 +228,6 @@ func (e *Engine) noVectors() string {
 	return "no embedding model is set up"
 }
 
-// hybrid fetches candidates from both retrievers and fuses them. Phrases and
-// exclusions are enforced by the lexical index, so with them the vector
-// candidates are limited to chunks the lexical query matched.
-func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) ([]scored, int, error) {
-	k := max(opt.Candidates, opt.Limit*4)
-	constrained := len(q.Phrases) > 0 || len(q.Excluded) > 0
-	var lexC []index.Candidate
-	total := 0
-	if w < 1 || constrained {
-		req.Size = k
-		if constrained && w > 0 {
-			req.Size = max(k, 1000)
-		}
-		t := time.Now()
-		var err error
-		if lexC, total, err = e.lex.Search(ctx, req); err != nil {
-			return nil, 0, err
-		}
-		tm.Lexical = msSince(t)
-	}
-	var vecC []fusion.Candidate
-	if w > 0 {
-		t := time.Now()
-		qv, err := e.embedQuery(ctx, q.Semantic(), opt.QueryInstruction)
-		if err != nil {
-			return nil, 0, fmt.Errorf("braid: embed query: %w", err)
-		}
-		tm.Embed = msSince(t)
-		t = time.Now()
-		filtered := len(req.SourceIDs) > 0 || req.PathGlob != "" || len(req.Tags) > 0 || req.DocIDs != nil
-		n := k
-		if filtered || constrained {
-			n = k * 8
-		}
-		found, err := e.vec.Search(qv[0], n)
-		if err != nil {
-			return nil, 0, err
-		}
-		var inLex map[string]bool
-		if constrained {
-			inLex = make(map[string]bool, len(lexC))
-			for _, c := range lexC {
-				inLex[c.ChunkID] = true
-			}
-		}
-		keep, err := e.filter(req)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, r := range found {
-			if len(vecC) == k {
-				break
-			}
-			if constrained && !inLex[r.ID] {
-				continue
-			}
-			if ok, err := keep(r.ID); err != nil {
-				return nil, 0, err
-			} else if !ok {
-				continue
-			}
-			vecC = append(vecC, fusion.Candidate{ID: r.ID, Score: float64(r.Score)})
-		}
-		if w == 1 && !constrained {
-			total = len(vecC)
-		}
-		tm.Vector = msSince(t)
-	}
-	t := time.Now()
-	defer func() { tm.Fusion = msSince(t) }()
-	if len(lexC) > k {
-		lexC = lexC[:k]
-	}
-	lexF := make([]fusion.Candidate, len(lexC))
-	byID := make(map[string]index.Candidate, len(lexC))
-	for i, c := range lexC {
-		lexF[i] = fusion.Candidate{ID: c.ChunkID, Score: c.Score}
-		byID[c.ChunkID] = c
-	}
-	var fused []fusion.Hit
-	if opt.fusion() == FusionRRF {
-		fused = fusion.RRF(lexF, vecC, w, 60)
-	} else {
-		norm := fusion.MinMax
-		if opt.Normalize == NormZScore {
-			norm = fusion.ZScore
-		}
-		fused = fusion.Linear(lexF, vecC, w, norm)
-	}
-	out := make([]scored, len(fused))
-	for i, h := range fused {
-		c := byID[h.ID]
-		out[i] = scored{chunkID: h.ID, score: h.Score, lex: h.Lexical, vec: h.Vector, bm25: c.Explanation, terms: c.Terms}
-	}
-	return out, total, nil
-}
-
 // instructed is an embedder that can embed a query without its model's
 // retrieval instruction (model.Embedder).
 type instructed interface {
@@ -341,69 +242,4 @@ func (e *Engine) embedQuery(ctx context.Context, text string, instruction *bool)
 		return [][]float32{v}, err
 	}
 	return e.opt.Embedder.Embed(ctx, []string{text}, true)
-}
-
-// filter returns a test of a chunk id against the request's source, path
-// and tag filters, which the vector index cannot apply itself.
-func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), error) {
-	if len(req.SourceIDs) == 0 && req.PathGlob == "" && len(req.Tags) == 0 && req.DocIDs == nil {
-		return func(string) (bool, error) { return true, nil }, nil
-	}
-	var glob *index.Matcher
-	if req.PathGlob != "" {
-		var err error
-		if glob, err = index.NewMatcher([]string{req.PathGlob}); err != nil {
-			return nil, err
-		}
-	}
-	keep := e.keepDoc(req, glob)
-	verdict := map[string]bool{} // by document: its chunks share the answer
-	return func(chunkID string) (bool, error) {
-		docID := index.ChunkDocID(chunkID)
-		if ok, seen := verdict[docID]; seen {
-			return ok, nil
-		}
-		ok, err := keep(docID)
-		if err == nil {
-			verdict[docID] = ok
-		}
-		return ok, err
-	}, nil
-}
-
-// keepDoc tests a document against the source, path and tag filters.
-func (e *Engine) keepDoc(req index.Request, glob *index.Matcher) func(docID string) (bool, error) {
-	var docs map[string]bool // a metadata filter may name many documents
-	if req.DocIDs != nil {
-		docs = make(map[string]bool, len(req.DocIDs))
-		for _, id := range req.DocIDs {
-			docs[id] = true
-		}
-	}
-	return func(docID string) (bool, error) {
-		if docs != nil && !docs[docID] {
-			return false, nil // decided without reading the document
-		}
-		d, err := e.st.Doc(docID)
-		if err != nil || d == nil {
-			return false, err
-		}
-		if len(req.SourceIDs) > 0 && !contains(req.SourceIDs, d.SourceID) {
-			return false, nil
-		}
-		if glob != nil && !glob.Match(d.Path) {
-			return false, nil
-		}
-		for _, t := range req.Tags {
-			t = strings.TrimPrefix(t, "#")
-			found := false
-			for _, dt := range d.Tags {
-				found = found || strings.EqualFold(dt, t)
-			}
-			if !found {
-				return false, nil
-			}
-		}
-		return true, nil
-	}
 }

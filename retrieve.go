@@ -1,0 +1,198 @@
+package braid
+
+import (
+	"context"
+	"strings"
+
+	"github.com/braidsearch/braid/fusion"
+	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/index"
+)
+
+// retriever is the storage side of a search: where the candidates come
+// from and where their text is read back. It has two implementations: the
+// embedded index (bleve, the HNSW graph and the bbolt store of one
+// directory; this file) and an OpenSearch cluster (cluster.go). Fusion,
+// signals, reranking and hydration are the engine's (search.go), so both
+// rank by the same code.
+type retriever interface {
+	// lexical returns up to req.Size chunks matching req.Query by BM25,
+	// best first, with req's filters applied, and how many matched in all.
+	lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error)
+	// vector returns up to k chunks nearest the query vector qv that pass
+	// req's filters, best first, scored by cosine similarity.
+	vector(ctx context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error)
+	// read returns the chunks of ids and the document of each, in the
+	// order of ids; both are nil for a chunk that is gone.
+	read(ctx context.Context, ids []string) ([]*Chunk, []*Document, error)
+	// backlinks counts, for each of docIDs, the other documents that link
+	// to it.
+	backlinks(ctx context.Context, docIDs []string) (map[string]int, error)
+	// sources lists the registered sources.
+	sources(ctx context.Context) ([]*Source, error)
+}
+
+// local is the embedded retriever.
+type local struct{ e *Engine }
+
+func (l local) lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error) {
+	lex, err := l.e.lexical()
+	if err != nil {
+		return nil, 0, err
+	}
+	return lex.Search(ctx, req)
+}
+
+// vector searches the HNSW graph, which cannot filter while it walks: a
+// filtered search reads eight times as many neighbours and keeps those
+// that pass.
+func (l local) vector(_ context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
+	e := l.e
+	n := k
+	if filtered(req) {
+		n = k * 8
+	}
+	found, err := e.vec.Search(qv, n)
+	if err != nil {
+		return nil, err
+	}
+	keep, err := e.filter(req)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fusion.Candidate, 0, min(k, len(found)))
+	for _, r := range found {
+		if len(out) == k {
+			break
+		}
+		if ok, err := keep(r.ID); err != nil {
+			return nil, err
+		} else if ok {
+			out = append(out, fusion.Candidate{ID: r.ID, Score: float64(r.Score)})
+		}
+	}
+	return out, nil
+}
+
+func (l local) read(_ context.Context, ids []string) ([]*Chunk, []*Document, error) {
+	chunks, err := l.e.st.Chunks(ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	docs := make([]*Document, len(chunks))
+	byID := map[string]*Document{}
+	for i, c := range chunks {
+		if c == nil {
+			continue
+		}
+		d, ok := byID[c.DocID]
+		if !ok {
+			if d, err = l.e.st.Doc(c.DocID); err != nil {
+				return nil, nil, err
+			}
+			byID[c.DocID] = d
+		}
+		if d == nil {
+			chunks[i] = nil // a chunk ahead of its document (an interrupted commit)
+			continue
+		}
+		docs[i] = d
+	}
+	return chunks, docs, nil
+}
+
+func (l local) backlinks(_ context.Context, docIDs []string) (map[string]int, error) {
+	counts := make(map[string]int, len(docIDs))
+	err := l.e.st.Graph(func(r *graph.Reader) error {
+		for _, d := range docIDs {
+			if _, ok := counts[d]; ok {
+				continue
+			}
+			in, err := r.In(d)
+			if err != nil {
+				return err
+			}
+			from := map[string]bool{}
+			for _, ed := range in {
+				if ed.From != d {
+					from[ed.From] = true
+				}
+			}
+			counts[d] = len(from)
+		}
+		return nil
+	})
+	return counts, err
+}
+
+func (l local) sources(context.Context) ([]*Source, error) { return l.e.st.Sources() }
+
+// filtered reports whether req keeps only some chunks.
+func filtered(req index.Request) bool {
+	return len(req.SourceIDs) > 0 || req.PathGlob != "" || len(req.Tags) > 0 || req.DocIDs != nil
+}
+
+// filter returns a test of a chunk id against the request's source, path
+// and tag filters, which the HNSW graph cannot apply itself.
+func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), error) {
+	if !filtered(req) {
+		return func(string) (bool, error) { return true, nil }, nil
+	}
+	var glob *index.Matcher
+	if req.PathGlob != "" {
+		var err error
+		if glob, err = index.NewMatcher([]string{req.PathGlob}); err != nil {
+			return nil, err
+		}
+	}
+	keep := e.keepDoc(req, glob)
+	verdict := map[string]bool{} // by document: its chunks share the answer
+	return func(chunkID string) (bool, error) {
+		docID := index.ChunkDocID(chunkID)
+		if ok, seen := verdict[docID]; seen {
+			return ok, nil
+		}
+		ok, err := keep(docID)
+		if err == nil {
+			verdict[docID] = ok
+		}
+		return ok, err
+	}, nil
+}
+
+// keepDoc tests a document against the source, path and tag filters.
+func (e *Engine) keepDoc(req index.Request, glob *index.Matcher) func(docID string) (bool, error) {
+	var docs map[string]bool // a metadata filter may name many documents
+	if req.DocIDs != nil {
+		docs = make(map[string]bool, len(req.DocIDs))
+		for _, id := range req.DocIDs {
+			docs[id] = true
+		}
+	}
+	return func(docID string) (bool, error) {
+		if docs != nil && !docs[docID] {
+			return false, nil // decided without reading the document
+		}
+		d, err := e.st.Doc(docID)
+		if err != nil || d == nil {
+			return false, err
+		}
+		if len(req.SourceIDs) > 0 && !contains(req.SourceIDs, d.SourceID) {
+			return false, nil
+		}
+		if glob != nil && !glob.Match(d.Path) {
+			return false, nil
+		}
+		for _, t := range req.Tags {
+			t = strings.TrimPrefix(t, "#")
+			found := false
+			for _, dt := range d.Tags {
+				found = found || strings.EqualFold(dt, t)
+			}
+			if !found {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+}
