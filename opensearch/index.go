@@ -18,7 +18,10 @@ import (
 // index's _meta.braid_mapping. Change it with any change to the mappings or
 // analysis settings: an index created under another version is reported as
 // ErrReindexNeeded, never read with the wrong assumptions.
-const MappingVersion = 1
+//
+// Version 2 added the chunk's text, heading path, document hash and kind,
+// and the document's aliases and line count.
+const MappingVersion = 2
 
 // ErrReindexNeeded is wrapped by Open when the index exists but was created
 // with another mapping version or vector dimension, or not by braid: its
@@ -58,8 +61,9 @@ type Options struct {
 }
 
 // Index is a braid chunk index (and its file-hash index) in an OpenSearch
-// cluster. It is safe for concurrent use; writes become visible to
-// searches after Refresh (or OpenSearch's periodic refresh).
+// cluster. It is safe for concurrent use; writes
+// become visible to searches after Refresh (or OpenSearch's periodic
+// refresh).
 type Index struct {
 	client  *opensearchapi.Client
 	url     string
@@ -293,6 +297,14 @@ const (
 	fieldStartLine = "start_line"
 	fieldEndLine   = "end_line"
 	fieldVector    = "vector"
+	// Stored for Chunks and DocChunks, not searched.
+	fieldText        = "text"
+	fieldHeadingPath = "heading_path"
+	fieldAliases     = "aliases"
+	fieldLines       = "lines"
+	// Keywords: exact values a filter may name.
+	fieldDocHash = "doc_hash"
+	fieldKind    = "kind"
 )
 
 // Boosts of the title and headings fields relative to content, as in the
@@ -306,10 +318,17 @@ func chunkIndexBody(o Options) map[string]any {
 	text := map[string]any{"type": "text", "analyzer": analyzer}
 	keyword := map[string]any{"type": "keyword"}
 	integer := map[string]any{"type": "integer"}
+	// Kept in _source only: no terms, no doc values, no length limit.
+	storedText := map[string]any{"type": "text", "index": false}
+	storedKeyword := map[string]any{"type": "keyword", "index": false, "doc_values": false}
+	storedInteger := map[string]any{"type": "integer", "index": false, "doc_values": false}
 	props := map[string]any{
 		fieldContent: text, fieldTitle: text, fieldHeadings: text,
 		fieldDoc: keyword, fieldSource: keyword, fieldPath: keyword, fieldTags: keyword,
+		fieldDocHash: keyword, fieldKind: keyword,
 		fieldOrd: integer, fieldStartLine: integer, fieldEndLine: integer,
+		fieldText: storedText, fieldHeadingPath: storedKeyword, fieldAliases: storedKeyword,
+		fieldLines: storedInteger,
 	}
 	settings := map[string]any{
 		"number_of_shards":   o.Shards,

@@ -30,6 +30,7 @@ func TestOpenSearch(t *testing.T) {
 	t.Run("BulkError", func(t *testing.T) { testBulkError(t, url) })
 	t.Run("FileHashes", func(t *testing.T) { testFileHashes(t, url) })
 	t.Run("PathGlob", func(t *testing.T) { testPathGlob(t, url) })
+	t.Run("Chunks", func(t *testing.T) { testChunks(t, url) })
 }
 
 func open(t *testing.T, o opensearch.Options) *opensearch.Index {
@@ -70,7 +71,8 @@ func testOpen(t *testing.T, url string) {
 		t.Errorf("Name() = %q, want open-test", x.Name())
 	}
 	m := do(t, "GET", url+"/open-test/_mapping", "")
-	for _, want := range []string{`"braid_mapping":1`, `"dim":4`, `"knn_vector"`, `"engine":"lucene"`, `"analyzer":"braid_en"`} {
+	for _, want := range []string{`"braid_mapping":2`, `"dim":4`, `"knn_vector"`, `"engine":"lucene"`, `"analyzer":"braid_en"`,
+		`"text":{"type":"text","index":false}`, `"doc_hash":{"type":"keyword"}`, `"kind":{"type":"keyword"}`} {
 		if !strings.Contains(m, want) {
 			t.Errorf("mapping lacks %s:\n%s", want, m)
 		}
@@ -78,8 +80,8 @@ func testOpen(t *testing.T, url string) {
 	if s := do(t, "GET", url+"/open-test/_settings", ""); !strings.Contains(s, `"knn":"true"`) {
 		t.Errorf("settings lack index.knn true:\n%s", s)
 	}
-	if m := do(t, "GET", url+"/open-test-files/_mapping", ""); !strings.Contains(m, `"braid_mapping":1`) {
-		t.Errorf("file-hash index mapping lacks braid_mapping:\n%s", m)
+	if m := do(t, "GET", url+"/open-test-files/_mapping", ""); !strings.Contains(m, `"braid_mapping":2`) {
+		t.Errorf("file-hash index mapping lacks braid_mapping 2:\n%s", m)
 	}
 
 	// The same options reuse the index, and what it holds.
@@ -100,6 +102,7 @@ func testOpen(t *testing.T, url string) {
 
 	do(t, "PUT", url+"/foreign", `{"mappings":{"properties":{"content":{"type":"text"}}}}`)
 	do(t, "PUT", url+"/future", `{"mappings":{"_meta":{"braid_mapping":99,"dim":4}}}`)
+	do(t, "PUT", url+"/version-one", `{"mappings":{"_meta":{"braid_mapping":1,"dim":0}}}`)
 	for _, tc := range []struct {
 		name string
 		o    opensearch.Options
@@ -109,6 +112,7 @@ func testOpen(t *testing.T, url string) {
 		{"no vectors", opensearch.Options{URL: url, Index: "open-test"}, "holds 4-dimensional vectors, Options.Dim is 0"},
 		{"not braid's", opensearch.Options{URL: url, Index: "foreign"}, "no _meta.braid_mapping"},
 		{"other version", opensearch.Options{URL: url, Index: "future", Dim: 4}, "mapping version 99"},
+		{"version 1", opensearch.Options{URL: url, Index: "version-one"}, "mapping version 1, this braid uses 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, err := opensearch.Open(t.Context(), tc.o)
