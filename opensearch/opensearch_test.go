@@ -31,6 +31,7 @@ func TestOpenSearch(t *testing.T) {
 	t.Run("FileHashes", func(t *testing.T) { testFileHashes(t, url) })
 	t.Run("PathGlob", func(t *testing.T) { testPathGlob(t, url) })
 	t.Run("Chunks", func(t *testing.T) { testChunks(t, url) })
+	t.Run("Sources", func(t *testing.T) { testSources(t, url) })
 }
 
 func open(t *testing.T, o opensearch.Options) *opensearch.Index {
@@ -82,6 +83,9 @@ func testOpen(t *testing.T, url string) {
 	}
 	if m := do(t, "GET", url+"/open-test-files/_mapping", ""); !strings.Contains(m, `"braid_mapping":2`) {
 		t.Errorf("file-hash index mapping lacks braid_mapping 2:\n%s", m)
+	}
+	if m := do(t, "GET", url+"/open-test-sources/_mapping", ""); !strings.Contains(m, `"braid_mapping":2`) || !strings.Contains(m, `"record":{"type":"object","enabled":false}`) {
+		t.Errorf("source-record index mapping lacks braid_mapping 2 or an unparsed record:\n%s", m)
 	}
 
 	// The same options reuse the index, and what it holds.
