@@ -28,7 +28,23 @@ type Doc struct {
 	StartLine int
 	EndLine   int
 	// Vector is the chunk's embedding, Options.Dim long, or nil for none.
+	// Chunks and DocChunks leave it nil.
 	Vector []float32
+
+	// Text is the chunk's own text, for snippets and reranking; it is
+	// stored, not searched (Content is).
+	Text string
+	// HeadingPath is the chunk's headings, outermost first; stored, not
+	// searched (Headings is).
+	HeadingPath []string
+	// DocHash is the document's content hash and Kind its kind
+	// ("markdown", "text", "code", "beir", ...); both are exact keywords.
+	DocHash string
+	Kind    string
+	// Aliases are the document's other names and Lines its line count;
+	// stored, not searched.
+	Aliases []string
+	Lines   int
 }
 
 // source is a Doc's _source in the chunk index.
@@ -44,6 +60,34 @@ type source struct {
 	StartLine int       `json:"start_line"`
 	EndLine   int       `json:"end_line"`
 	Vector    []float32 `json:"vector,omitempty"`
+
+	Text        string   `json:"text,omitempty"`
+	HeadingPath []string `json:"heading_path,omitempty"`
+	DocHash     string   `json:"doc_hash,omitempty"`
+	Kind        string   `json:"kind,omitempty"`
+	Aliases     []string `json:"aliases,omitempty"`
+	Lines       int      `json:"lines,omitempty"`
+}
+
+func toSource(d Doc) source {
+	return source{
+		Content: d.Content, Title: d.Title, Headings: d.Headings,
+		Doc: d.DocID, Source: d.Source, Path: d.Path, Tags: d.Tags,
+		Ord: d.Ord, StartLine: d.StartLine, EndLine: d.EndLine, Vector: d.Vector,
+		Text: d.Text, HeadingPath: d.HeadingPath, DocHash: d.DocHash, Kind: d.Kind,
+		Aliases: d.Aliases, Lines: d.Lines,
+	}
+}
+
+// doc is the chunk with ID id whose _source is s.
+func (s source) doc(id string) *Doc {
+	return &Doc{
+		ChunkID: id, DocID: s.Doc, Source: s.Source, Path: s.Path,
+		Title: s.Title, Headings: s.Headings, Content: s.Content, Tags: s.Tags,
+		Ord: s.Ord, StartLine: s.StartLine, EndLine: s.EndLine, Vector: s.Vector,
+		Text: s.Text, HeadingPath: s.HeadingPath, DocHash: s.DocHash, Kind: s.Kind,
+		Aliases: s.Aliases, Lines: s.Lines,
+	}
 }
 
 // BulkError lists the items of a write that were not applied; the others
@@ -99,11 +143,7 @@ func (x *Index) Put(ctx context.Context, docs []Doc) error {
 			continue
 		}
 		action := map[string]any{"index": map[string]any{"_index": x.name, "_id": d.ChunkID}}
-		src := source{
-			Content: d.Content, Title: d.Title, Headings: d.Headings,
-			Doc: d.DocID, Source: d.Source, Path: d.Path, Tags: d.Tags,
-			Ord: d.Ord, StartLine: d.StartLine, EndLine: d.EndLine, Vector: d.Vector,
-		}
+		src := toSource(d)
 		if err := enc.Encode(action); err != nil {
 			return fmt.Errorf("opensearch: encode chunk %s: %w", d.ChunkID, err)
 		}

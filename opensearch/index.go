@@ -18,7 +18,10 @@ import (
 // index's _meta.braid_mapping. Change it with any change to the mappings or
 // analysis settings: an index created under another version is reported as
 // ErrReindexNeeded, never read with the wrong assumptions.
-const MappingVersion = 1
+//
+// Version 2 added the chunk's text, heading path, document hash and kind,
+// the document's aliases and line count, and the source-record index.
+const MappingVersion = 2
 
 // ErrReindexNeeded is wrapped by Open when the index exists but was created
 // with another mapping version or vector dimension, or not by braid: its
@@ -41,8 +44,9 @@ const (
 type Options struct {
 	// URL is one node's HTTP address, e.g. http://127.0.0.1:9200. Required.
 	URL string
-	// Index is the chunk index's name; file hashes go to Index+"-files".
-	// Empty means DefaultIndex ("braid").
+	// Index is the chunk index's name; file hashes go to Index+"-files"
+	// and source records to Index+"-sources". Empty means DefaultIndex
+	// ("braid").
 	Index string
 	// Shards is the number of primary shards of a new index; 0 means 1.
 	Shards int
@@ -57,22 +61,24 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Index is a braid chunk index (and its file-hash index) in an OpenSearch
-// cluster. It is safe for concurrent use; writes become visible to
-// searches after Refresh (or OpenSearch's periodic refresh).
+// Index is a braid chunk index (and its file-hash and source-record
+// indexes) in an OpenSearch cluster. It is safe for concurrent use; writes
+// become visible to searches after Refresh (or OpenSearch's periodic
+// refresh).
 type Index struct {
 	client  *opensearchapi.Client
 	url     string
 	name    string // the chunk index
 	files   string // the file-hash index
+	sources string // the source-record index
 	dim     int
 	timeout time.Duration
 }
 
 // Open connects to the cluster at o.URL, checks within o.Timeout that it
-// answers, and creates the chunk and file-hash indexes when they are
-// missing. An existing index made with another MappingVersion or Dim gives
-// an error wrapping ErrReindexNeeded.
+// answers, and creates the chunk, file-hash and source-record indexes when
+// they are missing. An existing index made with another MappingVersion or
+// Dim gives an error wrapping ErrReindexNeeded.
 func Open(ctx context.Context, o Options) (*Index, error) {
 	if o.Index == "" {
 		o.Index = DefaultIndex
@@ -109,7 +115,7 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: client for %s: %w", o.URL, err)
 	}
-	x := &Index{client: client, url: o.URL, name: o.Index, files: o.Index + "-files", dim: o.Dim, timeout: o.Timeout}
+	x := &Index{client: client, url: o.URL, name: o.Index, files: o.Index + "-files", sources: o.Index + "-sources", dim: o.Dim, timeout: o.Timeout}
 
 	pctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
@@ -131,6 +137,10 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 		client.Close()
 		return nil, err
 	}
+	if err := x.ensure(ctx, x.sources, sourcesIndexBody(o), 0); err != nil {
+		client.Close()
+		return nil, err
+	}
 	return x, nil
 }
 
@@ -146,7 +156,7 @@ func (x *Index) Name() string { return x.name }
 func (x *Index) Refresh(ctx context.Context) error {
 	ctx, cancel := x.bound(ctx)
 	defer cancel()
-	if _, err := x.client.Indices.Refresh(ctx, &opensearchapi.IndicesRefreshReq{Index: []string{x.name, x.files}}); err != nil {
+	if _, err := x.client.Indices.Refresh(ctx, &opensearchapi.IndicesRefreshReq{Index: []string{x.name, x.files, x.sources}}); err != nil {
 		return fmt.Errorf("opensearch: refresh %s: %w", x.name, x.explain(err))
 	}
 	return nil
@@ -293,6 +303,14 @@ const (
 	fieldStartLine = "start_line"
 	fieldEndLine   = "end_line"
 	fieldVector    = "vector"
+	// Stored for Chunks and DocChunks, not searched.
+	fieldText        = "text"
+	fieldHeadingPath = "heading_path"
+	fieldAliases     = "aliases"
+	fieldLines       = "lines"
+	// Keywords: exact values a filter may name.
+	fieldDocHash = "doc_hash"
+	fieldKind    = "kind"
 )
 
 // Boosts of the title and headings fields relative to content, as in the
@@ -306,10 +324,17 @@ func chunkIndexBody(o Options) map[string]any {
 	text := map[string]any{"type": "text", "analyzer": analyzer}
 	keyword := map[string]any{"type": "keyword"}
 	integer := map[string]any{"type": "integer"}
+	// Kept in _source only: no terms, no doc values, no length limit.
+	storedText := map[string]any{"type": "text", "index": false}
+	storedKeyword := map[string]any{"type": "keyword", "index": false, "doc_values": false}
+	storedInteger := map[string]any{"type": "integer", "index": false, "doc_values": false}
 	props := map[string]any{
 		fieldContent: text, fieldTitle: text, fieldHeadings: text,
 		fieldDoc: keyword, fieldSource: keyword, fieldPath: keyword, fieldTags: keyword,
+		fieldDocHash: keyword, fieldKind: keyword,
 		fieldOrd: integer, fieldStartLine: integer, fieldEndLine: integer,
+		fieldText: storedText, fieldHeadingPath: storedKeyword, fieldAliases: storedKeyword,
+		fieldLines: storedInteger,
 	}
 	settings := map[string]any{
 		"number_of_shards":   o.Shards,

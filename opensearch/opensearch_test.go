@@ -29,6 +29,9 @@ func TestOpenSearch(t *testing.T) {
 	t.Run("Search", func(t *testing.T) { testSearch(t, url) })
 	t.Run("BulkError", func(t *testing.T) { testBulkError(t, url) })
 	t.Run("FileHashes", func(t *testing.T) { testFileHashes(t, url) })
+	t.Run("PathGlob", func(t *testing.T) { testPathGlob(t, url) })
+	t.Run("Chunks", func(t *testing.T) { testChunks(t, url) })
+	t.Run("Sources", func(t *testing.T) { testSources(t, url) })
 }
 
 func open(t *testing.T, o opensearch.Options) *opensearch.Index {
@@ -69,7 +72,8 @@ func testOpen(t *testing.T, url string) {
 		t.Errorf("Name() = %q, want open-test", x.Name())
 	}
 	m := do(t, "GET", url+"/open-test/_mapping", "")
-	for _, want := range []string{`"braid_mapping":1`, `"dim":4`, `"knn_vector"`, `"engine":"lucene"`, `"analyzer":"braid_en"`} {
+	for _, want := range []string{`"braid_mapping":2`, `"dim":4`, `"knn_vector"`, `"engine":"lucene"`, `"analyzer":"braid_en"`,
+		`"text":{"type":"text","index":false}`, `"doc_hash":{"type":"keyword"}`, `"kind":{"type":"keyword"}`} {
 		if !strings.Contains(m, want) {
 			t.Errorf("mapping lacks %s:\n%s", want, m)
 		}
@@ -77,8 +81,11 @@ func testOpen(t *testing.T, url string) {
 	if s := do(t, "GET", url+"/open-test/_settings", ""); !strings.Contains(s, `"knn":"true"`) {
 		t.Errorf("settings lack index.knn true:\n%s", s)
 	}
-	if m := do(t, "GET", url+"/open-test-files/_mapping", ""); !strings.Contains(m, `"braid_mapping":1`) {
-		t.Errorf("file-hash index mapping lacks braid_mapping:\n%s", m)
+	if m := do(t, "GET", url+"/open-test-files/_mapping", ""); !strings.Contains(m, `"braid_mapping":2`) {
+		t.Errorf("file-hash index mapping lacks braid_mapping 2:\n%s", m)
+	}
+	if m := do(t, "GET", url+"/open-test-sources/_mapping", ""); !strings.Contains(m, `"braid_mapping":2`) || !strings.Contains(m, `"record":{"type":"object","enabled":false}`) {
+		t.Errorf("source-record index mapping lacks braid_mapping 2 or an unparsed record:\n%s", m)
 	}
 
 	// The same options reuse the index, and what it holds.
@@ -89,7 +96,7 @@ func testOpen(t *testing.T, url string) {
 	if err := y.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := y.Lexical(t.Context(), "still here", opensearch.Filter{}, 10)
+	hits, _, err := y.Lexical(t.Context(), opensearch.LexQuery{Terms: "still here"}, opensearch.Filter{}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +106,7 @@ func testOpen(t *testing.T, url string) {
 
 	do(t, "PUT", url+"/foreign", `{"mappings":{"properties":{"content":{"type":"text"}}}}`)
 	do(t, "PUT", url+"/future", `{"mappings":{"_meta":{"braid_mapping":99,"dim":4}}}`)
+	do(t, "PUT", url+"/version-one", `{"mappings":{"_meta":{"braid_mapping":1,"dim":0}}}`)
 	for _, tc := range []struct {
 		name string
 		o    opensearch.Options
@@ -108,6 +116,7 @@ func testOpen(t *testing.T, url string) {
 		{"no vectors", opensearch.Options{URL: url, Index: "open-test"}, "holds 4-dimensional vectors, Options.Dim is 0"},
 		{"not braid's", opensearch.Options{URL: url, Index: "foreign"}, "no _meta.braid_mapping"},
 		{"other version", opensearch.Options{URL: url, Index: "future", Dim: 4}, "mapping version 99"},
+		{"version 1", opensearch.Options{URL: url, Index: "version-one"}, "mapping version 1, this braid uses 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, err := opensearch.Open(t.Context(), tc.o)
@@ -167,36 +176,121 @@ func testSearch(t *testing.T, url string) {
 	}
 
 	t.Run("Lexical", func(t *testing.T) {
+		type lq = opensearch.LexQuery
 		for _, tc := range []struct {
-			name, query string
-			first       string
-			want        []string // every hit, any order; nil: only check first
+			name  string
+			q     lq
+			first string
+			want  []string // every hit, any order; nil: only check first
 		}{
-			{"content words", "watering tomatoes", "c1", nil},
-			{"title only", "sourdough", "c3", []string{"c3"}},
-			{"headings only", "irrigation", "c4", []string{"c4"}},
-			{"identifier split", "water level", "c2", nil},
-			{"stop words only", "the and of", "", []string{}},
-			{"no match", "zeppelin", "", []string{}},
-			{"query syntax is plain text", `water AND (level" -tomato*`, "c2", nil},
+			{"content words", lq{Terms: "watering tomatoes"}, "c1", nil},
+			{"title only", lq{Terms: "sourdough"}, "c3", []string{"c3"}},
+			{"headings only", lq{Terms: "irrigation"}, "c4", []string{"c4"}},
+			{"identifier split", lq{Terms: "water level"}, "c2", nil},
+			{"stop words only", lq{Terms: "the and of"}, "", []string{}},
+			{"no match", lq{Terms: "zeppelin"}, "", []string{}},
+			{"query syntax is plain text", lq{Terms: `water AND (level" -tomato*`}, "c2", nil},
+			{"phrase", lq{Phrases: []string{"tomato plants"}}, "c1", []string{"c1"}},
+			{"phrase in another order", lq{Phrases: []string{"plants tomato"}}, "", []string{}},
+			{"phrases all must match", lq{Phrases: []string{"tomato plants", "tomato soup"}}, "", []string{}},
+			{"phrase over a stop word", lq{Phrases: []string{"water the tomatoes"}}, "c1", []string{"c1"}},
+			{"terms do not widen a phrase", lq{Terms: "sensor sourdough", Phrases: []string{"tomato plants"}}, "c1", []string{"c1"}},
+			{"phrase only in the title does not match", lq{Phrases: []string{"sourdough starter"}}, "", []string{}},
+			{"excluded", lq{Terms: "tomato", Excluded: []string{"soup"}}, "c1", []string{"c1"}},
+			{"any excluded word drops", lq{Terms: "water tomato sourdough", Excluded: []string{"summer", "flour everything"}}, "", []string{"c2", "c6"}},
+			{"excluded looks at content only", lq{Terms: "garden", Excluded: []string{"garden"}}, "", []string{"c1", "c2"}},
+			{"typo without fuzziness", lq{Terms: "tomatp"}, "", []string{}},
+			{"typo with fuzziness 1", lq{Terms: "tomatp", Fuzziness: 1}, "", []string{"c1", "c6"}},
+			{"two typos with fuzziness 1", lq{Terms: "tpmatp", Fuzziness: 1}, "", []string{}},
+			{"two typos with fuzziness 2", lq{Terms: "tpmatp", Fuzziness: 2}, "", []string{"c1", "c6"}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				hits, err := x.Lexical(ctx, tc.query, opensearch.Filter{}, 10)
+				hits, total, err := x.Lexical(ctx, tc.q, opensearch.Filter{}, 10)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if tc.first != "" && (len(hits) == 0 || hits[0].ChunkID != tc.first) {
-					t.Errorf("Lexical(%q) = %v, want %s first", tc.query, hits, tc.first)
+					t.Errorf("Lexical(%+v) = %v, want %s first", tc.q, hits, tc.first)
 				}
 				if tc.want != nil {
 					if d := cmp.Diff(sorted(tc.want), sorted(ids(hits))); d != "" {
-						t.Errorf("Lexical(%q) chunks (-want +got):\n%s", tc.query, d)
+						t.Errorf("Lexical(%+v) chunks (-want +got):\n%s", tc.q, d)
 					}
+				}
+				if total != len(hits) {
+					t.Errorf("total = %d, want %d: k is above the number of matches", total, len(hits))
 				}
 				for i, h := range hits {
 					if h.DocID == "" || h.Score <= 0 || (i > 0 && h.Score > hits[i-1].Score) {
 						t.Errorf("hit %d = %+v: want a doc ID, a positive score, best first", i, h)
 					}
+				}
+			})
+		}
+	})
+
+	t.Run("LexicalTotal", func(t *testing.T) {
+		q := opensearch.LexQuery{Terms: "water tomato sourdough"} // c1, c2, c3, c6
+		for _, k := range []int{1, 0} {
+			hits, total, err := x.Lexical(ctx, q, opensearch.Filter{}, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != k || total != 4 {
+				t.Errorf("k=%d: %d hits, total %d; want %d hits of 4 matching chunks", k, len(hits), total, k)
+			}
+		}
+		_, total, err := x.Lexical(ctx, q, opensearch.Filter{Sources: []string{"s1"}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != 3 {
+			t.Errorf("total with a filter = %d, want 3 (c1, c2, c3)", total)
+		}
+	})
+
+	t.Run("LexicalTerms", func(t *testing.T) {
+		hits, _, err := x.Lexical(ctx, opensearch.LexQuery{Terms: "tomatp levl", Fuzziness: 1}, opensearch.Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]string{}
+		for _, h := range hits {
+			got[h.ChunkID] = sorted(h.Terms)
+		}
+		// The indexed terms: stemmed, as the content's analysis made them.
+		want := map[string][]string{"c1": {"tomato"}, "c2": {"level"}, "c6": {"tomato"}}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("matched terms of a fuzzy query (-want +got):\n%s", d)
+		}
+		hits, _, err = x.Lexical(ctx, opensearch.LexQuery{Terms: "tomato"}, opensearch.Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.Terms != nil {
+				t.Errorf("hit %s of an exact query has Terms %q, want nil", h.ChunkID, h.Terms)
+			}
+		}
+	})
+
+	t.Run("LexicalErrors", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			q    opensearch.LexQuery
+			f    opensearch.Filter
+			is   error
+			want string
+		}{
+			{"empty", opensearch.LexQuery{}, opensearch.Filter{}, opensearch.ErrEmptyQuery, "give at least one word"},
+			{"only exclusions", opensearch.LexQuery{Terms: "  ", Phrases: []string{" "}, Excluded: []string{"soup"}}, opensearch.Filter{}, opensearch.ErrEmptyQuery, "no terms or phrases"},
+			{"fuzziness 3", opensearch.LexQuery{Terms: "soup", Fuzziness: 3}, opensearch.Filter{}, nil, "fuzziness 3, want 0, 1 or 2"},
+			{"bad glob", opensearch.LexQuery{Terms: "soup"}, opensearch.Filter{PathGlob: "notes/[a-z"}, nil, "unclosed '['"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, _, err := x.Lexical(ctx, tc.q, tc.f, 10)
+				if err == nil || (tc.is != nil && !errors.Is(err, tc.is)) || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Lexical: %v, want an error saying %q (wrapping %v)", err, tc.want, tc.is)
 				}
 			})
 		}
@@ -235,10 +329,14 @@ func testSearch(t *testing.T, url string) {
 			{"doc IDs", opensearch.Filter{DocIDs: []string{"d2", "d4"}}, []string{"c3", "c5"}, []string{"c3", "c5"}},
 			{"path regexp", opensearch.Filter{PathRegexp: `code/.*`}, []string{"c4", "c5"}, []string{"c4", "c5"}},
 			{"path regexp anchored", opensearch.Filter{PathRegexp: `garden`}, []string{}, []string{}},
+			{"path glob", opensearch.Filter{PathGlob: "*.md"}, []string{"c1", "c2", "c3", "c6"}, []string{"c1", "c2", "c3"}},
+			{"path glob in a directory", opensearch.Filter{PathGlob: "code/*"}, []string{"c4", "c5"}, []string{"c4", "c5"}},
+			{"path glob base name", opensearch.Filter{PathGlob: "pump.go"}, []string{"c4"}, []string{"c4"}},
+			{"path glob and regexp", opensearch.Filter{PathGlob: "**/*.md", PathRegexp: `.*garden.*`}, []string{"c1", "c2"}, []string{"c1", "c2"}},
 			{"combined", opensearch.Filter{Sources: []string{"s1"}, PathRegexp: `notes/[a-k].*\.md`, Tags: []string{"kitchen"}}, []string{"c3"}, []string{"c3"}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				hits, err := x.Lexical(ctx, query, tc.f, 10)
+				hits, _, err := x.Lexical(ctx, opensearch.LexQuery{Terms: query}, tc.f, 10)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -266,7 +364,7 @@ func testSearch(t *testing.T, url string) {
 		if err := x.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		hits, err := x.Lexical(ctx, "trains", opensearch.Filter{}, 10)
+		hits, _, err := x.Lexical(ctx, opensearch.LexQuery{Terms: "trains"}, opensearch.Filter{}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +410,7 @@ func testBulkError(t *testing.T, url string) {
 	if err := x.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := x.Lexical(ctx, "alpha", opensearch.Filter{}, 10)
+	hits, _, err := x.Lexical(ctx, opensearch.LexQuery{Terms: "alpha"}, opensearch.Filter{}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,6 +549,52 @@ func testAnalysis(t *testing.T, url string) {
 		}
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("terms of %q (-embedded +opensearch):\n%s", text, d)
+		}
+	}
+}
+
+// testPathGlob checks on the cluster that Filter.PathGlob keeps exactly
+// the paths index.Matcher matches, for every glob of the unit test.
+func testPathGlob(t *testing.T, url string) {
+	ctx := t.Context()
+	x := open(t, opensearch.Options{URL: url, Index: "glob-test"})
+	var docs []opensearch.Doc
+	path := map[string]string{} // chunk ID -> path
+	for i, p := range opensearch.GlobPaths {
+		id := fmt.Sprintf("p%02d", i)
+		path[id] = p
+		docs = append(docs, opensearch.Doc{ChunkID: id, DocID: id, Path: p, Content: "common"})
+	}
+	if err := x.Put(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range opensearch.GlobCases {
+		m, err := index.NewMatcher([]string{g})
+		if err != nil {
+			t.Errorf("glob %q: %v", g, err)
+			continue
+		}
+		want := []string{}
+		for _, p := range opensearch.GlobPaths {
+			if m.Match(p) {
+				want = append(want, p)
+			}
+		}
+		hits, _, err := x.Lexical(ctx, opensearch.LexQuery{Terms: "common"}, opensearch.Filter{PathGlob: g}, len(docs))
+		if err != nil {
+			t.Errorf("glob %q: %v", g, err)
+			continue
+		}
+		got := []string{}
+		for _, h := range hits {
+			got = append(got, path[h.ChunkID])
+		}
+		re, _ := opensearch.GlobRegexp(g)
+		if d := cmp.Diff(sorted(want), sorted(got)); d != "" {
+			t.Errorf("glob %q (Lucene %q): paths (-index.Matcher +OpenSearch):\n%s", g, re, d)
 		}
 	}
 }

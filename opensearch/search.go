@@ -5,20 +5,33 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"unicode/utf16"
 
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 )
 
+// ErrEmptyQuery is wrapped by Lexical when the query has no terms and no
+// phrases: there is nothing to score chunks by.
+var ErrEmptyQuery = errors.New("opensearch: empty query")
+
 // Filter restricts a search to some chunks; OpenSearch applies it while
 // searching (for Vector, inside the k-NN search, so k hits come back even
-// when few chunks pass). The zero Filter passes every chunk.
+// when few chunks pass). The zero Filter passes every chunk; every field
+// set must pass.
 type Filter struct {
 	Sources []string // chunks from any of these sources
 	DocIDs  []string // chunks of any of these documents
 	Tags    []string // chunks whose document has all of these tags
+	// PathGlob keeps chunks whose path matches this glob, with the
+	// embedded index's meaning (index.Matcher): ** across directories, *
+	// and ? within one, [...] a class ([!...] negated), and a glob with no
+	// slash matches the base name at any depth.
+	PathGlob string
 	// PathRegexp keeps chunks whose whole path matches this Lucene regular
 	// expression (OpenSearch's regexp query: anchored at both ends, no ^
 	// or $, not Go's syntax), e.g. `notes/.*\.md`.
@@ -26,7 +39,7 @@ type Filter struct {
 }
 
 // clauses is f as bool filter clauses.
-func (f Filter) clauses() []any {
+func (f Filter) clauses() ([]any, error) {
 	var c []any
 	if len(f.Sources) > 0 {
 		c = append(c, map[string]any{"terms": map[string]any{fieldSource: f.Sources}})
@@ -37,10 +50,19 @@ func (f Filter) clauses() []any {
 	for _, t := range f.Tags {
 		c = append(c, map[string]any{"term": map[string]any{fieldTags: t}})
 	}
+	if f.PathGlob != "" {
+		re, err := globRegexp(f.PathGlob)
+		if err != nil {
+			return nil, err
+		}
+		// No optional operators: every character the glob needs taken
+		// literally is escaped anyway, and this rules out surprises.
+		c = append(c, map[string]any{"regexp": map[string]any{fieldPath: map[string]any{"value": re, "flags": "NONE"}}})
+	}
 	if f.PathRegexp != "" {
 		c = append(c, map[string]any{"regexp": map[string]any{fieldPath: map[string]any{"value": f.PathRegexp}}})
 	}
-	return c
+	return c, nil
 }
 
 // Hit is a chunk found by Lexical or Vector.
@@ -50,31 +72,200 @@ type Hit struct {
 	// Score is BM25 for Lexical and the cosine similarity (-1..1) for
 	// Vector.
 	Score float64
+	// Terms are the indexed terms the chunk's content matched, for
+	// highlighting what a fuzzy match hit. Lexical fills them in only
+	// when LexQuery.Fuzziness > 0 (otherwise the query's own terms are
+	// what matched); nil otherwise and for Vector.
+	Terms []string
 }
 
-// Lexical returns up to k chunks matching text by BM25, best first (ties
-// by chunk ID): a match on content, title (boost 1.0) or headings (boost
-// 0.3), the same weights as the embedded index. Empty text or k <= 0 gives
-// no hits.
-func (x *Index) Lexical(ctx context.Context, text string, f Filter, k int) ([]Hit, error) {
-	if text == "" || k <= 0 {
-		return nil, nil
+// LexQuery is a lexical query: the parts of the engine's query syntax
+// that reach the index, searched as the embedded index searches them.
+type LexQuery struct {
+	// Terms are free words, each scored where it matches (OR): in content
+	// (boost 1), title (titleBoost) and headings (headingBoost).
+	Terms string
+	// Phrases must each appear in content as a phrase.
+	Phrases []string
+	// Excluded drops the chunks whose content matches any of these words.
+	Excluded []string
+	// Fuzziness is the edit distance (0..2) within which Terms match.
+	Fuzziness int
+}
+
+// Lexical returns up to k chunks matching q by BM25, best first (ties by
+// chunk ID), and how many chunks match in all. Terms match in content,
+// title (boost 1.0) or headings (boost 0.3), the embedded index's weights;
+// without phrases a chunk must match one of them, with phrases it must
+// contain every phrase and terms only add to its score. Phrases and
+// Excluded look at content only (where the engine puts the title and
+// heading path too). A query with neither terms nor phrases gives an
+// error wrapping ErrEmptyQuery. k <= 0 gives no hits, only the total.
+func (x *Index) Lexical(ctx context.Context, q LexQuery, f Filter, k int) (hits []Hit, total int, err error) {
+	terms := strings.TrimSpace(q.Terms)
+	phrases := nonBlank(q.Phrases)
+	switch {
+	case terms == "" && len(phrases) == 0:
+		return nil, 0, fmt.Errorf("%w: no terms or phrases to search %s for; give at least one word", ErrEmptyQuery, x.name)
+	case q.Fuzziness < 0 || q.Fuzziness > 2:
+		return nil, 0, fmt.Errorf("opensearch: lexical search in %s: fuzziness %d, want 0, 1 or 2", x.name, q.Fuzziness)
 	}
-	match := func(field string, boost float64) any {
-		return map[string]any{"match": map[string]any{field: map[string]any{"query": text, "boost": boost}}}
+	boolq := map[string]any{}
+	if terms != "" {
+		match := func(field string, boost float64) any {
+			m := map[string]any{"query": terms, "boost": boost}
+			if q.Fuzziness > 0 {
+				// As bleve's fuzzy match: edit distance from the first
+				// character, a transposition counting two edits.
+				m["fuzziness"] = q.Fuzziness
+				m["prefix_length"] = 0
+				m["fuzzy_transpositions"] = false
+			}
+			return map[string]any{"match": map[string]any{field: m}}
+		}
+		boolq["should"] = []any{match(fieldContent, 1), match(fieldTitle, titleBoost), match(fieldHeadings, headingBoost)}
+		if len(phrases) == 0 {
+			boolq["minimum_should_match"] = 1
+		}
 	}
-	boolq := map[string]any{
-		"should":               []any{match(fieldContent, 1), match(fieldTitle, titleBoost), match(fieldHeadings, headingBoost)},
-		"minimum_should_match": 1,
+	if len(phrases) > 0 {
+		var must []any
+		for _, p := range phrases {
+			must = append(must, map[string]any{"match_phrase": map[string]any{fieldContent: p}})
+		}
+		boolq["must"] = must
 	}
-	if c := f.clauses(); len(c) > 0 {
+	if ex := nonBlank(q.Excluded); len(ex) > 0 {
+		var not []any
+		for _, w := range ex {
+			not = append(not, map[string]any{"match": map[string]any{fieldContent: w}})
+		}
+		boolq["must_not"] = not
+	}
+	c, err := f.clauses()
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(c) > 0 {
 		boolq["filter"] = c
 	}
-	hits, err := x.search(ctx, "lexical search", map[string]any{"bool": boolq}, k)
-	if err != nil {
-		return nil, err
+	body := map[string]any{
+		"size":             max(k, 0),
+		"query":            map[string]any{"bool": boolq},
+		"_source":          []string{fieldDoc},
+		"track_total_hits": true,
 	}
-	return hits, nil
+	if q.Fuzziness > 0 && k > 0 {
+		body["highlight"] = map[string]any{
+			"fields":    map[string]any{fieldContent: map[string]any{"number_of_fragments": 0}},
+			"pre_tags":  []string{markStart},
+			"post_tags": []string{markEnd},
+		}
+	}
+	resp, err := x.query(ctx, "lexical search", x.name, body)
+	if err != nil {
+		return nil, 0, err
+	}
+	hits, err = x.hits(resp, "lexical search")
+	if err != nil {
+		return nil, 0, err
+	}
+	if q.Fuzziness > 0 {
+		if err := x.matchedTerms(ctx, resp, hits); err != nil {
+			return nil, 0, err
+		}
+	}
+	sortHits(hits)
+	return hits, resp.Hits.Total.Value, nil
+}
+
+func nonBlank(s []string) []string {
+	var out []string
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Marks around the words the highlighter found in content: private-use
+// characters, which no analyzer makes part of a term.
+const (
+	markStart = "\ue000"
+	markEnd   = "\ue001"
+)
+
+// matchedTerms sets each hit's Terms from the words marked in resp's
+// highlights of content (hits is in resp's order): the marked words are
+// analyzed as content is, in one request for all hits.
+func (x *Index) matchedTerms(ctx context.Context, resp *opensearchapi.SearchResp, hits []Hit) error {
+	var (
+		text   strings.Builder
+		size   int                // of text, in UTF-16 code units
+		starts []int              // UTF-16 offset in text of each distinct word
+		word   = map[string]int{} // word -> its index in starts
+		of     = make([][]int, len(hits))
+	)
+	for i, h := range resp.Hits.Hits {
+		for _, frag := range h.Highlight[fieldContent] {
+			for _, part := range strings.Split(frag, markStart)[1:] {
+				w, _, ok := strings.Cut(part, markEnd)
+				if !ok || w == "" {
+					continue
+				}
+				n, seen := word[w]
+				if !seen {
+					n = len(starts)
+					word[w] = n
+					starts = append(starts, size)
+					text.WriteString(w)
+					text.WriteByte('\n')
+					size += utf16Len(w) + 1
+				}
+				of[i] = append(of[i], n)
+			}
+		}
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	ctx, cancel := x.bound(ctx)
+	defer cancel()
+	an, err := x.client.Indices.Analyze(ctx, opensearchapi.IndicesAnalyzeReq{
+		Index: x.name,
+		Body:  opensearchapi.IndicesAnalyzeBody{Analyzer: analyzer, Text: []string{text.String()}},
+	})
+	if err != nil {
+		return fmt.Errorf("opensearch: lexical search in %s: analyze the matched words: %w", x.name, x.explain(err))
+	}
+	termsOf := make([][]string, len(starts))
+	for _, t := range an.Tokens {
+		n, _ := slices.BinarySearch(starts, t.StartOffset+1)
+		if n > 0 {
+			termsOf[n-1] = append(termsOf[n-1], t.Token)
+		}
+	}
+	for i, ws := range of {
+		for _, n := range ws {
+			for _, t := range termsOf[n] {
+				if !slices.Contains(hits[i].Terms, t) {
+					hits[i].Terms = append(hits[i].Terms, t)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// utf16Len is the length of s in UTF-16 code units, the unit of
+// OpenSearch's offsets.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 // Vector returns up to k chunks nearest vec by cosine similarity, best
@@ -100,10 +291,23 @@ func (x *Index) Vector(ctx context.Context, vec []float32, f Filter, k int) ([]H
 		return nil, fmt.Errorf("opensearch: vector search in %s: the query vector is all zeros, which has no cosine similarity", x.name)
 	}
 	knn := map[string]any{"vector": vec, "k": k}
-	if c := f.clauses(); len(c) > 0 {
+	c, err := f.clauses()
+	if err != nil {
+		return nil, err
+	}
+	if len(c) > 0 {
 		knn["filter"] = map[string]any{"bool": map[string]any{"filter": c}}
 	}
-	hits, err := x.search(ctx, "vector search", map[string]any{"knn": map[string]any{fieldVector: knn}}, k)
+	resp, err := x.query(ctx, "vector search", x.name, map[string]any{
+		"size":             k,
+		"query":            map[string]any{"knn": map[string]any{fieldVector: knn}},
+		"_source":          []string{fieldDoc},
+		"track_total_hits": false,
+	})
+	if err != nil {
+		return nil, err
+	}
+	hits, err := x.hits(resp, "vector search")
 	if err != nil {
 		return nil, err
 	}
@@ -111,25 +315,22 @@ func (x *Index) Vector(ctx context.Context, vec []float32, f Filter, k int) ([]H
 	for i := range hits {
 		hits[i].Score = 2*hits[i].Score - 1
 	}
+	sortHits(hits)
 	return hits, nil
 }
 
-// search runs query on the chunk index and returns its top k hits.
-func (x *Index) search(ctx context.Context, what string, query map[string]any, k int) ([]Hit, error) {
-	body, err := json.Marshal(map[string]any{
-		"size":             k,
-		"query":            query,
-		"_source":          []string{fieldDoc},
-		"track_total_hits": false,
-	})
+// query runs the search body on index and checks that every shard
+// answered; what says what the search was for, in errors.
+func (x *Index) query(ctx context.Context, what, index string, body map[string]any) (*opensearchapi.SearchResp, error) {
+	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: %s: encode query: %w", what, err)
 	}
 	ctx, cancel := x.bound(ctx)
 	defer cancel()
-	resp, err := x.client.Search(ctx, &opensearchapi.SearchReq{Indices: []string{x.name}, Body: bytes.NewReader(body)})
+	resp, err := x.client.Search(ctx, &opensearchapi.SearchReq{Indices: []string{index}, Body: bytes.NewReader(b)})
 	if err != nil {
-		return nil, fmt.Errorf("opensearch: %s in %s: %w", what, x.name, x.explain(err))
+		return nil, fmt.Errorf("opensearch: %s in %s: %w", what, index, x.explain(err))
 	}
 	if n := resp.Shards.Failed; n > 0 {
 		reason := ""
@@ -137,8 +338,13 @@ func (x *Index) search(ctx context.Context, what string, query map[string]any, k
 			r := resp.Shards.Failures[0].Reason
 			reason = ": " + r.Type + ": " + r.Reason
 		}
-		return nil, fmt.Errorf("opensearch: %s in %s: %d of %d shards failed%s", what, x.name, n, resp.Shards.Total, reason)
+		return nil, fmt.Errorf("opensearch: %s in %s: %d of %d shards failed%s", what, index, n, resp.Shards.Total, reason)
 	}
+	return resp, nil
+}
+
+// hits are resp's hits, in its order, with the doc of each _source.
+func (x *Index) hits(resp *opensearchapi.SearchResp, what string) ([]Hit, error) {
 	hits := make([]Hit, 0, len(resp.Hits.Hits))
 	for _, h := range resp.Hits.Hits {
 		var src struct {
@@ -151,11 +357,15 @@ func (x *Index) search(ctx context.Context, what string, query map[string]any, k
 		}
 		hits = append(hits, Hit{ChunkID: h.ID, DocID: src.Doc, Score: float64(h.Score)})
 	}
+	return hits, nil
+}
+
+// sortHits puts hits best first, ties in chunk ID order.
+func sortHits(hits []Hit) {
 	slices.SortStableFunc(hits, func(a, b Hit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.ChunkID, b.ChunkID)
 	})
-	return hits, nil
 }
