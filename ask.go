@@ -129,6 +129,9 @@ type Passage struct {
 // appear, -word excludes). An index without documents is ErrEmptyIndex;
 // a question nothing matches is a Pack without passages and a Warning.
 func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pack, error) {
+	if err := e.embeddedOnly("ask"); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	budget := opt.Budget
 	if budget == 0 {

@@ -26,5 +26,8 @@ func (e *Engine) Capabilities() Capabilities {
 	if e.vec != nil {
 		c.Vectors, c.Model, c.Embedded = true, e.opt.Model, e.vec.Len()
 	}
+	if e.cl != nil && e.opt.Embedder != nil {
+		c.Vectors, c.Model = true, e.opt.Model
+	}
 	return c
 }

@@ -12,6 +12,9 @@ import (
 // engine holds. It takes no lock, so it suits an engine that other
 // goroutines keep using; a damaged file is a failed check, not an error.
 func (e *Engine) CheckFiles() (checks []Check, err error) {
+	if err := e.embeddedOnly("check"); err != nil {
+		return nil, err
+	}
 	if e.closed.Load() {
 		return nil, fmt.Errorf("braid: engine is closed")
 	}

@@ -175,6 +175,9 @@ func cleanName(name string) (string, error) {
 // version. The content is written and synced before the record that names
 // it, so a crash leaves at worst an unreferenced blob.
 func (e *Engine) Add(ctx context.Context, req AddRequest) (*AddResult, error) {
+	if err := e.embeddedOnly("the document store (add)"); err != nil {
+		return nil, err
+	}
 	if e.opt.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -351,6 +354,9 @@ type UpdateResult struct {
 // Update sets a document's metadata (any document, stored or from a
 // source; it survives re-indexing) and a stored document's tags.
 func (e *Engine) Update(ctx context.Context, req UpdateRequest) (*UpdateResult, error) {
+	if err := e.embeddedOnly("the document store (update)"); err != nil {
+		return nil, err
+	}
 	if e.opt.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -443,6 +449,9 @@ type DeleteResult struct {
 // resolves only to a source's document is refused with ErrSourceFile, and
 // nothing is deleted.
 func (e *Engine) DeleteByName(ctx context.Context, req DeleteRequest) (*DeleteResult, error) {
+	if err := e.embeddedOnly("the document store (delete)"); err != nil {
+		return nil, err
+	}
 	if e.opt.ReadOnly && !req.DryRun {
 		return nil, ErrReadOnly
 	}

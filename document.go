@@ -24,6 +24,9 @@ import (
 // or the hash's first 8 or more hex digits (see DocumentByHash), or an
 // exact title or alias (case-insensitive when no title matches exactly).
 func (e *Engine) Document(name string) (*Document, error) {
+	if err := e.embeddedOnly("document lookup"); err != nil {
+		return nil, err
+	}
 	if name == "" {
 		return nil, fmt.Errorf("%w: empty document name", ErrBadOption)
 	}
@@ -157,6 +160,9 @@ type Content struct {
 // real path, symbolic links followed, leaves its source is refused with
 // ErrOutside.
 func (e *Engine) Get(name string) (*Content, error) {
+	if err := e.embeddedOnly("get"); err != nil {
+		return nil, err
+	}
 	d, err := e.Document(name)
 	if err != nil {
 		return nil, err

@@ -100,6 +100,12 @@ type Options struct {
 	// indexed; their indexed documents stay readable either way.
 	AWS func(ctx context.Context) (aws.Config, error)
 
+	// Backend, when its URL is set, keeps the index in an OpenSearch
+	// cluster instead of the directory (cluster.go): search, index,
+	// sources and stats then work on the cluster, and the operations that
+	// need the embedded index return an error wrapping ErrBackend.
+	Backend Backend
+
 	recovering bool // a reader's second open after finishing a crashed commit
 }
 
@@ -111,7 +117,8 @@ type Engine struct {
 	opt  Options
 	lock *index.Lock
 	st   *index.Store
-	ret  retriever // where searches find candidates: local{e} or a cluster
+	ret  retriever // where searches find candidates: local{e} or cl
+	cl   *cluster  // the OpenSearch backend; nil for the embedded index
 
 	vec *vector.Index // nil without an embedder
 	// vecDamaged says the model's graph file was damaged and the graph
@@ -150,6 +157,9 @@ const (
 func Open(dir string, opt *Options) (*Engine, error) {
 	if opt == nil {
 		opt = &Options{}
+	}
+	if opt.Backend.URL != "" {
+		return openCluster(*opt)
 	}
 	if err := storeMissing(dir); err != nil {
 		return nil, err
@@ -349,6 +359,10 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	var errs []error
+	if e.cl != nil {
+		e.cl.x.Close()
+		return nil
+	}
 	if e.lex != nil {
 		errs = append(errs, e.lex.Close())
 	}

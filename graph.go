@@ -77,6 +77,9 @@ type Links struct {
 // tagged with it. Link targets resolve when read, so a link written before
 // its target was indexed is followed once the target is.
 func (e *Engine) Links(name string, opt LinkOptions) (*Links, error) {
+	if err := e.embeddedOnly("the link graph (links)"); err != nil {
+		return nil, err
+	}
 	depth := opt.Depth
 	if depth == 0 {
 		depth = 1
@@ -121,6 +124,9 @@ func (e *Engine) Links(name string, opt LinkOptions) (*Links, error) {
 // answers to, and no file for a markdown link, by the path of the document
 // it is written in and line. Links inside code are not links.
 func (e *Engine) BrokenLinks() ([]BrokenLink, error) {
+	if err := e.embeddedOnly("the link graph (broken links)"); err != nil {
+		return nil, err
+	}
 	out := []BrokenLink{}
 	err := e.st.Graph(func(r *graph.Reader) error {
 		r.Exists = e.fileExists()
@@ -134,6 +140,9 @@ func (e *Engine) BrokenLinks() ([]BrokenLink, error) {
 // Orphans lists the documents that no link joins to another document,
 // either way, by path. Tags and broken links do not count as joins.
 func (e *Engine) Orphans() ([]GraphNode, error) {
+	if err := e.embeddedOnly("the link graph (orphans)"); err != nil {
+		return nil, err
+	}
 	out := []GraphNode{}
 	err := e.st.Graph(func(r *graph.Reader) error {
 		o, err := r.Orphans()
@@ -185,6 +194,9 @@ type GapReport struct {
 // its nearest neighbours in an HNSW graph; without embeddings it is the
 // tf-idf cosine of their words, and the report's Warning says so.
 func (e *Engine) Gaps(ctx context.Context, opt GapOptions) (*GapReport, error) {
+	if err := e.embeddedOnly("gaps"); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	var docs []graph.Doc
 	at := map[string]int{}
@@ -307,6 +319,9 @@ type TagResult struct {
 // markdown.AddTags), and it is replaced atomically with its permissions.
 // A file whose real path leaves its source is refused with ErrOutside.
 func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagStyle) (*TagResult, error) {
+	if err := e.embeddedOnly("tag"); err != nil {
+		return nil, err
+	}
 	if e.opt.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -468,6 +483,9 @@ type Folder struct {
 // corpus is one folder; an S3 source's folders are its keys'), with
 // document counts, by source name.
 func (e *Engine) Tree() ([]*Folder, error) {
+	if err := e.embeddedOnly("tree"); err != nil {
+		return nil, err
+	}
 	srcs, err := e.st.Sources()
 	if err != nil {
 		return nil, err

@@ -40,6 +40,9 @@ var ErrNotIndexed = errors.New("braid: not an indexed file")
 // inside the source: a symbolic link swapped in since indexing that leads
 // out is reported as an error for that file, not followed.
 func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit func(grep.Result) error) error {
+	if err := e.embeddedOnly("grep"); err != nil {
+		return err
+	}
 	m, err := grep.Compile(pattern, opt.Options)
 	if err != nil {
 		return err

@@ -54,13 +54,15 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 	start := time.Now()
 	// An index run that finds nothing to change must not report success
 	// on a store doctor calls damaged.
-	if err := e.st.Verify(); err != nil {
-		return nil, err
+	if e.cl == nil {
+		if err := e.st.Verify(); err != nil {
+			return nil, err
+		}
 	}
 	var sources []*Source
 	force := map[string]bool{}
 	if len(specs) == 0 {
-		all, err := e.st.Sources()
+		all, err := e.ret.sources(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -71,12 +73,18 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 	}
 	// Check every path before touching the index.
 	for _, sp := range specs {
-		src, rechunk, err := e.sourceFor(sp)
+		src, rechunk, err := e.sourceFor(ctx, sp)
 		if err != nil {
 			return nil, err
 		}
 		force[src.ID] = rechunk
 		sources = append(sources, src)
+	}
+	if e.cl != nil {
+		sum := &Summary{}
+		err := e.cl.index(ctx, sources, force, progress, sum)
+		sum.TookMS = time.Since(start).Milliseconds()
+		return sum, err
 	}
 	var embedProgress func(done int)
 	if progress != nil {
@@ -111,7 +119,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 
 // sourceFor turns a spec into a source record, reusing the registered one
 // for the same path, and says whether its chunk settings changed.
-func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
+func (e *Engine) sourceFor(ctx context.Context, sp SourceSpec) (*Source, bool, error) {
 	if sp.Path == "" {
 		return nil, false, fmt.Errorf("%w: empty path", ErrBadOption)
 	}
@@ -148,7 +156,7 @@ func (e *Engine) sourceFor(sp SourceSpec) (*Source, bool, error) {
 		return nil, false, fmt.Errorf("%w: %v", ErrBadOption, err)
 	}
 	id := index.SourceID(abs)
-	src, err := e.st.Source(id)
+	src, err := e.sourceByID(ctx, id)
 	if err != nil {
 		return nil, false, err
 	}
@@ -246,7 +254,24 @@ func contains(list []string, s string) bool {
 }
 
 // Sources lists the registered sources.
-func (e *Engine) Sources() ([]*Source, error) { return e.st.Sources() }
+func (e *Engine) Sources() ([]*Source, error) { return e.ret.sources(context.Background()) }
+
+// sourceByID is the registered source with this id, or nil.
+func (e *Engine) sourceByID(ctx context.Context, id string) (*Source, error) {
+	if e.cl == nil {
+		return e.st.Source(id)
+	}
+	all, err := e.ret.sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range all {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return nil, nil
+}
 
 // RemoveSource unregisters a source (by id or name) and removes its
 // documents from the index; the files themselves are not touched. It returns
@@ -258,6 +283,14 @@ func (e *Engine) RemoveSource(ref string) (int, error) {
 	src, err := e.source(ref)
 	if err != nil {
 		return 0, err
+	}
+	if e.cl != nil {
+		ctx := context.Background()
+		files, err := e.cl.x.FileHashes(ctx, src.ID)
+		if err != nil {
+			return 0, err
+		}
+		return len(files), e.cl.x.DeleteSource(ctx, src.ID)
 	}
 	if src.Kind == index.SourceStore {
 		// Its records would bring the documents back at the next add.
@@ -274,7 +307,7 @@ func (e *Engine) RemoveSource(ref string) (int, error) {
 
 // source finds a registered source by id or name.
 func (e *Engine) source(ref string) (*Source, error) {
-	all, err := e.st.Sources()
+	all, err := e.ret.sources(context.Background())
 	if err != nil {
 		return nil, err
 	}

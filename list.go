@@ -107,6 +107,9 @@ func ParseAge(s string) (time.Duration, error) {
 
 // List lists documents, stored and from sources, with their metadata.
 func (e *Engine) List(opt ListOptions) (*Listing, error) {
+	if err := e.embeddedOnly("ls"); err != nil {
+		return nil, err
+	}
 	switch opt.SortBy {
 	case "", "name", "size", "created", "modified", "indexed":
 	default:

@@ -26,6 +26,9 @@ const MinHashPrefix = 8
 // whole hash). It reads the hashes kept beside the paths, without decoding
 // a document: about 10 ms for 100k documents.
 func (e *Engine) DocumentByHash(hash string) (*Document, error) {
+	if err := e.embeddedOnly("lookup by content hash"); err != nil {
+		return nil, err
+	}
 	ds, err := e.docsByHash(hash)
 	if err != nil {
 		return nil, err
@@ -242,6 +245,9 @@ type Related struct {
 // Related walks the link graph both ways from a document, up to depth
 // steps (1..5; 0 means 1): see Links.
 func (e *Engine) Related(name string, depth int) (*Related, error) {
+	if err := e.embeddedOnly("the link graph (related)"); err != nil {
+		return nil, err
+	}
 	out, err := e.Links(name, LinkOptions{Depth: depth})
 	if err != nil {
 		return nil, err
@@ -295,6 +301,9 @@ var matchKinds = [...]string{"", "subsequence", "substring", "word", "prefix", "
 // a fuzzy file finder), case-insensitively; ties go to the shorter path.
 // Names are read once and kept until the index changes.
 func (e *Engine) Find(query string, opt FindOptions) (*FindResults, error) {
+	if err := e.embeddedOnly("find"); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	q := normName(strings.TrimSpace(query))
 	if q == "" {
@@ -557,6 +566,9 @@ type Info struct {
 // id, path, content hash or prefix, title), a source id or name, or a
 // folder (relative to its source, source name/folder, or absolute).
 func (e *Engine) Info(id string) (*Info, error) {
+	if err := e.embeddedOnly("info"); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(id) == "" {
 		return nil, fmt.Errorf("%w: empty id", ErrBadOption)
 	}
@@ -737,6 +749,9 @@ type Citation struct {
 
 // Cite returns the citation of a chunk (the chunk_id of a search hit).
 func (e *Engine) Cite(chunkID string) (*Citation, error) {
+	if err := e.embeddedOnly("cite"); err != nil {
+		return nil, err
+	}
 	cs, err := e.st.Chunks([]string{chunkID})
 	if err != nil {
 		return nil, err

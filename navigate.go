@@ -21,6 +21,9 @@ type Neighborhood struct {
 // each side of it in its document. radius is 0 or more; a chunk near the
 // start or end of its document has fewer neighbours on that side.
 func (e *Engine) Around(chunkID string, radius int) (*Neighborhood, error) {
+	if err := e.embeddedOnly("around"); err != nil {
+		return nil, err
+	}
 	if radius < 0 {
 		return nil, fmt.Errorf("%w: radius %d, want 0 or more", ErrBadOption, radius)
 	}
@@ -64,6 +67,9 @@ type Excerpt struct {
 // first line in the hit's range that holds a highlighted word (else the
 // range's first line), with before and after lines of context.
 func (e *Engine) Excerpt(h Hit, before, after int) (*Excerpt, error) {
+	if err := e.embeddedOnly("excerpts"); err != nil {
+		return nil, err
+	}
 	if before < 0 || after < 0 {
 		return nil, fmt.Errorf("%w: context %d/%d lines, want 0 or more", ErrBadOption, before, after)
 	}

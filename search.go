@@ -205,8 +205,13 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds())
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
 	start := time.Now()
 	opt = e.withSettings(opt) // settings.go
-	if res, err := e.searchHash(query, opt, start); res != nil || err != nil {
-		return res, err
+	if e.cl != nil && (opt.Hash != "" || len(opt.Metadata) > 0) {
+		return nil, e.embeddedOnly("a search by content hash or metadata")
+	}
+	if e.cl == nil {
+		if res, err := e.searchHash(query, opt, start); res != nil || err != nil {
+			return res, err
+		}
 	}
 	q, err := index.ParseQuery(query)
 	if err != nil {

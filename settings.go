@@ -268,6 +268,9 @@ func SettingNames() []string {
 // settings at once; an empty value resets it to the built-in default. It
 // takes effect for the searches that start after it.
 func (e *Engine) SetSetting(name, value string) (*Setting, error) {
+	if err := e.embeddedOnly("config set"); err != nil {
+		return nil, err
+	}
 	if e.opt.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -335,6 +338,9 @@ type Tuning struct {
 // as the index's defaults (a search's own options still win). The other
 // settings are kept.
 func (e *Engine) SaveTuned(t Tuning, from Tuned) error {
+	if err := e.embeddedOnly("saving tuned settings"); err != nil {
+		return err
+	}
 	if e.opt.ReadOnly {
 		return ErrReadOnly
 	}

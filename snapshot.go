@@ -22,6 +22,9 @@ type Collection struct {
 
 // Collections lists the collections of stored documents, by name.
 func (e *Engine) Collections() ([]Collection, error) {
+	if err := e.embeddedOnly("collections"); err != nil {
+		return nil, err
+	}
 	byName := map[string]*Collection{}
 	err := e.st.ForEachStored(func(r *Stored) error {
 		if r.Collection == "" {
@@ -63,6 +66,9 @@ func snapshotInfo(s *Snapshot) SnapshotInfo {
 // itself is not copied: the blobs it names are kept as long as the
 // snapshot exists.
 func (e *Engine) CreateSnapshot(collection, label string) (*SnapshotInfo, error) {
+	if err := e.embeddedOnly("snapshots"); err != nil {
+		return nil, err
+	}
 	if e.opt.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -94,6 +100,9 @@ func (e *Engine) CreateSnapshot(collection, label string) (*SnapshotInfo, error)
 
 // Snapshots lists the snapshots, oldest first.
 func (e *Engine) Snapshots() ([]SnapshotInfo, error) {
+	if err := e.embeddedOnly("snapshots"); err != nil {
+		return nil, err
+	}
 	all, err := e.st.Snapshots()
 	out := make([]SnapshotInfo, len(all))
 	for i, s := range all {
@@ -144,6 +153,9 @@ type RestoreResult struct {
 // name or a symbolic link leading out is skipped), and never replaces an
 // existing file unless Overwrite is set.
 func (e *Engine) Restore(req RestoreRequest) (*RestoreResult, error) {
+	if err := e.embeddedOnly("restore"); err != nil {
+		return nil, err
+	}
 	if (req.Collection == "") == (req.SnapshotID == "") {
 		return nil, fmt.Errorf("%w: restore needs a collection or a snapshot id (one of them)", ErrBadOption)
 	}

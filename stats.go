@@ -1,6 +1,7 @@
 package braid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,7 +29,11 @@ type SourceStats struct {
 
 // Stats describes the index.
 type Stats struct {
-	Dir           string        `json:"index"`
+	Dir string `json:"index"`
+	// Backend is the cluster's URL and index ("http://…/braid") for an
+	// engine on the OpenSearch backend; empty for the embedded index.
+	// Bytes, IndexBytes and the per-source counts are then zero.
+	Backend       string        `json:"backend,omitempty"`
 	Documents     int           `json:"documents"`
 	Chunks        int           `json:"chunks"`
 	Bytes         int64         `json:"bytes"`       // size of the indexed content
@@ -42,9 +47,12 @@ type Stats struct {
 
 // Stats counts documents, chunks and bytes, in all and per source.
 func (e *Engine) Stats() (*Stats, error) {
-	srcs, err := e.st.Sources()
+	srcs, err := e.ret.sources(context.Background())
 	if err != nil {
 		return nil, err
+	}
+	if e.cl != nil {
+		return e.cl.stats(srcs)
 	}
 	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.SettingList(), Tuned: e.Settings().Tuned}
 	per := map[string]*SourceStats{}
@@ -101,6 +109,9 @@ type Check struct {
 // in the vector index (when the engine has an embedder), and every
 // source's path still there.
 func (e *Engine) Doctor() ([]Check, error) {
+	if err := e.embeddedOnly("doctor"); err != nil {
+		return nil, err
+	}
 	checks, err := e.doctor()
 	if errors.Is(err, index.ErrCorrupt) {
 		// A damaged file found on the way is the finding, not a failure

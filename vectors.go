@@ -164,7 +164,7 @@ func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
 // why; "" otherwise.
 func (e *Engine) strandedEmbeddings() string {
 	e.strandedOnce.Do(func() {
-		if e.vec != nil || e.opt.VectorsOff {
+		if e.vec != nil || e.opt.VectorsOff || e.cl != nil {
 			return
 		}
 		models, err := e.st.EmbeddingModels()
@@ -180,6 +180,10 @@ func (e *Engine) strandedEmbeddings() string {
 // embedding model, or no embeddings indexed yet), or "" when it can.
 func (e *Engine) VectorsUnavailable() string {
 	switch {
+	case e.cl != nil && e.opt.Embedder == nil:
+		return e.noVectors()
+	case e.cl != nil:
+		return ""
 	case e.vec == nil:
 		return e.noVectors()
 	case e.vec.Len() == 0:
@@ -196,6 +200,9 @@ func (e *Engine) VectorsUnavailable() string {
 // with, and a search with another model says so rather than quietly
 // running lexical only.
 func (e *Engine) otherModels() string {
+	if e.cl != nil {
+		return ""
+	}
 	models, err := e.st.EmbeddingModels()
 	if err != nil {
 		return ""

@@ -31,6 +31,9 @@ type VersionList struct {
 // content it was added with; a source's file has the versions kept under
 // its source's KeepVersions, or only its current one.
 func (e *Engine) Versions(ref string) (*VersionList, error) {
+	if err := e.embeddedOnly("versions"); err != nil {
+		return nil, err
+	}
 	d, err := e.resolve(ref)
 	if err != nil {
 		return nil, err
@@ -76,6 +79,9 @@ type Comparison struct {
 // or more hex digits); empty from means the version before to, empty to
 // the current version.
 func (e *Engine) CompareVersions(ref, from, to string) (*Comparison, error) {
+	if err := e.embeddedOnly("diff"); err != nil {
+		return nil, err
+	}
 	l, err := e.Versions(ref)
 	if err != nil {
 		return nil, err

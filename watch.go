@@ -43,6 +43,9 @@ type WatchOptions struct {
 // Sources removed while it runs are no longer re-indexed. Watch returns
 // nil when ctx is cancelled, after a re-index under way has finished.
 func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) error {
+	if err := e.embeddedOnly("watch"); err != nil {
+		return err
+	}
 	if e.opt.ReadOnly {
 		return ErrReadOnly
 	}

@@ -150,7 +150,9 @@ func (t embedded) Entries(_ context.Context, sourceID string) (map[string]Entry,
 	return t.ix.Store.Entries(sourceID)
 }
 
-func (t embedded) Commit(ctx context.Context, changes []Change) error { return t.ix.commit(ctx, changes) }
+func (t embedded) Commit(ctx context.Context, changes []Change) error {
+	return t.ix.commit(ctx, changes)
+}
 
 // target is where this run writes.
 func (ix *Indexer) target() Target {

@@ -45,6 +45,10 @@ type Doc struct {
 	// stored, not searched.
 	Aliases []string
 	Lines   int
+	// DocTitle is the document's title as shown in results; stored, not
+	// searched (Title is, and may differ: the embedded index adds the
+	// path to it and leaves a corpus record's out).
+	DocTitle string
 }
 
 // source is a Doc's _source in the chunk index.
@@ -67,6 +71,7 @@ type source struct {
 	Kind        string   `json:"kind,omitempty"`
 	Aliases     []string `json:"aliases,omitempty"`
 	Lines       int      `json:"lines,omitempty"`
+	DocTitle    string   `json:"doc_title,omitempty"`
 }
 
 func toSource(d Doc) source {
@@ -75,7 +80,7 @@ func toSource(d Doc) source {
 		Doc: d.DocID, Source: d.Source, Path: d.Path, Tags: d.Tags,
 		Ord: d.Ord, StartLine: d.StartLine, EndLine: d.EndLine, Vector: d.Vector,
 		Text: d.Text, HeadingPath: d.HeadingPath, DocHash: d.DocHash, Kind: d.Kind,
-		Aliases: d.Aliases, Lines: d.Lines,
+		Aliases: d.Aliases, Lines: d.Lines, DocTitle: d.DocTitle,
 	}
 }
 
@@ -86,7 +91,7 @@ func (s source) doc(id string) *Doc {
 		Title: s.Title, Headings: s.Headings, Content: s.Content, Tags: s.Tags,
 		Ord: s.Ord, StartLine: s.StartLine, EndLine: s.EndLine, Vector: s.Vector,
 		Text: s.Text, HeadingPath: s.HeadingPath, DocHash: s.DocHash, Kind: s.Kind,
-		Aliases: s.Aliases, Lines: s.Lines,
+		Aliases: s.Aliases, Lines: s.Lines, DocTitle: s.DocTitle,
 	}
 }
 

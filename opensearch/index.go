@@ -21,7 +21,7 @@ import (
 //
 // Version 2 added the chunk's text, heading path, document hash and kind,
 // the document's aliases and line count, and the source-record index.
-const MappingVersion = 2
+const MappingVersion = 4
 
 // ErrReindexNeeded is wrapped by Open when the index exists but was created
 // with another mapping version or vector dimension, or not by braid: its
@@ -42,7 +42,9 @@ const (
 // Options says which cluster and index to use. The zero value of every
 // field but URL means its default.
 type Options struct {
-	// URL is one node's HTTP address, e.g. http://127.0.0.1:9200. Required.
+	// URL is a node's HTTP address, e.g. http://127.0.0.1:9200, or
+	// several nodes' separated by commas: requests go to any of them, so
+	// losing one node leaves the others reachable. Required.
 	URL string
 	// Index is the chunk index's name; file hashes go to Index+"-files"
 	// and source records to Index+"-sources". Empty means DefaultIndex
@@ -56,6 +58,10 @@ type Options struct {
 	// Dim is the dimension of chunk vectors; 0 means the index has no
 	// vector field and Vector is refused.
 	Dim int
+	// AnyDim accepts an existing chunk index whatever its dimension (a
+	// reader that only searches lexically); Dim is then used only to
+	// create a missing index.
+	AnyDim bool
 	// Timeout bounds the reachability check in Open and every request
 	// made without a deadline of its own; 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -101,16 +107,20 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 	case o.Index != strings.ToLower(o.Index) || strings.ContainsAny(o.Index, ` "*\<|,>/?#:`) || strings.HasPrefix(o.Index, "_") || strings.HasPrefix(o.Index, "-"):
 		return nil, fmt.Errorf("opensearch: index name %q is not valid in OpenSearch: want lowercase, without spaces or any of \"*\\<|,>/?#: and not starting with _ or -", o.Index)
 	}
-	u, err := url.Parse(o.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("opensearch: URL %q is not an http(s) address, want e.g. http://127.0.0.1:9200", o.URL)
+	addrs := strings.Split(o.URL, ",")
+	for i, a := range addrs {
+		addrs[i] = strings.TrimSpace(a)
+		u, err := url.Parse(addrs[i])
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("opensearch: URL %q is not an http(s) address, want e.g. http://127.0.0.1:9200 (several separated by commas)", addrs[i])
+		}
 	}
 
 	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: osgo.Config{
-		Addresses: []string{o.URL},
-		// A request that fails to connect is reported, not retried
-		// against the one node we know for minutes.
-		MaxRetries: 1,
+		Addresses: addrs,
+		// A request that fails to connect is tried once on each other
+		// node, not retried for minutes.
+		MaxRetries: len(addrs),
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: client for %s: %w", o.URL, err)
@@ -129,15 +139,17 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 
 	ctx, cancel = x.bound(ctx)
 	defer cancel()
-	if err := x.ensure(ctx, x.name, chunkIndexBody(o), o.Dim); err != nil {
+	dim, err := x.ensure(ctx, x.name, chunkIndexBody(o), o.Dim, o.AnyDim)
+	if err != nil {
 		client.Close()
 		return nil, err
 	}
-	if err := x.ensure(ctx, x.files, filesIndexBody(o), 0); err != nil {
+	x.dim = dim
+	if _, err := x.ensure(ctx, x.files, filesIndexBody(o), 0, false); err != nil {
 		client.Close()
 		return nil, err
 	}
-	if err := x.ensure(ctx, x.sources, sourcesIndexBody(o), 0); err != nil {
+	if _, err := x.ensure(ctx, x.sources, sourcesIndexBody(o), 0, false); err != nil {
 		client.Close()
 		return nil, err
 	}
@@ -194,14 +206,14 @@ type meta struct {
 
 // ensure creates index name with body, or checks that the existing one
 // has this mapping version and dimension.
-func (x *Index) ensure(ctx context.Context, name string, body map[string]any, dim int) error {
+func (x *Index) ensure(ctx context.Context, name string, body map[string]any, dim int, anyDim bool) (int, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("opensearch: encode mapping of %s: %w", name, err)
+		return 0, fmt.Errorf("opensearch: encode mapping of %s: %w", name, err)
 	}
 	_, err = x.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: name, Body: strings.NewReader(string(b))})
 	if err == nil {
-		return nil
+		return dim, nil
 	}
 	var se *osgo.StructError
 	if !errors.As(err, &se) || se.Err.Type != "resource_already_exists_exception" {
@@ -209,12 +221,12 @@ func (x *Index) ensure(ctx context.Context, name string, body map[string]any, di
 		if dim > 0 && strings.Contains(err.Error(), "index.knn") {
 			hint = "; is the k-NN plugin installed on the cluster?"
 		}
-		return fmt.Errorf("opensearch: create index %s: %w%s", name, x.explain(err), hint)
+		return 0, fmt.Errorf("opensearch: create index %s: %w%s", name, x.explain(err), hint)
 	}
 
 	resp, err := x.client.Indices.Mapping.Get(ctx, &opensearchapi.MappingGetReq{Indices: []string{name}})
 	if err != nil {
-		return fmt.Errorf("opensearch: read mapping of %s: %w", name, x.explain(err))
+		return 0, fmt.Errorf("opensearch: read mapping of %s: %w", name, x.explain(err))
 	}
 	idx := resp.GetIndices()
 	m, ok := idx[name]
@@ -228,23 +240,23 @@ func (x *Index) ensure(ctx context.Context, name string, body map[string]any, di
 	}
 	if len(m.Mappings) > 0 {
 		if err := json.Unmarshal(m.Mappings, &got); err != nil {
-			return fmt.Errorf("%w: index %s has a _meta braid cannot read (%v): delete it or choose another Options.Index", ErrReindexNeeded, name, err)
+			return 0, fmt.Errorf("%w: index %s has a _meta braid cannot read (%v): delete it or choose another Options.Index", ErrReindexNeeded, name, err)
 		}
 	}
 	switch {
 	case got.Meta.BraidMapping == nil:
-		return fmt.Errorf("%w: index %s exists but has no _meta.braid_mapping, so braid did not create it: delete it or choose another Options.Index", ErrReindexNeeded, name)
+		return 0, fmt.Errorf("%w: index %s exists but has no _meta.braid_mapping, so braid did not create it: delete it or choose another Options.Index", ErrReindexNeeded, name)
 	case *got.Meta.BraidMapping != MappingVersion:
-		return fmt.Errorf("%w: index %s has braid mapping version %d, this braid uses %d: delete the index and index again", ErrReindexNeeded, name, *got.Meta.BraidMapping, MappingVersion)
+		return 0, fmt.Errorf("%w: index %s has braid mapping version %d, this braid uses %d: delete the index and index again", ErrReindexNeeded, name, *got.Meta.BraidMapping, MappingVersion)
 	}
 	gotDim := 0
 	if got.Meta.Dim != nil {
 		gotDim = *got.Meta.Dim
 	}
-	if gotDim != dim {
-		return fmt.Errorf("%w: index %s holds %d-dimensional vectors, Options.Dim is %d: delete the index and index again, or use its dimension", ErrReindexNeeded, name, gotDim, dim)
+	if gotDim != dim && !anyDim {
+		return 0, fmt.Errorf("%w: index %s holds %d-dimensional vectors, Options.Dim is %d: delete the index and index again, or use its dimension", ErrReindexNeeded, name, gotDim, dim)
 	}
-	return nil
+	return gotDim, nil
 }
 
 // analyzer is the text analysis of content, title and headings: the
@@ -308,6 +320,7 @@ const (
 	fieldHeadingPath = "heading_path"
 	fieldAliases     = "aliases"
 	fieldLines       = "lines"
+	fieldDocTitle    = "doc_title"
 	// Keywords: exact values a filter may name.
 	fieldDocHash = "doc_hash"
 	fieldKind    = "kind"
@@ -321,7 +334,7 @@ const (
 )
 
 func chunkIndexBody(o Options) map[string]any {
-	text := map[string]any{"type": "text", "analyzer": analyzer}
+	text := map[string]any{"type": "text", "analyzer": analyzer, "similarity": similarityName}
 	keyword := map[string]any{"type": "keyword"}
 	integer := map[string]any{"type": "integer"}
 	// Kept in _source only: no terms, no doc values, no length limit.
@@ -334,12 +347,15 @@ func chunkIndexBody(o Options) map[string]any {
 		fieldDocHash: keyword, fieldKind: keyword,
 		fieldOrd: integer, fieldStartLine: integer, fieldEndLine: integer,
 		fieldText: storedText, fieldHeadingPath: storedKeyword, fieldAliases: storedKeyword,
-		fieldLines: storedInteger,
+		fieldLines: storedInteger, fieldDocTitle: storedText,
 	}
 	settings := map[string]any{
 		"number_of_shards":   o.Shards,
 		"number_of_replicas": o.Replicas,
 		"analysis":           analysis(),
+		"similarity": map[string]any{similarityName: map[string]any{
+			"type": "scripted", "script": map[string]any{"source": similarity},
+		}},
 	}
 	if o.Dim > 0 {
 		settings["knn"] = true
@@ -381,4 +397,21 @@ func filesIndexBody(o Options) map[string]any {
 			},
 		},
 	}
+}
+
+// Drop deletes the chunk, file-hash and source-record indexes from the
+// cluster, with everything in them; an index already gone is no error.
+// The Index is unusable afterwards.
+func (x *Index) Drop(ctx context.Context) error {
+	ctx, cancel := x.bound(ctx)
+	defer cancel()
+	t := true
+	_, err := x.client.Indices.Delete(ctx, opensearchapi.IndicesDeleteReq{
+		Indices: []string{x.name, x.files, x.sources},
+		Params:  opensearchapi.IndicesDeleteParams{IgnoreUnavailable: &t},
+	})
+	if err != nil {
+		return fmt.Errorf("opensearch: delete index %s: %w", x.name, x.explain(err))
+	}
+	return nil
 }

@@ -71,8 +71,9 @@ func testOpen(t *testing.T, url string) {
 	if x.Name() != "open-test" {
 		t.Errorf("Name() = %q, want open-test", x.Name())
 	}
+	mv := fmt.Sprintf(`"braid_mapping":%d`, opensearch.MappingVersion)
 	m := do(t, "GET", url+"/open-test/_mapping", "")
-	for _, want := range []string{`"braid_mapping":2`, `"dim":4`, `"knn_vector"`, `"engine":"lucene"`, `"analyzer":"braid_en"`,
+	for _, want := range []string{mv, `"similarity":"braid_bm25"`, `"dim":4`, `"knn_vector"`, `"engine":"lucene"`, `"analyzer":"braid_en"`,
 		`"text":{"type":"text","index":false}`, `"doc_hash":{"type":"keyword"}`, `"kind":{"type":"keyword"}`} {
 		if !strings.Contains(m, want) {
 			t.Errorf("mapping lacks %s:\n%s", want, m)
@@ -81,11 +82,11 @@ func testOpen(t *testing.T, url string) {
 	if s := do(t, "GET", url+"/open-test/_settings", ""); !strings.Contains(s, `"knn":"true"`) {
 		t.Errorf("settings lack index.knn true:\n%s", s)
 	}
-	if m := do(t, "GET", url+"/open-test-files/_mapping", ""); !strings.Contains(m, `"braid_mapping":2`) {
-		t.Errorf("file-hash index mapping lacks braid_mapping 2:\n%s", m)
+	if m := do(t, "GET", url+"/open-test-files/_mapping", ""); !strings.Contains(m, mv) {
+		t.Errorf("file-hash index mapping lacks %s:\n%s", mv, m)
 	}
-	if m := do(t, "GET", url+"/open-test-sources/_mapping", ""); !strings.Contains(m, `"braid_mapping":2`) || !strings.Contains(m, `"record":{"type":"object","enabled":false}`) {
-		t.Errorf("source-record index mapping lacks braid_mapping 2 or an unparsed record:\n%s", m)
+	if m := do(t, "GET", url+"/open-test-sources/_mapping", ""); !strings.Contains(m, mv) || !strings.Contains(m, `"record":{"type":"object","enabled":false}`) {
+		t.Errorf("source-record index mapping lacks %s or an unparsed record:\n%s", mv, m)
 	}
 
 	// The same options reuse the index, and what it holds.
@@ -116,7 +117,7 @@ func testOpen(t *testing.T, url string) {
 		{"no vectors", opensearch.Options{URL: url, Index: "open-test"}, "holds 4-dimensional vectors, Options.Dim is 0"},
 		{"not braid's", opensearch.Options{URL: url, Index: "foreign"}, "no _meta.braid_mapping"},
 		{"other version", opensearch.Options{URL: url, Index: "future", Dim: 4}, "mapping version 99"},
-		{"version 1", opensearch.Options{URL: url, Index: "version-one"}, "mapping version 1, this braid uses 2"},
+		{"version 1", opensearch.Options{URL: url, Index: "version-one"}, fmt.Sprintf("mapping version 1, this braid uses %d", opensearch.MappingVersion)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, err := opensearch.Open(t.Context(), tc.o)

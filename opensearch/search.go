@@ -79,106 +79,6 @@ type Hit struct {
 	Terms []string
 }
 
-// LexQuery is a lexical query: the parts of the engine's query syntax
-// that reach the index, searched as the embedded index searches them.
-type LexQuery struct {
-	// Terms are free words, each scored where it matches (OR): in content
-	// (boost 1), title (titleBoost) and headings (headingBoost).
-	Terms string
-	// Phrases must each appear in content as a phrase.
-	Phrases []string
-	// Excluded drops the chunks whose content matches any of these words.
-	Excluded []string
-	// Fuzziness is the edit distance (0..2) within which Terms match.
-	Fuzziness int
-}
-
-// Lexical returns up to k chunks matching q by BM25, best first (ties by
-// chunk ID), and how many chunks match in all. Terms match in content,
-// title (boost 1.0) or headings (boost 0.3), the embedded index's weights;
-// without phrases a chunk must match one of them, with phrases it must
-// contain every phrase and terms only add to its score. Phrases and
-// Excluded look at content only (where the engine puts the title and
-// heading path too). A query with neither terms nor phrases gives an
-// error wrapping ErrEmptyQuery. k <= 0 gives no hits, only the total.
-func (x *Index) Lexical(ctx context.Context, q LexQuery, f Filter, k int) (hits []Hit, total int, err error) {
-	terms := strings.TrimSpace(q.Terms)
-	phrases := nonBlank(q.Phrases)
-	switch {
-	case terms == "" && len(phrases) == 0:
-		return nil, 0, fmt.Errorf("%w: no terms or phrases to search %s for; give at least one word", ErrEmptyQuery, x.name)
-	case q.Fuzziness < 0 || q.Fuzziness > 2:
-		return nil, 0, fmt.Errorf("opensearch: lexical search in %s: fuzziness %d, want 0, 1 or 2", x.name, q.Fuzziness)
-	}
-	boolq := map[string]any{}
-	if terms != "" {
-		match := func(field string, boost float64) any {
-			m := map[string]any{"query": terms, "boost": boost}
-			if q.Fuzziness > 0 {
-				// As bleve's fuzzy match: edit distance from the first
-				// character, a transposition counting two edits.
-				m["fuzziness"] = q.Fuzziness
-				m["prefix_length"] = 0
-				m["fuzzy_transpositions"] = false
-			}
-			return map[string]any{"match": map[string]any{field: m}}
-		}
-		boolq["should"] = []any{match(fieldContent, 1), match(fieldTitle, titleBoost), match(fieldHeadings, headingBoost)}
-		if len(phrases) == 0 {
-			boolq["minimum_should_match"] = 1
-		}
-	}
-	if len(phrases) > 0 {
-		var must []any
-		for _, p := range phrases {
-			must = append(must, map[string]any{"match_phrase": map[string]any{fieldContent: p}})
-		}
-		boolq["must"] = must
-	}
-	if ex := nonBlank(q.Excluded); len(ex) > 0 {
-		var not []any
-		for _, w := range ex {
-			not = append(not, map[string]any{"match": map[string]any{fieldContent: w}})
-		}
-		boolq["must_not"] = not
-	}
-	c, err := f.clauses()
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(c) > 0 {
-		boolq["filter"] = c
-	}
-	body := map[string]any{
-		"size":             max(k, 0),
-		"query":            map[string]any{"bool": boolq},
-		"_source":          []string{fieldDoc},
-		"track_total_hits": true,
-	}
-	if q.Fuzziness > 0 && k > 0 {
-		body["highlight"] = map[string]any{
-			"fields":    map[string]any{fieldContent: map[string]any{"number_of_fragments": 0}},
-			"pre_tags":  []string{markStart},
-			"post_tags": []string{markEnd},
-		}
-	}
-	resp, err := x.query(ctx, "lexical search", x.name, body)
-	if err != nil {
-		return nil, 0, err
-	}
-	hits, err = x.hits(resp, "lexical search")
-	if err != nil {
-		return nil, 0, err
-	}
-	if q.Fuzziness > 0 {
-		if err := x.matchedTerms(ctx, resp, hits); err != nil {
-			return nil, 0, err
-		}
-	}
-	sortHits(hits)
-	return hits, resp.Hits.Total.Value, nil
-}
-
 func nonBlank(s []string) []string {
 	var out []string
 	for _, v := range s {
@@ -199,7 +99,7 @@ const (
 // matchedTerms sets each hit's Terms from the words marked in resp's
 // highlights of content (hits is in resp's order): the marked words are
 // analyzed as content is, in one request for all hits.
-func (x *Index) matchedTerms(ctx context.Context, resp *opensearchapi.SearchResp, hits []Hit) error {
+func (x *Index) matchedTerms(ctx context.Context, highlights []map[string][]string, hits []Hit) error {
 	var (
 		text   strings.Builder
 		size   int                // of text, in UTF-16 code units
@@ -207,8 +107,8 @@ func (x *Index) matchedTerms(ctx context.Context, resp *opensearchapi.SearchResp
 		word   = map[string]int{} // word -> its index in starts
 		of     = make([][]int, len(hits))
 	)
-	for i, h := range resp.Hits.Hits {
-		for _, frag := range h.Highlight[fieldContent] {
+	for i, h := range highlights {
+		for _, frag := range h[fieldContent] {
 			for _, part := range strings.Split(frag, markStart)[1:] {
 				w, _, ok := strings.Cut(part, markEnd)
 				if !ok || w == "" {

@@ -196,7 +196,7 @@ func (c *EvalCmd) Run(g *Globals) error {
 func openJudged(g *Globals, purpose, corpus string, vectors, reranks bool) (*braid.Engine, func(), error) {
 	dir := g.Index
 	cleanup := func() {}
-	if !g.indexSet {
+	if !g.indexSet && g.Backend == "" {
 		var err error
 		if dir, err = os.MkdirTemp("", "braid-eval-"); err != nil {
 			return nil, nil, err
@@ -211,7 +211,11 @@ func openJudged(g *Globals, purpose, corpus string, vectors, reranks bool) (*bra
 		return nil, nil, err
 	}
 	if !g.Quiet {
-		fmt.Fprintf(g.stderr, "braid: indexing %s into %s\n", corpus, dir)
+		into := dir
+		if g.Backend != "" {
+			into = fmt.Sprintf("the cluster index %s at %s", g.BackendIndex, g.Backend)
+		}
+		fmt.Fprintf(g.stderr, "braid: indexing %s into %s\n", corpus, into)
 	}
 	pr := newProgress(g)
 	_, err = e.Index(g.ctx, []braid.SourceSpec{{Path: corpus}}, pr.update)

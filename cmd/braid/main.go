@@ -32,6 +32,7 @@ type Globals struct {
 	JSON  bool   `help:"Print JSON instead of text." name:"json"`
 	Quiet bool   `help:"Print no progress or warnings." short:"q"`
 	modelFlags
+	backendFlags
 
 	ctx      context.Context
 	indexSet bool // --index or BRAID_INDEX was given, not the default
@@ -172,7 +173,25 @@ func (g *Globals) open(readOnly bool, purpose string) (*braid.Engine, error) {
 	if e, _, err, ok := g.borrowed(readOnly); ok {
 		return e, err // the loan ends with the command
 	}
-	return braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose})
+	return braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose, Backend: g.backend()})
+}
+
+// backendFlags choose where the index lives: the --index directory, or an
+// OpenSearch cluster.
+type backendFlags struct {
+	Backend         string `help:"Keep the index in the OpenSearch cluster at this URL (e.g. http://127.0.0.1:9200; scripts/opensearch.sh start runs one) instead of the --index directory." env:"BRAID_BACKEND" placeholder:"URL"`
+	BackendIndex    string `help:"The cluster index braid uses (with --backend)." env:"BRAID_BACKEND_INDEX" default:"braid" placeholder:"NAME"`
+	BackendShards   int    `help:"Primary shards of a new cluster index (with --backend)." default:"1" placeholder:"N"`
+	BackendReplicas int    `help:"Replicas of each shard of a new cluster index (with --backend; 1 survives the loss of a node)." default:"0" placeholder:"N"`
+}
+
+// backend is the engine's Backend option; the zero Backend without
+// --backend.
+func (b backendFlags) backend() braid.Backend {
+	if b.Backend == "" {
+		return braid.Backend{}
+	}
+	return braid.Backend{URL: b.Backend, Index: b.BackendIndex, Shards: b.BackendShards, Replicas: b.BackendReplicas}
 }
 
 // withReader opens the engine read-only for the length of fn.

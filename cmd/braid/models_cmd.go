@@ -98,7 +98,7 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 		g.warn("indexing without embeddings, so search will be BM25 only: %s", why)
 	}
 	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why, VectorsOff: g.Model == "none", BatchDocs: testBatchDocs, AWS: loadAWS,
-		Vector: vector.Options{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, NoRerank: noRerank}
+		Vector: vector.Options{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, NoRerank: noRerank, Backend: g.backend()}
 	if emb != nil {
 		opt.Embedder, opt.Model = emb, emb.Key()
 	}

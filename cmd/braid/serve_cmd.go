@@ -69,7 +69,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 			}
 		}}
 	srv := mcpserver.New(open, opt)
-	if !c.ReadOnly {
+	if !c.ReadOnly && g.Backend == "" {
 		// Other braid commands cannot open the index this server holds for
 		// writing: they run here instead (see forward.go).
 		dir := g.Index

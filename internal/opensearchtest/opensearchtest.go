@@ -145,6 +145,38 @@ func (c *Cluster) Stop() {
 	})
 }
 
+// Kill ends node n (1 for the first) at once with SIGKILL, as a machine
+// that dies would; the other nodes keep running, and Stop still ends them.
+func (c *Cluster) Kill(n int) {
+	c.tb.Helper()
+	b, err := os.ReadFile(filepath.Join(c.home, "run", fmt.Sprintf("node%d.pid", n)))
+	if err != nil {
+		c.tb.Fatalf("opensearchtest: kill node %d: %v", n, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		c.tb.Fatalf("opensearchtest: kill node %d: pid file says %q", n, b)
+	}
+	p, err := os.FindProcess(pid)
+	if err == nil {
+		err = p.Kill()
+	}
+	if err != nil {
+		c.tb.Fatalf("opensearchtest: kill node %d (pid %d): %v", n, pid, err)
+	}
+	// Wait until its HTTP port stops answering, so the test sees a dead node.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(c.URLs[n-1], "http://"), time.Second)
+		if err != nil {
+			return
+		}
+		conn.Close()
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.tb.Fatalf("opensearchtest: node %d still answers 30 s after SIGKILL", n)
+}
+
 // logTails logs the end of each node's log, for a failed test.
 func (c *Cluster) logTails() {
 	logs, _ := filepath.Glob(filepath.Join(c.home, "nodes", "node*", "logs", "node.log"))

@@ -1,0 +1,377 @@
+package braid
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/braidsearch/braid/fusion"
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/opensearch"
+)
+
+// Backend says where an engine keeps its index. The zero value is the
+// embedded index in the engine's directory.
+type Backend struct {
+	// URL is the HTTP address of one node of an OpenSearch cluster (for
+	// example http://127.0.0.1:9200); empty means the embedded index.
+	URL string
+	// Index names the cluster's chunk index (the file hashes and source
+	// records go beside it under the same prefix); empty means "braid".
+	Index string
+	// Shards and Replicas shape a new index; zero means 1 shard and no
+	// replica. An existing index keeps its own.
+	Shards, Replicas int
+	// Timeout bounds every request to the cluster; zero means 10 s.
+	Timeout time.Duration
+}
+
+// ErrBackend is wrapped by the operations an engine on a cluster backend
+// does not offer (they work on the embedded index).
+var ErrBackend = errors.New("braid: not available on this backend")
+
+// cluster is the retriever of an engine whose index lives in OpenSearch.
+// Searches, index runs and source lists read and write the cluster only,
+// so several braid processes on several machines can share one index.
+type cluster struct {
+	e *Engine
+	x *opensearch.Index
+}
+
+// openCluster opens an engine on opt.Backend. The directory is not used.
+func openCluster(opt Options) (*Engine, error) {
+	if opt.Embedder != nil && opt.Model == "" {
+		return nil, fmt.Errorf("%w: an embedder needs a model name", ErrBadOption)
+	}
+	b := opt.Backend
+	o := opensearch.Options{URL: b.URL, Index: b.Index, Shards: b.Shards, Replicas: b.Replicas, Timeout: b.Timeout}
+	if opt.Embedder != nil {
+		o.Dim = opt.Embedder.Dim()
+	} else {
+		o.AnyDim = true // a lexical reader of an index with vectors
+	}
+	x, err := opensearch.Open(context.Background(), o)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opt: opt, settings: &Settings{}}
+	e.cl = &cluster{e: e, x: x}
+	e.ret = e.cl
+	return e, nil
+}
+
+// embeddedOnly is the error of an operation the cluster backend lacks.
+func (e *Engine) embeddedOnly(what string) error {
+	if e.cl == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s works on the embedded index only, and this engine uses the OpenSearch index %s at %s; run it without --backend on an index directory", ErrBackend, what, e.cl.x.Name(), e.opt.Backend.URL)
+}
+
+// filter is req's filters in the cluster's terms; ok is false when they
+// keep nothing (a metadata filter that matched no document).
+func clusterFilter(req index.Request) (f opensearch.Filter, ok bool) {
+	if req.DocIDs != nil && len(req.DocIDs) == 0 {
+		return f, false
+	}
+	f = opensearch.Filter{Sources: req.SourceIDs, DocIDs: req.DocIDs, PathGlob: req.PathGlob}
+	for _, t := range req.Tags {
+		f.Tags = append(f.Tags, normTag(t))
+	}
+	return f, true
+}
+
+// normTag is a tag as the cluster stores it: without its # and in lower
+// case, so a filter matches the way the embedded index's does.
+func normTag(t string) string { return strings.ToLower(strings.TrimPrefix(t, "#")) }
+
+func (c *cluster) lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error) {
+	f, ok := clusterFilter(req)
+	if !ok {
+		return nil, 0, nil
+	}
+	q := opensearch.LexQuery{Terms: strings.Join(req.Query.Terms, " "), Phrases: req.Query.Phrases, Excluded: req.Query.Excluded, Fuzziness: req.Fuzziness}
+	hits, total, err := c.x.Lexical(ctx, q, f, req.Size)
+	if errors.Is(err, opensearch.ErrEmptyQuery) {
+		return nil, 0, ErrEmptyQuery
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]index.Candidate, len(hits))
+	for i, h := range hits {
+		out[i] = index.Candidate{ChunkID: h.ChunkID, Score: h.Score, Terms: h.Terms}
+	}
+	return out, total, nil
+}
+
+func (c *cluster) vector(ctx context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
+	f, ok := clusterFilter(req)
+	if !ok {
+		return nil, nil
+	}
+	hits, err := c.x.Vector(ctx, qv, f, k)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fusion.Candidate, len(hits))
+	for i, h := range hits {
+		out[i] = fusion.Candidate{ID: h.ChunkID, Score: h.Score}
+	}
+	return out, nil
+}
+
+func (c *cluster) read(ctx context.Context, ids []string) ([]*Chunk, []*Document, error) {
+	got, err := c.x.Chunks(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	chunks := make([]*Chunk, len(got))
+	docs := make([]*Document, len(got))
+	for i, d := range got {
+		if d == nil {
+			continue
+		}
+		chunks[i] = &Chunk{ID: d.ChunkID, DocID: d.DocID, Ord: d.Ord, Text: d.Text, HeadingPath: d.HeadingPath, StartLine: d.StartLine, EndLine: d.EndLine}
+		docs[i] = &Document{ID: d.DocID, SourceID: d.Source, Path: d.Path, Kind: index.DocKind(d.Kind), Title: d.DocTitle, Hash: d.DocHash, Lines: d.Lines, Aliases: d.Aliases, Tags: d.Tags}
+	}
+	return chunks, docs, nil
+}
+
+func (c *cluster) backlinks(context.Context, []string) (map[string]int, error) {
+	return nil, c.e.embeddedOnly("the link prior (link_prior above 0)")
+}
+
+func (c *cluster) sources(ctx context.Context) ([]*Source, error) {
+	recs, err := c.x.Sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Source, 0, len(recs))
+	for id, r := range recs {
+		s := &Source{}
+		if err := json.Unmarshal(r, s); err != nil {
+			return nil, fmt.Errorf("braid: source record %s in the cluster is damaged (%v); braid sources remove %s, then index it again", id, err, id)
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b *Source) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// stats counts the cluster index's chunks and documents.
+func (c *cluster) stats(srcs []*Source) (*Stats, error) {
+	chunks, docs, err := c.x.Count(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	st := &Stats{Backend: strings.TrimSuffix(c.e.opt.Backend.URL, "/") + "/" + c.x.Name(), Documents: docs, Chunks: chunks, SchemaVersion: opensearch.MappingVersion, Sources: []SourceStats{}, Settings: c.e.SettingList()}
+	for _, s := range srcs {
+		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), IndexedAt: s.IndexedAt})
+	}
+	return st, nil
+}
+
+// index runs an index of sources into the cluster: braid walks, parses,
+// chunks and embeds here, and the cluster takes each batch.
+func (c *cluster) index(ctx context.Context, sources []*Source, force map[string]bool, progress func(Progress), sum *Summary) error {
+	t := &clusterTarget{c: c, known: map[string]index.Entry{}, sourceOf: map[string]string{}}
+	ix := &index.Indexer{Remote: t, Opt: index.Options{Workers: c.e.opt.Workers, BatchDocs: c.e.opt.BatchDocs}, Progress: progress}
+	if progress != nil {
+		t.progress = func(done int) { progress(Progress{Source: "embeddings", Phase: "embed", Done: done}) }
+	}
+	var runErr error
+	for _, src := range sources {
+		ix.Force = force[src.ID]
+		if runErr = ix.Index(ctx, src, sum); runErr != nil {
+			break
+		}
+		rec, err := json.Marshal(src)
+		if err != nil {
+			return err
+		}
+		if runErr = c.x.PutSource(ctx, src.ID, rec); runErr != nil {
+			break
+		}
+	}
+	sum.Errors = append(sum.Errors, t.rejected...)
+	sum.Embedded, sum.EmbedMS, sum.Tokens = t.embedded, t.embedTime.Milliseconds(), t.tokens
+	if err := c.x.Refresh(ctx); err != nil && runErr == nil {
+		runErr = err
+	}
+	return runErr
+}
+
+// clusterTarget takes an index run's changes into the cluster. A file's
+// hash is recorded only after its chunks are in, so a run that stops part
+// way (the cluster lost, an interrupt) leaves the file to the next run,
+// which removes whatever part of it got in and sends it again.
+type clusterTarget struct {
+	c        *cluster
+	known    map[string]index.Entry // by document ID, with its source: what Entries read
+	sourceOf map[string]string      // document ID → source ID, for the same
+	rejected []FileError            // chunks the cluster refused, by file
+	progress func(done int)
+
+	embedded  int
+	embedTime time.Duration
+	tokens    int64
+}
+
+// Entries reads the file hashes of a source. Each is kept as "hash docID"
+// so that a vanished file's chunks can be found to delete.
+func (t *clusterTarget) Entries(ctx context.Context, sourceID string) (map[string]index.Entry, error) {
+	hashes, err := t.c.x.FileHashes(ctx, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]index.Entry, len(hashes))
+	for p, v := range hashes {
+		h, id, _ := strings.Cut(v, " ")
+		out[p] = index.Entry{Path: p, DocID: id, Hash: h}
+		t.known[id], t.sourceOf[id] = out[p], sourceID
+	}
+	return out, nil
+}
+
+func (t *clusterTarget) Commit(ctx context.Context, changes []index.Change) error {
+	x := t.c.x
+	var gone []string // documents whose old chunks go first
+	set := map[string]map[string]string{}
+	remove := map[string][]string{}
+	for _, ch := range changes {
+		if ch.Doc != nil {
+			gone = append(gone, ch.Doc.ID)
+			if set[ch.Doc.SourceID] == nil {
+				set[ch.Doc.SourceID] = map[string]string{}
+			}
+			set[ch.Doc.SourceID][ch.Doc.Path] = ch.Doc.Hash + " " + ch.Doc.ID
+		} else if ch.DeleteID != "" {
+			gone = append(gone, ch.DeleteID)
+		}
+	}
+	if err := x.DeleteDocs(ctx, gone); err != nil {
+		return err
+	}
+	docs, err := t.docs(ctx, changes)
+	if err != nil {
+		return err
+	}
+	failed := map[string]bool{} // documents with a refused chunk: not recorded, so the next run tries again
+	if err := x.Put(ctx, docs); err != nil {
+		var be *opensearch.BulkError
+		if !errors.As(err, &be) {
+			return err
+		}
+		byChunk := map[string]*opensearch.Doc{}
+		for i := range docs {
+			byChunk[docs[i].ChunkID] = &docs[i]
+		}
+		for _, it := range be.Items {
+			d := byChunk[it.ID]
+			if d == nil || failed[d.DocID] {
+				continue
+			}
+			failed[d.DocID] = true
+			t.rejected = append(t.rejected, FileError{Path: d.Path, Err: fmt.Sprintf("the cluster refused chunk %s: %s", it.ID, it.Reason)})
+		}
+		if len(failed) > 0 {
+			// Leave no part of a refused document behind.
+			ids := make([]string, 0, len(failed))
+			for id := range failed {
+				ids = append(ids, id)
+			}
+			if err := x.DeleteDocs(ctx, ids); err != nil {
+				return err
+			}
+		}
+	}
+	for _, ch := range changes {
+		switch {
+		case ch.Doc != nil && failed[ch.Doc.ID]:
+			delete(set[ch.Doc.SourceID], ch.Doc.Path)
+			remove[ch.Doc.SourceID] = append(remove[ch.Doc.SourceID], ch.Doc.Path)
+		case ch.Doc == nil && ch.DeleteID != "":
+			if e, ok := t.known[ch.DeleteID]; ok {
+				src := t.sourceOf[ch.DeleteID]
+				remove[src] = append(remove[src], e.Path)
+			}
+		}
+	}
+	for src, paths := range set {
+		if err := x.SetFileHashes(ctx, src, paths, remove[src]); err != nil {
+			return err
+		}
+		delete(remove, src)
+	}
+	for src, paths := range remove {
+		if err := x.SetFileHashes(ctx, src, nil, paths); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// docs turns the changes' chunks into the cluster's documents, with their
+// embeddings when the engine has a model.
+func (t *clusterTarget) docs(ctx context.Context, changes []index.Change) ([]opensearch.Doc, error) {
+	var out []opensearch.Doc
+	var texts []string
+	for _, ch := range changes {
+		d := ch.Doc
+		if d == nil {
+			continue
+		}
+		tags := make([]string, len(d.Tags))
+		for i, tg := range d.Tags {
+			tags[i] = normTag(tg)
+		}
+		for i := range ch.Chunks {
+			c := &ch.Chunks[i]
+			heads := strings.Join(c.HeadingPath, " / ")
+			title := d.Title + "\n" + strings.TrimSuffix(d.Path, path.Ext(d.Path))
+			if d.Kind == index.KindBEIR {
+				title = "" // a record's title is a sentence of it, not a name (index/lexical.go)
+			}
+			out = append(out, opensearch.Doc{
+				ChunkID: c.ID, DocID: d.ID, Source: d.SourceID, Path: d.Path, Title: title, DocTitle: d.Title,
+				Headings: heads, Content: d.Title + "\n" + heads + "\n" + c.Text, Text: c.Text,
+				HeadingPath: c.HeadingPath, Tags: tags, Ord: c.Ord, StartLine: c.StartLine, EndLine: c.EndLine,
+				DocHash: d.Hash, Kind: string(d.Kind), Aliases: d.Aliases, Lines: d.Lines,
+			})
+			texts = append(texts, index.EmbedInput(d.Title, c))
+		}
+	}
+	em := t.c.e.opt.Embedder
+	if em == nil || len(texts) == 0 {
+		return out, nil
+	}
+	tc, counts := em.(index.TokenCounter)
+	var tok0 int64
+	if counts {
+		tok0 = tc.Tokens()
+	}
+	start := time.Now()
+	vecs, err := em.Embed(ctx, texts, false)
+	t.embedTime += time.Since(start)
+	if counts {
+		t.tokens += tc.Tokens() - tok0
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embed chunks: %w", err)
+	}
+	for i := range out {
+		out[i].Vector = vecs[i]
+	}
+	t.embedded += len(texts)
+	if t.progress != nil {
+		t.progress(t.embedded)
+	}
+	return out, nil
+}

@@ -1,0 +1,326 @@
+package braid_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/opensearchtest"
+	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/opensearch"
+)
+
+// TestClusterBackend runs the engine on a real one-node OpenSearch
+// cluster beside the embedded index, as subtests sharing the node.
+func TestClusterBackend(t *testing.T) {
+	url := opensearchtest.Start(t, 1)
+	t.Run("SameAnswers", func(t *testing.T) { testClusterSameAnswers(t, url) })
+	t.Run("Reindex", func(t *testing.T) { testClusterReindex(t, url) })
+	t.Run("EmbeddedOnly", func(t *testing.T) { testClusterEmbeddedOnly(t, url) })
+	t.Run("Vaults", func(t *testing.T) { testClusterVaults(t, url) })
+}
+
+// twin opens an embedded engine and a cluster engine (index name) with
+// the same tiny encoder, and indexes dir into both.
+func twin(t *testing.T, url, name, dir string) (embedded, onCluster *braid.Engine) {
+	t.Helper()
+	ctx := context.Background()
+	emb := modeltest.Tiny(t)
+	embedded = openEngine(t, &braid.Options{Embedder: emb, Model: "braid/tiny-encoder"})
+	onCluster = openEngine(t, &braid.Options{Embedder: emb, Model: "braid/tiny-encoder", Backend: braid.Backend{URL: url, Index: name}})
+	for _, e := range []*braid.Engine{embedded, onCluster} {
+		sum, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Errors) > 0 {
+			t.Fatalf("index errors: %v", sum.Errors)
+		}
+	}
+	return embedded, onCluster
+}
+
+func docPaths(t *testing.T, e *braid.Engine, q string, opt braid.SearchOptions) []string {
+	t.Helper()
+	res, err := e.Search(context.Background(), q, opt)
+	if err != nil {
+		t.Fatalf("%q: %v", q, err)
+	}
+	var out []string
+	for _, h := range res.Results {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func weight(w float64) *float64 { return &w }
+
+func testClusterSameAnswers(t *testing.T, url string) {
+	dir := writeVault(t, vault)
+	embedded, onCluster := twin(t, url, "same", dir)
+	ctx := context.Background()
+
+	st, err := onCluster.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	est, err := embedded.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != est.Documents || st.Chunks != est.Chunks || len(st.Sources) != 1 || st.Backend == "" {
+		t.Errorf("cluster stats %d documents %d chunks %d sources backend %q, want the embedded %d and %d, 1 source, a backend", st.Documents, st.Chunks, len(st.Sources), st.Backend, est.Documents, est.Chunks)
+	}
+
+	for _, c := range []struct {
+		q   string
+		opt braid.SearchOptions
+	}{
+		{"aphids ladybugs", braid.SearchOptions{VectorWeight: weight(0)}},
+		{"tomatoes", braid.SearchOptions{VectorWeight: weight(0)}},
+		{"tomatoes", braid.SearchOptions{VectorWeight: weight(0.6)}},
+		{"tomatoes garlic", braid.SearchOptions{VectorWeight: weight(1)}},
+		{`"olive oil"`, braid.SearchOptions{VectorWeight: weight(0.6)}},
+		{"tomatoes -garlic", braid.SearchOptions{VectorWeight: weight(0)}},
+		{"tomatos", braid.SearchOptions{VectorWeight: weight(0), Fuzzy: true}},
+		{"tomatoes", braid.SearchOptions{VectorWeight: weight(0), Tags: []string{"#plants"}}},
+		{"tomatoes", braid.SearchOptions{VectorWeight: weight(0.6), PathGlob: "notes/**"}},
+		{"water plant", braid.SearchOptions{VectorWeight: weight(0.6), PathGlob: "*.py"}},
+		{"tomatoes", braid.SearchOptions{VectorWeight: weight(0.6), Sources: []string{filepath.Base(dir)}}},
+	} {
+		want := docPaths(t, embedded, c.q, c.opt)
+		got := docPaths(t, onCluster, c.q, c.opt)
+		if len(want) == 0 {
+			t.Errorf("%q %+v: the embedded index finds nothing; the case tests nothing", c.q, c.opt)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q (weight %v, tags %v, glob %q): cluster %v, embedded %v", c.q, *c.opt.VectorWeight, c.opt.Tags, c.opt.PathGlob, got, want)
+		}
+	}
+
+	// Lexical scores agree up to one factor per query (bleve's query
+	// normalisation, which the cluster leaves out) and the cluster's
+	// coarser field lengths. (Words in titles or headings differ more:
+	// there the cluster's idf counts the chunks that have the field, the
+	// embedded index every chunk.)
+	for _, q := range []string{"aphids leaves sun", "garlic olive roast deep", "water level kitchen scraps"} {
+		var ratios [2][]float64
+		for i, e := range []*braid.Engine{embedded, onCluster} {
+			res, err := e.Search(ctx, q, braid.SearchOptions{VectorWeight: weight(0), Chunks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range res.Results {
+				ratios[i] = append(ratios[i], h.Score/res.Results[0].Score)
+			}
+		}
+		if len(ratios[0]) < 2 || len(ratios[0]) != len(ratios[1]) {
+			t.Errorf("%q: %d chunks embedded, %d on the cluster; want the same, at least 2", q, len(ratios[0]), len(ratios[1]))
+			continue
+		}
+		for i := range ratios[0] {
+			if d := ratios[0][i] - ratios[1][i]; d > 0.05 || d < -0.05 {
+				t.Errorf("%q: hit %d scores %.3f of the best embedded, %.3f on the cluster", q, i+1, ratios[0][i], ratios[1][i])
+			}
+		}
+	}
+
+	res, err := onCluster.Search(ctx, "aphids", braid.SearchOptions{VectorWeight: weight(0.6), Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h *braid.Hit
+	for i := range res.Results {
+		if res.Results[i].Path == "Gardening.md" {
+			h = &res.Results[i]
+		}
+	}
+	if h == nil {
+		t.Fatalf("no hybrid hit for aphids in Gardening.md on the cluster: %+v", res.Results)
+	}
+	if h.Title != "Gardening Guide" || h.Source != "hybrid" || h.Explain == nil || h.Explain.LexicalRank != 1 || h.Explain.VectorRank == 0 || h.Snippet == "" || len(h.Highlights) == 0 || h.Line.Start == 0 {
+		t.Errorf("hybrid hit %+v explain %+v: want its title, source hybrid, ranks from both retrievers, a highlighted snippet and lines", h, h.Explain)
+	}
+}
+
+func testClusterReindex(t *testing.T, url string) {
+	ctx := context.Background()
+	dir := writeVault(t, vault)
+	_, e := twin(t, url, "reindex", dir)
+	again, err := e.Index(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Added+again.Updated+again.Removed != 0 || again.Unchanged != 5 || again.Embedded != 0 {
+		t.Errorf("re-index of an unchanged source: added %d updated %d removed %d unchanged %d embedded %d, want only 5 unchanged", again.Added, again.Updated, again.Removed, again.Unchanged, again.Embedded)
+	}
+
+	// A second braid (another process, another machine) sees the same index.
+	other := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "reindex"}})
+	if got := docPaths(t, other, "aphids", braid.SearchOptions{}); len(got) == 0 || got[0] != "Gardening.md" {
+		t.Errorf("a second engine without a model finds %v for aphids, want Gardening.md first", got)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "notes", "cooking.md"), []byte("# Cooking\n\nBake the courgettes with thyme.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "Compost.md")); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := e.Index(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Updated != 1 || sum.Removed != 1 || sum.Unchanged != 3 {
+		t.Errorf("after one edit and one removal: updated %d removed %d unchanged %d, want 1, 1, 3", sum.Updated, sum.Removed, sum.Unchanged)
+	}
+	if got := docPaths(t, e, "garlic", braid.SearchOptions{VectorWeight: weight(0)}); len(got) != 0 {
+		t.Errorf("garlic, gone from the edited note, still finds %v", got)
+	}
+	if got := docPaths(t, e, "courgettes", braid.SearchOptions{VectorWeight: weight(0)}); !slices.Equal(got, []string{"notes/cooking.md"}) {
+		t.Errorf("courgettes finds %v, want the edited note", got)
+	}
+	if got := docPaths(t, e, "humus", braid.SearchOptions{VectorWeight: weight(0)}); len(got) != 0 {
+		t.Errorf("humus, in the removed file, still finds %v", got)
+	}
+	st, err := e.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != 4 {
+		t.Errorf("%d documents after the removal, want 4", st.Documents)
+	}
+
+	n, err := e.RemoveSource(filepath.Base(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 {
+		t.Errorf("remove source: %d documents, want 4", n)
+	}
+	if st, err := e.Stats(); err != nil || st.Documents != 0 || len(st.Sources) != 0 {
+		t.Errorf("after removing the source: %+v, %v; want nothing left", st, err)
+	}
+}
+
+func testClusterEmbeddedOnly(t *testing.T, url string) {
+	e := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "embedded-only"}})
+	if _, err := e.Links("Gardening", braid.LinkOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
+		t.Errorf("links on the cluster backend: %v, want ErrBackend naming the embedded index", err)
+	}
+	if _, err := e.Get("Gardening"); !errors.Is(err, braid.ErrBackend) {
+		t.Errorf("get on the cluster backend: %v, want ErrBackend", err)
+	}
+	if _, err := e.Search(context.Background(), "x", braid.SearchOptions{Metadata: map[string]string{"a": "b"}}); !errors.Is(err, braid.ErrBackend) {
+		t.Errorf("a metadata filter on the cluster backend: %v, want ErrBackend", err)
+	}
+
+	start := time.Now()
+	_, err := braid.Open("", &braid.Options{Backend: braid.Backend{URL: "http://127.0.0.1:1", Timeout: 2 * time.Second}})
+	if !errors.Is(err, opensearch.ErrUnreachable) || !strings.Contains(err.Error(), "http://127.0.0.1:1") || !strings.Contains(err.Error(), "opensearch.sh start") {
+		t.Errorf("open on a closed port: %v, want ErrUnreachable naming the URL and the fix", err)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("open on a closed port took %v", d) // a hang, not a timing claim
+	}
+}
+
+// testClusterVaults compares the two backends on the shared markdown
+// vaults: lexical and hybrid top-5 documents of natural-language queries.
+func testClusterVaults(t *testing.T, url string) {
+	dir := testdata.Dir(t, "markdown/silverbullet/docs")
+	embedded, onCluster := twin(t, url, "vault", dir)
+	queries := []string{
+		"how do I write a query", "keyboard shortcuts", "install with docker", "templates for new pages",
+		"link to another page", "sync between devices", "plugs and extensions", "frontmatter attributes",
+		"run a space script", "embed a query result", "change the theme", "full text search",
+	}
+	for _, w := range []float64{0, 0.6} {
+		shared := 0
+		for _, q := range queries {
+			want := docPaths(t, embedded, q, braid.SearchOptions{VectorWeight: weight(w), Limit: 5})
+			got := docPaths(t, onCluster, q, braid.SearchOptions{VectorWeight: weight(w), Limit: 5})
+			for _, p := range got {
+				if slices.Contains(want, p) {
+					shared++
+				}
+			}
+			if len(want) > 0 && (len(got) == 0 || got[0] != want[0]) {
+				t.Logf("weight %v %q: top hit %v on the cluster, %v embedded", w, q, got, want)
+			}
+		}
+		avg := float64(shared) / float64(len(queries))
+		t.Logf("weight %v: %.2f of the top 5 shared on average", w, avg)
+		if avg < 4 {
+			t.Errorf("weight %v: the backends share %.2f of their top-5 documents on average, want at least 4", w, avg)
+		}
+	}
+}
+
+// TestClusterNodeLoss indexes into three nodes with two shards and one
+// replica, kills the first node (the one named first in the URL list),
+// and checks that every query of a batch still answers as before.
+func TestClusterNodeLoss(t *testing.T) {
+	c := opensearchtest.StartCluster(t, 3)
+	ctx := context.Background()
+	dir := writeVault(t, vault)
+	backend := braid.Backend{URL: strings.Join(c.URLs, ","), Index: "failover", Shards: 2, Replicas: 1, Timeout: 20 * time.Second}
+	e := openEngine(t, &braid.Options{Embedder: modeltest.Tiny(t), Model: "braid/tiny-encoder", Backend: backend})
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitGreen(t, c.URLs[1])
+	queries := []string{"tomatoes", "aphids ladybugs", "compost humus", "olive oil", "water level", "kitchen scraps", "soil types", "garlic"}
+	before := map[string][]string{}
+	for _, q := range queries {
+		for _, w := range []float64{0, 0.6} {
+			before[fmt.Sprint(q, w)] = docPaths(t, e, q, braid.SearchOptions{VectorWeight: weight(w)})
+		}
+	}
+	c.Kill(1)
+	for _, q := range queries {
+		for _, w := range []float64{0, 0.6} {
+			res, err := e.Search(ctx, q, braid.SearchOptions{VectorWeight: weight(w)})
+			if err != nil {
+				t.Errorf("%q (weight %v) after node 1 died: %v", q, w, err)
+				continue
+			}
+			var got []string
+			for _, h := range res.Results {
+				got = append(got, h.Path)
+			}
+			if want := before[fmt.Sprint(q, w)]; len(want) == 0 || !slices.Equal(got, want) {
+				t.Errorf("%q (weight %v): %v after node 1 died, %v before", q, w, got, want)
+			}
+		}
+	}
+	st, err := e.Stats()
+	if err != nil || st.Documents != 5 {
+		t.Errorf("stats after node 1 died: %+v, %v; want the 5 documents", st, err)
+	}
+}
+
+// waitGreen waits until every shard and replica of the cluster is
+// allocated.
+func waitGreen(t *testing.T, url string) {
+	t.Helper()
+	resp, err := http.Get(url + "/_cluster/health?wait_for_status=green&timeout=90s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"status":"green"`) {
+		t.Fatalf("cluster not green: %s %s", resp.Status, b)
+	}
+}
