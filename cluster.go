@@ -188,15 +188,16 @@ func (c *cluster) index(ctx context.Context, sources []*Source, force map[string
 	}
 	var runErr error
 	for _, src := range sources {
+		// Registered first, so that a run the cluster's loss interrupts
+		// is finished by a plain braid index.
+		if runErr = c.putSource(ctx, src); runErr != nil {
+			break
+		}
 		ix.Force = force[src.ID]
 		if runErr = ix.Index(ctx, src, sum); runErr != nil {
 			break
 		}
-		rec, err := json.Marshal(src)
-		if err != nil {
-			return err
-		}
-		if runErr = c.x.PutSource(ctx, src.ID, rec); runErr != nil {
+		if runErr = c.putSource(ctx, src); runErr != nil {
 			break
 		}
 	}
@@ -205,7 +206,18 @@ func (c *cluster) index(ctx context.Context, sources []*Source, force map[string
 	if err := c.x.Refresh(ctx); err != nil && runErr == nil {
 		runErr = err
 	}
+	if runErr != nil && ctx.Err() == nil && !errors.Is(runErr, ErrBadOption) {
+		runErr = fmt.Errorf("%w; what reached the cluster is consistent: once %s answers, braid --backend %s index sends the rest", runErr, c.e.opt.Backend.URL, c.e.opt.Backend.URL)
+	}
 	return runErr
+}
+
+func (c *cluster) putSource(ctx context.Context, src *Source) error {
+	rec, err := json.Marshal(src)
+	if err != nil {
+		return err
+	}
+	return c.x.PutSource(ctx, src.ID, rec)
 }
 
 // clusterTarget takes an index run's changes into the cluster. A file's

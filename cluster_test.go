@@ -324,3 +324,86 @@ func waitGreen(t *testing.T, url string) {
 		t.Fatalf("cluster not green: %s %s", resp.Status, b)
 	}
 }
+
+// TestClusterLostMidIngest kills the only node part way through an index
+// run: the run stops with an error, and once the node is back a second
+// run finishes the job with every chunk there once.
+func TestClusterLostMidIngest(t *testing.T) {
+	vault := testdata.Dir(t, "markdown/silverbullet/docs")
+	c := opensearchtest.StartCluster(t, 1)
+	ctx := context.Background()
+	emb := modeltest.Tiny(t)
+	reference := openEngine(t, &braid.Options{Embedder: emb, Model: "braid/tiny-encoder"})
+	want, err := reference.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := braid.Backend{URL: c.URL, Index: "lost", Timeout: 5 * time.Second}
+	e, err := braid.Open("", &braid.Options{Embedder: emb, Model: "braid/tiny-encoder", BatchDocs: 8, Backend: backend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	_, err = e.Index(ctx, []braid.SourceSpec{{Path: vault}}, func(p braid.Progress) {
+		if !killed && p.Phase == "" && p.Done >= 40 {
+			killed = true
+			c.Kill(1)
+		}
+	})
+	e.Close()
+	if !killed || err == nil {
+		t.Fatalf("index run with the node killed after 40 files: killed %v, error %v; want an error", killed, err)
+	}
+	t.Logf("the interrupted run said: %v", err)
+
+	c.Restart()
+	e = openEngine(t, &braid.Options{Embedder: emb, Model: "braid/tiny-encoder", Backend: backend})
+	sum, err := e.Index(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Added+sum.Updated == 0 || sum.Added+sum.Updated+sum.Unchanged != want.Added {
+		t.Errorf("the second run: added %d updated %d unchanged %d, want %d documents in all, some of them sent now", sum.Added, sum.Updated, sum.Unchanged, want.Added)
+	}
+	st, err := e.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != want.Added || st.Chunks != want.Chunks {
+		t.Errorf("after the second run the cluster holds %d documents and %d chunks, want %d and %d (nothing lost, nothing twice)", st.Documents, st.Chunks, want.Added, want.Chunks)
+	}
+}
+
+// TestClusterRejectedChunk indexes a vault where one note has a tag too
+// long for an OpenSearch keyword: that note is reported with its path,
+// the others are indexed, and the next run tries it again.
+func TestClusterRejectedChunk(t *testing.T) {
+	url := opensearchtest.Start(t, 1)
+	files := map[string]string{}
+	for k, v := range vault {
+		files[k] = v
+	}
+	files["huge-tag.md"] = "---\ntags: [" + strings.Repeat("x", 40000) + "]\n---\n# Huge\n\nA note whose tag OpenSearch refuses.\n"
+	dir := writeVault(t, files)
+	e := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "rejected"}})
+	sum, err := e.Index(context.Background(), []braid.SourceSpec{{Path: dir}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Errors) != 1 || !strings.HasSuffix(sum.Errors[0].Path, "huge-tag.md") || !strings.Contains(sum.Errors[0].Err, "refused") {
+		t.Fatalf("errors %+v, want one naming huge-tag.md", sum.Errors)
+	}
+	if got := docPaths(t, e, "aphids", braid.SearchOptions{}); len(got) == 0 || got[0] != "Gardening.md" {
+		t.Errorf("aphids finds %v after the rejection, want Gardening.md", got)
+	}
+	if got := docPaths(t, e, "refuses", braid.SearchOptions{}); len(got) != 0 {
+		t.Errorf("the refused note is searchable: %v", got)
+	}
+	again, err := e.Index(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Errors) != 1 || again.Unchanged != 5 {
+		t.Errorf("second run: errors %+v, unchanged %d; want the refused note tried and reported again, the 5 others unchanged", again.Errors, again.Unchanged)
+	}
+}

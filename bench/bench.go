@@ -49,6 +49,11 @@ type Config struct {
 	Dir string
 	// Log, when set, hears what the bench is doing.
 	Log func(format string, args ...any)
+	// Backend, when its URL is set, is an OpenSearch cluster on which
+	// every corpus is also indexed and searched, in the same run, into
+	// the index Backend.Index+"-bench-<size>" (replaced each time):
+	// metrics "cluster.*".
+	Backend braid.Backend
 }
 
 // Report is a bench's result. Metric names are "<stage>.<stat>", e.g.
@@ -243,6 +248,11 @@ func runSize(ctx context.Context, cfg Config, n int) (*Size, error) {
 		}
 	}
 	s.Metrics["rss_peak_mb"] = peakRSSMB()
+	if cfg.Backend.URL != "" {
+		if err := onCluster(ctx, cfg, n, src, queries, s); err != nil {
+			return nil, err
+		}
+	}
 	if emb != nil && slices.Contains(cfg.ModelIngest, n) {
 		if err := modelIngest(ctx, cfg, n, src, s); err != nil {
 			return nil, err

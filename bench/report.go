@@ -18,6 +18,11 @@ var stageRows = []struct{ key, label string }{
 	{"hydrate", "hydrate 10 hits"},
 	{"search", "hybrid search, end to end"},
 	{"search_lexical", "lexical search, end to end"},
+	{"cluster.lexical", "OpenSearch: BM25 top-50"},
+	{"cluster.knn", "OpenSearch: k-NN top-50"},
+	{"cluster.hydrate", "OpenSearch: hydrate 10 hits"},
+	{"cluster.search", "OpenSearch: hybrid search, end to end"},
+	{"cluster.search_lexical", "OpenSearch: lexical search, end to end"},
 }
 
 // Markdown writes the report as markdown tables.
@@ -45,6 +50,7 @@ func (r *Report) Markdown(w io.Writer) {
 		for _, row := range []struct{ key, label string }{
 			{"ingest.chunks_per_s", "ingest, chunks/s"}, {"ingest.docs_per_s", "ingest, files/s"},
 			{"ingest.s", "ingest, s"}, {"rss_peak_mb", "peak RSS so far, MB"},
+			{"cluster.ingest.chunks_per_s", "OpenSearch ingest, chunks/s"}, {"cluster.ingest.s", "OpenSearch ingest, s"},
 			{"model_ingest.chunks_per_s", "ingest embedding with the model, chunks/s"},
 			{"model_ingest.tokens_per_s", "… tokens/s"}, {"model_ingest.s", "… s"},
 			{"model_ingest.embed_share", "… share of the time in the model"},

@@ -33,7 +33,7 @@ func (c *BenchCmd) Run(g *Globals) error {
 		return err
 	}
 	defer models.Close()
-	cfg := bench.Config{Sizes: c.Chunks, ModelIngest: c.ModelIngest, Queries: c.Queries, RerankRuns: c.RerankRuns, Windows: c.Windows, Models: models}
+	cfg := bench.Config{Sizes: c.Chunks, ModelIngest: c.ModelIngest, Queries: c.Queries, RerankRuns: c.RerankRuns, Windows: c.Windows, Models: models, Backend: g.backend()}
 	if !g.Quiet {
 		cfg.Log = func(format string, args ...any) { fmt.Fprintf(g.stderr, "braid: bench: "+format+"\n", args...) }
 	}

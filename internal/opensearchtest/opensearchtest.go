@@ -49,10 +49,12 @@ type Cluster struct {
 	URL  string   // node 1's HTTP URL, e.g. http://127.0.0.1:19200
 	URLs []string // every node's HTTP URL, node 1 first
 
-	tb   testing.TB
-	env  []string
-	home string
-	once sync.Once
+	tb          testing.TB
+	env         []string
+	home        string
+	nodes       int
+	port, tport int
+	once        sync.Once
 }
 
 // Start starts a cluster of nodes nodes, stopped when the test ends, and
@@ -104,6 +106,7 @@ func StartCluster(t testing.TB, nodes int) *Cluster {
 			"--port", strconv.Itoa(port),
 			"--transport-port", strconv.Itoa(port+transportOffset))
 		if err == nil {
+			c.nodes, c.port, c.tport = nodes, port, port+transportOffset
 			break
 		}
 		if strings.Contains(errOut, "already in use") {
@@ -175,6 +178,23 @@ func (c *Cluster) Kill(n int) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	c.tb.Fatalf("opensearchtest: node %d still answers 30 s after SIGKILL", n)
+}
+
+// Restart starts the cluster's nodes again on the same ports and data
+// (after Kill, say) and waits for it to be green.
+func (c *Cluster) Restart() {
+	c.tb.Helper()
+	root, err := repoRoot()
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	if _, errOut, err := c.run(startTimeout, filepath.Join(root, "scripts", "opensearch.sh"), "stop"); err != nil {
+		c.tb.Fatalf("opensearchtest: stop before restart: %v\n%s", err, errOut)
+	}
+	if _, errOut, err := c.run(startTimeout, filepath.Join(root, "scripts", "opensearch.sh"), "start",
+		"--nodes", strconv.Itoa(c.nodes), "--port", strconv.Itoa(c.port), "--transport-port", strconv.Itoa(c.tport)); err != nil {
+		c.tb.Fatalf("opensearchtest: restart: %v\n%s", err, errOut)
+	}
 }
 
 // logTails logs the end of each node's log, for a failed test.
