@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/braidsearch/braid/fusion"
@@ -42,6 +45,10 @@ var ErrBackend = errors.New("braid: not available on this backend")
 type cluster struct {
 	e *Engine
 	x *opensearch.Index
+
+	mu      sync.Mutex // serialises sync
+	version string     // of the cluster index the local copy (e.st) was brought to
+	tmp     string     // the local copy's directory
 }
 
 // openCluster opens an engine on opt.Backend. The directory is not used.
@@ -60,8 +67,19 @@ func openCluster(opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opt: opt, settings: &Settings{}}
-	e.cl = &cluster{e: e, x: x}
+	tmp, err := os.MkdirTemp("", "braid-cluster-")
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	st, err := index.OpenStore(filepath.Join(tmp, storeFile), false)
+	if err != nil {
+		x.Close()
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	e := &Engine{opt: opt, settings: &Settings{}, st: st}
+	e.cl = &cluster{e: e, x: x, tmp: tmp}
 	e.ret = e.cl
 	return e, nil
 }
@@ -344,6 +362,15 @@ func (t *clusterTarget) docs(ctx context.Context, changes []index.Change) ([]ope
 		for i, tg := range d.Tags {
 			tags[i] = normTag(tg)
 		}
+		rec := *d
+		rec.ChunkIDs = make([]string, len(ch.Chunks))
+		for i := range ch.Chunks {
+			rec.ChunkIDs[i] = ch.Chunks[i].ID
+		}
+		record, err := json.Marshal(&rec)
+		if err != nil {
+			return nil, fmt.Errorf("encode document %s: %w", d.Path, err)
+		}
 		for i := range ch.Chunks {
 			c := &ch.Chunks[i]
 			heads := strings.Join(c.HeadingPath, " / ")
@@ -357,6 +384,9 @@ func (t *clusterTarget) docs(ctx context.Context, changes []index.Change) ([]ope
 				HeadingPath: c.HeadingPath, Tags: tags, Ord: c.Ord, StartLine: c.StartLine, EndLine: c.EndLine,
 				DocHash: d.Hash, Kind: string(d.Kind), Aliases: d.Aliases, Lines: d.Lines,
 			})
+			if c.Ord == 0 {
+				out[len(out)-1].Record = record
+			}
 			texts = append(texts, index.EmbedInput(d.Title, c))
 		}
 	}
@@ -386,4 +416,109 @@ func (t *clusterTarget) docs(ctx context.Context, changes []index.Change) ([]ope
 		t.progress(t.embedded)
 	}
 	return out, nil
+}
+
+// mirrored brings an engine on the cluster backend's local copy of the
+// cluster's documents and sources (e.st) up to date, so that the link
+// graph, ls, tree, find, document lookup and get read them as they read an
+// embedded index's; it does nothing for the embedded index. The copy is a
+// bbolt store in a temporary directory, refreshed only when the cluster's
+// index has changed since (opensearch.Index.Version), from the document
+// record each first chunk carries. Reading every record takes one request
+// per 500 documents: right for knowledge bases of thousands of documents,
+// not millions.
+func (e *Engine) mirrored() error {
+	if e.cl == nil {
+		return nil
+	}
+	return e.cl.sync(context.Background())
+}
+
+func (c *cluster) sync(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, err := c.x.Version(ctx)
+	if err != nil || v == c.version {
+		return err
+	}
+	st := c.e.st
+	srcs, err := c.sources(ctx)
+	if err != nil {
+		return err
+	}
+	have, err := st.Sources()
+	if err != nil {
+		return err
+	}
+	known := map[string]string{} // document ID → content hash, in the copy
+	for _, s := range have {
+		entries, err := st.Entries(s.ID)
+		if err != nil {
+			return err
+		}
+		for _, en := range entries {
+			known[en.DocID] = en.Hash
+		}
+	}
+	for _, s := range srcs {
+		if err := st.PutSource(s); err != nil {
+			return err
+		}
+	}
+	var changes []index.Change
+	commit := func() error {
+		if len(changes) == 0 {
+			return nil
+		}
+		p, err := st.Commit(changes)
+		if err != nil {
+			return err
+		}
+		changes = changes[:0]
+		return st.ClearPending(p.Gen)
+	}
+	seen := map[string]bool{}
+	err = c.x.Records(ctx, func(id string, rec json.RawMessage) error {
+		seen[id] = true
+		d := &Document{}
+		if err := json.Unmarshal(rec, d); err != nil {
+			return fmt.Errorf("braid: the record of document %s in the cluster is damaged (%v); index its source again", id, err)
+		}
+		if h, ok := known[id]; ok && h == d.Hash {
+			return nil
+		}
+		stubs := make([]Chunk, len(d.ChunkIDs))
+		for i, cid := range d.ChunkIDs {
+			stubs[i] = Chunk{ID: cid, DocID: d.ID, Ord: i}
+		}
+		changes = append(changes, index.Change{Doc: d, Chunks: stubs})
+		if len(changes) == 256 {
+			return commit()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for id := range known {
+		if !seen[id] {
+			changes = append(changes, index.Change{DeleteID: id})
+		}
+	}
+	if err := commit(); err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	for _, s := range srcs {
+		live[s.ID] = true
+	}
+	for _, s := range have {
+		if !live[s.ID] {
+			if err := st.DeleteSourceRecord(s.ID); err != nil {
+				return err
+			}
+		}
+	}
+	c.version = v
+	return nil
 }

@@ -27,6 +27,7 @@ func TestClusterBackend(t *testing.T) {
 	t.Run("SameAnswers", func(t *testing.T) { testClusterSameAnswers(t, url) })
 	t.Run("Reindex", func(t *testing.T) { testClusterReindex(t, url) })
 	t.Run("EmbeddedOnly", func(t *testing.T) { testClusterEmbeddedOnly(t, url) })
+	t.Run("Graph", func(t *testing.T) { testClusterGraph(t, url) })
 	t.Run("Vaults", func(t *testing.T) { testClusterVaults(t, url) })
 }
 
@@ -215,11 +216,11 @@ func testClusterReindex(t *testing.T, url string) {
 
 func testClusterEmbeddedOnly(t *testing.T, url string) {
 	e := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "embedded-only"}})
-	if _, err := e.Links("Gardening", braid.LinkOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
-		t.Errorf("links on the cluster backend: %v, want ErrBackend naming the embedded index", err)
+	if _, err := e.Gaps(context.Background(), braid.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
+		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index", err)
 	}
-	if _, err := e.Get("Gardening"); !errors.Is(err, braid.ErrBackend) {
-		t.Errorf("get on the cluster backend: %v, want ErrBackend", err)
+	if _, err := e.Cite("x#y.0"); !errors.Is(err, braid.ErrBackend) {
+		t.Errorf("cite on the cluster backend: %v, want ErrBackend", err)
 	}
 	if _, err := e.Search(context.Background(), "x", braid.SearchOptions{Metadata: map[string]string{"a": "b"}}); !errors.Is(err, braid.ErrBackend) {
 		t.Errorf("a metadata filter on the cluster backend: %v, want ErrBackend", err)
@@ -406,4 +407,69 @@ func TestClusterRejectedChunk(t *testing.T) {
 	if len(again.Errors) != 1 || again.Unchanged != 5 {
 		t.Errorf("second run: errors %+v, unchanged %d; want the refused note tried and reported again, the 5 others unchanged", again.Errors, again.Unchanged)
 	}
+}
+
+// testClusterGraph reads the link graph, ls, tree, find and get on the
+// cluster as on the embedded index, and sees a second writer's change.
+func testClusterGraph(t *testing.T, url string) {
+	dir := writeVault(t, vault)
+	embedded, onCluster := twin(t, url, "graph", dir)
+	for _, c := range []struct {
+		name string
+		opt  braid.LinkOptions
+	}{{"Gardening.md", braid.LinkOptions{}}, {"Compost.md", braid.LinkOptions{Reverse: true}}, {"Gardening.md", braid.LinkOptions{Depth: 2}}} {
+		want, err := embedded.Links(c.name, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := onCluster.Links(c.name, c.opt)
+		if err != nil {
+			t.Fatalf("links %s on the cluster: %v", c.name, err)
+		}
+		if len(want.Links) == 0 || fmt.Sprint(steps(got)) != fmt.Sprint(steps(want)) {
+			t.Errorf("links %s %+v: cluster %v, embedded %v", c.name, c.opt, steps(got), steps(want))
+		}
+	}
+	wb, err := embedded.BrokenLinks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := onCluster.BrokenLinks()
+	if err != nil || len(gb) != len(wb) {
+		t.Errorf("broken links: %d on the cluster (%v), %d embedded", len(gb), err, len(wb))
+	}
+	doc, err := onCluster.Document("Gardening")
+	if err != nil || doc.Title != "Gardening Guide" || len(doc.Links) == 0 {
+		t.Errorf("document Gardening on the cluster: %+v, %v", doc, err)
+	}
+	content, err := onCluster.Get("notes/cooking.md")
+	if err != nil || !strings.Contains(string(content.Data), "olive oil") {
+		t.Errorf("get notes/cooking.md on the cluster: %v", err)
+	}
+
+	// Another braid removes Compost.md; this engine's graph follows.
+	if err := os.Remove(filepath.Join(dir, "Compost.md")); err != nil {
+		t.Fatal(err)
+	}
+	other := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "graph"}})
+	if _, err := other.Index(context.Background(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	back, err := onCluster.Links("Gardening.md", braid.LinkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range back.Links {
+		if s.Path == "Compost.md" {
+			t.Errorf("links of Gardening.md still reach the removed Compost.md: %v", steps(back))
+		}
+	}
+}
+
+func steps(l *braid.Links) []string {
+	var out []string
+	for _, s := range l.Links {
+		out = append(out, fmt.Sprintf("%s%s@%d", s.Path, s.Target, s.Depth))
+	}
+	return out
 }

@@ -24,7 +24,7 @@ import (
 // or the hash's first 8 or more hex digits (see DocumentByHash), or an
 // exact title or alias (case-insensitive when no title matches exactly).
 func (e *Engine) Document(name string) (*Document, error) {
-	if err := e.embeddedOnly("document lookup"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	if name == "" {
@@ -160,7 +160,7 @@ type Content struct {
 // real path, symbolic links followed, leaves its source is refused with
 // ErrOutside.
 func (e *Engine) Get(name string) (*Content, error) {
-	if err := e.embeddedOnly("get"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	d, err := e.Document(name)

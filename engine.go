@@ -361,7 +361,9 @@ func (e *Engine) Close() error {
 	var errs []error
 	if e.cl != nil {
 		e.cl.x.Close()
-		return nil
+		err := e.st.Close()
+		os.RemoveAll(e.cl.tmp)
+		return err
 	}
 	if e.lex != nil {
 		errs = append(errs, e.lex.Close())

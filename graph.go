@@ -77,7 +77,7 @@ type Links struct {
 // tagged with it. Link targets resolve when read, so a link written before
 // its target was indexed is followed once the target is.
 func (e *Engine) Links(name string, opt LinkOptions) (*Links, error) {
-	if err := e.embeddedOnly("the link graph (links)"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	depth := opt.Depth
@@ -124,7 +124,7 @@ func (e *Engine) Links(name string, opt LinkOptions) (*Links, error) {
 // answers to, and no file for a markdown link, by the path of the document
 // it is written in and line. Links inside code are not links.
 func (e *Engine) BrokenLinks() ([]BrokenLink, error) {
-	if err := e.embeddedOnly("the link graph (broken links)"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	out := []BrokenLink{}
@@ -140,7 +140,7 @@ func (e *Engine) BrokenLinks() ([]BrokenLink, error) {
 // Orphans lists the documents that no link joins to another document,
 // either way, by path. Tags and broken links do not count as joins.
 func (e *Engine) Orphans() ([]GraphNode, error) {
-	if err := e.embeddedOnly("the link graph (orphans)"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	out := []GraphNode{}
@@ -483,7 +483,7 @@ type Folder struct {
 // corpus is one folder; an S3 source's folders are its keys'), with
 // document counts, by source name.
 func (e *Engine) Tree() ([]*Folder, error) {
-	if err := e.embeddedOnly("tree"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	srcs, err := e.st.Sources()

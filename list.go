@@ -107,7 +107,7 @@ func ParseAge(s string) (time.Duration, error) {
 
 // List lists documents, stored and from sources, with their metadata.
 func (e *Engine) List(opt ListOptions) (*Listing, error) {
-	if err := e.embeddedOnly("ls"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	switch opt.SortBy {

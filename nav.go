@@ -245,7 +245,7 @@ type Related struct {
 // Related walks the link graph both ways from a document, up to depth
 // steps (1..5; 0 means 1): see Links.
 func (e *Engine) Related(name string, depth int) (*Related, error) {
-	if err := e.embeddedOnly("the link graph (related)"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	out, err := e.Links(name, LinkOptions{Depth: depth})
@@ -301,7 +301,7 @@ var matchKinds = [...]string{"", "subsequence", "substring", "word", "prefix", "
 // a fuzzy file finder), case-insensitively; ties go to the shorter path.
 // Names are read once and kept until the index changes.
 func (e *Engine) Find(query string, opt FindOptions) (*FindResults, error) {
-	if err := e.embeddedOnly("find"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	start := time.Now()

@@ -49,6 +49,10 @@ type Doc struct {
 	// searched (Title is, and may differ: the embedded index adds the
 	// path to it and leaves a corpus record's out).
 	DocTitle string
+	// Record is the whole document as the engine describes it (a JSON
+	// object: links, headings, frontmatter), kept on one chunk per
+	// document, usually the first; stored unparsed, read by Records.
+	Record json.RawMessage
 }
 
 // source is a Doc's _source in the chunk index.
@@ -72,6 +76,8 @@ type source struct {
 	Aliases     []string `json:"aliases,omitempty"`
 	Lines       int      `json:"lines,omitempty"`
 	DocTitle    string   `json:"doc_title,omitempty"`
+
+	Record json.RawMessage `json:"record,omitempty"`
 }
 
 func toSource(d Doc) source {
@@ -80,7 +86,7 @@ func toSource(d Doc) source {
 		Doc: d.DocID, Source: d.Source, Path: d.Path, Tags: d.Tags,
 		Ord: d.Ord, StartLine: d.StartLine, EndLine: d.EndLine, Vector: d.Vector,
 		Text: d.Text, HeadingPath: d.HeadingPath, DocHash: d.DocHash, Kind: d.Kind,
-		Aliases: d.Aliases, Lines: d.Lines, DocTitle: d.DocTitle,
+		Aliases: d.Aliases, Lines: d.Lines, DocTitle: d.DocTitle, Record: d.Record,
 	}
 }
 

@@ -41,7 +41,7 @@ func (x *Index) mget(ctx context.Context, ids []string) ([]*Doc, error) {
 	resp, err := x.client.MGet(ctx, opensearchapi.MGetReq{
 		Index:  x.name,
 		Body:   bytes.NewReader(body),
-		Params: opensearchapi.MGetParams{SourceExcludes: []string{fieldVector}},
+		Params: opensearchapi.MGetParams{SourceExcludes: []string{fieldVector, fieldRecord}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: get %d chunks from %s: %w", len(ids), x.name, x.explain(err))
@@ -81,7 +81,7 @@ func (x *Index) DocChunks(ctx context.Context, docID string) ([]*Doc, error) {
 			"size":             batch,
 			"query":            map[string]any{"bool": map[string]any{"filter": []any{map[string]any{"term": map[string]any{fieldDoc: docID}}}}},
 			"sort":             []any{map[string]any{fieldOrd: "asc"}},
-			"_source":          map[string]any{"excludes": []string{fieldVector}},
+			"_source":          map[string]any{"excludes": []string{fieldVector, fieldRecord}},
 			"track_total_hits": false,
 		}
 		if after != nil {

@@ -21,7 +21,7 @@ import (
 //
 // Version 2 added the chunk's text, heading path, document hash and kind,
 // the document's aliases and line count, and the source-record index.
-const MappingVersion = 4
+const MappingVersion = 5
 
 // ErrReindexNeeded is wrapped by Open when the index exists but was created
 // with another mapping version or vector dimension, or not by braid: its
@@ -320,7 +320,7 @@ const (
 	fieldHeadingPath = "heading_path"
 	fieldAliases     = "aliases"
 	fieldLines       = "lines"
-	fieldDocTitle    = "doc_title"
+	fieldDocTitle    = "doc_title" // and fieldRecord, as in the source-record index
 	// Keywords: exact values a filter may name.
 	fieldDocHash = "doc_hash"
 	fieldKind    = "kind"
@@ -348,6 +348,7 @@ func chunkIndexBody(o Options) map[string]any {
 		fieldOrd: integer, fieldStartLine: integer, fieldEndLine: integer,
 		fieldText: storedText, fieldHeadingPath: storedKeyword, fieldAliases: storedKeyword,
 		fieldLines: storedInteger, fieldDocTitle: storedText,
+		fieldRecord: map[string]any{"type": "object", "enabled": false},
 	}
 	settings := map[string]any{
 		"number_of_shards":   o.Shards,

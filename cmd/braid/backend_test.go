@@ -44,9 +44,15 @@ func TestBackendCommands(t *testing.T) {
 	if out, _, code := runCLI(t, "sources"); code != 0 || !strings.Contains(out, vault) {
 		t.Errorf("sources: code %d\n%s", code, out)
 	}
-	_, errOut, code = runCLI(t, "links", "note-0001.md")
+	if out, errOut, code := runCLI(t, "links", "note-0001.md"); code != 0 || !strings.Contains(out, "note-0002") {
+		t.Errorf("links on the cluster: code %d, stderr %q\n%s", code, errOut, out)
+	}
+	if out, errOut, code := runCLI(t, "ls"); code != 0 || !strings.Contains(out, "note-0005.md") {
+		t.Errorf("ls on the cluster: code %d, stderr %q\n%s", code, errOut, out)
+	}
+	_, errOut, code = runCLI(t, "grep", "alpha")
 	if code != 1 || !strings.Contains(errOut, "embedded index only") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
-		t.Errorf("links on the cluster: code %d, stderr %q; want one line saying it needs the embedded index", code, errOut)
+		t.Errorf("grep on the cluster: code %d, stderr %q; want one line saying it needs the embedded index", code, errOut)
 	}
 
 	var serveErr syncBuffer
@@ -56,8 +62,8 @@ func TestBackendCommands(t *testing.T) {
 		t.Errorf("MCP search on the cluster: %q (stderr %q)", res, serveErr.String())
 	}
 	res, isErr = callTool(t, c, "explore_links", map[string]any{"id": "note-0001.md"})
-	if !isErr || !strings.Contains(res, "embedded index only") {
-		t.Errorf("MCP explore_links on the cluster: error %v, %q; want an error naming the embedded index", isErr, res)
+	if isErr || !strings.Contains(res, "note-0002") {
+		t.Errorf("MCP explore_links on the cluster: error %v, %q; want the links of note 1", isErr, res)
 	}
 
 	_, errOut, code = runCLI(t, "--backend", "http://127.0.0.1:1", "search", "alpha")
