@@ -21,7 +21,7 @@ import (
 //
 // Version 2 added the chunk's text, heading path, document hash and kind,
 // the document's aliases and line count, and the source-record index.
-const MappingVersion = 5
+const MappingVersion = 6
 
 // ErrReindexNeeded is wrapped by Open when the index exists but was created
 // with another mapping version or vector dimension, or not by braid: its
@@ -371,7 +371,11 @@ func chunkIndexBody(o Options) map[string]any {
 	return map[string]any{
 		"settings": map[string]any{"index": settings},
 		"mappings": map[string]any{
-			"dynamic":    "strict",
+			"dynamic": "strict",
+			// The vector lives in the k-NN graph only: braid never reads
+			// it back, and in _source it would be loaded (and parsed) for
+			// every hit a search or a read fetches.
+			"_source":    map[string]any{"excludes": []string{fieldVector}},
 			"_meta":      map[string]any{"braid_mapping": MappingVersion, "dim": o.Dim},
 			"properties": props,
 		},

@@ -122,7 +122,8 @@ func (x *Index) Lexical(ctx context.Context, q LexQuery, f Filter, k int) (hits 
 	body := map[string]any{
 		"size":             pool,
 		"query":            map[string]any{"bool": boolq},
-		"_source":          []string{fieldDoc},
+		"_source":          false, // reading it would load the vector too
+		"docvalue_fields":  []string{fieldDoc},
 		"track_total_hits": true,
 	}
 	if q.Fuzziness > 0 && k > 0 {
@@ -139,7 +140,7 @@ func (x *Index) Lexical(ctx context.Context, q LexQuery, f Filter, k int) (hits 
 	hits = make([]Hit, len(resp.Hits.Hits))
 	highlights := make([]map[string][]string, len(resp.Hits.Hits))
 	for i, h := range resp.Hits.Hits {
-		hits[i] = Hit{ChunkID: h.ID, DocID: h.Source.Doc, Score: coordinated(h.Matched, len(tokens))}
+		hits[i] = Hit{ChunkID: h.ID, DocID: h.Fields.doc(), Score: coordinated(h.Matched, len(tokens))}
 		highlights[i] = h.Highlight
 	}
 	if q.Fuzziness > 0 {
@@ -204,10 +205,8 @@ type namedResp struct {
 			Value int `json:"value"`
 		} `json:"total"`
 		Hits []struct {
-			ID     string `json:"_id"`
-			Source struct {
-				Doc string `json:"doc"`
-			} `json:"_source"`
+			ID        string              `json:"_id"`
+			Fields    docField            `json:"fields"`
 			Matched   map[string]float64  `json:"matched_queries"`
 			Highlight map[string][]string `json:"highlight"`
 		} `json:"hits"`

@@ -201,7 +201,8 @@ func (x *Index) Vector(ctx context.Context, vec []float32, f Filter, k int) ([]H
 	resp, err := x.query(ctx, "vector search", x.name, map[string]any{
 		"size":             k,
 		"query":            map[string]any{"knn": map[string]any{fieldVector: knn}},
-		"_source":          []string{fieldDoc},
+		"_source":          false, // reading it would load the vector too
+		"docvalue_fields":  []string{fieldDoc},
 		"track_total_hits": false,
 	})
 	if err != nil {
@@ -247,17 +248,28 @@ func (x *Index) query(ctx context.Context, what, index string, body map[string]a
 func (x *Index) hits(resp *opensearchapi.SearchResp, what string) ([]Hit, error) {
 	hits := make([]Hit, 0, len(resp.Hits.Hits))
 	for _, h := range resp.Hits.Hits {
-		var src struct {
-			Doc string `json:"doc"`
-		}
-		if len(h.Source) > 0 {
-			if err := json.Unmarshal(h.Source, &src); err != nil {
+		var f docField
+		if len(h.Fields) > 0 {
+			if err := json.Unmarshal(h.Fields, &f); err != nil {
 				return nil, fmt.Errorf("opensearch: %s in %s: chunk %s: %w", what, x.name, h.ID, err)
 			}
 		}
-		hits = append(hits, Hit{ChunkID: h.ID, DocID: src.Doc, Score: float64(h.Score)})
+		hits = append(hits, Hit{ChunkID: h.ID, DocID: f.doc(), Score: float64(h.Score)})
 	}
 	return hits, nil
+}
+
+// docField is a hit's fields when the search asks for the doc field's
+// doc values (cheaper than _source, which holds the vector).
+type docField struct {
+	Doc []string `json:"doc"`
+}
+
+func (f docField) doc() string {
+	if len(f.Doc) == 0 {
+		return ""
+	}
+	return f.Doc[0]
 }
 
 // sortHits puts hits best first, ties in chunk ID order.
