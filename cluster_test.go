@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/eval"
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/opensearchtest"
 	"github.com/braidsearch/braid/internal/testdata"
@@ -237,33 +238,45 @@ func testClusterEmbeddedOnly(t *testing.T, url string) {
 }
 
 // testClusterVaults compares the two backends on the shared markdown
-// vaults: lexical and hybrid top-5 documents of natural-language queries.
+// vaults with the 64 questions of bench/vaults/queries.tsv: lexical and
+// hybrid, their top-5 documents must mostly agree (at least 4 of 5 on
+// average) and the answer note must be in the top 5 equally often
+// (within one question).
 func testClusterVaults(t *testing.T, url string) {
-	dir := testdata.Dir(t, "markdown/silverbullet/docs")
-	embedded, onCluster := twin(t, url, "vault", dir)
-	queries := []string{
-		"how do I write a query", "keyboard shortcuts", "install with docker", "templates for new pages",
-		"link to another page", "sync between devices", "plugs and extensions", "frontmatter attributes",
-		"run a space script", "embed a query result", "change the theme", "full text search",
+	dir := testdata.Dir(t, "markdown")
+	col, err := eval.LoadTSV(filepath.Join("bench", "vaults", "queries.tsv"), "all")
+	if err != nil {
+		t.Fatal(err)
 	}
+	if len(col.Queries) < 20 {
+		t.Fatalf("%d questions, want 20 or more", len(col.Queries))
+	}
+	embedded, onCluster := twin(t, url, "vault", dir)
 	for _, w := range []float64{0, 0.6} {
-		shared := 0
-		for _, q := range queries {
-			want := docPaths(t, embedded, q, braid.SearchOptions{VectorWeight: weight(w), Limit: 5})
-			got := docPaths(t, onCluster, q, braid.SearchOptions{VectorWeight: weight(w), Limit: 5})
-			for _, p := range got {
-				if slices.Contains(want, p) {
+		shared, found := 0, [2]int{}
+		for _, q := range col.Queries {
+			var top [2][]string
+			for i, e := range []*braid.Engine{embedded, onCluster} {
+				top[i] = docPaths(t, e, q.Text, braid.SearchOptions{VectorWeight: weight(w), Limit: 5})
+				for _, p := range top[i] {
+					if col.Qrels[q.ID][p] == 2 {
+						found[i]++
+					}
+				}
+			}
+			for _, p := range top[1] {
+				if slices.Contains(top[0], p) {
 					shared++
 				}
 			}
-			if len(want) > 0 && (len(got) == 0 || got[0] != want[0]) {
-				t.Logf("weight %v %q: top hit %v on the cluster, %v embedded", w, q, got, want)
-			}
 		}
-		avg := float64(shared) / float64(len(queries))
-		t.Logf("weight %v: %.2f of the top 5 shared on average", w, avg)
+		avg := float64(shared) / float64(len(col.Queries))
+		t.Logf("weight %v: %.2f of the top 5 shared on average; answer in the top 5 for %d questions embedded, %d on the cluster", w, avg, found[0], found[1])
 		if avg < 4 {
 			t.Errorf("weight %v: the backends share %.2f of their top-5 documents on average, want at least 4", w, avg)
+		}
+		if d := found[0] - found[1]; d > 1 || d < -1 || found[0] == 0 {
+			t.Errorf("weight %v: the answer is in the top 5 for %d questions embedded, %d on the cluster; want them within one (and some)", w, found[0], found[1])
 		}
 	}
 }
