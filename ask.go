@@ -129,9 +129,6 @@ type Passage struct {
 // appear, -word excludes). An index without documents is ErrEmptyIndex;
 // a question nothing matches is a Pack without passages and a Warning.
 func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pack, error) {
-	if err := e.embeddedOnly("ask"); err != nil {
-		return nil, err
-	}
 	start := time.Now()
 	budget := opt.Budget
 	if budget == 0 {
@@ -141,6 +138,9 @@ func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pac
 		return nil, fmt.Errorf("%w: budget %d tokens out of range, want %d..%d", ErrBadOption, opt.Budget, MinAskBudget, MaxAskBudget)
 	}
 	if _, err := index.ParseQuery(question); err != nil {
+		return nil, err
+	}
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	if docs, _, err := e.st.Counts(); err != nil {
@@ -198,11 +198,10 @@ func (f *filler) add(h Hit, rank int) error {
 	if h.ChunkID == "" {
 		return nil
 	}
-	cs, err := f.e.st.Chunks([]string{h.ChunkID})
+	c, err := f.e.chunkByID(h.ChunkID)
 	if err != nil {
 		return err
 	}
-	c := cs[0]
 	if c == nil {
 		return nil // re-indexed since the search
 	}

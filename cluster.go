@@ -418,6 +418,24 @@ func (t *clusterTarget) docs(ctx context.Context, changes []index.Change) ([]ope
 	return out, nil
 }
 
+// chunkByID reads one chunk with its text, or nil when there is none:
+// from the store, or on the cluster backend from the cluster (the local
+// copy holds no chunk text).
+func (e *Engine) chunkByID(id string) (*Chunk, error) {
+	if e.cl == nil {
+		cs, err := e.st.Chunks([]string{id})
+		if err != nil {
+			return nil, err
+		}
+		return cs[0], nil
+	}
+	cs, _, err := e.ret.read(context.Background(), []string{id})
+	if err != nil {
+		return nil, err
+	}
+	return cs[0], nil
+}
+
 // mirrored brings an engine on the cluster backend's local copy of the
 // cluster's documents and sources (e.st) up to date, so that the link
 // graph, ls, tree, find, document lookup and get read them as they read an

@@ -220,8 +220,8 @@ func testClusterEmbeddedOnly(t *testing.T, url string) {
 	if _, err := e.Gaps(context.Background(), braid.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
 		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index", err)
 	}
-	if _, err := e.Cite("x#y.0"); !errors.Is(err, braid.ErrBackend) {
-		t.Errorf("cite on the cluster backend: %v, want ErrBackend", err)
+	if _, err := e.Info("x#y.0"); !errors.Is(err, braid.ErrBackend) {
+		t.Errorf("info on the cluster backend: %v, want ErrBackend", err)
 	}
 	if _, err := e.Search(context.Background(), "x", braid.SearchOptions{Metadata: map[string]string{"a": "b"}}); !errors.Is(err, braid.ErrBackend) {
 		t.Errorf("a metadata filter on the cluster backend: %v, want ErrBackend", err)
@@ -454,6 +454,22 @@ func testClusterGraph(t *testing.T, url string) {
 	doc, err := onCluster.Document("Gardening")
 	if err != nil || doc.Title != "Gardening Guide" || len(doc.Links) == 0 {
 		t.Errorf("document Gardening on the cluster: %+v, %v", doc, err)
+	}
+	res, err := onCluster.Search(context.Background(), "aphids", braid.SearchOptions{})
+	if err != nil || len(res.Results) == 0 {
+		t.Fatalf("search aphids: %v", err)
+	}
+	want, err := embedded.Cite(res.Results[0].ChunkID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := onCluster.Cite(res.Results[0].ChunkID)
+	if err != nil || fmt.Sprint(*got) != fmt.Sprint(*want) {
+		t.Errorf("cite on the cluster: %+v, %v; embedded %+v", got, err, want)
+	}
+	pack, err := onCluster.Ask(context.Background(), "what eats aphids", braid.AskOptions{})
+	if err != nil || len(pack.Documents) == 0 {
+		t.Errorf("ask on the cluster: %+v, %v", pack, err)
 	}
 	content, err := onCluster.Get("notes/cooking.md")
 	if err != nil || !strings.Contains(string(content.Data), "olive oil") {

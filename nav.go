@@ -749,14 +749,13 @@ type Citation struct {
 
 // Cite returns the citation of a chunk (the chunk_id of a search hit).
 func (e *Engine) Cite(chunkID string) (*Citation, error) {
-	if err := e.embeddedOnly("cite"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
-	cs, err := e.st.Chunks([]string{chunkID})
+	c, err := e.chunkByID(chunkID)
 	if err != nil {
 		return nil, err
 	}
-	c := cs[0]
 	if c == nil {
 		return nil, fmt.Errorf("%w: no chunk %q (chunk ids come from the chunk_id of a search hit; the document may have been re-indexed since, so search again)", ErrNotFound, chunkID)
 	}
