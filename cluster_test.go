@@ -467,6 +467,14 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || fmt.Sprint(*got) != fmt.Sprint(*want) {
 		t.Errorf("cite on the cluster: %+v, %v; embedded %+v", got, err, want)
 	}
+	doc, err = embedded.Document("Gardening")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byHash, err := onCluster.Search(context.Background(), "", braid.SearchOptions{Hash: doc.Hash[:12]})
+	if err != nil || len(byHash.Results) != 1 || byHash.Results[0].Path != "Gardening.md" || byHash.Lookup != braid.LookupHash {
+		t.Errorf("search by content hash on the cluster: %+v, %v", byHash, err)
+	}
 	pack, err := onCluster.Ask(context.Background(), "what eats aphids", braid.AskOptions{})
 	if err != nil || len(pack.Documents) == 0 {
 		t.Errorf("ask on the cluster: %+v, %v", pack, err)

@@ -26,7 +26,7 @@ const MinHashPrefix = 8
 // whole hash). It reads the hashes kept beside the paths, without decoding
 // a document: about 10 ms for 100k documents.
 func (e *Engine) DocumentByHash(hash string) (*Document, error) {
-	if err := e.embeddedOnly("lookup by content hash"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	ds, err := e.docsByHash(hash)
@@ -206,11 +206,11 @@ func (e *Engine) documentHit(d *Document) (Hit, error) {
 	if len(d.ChunkIDs) == 0 {
 		return h, nil
 	}
-	cs, err := e.st.Chunks(d.ChunkIDs[:1])
+	c, err := e.chunkByID(d.ChunkIDs[0])
 	if err != nil {
 		return h, err
 	}
-	if c := cs[0]; c != nil {
+	if c != nil {
 		h.ChunkID, h.HeadingPath = c.ID, c.HeadingPath
 		h.Line = Lines{c.StartLine, c.EndLine}
 		h.Snippet = trimWords(c.Text, 240)

@@ -205,13 +205,16 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds())
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
 	start := time.Now()
 	opt = e.withSettings(opt) // settings.go
-	if e.cl != nil && (opt.Hash != "" || len(opt.Metadata) > 0) {
-		return nil, e.embeddedOnly("a search by content hash or metadata")
+	if e.cl != nil && len(opt.Metadata) > 0 {
+		return nil, e.embeddedOnly("a metadata filter (the document store's)")
 	}
-	if e.cl == nil {
-		if res, err := e.searchHash(query, opt, start); res != nil || err != nil {
-			return res, err
+	if opt.Hash != "" || LooksLikeHash(strings.TrimSpace(query)) {
+		if err := e.mirrored(); err != nil { // hashes are looked up in the cluster's documents
+			return nil, err
 		}
+	}
+	if res, err := e.searchHash(query, opt, start); res != nil || err != nil {
+		return res, err
 	}
 	q, err := index.ParseQuery(query)
 	if err != nil {
