@@ -51,6 +51,28 @@ type (
 	FileError = index.FileError
 )
 
+// VectorOptions tunes the HNSW graph (Options.Vector).
+type VectorOptions = vector.Options
+
+// Source kinds (Source.Kind).
+const (
+	SourceDir   = index.SourceDir
+	SourceFile  = index.SourceFile
+	SourceJSONL = index.SourceJSONL
+	SourceS3    = index.SourceS3
+	SourceStore = index.SourceStore
+)
+
+// DefaultMaxFileSize is the largest file a source indexes unless it says
+// otherwise (SourceSpec.MaxFileSize).
+const DefaultMaxFileSize = index.DefaultMaxFileSize
+
+// FormatBytes writes a byte count for people: "512 B", "1.5 MB".
+func FormatBytes(n int64) string { return index.FormatBytes(n) }
+
+// ObjectURL is the s3:// URL of the document at path in an S3 source.
+func ObjectURL(src *Source, path string) string { return index.ObjectURL(src, path) }
+
 // Options configures an Engine. The zero value (or nil) opens the index for
 // reading and writing with default chunking.
 type Options struct {

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/markdown"
+	"github.com/braidsearch/braid/vector"
 )
 
 // Edge types of the link graph; a frontmatter relation is typed by its key
@@ -274,7 +276,7 @@ func (e *Engine) Gaps(ctx context.Context, opt GapOptions) (*GapReport, error) {
 	if left > 0 {
 		rep.Warning = fmt.Sprintf("%d documents have no embedding yet and were left out (run braid index)", left)
 	}
-	gaps, vectors, err := graph.Gaps(kept, func(a, b string) bool { return linked[graph.MakePair(a, b)] }, opt)
+	gaps, vectors, err := graph.Gaps(kept, func(a, b string) bool { return linked[graph.MakePair(a, b)] }, nearest, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
 	}
@@ -528,4 +530,32 @@ func (f *Folder) child(name, path string) *Folder {
 	c := &Folder{Name: name, Path: path}
 	f.Folders = append(f.Folders, c)
 	return c
+}
+
+// nearest answers graph.Gaps' neighbour queries with an HNSW graph of the
+// document vectors built for the call: ef of 64 gives the 10 nearest of
+// 1,000 document vectors all but exactly, for a fraction of the cost of
+// the chunk graph's settings.
+func nearest(vecs [][]float32, k int) ([][]graph.Neighbor, error) {
+	if len(vecs) == 0 {
+		return nil, nil
+	}
+	idx := vector.New(len(vecs[0]), &vector.Options{M: 12, EfConstruction: 64, EfSearch: max(64, 2*k)})
+	for i, v := range vecs {
+		if err := idx.Add(strconv.Itoa(i), v); err != nil {
+			return nil, fmt.Errorf("graph: document vector %d: %w", i, err)
+		}
+	}
+	out := make([][]graph.Neighbor, len(vecs))
+	for i, v := range vecs {
+		found, err := idx.Search(v, k)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			j, _ := strconv.Atoi(f.ID)
+			out[i] = append(out[i], graph.Neighbor{Index: j, Score: float64(f.Score)})
+		}
+	}
+	return out, nil
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/braidsearch/braid/vector"
 )
 
 // Defaults of GapOptions.
@@ -78,7 +76,7 @@ type Suggestion struct {
 // without any, it compares tf-idf vectors of their words, each document
 // with those it shares the most rare words with. It reports whether it
 // used vectors.
-func Gaps(docs []Doc, linked func(a, b string) bool, opt GapOptions) (gaps []Gap, vectors bool, err error) {
+func Gaps(docs []Doc, linked func(a, b string) bool, near Nearest, opt GapOptions) (gaps []Gap, vectors bool, err error) {
 	limit, k := opt.Limit, opt.Neighbors
 	if limit == 0 {
 		limit = DefaultGapLimit
@@ -89,7 +87,15 @@ func Gaps(docs []Doc, linked func(a, b string) bool, opt GapOptions) (gaps []Gap
 	if limit < 0 || k < 0 || math.IsNaN(opt.Threshold) || opt.Threshold < 0 || opt.Threshold > 1 {
 		return nil, false, fmt.Errorf("graph: gap options limit %d, neighbors %d, threshold %v: want limit and neighbors of 0 or more and a threshold in 0..1", opt.Limit, opt.Neighbors, opt.Threshold)
 	}
+	dim := 0
 	for _, d := range docs {
+		switch {
+		case d.Vector == nil:
+		case dim == 0:
+			dim = len(d.Vector)
+		case len(d.Vector) != dim:
+			return nil, false, fmt.Errorf("graph: document %s has a %d-dimensional vector, others %d", d.Path, len(d.Vector), dim)
+		}
 		vectors = vectors || d.Vector != nil
 	}
 	threshold := opt.Threshold
@@ -102,7 +108,7 @@ func Gaps(docs []Doc, linked func(a, b string) bool, opt GapOptions) (gaps []Gap
 	tf := newTFIDF(docs)
 	var pairs []pair
 	if vectors {
-		pairs, err = vectorPairs(docs, k, threshold)
+		pairs, err = vectorPairs(docs, near, k, threshold)
 	} else {
 		pairs = tf.pairs(k, threshold)
 	}
@@ -137,46 +143,44 @@ type pair struct {
 	sim  float64
 }
 
-// vectorPairs finds each document's nearest neighbours in an HNSW graph
-// of the document vectors.
-func vectorPairs(docs []Doc, k int, threshold float64) ([]pair, error) {
-	dim := 0
-	for _, d := range docs {
+// Nearest finds, for each of vecs, up to k of vecs nearest it by cosine
+// similarity, best first (itself may be among them), as indexes into vecs
+// with their similarity. The engine answers it with an HNSW graph of the
+// vectors; graph knows nothing of how.
+type Nearest func(vecs [][]float32, k int) ([][]Neighbor, error)
+
+// Neighbor is one answer of a Nearest: vecs[Index], Score similar.
+type Neighbor struct {
+	Index int
+	Score float64
+}
+
+// vectorPairs pairs each document with its nearest neighbours by vector.
+func vectorPairs(docs []Doc, near Nearest, k int, threshold float64) ([]pair, error) {
+	if near == nil {
+		return nil, fmt.Errorf("graph: gaps by embedding need a Nearest")
+	}
+	var vecs [][]float32
+	var at []int // docs index of each of vecs
+	for i, d := range docs {
 		if d.Vector != nil {
-			dim = len(d.Vector)
-			break
+			vecs = append(vecs, d.Vector)
+			at = append(at, i)
 		}
 	}
-	// A small graph built for this call: ef of 64 gives the 10 nearest of
-	// 1,000 document vectors all but exactly, for a fraction of the cost
-	// of the chunk graph's settings.
-	idx := vector.New(dim, &vector.Options{M: 12, EfConstruction: 64, EfSearch: max(64, 2*k)})
-	at := map[string]int{}
-	for i, d := range docs {
-		if d.Vector == nil {
-			continue
-		}
-		if err := idx.Add(d.ID, d.Vector); err != nil {
-			return nil, fmt.Errorf("graph: document %s: %w", d.Path, err)
-		}
-		at[d.ID] = i
+	found, err := near(vecs, k+1)
+	if err != nil {
+		return nil, err
 	}
 	var out []pair
-	for i, d := range docs {
-		if d.Vector == nil {
-			continue
-		}
-		found, err := idx.Search(d.Vector, k+1)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range found {
-			j := at[f.ID]
-			if float64(f.Score) < threshold {
+	for v, ns := range found {
+		i := at[v]
+		for _, n := range ns {
+			if n.Score < threshold {
 				break
 			}
-			if j != i {
-				out = append(out, pair{min(i, j), max(i, j), float64(f.Score)})
+			if j := at[n.Index]; j != i {
+				out = append(out, pair{min(i, j), max(i, j), n.Score})
 			}
 		}
 	}

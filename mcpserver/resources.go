@@ -8,7 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid"
 )
 
 // SummaryURI is the resource that summarises the index.
@@ -36,7 +36,7 @@ func summary(st *statsReply) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# braid index %s\n\n", st.Dir)
 	fmt.Fprintf(&b, "%d documents, %d chunks, %s indexed, %s on disk (format %d).\n\n",
-		st.Documents, st.Chunks, index.FormatBytes(st.Bytes), index.FormatBytes(st.IndexBytes), st.SchemaVersion)
+		st.Documents, st.Chunks, braid.FormatBytes(st.Bytes), braid.FormatBytes(st.IndexBytes), st.SchemaVersion)
 	m := st.Models
 	if m.Vectors {
 		fmt.Fprintf(&b, "- vectors: %s, %d chunks embedded\n", m.Model, m.Embedded)
@@ -65,7 +65,7 @@ func summary(st *statsReply) string {
 			when = src.IndexedAt.UTC().Format(time.DateTime)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s |\n", src.Name, src.ID, src.Kind, src.Documents, src.Chunks,
-			index.FormatBytes(src.Bytes), when, src.Path)
+			braid.FormatBytes(src.Bytes), when, src.Path)
 	}
 	return b.String()
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/bucket"
-	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
@@ -110,7 +109,7 @@ func (s *Server) allowedRoots(ctx context.Context, e *braid.Engine) ([]string, e
 		return nil, err
 	}
 	for _, src := range srcs {
-		if src.Kind == index.SourceStore {
+		if src.Kind == braid.SourceStore {
 			continue
 		}
 		if real, err := confine.Resolve(src.Path); err == nil {
@@ -167,7 +166,7 @@ func (s *Server) confineS3(e *braid.Engine, arg, raw string) (string, error) {
 		return "", err
 	}
 	for _, src := range srcs {
-		if src.Kind != index.SourceS3 {
+		if src.Kind != braid.SourceS3 {
 			continue
 		}
 		if v, err := bucket.ParseURL(src.Path); err == nil {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
 )
 
 // watchAll watches every registered source, for Options.Watch.
@@ -19,10 +18,10 @@ func (s *Server) watchAll(e *braid.Engine) {
 		s.log.Printf("watch: no sources registered yet; index_path with watch adds one")
 	}
 	for _, src := range srcs {
-		if src.Kind == index.SourceStore {
+		if src.Kind == braid.SourceStore {
 			continue // changed only by add, update and delete, which index it
 		}
-		if src.Kind == index.SourceS3 {
+		if src.Kind == braid.SourceS3 {
 			continue // a bucket sends no change notifications; index_path re-indexes it
 		}
 		if err := s.watch(e, src.Path); err != nil {

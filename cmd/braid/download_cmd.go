@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
 )
 
 // DownloadCmd fetches a URL into the document store.
@@ -28,8 +27,8 @@ func (c *DownloadCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if c.MaxSize < 0 || int64(c.MaxSize) > index.DefaultMaxFileSize {
-		return fmt.Errorf("--max-size %s: want at most %s, the per-document limit", index.FormatBytes(int64(c.MaxSize)), index.FormatBytes(index.DefaultMaxFileSize))
+	if c.MaxSize < 0 || int64(c.MaxSize) > braid.DefaultMaxFileSize {
+		return fmt.Errorf("--max-size %s: want at most %s, the per-document limit", braid.FormatBytes(int64(c.MaxSize)), braid.FormatBytes(braid.DefaultMaxFileSize))
 	}
 	f, err := braid.Fetch(g.ctx, braid.DownloadRequest{URL: c.URL, Name: c.Name, SHA256: c.SHA256, Collection: c.Collection, Tags: c.Tag,
 		Metadata: c.Meta, AllowNet: nets, MaxBytes: int64(c.MaxSize), Timeout: c.Timeout})
@@ -52,7 +51,7 @@ func (c *DownloadCmd) Run(g *Globals) error {
 		}{res, f})
 	}
 	fmt.Fprintf(g.stdout, "downloaded %s (%s, %s, sha256 %s) as %s (id %s, version %d)\n", f.URL, f.MediaType,
-		index.FormatBytes(f.Bytes), f.SHA256[:12], res.Name, res.ID, res.Version)
+		braid.FormatBytes(f.Bytes), f.SHA256[:12], res.Name, res.ID, res.Version)
 	return nil
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/bucket"
-	"github.com/braidsearch/braid/index"
 )
 
 // IndexCmd registers sources and indexes them.
@@ -156,12 +155,12 @@ func printSummary(g *Globals, s *braid.Summary) {
 		rate = fmt.Sprintf(", %.0f docs/s", float64(s.Added+s.Updated)/secs)
 	}
 	fmt.Fprintf(g.stdout, "indexed %d source(s) in %s: %d seen, %d added, %d updated, %d unchanged, %d removed; %d chunks, %s%s\n",
-		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, index.FormatBytes(s.Bytes), rate)
+		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, braid.FormatBytes(s.Bytes), rate)
 	if s.Embedded > 0 {
 		embed := time.Duration(s.EmbedMS) * time.Millisecond
 		secs := max(embed.Seconds(), 1e-3)
 		fmt.Fprintf(g.stdout, "embedded %d chunks (%d tokens) in %s: %.1f chunks/s, %.0f tokens/s; peak memory %s\n",
-			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, index.FormatBytes(s.PeakRSS))
+			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, braid.FormatBytes(s.PeakRSS))
 	}
 	if k := s.Skipped; k.Total() > 0 {
 		var parts []string

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
 )
 
 // LsCmd lists documents with their metadata.
@@ -76,7 +75,7 @@ func (c *LsCmd) Run(g *Globals) error {
 			if len(d.Metadata) > 0 {
 				meta = "  " + formatMeta(d.Metadata)
 			}
-			fmt.Fprintf(g.stdout, "%s  %-14s %9s  %s  %s%s\n", d.ID, where, index.FormatBytes(d.Size), d.Modified.Local().Format(time.DateTime), d.Path, meta)
+			fmt.Fprintf(g.stdout, "%s  %-14s %9s  %s  %s%s\n", d.ID, where, braid.FormatBytes(d.Size), d.Modified.Local().Format(time.DateTime), d.Path, meta)
 		}
 		if len(l.Documents) < l.Total {
 			fmt.Fprintf(g.stdout, "(%d of %d documents; raise --limit to see more)\n", len(l.Documents), l.Total)

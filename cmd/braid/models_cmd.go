@@ -10,7 +10,6 @@ import (
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/rerank"
-	"github.com/braidsearch/braid/vector"
 )
 
 // modelFlags choose the embedding model and the runtime that runs it.
@@ -98,7 +97,7 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 		g.warn("indexing without embeddings, so search will be BM25 only: %s", why)
 	}
 	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why, VectorsOff: g.Model == "none", BatchDocs: testBatchDocs, AWS: loadAWS,
-		Vector: vector.Options{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, NoRerank: noRerank, Backend: g.backend()}
+		Vector: braid.VectorOptions{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, NoRerank: noRerank, Backend: g.backend()}
 	if emb != nil {
 		opt.Embedder, opt.Model = emb, emb.Key()
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
 )
 
 // searchFlags are the options search and search-keyword share.
@@ -172,8 +171,8 @@ func (g *Globals) hitPath(e *braid.Engine, h braid.Hit) string {
 			return g.displayPath(filepath.Join(s.Path, filepath.FromSlash(h.Path)))
 		case "file":
 			return g.displayPath(s.Path)
-		case index.SourceS3:
-			return index.ObjectURL(s, h.Path)
+		case braid.SourceS3:
+			return braid.ObjectURL(s, h.Path)
 		}
 	}
 	return h.Path

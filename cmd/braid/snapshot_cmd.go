@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
 )
 
 // CollectionsCmd lists the collections of stored documents.
@@ -25,7 +24,7 @@ func (c *CollectionsCmd) Run(g *Globals) error {
 			fmt.Fprintln(g.stdout, "no collections yet; braid add --collection NAME puts a document in one")
 		}
 		for _, c := range cols {
-			fmt.Fprintf(g.stdout, "%-20s %5d docs %9s\n", c.Name, c.Documents, index.FormatBytes(c.Bytes))
+			fmt.Fprintf(g.stdout, "%-20s %5d docs %9s\n", c.Name, c.Documents, braid.FormatBytes(c.Bytes))
 		}
 		return nil
 	})
@@ -57,7 +56,7 @@ func (c *SnapshotCreateCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(s)
 	}
-	fmt.Fprintf(g.stdout, "snapshot %s: %d documents, %s; braid restore --snapshot %s --output DIR writes them out\n", s.ID, s.Documents, index.FormatBytes(s.Bytes), s.ID)
+	fmt.Fprintf(g.stdout, "snapshot %s: %d documents, %s; braid restore --snapshot %s --output DIR writes them out\n", s.ID, s.Documents, braid.FormatBytes(s.Bytes), s.ID)
 	return nil
 }
 
@@ -82,7 +81,7 @@ func (c *SnapshotListCmd) Run(g *Globals) error {
 			if s.Collection != "" {
 				what = "collection " + s.Collection
 			}
-			fmt.Fprintf(g.stdout, "%-4s %s  %-28s %5d docs %9s  %s\n", s.ID, s.Created.Local().Format(time.DateTime), what, s.Documents, index.FormatBytes(s.Bytes), s.Label)
+			fmt.Fprintf(g.stdout, "%-4s %s  %-28s %5d docs %9s  %s\n", s.ID, s.Created.Local().Format(time.DateTime), what, s.Documents, braid.FormatBytes(s.Bytes), s.Label)
 		}
 		return nil
 	})

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
 )
 
 // SourcesCmd lists or removes sources.
@@ -81,9 +80,9 @@ func (c *StatsCmd) Run(g *Globals) error {
 		return g.printJSON(st)
 	}
 	fmt.Fprintf(g.stdout, "index %s (format %d): %d documents, %d chunks, %s indexed, %s on disk\n",
-		st.Dir, st.SchemaVersion, st.Documents, st.Chunks, index.FormatBytes(st.Bytes), index.FormatBytes(st.IndexBytes))
+		st.Dir, st.SchemaVersion, st.Documents, st.Chunks, braid.FormatBytes(st.Bytes), braid.FormatBytes(st.IndexBytes))
 	for _, s := range st.Sources {
-		fmt.Fprintf(g.stdout, "  %s %-20s %6d docs %7d chunks %9s  %s\n", s.ID, s.Name, s.Documents, s.Chunks, index.FormatBytes(s.Bytes), s.Path)
+		fmt.Fprintf(g.stdout, "  %s %-20s %6d docs %7d chunks %9s  %s\n", s.ID, s.Name, s.Documents, s.Chunks, braid.FormatBytes(s.Bytes), s.Path)
 	}
 	var set []string
 	for _, s := range st.Settings {

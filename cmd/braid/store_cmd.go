@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
 )
 
 // AddCmd stores a document in the index's own store.
@@ -34,7 +33,7 @@ func (c *AddCmd) Run(g *Globals) error {
 		req.Path = g.abs(c.File)
 	}
 	if c.Content == "-" {
-		data, err := io.ReadAll(io.LimitReader(g.stdin, index.DefaultMaxFileSize+1))
+		data, err := io.ReadAll(io.LimitReader(g.stdin, braid.DefaultMaxFileSize+1))
 		if err != nil {
 			return fmt.Errorf("read the content from stdin: %w", err)
 		}
@@ -57,7 +56,7 @@ func (c *AddCmd) Run(g *Globals) error {
 		what = "stored a new version of"
 	}
 	fmt.Fprintf(g.stdout, "%s %s (id %s, version %d, hash %s): %s written, %s already stored\n", what, res.Name, res.ID, res.Version,
-		res.Hash[:12], index.FormatBytes(res.BytesStored), index.FormatBytes(res.BytesDeduped))
+		res.Hash[:12], braid.FormatBytes(res.BytesStored), braid.FormatBytes(res.BytesDeduped))
 	return nil
 }
 
@@ -131,12 +130,12 @@ func (c *DeleteCmd) Run(g *Globals) error {
 		verb = "would delete"
 	}
 	for _, d := range res.Deleted {
-		fmt.Fprintf(g.stdout, "%s %s (id %s, %s)\n", verb, d.Name, d.ID, index.FormatBytes(d.Size))
+		fmt.Fprintf(g.stdout, "%s %s (id %s, %s)\n", verb, d.Name, d.ID, braid.FormatBytes(d.Size))
 	}
 	if len(res.Deleted) == 0 {
 		fmt.Fprintln(g.stdout, "no stored document matched; nothing deleted")
 	} else if !res.DryRun {
-		fmt.Fprintf(g.stdout, "%d documents deleted; %d blobs (%s) no longer referenced were removed\n", len(res.Deleted), res.BlobsRemoved, index.FormatBytes(res.BytesFreed))
+		fmt.Fprintf(g.stdout, "%d documents deleted; %d blobs (%s) no longer referenced were removed\n", len(res.Deleted), res.BlobsRemoved, braid.FormatBytes(res.BytesFreed))
 	}
 	return nil
 }
@@ -165,7 +164,7 @@ func (c *VersionsCmd) Run(g *Globals) error {
 			if !v.Kept {
 				note += "  (content not kept)"
 			}
-			fmt.Fprintf(g.stdout, "  v%-3d %s  %9s  %s%s\n", v.Version.Version, v.Hash[:12], index.FormatBytes(v.Size), v.Time.Local().Format(time.DateTime), note)
+			fmt.Fprintf(g.stdout, "  v%-3d %s  %9s  %s%s\n", v.Version.Version, v.Hash[:12], braid.FormatBytes(v.Size), v.Time.Local().Format(time.DateTime), note)
 		}
 		return nil
 	})
