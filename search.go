@@ -322,10 +322,15 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 }
 
 // retrieve fetches the candidates of a hybrid search from both
-// retrievers at once: BM25 on one goroutine, the query embedding and the
-// vector search on this one. Phrases and exclusions are enforced by the
-// lexical index, so with them the vector candidates are limited to chunks
-// the lexical query matched.
+// retrievers. On a cluster BM25 runs on its own goroutine while this one
+// embeds the query and runs the k-NN search, since both are mostly
+// waiting on the network; on the embedded index it runs first, on this
+// goroutine: it takes a fraction of a millisecond, and beside the query
+// embedding, which keeps both cores of the reference machine busy, it
+// only competes with it (hybrid p50 at 10k chunks 8.13 ms sequential,
+// 8.76 ms in parallel; braid bench, three runs each, alternating). Phrases and exclusions are
+// enforced by the lexical index, so with them the vector candidates are
+// limited to chunks the lexical query matched.
 func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
 	k := max(opt.Candidates, opt.Limit*4)
 	constrained := len(q.Phrases) > 0 || len(q.Excluded) > 0
@@ -341,11 +346,16 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 		if constrained && w > 0 {
 			req.Size = max(k, 1000)
 		}
-		go func() {
+		run := func() {
 			t := time.Now()
 			c, n, err := e.ret.lexical(ctx, req)
 			lexDone <- lexResult{c, n, msSince(t), err}
-		}()
+		}
+		if e.cl != nil {
+			go run()
+		} else {
+			run()
+		}
 	} else {
 		lexDone <- lexResult{}
 	}
@@ -521,9 +531,15 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 			continue
 		}
 		if rank0 >= at+len(window) {
+			// As many as may be shown; on a cluster twice that, to save
+			// a round trip when chunks share documents.
+			want := opt.Limit - len(hits)
+			if e.cl != nil {
+				want *= 2
+			}
 			var ids []string
 			for _, n := range cands[rank0:] {
-				if len(ids) == 2*(opt.Limit-len(hits)) {
+				if len(ids) == want {
 					break
 				}
 				if opt.Chunks || !seen[index.ChunkDocID(n.chunkID)] {
