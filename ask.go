@@ -23,7 +23,7 @@ const (
 const (
 	// askCandidates is how many chunks Ask asks Search for: the reranker's
 	// window, so every candidate can be reranked.
-	askCandidates = 50
+	askCandidates = DefaultRerankTop
 	// minPassageTokens is the least text worth a cut passage and its
 	// citation; a budget left smaller than this ends the pack.
 	minPassageTokens = 24

@@ -145,7 +145,7 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 	}
 	limit := opt.Limit
 	if limit == 0 {
-		limit = 10
+		limit = DefaultLimit
 	}
 	ds, err := e.docsByHash(h)
 	if err != nil {

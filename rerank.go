@@ -26,7 +26,7 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, o
 	}
 	top := e.opt.RerankTop
 	if top <= 0 {
-		top = 50
+		top = DefaultRerankTop
 	}
 	top = min(len(cands), top)
 	if top == 0 {

@@ -15,7 +15,7 @@ import (
 // SearchOptions shapes a search. The zero value asks for the 10 best
 // documents with the default vector weight.
 type SearchOptions struct {
-	Limit int // hits to return; zero means 10
+	Limit int // hits to return; zero means the index's setting, else DefaultLimit (10)
 	// VectorWeight mixes lexical (0) and vector (1) scores. nil means the
 	// default: DefaultVectorWeight (0.6) when vectors are available, else 0. Without an embedding
 	// model every search is lexical and a weight above 0 adds a warning.
@@ -25,7 +25,7 @@ type SearchOptions struct {
 	PathGlob     string   // only documents whose path (relative to its source) matches
 	Tags         []string // only documents with all these tags
 	Fuzzy        bool     // tolerate typos
-	Similarity   float64  // with Fuzzy, how similar a word must be, 0..1; zero means 0.8
+	Similarity   float64  // with Fuzzy, how similar a word must be, 0..1; zero means DefaultSimilarity (0.8)
 	Chunks       bool     // every matching chunk, not just the best one per document
 	Explain      bool     // attach a score breakdown to each hit
 	// Metadata keeps only documents whose metadata (set with Add or
@@ -42,7 +42,7 @@ type SearchOptions struct {
 	// would be 0.
 	Normalize Normalization
 	// Candidates is how many chunks each retriever hands to fusion; zero
-	// means 50.
+	// means the index's setting, else DefaultCandidates (50).
 	Candidates int
 	// DocEvidence lets a document that matches in several chunks rank
 	// above one lucky chunk: each chunk gains this share of the scores of
@@ -224,7 +224,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		return nil, fmt.Errorf("%w: limit %d, want 1 or more", ErrBadOption, opt.Limit)
 	}
 	if opt.Limit == 0 {
-		opt.Limit = 10
+		opt.Limit = DefaultLimit
 	}
 	for _, v := range []struct {
 		name string
@@ -238,7 +238,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		return nil, fmt.Errorf("%w: candidates %d, want 1 or more", ErrBadOption, opt.Candidates)
 	}
 	if opt.Candidates == 0 {
-		opt.Candidates = 50
+		opt.Candidates = DefaultCandidates
 	}
 	if opt.Fusion != "" && opt.Fusion != FusionLinear && opt.Fusion != FusionRRF {
 		return nil, fmt.Errorf("%w: fusion %q, want %q or %q", ErrBadOption, opt.Fusion, FusionLinear, FusionRRF)
@@ -258,7 +258,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if opt.Fuzzy {
 		sim := opt.Similarity
 		if sim == 0 {
-			sim = 0.8
+			sim = DefaultSimilarity
 		}
 		if sim < 0 || sim > 1 {
 			return nil, fmt.Errorf("%w: similarity %v out of range, want 0..1", ErrBadOption, sim)

@@ -64,11 +64,20 @@ func (m *Millis) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// Built-in defaults of the settings.
+// Built-in defaults: of the settings, and of the options that have none.
+// The CLI's flags, the MCP tools, batch and braid config all read these
+// (with DefaultVectorWeight, DefaultDocEvidence and DefaultLinkPrior);
+// none restates them.
 const (
 	DefaultLimit        = 10
 	DefaultCandidates   = 50
 	DefaultRerankBudget = 250 * time.Millisecond
+	// DefaultRerankTop is how many fused candidates the reranker reads
+	// (Options.RerankTop).
+	DefaultRerankTop = 50
+	// DefaultSimilarity is how similar a word must be to match a fuzzy
+	// search (SearchOptions.Similarity).
+	DefaultSimilarity = 0.8
 )
 
 // Setting describes one setting for braid config list and the configure

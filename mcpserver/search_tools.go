@@ -109,7 +109,7 @@ func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
 			"\"key=value\" pairs, e.g. [\"status=final\"]. Default: no metadata filter."), mcp.WithStringItems()),
 		mcp.WithBoolean("fuzzy", mcp.Description(descFuzzy), mcp.DefaultBool(false)),
 		mcp.WithNumber("similarity", mcp.Description("With fuzzy: how similar a word must be to a query word, 0..1; 0.75 and above "+
-			"allows one edit, below two. Default 0.8."), mcp.DefaultNumber(0.8), mcp.Min(0), mcp.Max(1)),
+			"allows one edit, below two. Default "+fmt.Sprint(braid.DefaultSimilarity)+"."), mcp.DefaultNumber(braid.DefaultSimilarity), mcp.Min(0), mcp.Max(1)),
 		mcp.WithBoolean("paths_only", mcp.Description("Return only {paths, total, took_ms} (and lookup when answered by hash): the paths of the matching documents, "+
 			"best first. Default false."), mcp.DefaultBool(false)),
 		mcp.WithBoolean("line_numbers", mcp.Description("Number the lines of context (N: the focus line, N- the others), and with "+
@@ -119,7 +119,7 @@ func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
 		mcp.WithBoolean("explain", mcp.Description("Add to each result how its score was made: BM25 score and rank, cosine and rank, "+
 			"weight, fused score, reranker score and rank before and after. Default false."), mcp.DefaultBool(false)),
 	)
-	defaults := searchArgs{VectorWeight: weight, Rerank: true, Similarity: 0.8}
+	defaults := searchArgs{VectorWeight: weight, Rerank: true, Similarity: braid.DefaultSimilarity}
 	return tool{def, adapt(s, name, defaults, func(ctx context.Context, c call, a *searchArgs) (any, error) {
 		opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: a.VectorWeight, Fusion: braid.Fusion(a.Fusion), NoRerank: !a.Rerank,
 			PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy, Similarity: a.Similarity, Explain: a.Explain, Hash: a.Hash}

@@ -13,7 +13,7 @@ import (
 // sub", from the parser itself.
 func commands(t *testing.T) map[string]bool {
 	t.Helper()
-	parser, err := kong.New(&CLI{}, kong.Name("braid"))
+	parser, err := kong.New(&CLI{}, kong.Name("braid"), defaults)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func serveForwarded(ctx context.Context, srv *mcpserver.Server, dir string, raw 
 		return 1
 	}
 	cli := &CLI{}
-	parser, err := kong.New(cli, kong.Name("braid"), kong.Bind(&cli.Globals))
+	parser, err := kong.New(cli, kong.Name("braid"), kong.Bind(&cli.Globals), defaults)
 	if err != nil {
 		fmt.Fprintf(sess.Stderr, "braid: internal error: %v\n", err)
 		return 2

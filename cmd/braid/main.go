@@ -126,6 +126,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		kong.Exit(func(c int) { panic(exitCode(c)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Bind(&cli.Globals),
+		defaults,
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: internal error: %v\n", err)
@@ -174,6 +175,15 @@ func (g *Globals) open(readOnly bool, purpose string) (*braid.Engine, error) {
 		return e, err // the loan ends with the command
 	}
 	return braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose, Backend: g.backend()})
+}
+
+// defaults puts the library's defaults into the flags' help and default
+// tags (${default_limit} …), so the CLI restates none of them.
+var defaults = kong.Vars{
+	"default_limit":      fmt.Sprint(braid.DefaultLimit),
+	"default_candidates": fmt.Sprint(braid.DefaultCandidates),
+	"default_similarity": fmt.Sprint(braid.DefaultSimilarity),
+	"default_rerank_top": fmt.Sprint(braid.DefaultRerankTop),
 }
 
 // backendFlags choose where the index lives: the --index directory, or an

@@ -11,13 +11,13 @@ import (
 // searchFlags are the options search and search-keyword share.
 type searchFlags struct {
 	Query      string            `arg:"" optional:"" help:"What to look for. \"Quoted phrases\" must appear; -word excludes a word. A content hash (8-64 hex digits) that matches a document answers with that document."`
-	Limit      int               `help:"Results to return (default the index's limit setting, else 10)." short:"n"`
+	Limit      int               `help:"Results to return (default the index's limit setting, else ${default_limit})." short:"n"`
 	Source     []string          `help:"Only this source (id or name; repeatable)." placeholder:"SOURCE"`
 	Path       string            `help:"Only documents whose path (relative to its source) matches this glob." placeholder:"GLOB"`
 	Tag        []string          `help:"Only documents with this tag (repeatable: all must match)." placeholder:"TAG"`
 	Meta       map[string]string `help:"Only documents whose metadata (set by braid add or braid update) has KEY=VALUE (repeatable: all must match)." placeholder:"KEY=VALUE"`
 	Fuzzy      bool              `help:"Tolerate typos."`
-	Similarity float64           `help:"With --fuzzy: how similar a word must be, 0..1 (default 0.8)."`
+	Similarity float64           `help:"With --fuzzy: how similar a word must be, 0..1 (default ${default_similarity})."`
 	PathsOnly  bool              `help:"Print only the paths of the matching documents."`
 	Explain    bool              `help:"Show how each score was made."`
 	NoRerank   bool              `help:"Skip the cross-encoder: results in fused order."`
@@ -36,7 +36,7 @@ type SearchCmd struct {
 	VectorWeight *float64 `help:"Weight of vector similarity against BM25, 0..1 (0 = lexical only, 1 = vector only; default the index's vector_weight setting, else 0.6, when embeddings are set up)." placeholder:"W"`
 	Fusion       string   `help:"How to combine the lexical and vector lists: linear (normalised scores) or rrf (reciprocal rank); default the index's fusion setting, else linear." placeholder:"linear|rrf"`
 	Normalize    string   `help:"How linear fusion rescales each list's scores: minmax or zscore." enum:"minmax,zscore" default:"minmax"`
-	Candidates   int      `help:"Candidates each retriever hands to fusion (default the index's candidates setting, else 50)." placeholder:"K"`
+	Candidates   int      `help:"Candidates each retriever hands to fusion (default the index's candidates setting, else ${default_candidates})." placeholder:"K"`
 }
 
 // Run searches.

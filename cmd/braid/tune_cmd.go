@@ -138,7 +138,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 		}
 		w := t.Weight
 		b, l, qi := t.DocEvidence, t.LinkPrior, t.Instruction
-		opt := braid.SearchOptions{Limit: 10, VectorWeight: &w, Fusion: t.Fusion, Normalize: t.Normalize,
+		opt := braid.SearchOptions{Limit: braid.DefaultLimit, VectorWeight: &w, Fusion: t.Fusion, Normalize: t.Normalize,
 			Candidates: t.Candidates, DocEvidence: &b, LinkPrior: &l, QueryInstruction: &qi, NoRerank: true}
 		var r evalRun
 		if err := runQueries(g, e, col, byPath, opt, &r); err != nil {
