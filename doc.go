@@ -1,7 +1,10 @@
 // Package braid is a local hybrid search engine for knowledge bases:
 // markdown notes with frontmatter, tags and [[wikilinks]], docs and code.
 //
-// An Engine lives in one index directory. Index registers sources
+// An Engine lives in one index directory, or, with Options.Backend, in an
+// OpenSearch cluster that several processes share (cluster.go; the link
+// graph and navigation then read a local copy of the documents, and the
+// document store, grep and gaps stay embedded-only). Index registers sources
 // (directories, single files, BEIR JSONL corpora) and brings the index in
 // step with them: changed files are re-indexed, unchanged ones skipped by
 // content hash, vanished ones removed. Search answers hybrid queries over
