@@ -29,6 +29,7 @@ func TestClusterBackend(t *testing.T) {
 	t.Run("Reindex", func(t *testing.T) { testClusterReindex(t, url) })
 	t.Run("EmbeddedOnly", func(t *testing.T) { testClusterEmbeddedOnly(t, url) })
 	t.Run("Graph", func(t *testing.T) { testClusterGraph(t, url) })
+	t.Run("TwoWriters", func(t *testing.T) { testClusterTwoWriters(t, url) })
 	t.Run("Vaults", func(t *testing.T) { testClusterVaults(t, url) })
 }
 
@@ -510,3 +511,43 @@ func steps(l *braid.Links) []string {
 	}
 	return out
 }
+
+// testClusterTwoWriters has two engines (two machines, say) index
+// different sources into one cluster index at the same time; each sees
+// both.
+func testClusterTwoWriters(t *testing.T, url string) {
+	emb := modeltest.Tiny(t)
+	backend := braid.Backend{URL: url, Index: "two"}
+	a := openEngine(t, &braid.Options{Embedder: emb, Model: "braid/tiny-encoder", Backend: backend})
+	b := openEngine(t, &braid.Options{Embedder: emb, Model: "braid/tiny-encoder", Backend: backend})
+	dirA := writeVault(t, map[string]string{"one.md": "# One\n\nQuartz clocks keep time.\n", "two.md": "# Two\n\nPendulums swing.\n"})
+	dirB := writeVault(t, map[string]string{"three.md": "# Three\n\nSundials need the sun.\n"})
+	errs := make(chan error, 2)
+	for _, w := range []struct {
+		e   *braid.Engine
+		dir string
+	}{{a, dirA}, {b, dirB}} {
+		go func() {
+			_, err := w.e.Index(context.Background(), []braid.SourceSpec{{Path: w.dir}}, nil)
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, e := range map[string]*braid.Engine{"first": a, "second": b} {
+		st, err := e.Stats()
+		if err != nil || st.Documents != 3 || len(st.Sources) != 2 {
+			t.Errorf("%s engine's stats: %+v, %v; want 3 documents in 2 sources", name, st, err)
+		}
+		if got := docPaths(t, e, "sundials", braid.SearchOptions{VectorWeight: weight(0)}); !slices.Equal(got, []string{"three.md"}) {
+			t.Errorf("%s engine finds %v for sundials, want three.md", name, got)
+		}
+		if got := docPaths(t, e, "quartz", braid.SearchOptions{VectorWeight: weight(0)}); !slices.Equal(got, []string{"one.md"}) {
+			t.Errorf("%s engine finds %v for quartz, want one.md", name, got)
+		}
+	}
+}
+
