@@ -2,6 +2,7 @@ package braid_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
+	"github.com/braidsearch/braid/grep"
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/opensearchtest"
 	"github.com/braidsearch/braid/internal/testdata"
@@ -221,8 +223,8 @@ func testClusterEmbeddedOnly(t *testing.T, url string) {
 	if _, err := e.Gaps(context.Background(), braid.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
 		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index", err)
 	}
-	if _, err := e.Info("x#y.0"); !errors.Is(err, braid.ErrBackend) {
-		t.Errorf("info on the cluster backend: %v, want ErrBackend", err)
+	if err := e.Grep(context.Background(), "x", braid.GrepOptions{}, func(grep.Result) error { return nil }); !errors.Is(err, braid.ErrBackend) {
+		t.Errorf("grep on the cluster backend: %v, want ErrBackend", err)
 	}
 	if _, err := e.Search(context.Background(), "x", braid.SearchOptions{Metadata: map[string]string{"a": "b"}}); !errors.Is(err, braid.ErrBackend) {
 		t.Errorf("a metadata filter on the cluster backend: %v, want ErrBackend", err)
@@ -475,6 +477,16 @@ func testClusterGraph(t *testing.T, url string) {
 	byHash, err := onCluster.Search(context.Background(), "", braid.SearchOptions{Hash: doc.Hash[:12]})
 	if err != nil || len(byHash.Results) != 1 || byHash.Results[0].Path != "Gardening.md" || byHash.Lookup != braid.LookupHash {
 		t.Errorf("search by content hash on the cluster: %+v, %v", byHash, err)
+	}
+	wantInfo, err := embedded.Info(res.Results[0].ChunkID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotInfo, err := onCluster.Info(res.Results[0].ChunkID)
+	wj, _ := json.Marshal(wantInfo)
+	gj, _ := json.Marshal(gotInfo)
+	if err != nil || string(gj) != string(wj) {
+		t.Errorf("info on the cluster: %+v, %v; embedded %+v", gotInfo, err, wantInfo)
 	}
 	pack, err := onCluster.Ask(context.Background(), "what eats aphids", braid.AskOptions{})
 	if err != nil || len(pack.Documents) == 0 {

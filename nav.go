@@ -566,18 +566,18 @@ type Info struct {
 // id, path, content hash or prefix, title), a source id or name, or a
 // folder (relative to its source, source name/folder, or absolute).
 func (e *Engine) Info(id string) (*Info, error) {
-	if err := e.embeddedOnly("info"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(id) == "" {
 		return nil, fmt.Errorf("%w: empty id", ErrBadOption)
 	}
 	if strings.Contains(id, "#") {
-		cs, err := e.st.Chunks([]string{id})
+		c, err := e.chunkByID(id)
 		if err != nil {
 			return nil, err
 		}
-		if c := cs[0]; c != nil {
+		if c != nil {
 			return e.chunkInfo(c)
 		}
 	}
