@@ -12,7 +12,7 @@ export BRAID_ORT_LIB ?= $(ORT_LIB)
 MODELS ?= BAAI/bge-small-en-v1.5 BAAI/bge-small-en-v1.5:int8 sentence-transformers/all-MiniLM-L6-v2:int8
 PYTHON ?= python3
 
-.PHONY: build test test-short demo models ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
+.PHONY: build test test-short demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/braid
@@ -41,6 +41,19 @@ demo: build ort
 # Real model weights into the model directory (BRAID_MODELS or the user cache).
 models: build
 	$(BIN) models pull $(MODELS)
+
+# bge-small with its attention fused and then quantized to int8, a faster
+# query path (docs/benchmarks.md): built from the fp32 export with ONNX
+# Runtime's transformer optimiser, from PyPI into a virtual environment of
+# its own. Use it with --model $(FUSED_DIR).
+MODELS_DIR ?= $(or $(BRAID_MODELS),$(HOME)/.cache/braid/models)
+FUSED_DIR ?= $(MODELS_DIR)/BAAI--bge-small-en-v1.5-fused-int8
+FUSE_ENV := .tools/fuse
+models-fused: build
+	$(BIN) models pull BAAI/bge-small-en-v1.5:fp32
+	test -x $(FUSE_ENV)/bin/python || $(PYTHON) -m venv $(FUSE_ENV)
+	$(FUSE_ENV)/bin/python -m pip install -q onnxruntime==1.24.3 onnx numpy
+	$(FUSE_ENV)/bin/python tools/fusemodel/fuse.py $(MODELS_DIR)/BAAI--bge-small-en-v1.5 $(FUSED_DIR)
 
 # The ONNX Runtime shared library, from the npm package onnxruntime-node (sha256-checked).
 ort: $(ORT_LIB)
