@@ -214,38 +214,26 @@ func runSize(ctx context.Context, cfg Config, n int) (*Size, error) {
 		"ingest.chunks_per_s": round(float64(sum.Chunks) / secs),
 	}}
 	cfg.Log("%d chunks: %d searches", n, cfg.Queries)
-	stages := map[string][]float64{}
-	zero := 0.0
-	for i := range cfg.Queries {
-		q := queries[i%len(queries)]
-		res, err := e.Search(ctx, q, braid.SearchOptions{VectorWeight: &zero, NoRerank: true})
-		if err != nil {
-			return nil, err
-		}
-		stages["search_lexical"] = append(stages["search_lexical"], res.TookMS)
-		if emb == nil {
-			stages["lexical"] = append(stages["lexical"], res.Timings.Lexical)
-			continue
+	err = timeSearches(ctx, e, queries, cfg.Queries, emb != nil, "", s.Metrics, func(q string, lex, res *braid.Results, add func(string, float64)) {
+		if res == nil {
+			add("lexical", lex.Timings.Lexical)
+			return
 		}
 		t0 := time.Now()
 		emb.Tokenizer.Encode(q, 512)
-		stages["tokenize"] = append(stages["tokenize"], msSince(t0))
-		res, err = e.Search(ctx, q, braid.SearchOptions{NoRerank: true})
-		if err != nil {
-			return nil, err
-		}
+		add("tokenize", msSince(t0))
 		t := res.Timings
-		for name, ms := range map[string]float64{
-			"search": res.TookMS, "embed": t.Embed, "hnsw": t.Vector, "vector": t.Embed + t.Vector,
-			"lexical": t.Lexical, "fusion": t.Fusion, "lexical_fusion": t.Lexical + t.Fusion, "hydrate": t.Hydrate,
-		} {
-			stages[name] = append(stages[name], ms)
-		}
-	}
-	for name, xs := range stages {
-		for _, p := range []float64{50, 95, 99} {
-			s.Metrics[fmt.Sprintf("%s.p%.0f_ms", name, p)] = round(eval.Percentile(xs, p))
-		}
+		add("search", res.TookMS)
+		add("embed", t.Embed)
+		add("hnsw", t.Vector)
+		add("vector", t.Embed+t.Vector)
+		add("lexical", t.Lexical)
+		add("fusion", t.Fusion)
+		add("lexical_fusion", t.Lexical+t.Fusion)
+		add("hydrate", t.Hydrate)
+	})
+	if err != nil {
+		return nil, err
 	}
 	s.Metrics["rss_peak_mb"] = peakRSSMB()
 	if cfg.Backend.URL != "" {
@@ -259,6 +247,39 @@ func runSize(ctx context.Context, cfg Config, n int) (*Size, error) {
 		}
 	}
 	return s, nil
+}
+
+// timeSearches runs n searches over queries: each a lexical one, then,
+// with vectors, a hybrid one, neither reranked. It records the lexical
+// search's time as "search_lexical" and what stages adds (hybrid is nil
+// without vectors), then puts p50, p95 and p99 of every stage into metrics
+// as "<prefix><stage>.p50_ms" and so on.
+func timeSearches(ctx context.Context, e *braid.Engine, queries []string, n int, vectors bool, prefix string, metrics map[string]float64,
+	stages func(q string, lexical, hybrid *braid.Results, add func(stage string, ms float64))) error {
+	samples := map[string][]float64{}
+	add := func(stage string, ms float64) { samples[stage] = append(samples[stage], ms) }
+	zero := 0.0
+	for i := range n {
+		q := queries[i%len(queries)]
+		lex, err := e.Search(ctx, q, braid.SearchOptions{VectorWeight: &zero, NoRerank: true})
+		if err != nil {
+			return err
+		}
+		add("search_lexical", lex.TookMS)
+		var hybrid *braid.Results
+		if vectors {
+			if hybrid, err = e.Search(ctx, q, braid.SearchOptions{NoRerank: true}); err != nil {
+				return err
+			}
+		}
+		stages(q, lex, hybrid, add)
+	}
+	for name, xs := range samples {
+		for _, p := range []float64{50, 95, 99} {
+			metrics[fmt.Sprintf("%s%s.p%.0f_ms", prefix, name, p)] = round(eval.Percentile(xs, p))
+		}
+	}
+	return nil
 }
 
 // modelIngest indexes the corpus at src again, this time embedding every

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/eval"
 	"github.com/braidsearch/braid/opensearch"
 )
 
@@ -43,35 +42,16 @@ func onCluster(ctx context.Context, cfg Config, n int, src string, queries []str
 	s.Metrics["cluster.ingest.s"] = round(secs)
 	s.Metrics["cluster.ingest.chunks_per_s"] = round(float64(sum.Chunks) / secs)
 	cfg.Log("%d chunks: %d searches on the cluster", n, cfg.Queries)
-	stages := map[string][]float64{}
-	zero := 0.0
-	for i := range cfg.Queries {
-		q := queries[i%len(queries)]
-		res, err := e.Search(ctx, q, braid.SearchOptions{VectorWeight: &zero, NoRerank: true})
-		if err != nil {
-			return err
-		}
-		stages["search_lexical"] = append(stages["search_lexical"], res.TookMS)
-		if emb == nil {
-			continue
-		}
-		res, err = e.Search(ctx, q, braid.SearchOptions{NoRerank: true})
-		if err != nil {
-			return err
+	return timeSearches(ctx, e, queries, cfg.Queries, emb != nil, "cluster.", s.Metrics, func(_ string, _, res *braid.Results, add func(string, float64)) {
+		if res == nil {
+			return
 		}
 		t := res.Timings
-		for name, ms := range map[string]float64{
-			"search": res.TookMS, "lexical": t.Lexical, "knn": t.Vector, "hydrate": t.Hydrate,
-		} {
-			stages[name] = append(stages[name], ms)
-		}
-	}
-	for name, xs := range stages {
-		for _, p := range []float64{50, 95, 99} {
-			s.Metrics[fmt.Sprintf("cluster.%s.p%.0f_ms", name, p)] = round(eval.Percentile(xs, p))
-		}
-	}
-	return nil
+		add("search", res.TookMS)
+		add("lexical", t.Lexical)
+		add("knn", t.Vector)
+		add("hydrate", t.Hydrate)
+	})
 }
 
 // dropIndex removes what an earlier bench left in the cluster index, so

@@ -387,19 +387,24 @@ const (
 	fieldHash = "hash"
 )
 
-// filesIndexBody is the file-hash index: one small shard, as many replicas
-// as the chunk index.
+// filesIndexBody is the file-hash index.
 func filesIndexBody(o Options) map[string]any {
+	return smallIndexBody(o, map[string]any{
+		fieldSource: map[string]any{"type": "keyword"},
+		fieldPath:   map[string]any{"type": "keyword"},
+		fieldHash:   map[string]any{"type": "keyword", "index": false},
+	})
+}
+
+// smallIndexBody is a bookkeeping index beside the chunk index: one small
+// shard, as many replicas as the chunk index, a strict mapping of props.
+func smallIndexBody(o Options, props map[string]any) map[string]any {
 	return map[string]any{
 		"settings": map[string]any{"index": map[string]any{"number_of_shards": 1, "number_of_replicas": o.Replicas}},
 		"mappings": map[string]any{
-			"dynamic": "strict",
-			"_meta":   map[string]any{"braid_mapping": MappingVersion, "dim": 0},
-			"properties": map[string]any{
-				fieldSource: map[string]any{"type": "keyword"},
-				fieldPath:   map[string]any{"type": "keyword"},
-				fieldHash:   map[string]any{"type": "keyword", "index": false},
-			},
+			"dynamic":    "strict",
+			"_meta":      map[string]any{"braid_mapping": MappingVersion, "dim": 0},
+			"properties": props,
 		},
 	}
 }

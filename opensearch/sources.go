@@ -13,21 +13,14 @@ const (
 	fieldRecord = "record"
 )
 
-// sourcesIndexBody is the source-record index: one small shard, as many
-// replicas as the chunk index. The record is kept as it was given, never
-// parsed into fields, so its shape is the engine's business.
+// sourcesIndexBody is the source-record index. The record is kept as it
+// was given, never parsed into fields, so its shape is the engine's
+// business.
 func sourcesIndexBody(o Options) map[string]any {
-	return map[string]any{
-		"settings": map[string]any{"index": map[string]any{"number_of_shards": 1, "number_of_replicas": o.Replicas}},
-		"mappings": map[string]any{
-			"dynamic": "strict",
-			"_meta":   map[string]any{"braid_mapping": MappingVersion, "dim": 0},
-			"properties": map[string]any{
-				fieldID:     map[string]any{"type": "keyword"},
-				fieldRecord: map[string]any{"type": "object", "enabled": false},
-			},
-		},
-	}
+	return smallIndexBody(o, map[string]any{
+		fieldID:     map[string]any{"type": "keyword"},
+		fieldRecord: map[string]any{"type": "object", "enabled": false},
+	})
 }
 
 // sourceDoc is a source record's _source.
