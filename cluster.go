@@ -78,7 +78,21 @@ func openCluster(opt Options) (*Engine, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	e := &Engine{opt: opt, settings: &Settings{}, st: st}
+	settings := &Settings{}
+	if raw, err := x.Settings(context.Background()); err != nil {
+		x.Close()
+		st.Close()
+		os.RemoveAll(tmp)
+		return nil, err
+	} else if len(raw) > 0 {
+		if settings, err = parseSettings(raw, "the settings of the cluster index "+x.Name(), "set them again with braid config set"); err != nil {
+			x.Close()
+			st.Close()
+			os.RemoveAll(tmp)
+			return nil, err
+		}
+	}
+	e := &Engine{opt: opt, settings: settings, st: st}
 	e.cl = &cluster{e: e, x: x, tmp: tmp}
 	e.ret = e.cl
 	return e, nil

@@ -32,6 +32,7 @@ func TestClusterBackend(t *testing.T) {
 	t.Run("EmbeddedOnly", func(t *testing.T) { testClusterEmbeddedOnly(t, url) })
 	t.Run("Graph", func(t *testing.T) { testClusterGraph(t, url) })
 	t.Run("TwoWriters", func(t *testing.T) { testClusterTwoWriters(t, url) })
+	t.Run("Settings", func(t *testing.T) { testClusterSettings(t, url) })
 	t.Run("Vaults", func(t *testing.T) { testClusterVaults(t, url) })
 }
 
@@ -560,6 +561,30 @@ func testClusterTwoWriters(t *testing.T, url string) {
 		if got := docPaths(t, e, "quartz", braid.SearchOptions{VectorWeight: weight(0)}); !slices.Equal(got, []string{"one.md"}) {
 			t.Errorf("%s engine finds %v for quartz, want one.md", name, got)
 		}
+	}
+}
+
+// testClusterSettings keeps search settings in the cluster: a setting one
+// engine saves, the next engine opened on the cluster searches with.
+func testClusterSettings(t *testing.T, url string) {
+	backend := braid.Backend{URL: url, Index: "settings"}
+	a := openEngine(t, &braid.Options{Backend: backend})
+	if _, err := a.SetSetting("limit", "3"); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeVault(t, vault)
+	if _, err := a.Index(context.Background(), []braid.SourceSpec{{Path: dir}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := openEngine(t, &braid.Options{Backend: backend})
+	if s := b.Settings(); s.Limit == nil || *s.Limit != 3 {
+		t.Errorf("a second engine's settings %+v, want limit 3", s)
+	}
+	if got := docPaths(t, b, "tomatoes OR compost OR garlic OR water OR kept", braid.SearchOptions{}); len(got) != 3 {
+		t.Errorf("a search on the second engine gives %d hits, want the saved limit of 3", len(got))
+	}
+	if _, err := b.SetSetting("limit", "0"); err == nil {
+		t.Error("limit 0 accepted")
 	}
 }
 

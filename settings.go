@@ -1,6 +1,7 @@
 package braid
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -232,17 +233,23 @@ func loadSettings(dir string) (*Settings, error) {
 	if err != nil {
 		return nil, fmt.Errorf("braid: read %s: %w", settingsFile, err)
 	}
+	return parseSettings(data, settingsFile+" in "+dir, "fix it, or delete it to go back to the default settings")
+}
+
+// parseSettings decodes settings kept at where, checking each value as
+// braid config set would; fix says how to mend a damaged one.
+func parseSettings(data []byte, where, fix string) (*Settings, error) {
 	s := &Settings{}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(s); err != nil {
-		return nil, fmt.Errorf("braid: %s in %s is damaged (%v); fix it, or delete it to go back to the default settings", settingsFile, dir, err)
+		return nil, fmt.Errorf("braid: %s is damaged (%v); %s", where, err, fix)
 	}
 	// Values written by hand are checked as braid config set checks them.
 	for _, d := range settingDefs {
 		if v, ok := d.get(s); ok {
 			if err := d.set(&Settings{}, v); err != nil {
-				return nil, fmt.Errorf("braid: %s in %s: %s %q is out of range, want %s; fix it with braid config set", settingsFile, dir, d.name, v, d.allowed)
+				return nil, fmt.Errorf("braid: %s: %s %q is out of range, want %s; fix it with braid config set", where, d.name, v, d.allowed)
 			}
 		}
 	}
@@ -277,9 +284,6 @@ func SettingNames() []string {
 // settings at once; an empty value resets it to the built-in default. It
 // takes effect for the searches that start after it.
 func (e *Engine) SetSetting(name, value string) (*Setting, error) {
-	if err := e.embeddedOnly("config set"); err != nil {
-		return nil, err
-	}
 	if e.opt.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -323,7 +327,12 @@ func (e *Engine) saveSettings(next *Settings) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(e.dir, settingsFile), append(data, '\n')); err != nil {
+	if e.cl != nil {
+		err = e.cl.x.SetSettings(context.Background(), data)
+	} else {
+		err = writeFileAtomic(filepath.Join(e.dir, settingsFile), append(data, '\n'))
+	}
+	if err != nil {
 		return fmt.Errorf("braid: save settings: %w", err)
 	}
 	e.settings = next
@@ -347,9 +356,6 @@ type Tuning struct {
 // as the index's defaults (a search's own options still win). The other
 // settings are kept.
 func (e *Engine) SaveTuned(t Tuning, from Tuned) error {
-	if err := e.embeddedOnly("saving tuned settings"); err != nil {
-		return err
-	}
 	if e.opt.ReadOnly {
 		return ErrReadOnly
 	}

@@ -1,6 +1,7 @@
 package opensearch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -422,6 +423,45 @@ func (x *Index) Drop(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("opensearch: delete index %s: %w", x.name, x.explain(err))
+	}
+	return nil
+}
+
+// Settings returns the JSON object the engine keeps in the chunk index's
+// _meta under "settings" (its search settings, shared by every braid on
+// the cluster), or nil when none was set.
+func (x *Index) Settings(ctx context.Context) (json.RawMessage, error) {
+	ctx, cancel := x.bound(ctx)
+	defer cancel()
+	resp, err := x.client.Indices.Mapping.Get(ctx, &opensearchapi.MappingGetReq{Indices: []string{x.name}})
+	if err != nil {
+		return nil, fmt.Errorf("opensearch: read the settings of %s: %w", x.name, x.explain(err))
+	}
+	for _, m := range resp.GetIndices() {
+		var got struct {
+			Meta struct {
+				Settings json.RawMessage `json:"settings"`
+			} `json:"_meta"`
+		}
+		if err := json.Unmarshal(m.Mappings, &got); err != nil {
+			return nil, fmt.Errorf("opensearch: read the settings of %s: %w", x.name, err)
+		}
+		return got.Meta.Settings, nil
+	}
+	return nil, nil
+}
+
+// SetSettings replaces the settings object in the chunk index's _meta,
+// keeping the mapping version and dimension beside it.
+func (x *Index) SetSettings(ctx context.Context, settings json.RawMessage) error {
+	body, err := json.Marshal(map[string]any{"_meta": map[string]any{"braid_mapping": MappingVersion, "dim": x.dim, "settings": settings}})
+	if err != nil {
+		return fmt.Errorf("opensearch: encode settings: %w", err)
+	}
+	ctx, cancel := x.bound(ctx)
+	defer cancel()
+	if _, err := x.client.Indices.Mapping.Put(ctx, opensearchapi.MappingPutReq{Indices: []string{x.name}, Body: bytes.NewReader(body)}); err != nil {
+		return fmt.Errorf("opensearch: save the settings of %s: %w", x.name, x.explain(err))
 	}
 	return nil
 }

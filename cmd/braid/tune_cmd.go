@@ -87,8 +87,8 @@ func (c *TuneCmd) Run(g *Globals) error {
 			split = "tune"
 		}
 	}
-	if c.Save && !g.indexSet {
-		return fmt.Errorf("--save keeps the settings in an index: name the one you search with --index DIR")
+	if c.Save && !g.indexSet && g.Backend == "" {
+		return fmt.Errorf("--save keeps the settings in an index: name the one you search with --index DIR (or --backend URL)")
 	}
 	if c.Passes < 1 || len(c.VectorWeight) == 0 || len(c.Candidates) == 0 || len(c.DocEvidence) == 0 || len(c.LinkPrior) == 0 {
 		return fmt.Errorf("--passes, --vector-weight, --candidates, --doc-evidence and --link-prior want at least one value")
