@@ -587,4 +587,3 @@ func testClusterSettings(t *testing.T, url string) {
 		t.Error("limit 0 accepted")
 	}
 }
-

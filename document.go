@@ -83,10 +83,10 @@ func (e *Engine) Document(name string) (*Document, error) {
 	if len(byPath) > 0 {
 		return one(name, byPath)
 	}
-	if d, ok, err := e.byHash(name); ok { // a content hash or its first 8+ hex digits (nav.go)
+	if d, ok, err := e.byHash(name); ok { // a content hash or its first 8+ hex digits (hash.go)
 		return d, err
 	}
-	// Titles, file names and aliases, from the names Find keeps (nav.go):
+	// Titles, file names and aliases, from the names Find keeps (find.go):
 	// only the documents that match are decoded.
 	all, err := e.names.get(e.st)
 	if err != nil {

@@ -144,7 +144,7 @@ type Engine struct {
 
 	vec *vector.Index // nil without an embedder
 	// vecDamaged says the model's graph file was damaged and the graph
-	// searched is one rebuilt in memory (hybrid.go); "" when it was sound.
+	// searched is one rebuilt in memory (vectors.go); "" when it was sound.
 	vecDamaged string
 
 	strandedOnce sync.Once
@@ -160,7 +160,7 @@ type Engine struct {
 	lex     *index.Lexical // opened on first use: grep, get and stats never need it
 	lexErr  error
 
-	names nameCache // document names for Find (nav.go)
+	names nameCache // document names for Find (find.go)
 
 	settingsMu   sync.RWMutex
 	settings     *Settings   // settings.go

@@ -60,7 +60,7 @@ func (c *GetCmd) Run(g *Globals) error {
 			"tags": d.Tags, "frontmatter": d.Frontmatter, "hash": d.Hash,
 		}
 		if rel != nil {
-			out["graph"] = rel // nav.go
+			out["graph"] = rel // braid.Related
 		}
 		return g.printJSON(out)
 	}

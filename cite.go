@@ -1,0 +1,87 @@
+package braid
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/braidsearch/braid/index"
+)
+
+// Citation is everything needed to cite a chunk.
+type Citation struct {
+	ChunkID     string   `json:"chunk_id"`
+	Document    string   `json:"document"` // its id
+	Title       string   `json:"title"`
+	Path        string   `json:"path"`           // relative to its source
+	File        string   `json:"file,omitempty"` // absolute; for an S3 object, its s3:// URL
+	HeadingPath []string `json:"heading_path,omitempty"`
+	// StartLine and EndLine are the chunk's lines in File (for a BEIR
+	// document, the line of its record in the corpus).
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Snippet   string `json:"snippet"` // the chunk's text, white space collapsed, cut to about 300 bytes at a word
+	// Tag is a ready-to-paste markdown link, [Title](path#L12-L30): the
+	// line anchor of GitHub and most editors; a one-line chunk is #L12.
+	Tag string `json:"tag"`
+}
+
+// Cite returns the citation of a chunk (the chunk_id of a search hit).
+func (e *Engine) Cite(chunkID string) (*Citation, error) {
+	if err := e.mirrored(); err != nil {
+		return nil, err
+	}
+	c, err := e.chunkByID(chunkID)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, fmt.Errorf("%w: no chunk %q (chunk ids come from the chunk_id of a search hit; the document may have been re-indexed since, so search again)", ErrNotFound, chunkID)
+	}
+	d, err := e.st.Doc(c.DocID)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		return nil, fmt.Errorf("%w: document %s of chunk %s is gone; run braid doctor", ErrNotFound, c.DocID, c.ID)
+	}
+	s, err := e.st.Source(d.SourceID)
+	if err != nil {
+		return nil, err
+	}
+	ct := &Citation{ChunkID: c.ID, Document: d.ID, Title: d.Title, Path: d.Path, HeadingPath: c.HeadingPath,
+		StartLine: c.StartLine, EndLine: c.EndLine, Snippet: trimWords(c.Text, 300)}
+	file := d.Path
+	if s != nil {
+		switch s.Kind {
+		case index.SourceDir:
+			ct.File = filepath.Join(s.Path, filepath.FromSlash(d.Path))
+		case index.SourceFile:
+			ct.File = s.Path
+		case index.SourceJSONL:
+			ct.File = s.Path
+			ct.StartLine, ct.EndLine = d.Line, d.Line
+			file, _, _ = strings.Cut(d.Path, "#")
+		case index.SourceS3:
+			ct.File = index.ObjectURL(s, d.Path)
+			file = ct.File
+		}
+	}
+	ct.Tag = citeTag(d.Title, file, ct.StartLine, ct.EndLine)
+	return ct, nil
+}
+
+// citeTag writes [title](path#Lstart-Lend), escaped for markdown.
+func citeTag(title, file string, start, end int) string {
+	if title == "" {
+		title = path.Base(file)
+	}
+	text := strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "\n", " ").Replace(title)
+	dest := strings.NewReplacer("%", "%25", " ", "%20", "(", "%28", ")", "%29", "#", "%23", "<", "%3C", ">", "%3E").Replace(file)
+	anchor := fmt.Sprintf("#L%d", start)
+	if end > start {
+		anchor += fmt.Sprintf("-L%d", end)
+	}
+	return fmt.Sprintf("[%s](%s%s)", text, dest, anchor)
+}
