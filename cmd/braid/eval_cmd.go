@@ -2,14 +2,13 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
@@ -269,56 +268,30 @@ func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, byPat
 // runQueries searches every query with opt and fills in r's metrics; a
 // hit is named by its path (byPath) or its document id.
 func runQueries(g *Globals, e *braid.Engine, col *eval.Collection, byPath bool, opt braid.SearchOptions, r *evalRun) error {
-	seen := map[string]bool{}
-	var lat []float64
-	stages := map[string][]float64{}
-	start := time.Now()
-	for _, q := range col.Queries {
-		if err := g.ctx.Err(); err != nil {
-			return err
-		}
-		res, err := e.Search(g.ctx, q.Text, opt)
+	sc, err := eval.Score(g.ctx, col, func(ctx context.Context, q eval.Query) (eval.Answer, error) {
+		res, err := e.Search(ctx, q.Text, opt)
 		if err != nil {
-			return fmt.Errorf("query %s: %w", q.ID, err)
+			return eval.Answer{}, err
 		}
-		lat = append(lat, res.TookMS)
 		t := res.Timings
-		for name, ms := range map[string]float64{"lexical": t.Lexical, "embed": t.Embed, "vector": t.Vector,
-			"fusion": t.Fusion, "rerank": t.Rerank, "hydrate": t.Hydrate} {
-			stages[name] = append(stages[name], ms)
-		}
-		if warn := res.Warning; warn != "" && !seen[warn] {
-			seen[warn] = true
-			r.Warnings = append(r.Warnings, warn)
-		}
-		ids := make([]string, len(res.Results))
+		a := eval.Answer{TookMS: res.TookMS, Warning: res.Warning, IDs: make([]string, len(res.Results)),
+			Stages: map[string]float64{"lexical": t.Lexical, "embed": t.Embed, "vector": t.Vector, "fusion": t.Fusion, "rerank": t.Rerank, "hydrate": t.Hydrate}}
 		for i, h := range res.Results {
-			ids[i] = h.ID
+			a.IDs[i] = h.ID
 			if byPath {
-				ids[i] = h.Path
+				a.IDs[i] = h.Path
 			}
 		}
-		rel := col.Qrels[q.ID]
-		r.NDCG10 += eval.NDCG(ids, rel, 10)
-		r.Recall10 += eval.Recall(ids, rel, 10)
-		r.Recall100 += eval.Recall(ids, rel, 100)
-		r.MRR10 += eval.MRR(ids, rel, 10)
-		r.Hit5 += eval.Hit(ids, rel, 5)
+		return a, nil
+	})
+	if err != nil {
+		return err
 	}
-	r.TookMS = float64(time.Since(start).Milliseconds())
-	n := float64(len(col.Queries))
-	r.NDCG10, r.Recall10, r.Recall100, r.MRR10, r.Hit5 = round4(r.NDCG10/n), round4(r.Recall10/n), round4(r.Recall100/n), round4(r.MRR10/n), round4(r.Hit5/n)
-	r.P50MS, r.P95MS = eval.Percentile(lat, 50), eval.Percentile(lat, 95)
-	r.Stages = map[string]float64{}
-	for name, xs := range stages {
-		if p := eval.Percentile(xs, 50); p > 0 {
-			r.Stages[name] = p
-		}
-	}
+	r.NDCG10, r.Hit5, r.Recall10, r.Recall100, r.MRR10 = sc.NDCG10, sc.Hit5, sc.Recall10, sc.Recall100, sc.MRR10
+	r.TookMS, r.P50MS, r.P95MS, r.Stages = sc.TookMS, sc.P50MS, sc.P95MS, sc.Stages
+	r.Warnings = append(r.Warnings, sc.Warnings...)
 	return nil
 }
-
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // compare fails when a run scores below its baseline by more than the
 // tolerance, and when a run the baseline scored was skipped (a gate that
