@@ -49,6 +49,7 @@ type cluster struct {
 	mu      sync.Mutex // serialises sync
 	version string     // of the cluster index the local copy (e.st) was brought to
 	tmp     string     // the local copy's directory
+	model   string     // the embedding model of the cluster's vectors; "" before the first
 }
 
 // openCluster opens an engine on opt.Backend. The directory is not used.
@@ -56,6 +57,7 @@ func openCluster(opt Options) (*Engine, error) {
 	if opt.Embedder != nil && opt.Model == "" {
 		return nil, fmt.Errorf("%w: an embedder needs a model name", ErrBadOption)
 	}
+	ctx := context.Background()
 	b := opt.Backend
 	o := opensearch.Options{URL: b.URL, Index: b.Index, Shards: b.Shards, Replicas: b.Replicas, Timeout: b.Timeout}
 	if opt.Embedder != nil {
@@ -63,39 +65,86 @@ func openCluster(opt Options) (*Engine, error) {
 	} else {
 		o.AnyDim = true // a lexical reader of an index with vectors
 	}
-	x, err := opensearch.Open(context.Background(), o)
+	x, err := opensearch.Open(ctx, o)
+	if errors.Is(err, opensearch.ErrReindexNeeded) && opt.Embedder != nil {
+		return nil, fmt.Errorf("%w (the embedding model in use, %s, makes %d-dimensional vectors: search with the model the index was built with, or use another Backend.Index)", err, opt.Model, o.Dim)
+	}
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "braid-cluster-")
-	if err != nil {
+	c := &cluster{x: x}
+	e := &Engine{opt: opt, settings: &Settings{}}
+	if err := c.readMeta(ctx, e); err != nil {
 		x.Close()
 		return nil, err
 	}
-	st, err := index.OpenStore(filepath.Join(tmp, storeFile), false)
-	if err != nil {
+	if c.tmp, err = os.MkdirTemp("", "braid-cluster-"); err != nil {
 		x.Close()
-		os.RemoveAll(tmp)
 		return nil, err
 	}
-	settings := &Settings{}
-	if raw, err := x.Settings(context.Background()); err != nil {
+	if e.st, err = index.OpenStore(filepath.Join(c.tmp, storeFile), false); err != nil {
 		x.Close()
-		st.Close()
-		os.RemoveAll(tmp)
+		os.RemoveAll(c.tmp)
 		return nil, err
-	} else if len(raw) > 0 {
-		if settings, err = parseSettings(raw, "the settings of the cluster index "+x.Name(), "set them again with braid config set"); err != nil {
-			x.Close()
-			st.Close()
-			os.RemoveAll(tmp)
-			return nil, err
+	}
+	c.e, e.cl, e.ret = e, c, c
+	return e, nil
+}
+
+// readMeta reads what the cluster index keeps beside its chunks: the
+// search settings (into e.settings) and the embedding model its vectors
+// were made with.
+func (c *cluster) readMeta(ctx context.Context, e *Engine) error {
+	meta, err := c.x.Meta(ctx)
+	if err != nil {
+		return err
+	}
+	if raw := meta["settings"]; len(raw) > 0 {
+		if e.settings, err = parseSettings(raw, "the settings of the cluster index "+c.x.Name(), "set them again with braid config set"); err != nil {
+			return err
 		}
 	}
-	e := &Engine{opt: opt, settings: settings, st: st}
-	e.cl = &cluster{e: e, x: x, tmp: tmp}
-	e.ret = e.cl
-	return e, nil
+	if raw := meta["model"]; len(raw) > 0 {
+		if err := json.Unmarshal(raw, &c.model); err != nil {
+			return fmt.Errorf("braid: the model name in the cluster index %s is damaged (%v); index it again", c.x.Name(), err)
+		}
+	}
+	return nil
+}
+
+// otherModel is the model the cluster's vectors were made with when it is
+// not the engine's, else "".
+func (c *cluster) otherModel() string {
+	if c.model != "" && c.model != c.e.opt.Model {
+		return c.model
+	}
+	return ""
+}
+
+// claimModel records the engine's model as the one the cluster's vectors
+// are made with, before the first are sent; an index run with another
+// model is refused, and one with none may remove chunks from an index with
+// vectors but not add any: one index never mixes vectors of two models or
+// chunks without a vector.
+func (c *cluster) claimModel(ctx context.Context) error {
+	want := c.e.opt.Model
+	switch {
+	case c.e.opt.Embedder == nil:
+		return nil // checked per batch: removals need no model (clusterTarget.docs)
+	case c.model == "":
+		raw, err := json.Marshal(want)
+		if err != nil {
+			return err
+		}
+		if err := c.x.SetMeta(ctx, "model", raw); err != nil {
+			return err
+		}
+		c.model = want
+		return nil
+	case c.model != want:
+		return fmt.Errorf("%w: the cluster index %s holds embeddings of %s, not of the model in use, %s: index with %s, or into another Backend.Index", ErrBadOption, c.x.Name(), c.model, want, c.model)
+	}
+	return nil
 }
 
 // embeddedOnly is the error of an operation the cluster backend lacks.
@@ -213,6 +262,9 @@ func (c *cluster) stats(srcs []*Source) (*Stats, error) {
 // index runs an index of sources into the cluster: braid walks, parses,
 // chunks and embeds here, and the cluster takes each batch.
 func (c *cluster) index(ctx context.Context, sources []*Source, force map[string]bool, progress func(Progress), sum *Summary) error {
+	if err := c.claimModel(ctx); err != nil {
+		return err
+	}
 	t := &clusterTarget{c: c, known: map[string]index.Entry{}, sourceOf: map[string]string{}}
 	ix := &index.Indexer{Remote: t, Opt: index.Options{Workers: c.e.opt.Workers, BatchDocs: c.e.opt.BatchDocs}, Progress: progress}
 	if progress != nil {
@@ -300,11 +352,13 @@ func (t *clusterTarget) Commit(ctx context.Context, changes []index.Change) erro
 			gone = append(gone, ch.DeleteID)
 		}
 	}
-	if err := x.DeleteDocs(ctx, gone); err != nil {
-		return err
-	}
+	// Embed first: the old chunks go only once the new ones are ready,
+	// so a refused or failed batch leaves the documents as they were.
 	docs, err := t.docs(ctx, changes)
 	if err != nil {
+		return err
+	}
+	if err := x.DeleteDocs(ctx, gone); err != nil {
 		return err
 	}
 	failed := map[string]bool{} // documents with a refused chunk: not recorded, so the next run tries again
@@ -405,6 +459,9 @@ func (t *clusterTarget) docs(ctx context.Context, changes []index.Change) ([]ope
 		}
 	}
 	em := t.c.e.opt.Embedder
+	if em == nil && len(texts) > 0 && t.c.model != "" {
+		return nil, fmt.Errorf("%w: the cluster index %s holds embeddings of %s, and this engine has no embedding model (%s): index with %s, so that no chunk goes in without its vector", ErrBadOption, t.c.x.Name(), t.c.model, t.c.e.noVectors(), t.c.model)
+	}
 	if em == nil || len(texts) == 0 {
 		return out, nil
 	}

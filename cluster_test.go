@@ -33,6 +33,7 @@ func TestClusterBackend(t *testing.T) {
 	t.Run("Graph", func(t *testing.T) { testClusterGraph(t, url) })
 	t.Run("TwoWriters", func(t *testing.T) { testClusterTwoWriters(t, url) })
 	t.Run("Settings", func(t *testing.T) { testClusterSettings(t, url) })
+	t.Run("OneModel", func(t *testing.T) { testClusterOneModel(t, url) })
 	t.Run("Vaults", func(t *testing.T) { testClusterVaults(t, url) })
 }
 
@@ -587,3 +588,41 @@ func testClusterSettings(t *testing.T, url string) {
 		t.Error("limit 0 accepted")
 	}
 }
+
+// testClusterOneModel: a cluster index remembers the model its vectors
+// were made with; an engine with another model (even of the same
+// dimension) or with none may not add chunks to it, and searches it
+// lexically, saying why.
+func testClusterOneModel(t *testing.T, url string) {
+	ctx := context.Background()
+	emb := modeltest.Tiny(t)
+	backend := braid.Backend{URL: url, Index: "one-model"}
+	dir := writeVault(t, vault)
+	a := openEngine(t, &braid.Options{Embedder: emb, Model: "braid/tiny-encoder", Backend: backend})
+	if _, err := a.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	other := openEngine(t, &braid.Options{Embedder: emb, Model: "another-model", Backend: backend})
+	more := writeVault(t, map[string]string{"x.md": "# X\n\nxylophones\n"})
+	if _, err := other.Index(ctx, []braid.SourceSpec{{Path: more}}, nil); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid/tiny-encoder") {
+		t.Errorf("indexing with another model: %v, want ErrBadOption naming braid/tiny-encoder", err)
+	}
+	res, err := other.Search(ctx, "aphids", braid.SearchOptions{})
+	if err != nil || len(res.Results) == 0 || res.Results[0].Source != "lexical" || !strings.Contains(res.Warning, "braid/tiny-encoder") {
+		t.Errorf("searching with another model: %+v, %v; want lexical hits and a warning naming the index's model", res, err)
+	}
+	none := openEngine(t, &braid.Options{Backend: backend})
+	if _, err := none.Index(ctx, []braid.SourceSpec{{Path: more}}, nil); !errors.Is(err, braid.ErrBadOption) {
+		t.Errorf("indexing without a model into an index with vectors: %v, want ErrBadOption", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Compost.md"), []byte("# Compost\n\nNow about worms.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := none.Index(ctx, nil, nil); !errors.Is(err, braid.ErrBadOption) {
+		t.Errorf("re-indexing an edited note without a model: %v, want ErrBadOption", err)
+	}
+	if got := docPaths(t, none, "humus", braid.SearchOptions{}); !slices.Equal(got, []string{"Compost.md"}) {
+		t.Errorf("the refused edit left %v for humus, want the note as it was indexed", got)
+	}
+}
+

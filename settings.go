@@ -328,7 +328,7 @@ func (e *Engine) saveSettings(next *Settings) error {
 		return err
 	}
 	if e.cl != nil {
-		err = e.cl.x.SetSettings(context.Background(), data)
+		err = e.cl.x.SetMeta(context.Background(), "settings", data)
 	} else {
 		err = writeFileAtomic(filepath.Join(e.dir, settingsFile), append(data, '\n'))
 	}

@@ -140,7 +140,7 @@ func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
 				// index was built with: say why it is not.
 				return 0, s + ", so this search is lexical only", nil
 			}
-			if e.vec != nil && e.otherModels() != "" {
+			if (e.vec != nil || e.cl != nil) && e.otherModels() != "" {
 				return 0, why + ", so this search is lexical only", nil
 			}
 			return 0, "", nil
@@ -182,6 +182,8 @@ func (e *Engine) VectorsUnavailable() string {
 	switch {
 	case e.cl != nil && e.opt.Embedder == nil:
 		return e.noVectors()
+	case e.cl != nil && e.cl.otherModel() != "":
+		return fmt.Sprintf("the cluster index's embeddings are of %s, not of the model in use, %s (search with --model set to %s)", e.cl.otherModel(), e.opt.Model, e.cl.otherModel())
 	case e.cl != nil:
 		return ""
 	case e.vec == nil:
@@ -201,7 +203,7 @@ func (e *Engine) VectorsUnavailable() string {
 // running lexical only.
 func (e *Engine) otherModels() string {
 	if e.cl != nil {
-		return ""
+		return e.cl.otherModel()
 	}
 	models, err := e.st.EmbeddingModels()
 	if err != nil {

@@ -427,41 +427,55 @@ func (x *Index) Drop(ctx context.Context) error {
 	return nil
 }
 
-// Settings returns the JSON object the engine keeps in the chunk index's
-// _meta under "settings" (its search settings, shared by every braid on
-// the cluster), or nil when none was set.
-func (x *Index) Settings(ctx context.Context) (json.RawMessage, error) {
+// Meta returns the JSON values the engine keeps in the chunk index's
+// _meta beside the mapping version (its search settings, the embedding
+// model the vectors were made with), by key; a key never set is absent.
+func (x *Index) Meta(ctx context.Context) (map[string]json.RawMessage, error) {
 	ctx, cancel := x.bound(ctx)
 	defer cancel()
 	resp, err := x.client.Indices.Mapping.Get(ctx, &opensearchapi.MappingGetReq{Indices: []string{x.name}})
 	if err != nil {
-		return nil, fmt.Errorf("opensearch: read the settings of %s: %w", x.name, x.explain(err))
+		return nil, fmt.Errorf("opensearch: read the _meta of %s: %w", x.name, x.explain(err))
 	}
 	for _, m := range resp.GetIndices() {
 		var got struct {
-			Meta struct {
-				Settings json.RawMessage `json:"settings"`
-			} `json:"_meta"`
+			Meta map[string]json.RawMessage `json:"_meta"`
 		}
 		if err := json.Unmarshal(m.Mappings, &got); err != nil {
-			return nil, fmt.Errorf("opensearch: read the settings of %s: %w", x.name, err)
+			return nil, fmt.Errorf("opensearch: read the _meta of %s: %w", x.name, err)
 		}
-		return got.Meta.Settings, nil
+		delete(got.Meta, "braid_mapping")
+		delete(got.Meta, "dim")
+		return got.Meta, nil
 	}
-	return nil, nil
+	return map[string]json.RawMessage{}, nil
 }
 
-// SetSettings replaces the settings object in the chunk index's _meta,
-// keeping the mapping version and dimension beside it.
-func (x *Index) SetSettings(ctx context.Context, settings json.RawMessage) error {
-	body, err := json.Marshal(map[string]any{"_meta": map[string]any{"braid_mapping": MappingVersion, "dim": x.dim, "settings": settings}})
+// SetMeta sets one key of the chunk index's _meta (see Meta), keeping
+// the others. Two braids setting different keys at once may lose one of
+// the writes (OpenSearch replaces _meta whole); the engine sets them
+// rarely (a config change, the first embedded chunk).
+func (x *Index) SetMeta(ctx context.Context, key string, value json.RawMessage) error {
+	if key == "braid_mapping" || key == "dim" {
+		return fmt.Errorf("opensearch: _meta key %q is the mapping's own", key)
+	}
+	meta, err := x.Meta(ctx)
 	if err != nil {
-		return fmt.Errorf("opensearch: encode settings: %w", err)
+		return err
+	}
+	all := map[string]any{"braid_mapping": MappingVersion, "dim": x.dim}
+	for k, v := range meta {
+		all[k] = v
+	}
+	all[key] = value
+	body, err := json.Marshal(map[string]any{"_meta": all})
+	if err != nil {
+		return fmt.Errorf("opensearch: encode _meta: %w", err)
 	}
 	ctx, cancel := x.bound(ctx)
 	defer cancel()
 	if _, err := x.client.Indices.Mapping.Put(ctx, opensearchapi.MappingPutReq{Indices: []string{x.name}, Body: bytes.NewReader(body)}); err != nil {
-		return fmt.Errorf("opensearch: save the settings of %s: %w", x.name, x.explain(err))
+		return fmt.Errorf("opensearch: save %s in the _meta of %s: %w", key, x.name, x.explain(err))
 	}
 	return nil
 }
