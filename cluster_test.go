@@ -625,4 +625,3 @@ func testClusterOneModel(t *testing.T, url string) {
 		t.Errorf("the refused edit left %v for humus, want the note as it was indexed", got)
 	}
 }
-
