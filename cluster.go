@@ -611,3 +611,41 @@ func (c *cluster) sync(ctx context.Context) error {
 	c.version = v
 	return nil
 }
+
+// doctor checks the cluster side: the cluster's health for the index, its
+// mapping (Open checked the version), the model of its vectors against the
+// engine's, and what it holds.
+func (c *cluster) doctor(ctx context.Context) ([]Check, error) {
+	h, err := c.x.Health(ctx)
+	if err != nil {
+		return nil, err
+	}
+	health := Check{Name: "cluster", OK: h.Status != "red", Detail: fmt.Sprintf("%s: %s, %d node(s), index %s", c.e.opt.Backend.URL, h.Status, h.Nodes, c.x.Name())}
+	switch h.Status {
+	case "yellow":
+		health.Warning = true
+		health.Detail += fmt.Sprintf("; %d replica shard(s) unassigned: fewer nodes than replicas need, so losing a node may lose data (add nodes, or set the index's replicas lower)", h.Unassigned)
+	case "red":
+		health.Detail += fmt.Sprintf("; %d shard(s) unassigned: some chunks cannot be searched until the nodes holding them return", h.Unassigned)
+	}
+	checks := []Check{health, {Name: "mapping", OK: true, Detail: fmt.Sprintf("braid mapping version %d", opensearch.MappingVersion)}}
+	model := Check{Name: "embeddings", OK: true}
+	switch {
+	case c.model == "":
+		model.Detail, model.Warning = "the index holds no vectors yet: search is BM25 only until an index run with a model", true
+	case c.otherModel() != "":
+		model.Detail, model.Warning = fmt.Sprintf("the index's vectors are of %s, not of the model in use, %s: searches run BM25 only", c.model, c.e.opt.Model), true
+	default:
+		model.Detail = "vectors of " + c.model
+	}
+	chunks, docs, err := c.x.Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := c.sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(checks, model, Check{Name: "contents", OK: true, Detail: fmt.Sprintf("%d documents, %d chunks, %d source(s)", docs, chunks, len(srcs))}), nil
+}
+

@@ -109,8 +109,8 @@ type Check struct {
 // in the vector index (when the engine has an embedder), and every
 // source's path still there.
 func (e *Engine) Doctor() ([]Check, error) {
-	if err := e.embeddedOnly("doctor"); err != nil {
-		return nil, err
+	if e.cl != nil {
+		return e.cl.doctor(context.Background())
 	}
 	checks, err := e.doctor()
 	if errors.Is(err, index.ErrCorrupt) {

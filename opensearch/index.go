@@ -479,3 +479,22 @@ func (x *Index) SetMeta(ctx context.Context, key string, value json.RawMessage) 
 	}
 	return nil
 }
+
+// Health is the cluster's view of the chunk index.
+type Health struct {
+	Cluster    string // the cluster's name
+	Status     string // green (every shard and replica assigned), yellow (a replica is not) or red (a shard is not)
+	Nodes      int
+	Unassigned int // shards (primaries and replicas) not on any node
+}
+
+// Health asks the cluster how the chunk index's shards stand.
+func (x *Index) Health(ctx context.Context) (Health, error) {
+	ctx, cancel := x.bound(ctx)
+	defer cancel()
+	resp, err := x.client.Cluster.Health(ctx, &opensearchapi.ClusterHealthReq{Indices: []string{x.name}})
+	if err != nil {
+		return Health{}, fmt.Errorf("opensearch: health of %s: %w", x.name, x.explain(err))
+	}
+	return Health{Cluster: resp.ClusterName, Status: resp.Status, Nodes: resp.NumberOfNodes, Unassigned: resp.UnassignedShards}, nil
+}

@@ -41,6 +41,9 @@ func TestBackendCommands(t *testing.T) {
 	if out, _, code := runCLI(t, "--json", "stats"); code != 0 || !strings.Contains(out, `"documents": 6`) || !strings.Contains(out, `"backend": "`+url+`/cli"`) {
 		t.Errorf("stats: code %d\n%s", code, out)
 	}
+	if out, errOut, code := runCLI(t, "doctor"); code != 0 || !strings.Contains(out, "green") || !strings.Contains(out, "6 documents") {
+		t.Errorf("doctor on the cluster: code %d, stderr %q\n%s", code, errOut, out)
+	}
 	if out, _, code := runCLI(t, "sources"); code != 0 || !strings.Contains(out, vault) {
 		t.Errorf("sources: code %d\n%s", code, out)
 	}

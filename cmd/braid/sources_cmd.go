@@ -107,6 +107,9 @@ type DoctorCmd struct {
 // Run checks the index and fails when something is wrong.
 func (c *DoctorCmd) Run(g *Globals) error {
 	var repaired []string
+	if c.Repair && g.Backend != "" {
+		return fmt.Errorf("--repair mends the files of an index directory; the index at --backend %s is the cluster's to keep", g.Backend)
+	}
 	if c.Repair {
 		did, err := braid.Repair(g.Index)
 		repaired = did
@@ -118,9 +121,12 @@ func (c *DoctorCmd) Run(g *Globals) error {
 		}
 	}
 	checks := modelChecks(g)
-	files, err := g.checkFiles()
-	if err != nil {
-		return err
+	var files []braid.Check
+	var err error
+	if g.Backend == "" { // a cluster has no index files here
+		if files, err = g.checkFiles(); err != nil {
+			return err
+		}
 	}
 	filesOK := true
 	for _, ch := range files {
@@ -162,7 +168,11 @@ func (c *DoctorCmd) Run(g *Globals) error {
 		}
 	}
 	if !healthy {
-		return fmt.Errorf("index %s is not healthy (see above)", g.Index)
+		where := g.Index
+		if g.Backend != "" {
+			where = g.BackendIndex + " at " + g.Backend
+		}
+		return fmt.Errorf("index %s is not healthy (see above)", where)
 	}
 	return nil
 }
