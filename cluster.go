@@ -648,4 +648,3 @@ func (c *cluster) doctor(ctx context.Context) ([]Check, error) {
 	}
 	return append(checks, model, Check{Name: "contents", OK: true, Detail: fmt.Sprintf("%d documents, %d chunks, %d source(s)", docs, chunks, len(srcs))}), nil
 }
-
