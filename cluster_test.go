@@ -16,7 +16,6 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
-	"github.com/braidsearch/braid/grep"
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/opensearchtest"
 	"github.com/braidsearch/braid/internal/testdata"
@@ -225,8 +224,8 @@ func testClusterEmbeddedOnly(t *testing.T, url string) {
 	if _, err := e.Gaps(context.Background(), braid.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
 		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index", err)
 	}
-	if err := e.Grep(context.Background(), "x", braid.GrepOptions{}, func(grep.Result) error { return nil }); !errors.Is(err, braid.ErrBackend) {
-		t.Errorf("grep on the cluster backend: %v, want ErrBackend", err)
+	if _, err := e.Versions("Gardening"); !errors.Is(err, braid.ErrBackend) {
+		t.Errorf("versions on the cluster backend: %v, want ErrBackend", err)
 	}
 	if _, err := e.Search(context.Background(), "x", braid.SearchOptions{Metadata: map[string]string{"a": "b"}}); !errors.Is(err, braid.ErrBackend) {
 		t.Errorf("a metadata filter on the cluster backend: %v, want ErrBackend", err)

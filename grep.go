@@ -40,7 +40,7 @@ var ErrNotIndexed = errors.New("braid: not an indexed file")
 // inside the source: a symbolic link swapped in since indexing that leads
 // out is reported as an error for that file, not followed.
 func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit func(grep.Result) error) error {
-	if err := e.embeddedOnly("grep"); err != nil {
+	if err := e.mirrored(); err != nil { // on a cluster: the files of its sources this machine can read
 		return err
 	}
 	m, err := grep.Compile(pattern, opt.Options)

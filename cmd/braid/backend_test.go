@@ -53,9 +53,12 @@ func TestBackendCommands(t *testing.T) {
 	if out, errOut, code := runCLI(t, "ls"); code != 0 || !strings.Contains(out, "note-0005.md") {
 		t.Errorf("ls on the cluster: code %d, stderr %q\n%s", code, errOut, out)
 	}
-	_, errOut, code = runCLI(t, "grep", "alpha")
+	if out, errOut, code := runCLI(t, "grep", "number 4 with alpha"); code != 0 || !strings.Contains(out, "note-0004.md") || strings.Contains(out, "note-0003.md") {
+		t.Errorf("grep on the cluster: code %d, stderr %q\n%s", code, errOut, out)
+	}
+	_, errOut, code = runCLI(t, "gaps")
 	if code != 1 || !strings.Contains(errOut, "embedded index only") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
-		t.Errorf("grep on the cluster: code %d, stderr %q; want one line saying it needs the embedded index", code, errOut)
+		t.Errorf("gaps on the cluster: code %d, stderr %q; want one line saying it needs the embedded index", code, errOut)
 	}
 
 	var serveErr syncBuffer
