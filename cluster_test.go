@@ -493,6 +493,13 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || len(pack.Documents) == 0 {
 		t.Errorf("ask on the cluster: %+v, %v", pack, err)
 	}
+	tagged, err := onCluster.Tag(context.Background(), filepath.Join(dir, "notes", "cooking.md"), []string{"kitchen"}, "")
+	if err != nil || !slices.Contains(tagged.Tags, "kitchen") {
+		t.Errorf("tag on the cluster: %+v, %v", tagged, err)
+	}
+	if got := docPaths(t, onCluster, "garlic", braid.SearchOptions{Tags: []string{"kitchen"}}); !slices.Equal(got, []string{"notes/cooking.md"}) {
+		t.Errorf("the tag filter finds %v after tagging, want notes/cooking.md", got)
+	}
 	content, err := onCluster.Get("notes/cooking.md")
 	if err != nil || !strings.Contains(string(content.Data), "olive oil") {
 		t.Errorf("get notes/cooking.md on the cluster: %v", err)

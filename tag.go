@@ -25,7 +25,7 @@ type TagResult struct {
 // markdown.AddTags), and it is replaced atomically with its permissions.
 // A file whose real path leaves its source is refused with ErrOutside.
 func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagStyle) (*TagResult, error) {
-	if err := e.embeddedOnly("tag"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
 	if e.opt.ReadOnly {
@@ -64,6 +64,9 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 	}
 	if _, err := e.Index(ctx, []SourceSpec{{Path: src.Path}}, nil); err != nil {
 		return nil, fmt.Errorf("braid: %s was tagged but re-indexing its source failed: %w", d.Path, err)
+	}
+	if err := e.mirrored(); err != nil {
+		return nil, err
 	}
 	if nd, err := e.st.DocByPath(src.ID, d.Path); err != nil {
 		return nil, err
