@@ -225,8 +225,13 @@ func (c *cluster) read(ctx context.Context, ids []string) ([]*Chunk, []*Document
 	return chunks, docs, nil
 }
 
-func (c *cluster) backlinks(context.Context, []string) (map[string]int, error) {
-	return nil, c.e.embeddedOnly("the link prior (link_prior above 0)")
+// backlinks counts from the link graph of the local copy of the
+// documents, brought up to date first.
+func (c *cluster) backlinks(ctx context.Context, docIDs []string) (map[string]int, error) {
+	if err := c.sync(ctx); err != nil {
+		return nil, err
+	}
+	return local{c.e}.backlinks(ctx, docIDs)
 }
 
 func (c *cluster) sources(ctx context.Context) ([]*Source, error) {

@@ -493,6 +493,20 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || len(pack.Documents) == 0 {
 		t.Errorf("ask on the cluster: %+v, %v", pack, err)
 	}
+	prior := 0.5
+	for _, e := range []*braid.Engine{embedded, onCluster} {
+		res, err := e.Search(context.Background(), "compost soil", braid.SearchOptions{VectorWeight: weight(0.6), LinkPrior: &prior, Explain: true})
+		if err != nil || len(res.Results) == 0 {
+			t.Fatalf("a search with the link prior: %v", err)
+		}
+		found := false
+		for _, h := range res.Results {
+			found = found || h.Path == "Compost.md" && h.Explain.Backlinks == 1
+		}
+		if !found {
+			t.Errorf("with the link prior, Compost.md (linked from Gardening.md) shows no backlink: %+v", res.Results)
+		}
+	}
 	tagged, err := onCluster.Tag(context.Background(), filepath.Join(dir, "notes", "cooking.md"), []string{"kitchen"}, "")
 	if err != nil || !slices.Contains(tagged.Tags, "kitchen") {
 		t.Errorf("tag on the cluster: %+v, %v", tagged, err)
