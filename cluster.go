@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/braidsearch/braid/fusion"
@@ -49,7 +50,9 @@ type cluster struct {
 	mu      sync.Mutex // serialises sync
 	version string     // of the cluster index the local copy (e.st) was brought to
 	tmp     string     // the local copy's directory
-	model   string     // the embedding model of the cluster's vectors; "" before the first
+	// model is the embedding model of the cluster's vectors ("" before the
+	// first): set by an index run while searches read it.
+	model atomic.Pointer[string]
 }
 
 // openCluster opens an engine on opt.Backend. The directory is not used.
@@ -105,18 +108,28 @@ func (c *cluster) readMeta(ctx context.Context, e *Engine) error {
 		}
 	}
 	if raw := meta["model"]; len(raw) > 0 {
-		if err := json.Unmarshal(raw, &c.model); err != nil {
+		var m string
+		if err := json.Unmarshal(raw, &m); err != nil {
 			return fmt.Errorf("braid: the model name in the cluster index %s is damaged (%v); index it again", c.x.Name(), err)
 		}
+		c.model.Store(&m)
 	}
 	return nil
+}
+
+// modelName is the model of the cluster's vectors, "" before the first.
+func (c *cluster) modelName() string {
+	if m := c.model.Load(); m != nil {
+		return *m
+	}
+	return ""
 }
 
 // otherModel is the model the cluster's vectors were made with when it is
 // not the engine's, else "".
 func (c *cluster) otherModel() string {
-	if c.model != "" && c.model != c.e.opt.Model {
-		return c.model
+	if m := c.modelName(); m != "" && m != c.e.opt.Model {
+		return m
 	}
 	return ""
 }
@@ -128,10 +141,11 @@ func (c *cluster) otherModel() string {
 // chunks without a vector.
 func (c *cluster) claimModel(ctx context.Context) error {
 	want := c.e.opt.Model
+	have := c.modelName()
 	switch {
 	case c.e.opt.Embedder == nil:
 		return nil // checked per batch: removals need no model (clusterTarget.docs)
-	case c.model == "":
+	case have == "":
 		raw, err := json.Marshal(want)
 		if err != nil {
 			return err
@@ -139,10 +153,10 @@ func (c *cluster) claimModel(ctx context.Context) error {
 		if err := c.x.SetMeta(ctx, "model", raw); err != nil {
 			return err
 		}
-		c.model = want
+		c.model.Store(&want)
 		return nil
-	case c.model != want:
-		return fmt.Errorf("%w: the cluster index %s holds embeddings of %s, not of the model in use, %s: index with %s, or into another Backend.Index", ErrBadOption, c.x.Name(), c.model, want, c.model)
+	case have != want:
+		return fmt.Errorf("%w: the cluster index %s holds embeddings of %s, not of the model in use, %s: index with %s, or into another Backend.Index", ErrBadOption, c.x.Name(), have, want, have)
 	}
 	return nil
 }
@@ -464,8 +478,8 @@ func (t *clusterTarget) docs(ctx context.Context, changes []index.Change) ([]ope
 		}
 	}
 	em := t.c.e.opt.Embedder
-	if em == nil && len(texts) > 0 && t.c.model != "" {
-		return nil, fmt.Errorf("%w: the cluster index %s holds embeddings of %s, and this engine has no embedding model (%s): index with %s, so that no chunk goes in without its vector", ErrBadOption, t.c.x.Name(), t.c.model, t.c.e.noVectors(), t.c.model)
+	if m := t.c.modelName(); em == nil && len(texts) > 0 && m != "" {
+		return nil, fmt.Errorf("%w: the cluster index %s holds embeddings of %s, and this engine has no embedding model (%s): index with %s, so that no chunk goes in without its vector", ErrBadOption, t.c.x.Name(), m, t.c.e.noVectors(), m)
 	}
 	if em == nil || len(texts) == 0 {
 		return out, nil
@@ -635,13 +649,13 @@ func (c *cluster) doctor(ctx context.Context) ([]Check, error) {
 	}
 	checks := []Check{health, {Name: "mapping", OK: true, Detail: fmt.Sprintf("braid mapping version %d", opensearch.MappingVersion)}}
 	model := Check{Name: "embeddings", OK: true}
-	switch {
-	case c.model == "":
+	switch m := c.modelName(); {
+	case m == "":
 		model.Detail, model.Warning = "the index holds no vectors yet: search is BM25 only until an index run with a model", true
 	case c.otherModel() != "":
-		model.Detail, model.Warning = fmt.Sprintf("the index's vectors are of %s, not of the model in use, %s: searches run BM25 only", c.model, c.e.opt.Model), true
+		model.Detail, model.Warning = fmt.Sprintf("the index's vectors are of %s, not of the model in use, %s: searches run BM25 only", m, c.e.opt.Model), true
 	default:
-		model.Detail = "vectors of " + c.model
+		model.Detail = "vectors of " + m
 	}
 	chunks, docs, err := c.x.Count(ctx)
 	if err != nil {
