@@ -550,7 +550,8 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 			if err != nil {
 				return nil, err
 			}
-			window, wdocs, at = make([]*Chunk, 0, len(cands)-rank0), make([]*Document, 0, len(cands)-rank0), rank0
+			size := min(len(cands)-rank0, 2*len(ids))
+			window, wdocs, at = make([]*Chunk, 0, size), make([]*Document, 0, size), rank0
 			// Lay the read chunks out by candidate position (skipped
 			// candidates get nil and are read again only if reached).
 			j := 0
