@@ -33,6 +33,7 @@ func TestClusterBackend(t *testing.T) {
 	t.Run("TwoWriters", func(t *testing.T) { testClusterTwoWriters(t, url) })
 	t.Run("Settings", func(t *testing.T) { testClusterSettings(t, url) })
 	t.Run("OneModel", func(t *testing.T) { testClusterOneModel(t, url) })
+	t.Run("Watch", func(t *testing.T) { testClusterWatch(t, url) })
 	t.Run("Vaults", func(t *testing.T) { testClusterVaults(t, url) })
 }
 
@@ -645,3 +646,40 @@ func testClusterOneModel(t *testing.T, url string) {
 		t.Errorf("the refused edit left %v for humus, want the note as it was indexed", got)
 	}
 }
+
+// testClusterWatch keeps a cluster index current from a watched folder
+// (here the working directory holds the source, where the embedded
+// index's own directory would be ignored).
+func testClusterWatch(t *testing.T, url string) {
+	dir := writeVault(t, map[string]string{"old.md": "# Old\n\nthe word is quokka\n"})
+	t.Chdir(dir)
+	e := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "watch"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.Watch(ctx, nil, &braid.WatchOptions{Debounce: 50 * time.Millisecond}) }()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Watch: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("Watch did not return after cancel")
+		}
+	}()
+	start := time.Now()
+	for i := 0; len(docPaths(t, e, fmt.Sprintf("platypus%d", i), braid.SearchOptions{VectorWeight: weight(0)})) == 0; i++ {
+		if time.Since(start) > 20*time.Second {
+			t.Fatal("the watcher did not re-index the new note into the cluster within 20s")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "new.md"), fmt.Appendf(nil, "# New\n\nplatypus%d\n", i+1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+

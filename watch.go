@@ -43,7 +43,7 @@ type WatchOptions struct {
 // Sources removed while it runs are no longer re-indexed. Watch returns
 // nil when ctx is cancelled, after a re-index under way has finished.
 func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) error {
-	if err := e.embeddedOnly("watch"); err != nil {
+	if err := e.mirrored(); err != nil {
 		return err
 	}
 	if e.opt.ReadOnly {
@@ -99,16 +99,14 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 		}
 		byRoot[s.Path] = s
 	}
-	dir, err := filepath.Abs(e.dir)
-	if err != nil {
-		return fmt.Errorf("braid: %s: %w", e.dir, err)
-	}
-	wopt := &watch.Options{
-		Debounce: o.Debounce,
-		Rescan:   o.Rescan,
-		Warn:     o.Warn,
+	wopt := &watch.Options{Debounce: o.Debounce, Rescan: o.Rescan, Warn: o.Warn}
+	if e.cl == nil {
+		dir, err := filepath.Abs(e.dir)
+		if err != nil {
+			return fmt.Errorf("braid: %s: %w", e.dir, err)
+		}
 		// The index may live inside a source; its own writes are no change.
-		Ignore: func(p string) bool { return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) },
+		wopt.Ignore = func(p string) bool { return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) }
 	}
 	serialize := o.Serialize
 	if serialize == nil {
@@ -123,7 +121,7 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 			var sum *Summary
 			gone := false
 			err := serialize(ctx, func() error {
-				cur, err := e.st.Source(src.ID)
+				cur, err := e.sourceByID(ctx, src.ID)
 				if err != nil {
 					return err
 				}
