@@ -682,4 +682,3 @@ func testClusterWatch(t *testing.T, url string) {
 		time.Sleep(300 * time.Millisecond)
 	}
 }
-
