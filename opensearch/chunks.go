@@ -72,41 +72,28 @@ func (x *Index) mget(ctx context.Context, ids []string) ([]*Doc, error) {
 // request, so the chunks of one document must have distinct Ords (as the
 // chunker gives them).
 func (x *Index) DocChunks(ctx context.Context, docID string) ([]*Doc, error) {
-	var (
-		out   []*Doc
-		after []any
-	)
-	for {
-		q := map[string]any{
-			"size":             batch,
-			"query":            map[string]any{"bool": map[string]any{"filter": []any{map[string]any{"term": map[string]any{fieldDoc: docID}}}}},
-			"sort":             []any{map[string]any{fieldOrd: "asc"}},
-			"_source":          map[string]any{"excludes": []string{fieldVector, fieldRecord}},
-			"track_total_hits": false,
-		}
-		if after != nil {
-			q["search_after"] = after
-		}
-		resp, err := x.query(ctx, "chunks of document "+docID, x.name, q)
-		if err != nil {
-			return nil, err
-		}
-		hits := resp.Hits.Hits
+	var out []*Doc
+	q := map[string]any{
+		"size":             batch,
+		"query":            map[string]any{"bool": map[string]any{"filter": []any{map[string]any{"term": map[string]any{fieldDoc: docID}}}}},
+		"sort":             []any{map[string]any{fieldOrd: "asc"}},
+		"_source":          map[string]any{"excludes": []string{fieldVector, fieldRecord}},
+		"track_total_hits": false,
+	}
+	err := x.pages(ctx, "chunks of document "+docID, x.name, q, func(hits []opensearchapi.SearchHit) error {
 		for _, h := range hits {
 			var src source
 			if err := json.Unmarshal(h.Source, &src); err != nil {
-				return nil, fmt.Errorf("opensearch: chunks of document %s: chunk %s: %w", docID, h.ID, err)
+				return fmt.Errorf("opensearch: chunks of document %s: chunk %s: %w", docID, h.ID, err)
 			}
 			out = append(out, src.doc(h.ID))
 		}
-		if len(hits) < batch {
-			return out, nil
-		}
-		after = hits[len(hits)-1].Sort
-		if len(after) == 0 {
-			return nil, fmt.Errorf("opensearch: chunks of document %s: OpenSearch returned no sort values to page on", docID)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // DeleteDocs removes every chunk of the documents docIDs, 500 documents

@@ -33,48 +33,28 @@ type fileDoc struct {
 // path → hash, so that an index run can skip the files that did not
 // change.
 func (x *Index) FileHashes(ctx context.Context, source string) (map[string]string, error) {
-	ctx, cancel := x.bound(ctx)
-	defer cancel()
 	out := map[string]string{}
-	var after []any
-	for {
-		q := map[string]any{
-			"size":             filesPage,
-			"query":            map[string]any{"bool": map[string]any{"filter": []any{map[string]any{"term": map[string]any{fieldSource: source}}}}},
-			"sort":             []any{map[string]any{fieldPath: "asc"}},
-			"_source":          []string{fieldPath, fieldHash},
-			"track_total_hits": false,
-		}
-		if after != nil {
-			q["search_after"] = after
-		}
-		body, err := json.Marshal(q)
-		if err != nil {
-			return nil, fmt.Errorf("opensearch: file hashes of %s: encode query: %w", source, err)
-		}
-		resp, err := x.client.Search(ctx, &opensearchapi.SearchReq{Indices: []string{x.files}, Body: bytes.NewReader(body)})
-		if err != nil {
-			return nil, fmt.Errorf("opensearch: file hashes of %s in %s: %w", source, x.files, x.explain(err))
-		}
-		if n := resp.Shards.Failed; n > 0 {
-			return nil, fmt.Errorf("opensearch: file hashes of %s in %s: %d of %d shards failed", source, x.files, n, resp.Shards.Total)
-		}
-		for _, h := range resp.Hits.Hits {
+	q := map[string]any{
+		"size":             filesPage,
+		"query":            map[string]any{"bool": map[string]any{"filter": []any{map[string]any{"term": map[string]any{fieldSource: source}}}}},
+		"sort":             []any{map[string]any{fieldPath: "asc"}},
+		"_source":          []string{fieldPath, fieldHash},
+		"track_total_hits": false,
+	}
+	err := x.pages(ctx, "file hashes of "+source, x.files, q, func(hits []opensearchapi.SearchHit) error {
+		for _, h := range hits {
 			var d fileDoc
 			if err := json.Unmarshal(h.Source, &d); err != nil {
-				return nil, fmt.Errorf("opensearch: file hashes of %s: entry %s: %w", source, h.ID, err)
+				return fmt.Errorf("opensearch: file hashes of %s: entry %s: %w", source, h.ID, err)
 			}
 			out[d.Path] = d.Hash
 		}
-		hits := resp.Hits.Hits
-		if len(hits) < filesPage {
-			return out, nil
-		}
-		after = hits[len(hits)-1].Sort
-		if len(after) == 0 {
-			return nil, fmt.Errorf("opensearch: file hashes of %s: OpenSearch returned no sort values to page on", source)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // SetFileHashes records the hashes in set (path → hash) for source and

@@ -12,23 +12,15 @@ import (
 // Records calls fn with the Record of every document that has one, in
 // document ID order, a page of batch documents per request.
 func (x *Index) Records(ctx context.Context, fn func(docID string, record json.RawMessage) error) error {
-	var after []any
-	for {
-		q := map[string]any{
-			"size":             batch,
-			"query":            map[string]any{"bool": map[string]any{"filter": []any{map[string]any{"exists": map[string]any{"field": fieldDocHash}}, map[string]any{"term": map[string]any{fieldOrd: 0}}}}},
-			"sort":             []any{map[string]any{fieldDoc: "asc"}},
-			"_source":          []string{fieldDoc, fieldRecord},
-			"track_total_hits": false,
-		}
-		if after != nil {
-			q["search_after"] = after
-		}
-		resp, err := x.query(ctx, "read document records", x.name, q)
-		if err != nil {
-			return err
-		}
-		for _, h := range resp.Hits.Hits {
+	q := map[string]any{
+		"size":             batch,
+		"query":            map[string]any{"bool": map[string]any{"filter": []any{map[string]any{"exists": map[string]any{"field": fieldDocHash}}, map[string]any{"term": map[string]any{fieldOrd: 0}}}}},
+		"sort":             []any{map[string]any{fieldDoc: "asc"}},
+		"_source":          []string{fieldDoc, fieldRecord},
+		"track_total_hits": false,
+	}
+	return x.pages(ctx, "read document records", x.name, q, func(hits []opensearchapi.SearchHit) error {
+		for _, h := range hits {
 			var src struct {
 				Doc    string          `json:"doc"`
 				Record json.RawMessage `json:"record"`
@@ -43,14 +35,8 @@ func (x *Index) Records(ctx context.Context, fn func(docID string, record json.R
 				return err
 			}
 		}
-		if len(resp.Hits.Hits) < batch {
-			return nil
-		}
-		after = resp.Hits.Hits[len(resp.Hits.Hits)-1].Sort
-		if len(after) == 0 {
-			return fmt.Errorf("opensearch: document records in %s: OpenSearch returned no sort values to page on", x.name)
-		}
-	}
+		return nil
+	})
 }
 
 // Version is a value that changes whenever the chunk index does (a write,

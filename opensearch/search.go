@@ -244,6 +244,32 @@ func (x *Index) query(ctx context.Context, what, index string, body map[string]a
 	return resp, nil
 }
 
+// pages runs q (which names its "size" and "sort") on index a page at a
+// time, each after the last hit of the one before (search_after), and
+// hands each page's hits to fn; it stops after a page shorter than size.
+// Each request has its own time bound.
+func (x *Index) pages(ctx context.Context, what, index string, q map[string]any, fn func(hits []opensearchapi.SearchHit) error) error {
+	size, _ := q["size"].(int)
+	for {
+		resp, err := x.query(ctx, what, index, q)
+		if err != nil {
+			return err
+		}
+		hits := resp.Hits.Hits
+		if err := fn(hits); err != nil {
+			return err
+		}
+		if len(hits) < size {
+			return nil
+		}
+		after := hits[len(hits)-1].Sort
+		if len(after) == 0 {
+			return fmt.Errorf("opensearch: %s in %s: OpenSearch returned no sort values to page on", what, index)
+		}
+		q["search_after"] = after
+	}
+}
+
 // hits are resp's hits, in its order, with the doc of each _source.
 func (x *Index) hits(resp *opensearchapi.SearchResp, what string) ([]Hit, error) {
 	hits := make([]Hit, 0, len(resp.Hits.Hits))

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 )
 
 // Field names in the source-record index.
@@ -69,36 +71,25 @@ func isObject(b []byte) bool {
 // JSON object PutSource was given, without its insignificant spaces.
 func (x *Index) Sources(ctx context.Context) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	var after []any
-	for {
-		q := map[string]any{
-			"size":             batch,
-			"sort":             []any{map[string]any{fieldID: "asc"}},
-			"track_total_hits": false,
-		}
-		if after != nil {
-			q["search_after"] = after
-		}
-		resp, err := x.query(ctx, "list sources", x.sources, q)
-		if err != nil {
-			return nil, err
-		}
-		hits := resp.Hits.Hits
+	q := map[string]any{
+		"size":             batch,
+		"sort":             []any{map[string]any{fieldID: "asc"}},
+		"track_total_hits": false,
+	}
+	err := x.pages(ctx, "list sources", x.sources, q, func(hits []opensearchapi.SearchHit) error {
 		for _, h := range hits {
 			var d sourceDoc
 			if err := json.Unmarshal(h.Source, &d); err != nil {
-				return nil, fmt.Errorf("opensearch: list sources in %s: source %s: %w", x.sources, h.ID, err)
+				return fmt.Errorf("opensearch: list sources in %s: source %s: %w", x.sources, h.ID, err)
 			}
 			out[h.ID] = []byte(d.Record)
 		}
-		if len(hits) < batch {
-			return out, nil
-		}
-		after = hits[len(hits)-1].Sort
-		if len(after) == 0 {
-			return nil, fmt.Errorf("opensearch: list sources in %s: OpenSearch returned no sort values to page on", x.sources)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // DeleteSource deletes source id: its chunks, its file hashes and then its
