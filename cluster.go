@@ -508,18 +508,21 @@ func (t *clusterTarget) docs(ctx context.Context, changes []index.Change) ([]ope
 	return out, nil
 }
 
-// chunkByID reads one chunk with its text, or nil when there is none:
-// from the store, or on the cluster backend from the cluster (the local
-// copy holds no chunk text).
-func (e *Engine) chunkByID(id string) (*Chunk, error) {
+// chunks reads chunks with their text, in the order of ids, nil for one
+// that is gone: from the store (without decoding their documents), or on
+// the cluster backend from the cluster (the local copy holds no chunk
+// text).
+func (e *Engine) chunks(ctx context.Context, ids []string) ([]*Chunk, error) {
 	if e.cl == nil {
-		cs, err := e.st.Chunks([]string{id})
-		if err != nil {
-			return nil, err
-		}
-		return cs[0], nil
+		return e.st.Chunks(ids)
 	}
-	cs, _, err := e.ret.read(context.Background(), []string{id})
+	cs, _, err := e.ret.read(ctx, ids)
+	return cs, err
+}
+
+// chunkByID reads one chunk with its text, or nil when there is none.
+func (e *Engine) chunkByID(id string) (*Chunk, error) {
+	cs, err := e.chunks(context.Background(), []string{id})
 	if err != nil {
 		return nil, err
 	}

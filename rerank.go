@@ -36,7 +36,7 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, o
 	for i := range ids {
 		ids[i] = cands[i].chunkID
 	}
-	chunks, _, err := e.ret.read(ctx, ids)
+	chunks, err := e.chunks(ctx, ids)
 	if err != nil {
 		return nil, 0, 0, "", err
 	}
