@@ -257,7 +257,7 @@ func (c *cluster) sources(ctx context.Context) ([]*Source, error) {
 	for id, r := range recs {
 		s := &Source{}
 		if err := json.Unmarshal(r, s); err != nil {
-			return nil, fmt.Errorf("braid: source record %s in the cluster is damaged (%v); braid sources remove %s, then index it again", id, err, id)
+			return nil, fmt.Errorf("braid: source record %s in the cluster is damaged (%v); braid sources rm %s, then index it again", id, err, id)
 		}
 		out = append(out, s)
 	}
@@ -284,7 +284,7 @@ func (c *cluster) index(ctx context.Context, sources []*Source, force map[string
 	if err := c.claimModel(ctx); err != nil {
 		return err
 	}
-	t := &clusterTarget{c: c, known: map[string]index.Entry{}, sourceOf: map[string]string{}}
+	t := &clusterTarget{c: c, known: map[string]sourcePath{}}
 	ix := &index.Indexer{Remote: t, Opt: index.Options{Workers: c.e.opt.Workers, BatchDocs: c.e.opt.BatchDocs}, Progress: progress}
 	if progress != nil {
 		t.progress = func(done int) { progress(Progress{Source: "embeddings", Phase: "embed", Done: done}) }
@@ -329,15 +329,17 @@ func (c *cluster) putSource(ctx context.Context, src *Source) error {
 // which removes whatever part of it got in and sends it again.
 type clusterTarget struct {
 	c        *cluster
-	known    map[string]index.Entry // by document ID, with its source: what Entries read
-	sourceOf map[string]string      // document ID → source ID, for the same
-	rejected []FileError            // chunks the cluster refused, by file
+	known    map[string]sourcePath // by document ID: the files Entries read
+	rejected []FileError           // chunks the cluster refused, by file
 	progress func(done int)
 
 	embedded  int
 	embedTime time.Duration
 	tokens    int64
 }
+
+// sourcePath is where a document's file hash is recorded.
+type sourcePath struct{ source, path string }
 
 // Entries reads the file hashes of a source. Each is kept as "hash docID"
 // so that a vanished file's chunks can be found to delete.
@@ -350,7 +352,7 @@ func (t *clusterTarget) Entries(ctx context.Context, sourceID string) (map[strin
 	for p, v := range hashes {
 		h, id, _ := strings.Cut(v, " ")
 		out[p] = index.Entry{Path: p, DocID: id, Hash: h}
-		t.known[id], t.sourceOf[id] = out[p], sourceID
+		t.known[id] = sourcePath{sourceID, p}
 	}
 	return out, nil
 }
@@ -415,9 +417,8 @@ func (t *clusterTarget) Commit(ctx context.Context, changes []index.Change) erro
 			delete(set[ch.Doc.SourceID], ch.Doc.Path)
 			remove[ch.Doc.SourceID] = append(remove[ch.Doc.SourceID], ch.Doc.Path)
 		case ch.Doc == nil && ch.DeleteID != "":
-			if e, ok := t.known[ch.DeleteID]; ok {
-				src := t.sourceOf[ch.DeleteID]
-				remove[src] = append(remove[src], e.Path)
+			if k, ok := t.known[ch.DeleteID]; ok {
+				remove[k.source] = append(remove[k.source], k.path)
 			}
 		}
 	}
