@@ -397,7 +397,12 @@ func (e *Engine) Close() error {
 	return errors.Join(errs...)
 }
 
-func writeFileAtomic(path string, data []byte) error {
+// writeFileAtomic writes data to path through a temporary file (mode
+// 0600), synced, and a rename: a crash leaves the old file or the new.
+func writeFileAtomic(path string, data []byte) error { return writeFileMode(path, data, 0) }
+
+// writeFileMode is writeFileAtomic giving the file mode perm (0: 0600).
+func writeFileMode(path string, data []byte, perm os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
 		return err
@@ -406,6 +411,12 @@ func writeFileAtomic(path string, data []byte) error {
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err
+	}
+	if perm != 0 {
+		if err := tmp.Chmod(perm); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
