@@ -322,13 +322,10 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 }
 
 // retrieve fetches the candidates of a hybrid search from both
-// retrievers. On a cluster BM25 runs on its own goroutine while this one
-// embeds the query and runs the k-NN search, since both are mostly
-// waiting on the network; on the embedded index it runs first, on this
-// goroutine: it takes a fraction of a millisecond, and beside the query
-// embedding, which keeps both cores of the reference machine busy, it
-// only competes with it (hybrid p50 at 10k chunks 8.13 ms sequential,
-// 8.76 ms in parallel; braid bench, three runs each, alternating). Phrases and exclusions are
+// retrievers: BM25 runs on its own goroutine while this one embeds the
+// query and searches the vectors. The model embeds a query on one thread
+// (model.Embedder), so on the embedded index BM25 has a core of its own;
+// on a cluster both mostly wait on the network. Phrases and exclusions are
 // enforced by the lexical index, so with them the vector candidates are
 // limited to chunks the lexical query matched.
 func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
@@ -346,16 +343,16 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 		if constrained && w > 0 {
 			req.Size = max(k, 1000)
 		}
-		run := func() {
+		go func() {
 			t := time.Now()
+			defer func() { // a panic here would end the process: make it this search's error
+				if p := recover(); p != nil {
+					lexDone <- lexResult{err: fmt.Errorf("braid: BM25 search failed: %v", p)}
+				}
+			}()
 			c, n, err := e.ret.lexical(ctx, req)
 			lexDone <- lexResult{c, n, msSince(t), err}
-		}
-		if e.cl != nil {
-			go run()
-		} else {
-			run()
-		}
+		}()
 	} else {
 		lexDone <- lexResult{}
 	}

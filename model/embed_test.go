@@ -131,6 +131,40 @@ func TestEmbedBatchInvariant(t *testing.T) {
 	}
 }
 
+// A single text runs on a one-thread session and a batch on the
+// configured threads: the batch session opens on the first batch only, and
+// the two give the same vectors.
+func TestEmbedSingleAndBatchSessions(t *testing.T) {
+	e := loadTiny(t, tinySpec(), Config{Threads: 2})
+	alone := make([][]float32, len(texts))
+	for i, text := range texts {
+		v, err := e.EmbedQuery(context.Background(), text, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone[i] = v
+	}
+	if e.batch != nil {
+		t.Fatal("single texts opened the batch session")
+	}
+	all := embed(t, e, texts, true)
+	if e.batch == nil || e.batch == e.s {
+		t.Fatal("a batch did not run on a session of its own")
+	}
+	for i := range texts {
+		if d := maxDiff(all[i], alone[i]); d > 1e-5 {
+			t.Errorf("text %d: batched and alone differ by %g", i, d)
+		}
+	}
+	if one := loadTiny(t, tinySpec(), Config{Threads: 1}); one.batch != one.s {
+		t.Error("with one thread configured, batches do not share the single-text session")
+	}
+	e.Close()
+	if _, err := e.Embed(context.Background(), texts[:2], false); err == nil {
+		t.Error("Embed after Close succeeded")
+	}
+}
+
 func TestEmbedQueryPrefix(t *testing.T) {
 	e := loadTiny(t, tinySpec(), Config{})
 	q := embed(t, e, texts[:2], true)
