@@ -36,10 +36,6 @@ type Backend struct {
 	Timeout time.Duration
 }
 
-// ErrBackend is wrapped by the operations an engine on a cluster backend
-// does not offer (they work on the embedded index).
-var ErrBackend = errors.New("braid: not available on this backend")
-
 // cluster is the retriever of an engine whose index lives in OpenSearch.
 // Searches, index runs and source lists read and write the cluster only,
 // so several braid processes on several machines can share one index.

@@ -22,13 +22,16 @@ var (
 	// ErrNoIndex means the index directory holds no index yet.
 	ErrNoIndex = errors.New("braid: no index here yet; run braid index PATH first")
 	// ErrNotFound means a named document, source or chunk does not exist.
-	ErrNotFound = errors.New("braid: not found")
+	ErrNotFound = index.ErrNotFound
 	// ErrAmbiguous means a document name matched more than one document.
-	ErrAmbiguous = errors.New("braid: ambiguous name")
+	ErrAmbiguous = index.ErrAmbiguous
 	// ErrReadOnly means a write was attempted on an engine opened read-only.
-	ErrReadOnly = errors.New("braid: engine is open read-only; open it for writing to index")
+	ErrReadOnly = index.ErrReadOnly
 	// ErrBadOption means a search or index option is out of range.
-	ErrBadOption = errors.New("braid: invalid option")
+	ErrBadOption = index.ErrBadOption
+	// ErrBackend means an operation needs the embedded index (an index
+	// directory) and the engine keeps its index in an OpenSearch cluster.
+	ErrBackend = index.ErrBackend
 )
 
 // Re-exported errors of the index package.
