@@ -34,7 +34,7 @@ func openSections(t *testing.T, n int) (*braid.Engine, *braid.Document, string) 
 	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	d, err := e.Document("parts")
+	d, err := e.Notes().Document("parts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestAround(t *testing.T) {
 		{"wider than the document", 1, 10, 0, 1, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			nb, err := e.Around(d.ChunkIDs[tc.at], tc.radius)
+			nb, err := e.Notes().Around(d.ChunkIDs[tc.at], tc.radius)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,10 +72,10 @@ func TestAround(t *testing.T) {
 			}
 		})
 	}
-	if _, err := e.Around(d.ID+"#nothing.9", 1); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Around(d.ID+"#nothing.9", 1); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("unknown chunk: %v, want ErrNotFound", err)
 	}
-	if _, err := e.Around(d.ChunkIDs[0], -1); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Notes().Around(d.ChunkIDs[0], -1); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("negative radius: %v, want ErrBadOption", err)
 	}
 }

@@ -206,7 +206,7 @@ func (f *filler) add(h Hit, rank int) error {
 		return nil // re-indexed since the search
 	}
 	sh := shingles(c.Text)
-	ct, err := f.e.Cite(c.ID)
+	ct, err := f.e.nt.Cite(c.ID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil

@@ -53,13 +53,13 @@ func TestAsk(t *testing.T) {
 	e, dir := askEngine(t)
 	ctx := context.Background()
 	// The guide's chunks overlap, so packs have lines to leave out.
-	guide, err := e.Document("solar/guide.md")
+	guide, err := e.Notes().Document("solar/guide.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	overlaps, lastEnd := 0, 0
 	for _, id := range guide.ChunkIDs {
-		c, err := e.Cite(id)
+		c, err := e.Notes().Cite(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func checkPack(t *testing.T, e *braid.Engine, dir string, p *braid.Pack, budget 
 				t.Errorf("tag %q, want %q", ps.Tag, want)
 			}
 			if !ps.Cut {
-				c, err := e.Cite(ps.ChunkID)
+				c, err := e.Notes().Cite(ps.ChunkID)
 				if err != nil || c.Tag != ps.Tag {
 					t.Errorf("uncut passage tag %q, Cite says %+v, %v", ps.Tag, c, err)
 				}

@@ -135,14 +135,14 @@ func TestIndexAndSearch(t *testing.T) {
 	}
 
 	// Links and tags are kept for the graph; links in code are not links.
-	d, err := e.Document("Compost")
+	d, err := e.Notes().Document("Compost")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Links) != 0 || !slicesContains(d.Tags, "soil") {
 		t.Errorf("Compost links %v tags %v, want no links (the one in a fence is code) and tag soil", d.Links, d.Tags)
 	}
-	g, err := e.Document("Gardening Guide")
+	g, err := e.Notes().Document("Gardening Guide")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ this line is broken
 	if len(res.Results) != 1 || strings.Contains(res.Results[0].Explain.BM25, "title:") || !strings.Contains(res.Results[0].Explain.BM25, "content:") {
 		t.Errorf("BEIR record explain: %+v, want content matches only", res.Results)
 	}
-	c, err := e.Get("d2")
+	c, err := e.Notes().Get("d2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,26 +281,26 @@ func TestDocumentNames(t *testing.T) {
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	want, err := e.Document("Library/Core/Linked Mention.md")
+	want, err := e.Notes().Document("Library/Core/Linked Mention.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{want.ID, "Library/Core/Linked Mention", "Linked Mention", "linked mention", filepath.Join(dir, "Library/Core/Linked Mention.md")} {
-		got, err := e.Document(name)
+		got, err := e.Notes().Document(name)
 		if err != nil || got.ID != want.ID {
 			t.Errorf("Document(%q) = %v, %v; want %s", name, got, err, want.ID)
 		}
 	}
-	if _, err := e.Document("Same"); !errors.Is(err, braid.ErrAmbiguous) || !strings.Contains(err.Error(), "pages/dup.md") {
+	if _, err := e.Notes().Document("Same"); !errors.Is(err, braid.ErrAmbiguous) || !strings.Contains(err.Error(), "pages/dup.md") {
 		t.Errorf("Document(Same) error = %v, want ErrAmbiguous naming both", err)
 	}
-	if _, err := e.Document("nope"); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Document("nope"); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("Document(nope) error = %v, want ErrNotFound", err)
 	}
 	// Get reads the file from disk and notices changes.
 	p := filepath.Join(dir, "Library/Core/Linked Mention.md")
 	os.WriteFile(p, []byte("# Linked Mention\n\nnew text\n"), 0o644)
-	c, err := e.Get("Linked Mention")
+	c, err := e.Notes().Get("Linked Mention")
 	if err != nil {
 		t.Fatal(err)
 	}

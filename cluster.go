@@ -17,6 +17,7 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/opensearch"
 )
 
@@ -87,6 +88,8 @@ func openCluster(opt Options) (*Engine, error) {
 		return nil, err
 	}
 	c.e, e.cl, e.ret = e, c, c
+	e.nt = notes.NewReader(e.st, blobsIn(c.tmp), filepath.Join(c.tmp, storeDir), notes.Config{
+		Sync: e.mirrored, Chunks: e.chunks, Sources: c.sources, EmbeddedOnly: e.embeddedOnly})
 	return e, nil
 }
 

@@ -456,7 +456,7 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || len(gb) != len(wb) {
 		t.Errorf("broken links: %d on the cluster (%v), %d embedded", len(gb), err, len(wb))
 	}
-	doc, err := onCluster.Document("Gardening")
+	doc, err := onCluster.Notes().Document("Gardening")
 	if err != nil || doc.Title != "Gardening Guide" || len(doc.Links) == 0 {
 		t.Errorf("document Gardening on the cluster: %+v, %v", doc, err)
 	}
@@ -464,15 +464,15 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || len(res.Results) == 0 {
 		t.Fatalf("search aphids: %v", err)
 	}
-	want, err := embedded.Cite(res.Results[0].ChunkID)
+	want, err := embedded.Notes().Cite(res.Results[0].ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := onCluster.Cite(res.Results[0].ChunkID)
+	got, err := onCluster.Notes().Cite(res.Results[0].ChunkID)
 	if err != nil || fmt.Sprint(*got) != fmt.Sprint(*want) {
 		t.Errorf("cite on the cluster: %+v, %v; embedded %+v", got, err, want)
 	}
-	doc, err = embedded.Document("Gardening")
+	doc, err = embedded.Notes().Document("Gardening")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,11 +480,11 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || len(byHash.Results) != 1 || byHash.Results[0].Path != "Gardening.md" || byHash.Lookup != braid.LookupHash {
 		t.Errorf("search by content hash on the cluster: %+v, %v", byHash, err)
 	}
-	wantInfo, err := embedded.Info(res.Results[0].ChunkID)
+	wantInfo, err := embedded.Notes().Info(res.Results[0].ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gotInfo, err := onCluster.Info(res.Results[0].ChunkID)
+	gotInfo, err := onCluster.Notes().Info(res.Results[0].ChunkID)
 	wj, _ := json.Marshal(wantInfo)
 	gj, _ := json.Marshal(gotInfo)
 	if err != nil || string(gj) != string(wj) {
@@ -515,7 +515,7 @@ func testClusterGraph(t *testing.T, url string) {
 	if got := docPaths(t, onCluster, "garlic", braid.SearchOptions{Tags: []string{"kitchen"}}); !slices.Equal(got, []string{"notes/cooking.md"}) {
 		t.Errorf("the tag filter finds %v after tagging, want notes/cooking.md", got)
 	}
-	content, err := onCluster.Get("notes/cooking.md")
+	content, err := onCluster.Notes().Get("notes/cooking.md")
 	if err != nil || !strings.Contains(string(content.Data), "olive oil") {
 		t.Errorf("get notes/cooking.md on the cluster: %v", err)
 	}

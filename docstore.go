@@ -17,6 +17,7 @@ import (
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/notes"
 )
 
 // Errors of the document store.
@@ -314,7 +315,7 @@ func ParseMeta(pairs []string) (map[string]string, error) {
 // by its name written the way Add accepts it (cleanName trims surrounding
 // spaces and a leading ./), which Document alone does not.
 func (e *Engine) resolve(ref string) (*Document, error) {
-	d, err := e.Document(ref)
+	d, err := e.nt.Document(ref)
 	if err == nil || !errors.Is(err, ErrNotFound) {
 		return d, err
 	}
@@ -546,17 +547,6 @@ func (e *Engine) sweepBlobs() ([]string, int64, error) {
 	return e.blobs().Sweep(func(h string) bool { return refs[h] })
 }
 
-// getStored reads a stored document's content from the blob store.
-func (e *Engine) getStored(c *Content) (*Content, error) {
-	c.File = e.blobs().Path(c.Doc.Hash)
-	data, err := e.blobs().Get(c.Doc.Hash)
-	if err != nil {
-		return nil, fmt.Errorf("braid: read stored document %s: %w; braid doctor checks the store", c.Doc.Path, err)
-	}
-	c.Data = data
-	return c, nil
-}
-
 // metaDocs returns the ids of the documents whose metadata has every pair
 // of want, sorted; nil when want is empty (no filter).
 func (e *Engine) metaDocs(want map[string]string) ([]string, error) {
@@ -565,22 +555,12 @@ func (e *Engine) metaDocs(want map[string]string) ([]string, error) {
 	}
 	ids := []string{}
 	err := e.st.ForEachDocMeta(func(id string, m map[string]string) error {
-		if metaMatch(m, want) {
+		if notes.MetaMatch(m, want) {
 			ids = append(ids, id)
 		}
 		return nil
 	})
 	return ids, err
-}
-
-// metaMatch reports whether m has every pair of want.
-func metaMatch(m, want map[string]string) bool {
-	for k, v := range want {
-		if got, ok := m[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
 }
 
 // storedFiles maps the blob file of each stored document to the name grep

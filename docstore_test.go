@@ -39,7 +39,7 @@ func TestAddDedupesAndIsSearchable(t *testing.T) {
 	if len(res.Results) != 1 || res.Results[0].Path != "ideas/zep.md" {
 		t.Fatalf("search with tag draft = %+v; want ideas/zep.md only", res.Results)
 	}
-	c, err := e.Get("ideas/zep.md")
+	c, err := e.Notes().Get("ideas/zep.md")
 	if err != nil || string(c.Data) != body {
 		t.Fatalf("Get = %v, %v", c, err)
 	}
@@ -123,14 +123,14 @@ func TestDeleteByNameNeverTouchesSources(t *testing.T) {
 	if err != nil || len(dry.Deleted) != 1 || dry.Deleted[0].Name != "drafts/x.md" {
 		t.Fatalf("dry run = %+v, %v", dry, err)
 	}
-	if _, err := e.Document("drafts/x.md"); err != nil {
+	if _, err := e.Notes().Document("drafts/x.md"); err != nil {
 		t.Fatalf("dry run deleted: %v", err)
 	}
 	res, err := e.DeleteByName(ctx, braid.DeleteRequest{Pattern: "drafts/**"})
 	if err != nil || len(res.Deleted) != 1 || res.BlobsRemoved != 1 {
 		t.Fatalf("delete = %+v, %v; want 1 deleted, 1 blob removed", res, err)
 	}
-	if _, err := e.Document("drafts/x.md"); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Document("drafts/x.md"); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("deleted document still resolves: %v", err)
 	}
 	r, err := e.Search(ctx, "unique draft words", braid.SearchOptions{})
@@ -230,7 +230,7 @@ func TestList(t *testing.T) {
 	}
 	names := func(opt braid.ListOptions) string {
 		t.Helper()
-		l, err := e.List(opt)
+		l, err := e.Notes().List(opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func TestList(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if _, err := e.List(braid.ListOptions{SortBy: "color"}); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Notes().List(braid.ListOptions{SortBy: "color"}); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("sort by color: %v", err)
 	}
 }
@@ -370,7 +370,7 @@ func TestStoreOnOlderIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := e.List(braid.ListOptions{})
+	l, err := e.Notes().List(braid.ListOptions{})
 	if err != nil || l.Total != 2 || l.Documents[0].Stored {
 		t.Fatalf("list on an index without store buckets = %+v, %v", l, err)
 	}
@@ -415,7 +415,7 @@ func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: filepath.Join(e.Dir(), "store")}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	l, err := e.List(braid.ListOptions{})
+	l, err := e.Notes().List(braid.ListOptions{})
 	if err != nil || l.Total != 1 || l.Documents[0].Path != "s.md" || !l.Documents[0].Stored {
 		t.Fatalf("after indexing the store directory: %+v, %v", l, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/vector"
 )
@@ -41,6 +42,32 @@ var (
 	ErrEmptyQuery    = index.ErrEmptyQuery
 	ErrQueryTooLong  = index.ErrQueryTooLong
 )
+
+// Types of reading documents, defined beside the reader (Notes).
+type (
+	Content      = notes.Content
+	Neighborhood = notes.Neighborhood
+	Citation     = notes.Citation
+	Info         = notes.Info
+	InfoNode     = notes.InfoNode
+	Folder       = notes.Folder
+	FindOptions  = notes.FindOptions
+	Found        = notes.Found
+	FindResults  = notes.FindResults
+	ListOptions  = notes.ListOptions
+	Listed       = notes.Listed
+	Listing      = notes.Listing
+	Lines        = notes.Lines
+)
+
+// ErrOutside means a file named for reading or editing is not an indexed
+// file of a source: outside every source, or led out of one by a symbolic
+// link or "..".
+var ErrOutside = notes.ErrOutside
+
+// MinHashPrefix is the fewest hex digits of a content hash that name a
+// document.
+const MinHashPrefix = notes.MinHashPrefix
 
 // Shared types, defined beside the store that keeps them.
 type (
@@ -163,7 +190,7 @@ type Engine struct {
 	lex     *index.Lexical // opened on first use: grep, get and stats never need it
 	lexErr  error
 
-	names nameCache // document names for Find (find.go)
+	nt *notes.Reader // reads documents: Notes
 
 	settingsMu   sync.RWMutex
 	settings     *Settings   // settings.go
@@ -222,6 +249,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	e.nt = notes.NewReader(e.st, blobsIn(dir), filepath.Join(dir, storeDir), notes.Config{})
 	if e.upgrade { // the store upgraded itself; now the directory says so
 		if err := writeFileAtomic(filepath.Join(dir, versionFile), []byte(versionText(index.SchemaVersion))); err != nil {
 			e.Close()
@@ -365,6 +393,11 @@ func (e *Engine) openLexical() (*index.Lexical, error) {
 	return lex, nil
 }
 
+// Notes reads the index's documents: a name resolved to a document, its
+// current content, a chunk's neighbours, citations, what an id names, the
+// folder tree, listings, and documents found by name.
+func (e *Engine) Notes() *notes.Reader { return e.nt }
+
 // Dir is the index directory.
 func (e *Engine) Dir() string { return e.dir }
 
@@ -430,3 +463,6 @@ func writeFileMode(path string, data []byte, perm os.FileMode) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// ParseAge reads an age such as 36h, 7d or 2w (ListOptions.Recent).
+func ParseAge(s string) (time.Duration, error) { return notes.ParseAge(s) }

@@ -55,7 +55,7 @@ func TestFormatFixture(t *testing.T) {
 	if len(res.Results) != 1 || res.Results[0].Title != "Sediment" {
 		t.Errorf("search in the fixture = %+v, want Sediment", res.Results)
 	}
-	d, err := e.Document("Rivers")
+	d, err := e.Notes().Document("Rivers")
 	if err != nil {
 		t.Fatal(err)
 	}

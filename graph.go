@@ -42,11 +42,6 @@ const (
 	TagComment     = markdown.TagComment
 )
 
-// ErrOutside means a file named for reading or editing is not an indexed
-// document of a registered source (or its real path, symbolic links
-// followed, leaves the source).
-var ErrOutside = errors.New("braid: not an indexed file of a source")
-
 // LinkOptions says which links Links follows. The zero value lists a
 // document's outgoing links, one step.
 type LinkOptions struct {
@@ -88,7 +83,7 @@ func (e *Engine) Links(name string, opt LinkOptions) (*Links, error) {
 		return nil, fmt.Errorf("%w: depth %d out of range, want 1..%d", ErrBadOption, opt.Depth, graph.MaxDepth)
 	}
 	start := ""
-	d, err := e.Document(name)
+	d, err := e.nt.Document(name)
 	switch {
 	case err == nil:
 		start = d.ID
@@ -329,4 +324,28 @@ func nearest(vecs [][]float32, k int) ([][]graph.Neighbor, error) {
 		}
 	}
 	return out, nil
+}
+
+// Related is a document's neighbourhood in the link graph.
+type Related struct {
+	Depth     int    `json:"depth"`
+	Links     []Step `json:"links"`     // what it links to, then what they link to, nearest first
+	Backlinks []Step `json:"backlinks"` // what links to it, and so on
+}
+
+// Related walks the link graph both ways from a document, up to depth
+// steps (1..5; 0 means 1): see Links.
+func (e *Engine) Related(name string, depth int) (*Related, error) {
+	if err := e.mirrored(); err != nil {
+		return nil, err
+	}
+	out, err := e.Links(name, LinkOptions{Depth: depth})
+	if err != nil {
+		return nil, err
+	}
+	back, err := e.Links(out.Doc.ID, LinkOptions{Depth: depth, Reverse: true})
+	if err != nil {
+		return nil, err
+	}
+	return &Related{Depth: out.Depth, Links: out.Links, Backlinks: back.Links}, nil
 }

@@ -478,7 +478,7 @@ func TestTree(t *testing.T) {
 		"a.md": "a", "x/b.md": "b", "x/y/c.md": "c", "x/y/d.md": "d", "z/e.md": "e", "x y/f.md": "f",
 	})
 	e := indexed(t, nil, dir)
-	tree, err := e.Tree()
+	tree, err := e.Notes().Tree()
 	if err != nil {
 		t.Fatal(err)
 	}

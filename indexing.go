@@ -280,7 +280,7 @@ func (e *Engine) RemoveSource(ref string) (int, error) {
 	if e.opt.ReadOnly {
 		return 0, ErrReadOnly
 	}
-	src, err := e.source(ref)
+	src, err := e.nt.Source(ref)
 	if err != nil {
 		return 0, err
 	}
@@ -303,28 +303,4 @@ func (e *Engine) RemoveSource(ref string) (int, error) {
 		return n, err
 	}
 	return n, e.saveVectors(context.Background(), vs, true)
-}
-
-// source finds a registered source by id or name.
-func (e *Engine) source(ref string) (*Source, error) {
-	all, err := e.ret.sources(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	var found []*Source
-	for _, s := range all {
-		if s.ID == ref {
-			return s, nil
-		}
-		if s.Name == ref {
-			found = append(found, s)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return nil, fmt.Errorf("%w: no source %q; braid sources lists them", ErrNotFound, ref)
-	case 1:
-		return found[0], nil
-	}
-	return nil, fmt.Errorf("%w: %d sources are named %q; use the id from braid sources", ErrAmbiguous, len(found), ref)
 }

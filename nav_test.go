@@ -81,7 +81,7 @@ func TestDocumentByHash(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := e.DocumentByHash(tt.hash)
+			d, err := e.Notes().DocumentByHash(tt.hash)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) || !strings.Contains(fmt.Sprint(err), tt.errText) {
 					t.Fatalf("DocumentByHash(%s) = %v, %v; want %v containing %q", tt.hash, d, err, tt.err, tt.errText)
@@ -94,20 +94,20 @@ func TestDocumentByHash(t *testing.T) {
 		})
 	}
 	// The ambiguity lists both candidates with enough of their hashes.
-	_, err := e.DocumentByHash(testdata.TwinPrefix)
+	_, err := e.Notes().DocumentByHash(testdata.TwinPrefix)
 	for _, want := range []string{testdata.SHA256Hex(testdata.TwinA)[:16] + " twin-a.md", testdata.SHA256Hex(testdata.TwinB)[:16] + " twin-b.md", "matches 2 documents"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("ambiguity %q does not say %q", err, want)
 		}
 	}
 	// Document and Get accept a hash too; an ambiguous one stays an error.
-	if d, err := e.Document(a[:12]); err != nil || d.Path != "twin-a.md" {
+	if d, err := e.Notes().Document(a[:12]); err != nil || d.Path != "twin-a.md" {
 		t.Errorf("Document(hash prefix) = %v, %v", d, err)
 	}
-	if c, err := e.Get(testdata.SHA256Hex(testdata.TwinB)); err != nil || string(c.Data) != testdata.TwinB {
+	if c, err := e.Notes().Get(testdata.SHA256Hex(testdata.TwinB)); err != nil || string(c.Data) != testdata.TwinB {
 		t.Errorf("Get(hash) = %v, %v", c, err)
 	}
-	if _, err := e.Document(testdata.TwinPrefix); !errors.Is(err, braid.ErrAmbiguous) {
+	if _, err := e.Notes().Document(testdata.TwinPrefix); !errors.Is(err, braid.ErrAmbiguous) {
 		t.Errorf("Document(shared prefix): %v, want ErrAmbiguous", err)
 	}
 }
@@ -153,12 +153,6 @@ func TestSearchByHash(t *testing.T) {
 	res, err = e.Search(ctx, "ab12cd34ef", braid.SearchOptions{})
 	if err != nil || res.Lookup != "" {
 		t.Errorf("a hex word matching no hash: %+v, %v; want an ordinary search", res, err)
-	}
-	// Words that only look hex without a digit and a letter are words.
-	for _, q := range []string{"deadbeefcafe", "20240101", "ab12 cd34ef56"} {
-		if braid.LooksLikeHash(q) {
-			t.Errorf("LooksLikeHash(%q) = true", q)
-		}
 	}
 }
 
@@ -223,7 +217,7 @@ func TestFind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := e.Find(tt.query, tt.opt)
+			r, err := e.Notes().Find(tt.query, tt.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,16 +226,16 @@ func TestFind(t *testing.T) {
 			}
 		})
 	}
-	r, _ := e.Find("garden", braid.FindOptions{})
+	r, _ := e.Notes().Find("garden", braid.FindOptions{})
 	for i := 1; i < len(r.Results); i++ {
 		if r.Results[i].Score > r.Results[i-1].Score {
 			t.Errorf("scores not descending: %+v", r.Results)
 		}
 	}
-	if _, err := e.Find("garden", braid.FindOptions{Parent: "nowhere"}); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Find("garden", braid.FindOptions{Parent: "nowhere"}); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("unknown parent: %v, want ErrNotFound", err)
 	}
-	if _, err := e.Find(" ", braid.FindOptions{}); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Notes().Find(" ", braid.FindOptions{}); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("empty query: %v, want ErrBadOption", err)
 	}
 	// A new document is found once indexed: the name cache follows commits.
@@ -249,7 +243,7 @@ func TestFind(t *testing.T) {
 	if _, err := e.Index(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	r, _ = e.Find("gardenia", braid.FindOptions{})
+	r, _ = e.Notes().Find("gardenia", braid.FindOptions{})
 	if len(r.Results) != 1 || r.Results[0].Path != "gardenia.md" {
 		t.Errorf("after indexing gardenia.md: %v", paths(r))
 	}
@@ -257,7 +251,7 @@ func TestFind(t *testing.T) {
 
 func TestInfo(t *testing.T) {
 	e, dir := navEngine(t)
-	plan, err := e.Document("notes/projects/alpha/plan.md")
+	plan, err := e.Notes().Document("notes/projects/alpha/plan.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +273,7 @@ func TestInfo(t *testing.T) {
 		{"document", plan.ID, "plan.md", "notes/projects/alpha/plan.md", "Alpha Plan"},
 	}
 	for _, id := range []string{plan.ID, "notes/projects/alpha/plan.md", plan.Hash[:10], "Alpha Plan"} {
-		in, err := e.Info(id)
+		in, err := e.Notes().Info(id)
 		if err != nil {
 			t.Fatalf("Info(%q): %v", id, err)
 		}
@@ -293,7 +287,7 @@ func TestInfo(t *testing.T) {
 	// A chunk under ### Q1 sits under # Plan and ## Budget.
 	var q1 *braid.Chunk
 	for _, cid := range plan.ChunkIDs {
-		n, err := e.Around(cid, 0)
+		n, err := e.Notes().Around(cid, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +298,7 @@ func TestInfo(t *testing.T) {
 	if q1 == nil {
 		t.Fatal("no chunk under Plan › Budget › Q1")
 	}
-	in, err := e.Info(q1.ID)
+	in, err := e.Notes().Info(q1.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,29 +318,29 @@ func TestInfo(t *testing.T) {
 	}
 	// Folders and sources are named as Find's parent is.
 	for _, id := range []string{"notes/projects", "kb/notes/projects", filepath.Join(dir, "notes", "projects")} {
-		in, err := e.Info(id)
+		in, err := e.Notes().Info(id)
 		if err != nil || in.Type != "folder" || in.Path != "notes/projects" || len(in.Ancestry) != 3 {
 			t.Errorf("Info(%q) = %+v, %v", id, in, err)
 		}
 	}
-	if in, err := e.Info("kb"); err != nil || in.Type != "source" || in.ID != src.ID || len(in.Ancestry) != 1 {
+	if in, err := e.Notes().Info("kb"); err != nil || in.Type != "source" || in.ID != src.ID || len(in.Ancestry) != 1 {
 		t.Errorf("Info(kb) = %+v, %v", in, err)
 	}
-	if _, err := e.Info("nothing/here"); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Info("nothing/here"); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("Info(unknown): %v, want ErrNotFound", err)
 	}
 }
 
 func TestCite(t *testing.T) {
 	e, dir := navEngine(t)
-	plan, err := e.Document("Alpha Plan")
+	plan, err := e.Notes().Document("Alpha Plan")
 	if err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "notes/projects/alpha/plan.md"))
 	lines := strings.Split(string(data), "\n")
 	for _, cid := range plan.ChunkIDs {
-		c, err := e.Cite(cid)
+		c, err := e.Notes().Cite(cid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,14 +366,14 @@ func TestCite(t *testing.T) {
 		}
 	}
 	// Markdown's special characters are escaped in the tag.
-	d, err := e.Document("my notes/a (b).md")
+	d, err := e.Notes().Document("my notes/a (b).md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, err := e.Cite(d.ChunkIDs[0]); err != nil || c.Tag != `[A \[draft\]](my%20notes/a%20%28b%29.md#L4)` {
+	if c, err := e.Notes().Cite(d.ChunkIDs[0]); err != nil || c.Tag != `[A \[draft\]](my%20notes/a%20%28b%29.md#L4)` {
 		t.Errorf("Cite of a file with spaces and brackets: %+v, %v", c, err)
 	}
-	if _, err := e.Cite("nope#0"); !errors.Is(err, braid.ErrNotFound) || !strings.Contains(err.Error(), "chunk_id of a search hit") {
+	if _, err := e.Notes().Cite("nope#0"); !errors.Is(err, braid.ErrNotFound) || !strings.Contains(err.Error(), "chunk_id of a search hit") {
 		t.Errorf("Cite(unknown) = %v", err)
 	}
 }

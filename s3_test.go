@@ -104,7 +104,7 @@ func TestS3Source(t *testing.T) {
 	}
 
 	for _, name := range []string{"s3://notes/team/a.md", "a.md", "Aphid Control"} {
-		c, err := e.Get(name)
+		c, err := e.Notes().Get(name)
 		if err != nil {
 			t.Fatalf("get %q: %v", name, err)
 		}
@@ -112,11 +112,11 @@ func TestS3Source(t *testing.T) {
 			t.Errorf("get %q = file %s changed %v %q; want the object's content at its URL", name, c.File, c.Changed, c.Data)
 		}
 	}
-	if d, err := e.Document("s3://notes/team/sub/c.md"); err != nil || d.Path != "sub/c.md" || d.ETag == "" {
+	if d, err := e.Notes().Document("s3://notes/team/sub/c.md"); err != nil || d.Path != "sub/c.md" || d.ETag == "" {
 		t.Errorf("document by URL = %+v, %v; want sub/c.md with its ETag", d, err)
 	}
 
-	ct, err := e.Cite(hit.ChunkID)
+	ct, err := e.Notes().Cite(hit.ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestS3Source(t *testing.T) {
 		t.Errorf("grep of an unindexed prefix: %v, want ErrNotIndexed", err)
 	}
 
-	tree, err := e.Tree()
+	tree, err := e.Notes().Tree()
 	if err != nil || len(tree) != 1 || tree[0].Docs != 3 || len(tree[0].Folders) != 1 {
 		t.Errorf("tree %+v, %v; want 3 documents and the folder sub", tree, err)
 	}
@@ -203,10 +203,10 @@ func TestS3Source(t *testing.T) {
 	if n := objectGets(s, "team/") - gets; n != 2 {
 		t.Errorf("re-index downloaded %d objects, want 2 (the changed and the new one)", n)
 	}
-	if c, err := e.Get("s3://notes/team/a.md"); err != nil || string(c.Data) != a2 {
+	if c, err := e.Notes().Get("s3://notes/team/a.md"); err != nil || string(c.Data) != a2 {
 		t.Errorf("get after the change = %v; want the new content", err)
 	}
-	if _, err := e.Get("s3://notes/team/b.txt"); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Get("s3://notes/team/b.txt"); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("get of a deleted object: %v, want ErrNotFound", err)
 	}
 	res, err = e.Search(ctx, "lacewings", braid.SearchOptions{})
@@ -341,7 +341,7 @@ func TestS3ServerGone(t *testing.T) {
 		t.Errorf("server gone before the listing: %v, want ErrUnreachable", err)
 	}
 	for name, want := range map[string]string{"a.md": s3A, "b.txt": s3B} {
-		if c, err := e.Get(name); err != nil || string(c.Data) != want {
+		if c, err := e.Notes().Get(name); err != nil || string(c.Data) != want {
 			t.Errorf("get %s offline = %v; want the indexed content", name, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/notes"
 )
 
 // SearchOptions shapes a search. The zero value asks for the 10 best
@@ -110,12 +111,6 @@ type Range struct {
 	End   int `json:"end"`
 }
 
-// Lines is an inclusive 1-based line range in a document.
-type Lines struct {
-	Start int `json:"start"`
-	End   int `json:"end"`
-}
-
 // Hit is one search result.
 type Hit struct {
 	ID          string       `json:"id"` // document id
@@ -208,7 +203,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if e.cl != nil && len(opt.Metadata) > 0 {
 		return nil, e.embeddedOnly("a metadata filter (the document store's)")
 	}
-	if opt.Hash != "" || LooksLikeHash(strings.TrimSpace(query)) {
+	if opt.Hash != "" || notes.LooksLikeHash(strings.TrimSpace(query)) {
 		if err := e.mirrored(); err != nil { // hashes are looked up in the cluster's documents
 			return nil, err
 		}
@@ -267,7 +262,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	}
 	var srcIDs []string
 	for _, ref := range opt.Sources {
-		s, err := e.source(ref)
+		s, err := e.nt.Source(ref)
 		if err != nil {
 			return nil, err
 		}
@@ -579,7 +574,7 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 		}
 		h := Hit{
 			ID: d.ID, ChunkID: ch.ID, Path: d.Path, Title: d.Title, Score: score,
-			Snippet: snip, Highlights: hl, Line: Lines{ch.StartLine, ch.EndLine},
+			Snippet: snip, Highlights: hl, Line: Lines{Start: ch.StartLine, End: ch.EndLine},
 			Source: source, SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
 		}
 		if opt.Explain {

@@ -89,7 +89,7 @@ func (e *Engine) editable(name string) (*Source, *Document, string, error) {
 	}
 	if _, err := os.Lstat(abs); err != nil {
 		// Not a file path: a document name.
-		d, derr := e.Document(name)
+		d, derr := e.nt.Document(name)
 		if derr != nil {
 			return nil, nil, "", derr
 		}

@@ -151,7 +151,7 @@ func (e *Engine) versionContent(ref string, v VersionInfo) ([]byte, error) {
 		return nil, err
 	}
 	if v.Current {
-		c, err := e.Get(ref)
+		c, err := e.nt.Get(ref)
 		if err != nil {
 			return nil, err
 		}

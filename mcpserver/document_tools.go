@@ -15,10 +15,10 @@ const descDocID = "The document: its id (the id of a search result), its path re
 
 // get reads a document by name, taking a chunk id for its document.
 func get(e *braid.Engine, name string) (*braid.Content, error) {
-	c, err := e.Get(name)
+	c, err := e.Notes().Get(name)
 	if errors.Is(err, braid.ErrNotFound) {
 		if i := strings.LastIndexByte(name, '#'); i > 0 {
-			if c2, err2 := e.Get(name[:i]); err2 == nil {
+			if c2, err2 := e.Notes().Get(name[:i]); err2 == nil {
 				return c2, nil
 			}
 		}
@@ -83,10 +83,10 @@ func (s *Server) getDocumentTool() tool {
 	)
 	return tool{def, adapt(s, "get_document", documentArgs{IncludeContent: true}, func(ctx context.Context, c call, a *documentArgs) (any, error) {
 		if !a.IncludeContent {
-			d, err := c.e.Document(a.DocumentID)
+			d, err := c.e.Notes().Document(a.DocumentID)
 			if err != nil {
 				if i := strings.LastIndexByte(a.DocumentID, '#'); i > 0 && errors.Is(err, braid.ErrNotFound) {
-					if d2, err2 := c.e.Document(a.DocumentID[:i]); err2 == nil {
+					if d2, err2 := c.e.Notes().Document(a.DocumentID[:i]); err2 == nil {
 						return documentReply{Document: d2}, nil
 					}
 				}
@@ -144,7 +144,7 @@ func (s *Server) readAroundTool() tool {
 			mcp.DefaultNumber(2), mcp.Min(0), mcp.Max(10)),
 	)
 	return tool{def, adapt(s, "read_around", aroundArgs{Radius: 2}, func(ctx context.Context, c call, a *aroundArgs) (any, error) {
-		n, err := c.e.Around(a.ChunkID, a.Radius)
+		n, err := c.e.Notes().Around(a.ChunkID, a.Radius)
 		if err != nil {
 			return nil, err
 		}

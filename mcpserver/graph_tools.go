@@ -88,7 +88,7 @@ func (s *Server) listDirectoryStructureTool() tool {
 		readOnly("List folders"),
 	)
 	return tool{def, adapt(s, "list_directory_structure", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
-		roots, err := c.e.Tree()
+		roots, err := c.e.Notes().Tree()
 		if err != nil {
 			return nil, err
 		}

@@ -114,7 +114,7 @@ func (s *Server) listTool() tool {
 		for name, v := range a.times() {
 			t[name], _ = parseTime(v)
 		}
-		l, err := c.e.List(braid.ListOptions{Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID,
+		l, err := c.e.Notes().List(braid.ListOptions{Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID,
 			Collection: a.Collection, Tags: a.Tags, Metadata: meta, Recent: age,
 			CreatedAfter: t["created_after"], CreatedBefore: t["created_before"], ModifiedAfter: t["modified_after"],
 			ModifiedBefore: t["modified_before"], IndexedAfter: t["indexed_after"], IndexedBefore: t["indexed_before"],

@@ -36,10 +36,10 @@ func hashOrQuery(hash, query string) error {
 // documentByName resolves a name as Document does, or a chunk id to its
 // document.
 func documentByName(e *braid.Engine, name string) (*braid.Document, error) {
-	d, err := e.Document(name)
+	d, err := e.Notes().Document(name)
 	if errors.Is(err, braid.ErrNotFound) {
 		if i := strings.LastIndexByte(name, '#'); i > 0 {
-			if d2, err2 := e.Document(name[:i]); err2 == nil {
+			if d2, err2 := e.Notes().Document(name[:i]); err2 == nil {
 				return d2, nil
 			}
 		}
@@ -96,7 +96,7 @@ func (s *Server) getTool() tool {
 		var d *braid.Document
 		var err error
 		if a.Hash != "" {
-			d, err = c.e.DocumentByHash(a.Hash)
+			d, err = c.e.Notes().DocumentByHash(a.Hash)
 		} else {
 			d, err = documentByName(c.e, a.Name)
 		}
@@ -105,7 +105,7 @@ func (s *Server) getTool() tool {
 		}
 		r := getReply{documentReply: documentReply{Document: d}}
 		if a.IncludeContent {
-			content, err := c.e.Get(d.ID)
+			content, err := c.e.Notes().Get(d.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -148,7 +148,7 @@ func (s *Server) findTool() tool {
 			mcp.DefaultNumber(20), mcp.Min(1), mcp.Max(maxLimit)),
 	)
 	return tool{def, adapt(s, "find", findArgs{Limit: 20}, func(ctx context.Context, c call, a *findArgs) (any, error) {
-		return c.e.Find(a.Query, braid.FindOptions{Parent: a.Parent, Limit: a.Limit})
+		return c.e.Notes().Find(a.Query, braid.FindOptions{Parent: a.Parent, Limit: a.Limit})
 	})}
 }
 
@@ -169,7 +169,7 @@ func (s *Server) getInfoTool() tool {
 			"digits, or title), a source (id or name) or a folder (relative to its source, source-name/folder, or absolute).")),
 	)
 	return tool{def, adapt(s, "get_info", infoArgs{}, func(ctx context.Context, c call, a *infoArgs) (any, error) {
-		return c.e.Info(a.ID)
+		return c.e.Notes().Info(a.ID)
 	})}
 }
 
@@ -188,6 +188,6 @@ func (s *Server) citeTool() tool {
 		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result.")),
 	)
 	return tool{def, adapt(s, "cite", citeArgs{}, func(ctx context.Context, c call, a *citeArgs) (any, error) {
-		return c.e.Cite(a.ChunkID)
+		return c.e.Notes().Cite(a.ChunkID)
 	})}
 }

@@ -16,7 +16,7 @@ type CiteCmd struct {
 func (c *CiteCmd) Run(g *Globals) error {
 	var ct *braid.Citation
 	err := g.withReader("braid cite", func(e *braid.Engine) (err error) {
-		ct, err = e.Cite(c.ChunkID)
+		ct, err = e.Notes().Cite(c.ChunkID)
 		return err
 	})
 	if err != nil {

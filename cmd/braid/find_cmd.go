@@ -20,7 +20,7 @@ func (c *FindCmd) Run(g *Globals) error {
 	}
 	var res *braid.FindResults
 	err := g.withReader("braid find", func(e *braid.Engine) (err error) {
-		res, err = e.Find(c.Query, braid.FindOptions{Parent: c.Parent, Limit: c.Limit})
+		res, err = e.Notes().Find(c.Query, braid.FindOptions{Parent: c.Parent, Limit: c.Limit})
 		return err
 	})
 	if err != nil {

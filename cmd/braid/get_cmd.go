@@ -28,7 +28,7 @@ func (c *GetCmd) Run(g *Globals) error {
 		return err
 	}
 	defer e.Close()
-	content, err := e.Get(g.docName(c.Doc))
+	content, err := e.Notes().Get(g.docName(c.Doc))
 	if err != nil {
 		return err
 	}

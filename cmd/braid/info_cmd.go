@@ -16,7 +16,7 @@ type InfoCmd struct {
 func (c *InfoCmd) Run(g *Globals) error {
 	var in *braid.Info
 	err := g.withReader("braid info", func(e *braid.Engine) (err error) {
-		in, err = e.Info(g.docName(c.ID))
+		in, err = e.Notes().Info(g.docName(c.ID))
 		return err
 	})
 	if err != nil {

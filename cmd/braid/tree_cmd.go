@@ -13,7 +13,7 @@ type TreeCmd struct{}
 func (c *TreeCmd) Run(g *Globals) error {
 	var tree []*braid.Folder
 	err := g.withReader("braid tree", func(e *braid.Engine) (err error) {
-		tree, err = e.Tree()
+		tree, err = e.Notes().Tree()
 		return err
 	})
 	if err != nil {

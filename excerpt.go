@@ -4,57 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-
-	"github.com/braidsearch/braid/index"
 )
-
-// Neighborhood is a run of consecutive chunks of one document around a
-// chunk: what a reader sees just before and after a search hit.
-type Neighborhood struct {
-	Doc    *Document
-	Chunks []*Chunk // in document order
-	Center int      // index in Chunks of the chunk asked for
-	First  int      // index in Doc.ChunkIDs of Chunks[0]
-}
-
-// Around returns the chunk with the given id and up to radius chunks on
-// each side of it in its document. radius is 0 or more; a chunk near the
-// start or end of its document has fewer neighbours on that side.
-func (e *Engine) Around(chunkID string, radius int) (*Neighborhood, error) {
-	if err := e.embeddedOnly("around"); err != nil {
-		return nil, err
-	}
-	if radius < 0 {
-		return nil, fmt.Errorf("%w: radius %d, want 0 or more", ErrBadOption, radius)
-	}
-	d, err := e.st.Doc(index.ChunkDocID(chunkID))
-	if err != nil {
-		return nil, err
-	}
-	at := -1
-	if d != nil {
-		for i, id := range d.ChunkIDs {
-			if id == chunkID {
-				at = i
-				break
-			}
-		}
-	}
-	if at < 0 {
-		return nil, fmt.Errorf("%w: no chunk %q (chunk ids come from the chunk_id of a search hit; the document may have been re-indexed since)", ErrNotFound, chunkID)
-	}
-	lo, hi := max(0, at-radius), min(len(d.ChunkIDs), at+radius+1)
-	chunks, err := e.st.Chunks(d.ChunkIDs[lo:hi])
-	if err != nil {
-		return nil, err
-	}
-	for i, c := range chunks {
-		if c == nil {
-			return nil, fmt.Errorf("braid: chunk %s of document %s is missing from the store; run braid doctor", d.ChunkIDs[lo+i], d.ID)
-		}
-	}
-	return &Neighborhood{Doc: d, Chunks: chunks, Center: at - lo, First: lo}, nil
-}
 
 // Excerpt is a few numbered lines of a document's current file.
 type Excerpt struct {
@@ -73,7 +23,7 @@ func (e *Engine) Excerpt(h Hit, before, after int) (*Excerpt, error) {
 	if before < 0 || after < 0 {
 		return nil, fmt.Errorf("%w: context %d/%d lines, want 0 or more", ErrBadOption, before, after)
 	}
-	c, err := e.Get(h.ID)
+	c, err := e.nt.Get(h.ID)
 	if err != nil {
 		return nil, err
 	}

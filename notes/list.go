@@ -1,4 +1,4 @@
-package braid
+package notes
 
 import (
 	"cmp"
@@ -69,7 +69,7 @@ type Listing struct {
 // mimeType is a document's media type: text/markdown for what ingest
 // parsed as markdown, else the system's type for its extension, else
 // text/plain.
-func mimeType(d *Document) string {
+func mimeType(d *index.Document) string {
 	if d.Kind == index.KindMarkdown {
 		return "text/markdown"
 	}
@@ -93,37 +93,37 @@ func ParseAge(s string) (time.Duration, error) {
 		if n, ok := strings.CutSuffix(s, suffix); ok {
 			v, err := strconv.ParseFloat(n, 64)
 			if err != nil || v < 0 {
-				return 0, fmt.Errorf("%w: duration %q, want e.g. 24h, 7d or 2w", ErrBadOption, s)
+				return 0, fmt.Errorf("%w: duration %q, want e.g. 24h, 7d or 2w", index.ErrBadOption, s)
 			}
 			return time.Duration(v * float64(unit)), nil
 		}
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%w: duration %q, want e.g. 24h, 7d or 2w", ErrBadOption, s)
+		return 0, fmt.Errorf("%w: duration %q, want e.g. 24h, 7d or 2w", index.ErrBadOption, s)
 	}
 	return d, nil
 }
 
 // List lists documents, stored and from sources, with their metadata.
-func (e *Engine) List(opt ListOptions) (*Listing, error) {
-	if err := e.mirrored(); err != nil {
+func (r *Reader) List(opt ListOptions) (*Listing, error) {
+	if err := r.sync(); err != nil {
 		return nil, err
 	}
 	switch opt.SortBy {
 	case "", "name", "size", "created", "modified", "indexed":
 	default:
-		return nil, fmt.Errorf("%w: sort by %q, want name, size, created, modified or indexed", ErrBadOption, opt.SortBy)
+		return nil, fmt.Errorf("%w: sort by %q, want name, size, created, modified or indexed", index.ErrBadOption, opt.SortBy)
 	}
 	switch opt.Stored {
 	case "", "stored", "source":
 	default:
-		return nil, fmt.Errorf("%w: stored %q, want stored, source or empty", ErrBadOption, opt.Stored)
+		return nil, fmt.Errorf("%w: stored %q, want stored, source or empty", index.ErrBadOption, opt.Stored)
 	}
 	if opt.Limit < 0 {
-		return nil, fmt.Errorf("%w: limit %d, want 0 (all) or more", ErrBadOption, opt.Limit)
+		return nil, fmt.Errorf("%w: limit %d, want 0 (all) or more", index.ErrBadOption, opt.Limit)
 	}
-	srcs, err := e.st.Sources()
+	srcs, err := r.st.Sources()
 	if err != nil {
 		return nil, err
 	}
@@ -133,22 +133,22 @@ func (e *Engine) List(opt ListOptions) (*Listing, error) {
 	}
 	var onlySrc string
 	if opt.Source != "" {
-		s, err := e.source(opt.Source)
+		s, err := r.Source(opt.Source)
 		if err != nil {
 			return nil, err
 		}
 		onlySrc = s.ID
 	}
-	store, err := e.storeSource(false)
+	store, err := r.storeSource()
 	if err != nil {
 		return nil, err
 	}
-	stored := map[string]*Stored{}
-	if err := e.st.ForEachStored(func(r *Stored) error { stored[r.Name] = r; return nil }); err != nil {
+	stored := map[string]*index.Stored{}
+	if err := r.st.ForEachStored(func(r *index.Stored) error { stored[r.Name] = r; return nil }); err != nil {
 		return nil, err
 	}
 	meta := map[string]map[string]string{}
-	if err := e.st.ForEachDocMeta(func(id string, m map[string]string) error { meta[id] = m; return nil }); err != nil {
+	if err := r.st.ForEachDocMeta(func(id string, m map[string]string) error { meta[id] = m; return nil }); err != nil {
 		return nil, err
 	}
 	ext := strings.ToLower(opt.Extension)
@@ -160,7 +160,7 @@ func (e *Engine) List(opt ListOptions) (*Listing, error) {
 		return (after.IsZero() || t.After(after)) && (before.IsZero() || t.Before(before))
 	}
 	out := []Listed{}
-	err = e.st.ForEachDoc(func(d *Document) error {
+	err = r.st.ForEachDoc(func(d *index.Document) error {
 		isStored := store != nil && d.SourceID == store.ID
 		l := Listed{ID: d.ID, Path: d.Path, Title: d.Title, Source: names[d.SourceID], SourceID: d.SourceID, Stored: isStored,
 			Kind: string(d.Kind), MIME: mimeType(d), Size: d.Size, Hash: d.Hash, Created: d.ModTime, Modified: d.ModTime,
@@ -179,7 +179,7 @@ func (e *Engine) List(opt ListOptions) (*Listing, error) {
 			!in(l.Created, opt.CreatedAfter, opt.CreatedBefore),
 			!in(l.Modified, opt.ModifiedAfter, opt.ModifiedBefore),
 			!in(l.Indexed, opt.IndexedAfter, opt.IndexedBefore),
-			len(opt.Metadata) > 0 && !metaMatch(l.Metadata, opt.Metadata):
+			len(opt.Metadata) > 0 && !MetaMatch(l.Metadata, opt.Metadata):
 			return nil
 		}
 		for _, t := range opt.Tags {

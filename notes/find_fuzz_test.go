@@ -1,8 +1,11 @@
-package braid
+package notes
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/index"
 )
 
 // FuzzNameScore feeds Find's matcher arbitrary queries and names: it must
@@ -44,22 +47,23 @@ func FuzzNameScore(f *testing.F) {
 // TestFindConcurrent runs finds from many goroutines while the name cache
 // is dropped, for the race detector.
 func TestFindConcurrent(t *testing.T) {
-	e, err := Open(t.TempDir(), nil)
+	st, err := index.OpenStore(filepath.Join(t.TempDir(), "meta.db"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer st.Close()
+	r := NewReader(st, nil, t.TempDir(), Config{})
 	done := make(chan error)
 	for i := range 8 {
 		go func() {
 			var err error
 			for range 20 {
 				if i%2 == 0 {
-					e.names.mu.Lock()
-					e.names.ok = false
-					e.names.mu.Unlock()
+					r.names.mu.Lock()
+					r.names.ok = false
+					r.names.mu.Unlock()
 				}
-				if _, err = e.Find("x", FindOptions{}); err != nil {
+				if _, err = r.Find("x", FindOptions{}); err != nil {
 					break
 				}
 			}

@@ -1,4 +1,4 @@
-package braid
+package notes
 
 import (
 	"bufio"
@@ -23,25 +23,25 @@ import (
 // relative to its source (with or without the extension), its content hash
 // or the hash's first 8 or more hex digits (see DocumentByHash), or an
 // exact title or alias (case-insensitive when no title matches exactly).
-func (e *Engine) Document(name string) (*Document, error) {
-	if err := e.mirrored(); err != nil {
+func (r *Reader) Document(name string) (*index.Document, error) {
+	if err := r.sync(); err != nil {
 		return nil, err
 	}
 	if name == "" {
-		return nil, fmt.Errorf("%w: empty document name", ErrBadOption)
+		return nil, fmt.Errorf("%w: empty document name", index.ErrBadOption)
 	}
-	if d, err := e.st.Doc(name); err != nil || d != nil {
+	if d, err := r.st.Doc(name); err != nil || d != nil {
 		return d, err
 	}
-	srcs, err := e.st.Sources()
+	srcs, err := r.st.Sources()
 	if err != nil {
 		return nil, err
 	}
 	rel := strings.TrimPrefix(filepath.ToSlash(name), "./")
-	var byPath []*Document
+	var byPath []*index.Document
 	for _, s := range srcs {
 		for _, p := range []string{rel, rel + ".md", strings.TrimPrefix(rel, s.Name+"/")} {
-			if d, err := e.st.DocByPath(s.ID, p); err != nil {
+			if d, err := r.st.DocByPath(s.ID, p); err != nil {
 				return nil, err
 			} else if d != nil {
 				byPath = append(byPath, d)
@@ -56,7 +56,7 @@ func (e *Engine) Document(name string) (*Document, error) {
 			if s.Kind != index.SourceS3 || !ok {
 				continue
 			}
-			if d, err := e.st.DocByPath(s.ID, rel); err != nil {
+			if d, err := r.st.DocByPath(s.ID, rel); err != nil {
 				return nil, err
 			} else if d != nil {
 				byPath = append(byPath, d)
@@ -67,11 +67,11 @@ func (e *Engine) Document(name string) (*Document, error) {
 		// An absolute or cwd-relative path to the file itself.
 		if abs, err := filepath.Abs(name); err == nil {
 			for _, s := range srcs {
-				if r, err := filepath.Rel(s.Path, abs); err == nil && !strings.HasPrefix(r, "..") {
+				if rel, err := filepath.Rel(s.Path, abs); err == nil && !strings.HasPrefix(rel, "..") {
 					if s.Kind != "dir" {
-						r = filepath.Base(abs)
+						rel = filepath.Base(abs)
 					}
-					if d, err := e.st.DocByPath(s.ID, filepath.ToSlash(r)); err != nil {
+					if d, err := r.st.DocByPath(s.ID, filepath.ToSlash(rel)); err != nil {
 						return nil, err
 					} else if d != nil {
 						byPath = append(byPath, d)
@@ -83,12 +83,12 @@ func (e *Engine) Document(name string) (*Document, error) {
 	if len(byPath) > 0 {
 		return one(name, byPath)
 	}
-	if d, ok, err := e.byHash(name); ok { // a content hash or its first 8+ hex digits (hash.go)
+	if d, ok, err := r.byHash(name); ok { // a content hash or its first 8+ hex digits (hash.go)
 		return d, err
 	}
 	// Titles, file names and aliases, from the names Find keeps (find.go):
 	// only the documents that match are decoded.
-	all, err := e.names.get(e.st)
+	all, err := r.names.get(r.st)
 	if err != nil {
 		return nil, err
 	}
@@ -110,9 +110,9 @@ func (e *Engine) Document(name string) (*Document, error) {
 		if len(ids) == 0 {
 			continue
 		}
-		ds := make([]*Document, 0, len(ids))
+		ds := make([]*index.Document, 0, len(ids))
 		for _, id := range ids {
-			d, err := e.st.Doc(id)
+			d, err := r.st.Doc(id)
 			if err != nil {
 				return nil, err
 			}
@@ -124,10 +124,10 @@ func (e *Engine) Document(name string) (*Document, error) {
 			return one(name, ds)
 		}
 	}
-	return nil, fmt.Errorf("%w: no document is named %q (tried id, path and title); braid search can find it", ErrNotFound, name)
+	return nil, fmt.Errorf("%w: no document is named %q (tried id, path and title); braid search can find it", index.ErrNotFound, name)
 }
 
-func one(name string, ds []*Document) (*Document, error) {
+func one(name string, ds []*index.Document) (*index.Document, error) {
 	if len(ds) == 1 {
 		return ds[0], nil
 	}
@@ -140,12 +140,12 @@ func one(name string, ds []*Document) (*Document, error) {
 		}
 		names = append(names, fmt.Sprintf("%s (id %s)", d.Path, d.ID))
 	}
-	return nil, fmt.Errorf("%w: %q matches %d documents: %s; name one by id", ErrAmbiguous, name, len(ds), strings.Join(names, ", "))
+	return nil, fmt.Errorf("%w: %q matches %d documents: %s; name one by id", index.ErrAmbiguous, name, len(ds), strings.Join(names, ", "))
 }
 
 // Content is a document as it is on disk now.
 type Content struct {
-	Doc  *Document
+	Doc  *index.Document
 	File string // absolute path of the file read; for an S3 object, its s3:// URL
 	Data []byte
 	// Changed is true when the file differs from what was indexed: the
@@ -159,20 +159,20 @@ type Content struct {
 // is not asked, so Changed is false). A file whose
 // real path, symbolic links followed, leaves its source is refused with
 // ErrOutside.
-func (e *Engine) Get(name string) (*Content, error) {
-	if err := e.mirrored(); err != nil {
+func (r *Reader) Get(name string) (*Content, error) {
+	if err := r.sync(); err != nil {
 		return nil, err
 	}
-	d, err := e.Document(name)
+	d, err := r.Document(name)
 	if err != nil {
 		return nil, err
 	}
-	src, err := e.st.Source(d.SourceID)
+	src, err := r.st.Source(d.SourceID)
 	if err != nil {
 		return nil, err
 	}
 	if src == nil {
-		return nil, fmt.Errorf("%w: source %s of document %s is gone; run braid doctor", ErrNotFound, d.SourceID, d.ID)
+		return nil, fmt.Errorf("%w: source %s of document %s is gone; run braid doctor", index.ErrNotFound, d.SourceID, d.ID)
 	}
 	c := &Content{Doc: d}
 	switch src.Kind {
@@ -183,10 +183,10 @@ func (e *Engine) Get(name string) (*Content, error) {
 	case "file":
 		c.File = src.Path
 	case "store": // docstore.go
-		return e.getStored(c)
+		return r.getStored(c)
 	case index.SourceS3:
 		c.File = index.ObjectURL(src, d.Path)
-		if c.Data, err = e.blobs().Get(d.Hash); err != nil {
+		if c.Data, err = r.blobs.Get(d.Hash); err != nil {
 			return nil, fmt.Errorf("braid: read %s: its indexed content is missing from the blob store (%w); run braid index to download it again", c.File, err)
 		}
 		return c, nil
@@ -230,7 +230,7 @@ func inside(root, file string) error {
 	return nil
 }
 
-func readBEIR(file string, d *Document) ([]byte, bool, error) {
+func readBEIR(file string, d *index.Document) ([]byte, bool, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, false, fmt.Errorf("braid: read %s: %w", file, err)
@@ -254,4 +254,15 @@ func readBEIR(file string, d *Document) ([]byte, bool, error) {
 		return nil, true, fmt.Errorf("braid: %s changed since indexing and document %s is no longer at line %d; run braid index", file, d.ID, d.Line)
 	}
 	return []byte(l.Title + "\n\n" + l.Text + "\n"), hex.EncodeToString(sum[:]) != d.Hash, nil
+}
+
+// getStored reads a stored document's content from the blob store.
+func (r *Reader) getStored(c *Content) (*Content, error) {
+	c.File = r.blobs.Path(c.Doc.Hash)
+	data, err := r.blobs.Get(c.Doc.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("braid: read stored document %s: %w; braid doctor checks the store", c.Doc.Path, err)
+	}
+	c.Data = data
+	return c, nil
 }

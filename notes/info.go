@@ -1,4 +1,4 @@
-package braid
+package notes
 
 import (
 	"errors"
@@ -33,34 +33,34 @@ type Info struct {
 // Info resolves an id: a chunk id, a document (as Document names one:
 // id, path, content hash or prefix, title), a source id or name, or a
 // folder (relative to its source, source name/folder, or absolute).
-func (e *Engine) Info(id string) (*Info, error) {
-	if err := e.mirrored(); err != nil {
+func (r *Reader) Info(id string) (*Info, error) {
+	if err := r.sync(); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(id) == "" {
-		return nil, fmt.Errorf("%w: empty id", ErrBadOption)
+		return nil, fmt.Errorf("%w: empty id", index.ErrBadOption)
 	}
 	if strings.Contains(id, "#") {
-		c, err := e.chunkByID(id)
+		c, err := r.chunk(id)
 		if err != nil {
 			return nil, err
 		}
 		if c != nil {
-			return e.chunkInfo(c)
+			return r.chunkInfo(c)
 		}
 	}
-	d, err := e.Document(id)
+	d, err := r.Document(id)
 	if err == nil {
-		return e.docInfo(d)
+		return r.docInfo(d)
 	}
 	if !isNotFound(err) {
 		return nil, err
 	}
-	srcs, err := e.st.Sources()
+	srcs, err := r.st.Sources()
 	if err != nil {
 		return nil, err
 	}
-	if s, err := e.source(id); err == nil {
+	if s, err := r.Source(id); err == nil {
 		n := sourceNode(s)
 		return &Info{InfoNode: n, SourceID: s.ID, Ancestry: []InfoNode{n}}, nil
 	} else if !isNotFound(err) {
@@ -71,7 +71,7 @@ func (e *Engine) Info(id string) (*Info, error) {
 		if sc.prefix == "" || containsScope(found, sc) {
 			continue
 		}
-		paths, err := e.st.Paths(sc.sourceID)
+		paths, err := r.st.Paths(sc.sourceID)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func (e *Engine) Info(id string) (*Info, error) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, fmt.Errorf("%w: %q is no chunk, document, source or folder of the index; braid find or braid search can find it", ErrNotFound, id)
+		return nil, fmt.Errorf("%w: %q is no chunk, document, source or folder of the index; braid find or braid search can find it", index.ErrNotFound, id)
 	case 1:
 		for _, s := range srcs {
 			if s.ID == found[0].sourceID {
@@ -93,10 +93,10 @@ func (e *Engine) Info(id string) (*Info, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("%w: folder %q is in %d sources; name it as source-name/folder", ErrAmbiguous, id, len(found))
+	return nil, fmt.Errorf("%w: folder %q is in %d sources; name it as source-name/folder", index.ErrAmbiguous, id, len(found))
 }
 
-func isNotFound(err error) bool { return err != nil && errors.Is(err, ErrNotFound) }
+func isNotFound(err error) bool { return err != nil && errors.Is(err, index.ErrNotFound) }
 
 func containsScope(list []scope, sc scope) bool {
 	for _, x := range list {
@@ -107,13 +107,13 @@ func containsScope(list []scope, sc scope) bool {
 	return false
 }
 
-func sourceNode(s *Source) InfoNode {
+func sourceNode(s *index.Source) InfoNode {
 	return InfoNode{Type: "source", ID: s.ID, Name: s.Name, Path: s.Path}
 }
 
 // folderNodes is the ancestry of a folder of s: the source, then each
 // folder down to dir ("" for none).
-func folderNodes(s *Source, dir string) []InfoNode {
+func folderNodes(s *index.Source, dir string) []InfoNode {
 	out := []InfoNode{sourceNode(s)}
 	if dir == "" || dir == "." {
 		return out
@@ -125,13 +125,13 @@ func folderNodes(s *Source, dir string) []InfoNode {
 	return out
 }
 
-func (e *Engine) docAncestry(d *Document) ([]InfoNode, error) {
-	s, err := e.st.Source(d.SourceID)
+func (r *Reader) docAncestry(d *index.Document) ([]InfoNode, error) {
+	s, err := r.st.Source(d.SourceID)
 	if err != nil {
 		return nil, err
 	}
 	if s == nil {
-		return nil, fmt.Errorf("%w: source %s of document %s is gone; run braid doctor", ErrNotFound, d.SourceID, d.ID)
+		return nil, fmt.Errorf("%w: source %s of document %s is gone; run braid doctor", index.ErrNotFound, d.SourceID, d.ID)
 	}
 	dir := ""
 	if s.Kind == index.SourceDir || s.Kind == index.SourceS3 {
@@ -141,23 +141,23 @@ func (e *Engine) docAncestry(d *Document) ([]InfoNode, error) {
 	return append(anc, InfoNode{Type: "document", ID: d.ID, Name: path.Base(d.Path), Path: d.Path, Title: d.Title}), nil
 }
 
-func (e *Engine) docInfo(d *Document) (*Info, error) {
-	anc, err := e.docAncestry(d)
+func (r *Reader) docInfo(d *index.Document) (*Info, error) {
+	anc, err := r.docAncestry(d)
 	if err != nil {
 		return nil, err
 	}
 	return &Info{InfoNode: anc[len(anc)-1], SourceID: d.SourceID, Ancestry: anc}, nil
 }
 
-func (e *Engine) chunkInfo(c *Chunk) (*Info, error) {
-	d, err := e.st.Doc(c.DocID)
+func (r *Reader) chunkInfo(c *index.Chunk) (*Info, error) {
+	d, err := r.st.Doc(c.DocID)
 	if err != nil {
 		return nil, err
 	}
 	if d == nil {
-		return nil, fmt.Errorf("%w: document %s of chunk %s is gone; run braid doctor", ErrNotFound, c.DocID, c.ID)
+		return nil, fmt.Errorf("%w: document %s of chunk %s is gone; run braid doctor", index.ErrNotFound, c.DocID, c.ID)
 	}
-	anc, err := e.docAncestry(d)
+	anc, err := r.docAncestry(d)
 	if err != nil {
 		return nil, err
 	}
@@ -171,8 +171,8 @@ func (e *Engine) chunkInfo(c *Chunk) (*Info, error) {
 // headingLines finds the headings of a chunk's heading path in its
 // document, outermost first: the headings open at the chunk's first line.
 // A heading it cannot place keeps line 0.
-func headingLines(hs []Heading, c *Chunk) []Heading {
-	var open []Heading
+func headingLines(hs []index.Heading, c *index.Chunk) []index.Heading {
+	var open []index.Heading
 	for _, h := range hs {
 		if h.Line > c.StartLine {
 			break
@@ -182,10 +182,10 @@ func headingLines(hs []Heading, c *Chunk) []Heading {
 		}
 		open = append(open, h)
 	}
-	out := make([]Heading, len(c.HeadingPath))
+	out := make([]index.Heading, len(c.HeadingPath))
 	j := 0
 	for i, text := range c.HeadingPath {
-		out[i] = Heading{Text: text}
+		out[i] = index.Heading{Text: text}
 		for ; j < len(open); j++ {
 			if open[j].Text == text {
 				out[i] = open[j]

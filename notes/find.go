@@ -1,4 +1,4 @@
-package braid
+package notes
 
 import (
 	"fmt"
@@ -12,30 +12,6 @@ import (
 
 	"github.com/braidsearch/braid/index"
 )
-
-// Related is a document's neighbourhood in the link graph.
-type Related struct {
-	Depth     int    `json:"depth"`
-	Links     []Step `json:"links"`     // what it links to, then what they link to, nearest first
-	Backlinks []Step `json:"backlinks"` // what links to it, and so on
-}
-
-// Related walks the link graph both ways from a document, up to depth
-// steps (1..5; 0 means 1): see Links.
-func (e *Engine) Related(name string, depth int) (*Related, error) {
-	if err := e.mirrored(); err != nil {
-		return nil, err
-	}
-	out, err := e.Links(name, LinkOptions{Depth: depth})
-	if err != nil {
-		return nil, err
-	}
-	back, err := e.Links(out.Doc.ID, LinkOptions{Depth: depth, Reverse: true})
-	if err != nil {
-		return nil, err
-	}
-	return &Related{Depth: out.Depth, Links: out.Links, Backlinks: back.Links}, nil
-}
 
 // FindOptions shapes Find. The zero value looks everywhere and returns
 // the 20 best matches.
@@ -78,28 +54,28 @@ var matchKinds = [...]string{"", "subsequence", "substring", "word", "prefix", "
 // (exact, prefix, substring, then the query's characters in order, as in
 // a fuzzy file finder), case-insensitively; ties go to the shorter path.
 // Names are read once and kept until the index changes.
-func (e *Engine) Find(query string, opt FindOptions) (*FindResults, error) {
-	if err := e.mirrored(); err != nil {
+func (r *Reader) Find(query string, opt FindOptions) (*FindResults, error) {
+	if err := r.sync(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	q := normName(strings.TrimSpace(query))
 	if q == "" {
-		return nil, fmt.Errorf("%w: empty query; give part of a document's title, file name or path", ErrBadOption)
+		return nil, fmt.Errorf("%w: empty query; give part of a document's title, file name or path", index.ErrBadOption)
 	}
 	if opt.Limit < 0 {
-		return nil, fmt.Errorf("%w: limit %d, want 1 or more", ErrBadOption, opt.Limit)
+		return nil, fmt.Errorf("%w: limit %d, want 1 or more", index.ErrBadOption, opt.Limit)
 	}
 	if opt.Limit == 0 {
 		opt.Limit = 20
 	}
-	names, err := e.names.get(e.st)
+	names, err := r.names.get(r.st)
 	if err != nil {
 		return nil, err
 	}
 	in := func(*nameEntry) bool { return true }
 	if opt.Parent != "" {
-		srcs, err := e.st.Sources()
+		srcs, err := r.st.Sources()
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +89,7 @@ func (e *Engine) Find(query string, opt FindOptions) (*FindResults, error) {
 		}
 		if !any {
 			return nil, fmt.Errorf("%w: no indexed document is under %q (give a folder relative to its source, a source name, "+
-				"name/folder, or an absolute path; braid tree lists the folders)", ErrNotFound, opt.Parent)
+				"name/folder, or an absolute path; braid tree lists the folders)", index.ErrNotFound, opt.Parent)
 		}
 	}
 	res := &FindResults{Results: []Found{}}
@@ -148,7 +124,7 @@ func (e *Engine) Find(query string, opt FindOptions) (*FindResults, error) {
 	if len(res.Results) > opt.Limit {
 		res.Results = res.Results[:opt.Limit]
 	}
-	res.TookMS = msSince(start)
+	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
 }
 
@@ -231,7 +207,7 @@ type scope struct{ sourceID, prefix string }
 
 // parentScopes reads a parent folder as Find and Info take it: relative
 // to any source, as source name/folder, or as an absolute path.
-func parentScopes(parent string, srcs []*Source) []scope {
+func parentScopes(parent string, srcs []*index.Source) []scope {
 	var out []scope
 	if filepath.IsAbs(parent) {
 		p := filepath.Clean(parent)

@@ -1,4 +1,4 @@
-package braid
+package notes
 
 import (
 	"fmt"
@@ -28,30 +28,30 @@ type Citation struct {
 }
 
 // Cite returns the citation of a chunk (the chunk_id of a search hit).
-func (e *Engine) Cite(chunkID string) (*Citation, error) {
-	if err := e.mirrored(); err != nil {
+func (r *Reader) Cite(chunkID string) (*Citation, error) {
+	if err := r.sync(); err != nil {
 		return nil, err
 	}
-	c, err := e.chunkByID(chunkID)
+	c, err := r.chunk(chunkID)
 	if err != nil {
 		return nil, err
 	}
 	if c == nil {
-		return nil, fmt.Errorf("%w: no chunk %q (chunk ids come from the chunk_id of a search hit; the document may have been re-indexed since, so search again)", ErrNotFound, chunkID)
+		return nil, fmt.Errorf("%w: no chunk %q (chunk ids come from the chunk_id of a search hit; the document may have been re-indexed since, so search again)", index.ErrNotFound, chunkID)
 	}
-	d, err := e.st.Doc(c.DocID)
+	d, err := r.st.Doc(c.DocID)
 	if err != nil {
 		return nil, err
 	}
 	if d == nil {
-		return nil, fmt.Errorf("%w: document %s of chunk %s is gone; run braid doctor", ErrNotFound, c.DocID, c.ID)
+		return nil, fmt.Errorf("%w: document %s of chunk %s is gone; run braid doctor", index.ErrNotFound, c.DocID, c.ID)
 	}
-	s, err := e.st.Source(d.SourceID)
+	s, err := r.st.Source(d.SourceID)
 	if err != nil {
 		return nil, err
 	}
 	ct := &Citation{ChunkID: c.ID, Document: d.ID, Title: d.Title, Path: d.Path, HeadingPath: c.HeadingPath,
-		StartLine: c.StartLine, EndLine: c.EndLine, Snippet: trimWords(c.Text, 300)}
+		StartLine: c.StartLine, EndLine: c.EndLine, Snippet: TrimWords(c.Text, 300)}
 	file := d.Path
 	if s != nil {
 		switch s.Kind {

@@ -1,4 +1,4 @@
-package braid
+package notes
 
 import (
 	"sort"
@@ -26,11 +26,11 @@ type Folder struct {
 // Tree returns the folder tree of each source as it is on disk (a BEIR
 // corpus is one folder; an S3 source's folders are its keys'), with
 // document counts, by source name.
-func (e *Engine) Tree() ([]*Folder, error) {
-	if err := e.mirrored(); err != nil {
+func (r *Reader) Tree() ([]*Folder, error) {
+	if err := r.sync(); err != nil {
 		return nil, err
 	}
-	srcs, err := e.st.Sources()
+	srcs, err := r.st.Sources()
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (e *Engine) Tree() ([]*Folder, error) {
 	})
 	out := []*Folder{}
 	for _, s := range srcs {
-		paths, err := e.st.Paths(s.ID)
+		paths, err := r.st.Paths(s.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package braid
+package notes
 
 import (
 	"crypto/sha256"
@@ -10,27 +10,27 @@ import (
 	"github.com/braidsearch/braid/index"
 )
 
-// benchEngine is an engine whose store holds n documents shaped like
-// notes, committed directly (no files, no lexical index): enough for the
-// name and hash lookups, which read the store alone.
-func benchEngine(b *testing.B, n int) *Engine {
+// benchReader reads a store that holds n documents shaped like notes,
+// committed directly (no files, no lexical index): enough for the name
+// and hash lookups, which read the store alone.
+func benchReader(b *testing.B, n int) *Reader {
 	b.Helper()
-	e, err := Open(filepath.Join(b.TempDir(), "idx"), nil)
+	st, err := index.OpenStore(filepath.Join(b.TempDir(), "meta.db"), false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { e.Close() })
-	src := &Source{ID: "s1", Name: "kb", Path: b.TempDir(), Kind: index.SourceDir}
-	if err := e.st.PutSource(src); err != nil {
+	b.Cleanup(func() { st.Close() })
+	src := &index.Source{ID: "s1", Name: "kb", Path: b.TempDir(), Kind: index.SourceDir}
+	if err := st.PutSource(src); err != nil {
 		b.Fatal(err)
 	}
 	var batch []index.Change
 	flush := func() {
-		p, err := e.st.Commit(batch)
+		p, err := st.Commit(batch)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := e.st.ClearPending(p.Gen); err != nil {
+		if err := st.ClearPending(p.Gen); err != nil {
 			b.Fatal(err)
 		}
 		batch = batch[:0]
@@ -39,14 +39,14 @@ func benchEngine(b *testing.B, n int) *Engine {
 		sum := sha256.Sum256([]byte(fmt.Sprint("doc", i)))
 		hash := hex.EncodeToString(sum[:])
 		id := fmt.Sprintf("d%06d", i)
-		d := &Document{ID: id, SourceID: "s1", Path: fmt.Sprintf("folder%d/topic-%d-note-%06d.md", i%50, i%997, i),
+		d := &index.Document{ID: id, SourceID: "s1", Path: fmt.Sprintf("folder%d/topic-%d-note-%06d.md", i%50, i%997, i),
 			Title: fmt.Sprintf("Topic %d note %d", i%997, i), Hash: hash, Kind: index.KindMarkdown, Lines: 40,
 			Tags: []string{"t1"}, Frontmatter: map[string]any{"tags": []any{"t1"}}}
 		for h := range 5 {
-			d.Headings = append(d.Headings, Heading{Level: 2, Text: fmt.Sprintf("Section %d", h), Line: 5 + h*7})
-			d.Links = append(d.Links, Link{Kind: "wikilink", Target: fmt.Sprintf("Topic %d", (i+h)%997), Line: 6 + h*7})
+			d.Headings = append(d.Headings, index.Heading{Level: 2, Text: fmt.Sprintf("Section %d", h), Line: 5 + h*7})
+			d.Links = append(d.Links, index.Link{Kind: "wikilink", Target: fmt.Sprintf("Topic %d", (i+h)%997), Line: 6 + h*7})
 		}
-		chunks := []Chunk{{ID: index.ChunkID(id, hash, 0), DocID: id, Text: "words", StartLine: 1, EndLine: 40}}
+		chunks := []index.Chunk{{ID: index.ChunkID(id, hash, 0), DocID: id, Text: "words", StartLine: 1, EndLine: 40}}
 		batch = append(batch, index.Change{Doc: d, Chunks: chunks})
 		if len(batch) == 1000 {
 			flush()
@@ -55,7 +55,7 @@ func benchEngine(b *testing.B, n int) *Engine {
 	if len(batch) > 0 {
 		flush()
 	}
-	return e
+	return NewReader(st, nil, b.TempDir(), Config{})
 }
 
 // BenchmarkNav times Find (cold: the names read from the store; warm:
@@ -65,15 +65,15 @@ func BenchmarkNav(b *testing.B) {
 		if testing.Short() && n > 10000 {
 			continue
 		}
-		e := benchEngine(b, n)
+		r := benchReader(b, n)
 		perDoc := func(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/doc")
 		}
 		b.Run(fmt.Sprintf("docs=%d/find-cold", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				e.names = nameCache{}
-				if _, err := e.Find("topic 42", FindOptions{}); err != nil {
+				r.names = nameCache{}
+				if _, err := r.Find("topic 42", FindOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -82,7 +82,7 @@ func BenchmarkNav(b *testing.B) {
 		b.Run(fmt.Sprintf("docs=%d/find-warm", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := e.Find("topic 42", FindOptions{}); err != nil {
+				if _, err := r.Find("topic 42", FindOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -91,7 +91,7 @@ func BenchmarkNav(b *testing.B) {
 		b.Run(fmt.Sprintf("docs=%d/find-fuzzy-warm", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := e.Find("tpc42nt", FindOptions{Parent: "folder7"}); err != nil {
+				if _, err := r.Find("tpc42nt", FindOptions{Parent: "folder7"}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -102,7 +102,7 @@ func BenchmarkNav(b *testing.B) {
 		b.Run(fmt.Sprintf("docs=%d/hash", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := e.DocumentByHash(prefix); err != nil {
+				if _, err := r.DocumentByHash(prefix); err != nil {
 					b.Fatal(err)
 				}
 			}

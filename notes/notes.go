@@ -1,0 +1,141 @@
+// Package notes reads what an index holds about its documents: it resolves
+// a name to a document, reads a document's current content, a chunk's
+// neighbours, citations, what an id names and where it sits, the folder
+// tree, listings, and finds documents by name. It reads the index's store
+// (on a cluster backend, the engine's local copy of the cluster's
+// documents) and never writes.
+package notes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/braidsearch/braid/blob"
+	"github.com/braidsearch/braid/index"
+)
+
+// ErrOutside means a file named for reading or editing is not an indexed
+// file of a source: outside every source, or led out of one by a symbolic
+// link or "..".
+var ErrOutside = errors.New("braid: not an indexed file of a source")
+
+// Lines is an inclusive 1-based line range in a document.
+type Lines struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Reader reads the documents of one index. Its methods are safe for
+// concurrent use.
+type Reader struct {
+	st       *index.Store
+	blobs    *blob.Store
+	storeDir string // the document store's directory (docstore)
+	cfg      Config
+	names    nameCache // document names for Find and Document
+}
+
+// Config is what a Reader needs from the engine beyond the store.
+type Config struct {
+	// Sync brings the store up to date before a read: a cluster backend's
+	// local copy of the cluster's documents. Nil for none.
+	Sync func() error
+	// Chunks reads chunks with their text, in the order of ids, nil for
+	// one that is gone. Nil reads the store's.
+	Chunks func(ctx context.Context, ids []string) ([]*index.Chunk, error)
+	// Sources lists the registered sources. Nil reads the store's.
+	Sources func(ctx context.Context) ([]*index.Source, error)
+	// EmbeddedOnly returns the error for an operation that needs the
+	// embedded index (Around), or nil where the index is one.
+	EmbeddedOnly func(what string) error
+}
+
+// NewReader reads st, whose index keeps content in blobs and its own
+// document store in storeDir.
+func NewReader(st *index.Store, blobs *blob.Store, storeDir string, cfg Config) *Reader {
+	return &Reader{st: st, blobs: blobs, storeDir: storeDir, cfg: cfg}
+}
+
+func (r *Reader) sync() error {
+	if r.cfg.Sync == nil {
+		return nil
+	}
+	return r.cfg.Sync()
+}
+
+func (r *Reader) embeddedOnly(what string) error {
+	if r.cfg.EmbeddedOnly == nil {
+		return nil
+	}
+	return r.cfg.EmbeddedOnly(what)
+}
+
+// Chunks reads chunks with their text, in the order of ids, nil for one
+// that is gone.
+func (r *Reader) Chunks(ctx context.Context, ids []string) ([]*index.Chunk, error) {
+	if r.cfg.Chunks == nil {
+		return r.st.Chunks(ids)
+	}
+	return r.cfg.Chunks(ctx, ids)
+}
+
+// chunk reads one chunk with its text, or nil when there is none.
+func (r *Reader) chunk(id string) (*index.Chunk, error) {
+	cs, err := r.Chunks(context.Background(), []string{id})
+	if err != nil {
+		return nil, err
+	}
+	return cs[0], nil
+}
+
+// Source finds a registered source by id or name.
+func (r *Reader) Source(ref string) (*index.Source, error) {
+	var all []*index.Source
+	var err error
+	if r.cfg.Sources != nil {
+		all, err = r.cfg.Sources(context.Background())
+	} else {
+		all, err = r.st.Sources()
+	}
+	if err != nil {
+		return nil, err
+	}
+	var found []*index.Source
+	for _, s := range all {
+		if s.ID == ref {
+			return s, nil
+		}
+		if s.Name == ref {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%w: no source %q; braid sources lists them", index.ErrNotFound, ref)
+	case 1:
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("%w: %d sources are named %q; use the id from braid sources", index.ErrAmbiguous, len(found), ref)
+}
+
+// storeSource is the internal source of stored documents, or nil when
+// nothing was stored yet.
+func (r *Reader) storeSource() (*index.Source, error) {
+	abs, err := filepath.Abs(r.storeDir)
+	if err != nil {
+		return nil, fmt.Errorf("braid: %w", err)
+	}
+	return r.st.Source(index.SourceID(abs))
+}
+
+// MetaMatch says whether metadata m has every pair of want.
+func MetaMatch(m, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := m[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
