@@ -222,7 +222,7 @@ func testClusterReindex(t *testing.T, url string) {
 
 func testClusterEmbeddedOnly(t *testing.T, url string) {
 	e := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "embedded-only"}})
-	if _, err := e.Gaps(context.Background(), braid.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
+	if _, err := e.Graph().Gaps(context.Background(), braid.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
 		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index", err)
 	}
 	if _, err := e.Versions("Gardening"); !errors.Is(err, braid.ErrBackend) {
@@ -436,11 +436,11 @@ func testClusterGraph(t *testing.T, url string) {
 		name string
 		opt  braid.LinkOptions
 	}{{"Gardening.md", braid.LinkOptions{}}, {"Compost.md", braid.LinkOptions{Reverse: true}}, {"Gardening.md", braid.LinkOptions{Depth: 2}}} {
-		want, err := embedded.Links(c.name, c.opt)
+		want, err := embedded.Graph().Links(c.name, c.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := onCluster.Links(c.name, c.opt)
+		got, err := onCluster.Graph().Links(c.name, c.opt)
 		if err != nil {
 			t.Fatalf("links %s on the cluster: %v", c.name, err)
 		}
@@ -448,11 +448,11 @@ func testClusterGraph(t *testing.T, url string) {
 			t.Errorf("links %s %+v: cluster %v, embedded %v", c.name, c.opt, steps(got), steps(want))
 		}
 	}
-	wb, err := embedded.BrokenLinks()
+	wb, err := embedded.Graph().BrokenLinks()
 	if err != nil {
 		t.Fatal(err)
 	}
-	gb, err := onCluster.BrokenLinks()
+	gb, err := onCluster.Graph().BrokenLinks()
 	if err != nil || len(gb) != len(wb) {
 		t.Errorf("broken links: %d on the cluster (%v), %d embedded", len(gb), err, len(wb))
 	}
@@ -528,7 +528,7 @@ func testClusterGraph(t *testing.T, url string) {
 	if _, err := other.Index(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	back, err := onCluster.Links("Gardening.md", braid.LinkOptions{})
+	back, err := onCluster.Graph().Links("Gardening.md", braid.LinkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

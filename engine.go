@@ -58,6 +58,7 @@ type (
 	Listed       = notes.Listed
 	Listing      = notes.Listing
 	Lines        = notes.Lines
+	Excerpt      = notes.Excerpt
 )
 
 // ErrOutside means a file named for reading or editing is not an indexed

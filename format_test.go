@@ -62,7 +62,7 @@ func TestFormatFixture(t *testing.T) {
 	if len(d.Links) != 1 || d.Links[0].Target != "Sediment" || len(d.Tags) != 1 {
 		t.Errorf("fixture document Rivers: links %+v tags %v", d.Links, d.Tags)
 	}
-	l, err := e.Links("Sediment", braid.LinkOptions{Reverse: true})
+	l, err := e.Graph().Links("Sediment", braid.LinkOptions{Reverse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestOldFormatUpgrade(t *testing.T) {
 	if err != nil || len(res.Results) != 1 || res.Results[0].Title != "Sediment" {
 		t.Fatalf("search after the upgrade: %v %+v", err, res)
 	}
-	back, err := e.Links("Sediment", braid.LinkOptions{Reverse: true})
+	back, err := e.Graph().Links("Sediment", braid.LinkOptions{Reverse: true})
 	if err != nil {
 		t.Fatal(err)
 	}

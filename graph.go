@@ -42,6 +42,14 @@ const (
 	TagComment     = markdown.TagComment
 )
 
+// LinkGraph answers questions about the links between documents: what a
+// document links to and what links to it, links whose target is missing,
+// notes nothing links to, and gaps (similar notes without a link).
+type LinkGraph struct{ e *Engine }
+
+// Graph is the index's link graph.
+func (e *Engine) Graph() *LinkGraph { return &LinkGraph{e} }
+
 // LinkOptions says which links Links follows. The zero value lists a
 // document's outgoing links, one step.
 type LinkOptions struct {
@@ -71,7 +79,8 @@ type Links struct {
 // Document accepts) or, with opt.Reverse, from a "#tag" to the documents
 // tagged with it. Link targets resolve when read, so a link written before
 // its target was indexed is followed once the target is.
-func (e *Engine) Links(name string, opt LinkOptions) (*Links, error) {
+func (g *LinkGraph) Links(name string, opt LinkOptions) (*Links, error) {
+	e := g.e
 	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
@@ -118,7 +127,8 @@ func (e *Engine) Links(name string, opt LinkOptions) (*Links, error) {
 // BrokenLinks lists every link (tags aside) that no indexed document
 // answers to, and no file for a markdown link, by the path of the document
 // it is written in and line. Links inside code are not links.
-func (e *Engine) BrokenLinks() ([]BrokenLink, error) {
+func (g *LinkGraph) BrokenLinks() ([]BrokenLink, error) {
+	e := g.e
 	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
@@ -134,7 +144,8 @@ func (e *Engine) BrokenLinks() ([]BrokenLink, error) {
 
 // Orphans lists the documents that no link joins to another document,
 // either way, by path. Tags and broken links do not count as joins.
-func (e *Engine) Orphans() ([]GraphNode, error) {
+func (g *LinkGraph) Orphans() ([]GraphNode, error) {
+	e := g.e
 	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
@@ -188,7 +199,8 @@ type GapReport struct {
 // (the mean of each document's chunk vectors), each document compared with
 // its nearest neighbours in an HNSW graph; without embeddings it is the
 // tf-idf cosine of their words, and the report's Warning says so.
-func (e *Engine) Gaps(ctx context.Context, opt GapOptions) (*GapReport, error) {
+func (g *LinkGraph) Gaps(ctx context.Context, opt GapOptions) (*GapReport, error) {
+	e := g.e
 	if err := e.embeddedOnly("gaps"); err != nil {
 		return nil, err
 	}
@@ -335,15 +347,16 @@ type Related struct {
 
 // Related walks the link graph both ways from a document, up to depth
 // steps (1..5; 0 means 1): see Links.
-func (e *Engine) Related(name string, depth int) (*Related, error) {
+func (g *LinkGraph) Related(name string, depth int) (*Related, error) {
+	e := g.e
 	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
-	out, err := e.Links(name, LinkOptions{Depth: depth})
+	out, err := g.Links(name, LinkOptions{Depth: depth})
 	if err != nil {
 		return nil, err
 	}
-	back, err := e.Links(out.Doc.ID, LinkOptions{Depth: depth, Reverse: true})
+	back, err := g.Links(out.Doc.ID, LinkOptions{Depth: depth, Reverse: true})
 	if err != nil {
 		return nil, err
 	}

@@ -120,7 +120,7 @@ func BenchmarkGaps1k(b *testing.B) {
 			var rep *braid.GapReport
 			b.ReportAllocs()
 			for b.Loop() {
-				if rep, err = e.Gaps(ctx, braid.GapOptions{Threshold: 0.3}); err != nil {
+				if rep, err = e.Graph().Gaps(ctx, braid.GapOptions{Threshold: 0.3}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -36,7 +36,7 @@ func indexed(t *testing.T, opt *braid.Options, dirs ...string) *braid.Engine {
 
 func links(t *testing.T, e *braid.Engine, doc string, opt braid.LinkOptions) *braid.Links {
 	t.Helper()
-	l, err := e.Links(doc, opt)
+	l, err := e.Graph().Links(doc, opt)
 	if err != nil {
 		t.Fatalf("Links(%q, %+v): %v", doc, opt, err)
 	}
@@ -145,7 +145,7 @@ func TestLinksSilverBullet(t *testing.T) {
 	})
 
 	t.Run("broken", func(t *testing.T) {
-		broken, err := e.BrokenLinks()
+		broken, err := e.Graph().BrokenLinks()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestLinksSilverBullet(t *testing.T) {
 	})
 
 	t.Run("orphans", func(t *testing.T) {
-		orphans, err := e.Orphans()
+		orphans, err := e.Graph().Orphans()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func TestLinksFollowChanges(t *testing.T) {
 	}
 	brokenTargets := func() []string {
 		t.Helper()
-		bs, err := e.BrokenLinks()
+		bs, err := e.Graph().BrokenLinks()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +305,7 @@ func TestLinksFollowChanges(t *testing.T) {
 	if diff := cmp.Diff([]string{"A.md>B", "Stay.md>Orphan"}, brokenTargets()); diff != "" {
 		t.Errorf("broken after deleting B and Orphan (-want +got):\n%s", diff)
 	}
-	orphans, _ := e.Orphans()
+	orphans, _ := e.Graph().Orphans()
 	var names []string
 	for _, o := range orphans {
 		names = append(names, o.Path)
@@ -314,10 +314,10 @@ func TestLinksFollowChanges(t *testing.T) {
 	if diff := cmp.Diff([]string{"C.md", "Stay.md", "ignored.md"}, names); diff != "" {
 		t.Errorf("orphans (-want +got):\n%s", diff)
 	}
-	if _, err := e.Links("A", braid.LinkOptions{Depth: 6}); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Graph().Links("A", braid.LinkOptions{Depth: 6}); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("depth 6: error %v, want ErrBadOption", err)
 	}
-	if _, err := e.Links("no such page", braid.LinkOptions{}); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Graph().Links("no such page", braid.LinkOptions{}); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("unknown document: error %v, want ErrNotFound", err)
 	}
 }
@@ -333,7 +333,7 @@ var gapVault = map[string]string{
 
 func TestGapsLexicalFallback(t *testing.T) {
 	e := indexed(t, nil, writeVault(t, gapVault))
-	rep, err := e.Gaps(context.Background(), braid.GapOptions{})
+	rep, err := e.Graph().Gaps(context.Background(), braid.GapOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestGapsLexicalFallback(t *testing.T) {
 	if g.Suggest.Type != braid.Cites || g.Reason == "" {
 		t.Errorf("suggestion %+v reason %q: Compost names Soil, so cite it", g.Suggest, g.Reason)
 	}
-	if _, err := e.Gaps(context.Background(), braid.GapOptions{Threshold: 2}); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Graph().Gaps(context.Background(), braid.GapOptions{Threshold: 2}); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("threshold 2: error %v, want ErrBadOption", err)
 	}
 }
@@ -369,7 +369,7 @@ func TestGapsEmbeddings(t *testing.T) {
 	}
 	// The tiny model has random weights: its similarities mean nothing,
 	// but the path must be the embedding one, and the rules hold.
-	rep, err := e.Gaps(context.Background(), braid.GapOptions{Threshold: 0.01, Limit: 100})
+	rep, err := e.Graph().Gaps(context.Background(), braid.GapOptions{Threshold: 0.01, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

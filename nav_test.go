@@ -158,7 +158,7 @@ func TestSearchByHash(t *testing.T) {
 
 func TestRelated(t *testing.T) {
 	e, _ := navEngine(t)
-	r, err := e.Related("gardening", 1)
+	r, err := e.Graph().Related("gardening", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,11 +175,11 @@ func TestRelated(t *testing.T) {
 	if diff := cmp.Diff([]string{"compost.md", "garden.md"}, back); diff != "" {
 		t.Errorf("backlinks (-want +got):\n%s", diff)
 	}
-	r, err = e.Related("garden", 2)
+	r, err = e.Graph().Related("garden", 2)
 	if err != nil || len(r.Links) != 2 || r.Links[1].Path != "compost.md" || r.Links[1].Depth != 2 {
 		t.Errorf("depth 2 from garden: %+v, %v", r, err)
 	}
-	if _, err := e.Related("garden", 6); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Graph().Related("garden", 6); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("depth 6: %v, want ErrBadOption", err)
 	}
 }

@@ -111,6 +111,18 @@ type Range struct {
 	End   int `json:"end"`
 }
 
+// Marked is the words of the hit's snippet that its highlights mark, as
+// Notes().Excerpt takes them.
+func (h Hit) Marked() []string {
+	var words []string
+	for _, r := range h.Highlights {
+		if r.Start >= 0 && r.Start < r.End && r.End <= len(h.Snippet) {
+			words = append(words, h.Snippet[r.Start:r.End])
+		}
+	}
+	return words
+}
+
 // Hit is one search result.
 type Hit struct {
 	ID          string       `json:"id"` // document id

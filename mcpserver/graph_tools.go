@@ -41,7 +41,7 @@ func (s *Server) exploreLinksTool() tool {
 			mcp.DefaultBool(false)),
 	)
 	return tool{def, adapt(s, "explore_links", linksArgs{Depth: 1}, func(ctx context.Context, c call, a *linksArgs) (any, error) {
-		return c.e.Links(a.ID, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
+		return c.e.Graph().Links(a.ID, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
 	})}
 }
 
@@ -76,7 +76,7 @@ func (s *Server) findGapsTool() tool {
 		if a.Threshold != nil {
 			opt.Threshold = *a.Threshold
 		}
-		return c.e.Gaps(ctx, opt)
+		return c.e.Graph().Gaps(ctx, opt)
 	})}
 }
 

@@ -112,7 +112,7 @@ func (s *Server) getTool() tool {
 			r.documentReply = documentReply{Document: content.Doc, File: content.File, Changed: content.Changed, Content: string(content.Data)}
 		}
 		if a.Graph {
-			if r.Graph, err = c.e.Related(d.ID, a.Depth); err != nil {
+			if r.Graph, err = c.e.Graph().Related(d.ID, a.Depth); err != nil {
 				return nil, err
 			}
 		}

@@ -254,7 +254,7 @@ func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, o
 		if context == 0 {
 			continue
 		}
-		x, err := e.Excerpt(h, context, context)
+		x, err := e.Notes().Excerpt(h.ID, h.Line, h.Marked(), context, context)
 		if err != nil {
 			r.Results[i].ContextError = message(err)
 			continue

@@ -62,6 +62,6 @@ func (s *Server) graphTool() tool {
 		if a.Hash != "" {
 			doc = a.Hash
 		}
-		return c.e.Links(doc, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
+		return c.e.Graph().Links(doc, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
 	})}
 }

@@ -48,7 +48,7 @@ func (c *GetCmd) Run(g *Globals) error {
 	text := string(bytes.Join(lines[from-1:to], nil))
 	var rel *braid.Related
 	if c.Graph {
-		if rel, err = e.Related(content.Doc.ID, c.Depth); err != nil {
+		if rel, err = e.Graph().Related(content.Doc.ID, c.Depth); err != nil {
 			return err
 		}
 	}

@@ -36,7 +36,7 @@ func (c *LinksCmd) Run(g *Globals) error {
 		case c.Orphans:
 			return c.orphans(g, e)
 		}
-		res, err := e.Links(g.docName(c.Doc), braid.LinkOptions{Relation: c.Relation, Depth: c.Depth, Reverse: c.Reverse})
+		res, err := e.Graph().Links(g.docName(c.Doc), braid.LinkOptions{Relation: c.Relation, Depth: c.Depth, Reverse: c.Reverse})
 		if err != nil {
 			return err
 		}
@@ -94,7 +94,7 @@ func stepNote(s braid.Step) string {
 func lastPart(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
 func (c *LinksCmd) broken(g *Globals, e *braid.Engine) error {
-	list, err := e.BrokenLinks()
+	list, err := e.Graph().BrokenLinks()
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (c *LinksCmd) broken(g *Globals, e *braid.Engine) error {
 }
 
 func (c *LinksCmd) orphans(g *Globals, e *braid.Engine) error {
-	list, err := e.Orphans()
+	list, err := e.Graph().Orphans()
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (c *GapsCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	rep, err := e.Gaps(g.ctx, braid.GapOptions{Limit: c.Limit, Threshold: c.Threshold, Neighbors: c.Neighbors})
+	rep, err := e.Graph().Gaps(g.ctx, braid.GapOptions{Limit: c.Limit, Threshold: c.Threshold, Neighbors: c.Neighbors})
 	if err != nil {
 		return err
 	}
