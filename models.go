@@ -72,9 +72,6 @@ type LoadedModels struct {
 // search; a model named wrongly (unknown, or of the wrong kind) and an
 // option out of range are errors. Close the models when done.
 func LoadModels(m Models) (*LoadedModels, error) {
-	if m.Threads < 0 || m.TokenBudget < 0 {
-		return nil, fmt.Errorf("%w: Models.Threads %d and TokenBudget %d, want 0 (the default) or more", ErrBadOption, m.Threads, m.TokenBudget)
-	}
 	lm := &LoadedModels{VectorsOff: m.Embedder == "none"}
 	switch {
 	case m.NoEmbedder:
@@ -104,6 +101,9 @@ func LoadModels(m Models) (*LoadedModels, error) {
 // be used; an error is a model named wrongly.
 func loadModel[T any](m Models, name string, kind model.Kind,
 	open func(model.Setup) (*T, error), load func(string, model.Spec, model.Config) (*T, error)) (*T, string, error) {
+	if m.Threads < 0 || m.TokenBudget < 0 {
+		return nil, "", fmt.Errorf("%w: Models.Threads %d and TokenBudget %d, want 0 (the default) or more", ErrBadOption, m.Threads, m.TokenBudget)
+	}
 	s := model.Setup{ORTLib: m.ORTLib, ModelsDir: m.Dir, Name: name, Config: model.Config{Threads: m.Threads, TokenBudget: m.TokenBudget}}
 	if kind == model.KindCrossEncoder {
 		s.Config.BatchSize = rerank.Batch
