@@ -290,7 +290,8 @@ func timeSearches(ctx context.Context, e *braid.Engine, queries []string, n int,
 func modelIngest(ctx context.Context, cfg Config, n int, src string, s *Size) error {
 	emb := cfg.Models.Embedder
 	cfg.Log("%d chunks: indexing with %s embedding every chunk", n, emb.Name)
-	e, err := braid.Open(filepath.Join(cfg.Dir, fmt.Sprint(n), "model-index"), &braid.Options{Purpose: "braid bench", Embedder: emb.Embedder, Model: emb.Key()})
+	models := &braid.LoadedModels{Embedder: emb.Embedder} // closed with the bench's models
+	e, err := models.Open(filepath.Join(cfg.Dir, fmt.Sprint(n), "model-index"), &braid.Options{Purpose: "braid bench"})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/tokenizer"
@@ -196,7 +197,7 @@ func TestCheckTargets(t *testing.T) {
 
 func TestLoadModelsMissing(t *testing.T) {
 	modeltest.NeedRuntime(t)
-	m, err := LoadModels(model.Setup{ORTLib: modeltest.RuntimePath(), ModelsDir: t.TempDir()}, t.TempDir(), nil)
+	m, err := LoadModels(braid.Models{ORTLib: modeltest.RuntimePath(), Dir: t.TempDir()}, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestLoadModelsMissing(t *testing.T) {
 			t.Errorf("skip reason %q does not name the fix", s.Reason)
 		}
 	}
-	only, err := LoadModels(model.Setup{ORTLib: modeltest.RuntimePath(), ModelsDir: t.TempDir(), Name: "none"}, t.TempDir(), []string{"cross-encoder/ms-marco-TinyBERT-L-2-v2"})
+	only, err := LoadModels(braid.Models{ORTLib: modeltest.RuntimePath(), Dir: t.TempDir(), Embedder: "none"}, t.TempDir(), []string{"cross-encoder/ms-marco-TinyBERT-L-2-v2"})
 	if err != nil {
 		t.Fatal(err)
 	}

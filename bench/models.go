@@ -1,14 +1,15 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/model"
-	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/tokenizer"
 )
 
@@ -66,76 +67,76 @@ var fixtureDirs = map[string]string{
 	"BAAI/bge-reranker-base:int8": "bge-reranker-base-int8",
 }
 
-// LoadModels loads the embedder s names (the default when s.Name is empty)
-// and the registered cross-encoders named in only (every one when only is
-// empty): real weights from the models
-// directory when installed, else the fixture of the same architecture
-// under fixtures. What neither provides is listed in Skipped with the fix.
-func LoadModels(s model.Setup, fixtures string, only []string) (*Models, error) {
-	lib, err := model.FindRuntime(s.ORTLib)
+// LoadModels loads the embedder m names (the default when m.Embedder is
+// empty) and the registered cross-encoders named in only (every one when
+// only is empty), as braid.LoadModels does for search: real weights from
+// the models directory when installed, else the fixture of the same
+// architecture under fixtures. What neither provides is listed in Skipped
+// with the fix; m.Reranker and m.Resolve are not read.
+func LoadModels(m braid.Models, fixtures string, only []string) (*Models, error) {
+	lib, err := model.FindRuntime(m.ORTLib)
 	if err == nil {
 		err = model.InitRuntime(lib)
 	}
-	m := &Models{}
+	out := &Models{}
 	if err != nil {
-		why := err.Error()
-		m.Skipped = append(m.Skipped, Skipped{"every model", why})
-		return m, nil
+		out.Skipped = append(out.Skipped, Skipped{"every model", err.Error()})
+		return out, nil
 	}
-	name := s.Name
-	if name == "" {
-		name = model.DefaultEmbedder().ID()
+	var dir, origin string
+	m.Resolve = func(name string, kind model.Kind) (string, model.Spec, error) {
+		var spec model.Spec
+		var err error
+		dir, spec, origin, err = locate(name, kind, m.Dir, fixtures)
+		return dir, spec, err
 	}
-	dir, spec, origin, why := locate(name, model.KindEmbedder, s.ModelsDir, fixtures)
-	if name == "none" {
-		why = "vectors are turned off (--model none)"
+	em := m
+	em.NoReranker = true
+	lm, err := braid.LoadModels(em)
+	if err != nil {
+		return nil, err
 	}
-	if why != "" {
-		m.Skipped = append(m.Skipped, Skipped{name, why})
+	if lm.Embedder == nil {
+		out.Skipped = append(out.Skipped, Skipped{cmp.Or(m.Embedder, model.DefaultEmbedder().ID()), lm.NoVectors})
 	} else {
-		e, err := model.LoadEmbedder(dir, spec, s.Config)
-		if err != nil {
-			return nil, err
-		}
 		tok, err := tokenizer.Load(filepath.Join(dir, "tokenizer.json"))
 		if err != nil {
-			e.Close()
+			lm.Close()
 			return nil, err
 		}
-		m.Embedder = &Embedder{Embedder: e, Name: spec.ID(), Origin: origin, Tokenizer: tok}
+		out.Embedder = &Embedder{Embedder: lm.Embedder, Name: lm.Embedder.Spec().ID(), Origin: origin, Tokenizer: tok}
 	}
 	for _, spec := range model.Registry() {
 		if spec.Kind != model.KindCrossEncoder || len(only) > 0 && !slices.Contains(only, spec.ID()) {
 			continue
 		}
-		dir, spec, origin, why := locate(spec.ID(), model.KindCrossEncoder, s.ModelsDir, fixtures)
-		if why != "" {
-			m.Skipped = append(m.Skipped, Skipped{spec.ID(), why})
-			continue
-		}
-		cfg := s.Config
-		cfg.BatchSize = rerank.Batch // as search loads it
-		c, err := model.LoadCrossEncoder(dir, spec, cfg)
+		cm := m
+		cm.NoEmbedder, cm.Reranker = true, spec.ID()
+		lm, err := braid.LoadModels(cm)
 		if err != nil {
-			m.Close()
+			out.Close()
 			return nil, err
 		}
-		m.Rerankers = append(m.Rerankers, CrossEncoder{CrossEncoder: c, Name: spec.ID(), Origin: origin})
+		if lm.CrossEncoder == nil {
+			out.Skipped = append(out.Skipped, Skipped{spec.ID(), lm.NoRerank})
+			continue
+		}
+		out.Rerankers = append(out.Rerankers, CrossEncoder{CrossEncoder: lm.CrossEncoder, Name: spec.ID(), Origin: origin})
 	}
-	return m, nil
+	return out, nil
 }
 
 // locate finds a model's directory: installed real weights first, then
-// the fixture. why says what to run when there is neither.
-func locate(name string, kind model.Kind, modelsDir, fixtures string) (dir string, spec model.Spec, origin, why string) {
-	dir, spec, err := model.ResolveKind(name, model.ModelsDir(modelsDir), kind)
+// the fixture. Its error says what to run when there is neither.
+func locate(name string, kind model.Kind, modelsDir, fixtures string) (dir string, spec model.Spec, origin string, err error) {
+	dir, spec, err = model.ResolveKind(name, model.ModelsDir(modelsDir), kind)
 	if err == nil {
-		return dir, spec, "real weights", ""
+		return dir, spec, "real weights", nil
 	}
 	spec, ok := model.Lookup(name)
 	fx, known := fixtureDirs[name]
 	if !ok || !known {
-		return "", spec, "", err.Error()
+		return "", spec, "", err
 	}
 	dir = filepath.Join(fixtures, fx)
 	if _, serr := os.Stat(filepath.Join(dir, model.ModelFile)); serr != nil {
@@ -143,8 +144,8 @@ func locate(name string, kind model.Kind, modelsDir, fixtures string) (dir strin
 		if strings.HasPrefix(fx, "bge-reranker") {
 			target = "make fixtures-xlmr"
 		}
-		return "", spec, "", fmt.Sprintf("not installed (braid models pull %s) and no fixture in %s (%s)", name, dir, target)
+		return "", spec, "", fmt.Errorf("not installed (braid models pull %s) and no fixture in %s (%s)", name, dir, target)
 	}
 	spec.Files = nil // a fixture is not the pinned file
-	return dir, spec, "random-weight fixture", ""
+	return dir, spec, "random-weight fixture", nil
 }

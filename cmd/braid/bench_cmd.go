@@ -28,7 +28,7 @@ func (c *BenchCmd) Run(g *Globals) error {
 	if c.Queries < 1 || c.RerankRuns < 1 {
 		return fmt.Errorf("--queries and --rerank-runs want 1 or more")
 	}
-	models, err := bench.LoadModels(g.setup(), c.Fixtures, c.Rerankers)
+	models, err := bench.LoadModels(g.models(), c.Fixtures, c.Rerankers)
 	if err != nil {
 		return err
 	}

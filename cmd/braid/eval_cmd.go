@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,35 +30,6 @@ type EvalCmd struct {
 	LinkPrior    *float64  `help:"Link-prior strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"G"`
 	Baseline     string    `help:"Fail when a run's nDCG@10, recall@100 or MRR@10 is more than --tolerance below the same run in this JSON file (an earlier --json output)." type:"existingfile" placeholder:"FILE"`
 	Tolerance    float64   `help:"How far below the baseline a metric may fall." default:"0.005"`
-}
-
-// evalRun is the score of one mode; Skipped runs say why.
-type evalRun struct {
-	Mode         string             `json:"mode"`
-	VectorWeight float64            `json:"vector_weight"`
-	Fusion       string             `json:"fusion,omitempty"`
-	Normalize    string             `json:"normalize,omitempty"`
-	Skipped      bool               `json:"skipped,omitempty"`
-	Reason       string             `json:"reason,omitempty"`
-	Queries      int                `json:"queries"`
-	NDCG10       float64            `json:"ndcg@10"`
-	Hit5         float64            `json:"hit@5"` // share of queries with their answer (top grade) in the top 5
-	Recall10     float64            `json:"recall@10"`
-	Recall100    float64            `json:"recall@100"`
-	MRR10        float64            `json:"mrr@10"`
-	TookMS       float64            `json:"took_ms"`
-	P50MS        float64            `json:"p50_ms"`
-	P95MS        float64            `json:"p95_ms"`
-	Stages       map[string]float64 `json:"stages_p50_ms,omitempty"`
-	Warnings     []string           `json:"warnings,omitempty"`
-}
-
-// key names a run for baseline matching.
-func (r evalRun) key() string {
-	if strings.HasPrefix(r.Mode, "hybrid") {
-		return fmt.Sprintf("%s w=%g %s %s", r.Mode, r.VectorWeight, r.Fusion, r.Normalize)
-	}
-	return r.Mode
 }
 
 // judged are the inputs of eval and tune: queries with judgements and the
@@ -114,7 +86,7 @@ func (c *EvalCmd) Run(g *Globals) error {
 			return fmt.Errorf("--vector-weight %v: the hybrid modes want a weight strictly between 0 and 1 (the lexical and vector modes are 0 and 1)", w)
 		}
 	}
-	var base []evalRun
+	var base []eval.Run
 	if c.Baseline != "" {
 		data, err := os.ReadFile(c.Baseline)
 		if err != nil {
@@ -125,8 +97,8 @@ func (c *EvalCmd) Run(g *Globals) error {
 		}
 	}
 	modes := slices.Compact(c.Modes)
-	needVec := slices.ContainsFunc(modes, func(m string) bool { return m != "lexical" })
-	needRerank := slices.Contains(modes, "hybrid+rerank")
+	needVec := slices.ContainsFunc(modes, func(m string) bool { return m != eval.Lexical })
+	needRerank := slices.Contains(modes, eval.HybridRerank)
 
 	e, done, err := openJudged(g, "braid eval", corpus, needVec, needRerank)
 	if err != nil {
@@ -150,32 +122,21 @@ func (c *EvalCmd) Run(g *Globals) error {
 	if c.Candidates == 0 {
 		c.Candidates = cur.Candidates
 	}
-	var runs []evalRun
-	for _, m := range modes {
-		ws := []float64{0}
-		switch m {
-		case "vector":
-			ws = []float64{1}
-		case "hybrid", "hybrid+rerank":
-			ws = weights
-		}
-		for _, w := range ws {
-			r := evalRun{Mode: m, VectorWeight: w, Queries: len(col.Queries)}
-			if strings.HasPrefix(m, "hybrid") {
-				r.Fusion = c.Fusion
-				if c.Fusion == "linear" {
-					r.Normalize = c.Normalize
-				}
-			}
-			if why := skipReason(e, m); why != "" {
-				r.Skipped, r.Reason = true, why
-			} else if err := c.score(g, e, col, byPath, &r); err != nil {
+	runs := eval.Plan(modes, weights, c.Fusion, c.Normalize, len(col.Queries))
+	for i := range runs {
+		r := &runs[i]
+		if why := skipReason(e, r.Mode); why != "" {
+			r.Skipped, r.Reason = true, why
+		} else {
+			opt := braid.SearchOptions{Limit: c.Depth, VectorWeight: &r.VectorWeight, Candidates: c.Candidates,
+				Fusion: braid.Fusion(c.Fusion), Normalize: braid.Normalization(c.Normalize), NoRerank: r.Mode != eval.HybridRerank,
+				DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior}
+			if err := r.Score(g.ctx, col, searcher(e, byPath, opt)); err != nil {
 				return err
 			}
-			runs = append(runs, r)
-			if !g.JSON {
-				printRun(g, r)
-			}
+		}
+		if !g.JSON {
+			printRun(g, *r)
 		}
 	}
 	if g.JSON {
@@ -183,8 +144,18 @@ func (c *EvalCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	if base != nil {
-		return c.compare(g, runs, base)
+	if base == nil {
+		return nil
+	}
+	compared, err := eval.Compare(runs, base, c.Tolerance)
+	switch {
+	case errors.Is(err, eval.ErrNoCommonRuns):
+		return fmt.Errorf("--baseline %s has none of these runs to compare with (modes %s)", c.Baseline, strings.Join(c.Modes, ","))
+	case err != nil:
+		return fmt.Errorf("%w (if the change is intended, refresh the baseline with --json output)", err)
+	}
+	if !g.Quiet && !g.JSON {
+		fmt.Fprintf(g.stderr, "braid: %d run(s) within %.3f of the baseline %s\n", compared, c.Tolerance, c.Baseline)
 	}
 	return nil
 }
@@ -229,21 +200,21 @@ func openJudged(g *Globals, purpose, corpus string, vectors, reranks bool) (*bra
 
 // skipReason says why the engine cannot run a mode, or "" when it can.
 func skipReason(e *braid.Engine, mode string) string {
-	if mode == "lexical" {
+	if mode == eval.Lexical {
 		return ""
 	}
 	if why := e.VectorsUnavailable(); why != "" {
 		return why
 	}
-	if mode == "hybrid+rerank" {
+	if mode == eval.HybridRerank {
 		return e.RerankUnavailable()
 	}
 	return ""
 }
 
-func printRun(g *Globals, r evalRun) {
+func printRun(g *Globals, r eval.Run) {
 	name := r.Mode
-	if strings.HasPrefix(r.Mode, "hybrid") {
+	if strings.HasPrefix(r.Mode, eval.Hybrid) {
 		name = fmt.Sprintf("%s w=%.2f", r.Mode, r.VectorWeight)
 	}
 	if r.Skipped {
@@ -257,18 +228,10 @@ func printRun(g *Globals, r evalRun) {
 	}
 }
 
-// score runs every query in one mode and fills in r's metrics.
-func (c *EvalCmd) score(g *Globals, e *braid.Engine, col *eval.Collection, byPath bool, r *evalRun) error {
-	opt := braid.SearchOptions{Limit: c.Depth, VectorWeight: &r.VectorWeight, Candidates: c.Candidates,
-		Fusion: braid.Fusion(c.Fusion), Normalize: braid.Normalization(c.Normalize), NoRerank: r.Mode != "hybrid+rerank",
-		DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior}
-	return runQueries(g, e, col, byPath, opt, r)
-}
-
-// runQueries searches every query with opt and fills in r's metrics; a
-// hit is named by its path (byPath) or its document id.
-func runQueries(g *Globals, e *braid.Engine, col *eval.Collection, byPath bool, opt braid.SearchOptions, r *evalRun) error {
-	sc, err := eval.Score(g.ctx, col, func(ctx context.Context, q eval.Query) (eval.Answer, error) {
+// searcher answers eval's queries with e, naming each hit by its path
+// (byPath) or its document id, as the judgements do.
+func searcher(e *braid.Engine, byPath bool, opt braid.SearchOptions) func(context.Context, eval.Query) (eval.Answer, error) {
+	return func(ctx context.Context, q eval.Query) (eval.Answer, error) {
 		res, err := e.Search(ctx, q.Text, opt)
 		if err != nil {
 			return eval.Answer{}, err
@@ -283,56 +246,5 @@ func runQueries(g *Globals, e *braid.Engine, col *eval.Collection, byPath bool, 
 			}
 		}
 		return a, nil
-	})
-	if err != nil {
-		return err
 	}
-	r.NDCG10, r.Hit5, r.Recall10, r.Recall100, r.MRR10 = sc.NDCG10, sc.Hit5, sc.Recall10, sc.Recall100, sc.MRR10
-	r.TookMS, r.P50MS, r.P95MS, r.Stages = sc.TookMS, sc.P50MS, sc.P95MS, sc.Stages
-	r.Warnings = append(r.Warnings, sc.Warnings...)
-	return nil
-}
-
-// compare fails when a run scores below its baseline by more than the
-// tolerance, and when a run the baseline scored was skipped (a gate that
-// quietly skips its hybrid run because the model is missing is no gate).
-// Runs the baseline lacks are not compared.
-func (c *EvalCmd) compare(g *Globals, runs, base []evalRun) error {
-	byKey := map[string]evalRun{}
-	for _, b := range base {
-		if !b.Skipped {
-			byKey[b.key()] = b
-		}
-	}
-	var worse []string
-	compared := 0
-	for _, r := range runs {
-		b, ok := byKey[r.key()]
-		if !ok {
-			continue
-		}
-		if r.Skipped {
-			worse = append(worse, fmt.Sprintf("%s was skipped (%s), baseline nDCG@10 %.4f", r.key(), r.Reason, b.NDCG10))
-			continue
-		}
-		compared++
-		for _, m := range []struct {
-			name      string
-			got, want float64
-		}{{"nDCG@10", r.NDCG10, b.NDCG10}, {"recall@100", r.Recall100, b.Recall100}, {"MRR@10", r.MRR10, b.MRR10}} {
-			if m.got < m.want-c.Tolerance {
-				worse = append(worse, fmt.Sprintf("%s %s %.4f, baseline %.4f", r.key(), m.name, m.got, m.want))
-			}
-		}
-	}
-	if compared == 0 {
-		return fmt.Errorf("--baseline %s has none of these runs to compare with (modes %s)", c.Baseline, strings.Join(c.Modes, ","))
-	}
-	if len(worse) > 0 {
-		return fmt.Errorf("quality regression beyond %.3f: %s (if the change is intended, refresh the baseline with --json output)", c.Tolerance, strings.Join(worse, "; "))
-	}
-	if !g.Quiet && !g.JSON {
-		fmt.Fprintf(g.stderr, "braid: %d run(s) within %.3f of the baseline %s\n", compared, c.Tolerance, c.Baseline)
-	}
-	return nil
 }

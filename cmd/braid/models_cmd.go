@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/model"
-	"github.com/braidsearch/braid/rerank"
 )
 
 // modelFlags choose the embedding model and the runtime that runs it.
@@ -26,37 +24,11 @@ type modelFlags struct {
 	EfSearch     int            `name:"ef-search" help:"HNSW search breadth (default 768: recall@10 >= 0.98 even on random vectors; lower is faster)." placeholder:"N"`
 }
 
-func (f *modelFlags) setup() model.Setup {
-	return model.Setup{ORTLib: f.ORTLib, ModelsDir: f.Models, Name: f.Model, Config: model.Config{Threads: f.Threads, TokenBudget: f.TokenBudget}}
-}
-
-// embedder loads the embedding model. When it cannot, it returns nil and
-// why, so the caller can fall back to BM25 and say so; a model named
-// explicitly but unknown, or the wrong kind, is an error instead.
-func (g *Globals) embedder() (*model.Embedder, string, error) {
-	if g.Model == "none" {
-		return nil, "vectors are turned off (--model none)", nil
-	}
-	if g.Threads < 0 || g.HNSWM < 0 || g.EfSearch < 0 || g.TokenBudget < 0 {
-		return nil, "", fmt.Errorf("--threads, --token-budget, --hnsw-m and --ef-search want 0 (the default) or more")
-	}
-	emb, err := model.OpenEmbedder(g.setup())
-	if err != nil {
-		why, err := unavailable(err, g.Model, model.KindEmbedder)
-		return nil, why, err
-	}
-	return emb, "", nil
-}
-
-// unavailable sorts an error from loading the model name (of kind): a
-// model named wrongly (unknown, or the wrong kind) is the caller's mistake
-// and stays an error; anything else (no runtime, not installed) becomes
-// the reason to run without the model, in brief (warnings.go).
-func unavailable(err error, name string, kind model.Kind) (string, error) {
-	if errors.Is(err, model.ErrUnknownModel) || errors.Is(err, model.ErrWrongKind) {
-		return "", err
-	}
-	return brief(err, name, kind), nil
+// models is what the flags say about the models, for the library; a
+// reason a model cannot be used is in brief (warnings.go).
+func (f *modelFlags) models() braid.Models {
+	return braid.Models{Embedder: f.Model, Reranker: f.Reranker, Dir: f.Models, ORTLib: f.ORTLib,
+		Threads: f.Threads, TokenBudget: f.TokenBudget, Explain: brief}
 }
 
 // testBatchDocs, when set (only by tests), makes index commits smaller so
@@ -75,58 +47,30 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 	if e, release, err, ok := g.borrowed(readOnly); ok {
 		return e, release, err // the server's engine, with its models
 	}
-	var emb *model.Embedder
-	var why string
-	var err error
-	if vectors {
-		if emb, why, err = g.embedder(); err != nil {
-			return nil, nil, err
+	if vectors && g.Model != "none" && (g.Threads < 0 || g.HNSWM < 0 || g.EfSearch < 0 || g.TokenBudget < 0) {
+		return nil, nil, fmt.Errorf("--threads, --token-budget, --hnsw-m and --ef-search want 0 (the default) or more")
+	}
+	if reranks && g.Reranker != "none" && (g.RerankTop < 1 || g.RerankBudget != nil && *g.RerankBudget < 0) {
+		return nil, nil, fmt.Errorf("--rerank-top wants 1 or more and --rerank-budget 0 or more")
+	}
+	m := g.models()
+	m.NoEmbedder, m.NoReranker = !vectors, !reranks
+	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, BatchDocs: testBatchDocs, AWS: loadAWS,
+		Vector: braid.VectorOptions{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, Backend: g.backend()}
+	if b := g.RerankBudget; b != nil { // the flag wins over the index's setting
+		opt.RerankBudget = *b
+		if *b == 0 {
+			opt.RerankBudget = -1 // no limit
 		}
 	}
-	var ce *model.CrossEncoder
-	var noRerank string
-	if reranks {
-		if ce, noRerank, err = g.reranker(); err != nil {
-			if emb != nil {
-				emb.Close()
-			}
-			return nil, nil, err
-		}
-	}
-	if why != "" && !readOnly && g.Model != "none" {
-		g.warn("indexing without embeddings, so search will be BM25 only: %s", why)
-	}
-	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, NoVectors: why, VectorsOff: g.Model == "none", BatchDocs: testBatchDocs, AWS: loadAWS,
-		Vector: braid.VectorOptions{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, NoRerank: noRerank, Backend: g.backend()}
-	if emb != nil {
-		opt.Embedder, opt.Model = emb, emb.Key()
-	}
-	if ce != nil {
-		opt.Reranker = rerank.New(ce, rerank.Options{Top: g.RerankTop, Budget: braid.DefaultRerankBudget})
-		if b := g.RerankBudget; b != nil { // the flag wins over the index's setting
-			opt.RerankBudget = *b
-			if *b == 0 {
-				opt.RerankBudget = -1 // no limit
-			}
-		}
-	}
-	closeModels := func() {
-		if emb != nil {
-			emb.Close()
-		}
-		if ce != nil {
-			ce.Close()
-		}
-	}
-	e, err := braid.Open(g.Index, opt)
+	e, err := braid.OpenWithModels(g.Index, opt, m)
 	if err != nil {
-		closeModels()
 		return nil, nil, err
 	}
-	return e, func() {
-		e.Close()
-		closeModels()
-	}, nil
+	if e.Models.NoVectors != "" && !readOnly && !e.Models.VectorsOff {
+		g.warn("indexing without embeddings, so search will be BM25 only: %s", e.Models.NoVectors)
+	}
+	return e.Engine, func() { e.Close() }, nil
 }
 
 // openSearch opens the engine for a search, loading the embedding model
@@ -135,25 +79,6 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 func (g *Globals) openSearch(opt braid.SearchOptions) (*braid.Engine, func(), error) {
 	vectors := !opt.Keyword && (opt.VectorWeight == nil || *opt.VectorWeight > 0)
 	return g.openFor(true, "braid search", vectors, !opt.NoRerank)
-}
-
-// reranker loads the cross-encoder, or says why there is none.
-func (g *Globals) reranker() (*model.CrossEncoder, string, error) {
-	if g.Reranker == "none" {
-		return nil, "", nil
-	}
-	if g.RerankTop < 1 || (g.RerankBudget != nil && *g.RerankBudget < 0) {
-		return nil, "", fmt.Errorf("--rerank-top wants 1 or more and --rerank-budget 0 or more")
-	}
-	s := g.setup()
-	s.Name = g.Reranker
-	s.Config.BatchSize = rerank.Batch
-	ce, err := model.OpenCrossEncoder(s)
-	if err != nil {
-		why, err := unavailable(err, g.Reranker, model.KindCrossEncoder)
-		return nil, why, err
-	}
-	return ce, "", nil
 }
 
 // ModelsCmd manages embedding and reranking models.
@@ -374,41 +299,6 @@ func (c *ModelsPathCmd) Run(g *Globals) error {
 	}
 	fmt.Fprintln(g.stdout, p)
 	return nil
-}
-
-// modelChecks are doctor's findings about the runtime and the embedding
-// model. A missing one is a warning with the command that fixes it: the
-// index is healthy, search is BM25 only.
-func modelChecks(g *Globals) []braid.Check {
-	if g.Model == "none" {
-		return []braid.Check{{Name: "model", OK: true, Detail: "vectors are turned off (--model none); search is BM25 only"}}
-	}
-	var checks []braid.Check
-	lib, err := model.FindRuntime(g.ORTLib)
-	if err == nil {
-		err = model.InitRuntime(lib)
-	}
-	if err != nil {
-		checks = append(checks, braid.Check{Name: "runtime", OK: true, Warning: true, Detail: reason(err) + "; until then search is BM25 only"})
-	} else {
-		checks = append(checks, braid.Check{Name: "runtime", OK: true, Detail: fmt.Sprintf("ONNX Runtime %s at %s", model.RuntimeVersion(), lib)})
-	}
-	dir, spec, err := model.ResolveKind(g.Model, model.ModelsDir(g.Models), model.KindEmbedder)
-	if err != nil {
-		checks = append(checks, braid.Check{Name: "model", OK: true, Warning: true, Detail: reason(err) + "; until then search is BM25 only"})
-	} else {
-		checks = append(checks, braid.Check{Name: "model", OK: true, Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
-	}
-	if g.Reranker == "none" {
-		return append(checks, braid.Check{Name: "reranker", OK: true, Detail: "reranking is turned off (--reranker none)"})
-	}
-	dir, spec, err = model.ResolveKind(g.Reranker, model.ModelsDir(g.Models), model.KindCrossEncoder)
-	if err != nil {
-		checks = append(checks, braid.Check{Name: "reranker", OK: true, Warning: true, Detail: reason(err) + "; until then results are in fused order"})
-	} else {
-		checks = append(checks, braid.Check{Name: "reranker", OK: true, Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
-	}
-	return checks
 }
 
 // reason is an error as a clause: its one-line message without "braid: ".

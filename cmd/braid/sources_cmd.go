@@ -120,7 +120,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	checks := modelChecks(g)
+	checks := braid.ModelChecks(g.models())
 	var files []braid.Check
 	var err error
 	if g.Backend == "" { // a cluster has no index files here

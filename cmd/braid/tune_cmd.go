@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/eval"
 )
 
 // TuneCmd searches the fusion settings for the ones that rank a set of
@@ -140,11 +141,11 @@ func (c *TuneCmd) Run(g *Globals) error {
 		b, l, qi := t.DocEvidence, t.LinkPrior, t.Instruction
 		opt := braid.SearchOptions{Limit: braid.DefaultLimit, VectorWeight: &w, Fusion: t.Fusion, Normalize: t.Normalize,
 			Candidates: t.Candidates, DocEvidence: &b, LinkPrior: &l, QueryInstruction: &qi, NoRerank: true}
-		var r evalRun
-		if err := runQueries(g, e, col, byPath, opt, &r); err != nil {
+		sc, err := eval.Score(g.ctx, col, searcher(e, byPath, opt))
+		if err != nil {
 			return nil, err
 		}
-		s := &tuneScore{NDCG10: r.NDCG10, Hit5: r.Hit5, MRR10: r.MRR10}
+		s := &tuneScore{NDCG10: sc.NDCG10, Hit5: sc.Hit5, MRR10: sc.MRR10}
 		scores[t.id()] = s
 		t.Score = s
 		rep.Tried = append(rep.Tried, t)

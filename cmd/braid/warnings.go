@@ -6,11 +6,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/model"
 )
 
 // brief says in one short clause why the model name names (of kind) cannot
-// be used, and a command that fixes it where one can work: a registry
+// be used (braid.Models.Explain), and a command that fixes it where one can work: a registry
 // model with a Maven Central mirror can be pulled as is, any other only
 // --from a directory holding its files (a plain pull from Hugging Face
 // does not work offline). Searches repeat it in their warnings; braid
@@ -22,6 +23,10 @@ func brief(err error, name string, kind model.Kind) string {
 		what = "cross-encoder"
 	}
 	switch {
+	case errors.Is(err, braid.ErrModelOff) && kind == model.KindCrossEncoder:
+		return "reranking is turned off (--reranker none)"
+	case errors.Is(err, braid.ErrModelOff):
+		return "vectors are turned off (--model none)"
 	case errors.Is(err, model.ErrNoRuntime):
 		return "no ONNX Runtime found; set BRAID_ORT_LIB to one, braid doctor says where it looked"
 	case errors.Is(err, model.ErrRuntimeTooOld):

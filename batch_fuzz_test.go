@@ -1,4 +1,4 @@
-package main
+package braid
 
 import (
 	"encoding/json"

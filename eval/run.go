@@ -1,0 +1,142 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The modes a Run scores a search engine in.
+const (
+	Lexical      = "lexical"       // keywords only: vector weight 0
+	Vector       = "vector"        // meaning only: vector weight 1
+	Hybrid       = "hybrid"        // both, fused at a vector weight
+	HybridRerank = "hybrid+rerank" // hybrid, then the cross-encoder
+)
+
+var (
+	// ErrRegression means a run scored below its baseline by more than the
+	// tolerance, or was skipped where the baseline scored it.
+	ErrRegression = errors.New("eval: quality regression")
+	// ErrNoCommonRuns means the baseline holds none of the runs compared
+	// with it, so nothing was checked.
+	ErrNoCommonRuns = errors.New("eval: the baseline has none of these runs to compare with")
+)
+
+// Run is the score of one mode (at one vector weight, for the hybrid
+// modes) over a collection: what braid eval prints as JSON, and what a
+// baseline file holds. A skipped run says why.
+type Run struct {
+	Mode         string             `json:"mode"`
+	VectorWeight float64            `json:"vector_weight"`
+	Fusion       string             `json:"fusion,omitempty"`
+	Normalize    string             `json:"normalize,omitempty"`
+	Skipped      bool               `json:"skipped,omitempty"`
+	Reason       string             `json:"reason,omitempty"`
+	Queries      int                `json:"queries"`
+	NDCG10       float64            `json:"ndcg@10"`
+	Hit5         float64            `json:"hit@5"` // share of queries with their answer (top grade) in the top 5
+	Recall10     float64            `json:"recall@10"`
+	Recall100    float64            `json:"recall@100"`
+	MRR10        float64            `json:"mrr@10"`
+	TookMS       float64            `json:"took_ms"`
+	P50MS        float64            `json:"p50_ms"`
+	P95MS        float64            `json:"p95_ms"`
+	Stages       map[string]float64 `json:"stages_p50_ms,omitempty"`
+	Warnings     []string           `json:"warnings,omitempty"`
+}
+
+// Key names a run for baseline matching: the mode, and for the hybrid
+// modes the weight and fusion too.
+func (r Run) Key() string {
+	if strings.HasPrefix(r.Mode, Hybrid) {
+		return fmt.Sprintf("%s w=%g %s %s", r.Mode, r.VectorWeight, r.Fusion, r.Normalize)
+	}
+	return r.Mode
+}
+
+// Plan lists the runs modes ask for over queries queries, in order:
+// lexical at weight 0, vector at 1, and each hybrid mode once per weight
+// with fusion (and normalize, which only linear fusion reads).
+func Plan(modes []string, weights []float64, fusion, normalize string, queries int) []Run {
+	var runs []Run
+	for _, m := range modes {
+		ws := []float64{0}
+		switch m {
+		case Vector:
+			ws = []float64{1}
+		case Hybrid, HybridRerank:
+			ws = weights
+		}
+		for _, w := range ws {
+			r := Run{Mode: m, VectorWeight: w, Queries: queries}
+			if strings.HasPrefix(m, Hybrid) {
+				r.Fusion = fusion
+				if fusion == "linear" {
+					r.Normalize = normalize
+				}
+			}
+			runs = append(runs, r)
+		}
+	}
+	return runs
+}
+
+// Score runs search on every query of col (see Score) and puts the
+// metrics, latencies and warnings into r.
+func (r *Run) Score(ctx context.Context, col *Collection, search func(ctx context.Context, q Query) (Answer, error)) error {
+	sc, err := Score(ctx, col, search)
+	if err != nil {
+		return err
+	}
+	r.Queries = len(col.Queries)
+	r.NDCG10, r.Hit5, r.Recall10, r.Recall100, r.MRR10 = sc.NDCG10, sc.Hit5, sc.Recall10, sc.Recall100, sc.MRR10
+	r.TookMS, r.P50MS, r.P95MS, r.Stages = sc.TookMS, sc.P50MS, sc.P95MS, sc.Stages
+	r.Warnings = append(r.Warnings, sc.Warnings...)
+	return nil
+}
+
+// Compare checks runs against the baseline base and returns how many it
+// compared. A run whose nDCG@10, recall@100 or MRR@10 falls more than
+// tolerance below the same run of base, and a run base scored that was
+// skipped (a gate that quietly skips its hybrid run because the model is
+// missing is no gate), give an error wrapping ErrRegression that names
+// each; runs base lacks are not compared, and when none is compared the
+// error wraps ErrNoCommonRuns.
+func Compare(runs, base []Run, tolerance float64) (int, error) {
+	byKey := map[string]Run{}
+	for _, b := range base {
+		if !b.Skipped {
+			byKey[b.Key()] = b
+		}
+	}
+	var worse []string
+	compared := 0
+	for _, r := range runs {
+		b, ok := byKey[r.Key()]
+		if !ok {
+			continue
+		}
+		if r.Skipped {
+			worse = append(worse, fmt.Sprintf("%s was skipped (%s), baseline nDCG@10 %.4f", r.Key(), r.Reason, b.NDCG10))
+			continue
+		}
+		compared++
+		for _, m := range []struct {
+			name      string
+			got, want float64
+		}{{"nDCG@10", r.NDCG10, b.NDCG10}, {"recall@100", r.Recall100, b.Recall100}, {"MRR@10", r.MRR10, b.MRR10}} {
+			if m.got < m.want-tolerance {
+				worse = append(worse, fmt.Sprintf("%s %s %.4f, baseline %.4f", r.Key(), m.name, m.got, m.want))
+			}
+		}
+	}
+	if compared == 0 && len(worse) == 0 {
+		return 0, ErrNoCommonRuns
+	}
+	if len(worse) > 0 {
+		return compared, fmt.Errorf("%w beyond %.3f: %s", ErrRegression, tolerance, strings.Join(worse, "; "))
+	}
+	return compared, nil
+}
