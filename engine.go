@@ -193,6 +193,8 @@ type Engine struct {
 
 	nt *notes.Reader // reads documents: Notes
 
+	models *LoadedModels // closed with the engine (OpenWithModels); nil when the caller owns them
+
 	settingsMu   sync.RWMutex
 	settings     *Settings   // settings.go
 	toldNoRerank atomic.Bool // a search has warned that it is not reranked (rerank.go)
@@ -418,6 +420,9 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	var errs []error
+	if e.models != nil {
+		defer e.models.Close() // after the engine, which may still use them
+	}
 	if e.cl != nil {
 		e.cl.x.Close()
 		err := e.st.Close()

@@ -200,25 +200,11 @@ func (lm *LoadedModels) Open(dir string, opt *Options) (*Engine, error) {
 	return Open(dir, &o)
 }
 
-// ModelEngine is an engine opened with the models OpenWithModels loaded
-// for it. Its methods are the Engine's; Close closes the engine, then the
-// models.
-type ModelEngine struct {
-	*Engine
-	Models *LoadedModels
-}
-
-// Close closes the engine and the models it was opened with.
-func (me *ModelEngine) Close() error {
-	err := me.Engine.Close()
-	return errors.Join(err, me.Models.Close())
-}
-
 // OpenWithModels loads the models m names (LoadModels) and opens the index
 // in dir with them (LoadedModels.Open). The engine's own Options.Embedder,
 // Model, Reranker, NoVectors, VectorsOff and NoRerank are replaced by what
-// was loaded.
-func OpenWithModels(dir string, opt *Options, m Models) (*ModelEngine, error) {
+// was loaded. The engine owns the models: its Close closes them too.
+func OpenWithModels(dir string, opt *Options, m Models) (*Engine, error) {
 	lm, err := LoadModels(m)
 	if err != nil {
 		return nil, err
@@ -228,7 +214,8 @@ func OpenWithModels(dir string, opt *Options, m Models) (*ModelEngine, error) {
 		lm.Close()
 		return nil, err
 	}
-	return &ModelEngine{Engine: e, Models: lm}, nil
+	e.models = lm
+	return e, nil
 }
 
 // ModelChecks are what Doctor cannot see about the models m names: whether

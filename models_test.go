@@ -120,10 +120,10 @@ func TestOpenWithModels(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Models.Embedder.Embed(ctx, []string{"x"}, true); err == nil {
+	if _, err := braid.EngineModels(e).Embedder.Embed(ctx, []string{"x"}, true); err == nil {
 		t.Error("the embedder still embeds after the engine closed")
 	}
-	if _, err := e.Models.CrossEncoder.Score(ctx, "q", []string{"p"}); err == nil {
+	if _, err := braid.EngineModels(e).CrossEncoder.Score(ctx, "q", []string{"p"}); err == nil {
 		t.Error("the cross-encoder still scores after the engine closed")
 	}
 }

@@ -67,10 +67,10 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if e.Models.NoVectors != "" && !readOnly && !e.Models.VectorsOff {
-		g.warn("indexing without embeddings, so search will be BM25 only: %s", e.Models.NoVectors)
+	if c := e.Capabilities(); vectors && !readOnly && !c.Vectors && g.Model != "none" {
+		g.warn("indexing without embeddings, so search will be BM25 only: %s", c.NoVectors)
 	}
-	return e.Engine, func() { e.Close() }, nil
+	return e, func() { e.Close() }, nil
 }
 
 // openSearch opens the engine for a search, loading the embedding model
