@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/vector"
 )
@@ -402,31 +403,9 @@ func (e *Engine) Close() error {
 
 // writeFileAtomic writes data to path through a temporary file (mode
 // 0600), synced, and a rename: a crash leaves the old file or the new.
-func writeFileAtomic(path string, data []byte) error { return writeFileMode(path, data, 0) }
+func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data, 0) }
 
 // writeFileMode is writeFileAtomic giving the file mode perm (0: 0600).
 func writeFileMode(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if perm != 0 {
-		if err := tmp.Chmod(perm); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, data, perm)
 }
