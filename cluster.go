@@ -87,6 +87,7 @@ func openCluster(opt Options) (*Engine, error) {
 		return nil, err
 	}
 	c.e, e.cl, e.ret = e, c, c
+	e.docs = e.newStore()
 	return e, nil
 }
 

@@ -182,8 +182,11 @@ func (e *Engine) Get(name string) (*Content, error) {
 		return c, err
 	case "file":
 		c.File = src.Path
-	case "store": // docstore.go
-		return e.getStored(c)
+	case "store": // package docstore
+		if c.Data, c.File, err = e.docs.Read(d); err != nil {
+			return nil, err
+		}
+		return c, nil
 	case index.SourceS3:
 		c.File = index.ObjectURL(src, d.Path)
 		if c.Data, err = e.blobs().Get(d.Hash); err != nil {

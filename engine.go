@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/rerank"
@@ -158,7 +159,7 @@ type Engine struct {
 	pinned  atomic.Bool // Close does nothing; see Pin
 	upgrade bool        // an older format opened for writing: OpenStore upgrades it
 
-	storeMu sync.Mutex // serialises the document store's writes (docstore.go)
+	docs *docstore.Store // the document store (docstore.go); see Store
 
 	lexOnce sync.Once
 	lex     *index.Lexical // opened on first use: grep, get and stats never need it
@@ -223,6 +224,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	e.docs = e.newStore()
 	if e.upgrade { // the store upgraded itself; now the directory says so
 		if err := writeFileAtomic(filepath.Join(dir, versionFile), []byte(versionText(index.SchemaVersion))); err != nil {
 			e.Close()

@@ -139,7 +139,7 @@ func (e *Engine) List(opt ListOptions) (*Listing, error) {
 		}
 		onlySrc = s.ID
 	}
-	store, err := e.storeSource(false)
+	store, err := e.docs.Source()
 	if err != nil {
 		return nil, err
 	}
