@@ -88,8 +88,9 @@ func openCluster(opt Options) (*Engine, error) {
 		return nil, err
 	}
 	c.e, e.cl, e.ret = e, c, c
-	e.nt = notes.NewReader(e.st, blobsIn(c.tmp), filepath.Join(c.tmp, storeDir), notes.Config{
-		Sync: e.mirrored, Chunks: e.chunks, Sources: c.sources, EmbeddedOnly: e.embeddedOnly})
+	e.docs = e.newStore()
+	e.nt = notes.NewReader(e.st, blobsIn(c.tmp), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: c.sources,
+		EmbeddedOnly: e.embeddedOnly, ReadStored: e.docs.Read, StoreSource: e.docs.Source})
 	return e, nil
 }
 

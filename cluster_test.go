@@ -225,7 +225,7 @@ func testClusterEmbeddedOnly(t *testing.T, url string) {
 	if _, err := e.Graph().Gaps(context.Background(), braid.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
 		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index", err)
 	}
-	if _, err := e.Versions("Gardening"); !errors.Is(err, braid.ErrBackend) {
+	if _, err := e.Store().Versions("Gardening"); !errors.Is(err, braid.ErrBackend) {
 		t.Errorf("versions on the cluster backend: %v, want ErrBackend", err)
 	}
 	if _, err := e.Search(context.Background(), "x", braid.SearchOptions{Metadata: map[string]string{"a": "b"}}); !errors.Is(err, braid.ErrBackend) {

@@ -17,9 +17,10 @@
 // indexed documents. Links walks the link graph ([[wikilinks]], embeds,
 // markdown links, tags and frontmatter relations) forwards or backwards,
 // BrokenLinks and Orphans check it, Gaps lists similar documents nothing
-// links, and Tag writes tags into a note. Add keeps documents that live in
-// no source in the index's content-addressed store (Update, DeleteByName,
-// List, versions, collections and snapshots manage them); Find, Info and
+// links, and Tag writes tags into a note. Store is the document store
+// (package docstore): its Add keeps documents that live in no source in the
+// index's content-addressed store, and Update, Delete, Versions,
+// Collections and snapshots manage them, which List shows; Find, Info and
 // Cite navigate by name, ancestry and quotation. Ask gathers the evidence
 // for a question: Search's best chunks, de-duplicated, cited and fitted to
 // a token budget, for a caller that writes the answer itself.

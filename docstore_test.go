@@ -18,14 +18,14 @@ func TestAddDedupesAndIsSearchable(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, nil)
 	body := "---\ntags: [idea]\n---\n# Zeppelin plan\n\nBuild a zeppelin out of balsa wood. See [[Other]].\n"
-	r1, err := e.Add(ctx, braid.AddRequest{Name: "ideas/zep.md", Content: body, Tags: []string{"draft"}, Collection: "ideas"})
+	r1, err := e.Store().Add(ctx, braid.AddRequest{Name: "ideas/zep.md", Content: body, Tags: []string{"draft"}, Collection: "ideas"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r1.BytesStored != int64(len(body)) || r1.BytesDeduped != 0 || r1.Version != 1 {
 		t.Fatalf("first add = %+v; want bytes_stored %d, deduped 0, version 1", r1, len(body))
 	}
-	r2, err := e.Add(ctx, braid.AddRequest{Name: "copy.md", Content: body})
+	r2, err := e.Store().Add(ctx, braid.AddRequest{Name: "copy.md", Content: body})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,17 +47,17 @@ func TestAddDedupesAndIsSearchable(t *testing.T) {
 		t.Errorf("tags %v, want idea (frontmatter) and draft (given)", got)
 	}
 	// A new version of an existing name.
-	r3, err := e.Add(ctx, braid.AddRequest{Name: "ideas/zep.md", Content: body + "\nNow with helium.\n"})
+	r3, err := e.Store().Add(ctx, braid.AddRequest{Name: "ideas/zep.md", Content: body + "\nNow with helium.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !r3.Replaced || r3.Version != 2 {
 		t.Errorf("re-add = %+v, want replaced, version 2", r3)
 	}
-	if _, err := e.Add(ctx, braid.AddRequest{Name: "../escape.md", Content: "x"}); !errors.Is(err, braid.ErrBadName) {
+	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "../escape.md", Content: "x"}); !errors.Is(err, braid.ErrBadName) {
 		t.Errorf("add ../escape.md: %v, want ErrBadName", err)
 	}
-	if _, err := e.Add(ctx, braid.AddRequest{Name: "bin.txt", Content: "a\x00b"}); err == nil {
+	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "bin.txt", Content: "a\x00b"}); err == nil {
 		t.Error("binary content was stored")
 	}
 }
@@ -66,7 +66,7 @@ func TestMetadataFilter(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, nil)
 	for name, status := range map[string]string{"a.md": "done", "b.md": "open"} {
-		if _, err := e.Add(ctx, braid.AddRequest{Name: name, Content: "# " + name + "\n\nquarterly report figures\n", Metadata: map[string]string{"status": status}}); err != nil {
+		if _, err := e.Store().Add(ctx, braid.AddRequest{Name: name, Content: "# " + name + "\n\nquarterly report figures\n", Metadata: map[string]string{"status": status}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,13 +85,13 @@ func TestMetadataFilter(t *testing.T) {
 	if got := search(map[string]string{"status": "open"}); len(got) != 1 || got[0] != "b.md" {
 		t.Fatalf("status=open found %v, want [b.md]", got)
 	}
-	if _, err := e.Update(ctx, braid.UpdateRequest{Ref: "a.md", Metadata: map[string]string{"status": "open", "owner": "kim"}}); err != nil {
+	if _, err := e.Store().Update(ctx, braid.UpdateRequest{Ref: "a.md", Metadata: map[string]string{"status": "open", "owner": "kim"}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := search(map[string]string{"status": "open", "owner": "kim"}); len(got) != 1 || got[0] != "a.md" {
 		t.Fatalf("status=open owner=kim found %v, want [a.md]", got)
 	}
-	u, err := e.Update(ctx, braid.UpdateRequest{Ref: "a.md", Metadata: map[string]string{"owner": ""}})
+	u, err := e.Store().Update(ctx, braid.UpdateRequest{Ref: "a.md", Metadata: map[string]string{"owner": ""}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,23 +110,23 @@ func TestDeleteByNameNeverTouchesSources(t *testing.T) {
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Add(ctx, braid.AddRequest{Name: "drafts/x.md", Content: "# X\n\nunique draft words\n"}); err != nil {
+	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "drafts/x.md", Content: "# X\n\nunique draft words\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.DeleteByName(ctx, braid.DeleteRequest{Names: []string{"keep.md"}}); !errors.Is(err, braid.ErrSourceFile) {
+	if _, err := e.Store().Delete(ctx, braid.DeleteRequest{Names: []string{"keep.md"}}); !errors.Is(err, braid.ErrSourceFile) {
 		t.Fatalf("delete of a source file: %v, want ErrSourceFile", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "keep.md")); err != nil {
 		t.Fatalf("source file gone after a refused delete: %v", err)
 	}
-	dry, err := e.DeleteByName(ctx, braid.DeleteRequest{Pattern: "drafts/**", DryRun: true})
+	dry, err := e.Store().Delete(ctx, braid.DeleteRequest{Pattern: "drafts/**", DryRun: true})
 	if err != nil || len(dry.Deleted) != 1 || dry.Deleted[0].Name != "drafts/x.md" {
 		t.Fatalf("dry run = %+v, %v", dry, err)
 	}
 	if _, err := e.Notes().Document("drafts/x.md"); err != nil {
 		t.Fatalf("dry run deleted: %v", err)
 	}
-	res, err := e.DeleteByName(ctx, braid.DeleteRequest{Pattern: "drafts/**"})
+	res, err := e.Store().Delete(ctx, braid.DeleteRequest{Pattern: "drafts/**"})
 	if err != nil || len(res.Deleted) != 1 || res.BlobsRemoved != 1 {
 		t.Fatalf("delete = %+v, %v; want 1 deleted, 1 blob removed", res, err)
 	}
@@ -152,40 +152,6 @@ func TestDeleteByNameNeverTouchesSources(t *testing.T) {
 	}
 }
 
-func TestVersionsAndCompare(t *testing.T) {
-	ctx := context.Background()
-	e := openEngine(t, nil)
-	for _, body := range []string{"line one\nline two\nline three\n", "line one\nline 2\nline three\n", "line one\nline 2\nline three\nline four\n"} {
-		if _, err := e.Add(ctx, braid.AddRequest{Name: "v.txt", Content: body}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	l, err := e.Versions("v.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(l.Versions) != 3 || !l.Versions[2].Current || !l.Stored {
-		t.Fatalf("versions = %+v, want 3 with the last current", l)
-	}
-	c, err := e.CompareVersions("v.txt", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(c.Diff, "+line four\n") || strings.Contains(c.Diff, "-line two") {
-		t.Errorf("previous -> current diff:\n%s", c.Diff)
-	}
-	c, err = e.CompareVersions("v.txt", "1", l.Versions[1].Hash[:8])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(c.Diff, "-line two\n+line 2\n") {
-		t.Errorf("1 -> 2 diff:\n%s", c.Diff)
-	}
-	if _, err := e.CompareVersions("v.txt", "9", ""); !errors.Is(err, braid.ErrBadOption) {
-		t.Errorf("version 9: %v", err)
-	}
-}
-
 func TestKeepVersionsOfSourceFiles(t *testing.T) {
 	ctx := context.Background()
 	dir := writeVault(t, map[string]string{"n.md": "# N\n\nfirst\n"})
@@ -202,14 +168,14 @@ func TestKeepVersionsOfSourceFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l, err := e.Versions("n.md")
+	l, err := e.Store().Versions("n.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(l.Versions) != 2 || l.Stored {
 		t.Fatalf("versions = %+v, want the last 2", l)
 	}
-	c, err := e.CompareVersions("n.md", "", "")
+	c, err := e.Store().CompareVersions("n.md", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +191,7 @@ func TestList(t *testing.T) {
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Add(ctx, braid.AddRequest{Name: "big.txt", Content: strings.Repeat("word ", 100), Collection: "c1", Metadata: map[string]string{"k": "v"}}); err != nil {
+	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "big.txt", Content: strings.Repeat("word ", 100), Collection: "c1", Metadata: map[string]string{"k": "v"}}); err != nil {
 		t.Fatal(err)
 	}
 	names := func(opt braid.ListOptions) string {
@@ -265,89 +231,10 @@ func TestList(t *testing.T) {
 	}
 }
 
-func TestSnapshotAndRestore(t *testing.T) {
-	ctx := context.Background()
-	e := openEngine(t, nil)
-	add := func(name, body, coll string) {
-		t.Helper()
-		if _, err := e.Add(ctx, braid.AddRequest{Name: name, Content: body, Collection: coll}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	add("a/one.md", "# One\n\nfirst\n", "c")
-	add("two.txt", "two\n", "c")
-	add("other.txt", "elsewhere\n", "d")
-	cols, err := e.Collections()
-	if err != nil || len(cols) != 2 || cols[0].Name != "c" || cols[0].Documents != 2 || cols[0].Bytes != int64(len("# One\n\nfirst\n")+4) {
-		t.Fatalf("collections = %+v, %v", cols, err)
-	}
-	snap, err := e.CreateSnapshot("c", "before edits")
-	if err != nil || snap.Documents != 2 {
-		t.Fatalf("snapshot = %+v, %v", snap, err)
-	}
-	add("a/one.md", "# One\n\nchanged\n", "")
-	// Deleting the document keeps its snapshot's content.
-	if _, err := e.DeleteByName(ctx, braid.DeleteRequest{Names: []string{"two.txt"}}); err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	if err := os.WriteFile(filepath.Join(out, "two.txt"), []byte("mine\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dry, err := e.Restore(braid.RestoreRequest{SnapshotID: snap.ID, Output: out, DryRun: true})
-	if err != nil || len(dry.Written) != 1 || len(dry.Skipped) != 1 {
-		t.Fatalf("dry run = %+v, %v", dry, err)
-	}
-	if _, err := os.Stat(filepath.Join(out, "a")); !os.IsNotExist(err) {
-		t.Fatal("dry run wrote files")
-	}
-	res, err := e.Restore(braid.RestoreRequest{SnapshotID: snap.ID, Output: out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Skipped) != 1 || res.Skipped[0].Name != "two.txt" || !strings.Contains(res.Skipped[0].Reason, "exists") {
-		t.Fatalf("restore without overwrite = %+v; want two.txt skipped", res)
-	}
-	if got, _ := os.ReadFile(filepath.Join(out, "two.txt")); string(got) != "mine\n" {
-		t.Fatalf("existing file overwritten: %q", got)
-	}
-	if got, _ := os.ReadFile(filepath.Join(out, "a", "one.md")); string(got) != "# One\n\nfirst\n" {
-		t.Fatalf("restored a/one.md = %q, want the snapshot's content", got)
-	}
-	res, err = e.Restore(braid.RestoreRequest{SnapshotID: snap.ID, Output: out, Overwrite: true, Include: []string{"*.txt"}})
-	if err != nil || len(res.Written) != 1 || !res.Written[0].Replaced {
-		t.Fatalf("restore with overwrite = %+v, %v", res, err)
-	}
-	if got, _ := os.ReadFile(filepath.Join(out, "two.txt")); string(got) != "two\n" {
-		t.Fatalf("overwrite did not replace: %q", got)
-	}
-	// A link inside the output directory that leads out is not followed.
-	evil := t.TempDir()
-	out2 := t.TempDir()
-	if err := os.Symlink(evil, filepath.Join(out2, "a")); err != nil {
-		t.Skip(err)
-	}
-	res, err = e.Restore(braid.RestoreRequest{Collection: "d", Output: out2})
-	if err != nil || len(res.Written) != 1 {
-		t.Fatalf("restore of collection d = %+v, %v", res, err)
-	}
-	res, err = e.Restore(braid.RestoreRequest{SnapshotID: snap.ID, Output: out2, Include: []string{"a/**"}})
-	if err != nil || len(res.Written) != 0 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "outside") {
-		t.Fatalf("restore through a link = %+v, %v", res, err)
-	}
-	if entries, _ := os.ReadDir(evil); len(entries) != 0 {
-		t.Fatalf("restore wrote through a symbolic link: %v", entries)
-	}
-	list, err := e.Snapshots()
-	if err != nil || len(list) != 1 || list[0].Label != "before edits" {
-		t.Fatalf("snapshots = %+v, %v", list, err)
-	}
-}
-
 func TestGrepFindsStoredDocuments(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, nil)
-	if _, err := e.Add(ctx, braid.AddRequest{Name: "g/x.md", Content: "# X\n\nneedle-7 in a stored note\n"}); err != nil {
+	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "g/x.md", Content: "# X\n\nneedle-7 in a stored note\n"}); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -374,16 +261,16 @@ func TestStoreOnOlderIndex(t *testing.T) {
 	if err != nil || l.Total != 2 || l.Documents[0].Stored {
 		t.Fatalf("list on an index without store buckets = %+v, %v", l, err)
 	}
-	if v, err := e.Versions("Rivers"); err != nil || len(v.Versions) != 1 {
+	if v, err := e.Store().Versions("Rivers"); err != nil || len(v.Versions) != 1 {
 		t.Fatalf("versions = %+v, %v", v, err)
 	}
-	if c, err := e.Collections(); err != nil || len(c) != 0 {
+	if c, err := e.Store().Collections(); err != nil || len(c) != 0 {
 		t.Fatalf("collections = %+v, %v", c, err)
 	}
-	if s, err := e.Snapshots(); err != nil || len(s) != 0 {
+	if s, err := e.Store().Snapshots(); err != nil || len(s) != 0 {
 		t.Fatalf("snapshots = %+v, %v", s, err)
 	}
-	if _, err := e.DeleteByName(ctx, braid.DeleteRequest{Names: []string{"Rivers"}, DryRun: true}); !errors.Is(err, braid.ErrSourceFile) {
+	if _, err := e.Store().Delete(ctx, braid.DeleteRequest{Names: []string{"Rivers"}, DryRun: true}); !errors.Is(err, braid.ErrSourceFile) {
 		t.Fatalf("dry-run delete of a source file: %v", err)
 	}
 	if r, err := e.Search(ctx, "silt", braid.SearchOptions{Metadata: map[string]string{"k": "v"}}); err != nil || len(r.Results) != 0 {
@@ -395,7 +282,7 @@ func TestStoreOnOlderIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if _, err := w.Add(ctx, braid.AddRequest{Name: "n.md", Content: "# N\n\nsilt note\n"}); err != nil {
+	if _, err := w.Store().Add(ctx, braid.AddRequest{Name: "n.md", Content: "# N\n\nsilt note\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := w.Search(ctx, "silt", braid.SearchOptions{}); err != nil || len(r.Results) != 2 {
@@ -409,7 +296,7 @@ func TestStoreOnOlderIndex(t *testing.T) {
 func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, nil)
-	if _, err := e.Add(ctx, braid.AddRequest{Name: "s.md", Content: "# S\n\nstored words\n"}); err != nil {
+	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "s.md", Content: "# S\n\nstored words\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: filepath.Join(e.Dir(), "store")}}, nil); err != nil {
@@ -446,7 +333,7 @@ func TestDoctorChecksTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := e.Add(ctx, braid.AddRequest{Name: "keep.md", Content: "# Keep\n\nkept\n"})
+	a, err := e.Store().Add(ctx, braid.AddRequest{Name: "keep.md", Content: "# Keep\n\nkept\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +375,7 @@ func TestDoctorChecksTheStore(t *testing.T) {
 // Add, Update and Delete, which index it themselves.
 func TestWatchLeavesTheStoreAlone(t *testing.T) {
 	e := openEngine(t, nil)
-	if _, err := e.Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n"}); err != nil {
+	if _, err := e.Store().Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -502,7 +389,7 @@ func TestWatchLeavesTheStoreAlone(t *testing.T) {
 // the index while their records stay, to come back at the next add.
 func TestRemoveSourceRefusesTheStore(t *testing.T) {
 	e := openEngine(t, nil)
-	if _, err := e.Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n\nkeepsake\n"}); err != nil {
+	if _, err := e.Store().Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n\nkeepsake\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.RemoveSource("store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {

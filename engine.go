@@ -12,7 +12,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/vector"
@@ -185,7 +187,7 @@ type Engine struct {
 	pinned  atomic.Bool // Close does nothing; see Pin
 	upgrade bool        // an older format opened for writing: OpenStore upgrades it
 
-	storeMu sync.Mutex // serialises the document store's writes (docstore.go)
+	docs *docstore.Store // the document store (docstore.go); see Store
 
 	lexOnce sync.Once
 	lex     *index.Lexical // opened on first use: grep, get and stats never need it
@@ -252,7 +254,8 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	e.nt = notes.NewReader(e.st, blobsIn(dir), filepath.Join(dir, storeDir), notes.Config{})
+	e.docs = e.newStore()
+	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source})
 	if e.upgrade { // the store upgraded itself; now the directory says so
 		if err := writeFileAtomic(filepath.Join(dir, versionFile), []byte(versionText(index.SchemaVersion))); err != nil {
 			e.Close()
@@ -441,33 +444,11 @@ func (e *Engine) Close() error {
 
 // writeFileAtomic writes data to path through a temporary file (mode
 // 0600), synced, and a rename: a crash leaves the old file or the new.
-func writeFileAtomic(path string, data []byte) error { return writeFileMode(path, data, 0) }
+func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data, 0) }
 
 // writeFileMode is writeFileAtomic giving the file mode perm (0: 0600).
 func writeFileMode(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if perm != 0 {
-		if err := tmp.Chmod(perm); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, data, perm)
 }
 
 // ParseAge reads an age such as 36h, 7d or 2w (ListOptions.Recent).

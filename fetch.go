@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/download"
 	"github.com/braidsearch/braid/index"
 )
@@ -96,5 +97,5 @@ func nameFor(p *download.Page) (string, error) {
 	if len(name) > 1000 {
 		name = name[:1000]
 	}
-	return cleanName(name)
+	return docstore.CleanName(name)
 }

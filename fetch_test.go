@@ -43,7 +43,7 @@ func TestFetchAndAdd(t *testing.T) {
 	if want := "web/" + host + "/docs/ferry.md"; f.Add.Name != want || f.MediaType != "text/html" || f.Title != "Ferry" {
 		t.Errorf("fetched %+v; want name %s", f, want)
 	}
-	res, err := e.Add(ctx, f.Add)
+	res, err := e.Store().Add(ctx, f.Add)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit
 	if err != nil {
 		return err
 	}
-	stored, err := e.storedFiles() // docstore.go
+	stored, err := e.docs.Files()
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (e *Engine) grepFiles(paths []string) ([]grep.File, error) {
 		case index.SourceJSONL:
 			continue
 		case index.SourceStore:
-			sf, err := e.storedFiles()
+			sf, err := e.docs.Files()
 			if err != nil {
 				return nil, err
 			}

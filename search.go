@@ -281,7 +281,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		srcIDs = append(srcIDs, s.ID)
 	}
 	req := index.Request{Query: q, Fuzziness: fuzz, SourceIDs: srcIDs, PathGlob: opt.PathGlob, Tags: opt.Tags, Explain: opt.Explain}
-	if req.DocIDs, err = e.metaDocs(opt.Metadata); err != nil { // docstore.go
+	if req.DocIDs, err = e.metaDocs(opt.Metadata); err != nil { // metadata set with Store().Update (docstore.go)
 		return nil, err
 	}
 	var hits []Hit

@@ -52,7 +52,7 @@ func (s *Server) downloadTool() tool {
 		}
 		var res *braid.AddResult
 		err = s.write(ctx, func() (err error) {
-			res, err = c.e.Add(ctx, f.Add)
+			res, err = c.e.Store().Add(ctx, f.Add)
 			return err
 		})
 		if err != nil {

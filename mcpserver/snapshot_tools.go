@@ -15,7 +15,7 @@ func (s *Server) listCollectionsTool() tool {
 		readOnly("List collections"),
 	)
 	return tool{def, adapt(s, "list_collections", noArgs{}, func(ctx context.Context, c call, a *noArgs) (any, error) {
-		return c.e.Collections()
+		return c.e.Store().Collections()
 	})}
 }
 
@@ -36,7 +36,7 @@ func (s *Server) createSnapshotTool() tool {
 	return tool{def, adapt(s, "create_snapshot", snapshotArgs{}, func(ctx context.Context, c call, a *snapshotArgs) (any, error) {
 		var info *braid.SnapshotInfo
 		err := s.write(ctx, func() (err error) {
-			info, err = c.e.CreateSnapshot(a.Collection, a.Label)
+			info, err = c.e.Store().CreateSnapshot(a.Collection, a.Label)
 			return err
 		})
 		return info, err
@@ -50,7 +50,7 @@ func (s *Server) listSnapshotsTool() tool {
 		readOnly("List snapshots"),
 	)
 	return tool{def, adapt(s, "list_snapshots", noArgs{}, func(ctx context.Context, c call, a *noArgs) (any, error) {
-		return c.e.Snapshots()
+		return c.e.Store().Snapshots()
 	})}
 }
 
@@ -92,7 +92,7 @@ func (s *Server) restoreTool() tool {
 		if err != nil {
 			return nil, err
 		}
-		return c.e.Restore(braid.RestoreRequest{Collection: a.Collection, SnapshotID: a.SnapshotID, Output: out,
+		return c.e.Store().Restore(braid.RestoreRequest{Collection: a.Collection, SnapshotID: a.SnapshotID, Output: out,
 			Include: a.Include, Exclude: a.Exclude, Overwrite: a.Overwrite, DryRun: a.DryRun})
 	})}
 }

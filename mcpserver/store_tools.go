@@ -83,7 +83,7 @@ func (s *Server) addTool() tool {
 		}
 		var res *braid.AddResult
 		err := s.write(ctx, func() (err error) {
-			res, err = c.e.Add(ctx, req)
+			res, err = c.e.Store().Add(ctx, req)
 			return err
 		})
 		return res, err
@@ -122,7 +122,7 @@ func (s *Server) updateTool() tool {
 		meta, _ := metaArg("metadata", a.Metadata)
 		var res *braid.UpdateResult
 		err := s.write(ctx, func() (err error) {
-			res, err = c.e.Update(ctx, braid.UpdateRequest{Ref: a.ID, Metadata: meta, Tags: a.Tags})
+			res, err = c.e.Store().Update(ctx, braid.UpdateRequest{Ref: a.ID, Metadata: meta, Tags: a.Tags})
 			return err
 		})
 		return res, err
@@ -162,7 +162,7 @@ func (s *Server) deleteByNameTool() tool {
 		}
 		var res *braid.DeleteResult
 		err := s.write(ctx, func() (err error) {
-			res, err = c.e.DeleteByName(ctx, braid.DeleteRequest{Names: names, Pattern: a.Pattern, DryRun: a.DryRun})
+			res, err = c.e.Store().Delete(ctx, braid.DeleteRequest{Names: names, Pattern: a.Pattern, DryRun: a.DryRun})
 			return err
 		})
 		return res, err
@@ -178,7 +178,7 @@ func (s *Server) listVersionsTool() tool {
 		mcp.WithString("id", mcp.Required(), mcp.Description(descStoredDoc)),
 	)
 	return tool{def, adapt(s, "list_versions", nodeArgs{}, func(ctx context.Context, c call, a *nodeArgs) (any, error) {
-		return c.e.Versions(a.ID)
+		return c.e.Store().Versions(a.ID)
 	})}
 }
 
@@ -202,6 +202,6 @@ func (s *Server) compareVersionsTool() tool {
 		mcp.WithString("to", mcp.Description("The newer version: a number or a hash. Default: the current version.")),
 	)
 	return tool{def, adapt(s, "compare_versions", compareArgs{}, func(ctx context.Context, c call, a *compareArgs) (any, error) {
-		return c.e.CompareVersions(a.ID, a.From, a.To)
+		return c.e.Store().CompareVersions(a.ID, a.From, a.To)
 	})}
 }

@@ -55,7 +55,7 @@ func benchReader(b *testing.B, n int) *Reader {
 	if len(batch) > 0 {
 		flush()
 	}
-	return NewReader(st, nil, b.TempDir(), Config{})
+	return NewReader(st, nil, Config{})
 }
 
 // BenchmarkNav times Find (cold: the names read from the store; warm:

@@ -182,8 +182,14 @@ func (r *Reader) Get(name string) (*Content, error) {
 		return c, err
 	case "file":
 		c.File = src.Path
-	case "store": // docstore.go
-		return r.getStored(c)
+	case index.SourceStore:
+		if r.cfg.ReadStored == nil {
+			return nil, fmt.Errorf("%w: %s is a stored document, and this reader has no document store", index.ErrNotFound, d.Path)
+		}
+		if c.Data, c.File, err = r.cfg.ReadStored(d); err != nil {
+			return nil, err
+		}
+		return c, nil
 	case index.SourceS3:
 		c.File = index.ObjectURL(src, d.Path)
 		if c.Data, err = r.blobs.Get(d.Hash); err != nil {
@@ -254,15 +260,4 @@ func readBEIR(file string, d *index.Document) ([]byte, bool, error) {
 		return nil, true, fmt.Errorf("braid: %s changed since indexing and document %s is no longer at line %d; run braid index", file, d.ID, d.Line)
 	}
 	return []byte(l.Title + "\n\n" + l.Text + "\n"), hex.EncodeToString(sum[:]) != d.Hash, nil
-}
-
-// getStored reads a stored document's content from the blob store.
-func (r *Reader) getStored(c *Content) (*Content, error) {
-	c.File = r.blobs.Path(c.Doc.Hash)
-	data, err := r.blobs.Get(c.Doc.Hash)
-	if err != nil {
-		return nil, fmt.Errorf("braid: read stored document %s: %w; braid doctor checks the store", c.Doc.Path, err)
-	}
-	c.Data = data
-	return c, nil
 }

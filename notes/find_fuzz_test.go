@@ -52,7 +52,7 @@ func TestFindConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	r := NewReader(st, nil, t.TempDir(), Config{})
+	r := NewReader(st, nil, Config{})
 	done := make(chan error)
 	for i := range 8 {
 		go func() {

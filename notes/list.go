@@ -139,9 +139,11 @@ func (r *Reader) List(opt ListOptions) (*Listing, error) {
 		}
 		onlySrc = s.ID
 	}
-	store, err := r.storeSource()
-	if err != nil {
-		return nil, err
+	var store *index.Source
+	if r.cfg.StoreSource != nil {
+		if store, err = r.cfg.StoreSource(); err != nil {
+			return nil, err
+		}
 	}
 	stored := map[string]*index.Stored{}
 	if err := r.st.ForEachStored(func(r *index.Stored) error { stored[r.Name] = r; return nil }); err != nil {

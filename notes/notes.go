@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
@@ -30,11 +29,10 @@ type Lines struct {
 // Reader reads the documents of one index. Its methods are safe for
 // concurrent use.
 type Reader struct {
-	st       *index.Store
-	blobs    *blob.Store
-	storeDir string // the document store's directory (docstore)
-	cfg      Config
-	names    nameCache // document names for Find and Document
+	st    *index.Store
+	blobs *blob.Store
+	cfg   Config
+	names nameCache // document names for Find and Document
 }
 
 // Config is what a Reader needs from the engine beyond the store.
@@ -50,12 +48,18 @@ type Config struct {
 	// EmbeddedOnly returns the error for an operation that needs the
 	// embedded index (Around), or nil where the index is one.
 	EmbeddedOnly func(what string) error
+	// ReadStored reads a document of the index's document store
+	// (docstore.Store.Read): its content and the file that holds it.
+	ReadStored func(d *index.Document) (data []byte, file string, err error)
+	// StoreSource is the document store's source, nil before anything
+	// was stored (docstore.Store.Source).
+	StoreSource func() (*index.Source, error)
 }
 
-// NewReader reads st, whose index keeps content in blobs and its own
-// document store in storeDir.
-func NewReader(st *index.Store, blobs *blob.Store, storeDir string, cfg Config) *Reader {
-	return &Reader{st: st, blobs: blobs, storeDir: storeDir, cfg: cfg}
+// NewReader reads st, whose index keeps the content of S3 objects in
+// blobs.
+func NewReader(st *index.Store, blobs *blob.Store, cfg Config) *Reader {
+	return &Reader{st: st, blobs: blobs, cfg: cfg}
 }
 
 func (r *Reader) sync() error {
@@ -118,16 +122,6 @@ func (r *Reader) Source(ref string) (*index.Source, error) {
 		return found[0], nil
 	}
 	return nil, fmt.Errorf("%w: %d sources are named %q; use the id from braid sources", index.ErrAmbiguous, len(found), ref)
-}
-
-// storeSource is the internal source of stored documents, or nil when
-// nothing was stored yet.
-func (r *Reader) storeSource() (*index.Source, error) {
-	abs, err := filepath.Abs(r.storeDir)
-	if err != nil {
-		return nil, fmt.Errorf("braid: %w", err)
-	}
-	return r.st.Source(index.SourceID(abs))
 }
 
 // MetaMatch says whether metadata m has every pair of want.

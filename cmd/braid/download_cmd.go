@@ -40,7 +40,7 @@ func (c *DownloadCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	res, err := e.Add(g.ctx, f.Add)
+	res, err := e.Store().Add(g.ctx, f.Add)
 	if err != nil {
 		return err
 	}

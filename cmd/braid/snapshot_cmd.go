@@ -13,7 +13,7 @@ type CollectionsCmd struct{}
 // Run lists the collections.
 func (c *CollectionsCmd) Run(g *Globals) error {
 	return g.withReader("braid collections", func(e *braid.Engine) error {
-		cols, err := e.Collections()
+		cols, err := e.Store().Collections()
 		if err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func (c *SnapshotCreateCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	s, err := e.CreateSnapshot(c.Collection, c.Label)
+	s, err := e.Store().CreateSnapshot(c.Collection, c.Label)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ type SnapshotListCmd struct{}
 // Run lists the snapshots.
 func (c *SnapshotListCmd) Run(g *Globals) error {
 	return g.withReader("braid snapshot list", func(e *braid.Engine) error {
-		all, err := e.Snapshots()
+		all, err := e.Store().Snapshots()
 		if err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ type RestoreCmd struct {
 // Run restores.
 func (c *RestoreCmd) Run(g *Globals) error {
 	return g.withReader("braid restore", func(e *braid.Engine) error {
-		res, err := e.Restore(braid.RestoreRequest{Collection: c.Collection, SnapshotID: c.Snapshot, Output: g.abs(c.Output),
+		res, err := e.Store().Restore(braid.RestoreRequest{Collection: c.Collection, SnapshotID: c.Snapshot, Output: g.abs(c.Output),
 			Include: c.Include, Exclude: c.Exclude, Overwrite: c.Overwrite, DryRun: c.DryRun})
 		if err != nil {
 			return err

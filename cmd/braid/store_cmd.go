@@ -44,7 +44,7 @@ func (c *AddCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	res, err := e.Add(g.ctx, req)
+	res, err := e.Store().Add(g.ctx, req)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (c *UpdateCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	res, err := e.Update(g.ctx, braid.UpdateRequest{Ref: g.docName(c.Doc), Metadata: meta, Tags: c.Tag})
+	res, err := e.Store().Update(g.ctx, braid.UpdateRequest{Ref: g.docName(c.Doc), Metadata: meta, Tags: c.Tag})
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (c *DeleteCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	res, err := e.DeleteByName(g.ctx, braid.DeleteRequest{Names: c.Names, Pattern: c.Pattern, DryRun: c.DryRun})
+	res, err := e.Store().Delete(g.ctx, braid.DeleteRequest{Names: c.Names, Pattern: c.Pattern, DryRun: c.DryRun})
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ type VersionsCmd struct {
 // Run lists the versions.
 func (c *VersionsCmd) Run(g *Globals) error {
 	return g.withReader("braid versions", func(e *braid.Engine) error {
-		l, err := e.Versions(g.docName(c.Doc))
+		l, err := e.Store().Versions(g.docName(c.Doc))
 		if err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ type DiffCmd struct {
 // Run prints a unified diff.
 func (c *DiffCmd) Run(g *Globals) error {
 	return g.withReader("braid diff", func(e *braid.Engine) error {
-		d, err := e.CompareVersions(g.docName(c.Doc), c.From, c.To)
+		d, err := e.Store().CompareVersions(g.docName(c.Doc), c.From, c.To)
 		if err != nil {
 			return err
 		}

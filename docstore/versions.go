@@ -1,4 +1,4 @@
-package braid
+package docstore
 
 import (
 	"errors"
@@ -8,11 +8,12 @@ import (
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/diff"
+	"github.com/braidsearch/braid/index"
 )
 
 // VersionInfo is one version of a document.
 type VersionInfo struct {
-	Version
+	index.Version
 	Current bool `json:"current"`
 	// Kept says the version's content can be read (it is in the blob store,
 	// or it is the current content of a file).
@@ -30,19 +31,19 @@ type VersionList struct {
 // Versions lists a document's versions. A stored document has one per
 // content it was added with; a source's file has the versions kept under
 // its source's KeepVersions, or only its current one.
-func (e *Engine) Versions(ref string) (*VersionList, error) {
-	if err := e.embeddedOnly("versions"); err != nil {
+func (s *Store) Versions(ref string) (*VersionList, error) {
+	if err := s.available("versions"); err != nil {
 		return nil, err
 	}
-	d, err := e.resolve(ref)
+	d, err := s.resolve(ref)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := e.st.Versions(d.ID)
+	vs, err := s.c.Index.Versions(d.ID)
 	if err != nil {
 		return nil, err
 	}
-	src, err := e.storeSource(false)
+	src, err := s.source(false)
 	if err != nil {
 		return nil, err
 	}
@@ -54,9 +55,9 @@ func (e *Engine) Versions(ref string) (*VersionList, error) {
 		if t.IsZero() {
 			t = d.IndexedAt
 		}
-		vs = append(vs, Version{Version: len(vs) + 1, Hash: d.Hash, Size: d.Size, Time: t})
+		vs = append(vs, index.Version{Version: len(vs) + 1, Hash: d.Hash, Size: d.Size, Time: t})
 	}
-	b := e.blobs()
+	b := s.c.Blobs
 	for i, v := range vs {
 		cur := i == len(vs)-1
 		out.Versions = append(out.Versions, VersionInfo{Version: v, Current: cur, Kept: cur || b.Has(v.Hash)})
@@ -78,11 +79,11 @@ type Comparison struct {
 // version numbers (1 is the oldest kept) or content hashes (a prefix of 4
 // or more hex digits); empty from means the version before to, empty to
 // the current version.
-func (e *Engine) CompareVersions(ref, from, to string) (*Comparison, error) {
-	if err := e.embeddedOnly("diff"); err != nil {
+func (s *Store) CompareVersions(ref, from, to string) (*Comparison, error) {
+	if err := s.available("diff"); err != nil {
 		return nil, err
 	}
-	l, err := e.Versions(ref)
+	l, err := s.Versions(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -100,13 +101,13 @@ func (e *Engine) CompareVersions(ref, from, to string) (*Comparison, error) {
 		}
 	}
 	if fi < 0 {
-		return nil, fmt.Errorf("%w: %s has only one version; nothing to compare (a source's files keep versions with braid index --keep-versions N)", ErrNotFound, l.Path)
+		return nil, fmt.Errorf("%w: %s has only one version; nothing to compare (a source's files keep versions with braid index --keep-versions N)", index.ErrNotFound, l.Path)
 	}
-	a, err := e.versionContent(ref, vs[fi])
+	a, err := s.versionContent(ref, vs[fi])
 	if err != nil {
 		return nil, err
 	}
-	b, err := e.versionContent(ref, vs[ti])
+	b, err := s.versionContent(ref, vs[ti])
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func (e *Engine) CompareVersions(ref, from, to string) (*Comparison, error) {
 func pickVersion(vs []VersionInfo, ref string) (int, error) {
 	if n, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(ref), "v")); err == nil {
 		if n < 1 || n > len(vs) {
-			return 0, fmt.Errorf("%w: version %d, want 1..%d", ErrBadOption, n, len(vs))
+			return 0, fmt.Errorf("%w: version %d, want 1..%d", index.ErrBadOption, n, len(vs))
 		}
 		return n - 1, nil
 	}
@@ -128,7 +129,7 @@ func pickVersion(vs []VersionInfo, ref string) (int, error) {
 		for i, v := range vs {
 			if strings.HasPrefix(v.Hash, strings.ToLower(ref)) {
 				if found >= 0 && vs[found].Hash != v.Hash {
-					return 0, fmt.Errorf("%w: hash prefix %q matches versions %d and %d; give more digits", ErrAmbiguous, ref, found+1, i+1)
+					return 0, fmt.Errorf("%w: hash prefix %q matches versions %d and %d; give more digits", index.ErrAmbiguous, ref, found+1, i+1)
 				}
 				found = i
 			}
@@ -137,13 +138,13 @@ func pickVersion(vs []VersionInfo, ref string) (int, error) {
 			return found, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: no version %q; want a version number 1..%d or a content hash", ErrNotFound, ref, len(vs))
+	return 0, fmt.Errorf("%w: no version %q; want a version number 1..%d or a content hash", index.ErrNotFound, ref, len(vs))
 }
 
 // versionContent reads a version's content: from the blob store, or for
 // a file's current version, from the file when it still has that content.
-func (e *Engine) versionContent(ref string, v VersionInfo) ([]byte, error) {
-	data, err := e.blobs().Get(v.Hash)
+func (s *Store) versionContent(ref string, v VersionInfo) ([]byte, error) {
+	data, err := s.c.Blobs.Get(v.Hash)
 	if err == nil {
 		return data, nil
 	}
@@ -151,14 +152,14 @@ func (e *Engine) versionContent(ref string, v VersionInfo) ([]byte, error) {
 		return nil, err
 	}
 	if v.Current {
-		c, err := e.nt.Get(ref)
+		data, file, err := s.c.Current(ref)
 		if err != nil {
 			return nil, err
 		}
-		if blob.Hash(c.Data) == v.Hash {
-			return c.Data, nil
+		if blob.Hash(data) == v.Hash {
+			return data, nil
 		}
-		return nil, fmt.Errorf("%w: %s changed on disk since it was indexed; run braid index, then compare", ErrNotFound, c.File)
+		return nil, fmt.Errorf("%w: %s changed on disk since it was indexed; run braid index, then compare", index.ErrNotFound, file)
 	}
-	return nil, fmt.Errorf("%w: the content of version %d (%s) was not kept; braid index --keep-versions N keeps the last N versions of a source's files", ErrNotFound, v.Version.Version, v.Hash[:12])
+	return nil, fmt.Errorf("%w: the content of version %d (%s) was not kept; braid index --keep-versions N keeps the last N versions of a source's files", index.ErrNotFound, v.Version.Version, v.Hash[:12])
 }

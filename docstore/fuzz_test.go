@@ -1,9 +1,11 @@
-package braid
+package docstore_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/docstore"
 )
 
 // FuzzCleanName checks that every name the store accepts stays inside the
@@ -13,19 +15,19 @@ func FuzzCleanName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		n, err := cleanName(name)
+		n, err := docstore.CleanName(name)
 		if err != nil {
 			return
 		}
 		if !filepath.IsLocal(filepath.FromSlash(n)) || strings.Contains(n, "..") && strings.Contains("/"+n+"/", "/../") {
-			t.Fatalf("cleanName(%q) = %q, which leaves the store", name, n)
+			t.Fatalf("CleanName(%q) = %q, which leaves the store", name, n)
 		}
 		out := filepath.Join("/out", filepath.FromSlash(n))
 		if rel, err := filepath.Rel("/out", out); err != nil || !filepath.IsLocal(rel) {
-			t.Fatalf("cleanName(%q) = %q writes to %s", name, n, out)
+			t.Fatalf("CleanName(%q) = %q writes to %s", name, n, out)
 		}
-		if again, err := cleanName(n); err != nil || again != n {
-			t.Fatalf("cleanName is not idempotent on %q: %q, %v", n, again, err)
+		if again, err := docstore.CleanName(n); err != nil || again != n {
+			t.Fatalf("CleanName is not idempotent on %q: %q, %v", n, again, err)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package braid
+package docstore
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/atomicfile"
 )
 
 // Collection is a named group of stored documents.
@@ -21,12 +22,12 @@ type Collection struct {
 }
 
 // Collections lists the collections of stored documents, by name.
-func (e *Engine) Collections() ([]Collection, error) {
-	if err := e.embeddedOnly("collections"); err != nil {
+func (s *Store) Collections() ([]Collection, error) {
+	if err := s.available("collections"); err != nil {
 		return nil, err
 	}
 	byName := map[string]*Collection{}
-	err := e.st.ForEachStored(func(r *Stored) error {
+	err := s.c.Index.ForEachStored(func(r *index.Stored) error {
 		if r.Collection == "" {
 			return nil
 		}
@@ -57,25 +58,25 @@ type SnapshotInfo struct {
 	Bytes      int64     `json:"bytes"`
 }
 
-func snapshotInfo(s *Snapshot) SnapshotInfo {
-	return SnapshotInfo{ID: s.ID, Label: s.Label, Collection: s.Collection, Created: s.Created, Documents: len(s.Docs), Bytes: s.Bytes}
+func snapshotInfo(snap *index.Snapshot) SnapshotInfo {
+	return SnapshotInfo{ID: snap.ID, Label: snap.Label, Collection: snap.Collection, Created: snap.Created, Documents: len(snap.Docs), Bytes: snap.Bytes}
 }
 
 // CreateSnapshot records the current content of the stored documents (of
 // one collection when collection is not empty) under a new id. The content
 // itself is not copied: the blobs it names are kept as long as the
 // snapshot exists.
-func (e *Engine) CreateSnapshot(collection, label string) (*SnapshotInfo, error) {
-	if err := e.embeddedOnly("snapshots"); err != nil {
+func (s *Store) CreateSnapshot(collection, label string) (*SnapshotInfo, error) {
+	if err := s.available("snapshots"); err != nil {
 		return nil, err
 	}
-	if e.opt.ReadOnly {
-		return nil, ErrReadOnly
+	if s.c.ReadOnly {
+		return nil, index.ErrReadOnly
 	}
-	e.storeMu.Lock()
-	defer e.storeMu.Unlock()
-	snap := &Snapshot{Label: label, Collection: collection, Created: time.Now().UTC(), Docs: map[string]string{}}
-	err := e.st.ForEachStored(func(r *Stored) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := &index.Snapshot{Label: label, Collection: collection, Created: time.Now().UTC(), Docs: map[string]string{}}
+	err := s.c.Index.ForEachStored(func(r *index.Stored) error {
 		if collection == "" || r.Collection == collection {
 			snap.Docs[r.Name] = r.Hash
 			snap.Bytes += r.Size
@@ -87,11 +88,11 @@ func (e *Engine) CreateSnapshot(collection, label string) (*SnapshotInfo, error)
 	}
 	if len(snap.Docs) == 0 {
 		if collection != "" {
-			return nil, fmt.Errorf("%w: no stored document is in collection %q; braid collections lists them", ErrNotFound, collection)
+			return nil, fmt.Errorf("%w: no stored document is in collection %q; braid collections lists them", index.ErrNotFound, collection)
 		}
-		return nil, fmt.Errorf("%w: no stored documents to snapshot; braid add stores some", ErrNotFound)
+		return nil, fmt.Errorf("%w: no stored documents to snapshot; braid add stores some", index.ErrNotFound)
 	}
-	if err := e.st.PutSnapshot(snap); err != nil {
+	if err := s.c.Index.PutSnapshot(snap); err != nil {
 		return nil, err
 	}
 	info := snapshotInfo(snap)
@@ -99,14 +100,14 @@ func (e *Engine) CreateSnapshot(collection, label string) (*SnapshotInfo, error)
 }
 
 // Snapshots lists the snapshots, oldest first.
-func (e *Engine) Snapshots() ([]SnapshotInfo, error) {
-	if err := e.embeddedOnly("snapshots"); err != nil {
+func (s *Store) Snapshots() ([]SnapshotInfo, error) {
+	if err := s.available("snapshots"); err != nil {
 		return nil, err
 	}
-	all, err := e.st.Snapshots()
+	all, err := s.c.Index.Snapshots()
 	out := make([]SnapshotInfo, len(all))
-	for i, s := range all {
-		out[i] = snapshotInfo(s)
+	for i, snap := range all {
+		out[i] = snapshotInfo(snap)
 	}
 	return out, err
 }
@@ -152,40 +153,40 @@ type RestoreResult struct {
 // directory, each at its name. It never writes outside the directory (a
 // name or a symbolic link leading out is skipped), and never replaces an
 // existing file unless Overwrite is set.
-func (e *Engine) Restore(req RestoreRequest) (*RestoreResult, error) {
-	if err := e.embeddedOnly("restore"); err != nil {
+func (s *Store) Restore(req RestoreRequest) (*RestoreResult, error) {
+	if err := s.available("restore"); err != nil {
 		return nil, err
 	}
 	if (req.Collection == "") == (req.SnapshotID == "") {
-		return nil, fmt.Errorf("%w: restore needs a collection or a snapshot id (one of them)", ErrBadOption)
+		return nil, fmt.Errorf("%w: restore needs a collection or a snapshot id (one of them)", index.ErrBadOption)
 	}
 	if req.Output == "" {
-		return nil, fmt.Errorf("%w: restore needs an output directory", ErrBadOption)
+		return nil, fmt.Errorf("%w: restore needs an output directory", index.ErrBadOption)
 	}
 	incl, err := index.NewMatcher(req.Include)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
+		return nil, fmt.Errorf("%w: %v", index.ErrBadOption, err)
 	}
 	excl, err := index.NewMatcher(req.Exclude)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
+		return nil, fmt.Errorf("%w: %v", index.ErrBadOption, err)
 	}
 	docs := map[string]string{}
 	if req.SnapshotID != "" {
-		all, err := e.st.Snapshots()
+		all, err := s.c.Index.Snapshots()
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range all {
-			if s.ID == req.SnapshotID {
-				docs = s.Docs
+		for _, snap := range all {
+			if snap.ID == req.SnapshotID {
+				docs = snap.Docs
 			}
 		}
 		if len(docs) == 0 {
-			return nil, fmt.Errorf("%w: no snapshot %q; braid snapshot list shows them", ErrNotFound, req.SnapshotID)
+			return nil, fmt.Errorf("%w: no snapshot %q; braid snapshot list shows them", index.ErrNotFound, req.SnapshotID)
 		}
 	} else {
-		if err := e.st.ForEachStored(func(r *Stored) error {
+		if err := s.c.Index.ForEachStored(func(r *index.Stored) error {
 			if r.Collection == req.Collection {
 				docs[r.Name] = r.Hash
 			}
@@ -194,7 +195,7 @@ func (e *Engine) Restore(req RestoreRequest) (*RestoreResult, error) {
 			return nil, err
 		}
 		if len(docs) == 0 {
-			return nil, fmt.Errorf("%w: no stored document is in collection %q; braid collections lists them", ErrNotFound, req.Collection)
+			return nil, fmt.Errorf("%w: no stored document is in collection %q; braid collections lists them", index.ErrNotFound, req.Collection)
 		}
 	}
 	out, err := filepath.Abs(req.Output)
@@ -202,7 +203,7 @@ func (e *Engine) Restore(req RestoreRequest) (*RestoreResult, error) {
 		return nil, fmt.Errorf("braid: %s: %w", req.Output, err)
 	}
 	if info, err := os.Stat(out); err == nil && !info.IsDir() {
-		return nil, fmt.Errorf("%w: %s is a file, not a directory", ErrBadOption, req.Output)
+		return nil, fmt.Errorf("%w: %s is a file, not a directory", index.ErrBadOption, req.Output)
 	}
 	res := &RestoreResult{Output: out, DryRun: req.DryRun, Written: []Restored{}, Skipped: []Skipped{}}
 	names := make([]string, 0, len(docs))
@@ -214,7 +215,7 @@ func (e *Engine) Restore(req RestoreRequest) (*RestoreResult, error) {
 		if (incl != nil && !incl.Match(name)) || excl.Match(name) {
 			continue
 		}
-		if r, err := e.restoreOne(out, name, docs[name], req); err != nil {
+		if r, err := s.restoreOne(out, name, docs[name], req); err != nil {
 			return res, err
 		} else if r.skipped != nil {
 			res.Skipped = append(res.Skipped, *r.skipped)
@@ -232,16 +233,16 @@ type restoreOutcome struct {
 
 // restoreOne writes one document, or says why it did not; the error is
 // for failures that stop the restore.
-func (e *Engine) restoreOne(out, name, hash string, req RestoreRequest) (restoreOutcome, error) {
+func (s *Store) restoreOne(out, name, hash string, req RestoreRequest) (restoreOutcome, error) {
 	skip := func(file, why string) (restoreOutcome, error) {
 		return restoreOutcome{skipped: &Skipped{Name: name, File: file, Reason: why}}, nil
 	}
-	clean, err := cleanName(name)
+	clean, err := CleanName(name)
 	if err != nil || clean != name {
 		return skip("", "the name leads outside the output directory")
 	}
 	file := filepath.Join(out, filepath.FromSlash(name))
-	data, err := e.blobs().Get(hash)
+	data, err := s.c.Blobs.Get(hash)
 	if err != nil {
 		return skip(file, err.Error())
 	}
@@ -273,7 +274,7 @@ func (e *Engine) restoreOne(out, name, hash string, req RestoreRequest) (restore
 	if err := insideDir(out, filepath.Dir(file)); err != nil { // a link made between the check and MkdirAll
 		return skip(file, err.Error())
 	}
-	if err := writeFileAtomic(file, data); err != nil {
+	if err := atomicfile.WriteFile(file, data, 0); err != nil {
 		return r, fmt.Errorf("braid: restore %s: %w", name, err)
 	}
 	return r, nil
