@@ -10,11 +10,12 @@ type Capabilities struct {
 	Vectors  bool   `json:"vectors"`
 	Model    string `json:"model,omitempty"`
 	Embedded int    `json:"embedded,omitempty"`
-	// NoVectors says why searches cannot use vectors now (see
-	// VectorsUnavailable).
+	// NoVectors says why searches cannot use vectors now (no embedding
+	// model, no embeddings indexed yet, or embeddings of another model),
+	// or "" when they can.
 	NoVectors string `json:"no_vectors,omitempty"`
 	// Rerank is true when the engine has a cross-encoder; NoRerank says
-	// why not (see RerankUnavailable).
+	// why not.
 	Rerank   bool   `json:"rerank"`
 	NoRerank string `json:"no_rerank,omitempty"`
 }
@@ -22,7 +23,7 @@ type Capabilities struct {
 // Capabilities describes the models the engine was opened with.
 func (e *Engine) Capabilities() Capabilities {
 	c := Capabilities{ReadOnly: e.opt.ReadOnly, Rerank: e.opt.Reranker != nil,
-		NoVectors: e.VectorsUnavailable(), NoRerank: e.RerankUnavailable()}
+		NoVectors: e.vectorsUnavailable(), NoRerank: e.rerankUnavailable()}
 	if e.vec != nil {
 		c.Vectors, c.Model, c.Embedded = true, e.opt.Model, e.vec.Len()
 	}

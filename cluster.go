@@ -271,7 +271,7 @@ func (c *cluster) stats(srcs []*Source) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Stats{Backend: strings.TrimSuffix(c.e.opt.Backend.URL, "/") + "/" + c.x.Name(), Documents: docs, Chunks: chunks, SchemaVersion: opensearch.MappingVersion, Sources: []SourceStats{}, Settings: c.e.SettingList()}
+	st := &Stats{Backend: strings.TrimSuffix(c.e.opt.Backend.URL, "/") + "/" + c.x.Name(), Documents: docs, Chunks: chunks, SchemaVersion: opensearch.MappingVersion, Sources: []SourceStats{}, Settings: c.e.Config().List()}
 	for _, s := range srcs {
 		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), IndexedAt: s.IndexedAt})
 	}

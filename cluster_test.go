@@ -591,7 +591,7 @@ func testClusterTwoWriters(t *testing.T, url string) {
 func testClusterSettings(t *testing.T, url string) {
 	backend := braid.Backend{URL: url, Index: "settings"}
 	a := openEngine(t, &braid.Options{Backend: backend})
-	if _, err := a.SetSetting("limit", "3"); err != nil {
+	if _, err := a.Config().Set("limit", "3"); err != nil {
 		t.Fatal(err)
 	}
 	dir := writeVault(t, vault)
@@ -599,13 +599,13 @@ func testClusterSettings(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	b := openEngine(t, &braid.Options{Backend: backend})
-	if s := b.Settings(); s.Limit == nil || *s.Limit != 3 {
+	if s := b.Config().Values(); s.Limit == nil || *s.Limit != 3 {
 		t.Errorf("a second engine's settings %+v, want limit 3", s)
 	}
 	if got := docPaths(t, b, "tomatoes OR compost OR garlic OR water OR kept", braid.SearchOptions{}); len(got) != 3 {
 		t.Errorf("a search on the second engine gives %d hits, want the saved limit of 3", len(got))
 	}
-	if _, err := b.SetSetting("limit", "0"); err == nil {
+	if _, err := b.Config().Set("limit", "0"); err == nil {
 		t.Error("limit 0 accepted")
 	}
 }

@@ -13,17 +13,22 @@
 // signals (document evidence, a backlink prior) and the cross-encoder,
 // one hit per document by default, each with a
 // snippet, highlight ranges, a line range and, on request, an explanation of
-// its score. Grep runs a regular expression over the current files of the
-// indexed documents. Links walks the link graph ([[wikilinks]], embeds,
-// markdown links, tags and frontmatter relations) forwards or backwards,
-// BrokenLinks and Orphans check it, Gaps lists similar documents nothing
-// links, and Tag writes tags into a note. Store is the document store
-// (package docstore): its Add keeps documents that live in no source in the
+// its score, running BM25 beside the query embedding. Grep runs a regular
+// expression over the current files of the indexed documents.
+//
+// The rest of the engine is grouped behind four accessors. Notes (package
+// notes) reads documents: a name resolved to a document, its current
+// content, a chunk's neighbours and excerpts, citations, what an id names,
+// the folder tree, listings and find-by-name. Graph walks the link graph
+// ([[wikilinks]], embeds, markdown links, tags and frontmatter relations)
+// forwards or backwards, finds broken links and orphans, and lists gaps
+// (similar documents nothing links). Store (package docstore) is the
+// document store: Add keeps documents that live in no source in the
 // index's content-addressed store, and Update, Delete, Versions,
-// Collections and snapshots manage them, which List shows; Find, Info and
-// Cite navigate by name, ancestry and quotation. Ask gathers the evidence
-// for a question: Search's best chunks, de-duplicated, cited and fitted to
-// a token budget, for a caller that writes the answer itself.
+// Collections and snapshots manage them. Config holds the index's settings,
+// the defaults its searches take. Tag writes tags into a note. Ask gathers
+// the evidence for a question: Search's best chunks, de-duplicated, cited
+// and fitted to a token budget, for a caller that writes the answer itself.
 //
 //	e, err := braid.Open(".braid", nil)
 //	if err != nil { … }

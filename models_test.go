@@ -90,8 +90,8 @@ func TestLoadModelsWithout(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			if tc.noVectors != "" && e.VectorsUnavailable() != lm.NoVectors || tc.noRerank != "" && e.RerankUnavailable() != lm.NoRerank {
-				t.Errorf("engine says %q and %q, want the models' reasons", e.VectorsUnavailable(), e.RerankUnavailable())
+			if tc.noVectors != "" && e.Capabilities().NoVectors != lm.NoVectors || tc.noRerank != "" && e.Capabilities().NoRerank != lm.NoRerank {
+				t.Errorf("engine says %q and %q, want the models' reasons", e.Capabilities().NoVectors, e.Capabilities().NoRerank)
 			}
 		})
 	}

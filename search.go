@@ -206,7 +206,7 @@ type Timings struct {
 }
 
 // msSince is the time since t in milliseconds.
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
 
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {

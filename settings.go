@@ -256,18 +256,28 @@ func parseSettings(data []byte, where, fix string) (*Settings, error) {
 	return s, nil
 }
 
-// Settings returns the index's settings (a copy).
-func (e *Engine) Settings() Settings {
+// Config is the index's settings: the defaults its searches take when
+// they name none, kept in the index (settings.json, or the cluster
+// index's metadata).
+type Config struct{ e *Engine }
+
+// Config is the index's settings.
+func (e *Engine) Config() *Config { return &Config{e} }
+
+// Values returns the index's settings (a copy).
+func (c *Config) Values() Settings { return c.e.currentSettings() }
+
+func (e *Engine) currentSettings() Settings {
 	e.settingsMu.RLock()
 	defer e.settingsMu.RUnlock()
 	return *e.settings
 }
 
-// SettingList describes every setting: its value in effect, the built-in
+// List describes every setting: its value in effect, the built-in
 // default, whether the index sets it, and what it accepts.
-func (e *Engine) SettingList() []Setting {
-	s := e.Settings()
-	return e.settingList(&s)
+func (c *Config) List() []Setting {
+	s := c.e.currentSettings()
+	return c.e.settingList(&s)
 }
 
 // SettingNames lists the settings' names.
@@ -280,10 +290,11 @@ func SettingNames() []string {
 	return names
 }
 
-// SetSetting checks and changes one setting and saves the index's
-// settings at once; an empty value resets it to the built-in default. It
-// takes effect for the searches that start after it.
-func (e *Engine) SetSetting(name, value string) (*Setting, error) {
+// Set checks and changes one setting and saves the index's settings at
+// once; an empty value resets it to the built-in default. It takes effect
+// for the searches that start after it.
+func (c *Config) Set(name, value string) (*Setting, error) {
+	e := c.e
 	if e.opt.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -355,7 +366,8 @@ type Tuning struct {
 // SaveTuned stores settings braid tune chose, with where they came from,
 // as the index's defaults (a search's own options still win). The other
 // settings are kept.
-func (e *Engine) SaveTuned(t Tuning, from Tuned) error {
+func (c *Config) SaveTuned(t Tuning, from Tuned) error {
+	e := c.e
 	if e.opt.ReadOnly {
 		return ErrReadOnly
 	}
@@ -386,7 +398,7 @@ func (e *Engine) settingList(s *Settings) []Setting {
 
 // withSettings fills what a search leaves open from the index's settings.
 func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
-	s := e.Settings()
+	s := e.currentSettings()
 	if opt.VectorWeight == nil && s.VectorWeight != nil {
 		w := *s.VectorWeight
 		opt.VectorWeight = &w

@@ -37,7 +37,7 @@ func TestSettings(t *testing.T) {
 	if n := count(braid.SearchOptions{}); n != 6 {
 		t.Fatalf("default limit: %d results, want all 6", n)
 	}
-	if _, err := e.SetSetting("limit", "2"); err != nil {
+	if _, err := e.Config().Set("limit", "2"); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(braid.SearchOptions{}); n != 2 {
@@ -56,16 +56,16 @@ func TestSettings(t *testing.T) {
 		{"rerank_budget", "1h", "to 10s"},
 		{"candidates", "5", "from 10 to 1000"},
 	} {
-		if _, err := e.SetSetting(c.name, c.value); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), c.want) {
+		if _, err := e.Config().Set(c.name, c.value); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("set %s %q: %v, want a refusal naming %q", c.name, c.value, err, c.want)
 		}
 	}
-	if _, err := e.SetSetting("colour", "blue"); !errors.Is(err, braid.ErrUnknownSetting) || !strings.Contains(err.Error(), "vector_weight") {
+	if _, err := e.Config().Set("colour", "blue"); !errors.Is(err, braid.ErrUnknownSetting) || !strings.Contains(err.Error(), "vector_weight") {
 		t.Errorf("unknown setting: %v, want one listing the settings", err)
 	}
 	// A vector weight set in the index does not warn on an index without
 	// vectors, as the built-in default does not.
-	if _, err := e.SetSetting("vector_weight", "0.7"); err != nil {
+	if _, err := e.Config().Set("vector_weight", "0.7"); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := e.Search(ctx, "shared", braid.SearchOptions{}); err != nil || res.Warning != "" {
@@ -94,7 +94,7 @@ func TestSettings(t *testing.T) {
 	if strings.Join(set, ",") != "vector_weight=0.7,limit=2" {
 		t.Errorf("stats settings set: %v", set)
 	}
-	if _, err := e.SetSetting("limit", "3"); !errors.Is(err, braid.ErrReadOnly) {
+	if _, err := e.Config().Set("limit", "3"); !errors.Is(err, braid.ErrReadOnly) {
 		t.Errorf("set on a read-only engine: %v", err)
 	}
 	e.Close()

@@ -92,7 +92,7 @@ func TestRankingSignals(t *testing.T) {
 
 	// The index's settings fill in what a search leaves open; the
 	// search's own value wins.
-	if _, err := e.SetSetting("link_prior", "1"); err != nil {
+	if _, err := e.Config().Set("link_prior", "1"); err != nil {
 		t.Fatal(err)
 	}
 	if hits := search("lantern", braid.SearchOptions{}); hits[0].Path != "Hub.md" {
@@ -105,7 +105,7 @@ func TestRankingSignals(t *testing.T) {
 	if _, err := e.Search(ctx, "lantern", braid.SearchOptions{DocEvidence: &bad}); err == nil || !strings.Contains(err.Error(), "doc_evidence") {
 		t.Errorf("doc evidence 1.5: %v, want an out-of-range error", err)
 	}
-	if _, err := e.SetSetting("doc_evidence", "2"); err == nil {
+	if _, err := e.Config().Set("doc_evidence", "2"); err == nil {
 		t.Error("doc_evidence 2 was accepted as a setting")
 	}
 }

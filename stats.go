@@ -54,7 +54,7 @@ func (e *Engine) Stats() (*Stats, error) {
 	if e.cl != nil {
 		return e.cl.stats(srcs)
 	}
-	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.SettingList(), Tuned: e.Settings().Tuned}
+	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.Config().List(), Tuned: e.currentSettings().Tuned}
 	per := map[string]*SourceStats{}
 	for _, s := range srcs {
 		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), Endpoint: s.Endpoint, IndexedAt: s.IndexedAt})

@@ -130,7 +130,7 @@ func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
 	if opt.Keyword {
 		return 0, "", nil
 	}
-	if why := e.VectorsUnavailable(); why != "" {
+	if why := e.vectorsUnavailable(); why != "" {
 		if opt.VectorWeight != nil && *opt.VectorWeight == 0 {
 			return 0, "", nil // vectors were not asked for: nothing to warn about
 		}
@@ -176,9 +176,9 @@ func (e *Engine) strandedEmbeddings() string {
 	return e.stranded
 }
 
-// VectorsUnavailable says why a search cannot use vectors now (no
+// vectorsUnavailable says why a search cannot use vectors now (no
 // embedding model, or no embeddings indexed yet), or "" when it can.
-func (e *Engine) VectorsUnavailable() string {
+func (e *Engine) vectorsUnavailable() string {
 	switch {
 	case e.cl != nil && e.opt.Embedder == nil:
 		return e.noVectors()
@@ -218,9 +218,9 @@ func (e *Engine) otherModels() string {
 	return strings.Join(other, ", ")
 }
 
-// RerankUnavailable says why searches are not reranked, or "" when a
+// rerankUnavailable says why searches are not reranked, or "" when a
 // cross-encoder is loaded.
-func (e *Engine) RerankUnavailable() string {
+func (e *Engine) rerankUnavailable() string {
 	switch {
 	case e.opt.Reranker != nil:
 		return ""

@@ -47,7 +47,7 @@ func (s *Server) configureTool() tool {
 			}
 			var set *braid.Setting
 			err := s.write(ctx, func() (err error) {
-				set, err = c.e.SetSetting(a.Name, value)
+				set, err = c.e.Config().Set(a.Name, value)
 				return err
 			})
 			if err != nil {
@@ -62,7 +62,7 @@ func (s *Server) configureTool() tool {
 			}
 			return map[string]any{"settings": []*braid.Setting{set}}, nil
 		}
-		list := c.e.SettingList()
+		list := c.e.Config().List()
 		if a.Name != "" {
 			for _, st := range list {
 				if st.Name == a.Name {

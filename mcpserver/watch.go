@@ -88,6 +88,6 @@ func (s *Server) unwatchAll() {
 
 // watchSetting says whether the index's settings ask for watching.
 func watchSetting(e *braid.Engine) bool {
-	w := e.Settings().Watch
+	w := e.Config().Values().Watch
 	return w != nil && *w
 }

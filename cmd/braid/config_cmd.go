@@ -100,7 +100,7 @@ func (c *ConfigResetCmd) Run(g *Globals) error {
 // settingList reads the index's settings.
 func settingList(g *Globals) (list []braid.Setting, err error) {
 	err = g.withReader("braid config", func(e *braid.Engine) error {
-		list = e.SettingList()
+		list = e.Config().List()
 		return nil
 	})
 	return list, err
@@ -118,7 +118,7 @@ func setSettings(g *Globals, values map[string]string) error {
 		if !ok {
 			continue
 		}
-		s, err := e.SetSetting(name, v)
+		s, err := e.Config().Set(name, v)
 		if err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ func setSettings(g *Globals, values map[string]string) error {
 		delete(values, name)
 	}
 	for name := range values {
-		_, err := e.SetSetting(name, "") // reports the unknown name
+		_, err := e.Config().Set(name, "") // reports the unknown name
 		return err
 	}
 	if g.JSON {

@@ -203,11 +203,11 @@ func skipReason(e *braid.Engine, mode string) string {
 	if mode == eval.Lexical {
 		return ""
 	}
-	if why := e.VectorsUnavailable(); why != "" {
+	if why := e.Capabilities().NoVectors; why != "" {
 		return why
 	}
 	if mode == eval.HybridRerank {
-		return e.RerankUnavailable()
+		return e.Capabilities().NoRerank
 	}
 	return ""
 }

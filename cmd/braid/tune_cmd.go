@@ -124,7 +124,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 
 	cur := currentTuning(e)
 	weights := c.VectorWeight
-	why := e.VectorsUnavailable()
+	why := e.Capabilities().NoVectors
 	vectors := why == ""
 	if !vectors {
 		g.warn("only the lexical settings are tuned: %s", why)
@@ -217,7 +217,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 		if vectors {
 			t.QueryInstruction = &best.Instruction
 		}
-		err := e.SaveTuned(t, braid.Tuned{
+		err := e.Config().SaveTuned(t, braid.Tuned{
 			From: rep.From, At: time.Now().UTC().Format(time.RFC3339), Metric: rep.Metric,
 			Before: rep.Current.Score.NDCG10, After: best.Score.NDCG10, Queries: len(col.Queries)})
 		if err != nil {
@@ -243,7 +243,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 // currentTuning is the fusion settings a search with no options of its own
 // uses on e: the index's settings, else braid's defaults.
 func currentTuning(e *braid.Engine) tuning {
-	s := e.Settings()
+	s := e.Config().Values()
 	orDefault := func(p *float64, d float64) float64 {
 		if p != nil {
 			return *p
