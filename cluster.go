@@ -166,7 +166,7 @@ func (e *Engine) embeddedOnly(what string) error {
 	if e.cl == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s works on the embedded index only, and this engine uses the OpenSearch index %s at %s; run it without --backend on an index directory", ErrBackend, what, e.cl.x.Name(), e.opt.Backend.URL)
+	return fmt.Errorf("%w: %s works on the embedded index only, and this engine uses the OpenSearch index %s at %s; run it on an index directory, without Options.Backend", ErrBackend, what, e.cl.x.Name(), e.opt.Backend.URL)
 }
 
 // filter is req's filters in the cluster's terms; ok is false when they
@@ -310,7 +310,7 @@ func (c *cluster) index(ctx context.Context, sources []*Source, force map[string
 		runErr = err
 	}
 	if runErr != nil && ctx.Err() == nil && !errors.Is(runErr, ErrBadOption) {
-		runErr = fmt.Errorf("%w; what reached the cluster is consistent: once %s answers, braid --backend %s index sends the rest", runErr, c.e.opt.Backend.URL, c.e.opt.Backend.URL)
+		runErr = fmt.Errorf("%w; what reached the cluster is consistent: once %s answers, the next index run sends the rest", runErr, c.e.opt.Backend.URL)
 	}
 	return runErr
 }

@@ -223,7 +223,7 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	}
 	if opt.ReadOnly {
 		if _, err := os.Stat(filepath.Join(dir, storeFile)); errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w (looked in %s; pass --index or set BRAID_INDEX to use another)", ErrNoIndex, dir)
+			return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 		}
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("braid: create index directory: %w", err)

@@ -139,7 +139,7 @@ func (e *Engine) sourceFor(ctx context.Context, sp SourceSpec) (*Source, bool, e
 		}
 		if sp.Endpoint != "" {
 			if err := bucket.CheckEndpoint(sp.Endpoint); err != nil {
-				return nil, false, fmt.Errorf("%w: --s3-endpoint: %v", ErrBadOption, err)
+				return nil, false, fmt.Errorf("%w: SourceSpec.Endpoint: %v", ErrBadOption, err)
 			}
 		}
 		abs, kind = u.String(), index.SourceS3
@@ -294,7 +294,7 @@ func (e *Engine) RemoveSource(ref string) (int, error) {
 	}
 	if src.Kind == index.SourceStore {
 		// Its records would bring the documents back at the next add.
-		return 0, fmt.Errorf("%w: %q is the document store, not a folder; braid delete --pattern '**' (delete_by_name) removes stored documents", ErrBadOption, ref)
+		return 0, fmt.Errorf("%w: %q is the document store, not a folder; delete stored documents by name instead (braid delete, or the MCP tool delete_by_name)", ErrBadOption, ref)
 	}
 	vs := e.vectors(nil)
 	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Vectors: vs, Blobs: e.blobs()}

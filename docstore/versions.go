@@ -101,7 +101,7 @@ func (s *Store) CompareVersions(ref, from, to string) (*Comparison, error) {
 		}
 	}
 	if fi < 0 {
-		return nil, fmt.Errorf("%w: %s has only one version; nothing to compare (a source's files keep versions with braid index --keep-versions N)", index.ErrNotFound, l.Path)
+		return nil, fmt.Errorf("%w: %s has only one version; nothing to compare (a source's files keep versions with SourceSpec.KeepVersions)", index.ErrNotFound, l.Path)
 	}
 	a, err := s.versionContent(ref, vs[fi])
 	if err != nil {
@@ -161,5 +161,5 @@ func (s *Store) versionContent(ref string, v VersionInfo) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("%w: %s changed on disk since it was indexed; run braid index, then compare", index.ErrNotFound, file)
 	}
-	return nil, fmt.Errorf("%w: the content of version %d (%s) was not kept; braid index --keep-versions N keeps the last N versions of a source's files", index.ErrNotFound, v.Version.Version, v.Hash[:12])
+	return nil, fmt.Errorf("%w: the content of version %d (%s) was not kept; SourceSpec.KeepVersions keeps the last N versions of a source's files", index.ErrNotFound, v.Version.Version, v.Hash[:12])
 }

@@ -394,7 +394,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 			max = DefaultMaxFileSize
 		}
 		if info.Size() > max {
-			return fmt.Errorf("index: %s is %s, over the %s limit; raise it with --max-file-size", src.Path, FormatBytes(info.Size()), FormatBytes(max))
+			return fmt.Errorf("index: %s is %s, over the %s limit; raise it with SourceSpec.MaxFileSize", src.Path, FormatBytes(info.Size()), FormatBytes(max))
 		}
 		files = []file{{abs: src.Path, rel: filepath.Base(src.Path), size: info.Size()}}
 	} else {
@@ -661,7 +661,7 @@ func checkChunks(src *Source, n int) error {
 	if n <= limit {
 		return nil
 	}
-	return fmt.Errorf("%w: %d chunks, over the %d-chunk limit per document; split the document or raise --chunk-tokens", ErrTooManyChunks, n, limit)
+	return fmt.Errorf("%w: %d chunks, over the %d-chunk limit per document; split the document or raise SourceSpec.ChunkTokens", ErrTooManyChunks, n, limit)
 }
 
 func toChunks(d *Document, pieces []chunk.Chunk) []Chunk {

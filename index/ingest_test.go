@@ -121,7 +121,7 @@ func TestMaxChunks(t *testing.T) {
 	if sum.Added != 1 || sum.Skipped.TooManyChunks != 1 {
 		t.Errorf("added %d, skipped %+v; want 1 added and 1 with too many chunks", sum.Added, sum.Skipped)
 	}
-	if len(sum.Errors) != 1 || !strings.HasSuffix(sum.Errors[0].Path, "long.md") || !strings.Contains(sum.Errors[0].Err, "over the 4-chunk limit per document; split the document or raise --chunk-tokens") {
+	if len(sum.Errors) != 1 || !strings.HasSuffix(sum.Errors[0].Path, "long.md") || !strings.Contains(sum.Errors[0].Err, "over the 4-chunk limit per document; split the document or raise SourceSpec.ChunkTokens") {
 		t.Errorf("errors %v, want one for long.md naming the limit and the fix", sum.Errors)
 	}
 	if d, _ := st.DocByPath("s1", "long.md"); d != nil {

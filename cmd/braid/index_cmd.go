@@ -115,7 +115,7 @@ func (c *IndexCmd) watch(g *Globals, e *braid.Engine) error {
 				return
 			}
 			for _, fe := range s.Errors {
-				fmt.Fprintf(g.stderr, "braid: error: %s\n", fe)
+				fmt.Fprintf(g.stderr, "braid: error: %s\n", optionFlags.Replace(fe.String()))
 			}
 			for _, c := range s.Capped {
 				g.warn("%s", c)
@@ -186,7 +186,7 @@ func printSummary(g *Globals, s *braid.Summary) {
 		g.warn("%s", w)
 	}
 	for _, e := range s.Errors {
-		fmt.Fprintf(g.stderr, "braid: error: %s\n", e)
+		fmt.Fprintf(g.stderr, "braid: error: %s\n", optionFlags.Replace(e.String()))
 	}
 }
 

@@ -158,9 +158,22 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 // errSilent is returned by a command that already reported its failure.
 var errSilent = errors.New("failed")
 
+// optionFlags names the flag behind each library option that the
+// library's errors mention, so an error names what the user can type.
+var optionFlags = strings.NewReplacer(
+	"Options.Backend", "--backend",
+	"SourceSpec.Endpoint", "--s3-endpoint",
+	"SourceSpec.MaxFileSize", "--max-file-size",
+	"SourceSpec.ChunkTokens", "--chunk-tokens",
+	"SourceSpec.KeepVersions", "braid index --keep-versions N",
+)
+
 // errorLine renders an error as one line that starts with "braid:".
 func errorLine(err error) string {
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	msg := optionFlags.Replace(strings.ReplaceAll(err.Error(), "\n", " "))
+	if errors.Is(err, braid.ErrNoIndex) {
+		msg += "; pass --index or set BRAID_INDEX to use another"
+	}
 	for _, p := range []string{"braid: ", "index: ", "grep: "} {
 		msg = strings.TrimPrefix(msg, p)
 	}
