@@ -19,6 +19,7 @@ import (
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/opensearch"
+	"github.com/braidsearch/braid/settings"
 )
 
 // Backend says where an engine keeps its index. The zero value is the
@@ -103,7 +104,7 @@ func (c *cluster) readMeta(ctx context.Context, e *Engine) error {
 		return err
 	}
 	if raw := meta["settings"]; len(raw) > 0 {
-		if e.settings, err = parseSettings(raw, "the settings of the cluster index "+c.x.Name(), "set them again with braid config set"); err != nil {
+		if e.settings, err = settings.Parse(raw, "the settings of the cluster index "+c.x.Name(), "set them again with braid config set"); err != nil {
 			return err
 		}
 	}

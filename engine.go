@@ -17,6 +17,7 @@ import (
 	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/rerank"
+	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -246,7 +247,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	if e.settings, err = loadSettings(dir); err != nil {
+	if e.settings, err = settings.Load(dir); err != nil {
 		e.Close()
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/notes"
+	"github.com/braidsearch/braid/settings"
 )
 
 // SearchOptions shapes a search. The zero value asks for the 10 best
@@ -78,24 +79,26 @@ type SearchOptions struct {
 	weightFromSettings bool // VectorWeight is the index's setting, not the caller's
 }
 
-// Normalization names how linear fusion rescales each list's scores.
-type Normalization string
+// Normalization names how linear fusion rescales each list's scores:
+// NormMinMax or NormZScore (package settings defines them).
+type Normalization = settings.Normalization
 
 const (
 	// NormMinMax maps each list onto [0, 1].
-	NormMinMax Normalization = "minmax"
+	NormMinMax = settings.NormMinMax
 	// NormZScore maps each list to standard scores.
-	NormZScore Normalization = "zscore"
+	NormZScore = settings.NormZScore
 )
 
-// Fusion names a way to combine the lexical and vector candidate lists.
-type Fusion string
+// Fusion names a way to combine the lexical and vector candidate lists:
+// FusionLinear or FusionRRF (package settings defines them).
+type Fusion = settings.Fusion
 
 const (
 	// FusionLinear mixes normalised scores: w·vector + (1−w)·lexical.
-	FusionLinear Fusion = "linear"
+	FusionLinear = settings.FusionLinear
 	// FusionRRF is weighted reciprocal rank fusion (k = 60).
-	FusionRRF Fusion = "rrf"
+	FusionRRF = settings.FusionRRF
 )
 
 func (o SearchOptions) fusion() Fusion {

@@ -6,19 +6,16 @@ import (
 	"slices"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/settings"
 )
 
 // Built-in strengths of the ranking signals beyond BM25 and vectors (see
-// SearchOptions.DocEvidence and LinkPrior), chosen on the tuning half of
-// bench/vaults/queries.tsv and SciFact train, checked on the held-back
-// halves (docs/benchmarks.md has the table). Document evidence at 0.2:
-// vault tuning half hybrid nDCG@10 0.336 → 0.375, held-back half 0.480 →
-// 0.488, SciFact test 0.7410 → 0.7396 (within the 0.003 allowed). The link
-// prior helped the tuning half (0.360 at 0.1) and hurt the held-back one
-// (0.469), so it is off unless an index's settings (braid tune) turn it on.
+// SearchOptions.DocEvidence and LinkPrior; settings.DefaultDocEvidence
+// says how they were chosen): document evidence on, the link prior off
+// unless an index's settings (braid tune) turn it on.
 const (
-	DefaultDocEvidence = 0.2
-	DefaultLinkPrior   = 0.0
+	DefaultDocEvidence = settings.DefaultDocEvidence
+	DefaultLinkPrior   = settings.DefaultLinkPrior
 )
 
 // signals reranks fused candidates by what braid knows beyond the two

@@ -12,15 +12,14 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/vector"
 )
 
 // DefaultVectorWeight is the vector weight of a search that names none,
-// when embeddings are available. On SciFact's train split (809 queries,
-// bge-small-en-v1.5 fp32, linear min-max fusion) nDCG@10 is 0.758 at 0.5,
-// 0.766 at 0.6 and 0.763 at 0.7; 0.6 beats 0.5 query for query by 0.0084
-// (standard error 0.0030). `braid eval` measures it.
-const DefaultVectorWeight = 0.6
+// when embeddings are available (settings.DefaultVectorWeight says how it
+// was chosen).
+const DefaultVectorWeight = settings.DefaultVectorWeight
 
 // Embedder turns texts into unit-length vectors; model.Embedder is the ONNX
 // implementation.

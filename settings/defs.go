@@ -1,0 +1,226 @@
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Setting describes one setting for braid config list and the configure
+// tool.
+type Setting struct {
+	Name    string `json:"name"`
+	Value   string `json:"value"`   // in effect: the index's, or the default
+	Default string `json:"default"` // built in
+	Set     bool   `json:"set"`     // the index sets it
+	Allowed string `json:"allowed"` // what set accepts
+	Help    string `json:"help"`
+}
+
+// ErrUnknown is the error for a setting name braid does not have.
+var ErrUnknown = errors.New("braid: unknown setting")
+
+// RangeError is a value a setting does not accept.
+type RangeError struct {
+	Name, Value string
+	Allowed     string // what the setting accepts
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("%s %q is out of range; want %s", e.Name, e.Value, e.Allowed)
+}
+
+// def is how one setting is read, checked and written.
+type def struct {
+	name, allowed, help string
+	// builtIn is the built-in default; rerankBudget is the reranker's own
+	// budget, which is rerank_budget's.
+	builtIn func(rerankBudget time.Duration) string
+	get     func(v *Values) (string, bool)
+	set     func(v *Values, s string) error // s == "" resets
+}
+
+var defs = []def{
+	{"vector_weight", "a number from 0 (keywords only) to 1 (meaning only)", "the vector weight of a search that names none",
+		func(time.Duration) string { return fmtFloat(DefaultVectorWeight) },
+		func(v *Values) (string, bool) { return optString(v.VectorWeight, fmtFloat) },
+		func(v *Values, s string) error { return setParsed(&v.VectorWeight, s, floatIn(0, 1)) }},
+	{"fusion", "linear or rrf", "how a search that names none combines the keyword and vector lists",
+		func(time.Duration) string { return string(FusionLinear) },
+		func(v *Values) (string, bool) {
+			return optString(v.Fusion, func(f Fusion) string { return string(f) })
+		},
+		func(v *Values, s string) error {
+			return setParsed(&v.Fusion, s, func(s string) (Fusion, bool) {
+				return Fusion(s), s == string(FusionLinear) || s == string(FusionRRF)
+			})
+		}},
+	{"normalize", "minmax or zscore", "how linear fusion puts the two lists' scores on one scale",
+		func(time.Duration) string { return string(NormMinMax) },
+		func(v *Values) (string, bool) {
+			return optString(v.Normalize, func(n Normalization) string { return string(n) })
+		},
+		func(v *Values, s string) error {
+			return setParsed(&v.Normalize, s, func(s string) (Normalization, bool) {
+				return Normalization(s), s == string(NormMinMax) || s == string(NormZScore)
+			})
+		}},
+	{"doc_evidence", "a number from 0 (off) to 1", "how much a document's other matching chunks add to its best one",
+		func(time.Duration) string { return fmtFloat(DefaultDocEvidence) },
+		func(v *Values) (string, bool) { return optString(v.DocEvidence, fmtFloat) },
+		func(v *Values, s string) error { return setParsed(&v.DocEvidence, s, floatIn(0, 1)) }},
+	{"link_prior", "a number from 0 (off) to 1", "how much notes that many others link to are favoured",
+		func(time.Duration) string { return fmtFloat(DefaultLinkPrior) },
+		func(v *Values) (string, bool) { return optString(v.LinkPrior, fmtFloat) },
+		func(v *Values, s string) error { return setParsed(&v.LinkPrior, s, floatIn(0, 1)) }},
+	{"query_instruction", "true or false", "whether a query goes to the embedding model with the model's retrieval instruction",
+		func(time.Duration) string { return "true" },
+		func(v *Values) (string, bool) { return optString(v.QueryInstruction, strconv.FormatBool) },
+		func(v *Values, s string) error { return setParsed(&v.QueryInstruction, s, parseBool) }},
+	{"limit", "a whole number from 1 to 100", "how many results a search returns when it names no limit",
+		func(time.Duration) string { return strconv.Itoa(DefaultLimit) },
+		func(v *Values) (string, bool) { return optString(v.Limit, strconv.Itoa) },
+		func(v *Values, s string) error { return setParsed(&v.Limit, s, intIn(1, 100)) }},
+	{"candidates", "a whole number from 10 to 1000", "how many chunks each retriever hands to fusion",
+		func(time.Duration) string { return strconv.Itoa(DefaultCandidates) },
+		func(v *Values) (string, bool) { return optString(v.Candidates, strconv.Itoa) },
+		func(v *Values, s string) error { return setParsed(&v.Candidates, s, intIn(10, 1000)) }},
+	{"rerank", "true or false", "whether searches go through the cross-encoder (when one is installed)",
+		func(time.Duration) string { return "true" },
+		func(v *Values) (string, bool) { return optString(v.Rerank, strconv.FormatBool) },
+		func(v *Values, s string) error { return setParsed(&v.Rerank, s, parseBool) }},
+	{"rerank_budget", "a duration from 0 (no limit) to 10s, such as 250ms", "the time the cross-encoder may take per search",
+		func(budget time.Duration) string { return budget.String() },
+		func(v *Values) (string, bool) {
+			return optString(v.RerankBudget, func(m Millis) string { return time.Duration(m).String() })
+		},
+		func(v *Values, s string) error {
+			return setParsed(&v.RerankBudget, s, func(s string) (Millis, bool) {
+				d, err := time.ParseDuration(s)
+				return Millis(d), err == nil && d >= 0 && d <= 10*time.Second
+			})
+		}},
+	{"watch", "true or false", "whether braid serve keeps every source indexed as files change (as serve --watch)",
+		func(time.Duration) string { return "false" },
+		func(v *Values) (string, bool) { return optString(v.Watch, strconv.FormatBool) },
+		func(v *Values, s string) error { return setParsed(&v.Watch, s, parseBool) }},
+}
+
+// tuned are the settings braid tune chooses.
+var tuned = map[string]bool{"vector_weight": true, "fusion": true, "normalize": true, "candidates": true,
+	"doc_evidence": true, "link_prior": true, "query_instruction": true}
+
+// Names lists the settings' names, sorted.
+func Names() []string {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.name
+	}
+	sort.Strings(names)
+	return names
+}
+
+func find(name string) *def {
+	for i := range defs {
+		if defs[i].name == name {
+			return &defs[i]
+		}
+	}
+	return nil
+}
+
+// Set checks value and sets the named setting; an empty value resets it
+// to the built-in default. Setting one of the search settings braid tune
+// chooses drops the Tuned record. A name braid does not have is
+// ErrUnknown, a value the setting does not accept a *RangeError; either
+// way v is unchanged.
+func (v *Values) Set(name, value string) error {
+	d := find(name)
+	if d == nil {
+		return fmt.Errorf("%w %q; the settings are %s", ErrUnknown, name, strings.Join(Names(), ", "))
+	}
+	if err := d.set(v, value); err != nil {
+		return &RangeError{Name: name, Value: value, Allowed: d.allowed}
+	}
+	if tuned[name] {
+		v.Tuned = nil
+	}
+	return nil
+}
+
+// List describes every setting, in the order braid config list shows
+// them: its value in effect, the built-in default, whether v sets it,
+// and what it accepts. rerankBudget is the built-in rerank_budget: the
+// reranker's own, or DefaultRerankBudget without one.
+func (v *Values) List(rerankBudget time.Duration) []Setting {
+	out := make([]Setting, 0, len(defs))
+	for _, d := range defs {
+		def := d.builtIn(rerankBudget)
+		val, set := d.get(v)
+		if !set {
+			val = def
+		}
+		out = append(out, Setting{Name: d.name, Value: val, Default: def, Set: set, Allowed: d.allowed, Help: d.help})
+	}
+	return out
+}
+
+// check reports the first value in v that Set would refuse.
+func (v *Values) check() *RangeError {
+	for _, d := range defs {
+		if s, ok := d.get(v); ok {
+			if err := d.set(&Values{}, s); err != nil {
+				return &RangeError{Name: d.name, Value: s, Allowed: d.allowed}
+			}
+		}
+	}
+	return nil
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func optString[T any](p *T, f func(T) string) (string, bool) {
+	if p == nil {
+		return "", false
+	}
+	return f(*p), true
+}
+
+// setParsed sets *dst from s when parse accepts it; "" resets it.
+func setParsed[T any](dst **T, s string, parse func(string) (T, bool)) error {
+	if s == "" {
+		*dst = nil
+		return nil
+	}
+	x, ok := parse(strings.TrimSpace(s))
+	if !ok {
+		return errBadValue
+	}
+	*dst = &x
+	return nil
+}
+
+var errBadValue = errors.New("bad value")
+
+func floatIn(lo, hi float64) func(string) (float64, bool) {
+	return func(s string) (float64, bool) {
+		f, err := strconv.ParseFloat(s, 64)
+		return f, err == nil && !math.IsNaN(f) && f >= lo && f <= hi
+	}
+}
+
+func intIn(lo, hi int) func(string) (int, bool) {
+	return func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n >= lo && n <= hi
+	}
+}
+
+func parseBool(s string) (bool, bool) {
+	b, err := strconv.ParseBool(s)
+	return b, err == nil
+}
