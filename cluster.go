@@ -90,7 +90,7 @@ func openCluster(opt Options) (*Engine, error) {
 	}
 	c.e, e.cl, e.ret = e, c, c
 	e.docs = e.newStore()
-	e.nt = notes.NewReader(e.st, blobsIn(c.tmp), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: c.sources,
+	e.nt = notes.NewReader(e.st, blobsIn(c.tmp), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: c.Sources,
 		EmbeddedOnly: e.embeddedOnly, ReadStored: e.docs.Read, StoreSource: e.docs.Source})
 	return e, nil
 }
@@ -187,7 +187,7 @@ func clusterFilter(req index.Request) (f opensearch.Filter, ok bool) {
 // case, so a filter matches the way the embedded index's does.
 func normTag(t string) string { return strings.ToLower(strings.TrimPrefix(t, "#")) }
 
-func (c *cluster) lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error) {
+func (c *cluster) Lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error) {
 	f, ok := clusterFilter(req)
 	if !ok {
 		return nil, 0, nil
@@ -207,7 +207,7 @@ func (c *cluster) lexical(ctx context.Context, req index.Request) ([]index.Candi
 	return out, total, nil
 }
 
-func (c *cluster) vector(ctx context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
+func (c *cluster) Vector(ctx context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
 	f, ok := clusterFilter(req)
 	if !ok {
 		return nil, nil
@@ -223,7 +223,7 @@ func (c *cluster) vector(ctx context.Context, qv []float32, k int, req index.Req
 	return out, nil
 }
 
-func (c *cluster) read(ctx context.Context, ids []string) ([]*Chunk, []*Document, error) {
+func (c *cluster) Read(ctx context.Context, ids []string) ([]*Chunk, []*Document, error) {
 	got, err := c.x.Chunks(ctx, ids)
 	if err != nil {
 		return nil, nil, err
@@ -242,14 +242,14 @@ func (c *cluster) read(ctx context.Context, ids []string) ([]*Chunk, []*Document
 
 // backlinks counts from the link graph of the local copy of the
 // documents, brought up to date first.
-func (c *cluster) backlinks(ctx context.Context, docIDs []string) (map[string]int, error) {
+func (c *cluster) Backlinks(ctx context.Context, docIDs []string) (map[string]int, error) {
 	if err := c.sync(ctx); err != nil {
 		return nil, err
 	}
-	return local{c.e}.backlinks(ctx, docIDs)
+	return local{c.e}.Backlinks(ctx, docIDs)
 }
 
-func (c *cluster) sources(ctx context.Context) ([]*Source, error) {
+func (c *cluster) Sources(ctx context.Context) ([]*Source, error) {
 	recs, err := c.x.Sources(ctx)
 	if err != nil {
 		return nil, err
@@ -518,7 +518,7 @@ func (e *Engine) chunks(ctx context.Context, ids []string) ([]*Chunk, error) {
 	if e.cl == nil {
 		return e.st.Chunks(ids)
 	}
-	cs, _, err := e.ret.read(ctx, ids)
+	cs, _, err := e.ret.Read(ctx, ids)
 	return cs, err
 }
 
@@ -555,7 +555,7 @@ func (c *cluster) sync(ctx context.Context) error {
 		return err
 	}
 	st := c.e.st
-	srcs, err := c.sources(ctx)
+	srcs, err := c.Sources(ctx)
 	if err != nil {
 		return err
 	}
@@ -666,7 +666,7 @@ func (c *cluster) doctor(ctx context.Context) ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := c.sources(ctx)
+	srcs, err := c.Sources(ctx)
 	if err != nil {
 		return nil, err
 	}

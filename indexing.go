@@ -62,7 +62,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 	var sources []*Source
 	force := map[string]bool{}
 	if len(specs) == 0 {
-		all, err := e.ret.sources(ctx)
+		all, err := e.ret.Sources(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -254,14 +254,14 @@ func contains(list []string, s string) bool {
 }
 
 // Sources lists the registered sources.
-func (e *Engine) Sources() ([]*Source, error) { return e.ret.sources(context.Background()) }
+func (e *Engine) Sources() ([]*Source, error) { return e.ret.Sources(context.Background()) }
 
 // sourceByID is the registered source with this id, or nil.
 func (e *Engine) sourceByID(ctx context.Context, id string) (*Source, error) {
 	if e.cl == nil {
 		return e.st.Source(id)
 	}
-	all, err := e.ret.sources(ctx)
+	all, err := e.ret.Sources(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -16,26 +16,26 @@ import (
 // signals, reranking and hydration are the engine's (search.go), so both
 // rank by the same code.
 type retriever interface {
-	// lexical returns up to req.Size chunks matching req.Query by BM25,
+	// Lexical returns up to req.Size chunks matching req.Query by BM25,
 	// best first, with req's filters applied, and how many matched in all.
-	lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error)
-	// vector returns up to k chunks nearest the query vector qv that pass
+	Lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error)
+	// Vector returns up to k chunks nearest the query vector qv that pass
 	// req's filters, best first, scored by cosine similarity.
-	vector(ctx context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error)
-	// read returns the chunks of ids and the document of each, in the
+	Vector(ctx context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error)
+	// Read returns the chunks of ids and the document of each, in the
 	// order of ids; both are nil for a chunk that is gone.
-	read(ctx context.Context, ids []string) ([]*Chunk, []*Document, error)
-	// backlinks counts, for each of docIDs, the other documents that link
+	Read(ctx context.Context, ids []string) ([]*Chunk, []*Document, error)
+	// Backlinks counts, for each of docIDs, the other documents that link
 	// to it.
-	backlinks(ctx context.Context, docIDs []string) (map[string]int, error)
-	// sources lists the registered sources.
-	sources(ctx context.Context) ([]*Source, error)
+	Backlinks(ctx context.Context, docIDs []string) (map[string]int, error)
+	// Sources lists the registered sources.
+	Sources(ctx context.Context) ([]*Source, error)
 }
 
 // local is the embedded retriever.
 type local struct{ e *Engine }
 
-func (l local) lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error) {
+func (l local) Lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error) {
 	lex, err := l.e.lexical()
 	if err != nil {
 		return nil, 0, err
@@ -46,7 +46,7 @@ func (l local) lexical(ctx context.Context, req index.Request) ([]index.Candidat
 // vector searches the HNSW graph, which cannot filter while it walks: a
 // filtered search reads eight times as many neighbours and keeps those
 // that pass.
-func (l local) vector(_ context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
+func (l local) Vector(_ context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
 	e := l.e
 	n := k
 	if filtered(req) {
@@ -74,7 +74,7 @@ func (l local) vector(_ context.Context, qv []float32, k int, req index.Request)
 	return out, nil
 }
 
-func (l local) read(_ context.Context, ids []string) ([]*Chunk, []*Document, error) {
+func (l local) Read(_ context.Context, ids []string) ([]*Chunk, []*Document, error) {
 	chunks, err := l.e.st.Chunks(ids)
 	if err != nil {
 		return nil, nil, err
@@ -101,7 +101,7 @@ func (l local) read(_ context.Context, ids []string) ([]*Chunk, []*Document, err
 	return chunks, docs, nil
 }
 
-func (l local) backlinks(_ context.Context, docIDs []string) (map[string]int, error) {
+func (l local) Backlinks(_ context.Context, docIDs []string) (map[string]int, error) {
 	counts := make(map[string]int, len(docIDs))
 	err := l.e.st.Graph(func(r *graph.Reader) error {
 		for _, d := range docIDs {
@@ -125,7 +125,7 @@ func (l local) backlinks(_ context.Context, docIDs []string) (map[string]int, er
 	return counts, err
 }
 
-func (l local) sources(context.Context) ([]*Source, error) { return l.e.st.Sources() }
+func (l local) Sources(context.Context) ([]*Source, error) { return l.e.st.Sources() }
 
 // filtered reports whether req keeps only some chunks.
 func filtered(req index.Request) bool {

@@ -293,7 +293,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		req.Size = max(opt.Candidates, opt.Limit*8)
 		for {
 			t := time.Now()
-			cands, total, err := e.ret.lexical(ctx, req)
+			cands, total, err := e.ret.Lexical(ctx, req)
 			if err != nil {
 				return nil, err
 			}
@@ -360,7 +360,7 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 					lexDone <- lexResult{err: fmt.Errorf("braid: BM25 search failed: %v", p)}
 				}
 			}()
-			c, n, err := e.ret.lexical(ctx, req)
+			c, n, err := e.ret.Lexical(ctx, req)
 			lexDone <- lexResult{c, n, msSince(t), err}
 		}()
 	} else {
@@ -375,7 +375,7 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 			n = k * 8
 		}
 		t = time.Now()
-		vecC, embedErr = e.ret.vector(ctx, qv[0], n, req)
+		vecC, embedErr = e.ret.Vector(ctx, qv[0], n, req)
 		tm.Vector = msSince(t)
 	} else {
 		embedErr = fmt.Errorf("braid: embed query: %w", embedErr)
@@ -553,7 +553,7 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 					ids = append(ids, n.chunkID)
 				}
 			}
-			got, docs, err := e.ret.read(ctx, ids)
+			got, docs, err := e.ret.Read(ctx, ids)
 			if err != nil {
 				return nil, err
 			}

@@ -91,7 +91,7 @@ func (e *Engine) linkPrior(ctx context.Context, cands []scored, gamma float64) e
 	for _, c := range cands {
 		ids = append(ids, index.ChunkDocID(c.chunkID))
 	}
-	counts, err := e.ret.backlinks(ctx, ids)
+	counts, err := e.ret.Backlinks(ctx, ids)
 	if err != nil {
 		return err
 	}

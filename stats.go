@@ -47,7 +47,7 @@ type Stats struct {
 
 // Stats counts documents, chunks and bytes, in all and per source.
 func (e *Engine) Stats() (*Stats, error) {
-	srcs, err := e.ret.sources(context.Background())
+	srcs, err := e.ret.Sources(context.Background())
 	if err != nil {
 		return nil, err
 	}
