@@ -102,25 +102,11 @@ func (l local) Read(_ context.Context, ids []string) ([]*Chunk, []*Document, err
 }
 
 func (l local) Backlinks(_ context.Context, docIDs []string) (map[string]int, error) {
-	counts := make(map[string]int, len(docIDs))
+	var counts map[string]int
 	err := l.e.st.Graph(func(r *graph.Reader) error {
-		for _, d := range docIDs {
-			if _, ok := counts[d]; ok {
-				continue
-			}
-			in, err := r.In(d)
-			if err != nil {
-				return err
-			}
-			from := map[string]bool{}
-			for _, ed := range in {
-				if ed.From != d {
-					from[ed.From] = true
-				}
-			}
-			counts[d] = len(from)
-		}
-		return nil
+		var err error
+		counts, err = r.Backlinks(docIDs)
+		return err
 	})
 	return counts, err
 }

@@ -119,6 +119,29 @@ func (r *Reader) Out(id string) ([]Edge, error) {
 	return out, nil
 }
 
+// Backlinks counts, for each of ids, the other documents with an edge
+// that resolves to it (a document's links to itself do not count).
+func (r *Reader) Backlinks(ids []string) (map[string]int, error) {
+	counts := make(map[string]int, len(ids))
+	for _, d := range ids {
+		if _, ok := counts[d]; ok {
+			continue
+		}
+		in, err := r.In(d)
+		if err != nil {
+			return nil, err
+		}
+		from := map[string]bool{}
+		for _, ed := range in {
+			if ed.From != d {
+				from[ed.From] = true
+			}
+		}
+		counts[d] = len(from)
+	}
+	return counts, nil
+}
+
 // In returns the edges that resolve to a document (its backlinks), or for
 // "#tag" the TAGGED_AS edges of that tag, ordered by the path of the
 // document they are written in, then by line.
