@@ -2,7 +2,7 @@
 // markdown notes with frontmatter, tags and [[wikilinks]], docs and code.
 //
 // An Engine lives in one index directory, or, with Options.Backend, in an
-// OpenSearch cluster that several processes share (cluster.go; the link
+// OpenSearch cluster that several processes share (package cluster; the link
 // graph and navigation then read a local copy of the documents, and the
 // document store, grep and gaps stay embedded-only). Index registers sources
 // (directories, single files, BEIR JSONL corpora) and brings the index in

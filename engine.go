@@ -157,7 +157,7 @@ type Options struct {
 	AWS func(ctx context.Context) (aws.Config, error)
 
 	// Backend, when its URL is set, keeps the index in an OpenSearch
-	// cluster instead of the directory (cluster.go): search, index,
+	// cluster instead of the directory (package cluster): search, index,
 	// sources and stats then work on the cluster, and the operations that
 	// need the embedded index return an error wrapping ErrBackend.
 	Backend Backend
@@ -173,8 +173,8 @@ type Engine struct {
 	opt  Options
 	lock *index.Lock
 	st   *index.Store
-	ret  retriever // where searches find candidates: local{e} or cl
-	cl   *cluster  // the OpenSearch backend; nil for the embedded index
+	ret  retriever  // where searches find candidates: local{e} or cl
+	cl   *onCluster // the OpenSearch backend; nil for the embedded index
 
 	vec *vector.Index // nil without an embedder
 	// vecDamaged says the model's graph file was damaged and the graph

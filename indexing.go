@@ -82,7 +82,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 	}
 	if e.cl != nil {
 		sum := &Summary{}
-		err := e.cl.index(ctx, sources, force, progress, sum)
+		err := e.cl.Index(ctx, sources, force, progress, sum)
 		sum.TookMS = time.Since(start).Milliseconds()
 		return sum, err
 	}

@@ -12,7 +12,7 @@ import (
 // retriever is the storage side of a search: where the candidates come
 // from and where their text is read back. It has two implementations: the
 // embedded index (bleve, the HNSW graph and the bbolt store of one
-// directory; this file) and an OpenSearch cluster (cluster.go). Fusion,
+// directory; this file) and an OpenSearch cluster (package cluster). Fusion,
 // signals, reranking and hydration are the engine's (search.go), so both
 // rank by the same code.
 type retriever interface {

@@ -52,7 +52,7 @@ func (e *Engine) Stats() (*Stats, error) {
 		return nil, err
 	}
 	if e.cl != nil {
-		return e.cl.stats(srcs)
+		return e.clusterStats(srcs)
 	}
 	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.Config().List(), Tuned: e.currentSettings().Tuned}
 	per := map[string]*SourceStats{}
@@ -110,7 +110,7 @@ type Check struct {
 // source's path still there.
 func (e *Engine) Doctor() ([]Check, error) {
 	if e.cl != nil {
-		return e.cl.doctor(context.Background())
+		return e.clusterDoctor()
 	}
 	checks, err := e.doctor()
 	if errors.Is(err, index.ErrCorrupt) {

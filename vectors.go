@@ -181,8 +181,8 @@ func (e *Engine) vectorsUnavailable() string {
 	switch {
 	case e.cl != nil && e.opt.Embedder == nil:
 		return e.noVectors()
-	case e.cl != nil && e.cl.otherModel() != "":
-		return fmt.Sprintf("the cluster index's embeddings are of %s, not of the model in use, %s (search with --model set to %s)", e.cl.otherModel(), e.opt.Model, e.cl.otherModel())
+	case e.cl != nil && e.cl.OtherModel() != "":
+		return fmt.Sprintf("the cluster index's embeddings are of %s, not of the model in use, %s (search with --model set to %s)", e.cl.OtherModel(), e.opt.Model, e.cl.OtherModel())
 	case e.cl != nil:
 		return ""
 	case e.vec == nil:
@@ -202,7 +202,7 @@ func (e *Engine) vectorsUnavailable() string {
 // running lexical only.
 func (e *Engine) otherModels() string {
 	if e.cl != nil {
-		return e.cl.otherModel()
+		return e.cl.OtherModel()
 	}
 	models, err := e.st.EmbeddingModels()
 	if err != nil {
