@@ -3,6 +3,8 @@ package braid
 import (
 	"fmt"
 	"path/filepath"
+
+	"github.com/braidsearch/braid/doctor"
 )
 
 // CheckFiles is the package's CheckFiles for the index this engine holds
@@ -18,15 +20,16 @@ func (e *Engine) CheckFiles() (checks []Check, err error) {
 	if e.closed.Load() {
 		return nil, fmt.Errorf("braid: engine is closed")
 	}
-	return checkFiles(e.dir, e.st.Verify, e.checkOpenLexical), nil
+	return doctor.Files(e.dir, e.st.Verify, e.checkOpenLexical), nil
 }
 
-// checkOpenLexical is checkLexical on the engine's open lexical index.
+// checkOpenLexical checks the engine's open lexical index as CheckFiles
+// checks lexical.bleve.
 func (e *Engine) checkOpenLexical() error {
 	lp := filepath.Join(e.dir, lexicalDir)
 	lex, err := e.lexical()
 	if err != nil {
-		return lexicalDamaged(lp, err)
+		return doctor.LexicalDamaged(lp, err)
 	}
-	return lexicalCounts(lp, lex, commitOf(e.st))
+	return doctor.Lexical(lp, lex, e.st)
 }

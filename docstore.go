@@ -7,6 +7,7 @@ import (
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/docstore"
+	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/notes"
 )
@@ -39,7 +40,7 @@ type (
 // StoreSourceName is the name of the internal source of stored documents.
 const StoreSourceName = docstore.SourceName
 
-const storeDir = "store"
+const storeDir = doctor.StoreDir
 
 // ReadDocument reads a file to store with Add (see docstore.ReadDocument).
 func ReadDocument(ctx context.Context, path string) ([]byte, error) {
@@ -79,7 +80,7 @@ func (e *Engine) newStore() *docstore.Store {
 func (e *Engine) blobs() *blob.Store { return blobsIn(e.dir) }
 
 // blobsIn is the content-addressed store of the index in dir.
-func blobsIn(dir string) *blob.Store { return blob.Open(filepath.Join(dir, storeDir, "blobs")) }
+func blobsIn(dir string) *blob.Store { return doctor.Blobs(dir) }
 
 // indexStore brings the index in step with the stored documents; refresh
 // names documents to re-index even though their content did not change.

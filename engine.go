@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/braidsearch/braid/docstore"
+	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/notes"
@@ -204,10 +205,10 @@ type Engine struct {
 }
 
 const (
-	lockFile    = "lock"
-	storeFile   = "meta.db"
-	lexicalDir  = "lexical.bleve"
-	versionFile = "VERSION"
+	lockFile    = doctor.LockFile
+	storeFile   = doctor.StoreFile
+	lexicalDir  = doctor.LexicalDir
+	versionFile = doctor.VersionFile
 )
 
 // Open opens the index in dir, creating it unless opt.ReadOnly. A commit
@@ -219,7 +220,7 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	if opt.Backend.URL != "" {
 		return openCluster(*opt)
 	}
-	if err := storeMissing(dir); err != nil {
+	if err := doctor.StoreMissing(dir); err != nil {
 		return nil, err
 	}
 	if opt.ReadOnly {
@@ -258,7 +259,7 @@ func open(dir string, opt Options) (*Engine, error) {
 	e.docs = e.newStore()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source})
 	if e.upgrade { // the store upgraded itself; now the directory says so
-		if err := writeFileAtomic(filepath.Join(dir, versionFile), []byte(versionText(index.SchemaVersion))); err != nil {
+		if err := writeFileAtomic(filepath.Join(dir, versionFile), []byte(doctor.VersionText(index.SchemaVersion))); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -293,22 +294,6 @@ func open(dir string, opt Options) (*Engine, error) {
 	return e.withVectors()
 }
 
-// storeMissing refuses an index directory whose meta.db is gone while
-// what was built from it remains: nothing else says what the lexical index
-// and the vectors hold, and a new meta.db would not match them.
-func storeMissing(dir string) error {
-	sp := filepath.Join(dir, storeFile)
-	if _, err := os.Stat(sp); !errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	for _, p := range append([]string{filepath.Join(dir, lexicalDir), filepath.Join(dir, versionFile)}, vectorFiles(dir)...) {
-		if _, err := os.Stat(p); err == nil {
-			return &index.CorruptError{Path: sp, Detail: "missing", Fix: index.StoreFix(sp)}
-		}
-	}
-	return nil
-}
-
 // withVectors loads the vector index when there is an embedder.
 func (e *Engine) withVectors() (*Engine, error) {
 	if e.opt.Embedder == nil {
@@ -321,19 +306,16 @@ func (e *Engine) withVectors() (*Engine, error) {
 	return e, nil
 }
 
-// versionText is the content of the VERSION file of format v.
-func versionText(v int) string { return fmt.Sprintf("braid index format %d\n", v) }
-
 // checkVersion reads (or, for a new writable index, writes) the format
 // version file that guards the whole directory.
 func (e *Engine) checkVersion() error {
 	p := filepath.Join(e.dir, versionFile)
-	want := versionText(index.SchemaVersion)
+	want := doctor.VersionText(index.SchemaVersion)
 	got, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) && !e.opt.ReadOnly {
 		return writeFileAtomic(p, []byte(want))
 	}
-	if errors.Is(err, os.ErrNotExist) || (err == nil && !versionLine.Match(got)) {
+	if errors.Is(err, os.ErrNotExist) || (err == nil && !doctor.WellFormedVersion(got)) {
 		detail := "missing"
 		if err == nil {
 			detail = fmt.Sprintf("garbled: %q", got)
@@ -344,7 +326,7 @@ func (e *Engine) checkVersion() error {
 		return fmt.Errorf("braid: read index version: %w", err)
 	}
 	var v int
-	if _, err := fmt.Sscanf(string(got), "braid index format %d\n", &v); err == nil && string(got) == versionText(v) && index.Upgradable(v) {
+	if _, err := fmt.Sscanf(string(got), "braid index format %d\n", &v); err == nil && string(got) == doctor.VersionText(v) && index.Upgradable(v) {
 		// An older format a writer upgrades when it opens the store (format
 		// 1 lacks the link graph, built from the stored documents).
 		if e.opt.ReadOnly {
@@ -381,7 +363,7 @@ func (e *Engine) openLexical() (*index.Lexical, error) {
 	_, statErr := os.Stat(lp)
 	missing := errors.Is(statErr, os.ErrNotExist)
 	if missing && gen > 0 && e.opt.ReadOnly {
-		return nil, lexicalMissing(lp)
+		return nil, doctor.LexicalMissing(lp)
 	}
 	lex, err := index.OpenLexical(lp, e.opt.ReadOnly)
 	if err != nil {
@@ -393,7 +375,7 @@ func (e *Engine) openLexical() (*index.Lexical, error) {
 			return nil, fmt.Errorf("rebuild the missing %s from meta.db: %w", lp, err)
 		}
 	}
-	if err := lexicalCounts(lp, lex, commitOf(e.st)); err != nil {
+	if err := doctor.Lexical(lp, lex, e.st); err != nil {
 		lex.Close()
 		return nil, err
 	}

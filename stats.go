@@ -2,15 +2,11 @@ package braid
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
-	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -93,15 +89,8 @@ func dirSize(dir string) int64 {
 	return n
 }
 
-// Check is one finding of Doctor.
-type Check struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-	// Warning marks a finding that does not make the index unhealthy but
-	// limits it, such as no embedding model: search is BM25 only.
-	Warning bool `json:"warning,omitempty"`
-}
+// Check is one finding of Doctor (see package doctor).
+type Check = doctor.Check
 
 // Doctor checks the index for consistency: format version, interrupted
 // commits, the store and the lexical index agreeing chunk for chunk, every
@@ -112,154 +101,12 @@ func (e *Engine) Doctor() ([]Check, error) {
 	if e.cl != nil {
 		return e.clusterDoctor()
 	}
-	checks, err := e.doctor()
-	if errors.Is(err, index.ErrCorrupt) {
-		// A damaged file found on the way is the finding, not a failure
-		// to check.
-		return append(checks, Check{Name: "files", Detail: err.Error()}), nil
-	}
-	return checks, err
-}
-
-func (e *Engine) doctor() ([]Check, error) {
-	var checks []Check
-	add := func(name string, ok bool, format string, args ...any) {
-		checks = append(checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
-	}
-	add("format", true, "index format %d", index.SchemaVersion)
-
-	lex, err := e.lexical()
-	if err != nil {
-		return nil, err
-	}
-	p, err := e.st.PendingWork()
-	if err != nil {
-		return nil, err
-	}
-	if p != nil {
-		add("commits", false, "commit %d was interrupted and is not finished; run braid index (any write finishes it)", p.Gen)
-	} else {
-		sg, err := e.st.Gen()
-		if err != nil {
-			return nil, err
-		}
-		lg, err := lex.Gen()
-		if err != nil {
-			return nil, err
-		}
-		add("commits", sg == lg, "store at commit %d, lexical index at commit %d", sg, lg)
-	}
-
-	docs, chunks, err := e.st.Counts()
-	if err != nil {
-		return nil, err
-	}
-	n, err := lex.DocCount()
-	if err != nil {
-		return nil, err
-	}
-	add("lexical", uint64(chunks) == n, "%d chunks in the store, %d in the lexical index", chunks, n)
-
-	var missing []string
-	owned := 0
-	err = e.st.ForEachDoc(func(d *Document) error {
-		cs, err := e.st.Chunks(d.ChunkIDs)
-		if err != nil {
-			return err
-		}
-		for i, c := range cs {
-			if c == nil || c.DocID != d.ID {
-				missing = append(missing, d.ChunkIDs[i])
-			}
-		}
-		owned += len(d.ChunkIDs)
-		return nil
+	return doctor.Consistency(doctor.Handles{
+		Store:    e.st,
+		Lexical:  e.lexical,
+		Blobs:    e.blobs(),
+		Vectors:  e.vec,
+		Model:    e.opt.Model,
+		Stranded: e.strandedEmbeddings(),
 	})
-	if err != nil {
-		return nil, err
-	}
-	add("chunks", len(missing) == 0 && owned == chunks, "%d documents own %d chunks; %d missing, %d unowned", docs, owned, len(missing), chunks-owned+len(missing))
-
-	nodes := 0
-	if err := e.st.Graph(func(r *graph.Reader) error { nodes = r.Len(); return nil }); err != nil {
-		return nil, err
-	}
-	add("graph", nodes == docs, "%d of %d documents in the link graph", nodes, docs)
-
-	if s := e.strandedEmbeddings(); s != "" {
-		add("vectors", false, "%s; until then search is lexical only", s)
-	}
-	if e.vec != nil {
-		n := e.vec.Len()
-		if n == chunks {
-			add("vectors", true, "%d of %d chunks embedded with %s (%d dimensions)", n, chunks, e.opt.Model, e.vec.Dim())
-		} else {
-			add("vectors", false, "%d of %d chunks embedded with %s; run braid index to embed the rest", n, chunks, e.opt.Model)
-		}
-	}
-
-	store, err := e.checkStore()
-	if err != nil {
-		return nil, err
-	}
-	checks = append(checks, store)
-
-	srcs, err := e.st.Sources()
-	if err != nil {
-		return nil, err
-	}
-	var gone []string
-	for _, s := range srcs {
-		if s.Kind == index.SourceS3 {
-			continue // a bucket is asked only when it is indexed
-		}
-		if _, err := os.Stat(s.Path); err != nil {
-			gone = append(gone, s.Path)
-		}
-	}
-	sort.Strings(gone)
-	if len(gone) > 0 {
-		add("sources", false, "%d of %d source paths are gone: %v; braid sources rm ID drops a source", len(gone), len(srcs), gone)
-	} else {
-		add("sources", true, "%d sources, all paths present", len(srcs))
-	}
-	return checks, nil
-}
-
-// checkStore checks the document store: every stored document's content
-// is in the blob store, and no blob is left that nothing refers to (only a
-// warning: an add killed between writing its blob and its record leaves
-// one behind).
-func (e *Engine) checkStore() (Check, error) {
-	bs := e.blobs()
-	var lost []string
-	stored := 0
-	err := e.st.ForEachStored(func(r *index.Stored) error {
-		stored++
-		if !bs.Has(r.Hash) {
-			lost = append(lost, r.Name)
-		}
-		return nil
-	})
-	if err != nil {
-		return Check{}, err
-	}
-	refs, err := e.st.BlobRefs()
-	if err != nil {
-		return Check{}, err
-	}
-	orphans, bytes, err := bs.Unreferenced(func(h string) bool { return refs[h] })
-	if err != nil {
-		return Check{}, err
-	}
-	c := Check{Name: "store", OK: true, Detail: fmt.Sprintf("%d stored documents, their content all present", stored)}
-	switch {
-	case len(lost) > 0:
-		sort.Strings(lost)
-		c.OK, c.Detail = false, fmt.Sprintf("%d of %d stored documents have lost their content: %v; add them again with braid add, or braid delete them", len(lost), stored, lost)
-	case len(orphans) > 0:
-		c.Warning = true
-		c.Detail = fmt.Sprintf("%d stored documents; %d blobs (%s) that nothing refers to; braid doctor --repair removes them", stored, len(orphans), index.FormatBytes(bytes))
-	}
-	return c, nil
 }

@@ -1,0 +1,21 @@
+package doctor
+
+// Check is one finding of a health check.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	// Warning marks a finding that does not make the index unhealthy but
+	// limits it, such as no embedding model: search is BM25 only.
+	Warning bool `json:"warning,omitempty"`
+}
+
+// The files of an index directory.
+const (
+	LockFile    = "lock"
+	StoreFile   = "meta.db"
+	LexicalDir  = "lexical.bleve"
+	VersionFile = "VERSION"
+	// StoreDir holds the document store; its blobs are in StoreDir/blobs.
+	StoreDir = "store"
+)

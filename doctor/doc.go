@@ -1,0 +1,19 @@
+// Package doctor checks an index's health and repairs what can be repaired
+// from the index itself.
+//
+// Two kinds of check live here. The directory-level ones (CheckFiles,
+// Files, Repair) look at the files of an index directory: VERSION, meta.db,
+// lexical.bleve and the vectors-*.hnsw graphs. The engine-level one
+// (Consistency) compares the parts of an open index with each other: the
+// store and the lexical index commit for commit and chunk for chunk, the
+// link graph, the vectors, the document store's blobs and the sources'
+// paths. The engine hands it the open handles (Handles); the package never
+// imports the root package, which keeps Check as an alias.
+//
+// Every failed check names the file and the fix, and Repair returns one
+// line per action it took.
+//
+// Caveats: CheckFiles and Repair take the index's lock (a read lock and a
+// write lock); Files and Consistency take none and read through the
+// handles they are given, so they suit an engine other goroutines use.
+package doctor

@@ -1,0 +1,182 @@
+package doctor_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/braidsearch/braid/doctor"
+	"github.com/braidsearch/braid/index"
+)
+
+// newIndex makes an empty index directory the way the engine does: VERSION,
+// meta.db and lexical.bleve.
+func newIndex(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, doctor.VersionFile), []byte(doctor.VersionText(index.SchemaVersion)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := index.OpenStore(filepath.Join(dir, doctor.StoreFile), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	lex, err := index.OpenLexical(filepath.Join(dir, doctor.LexicalDir), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lex.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestCheckFilesNoIndex(t *testing.T) {
+	checks, err := doctor.CheckFiles(t.TempDir())
+	if err != nil || checks != nil {
+		t.Errorf("CheckFiles of an empty directory = %+v, %v; want no checks", checks, err)
+	}
+}
+
+// TestCheckFilesAndRepair damages one file of a sound index at a time:
+// CheckFiles names it, Repair fixes it and says so, and CheckFiles then
+// passes again.
+func TestCheckFilesAndRepair(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+		found  string // in the failed check's detail
+		did    string // in Repair's one line
+	}{
+		{"garbled VERSION", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, doctor.VersionFile), []byte("braid index\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "VERSION is missing or garbled", "rewrote "},
+		{"missing lexical index", func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, doctor.LexicalDir)); err != nil {
+				t.Fatal(err)
+			}
+		}, "lexical.bleve", "rebuilt "},
+		{"damaged vectors", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "vectors-m.hnsw"), []byte("not a graph"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "vectors-m.hnsw is damaged", "removed "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := newIndex(t)
+			sound := []doctor.Check{{Name: "files", OK: true, Detail: "VERSION, meta.db, lexical.bleve and 0 vector files are readable"}}
+			if got, err := doctor.CheckFiles(dir); err != nil || cmp.Diff(sound, got) != "" {
+				t.Fatalf("CheckFiles before damage (-want +got): %v\n%s", err, cmp.Diff(sound, got))
+			}
+			tt.damage(t, dir)
+			got, err := doctor.CheckFiles(dir)
+			if err != nil || len(got) != 1 || got[0].OK || !strings.Contains(got[0].Detail, tt.found) {
+				t.Fatalf("CheckFiles after damage = %+v, %v; want one failed check naming %q", got, err, tt.found)
+			}
+			did, err := doctor.Repair(dir)
+			if err != nil || len(did) != 1 || !strings.HasPrefix(did[0], tt.did) {
+				t.Fatalf("Repair = %q, %v; want one line starting %q", did, err, tt.did)
+			}
+			if got, err := doctor.CheckFiles(dir); err != nil || cmp.Diff(sound, got) != "" {
+				t.Errorf("CheckFiles after Repair (-want +got): %v\n%s", err, cmp.Diff(sound, got))
+			}
+		})
+	}
+}
+
+func TestStoreMissing(t *testing.T) {
+	if err := doctor.StoreMissing(t.TempDir()); err != nil {
+		t.Errorf("StoreMissing of an empty directory: %v, want nil", err)
+	}
+	dir := newIndex(t)
+	if err := doctor.StoreMissing(dir); err != nil {
+		t.Errorf("StoreMissing of a sound index: %v, want nil", err)
+	}
+	if err := os.Remove(filepath.Join(dir, doctor.StoreFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := doctor.StoreMissing(dir); !errors.Is(err, index.ErrCorrupt) {
+		t.Errorf("StoreMissing without meta.db beside lexical.bleve: %v, want ErrCorrupt", err)
+	}
+}
+
+func TestWellFormedVersion(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{doctor.VersionText(index.SchemaVersion), true},
+		{doctor.VersionText(1), true},
+		{"braid index format 2", false},
+		{"braid index format x\n", false},
+		{"", false},
+	} {
+		if got := doctor.WellFormedVersion([]byte(tt.text)); got != tt.want {
+			t.Errorf("WellFormedVersion(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestConsistencyOfEmptyIndex(t *testing.T) {
+	dir := newIndex(t)
+	st, err := index.OpenStore(filepath.Join(dir, doctor.StoreFile), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	lex, err := index.OpenLexical(filepath.Join(dir, doctor.LexicalDir), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lex.Close()
+	got, err := doctor.Consistency(doctor.Handles{
+		Store:   st,
+		Lexical: func() (*index.Lexical, error) { return lex, nil },
+		Blobs:   doctor.Blobs(dir),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []doctor.Check{
+		{Name: "format", OK: true, Detail: fmt.Sprintf("index format %d", index.SchemaVersion)},
+		{Name: "commits", OK: true, Detail: "store at commit 0, lexical index at commit 0"},
+		{Name: "lexical", OK: true, Detail: "0 chunks in the store, 0 in the lexical index"},
+		{Name: "chunks", OK: true, Detail: "0 documents own 0 chunks; 0 missing, 0 unowned"},
+		{Name: "graph", OK: true, Detail: "0 of 0 documents in the link graph"},
+		{Name: "store", OK: true, Detail: "0 stored documents, their content all present"},
+		{Name: "sources", OK: true, Detail: "0 sources, all paths present"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Consistency (-want +got):\n%s", diff)
+	}
+}
+
+// TestConsistencyDamagedLexical is a damaged lexical index found on the
+// way: a failed files check, not an error.
+func TestConsistencyDamagedLexical(t *testing.T) {
+	dir := newIndex(t)
+	st, err := index.OpenStore(filepath.Join(dir, doctor.StoreFile), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	lp := filepath.Join(dir, doctor.LexicalDir)
+	got, err := doctor.Consistency(doctor.Handles{
+		Store:   st,
+		Lexical: func() (*index.Lexical, error) { return nil, doctor.LexicalMissing(lp) },
+		Blobs:   doctor.Blobs(dir),
+	})
+	want := []doctor.Check{{Name: "files", Detail: doctor.LexicalMissing(lp).Error()}}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("Consistency: %v (-want +got):\n%s", err, diff)
+	}
+}

@@ -1,0 +1,205 @@
+package doctor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/braidsearch/braid/blob"
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/atomicfile"
+	"github.com/braidsearch/braid/vector"
+)
+
+// versionLine is what a VERSION file of any format holds; anything else is
+// garbled rather than another format.
+var versionLine = regexp.MustCompile(`^braid index format [0-9]+\n$`)
+
+// VersionText is the content of the VERSION file of format v.
+func VersionText(v int) string { return fmt.Sprintf("braid index format %d\n", v) }
+
+// WellFormedVersion says whether b is the content of a VERSION file of
+// some format, rather than garbled.
+func WellFormedVersion(b []byte) bool { return versionLine.Match(b) }
+
+// Blobs is the content-addressed store of the index in dir.
+func Blobs(dir string) *blob.Store { return blob.Open(filepath.Join(dir, StoreDir, "blobs")) }
+
+// VectorFiles is the vectors-*.hnsw files of the index in dir, sorted.
+func VectorFiles(dir string) []string {
+	ps, _ := filepath.Glob(filepath.Join(dir, "vectors-*.hnsw"))
+	sort.Strings(ps)
+	return ps
+}
+
+// StoreMissing refuses an index directory whose meta.db is gone while
+// what was built from it remains: nothing else says what the lexical index
+// and the vectors hold, and a new meta.db would not match them.
+func StoreMissing(dir string) error {
+	sp := filepath.Join(dir, StoreFile)
+	if _, err := os.Stat(sp); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	for _, p := range append([]string{filepath.Join(dir, LexicalDir), filepath.Join(dir, VersionFile)}, VectorFiles(dir)...) {
+		if _, err := os.Stat(p); err == nil {
+			return &index.CorruptError{Path: sp, Detail: "missing", Fix: index.StoreFix(sp)}
+		}
+	}
+	return nil
+}
+
+// CheckFiles looks at the files of the index in dir without opening it as
+// an engine: VERSION is readable, meta.db is a sound bbolt file, the lexical
+// index opens, and every vectors-*.hnsw file decodes with a good checksum.
+// Each failed check names the file and the fix. A directory without
+// meta.db gives no checks (there is no index to check).
+func CheckFiles(dir string) ([]Check, error) {
+	if _, err := os.Stat(filepath.Join(dir, StoreFile)); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	lock, err := index.AcquireLock(filepath.Join(dir, LockFile), false, "braid doctor")
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	sp := filepath.Join(dir, StoreFile)
+	return Files(dir, func() error { return index.CheckStore(sp) }, func() error { return checkLexicalDir(filepath.Join(dir, LexicalDir), storeAt(sp)) }), nil
+}
+
+// Files is the checks of CheckFiles, with the store and the lexical index
+// checked by the functions given (through an open engine's handles or by
+// opening the files). It takes no lock.
+func Files(dir string, checkStore, checkLex func() error) []Check {
+	var checks []Check
+	add := func(ok bool, format string, args ...any) {
+		checks = append(checks, Check{Name: "files", OK: ok, Detail: fmt.Sprintf(format, args...)})
+	}
+	vp := filepath.Join(dir, VersionFile)
+	if b, err := os.ReadFile(vp); err != nil || !versionLine.Match(b) {
+		add(false, "%s is missing or garbled (%q); braid doctor --repair rewrites it when meta.db is sound", vp, b)
+	}
+	if err := checkStore(); err != nil {
+		add(false, "%v", withStoreFix(filepath.Join(dir, StoreFile), err))
+	}
+	if err := checkLex(); err != nil {
+		add(false, "%v", err)
+	}
+	vecs := VectorFiles(dir)
+	for _, p := range vecs {
+		if err := checkVectors(p); err != nil {
+			add(false, "%s is damaged (%v); braid --index %s doctor --repair removes it, and the next braid index saves a sound one built from the stored embeddings", p, err, dir)
+		}
+	}
+	if len(checks) == 0 {
+		add(true, "VERSION, meta.db, lexical.bleve and %d vector files are readable", len(vecs))
+	}
+	return checks
+}
+
+// Repair fixes what CheckFiles finds and can be fixed from the index
+// itself: a garbled VERSION is rewritten (when meta.db holds the current
+// schema), a corrupt vectors-*.hnsw file is removed (it is rebuilt from the
+// stored embeddings when a model next opens the index), and a missing or
+// damaged lexical.bleve is rebuilt from the chunks in meta.db. A corrupt
+// meta.db cannot be repaired: the error says to re-index. Blobs of the
+// document store that nothing refers to are removed. Repair returns
+// what it did, one line per action.
+//
+// dir must hold a meta.db: the caller says there is no index otherwise
+// (after StoreMissing, which tells a lost meta.db from no index).
+func Repair(dir string) ([]string, error) {
+	sp := filepath.Join(dir, StoreFile)
+	lock, err := index.AcquireLock(filepath.Join(dir, LockFile), true, "braid doctor --repair")
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	if err := index.CheckStore(sp); err != nil {
+		return nil, withStoreFix(sp, err)
+	}
+	var did []string
+	vp := filepath.Join(dir, VersionFile)
+	if b, err := os.ReadFile(vp); err != nil || !versionLine.Match(b) {
+		st, err := index.OpenStore(sp, true)
+		if err != nil {
+			return did, fmt.Errorf("cannot rewrite %s: %w", vp, err)
+		}
+		st.Close()
+		if err := atomicfile.WriteFile(vp, []byte(VersionText(index.SchemaVersion)), 0); err != nil {
+			return did, err
+		}
+		did = append(did, "rewrote "+vp)
+	}
+	for _, p := range VectorFiles(dir) {
+		if checkVectors(p) != nil {
+			if err := os.Remove(p); err != nil {
+				return did, err
+			}
+			did = append(did, "removed "+p+" (rebuilt from the stored embeddings, without model calls, whenever the model opens the index; the next braid index saves it again)")
+		}
+	}
+	lp := filepath.Join(dir, LexicalDir)
+	if checkLexicalDir(lp, storeAt(sp)) != nil {
+		if err := os.RemoveAll(lp); err != nil {
+			return did, err
+		}
+		st, err := index.OpenStore(sp, true)
+		if err != nil {
+			return did, err
+		}
+		defer st.Close()
+		lex, err := index.OpenLexical(lp, false)
+		if err != nil {
+			return did, err
+		}
+		err = index.RebuildLexical(st, lex)
+		if cerr := lex.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return did, fmt.Errorf("rebuild %s: %w", lp, err)
+		}
+		did = append(did, "rebuilt "+lp+" from the chunks in meta.db")
+	}
+	bs := Blobs(dir)
+	if _, err := os.Stat(bs.Dir()); err == nil {
+		st, err := index.OpenStore(sp, true)
+		if err != nil {
+			return did, err
+		}
+		refs, err := st.BlobRefs()
+		st.Close()
+		if err != nil {
+			return did, err
+		}
+		removed, bytes, err := bs.Sweep(func(h string) bool { return refs[h] })
+		if err != nil {
+			return did, err
+		}
+		if len(removed) > 0 {
+			did = append(did, fmt.Sprintf("removed %d blobs (%s) from %s that nothing referred to", len(removed), index.FormatBytes(bytes), bs.Dir()))
+		}
+	}
+	return did, nil
+}
+
+// withStoreFix is err, a failed check of the store at path, with the fix
+// appended unless it already names one (a damaged file's error does).
+func withStoreFix(path string, err error) error {
+	if errors.Is(err, index.ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%w; %s", err, index.StoreFix(path))
+}
+
+// checkVectors loads a graph file and says what is wrong with it.
+func checkVectors(path string) error {
+	_, err := vector.Load(path, nil)
+	if fe := (*vector.FormatError)(nil); errors.As(err, &fe) {
+		return fe.Reason
+	}
+	return err
+}
