@@ -29,6 +29,12 @@
 // Gaps compares document vectors (their nearest neighbours in an HNSW
 // graph) or, without vectors, tf-idf vectors of their words.
 //
+// Queries asks these questions the way the engine answers them
+// (Engine.Graph): names resolve to documents, a "#tag" starts a backwards
+// walk, a cluster's mirror is synced first, and Gaps averages chunk
+// embeddings into document vectors. The engine fills in the functions it
+// calls; package graph imports neither the engine nor package vector.
+//
 // # Storage
 //
 // Three buckets: graph.nodes (id → the node and its edges as JSON),
