@@ -1,41 +1,24 @@
 package braid
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/debug"
-	"strings"
-	"sync"
-	"time"
+
+	"github.com/braidsearch/braid/batch"
 )
 
 // MaxBatchLine bounds one input line of Batch.
-const MaxBatchLine = 16 << 20
+const MaxBatchLine = batch.MaxLine
 
-// BatchOptions configures Batch. The zero value answers as many queries at
-// once as there are CPUs.
-type BatchOptions struct {
-	// Workers is how many queries are answered at once; 0 means the
-	// number of CPUs.
-	Workers int
-	// Panicked, when set, hears of a query that panicked: its input line,
-	// what it panicked with and the stack. The line's answer is an error
-	// either way, and the other queries go on.
-	Panicked func(line int, v any, stack []byte)
-}
+// BatchOptions configures Batch (batch.Options). The zero value answers as
+// many queries at once as there are CPUs.
+type BatchOptions = batch.Options
 
-// BatchSummary counts what Batch answered.
-type BatchSummary struct {
-	Queries int           // answers written, errors included
-	Failed  int           // answers that are errors
-	Took    time.Duration // from the first line read to the last answer
-}
+// BatchSummary counts what Batch answered (batch.Summary).
+type BatchSummary = batch.Summary
 
 // batchQuery is one input line: the search options by their JSON names.
 type batchQuery struct {
@@ -77,101 +60,13 @@ func Batch(ctx context.Context, e *Engine, in io.Reader, out io.Writer, opt Batc
 	if opt.Workers < 0 {
 		return BatchSummary{}, fmt.Errorf("%w: BatchOptions.Workers %d, want 0 (the number of CPUs) or more", ErrBadOption, opt.Workers)
 	}
-	workers := opt.Workers
-	if workers == 0 {
-		workers = runtime.NumCPU()
+	answer := func(ctx context.Context, line int, text []byte) (any, bool) {
+		a := batchAnswerLine(ctx, e, line, text)
+		return a, a.Error != ""
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // a failed write stops the reader and the workers
-	type job struct {
-		n    int // 0-based position in the output
-		line int
-		text []byte
-	}
-	type answered struct {
-		n int
-		a batchAnswer
-	}
-	jobs := make(chan job)
-	answers := make(chan answered)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				a := safeAnswer(ctx, e, j.line, j.text, opt.Panicked)
-				select {
-				case answers <- answered{j.n, a}:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	start := time.Now()
-	var readErr error
-	go func() {
-		defer close(jobs)
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64<<10), MaxBatchLine)
-		n, line := 0, 1
-		for ; sc.Scan(); line++ {
-			if strings.TrimSpace(sc.Text()) == "" {
-				continue
-			}
-			select {
-			case jobs <- job{n, line, append([]byte(nil), sc.Bytes()...)}:
-				n++
-			case <-ctx.Done():
-				return
-			}
-		}
-		readErr = sc.Err()
-		if errors.Is(readErr, bufio.ErrTooLong) {
-			readErr = fmt.Errorf("line %d is over the %d MiB limit for one query line; shorten it", line, MaxBatchLine>>20)
-		}
-	}()
-	go func() {
-		wg.Wait()
-		close(answers)
-	}()
-
-	// Write in input order: hold answers that arrive early.
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	pending := map[int]batchAnswer{}
-	var sum BatchSummary
-	var writeErr error
-	for a := range answers {
-		if writeErr != nil {
-			continue // drain, so the workers end
-		}
-		pending[a.n] = a.a
-		for {
-			ans, ok := pending[sum.Queries]
-			if !ok {
-				break
-			}
-			delete(pending, sum.Queries)
-			if ans.Error != "" {
-				sum.Failed++
-			}
-			if writeErr = enc.Encode(ans); writeErr != nil {
-				cancel()
-				break
-			}
-			sum.Queries++
-		}
-	}
-	sum.Took = time.Since(start)
-	switch {
-	case writeErr != nil:
-		return sum, fmt.Errorf("braid: write answers: %w", writeErr)
-	case readErr != nil:
-		return sum, fmt.Errorf("braid: read queries: %w", readErr)
-	case ctx.Err() != nil:
-		return sum, fmt.Errorf("braid: interrupted after %d queries: %w", sum.Queries, context.Cause(ctx))
+	sum, err := batch.Run(ctx, in, out, opt, answer, batchPanicAnswer)
+	if err != nil {
+		return sum, fmt.Errorf("braid: %w", err)
 	}
 	return sum, nil
 }
@@ -204,24 +99,14 @@ func decodeBatchLine(line int, text []byte) (batchQuery, *batchAnswer) {
 	return q, nil
 }
 
-// safeAnswer is batchAnswerLine with a panic turned into that line's
-// error, so a query that trips a bug ends neither its worker nor the batch.
-func safeAnswer(ctx context.Context, e *Engine, line int, text []byte, panicked func(int, any, []byte)) (a batchAnswer) {
-	defer func() {
-		r := recover()
-		if r == nil {
-			return
-		}
-		if panicked != nil {
-			panicked(line, r, debug.Stack())
-		}
-		var q struct{ ID json.RawMessage }
-		if json.Unmarshal(text, &q) != nil || !json.Valid(q.ID) {
-			q.ID = nil
-		}
-		a = batchAnswer{ID: q.ID, Line: line, Error: fmt.Sprintf("internal error: the search panicked (%v); the other queries went on; please report it", r)}
-	}()
-	return batchAnswerLine(ctx, e, line, text)
+// batchPanicAnswer is the answer for a line whose search panicked with v:
+// an error naming the line, with the line's id where it has one.
+func batchPanicAnswer(line int, text []byte, v any) any {
+	var q struct{ ID json.RawMessage }
+	if json.Unmarshal(text, &q) != nil || !json.Valid(q.ID) {
+		q.ID = nil
+	}
+	return batchAnswer{ID: q.ID, Line: line, Error: fmt.Sprintf("internal error: the search panicked (%v); the other queries went on; please report it", v)}
 }
 
 // batchSearch runs one query of Batch; a test replaces it to make a query
