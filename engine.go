@@ -179,7 +179,7 @@ type Engine struct {
 
 	vec *vector.Index // nil without an embedder
 	// vecDamaged says the model's graph file was damaged and the graph
-	// searched is one rebuilt in memory (vectors.go); "" when it was sound.
+	// searched is one rebuilt in memory (vecstore.Load); "" when it was sound.
 	vecDamaged string
 
 	strandedOnce sync.Once

@@ -1,14 +1,12 @@
 package braid
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/markdown"
-	"github.com/braidsearch/braid/vector"
+	"github.com/braidsearch/braid/vecstore"
 )
 
 // Edge types of the link graph; a frontmatter relation is typed by its key
@@ -71,7 +69,7 @@ func (e *Engine) Graph() *LinkGraph {
 			return e.st.ForEachChunk(func(c *Chunk) error { return fn(c.DocID, c.ID, c.Text) })
 		},
 		Embeddings: e.embeddings,
-		Nearest:    nearest,
+		Nearest:    vecstore.Nearest,
 	}
 }
 
@@ -103,32 +101,4 @@ func (e *Engine) fileExists() func(sourceID, path string) bool {
 		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
 		return err == nil
 	}
-}
-
-// nearest answers graph.Gaps' neighbour queries with an HNSW graph of the
-// document vectors built for the call: ef of 64 gives the 10 nearest of
-// 1,000 document vectors all but exactly, for a fraction of the cost of
-// the chunk graph's settings.
-func nearest(vecs [][]float32, k int) ([][]graph.Neighbor, error) {
-	if len(vecs) == 0 {
-		return nil, nil
-	}
-	idx := vector.New(len(vecs[0]), &vector.Options{M: 12, EfConstruction: 64, EfSearch: max(64, 2*k)})
-	for i, v := range vecs {
-		if err := idx.Add(strconv.Itoa(i), v); err != nil {
-			return nil, fmt.Errorf("graph: document vector %d: %w", i, err)
-		}
-	}
-	out := make([][]graph.Neighbor, len(vecs))
-	for i, v := range vecs {
-		found, err := idx.Search(v, k)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range found {
-			j, _ := strconv.Atoi(f.ID)
-			out[i] = append(out[i], graph.Neighbor{Index: j, Score: float64(f.Score)})
-		}
-	}
-	return out, nil
 }

@@ -2,18 +2,13 @@ package braid
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/settings"
-	"github.com/braidsearch/braid/vector"
+	"github.com/braidsearch/braid/vecstore"
 )
 
 // DefaultVectorWeight is the vector weight of a search that names none,
@@ -25,67 +20,15 @@ const DefaultVectorWeight = settings.DefaultVectorWeight
 // implementation.
 type Embedder = index.Embedder
 
-// vectorFile names the HNSW file of a model, so switching models never
-// mixes embeddings.
-func (e *Engine) vectorFile() string {
-	h := sha256.Sum256([]byte(e.opt.Model))
-	return filepath.Join(e.dir, "vectors-"+hex.EncodeToString(h[:4])+".hnsw")
-}
-
-// loadVectors opens the model's HNSW file. A graph behind the store (a run
-// without the model, or a crash before the save) is brought in step from
-// the stored embeddings; a missing or unreadable one is rebuilt from them.
-// Neither calls the model.
+// loadVectors opens the model's HNSW graph (vecstore.Load), noting in
+// vecDamaged when the file was damaged and the graph is one rebuilt in
+// memory.
 func (e *Engine) loadVectors() error {
-	dim := e.opt.Embedder.Dim()
-	if dim <= 0 {
-		return fmt.Errorf("%w: the embedder reports dimension %d", ErrBadOption, dim)
-	}
-	gen, err := e.st.Gen()
+	vi, damaged, err := vecstore.Load(e.st, vecstore.Options{Dir: e.dir, Model: e.opt.Model, Embedder: e.opt.Embedder, Vector: &e.opt.Vector})
 	if err != nil {
 		return err
 	}
-	vi, err := vector.Load(e.vectorFile(), &e.opt.Vector)
-	switch {
-	case err == nil && vi.Dim() == dim:
-		e.vec = vi
-		if vi.Gen() == gen {
-			return nil
-		}
-		if err := e.dropStale(); err != nil {
-			return err
-		}
-	case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, vector.ErrFormat):
-		return err
-	case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, vector.ErrMismatch):
-		reason := err
-		if fe := (*vector.FormatError)(nil); errors.As(err, &fe) {
-			reason = fe.Reason
-		}
-		e.vecDamaged = fmt.Sprintf("%s is damaged (%v), so vectors are searched in a graph rebuilt from the stored embeddings at every start; braid --index %s doctor --repair removes the file and the next braid index saves a sound one",
-			filepath.Base(e.vectorFile()), reason, e.dir)
-		e.vec = vector.New(dim, &e.opt.Vector)
-	default:
-		e.vec = vector.New(dim, &e.opt.Vector)
-	}
-	_, err = e.vectors(nil).Fill(context.Background(), e.st, false)
-	return err
-}
-
-// dropStale deletes from the graph the chunks the store no longer has.
-func (e *Engine) dropStale() error {
-	live := map[string]bool{}
-	if err := e.st.ForEachChunkID(func(id string) error {
-		live[id] = true
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, id := range e.vec.IDs() {
-		if !live[id] {
-			e.vec.Delete(id)
-		}
-	}
+	e.vec, e.vecDamaged = vi, damaged
 	return nil
 }
 
@@ -97,27 +40,10 @@ func (e *Engine) vectors(progress func(done int)) *index.Vectors {
 	return &index.Vectors{Embedder: e.opt.Embedder, Model: e.opt.Model, Index: e.vec, Progress: progress}
 }
 
-// saveVectors writes the graph, stamped with the store's commit number;
-// with fill it first embeds every chunk the graph still lacks.
+// saveVectors writes the graph (vecstore.Save); with fill it first
+// embeds every chunk the graph still lacks.
 func (e *Engine) saveVectors(ctx context.Context, vs *index.Vectors, fill bool) error {
-	if vs == nil {
-		return nil
-	}
-	if fill {
-		if _, err := vs.Fill(ctx, e.st, true); err != nil {
-			return err
-		}
-	}
-	gen, err := e.st.Gen()
-	if err != nil {
-		return err
-	}
-	e.vec.SetGen(gen)
-	if err := e.vec.Save(e.vectorFile()); err != nil {
-		return fmt.Errorf("braid: save vector index: %w", err)
-	}
-	_, err = vs.Prune(e.st)
-	return err
+	return vecstore.Save(ctx, e.st, e.dir, vs, fill)
 }
 
 // weight decides a search's vector weight, with a warning when the caller
@@ -204,17 +130,7 @@ func (e *Engine) otherModels() string {
 	if e.cl != nil {
 		return e.cl.OtherModel()
 	}
-	models, err := e.st.EmbeddingModels()
-	if err != nil {
-		return ""
-	}
-	var other []string
-	for _, m := range models {
-		if m != e.opt.Model {
-			other = append(other, m)
-		}
-	}
-	return strings.Join(other, ", ")
+	return vecstore.OtherModels(e.st, e.opt.Model)
 }
 
 // rerankUnavailable says why searches are not reranked, or "" when a

@@ -1,4 +1,4 @@
-package braid
+package vecstore_test
 
 import (
 	"cmp"
@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/vecstore"
 )
 
-// The HNSW graph of document vectors (nearest) finds the pairs an exact comparison
+// The HNSW graph of document vectors (Nearest) finds the pairs an exact comparison
 // of every document with every other finds, for clustered vectors like
 // those of real text.
 func TestGapsNearestMatchesExact(t *testing.T) {
@@ -64,7 +65,7 @@ func TestGapsNearestMatchesExact(t *testing.T) {
 			}
 		}
 	}
-	gaps, _, err := graph.Gaps(docs, nil, nearest, graph.GapOptions{Threshold: threshold, Neighbors: k, Limit: n * k})
+	gaps, _, err := graph.Gaps(docs, nil, vecstore.Nearest, graph.GapOptions{Threshold: threshold, Neighbors: k, Limit: n * k})
 	if err != nil {
 		t.Fatal(err)
 	}

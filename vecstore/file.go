@@ -1,0 +1,143 @@
+package vecstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/vector"
+)
+
+// File names the HNSW file of a model in the index directory dir, so
+// switching models never mixes embeddings.
+func File(dir, model string) string {
+	h := sha256.Sum256([]byte(model))
+	return filepath.Join(dir, "vectors-"+hex.EncodeToString(h[:4])+".hnsw")
+}
+
+// Options say which graph Load opens.
+type Options struct {
+	// Dir is the index directory.
+	Dir string
+	// Model is the embedding model's key, which names the file and the
+	// stored embeddings.
+	Model string
+	// Embedder is the model. Load asks it only its dimension: embeddings
+	// come from the store.
+	Embedder index.Embedder
+	// Vector tunes the graph; nil means vector's defaults.
+	Vector *vector.Options
+}
+
+// Load opens the HNSW file of o.Model in o.Dir. A graph behind the store
+// (a run without the model, or a crash before the save) is brought in
+// step from the stored embeddings; a missing or unreadable one is rebuilt
+// from them. Neither calls the model.
+//
+// damaged is "" when the file was sound or missing; when it was damaged
+// it says so and how to repair it, and the graph returned is the one
+// rebuilt in memory. A dimension that is not positive is an
+// index.ErrBadOption.
+func Load(st *index.Store, o Options) (vi *vector.Index, damaged string, err error) {
+	dim := o.Embedder.Dim()
+	if dim <= 0 {
+		return nil, "", fmt.Errorf("%w: the embedder reports dimension %d", index.ErrBadOption, dim)
+	}
+	gen, err := st.Gen()
+	if err != nil {
+		return nil, "", err
+	}
+	file := File(o.Dir, o.Model)
+	vi, err = vector.Load(file, o.Vector)
+	switch {
+	case err == nil && vi.Dim() == dim:
+		if vi.Gen() == gen {
+			return vi, "", nil
+		}
+		if err := dropStale(st, vi); err != nil {
+			return nil, "", err
+		}
+	case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, vector.ErrFormat):
+		return nil, "", err
+	case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, vector.ErrMismatch):
+		reason := err
+		if fe := (*vector.FormatError)(nil); errors.As(err, &fe) {
+			reason = fe.Reason
+		}
+		damaged = fmt.Sprintf("%s is damaged (%v), so vectors are searched in a graph rebuilt from the stored embeddings at every start; braid --index %s doctor --repair removes the file and the next braid index saves a sound one",
+			filepath.Base(file), reason, o.Dir)
+		vi = vector.New(dim, o.Vector)
+	default:
+		vi = vector.New(dim, o.Vector)
+	}
+	vs := &index.Vectors{Embedder: o.Embedder, Model: o.Model, Index: vi}
+	if _, err := vs.Fill(context.Background(), st, false); err != nil {
+		return nil, "", err
+	}
+	return vi, damaged, nil
+}
+
+// dropStale deletes from the graph the chunks the store no longer has.
+func dropStale(st *index.Store, vi *vector.Index) error {
+	live := map[string]bool{}
+	if err := st.ForEachChunkID(func(id string) error {
+		live[id] = true
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, id := range vi.IDs() {
+		if !live[id] {
+			vi.Delete(id)
+		}
+	}
+	return nil
+}
+
+// Save writes vs's graph to its model's file in dir, atomically, stamped
+// with the store's commit number, then prunes the stored embeddings the
+// graph no longer needs. With fill it first embeds every chunk the graph
+// still lacks. A nil vs saves nothing.
+func Save(ctx context.Context, st *index.Store, dir string, vs *index.Vectors, fill bool) error {
+	if vs == nil {
+		return nil
+	}
+	if fill {
+		if _, err := vs.Fill(ctx, st, true); err != nil {
+			return err
+		}
+	}
+	gen, err := st.Gen()
+	if err != nil {
+		return err
+	}
+	vs.Index.SetGen(gen)
+	if err := vs.Index.Save(File(dir, vs.Model)); err != nil {
+		return fmt.Errorf("braid: save vector index: %w", err)
+	}
+	_, err = vs.Prune(st)
+	return err
+}
+
+// OtherModels names, joined with ", ", the models other than model whose
+// embeddings the store holds; "" when there are none or the store cannot
+// say.
+func OtherModels(st *index.Store, model string) string {
+	models, err := st.EmbeddingModels()
+	if err != nil {
+		return ""
+	}
+	var other []string
+	for _, m := range models {
+		if m != model {
+			other = append(other, m)
+		}
+	}
+	return strings.Join(other, ", ")
+}

@@ -1,0 +1,179 @@
+package vecstore_test
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/vecstore"
+	"github.com/braidsearch/braid/vector"
+)
+
+// fakeEmbedder gives each text a fixed unit vector and counts the texts
+// it embeds.
+type fakeEmbedder struct {
+	dim   int
+	texts int
+}
+
+func (f *fakeEmbedder) Dim() int { return f.dim }
+
+func (f *fakeEmbedder) Embed(_ context.Context, texts []string, _ bool) ([][]float32, error) {
+	f.texts += len(texts)
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		h := fnv.New32a()
+		h.Write([]byte(t))
+		v := make([]float32, f.dim)
+		v[int(h.Sum32())%f.dim] = 1
+		out[i] = v
+	}
+	return out, nil
+}
+
+// storeWith opens a store in dir holding one document of two chunks.
+func storeWith(t *testing.T, dir string) *index.Store {
+	t.Helper()
+	st, err := index.OpenStore(filepath.Join(dir, "meta.db"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	d := &index.Document{ID: "a", SourceID: "s1", Path: "a.md", Title: "a", Hash: "aaaaaaaa11"}
+	p, err := st.Commit([]index.Change{{Doc: d, Chunks: []index.Chunk{
+		{ID: "a#0", DocID: "a", Text: "the quick brown fox", StartLine: 1, EndLine: 1},
+		{ID: "a#1", DocID: "a", Text: "a lazy dog sleeps", StartLine: 2, EndLine: 2},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ClearPending(p.Gen); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// saved embeds the store's chunks with model "m" and saves the graph.
+func saved(t *testing.T, dir string, st *index.Store) *fakeEmbedder {
+	t.Helper()
+	emb := &fakeEmbedder{dim: 4}
+	vs := &index.Vectors{Embedder: emb, Model: "m", Index: vector.New(emb.dim, nil)}
+	if err := vecstore.Save(context.Background(), st, dir, vs, true); err != nil {
+		t.Fatal(err)
+	}
+	return emb
+}
+
+func TestFileIsPerModel(t *testing.T) {
+	a, b := vecstore.File("idx", "model-a"), vecstore.File("idx", "model-b")
+	if a == b {
+		t.Errorf("File gives %s for both models", a)
+	}
+	if ok, _ := filepath.Match(filepath.Join("idx", "vectors-*.hnsw"), a); !ok {
+		t.Errorf("File = %s, want idx/vectors-*.hnsw (doctor finds the graphs by that pattern)", a)
+	}
+	if a != vecstore.File("idx", "model-a") {
+		t.Error("File is not stable")
+	}
+}
+
+// A saved graph loads sound and full, without calling the model.
+func TestSaveThenLoad(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	if emb := saved(t, dir, st); emb.texts != 2 {
+		t.Errorf("Save embedded %d texts, want 2", emb.texts)
+	}
+	emb := &fakeEmbedder{dim: 4}
+	vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vi.Len() != 2 || damaged != "" || emb.texts != 0 {
+		t.Errorf("Load = %d chunks, damaged %q, %d texts embedded; want 2, \"\", 0", vi.Len(), damaged, emb.texts)
+	}
+}
+
+// A damaged file is rebuilt in memory from the stored embeddings, left in
+// place, and reported with its repair.
+func TestLoadDamagedRebuilds(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	saved(t, dir, st)
+	file := vecstore.File(dir, "m")
+	if err := os.WriteFile(file, []byte("not a graph"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	emb := &fakeEmbedder{dim: 4}
+	vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vi.Len() != 2 || emb.texts != 0 {
+		t.Errorf("rebuilt graph has %d chunks after embedding %d texts, want 2 and 0", vi.Len(), emb.texts)
+	}
+	for _, want := range []string{filepath.Base(file) + " is damaged", "rebuilt from the stored embeddings", "doctor --repair"} {
+		if !strings.Contains(damaged, want) {
+			t.Errorf("damaged = %q, want it to say %q", damaged, want)
+		}
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("the damaged file is gone: %v", err)
+	}
+}
+
+// A missing file is rebuilt quietly; another model's embeddings are not
+// used, and OtherModels names them.
+func TestLoadOtherModel(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	saved(t, dir, st)
+	vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "n", Embedder: &fakeEmbedder{dim: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vi.Len() != 0 || damaged != "" {
+		t.Errorf("Load of model n = %d chunks, damaged %q; want 0, \"\"", vi.Len(), damaged)
+	}
+	if got := vecstore.OtherModels(st, "n"); got != "m" {
+		t.Errorf("OtherModels(n) = %q, want m", got)
+	}
+	if got := vecstore.OtherModels(st, "m"); got != "" {
+		t.Errorf("OtherModels(m) = %q, want none", got)
+	}
+}
+
+func TestLoadBadDimension(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	_, _, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 0}})
+	if !errors.Is(err, index.ErrBadOption) {
+		t.Errorf("Load with dimension 0: %v, want index.ErrBadOption", err)
+	}
+}
+
+// A graph behind the store drops the chunks the store no longer has.
+func TestLoadDropsStale(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	saved(t, dir, st)
+	p, err := st.Commit([]index.Change{{DeleteID: "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ClearPending(p.Gen); err != nil {
+		t.Fatal(err)
+	}
+	vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vi.Len() != 0 || damaged != "" {
+		t.Errorf("Load after deleting the document = %d chunks (%v), damaged %q; want 0, \"\"", vi.Len(), vi.IDs(), damaged)
+	}
+}
