@@ -85,7 +85,7 @@ func TestLoadModelsWithout(t *testing.T) {
 				}
 			}
 			// The engine repeats the reasons.
-			e, err := lm.Open(filepath.Join(t.TempDir(), "idx"), nil)
+			e, err := braid.OpenLoaded(filepath.Join(t.TempDir(), "idx"), nil, lm)
 			if err != nil {
 				t.Fatal(err)
 			}
