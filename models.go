@@ -1,6 +1,7 @@
 package braid
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -29,10 +30,11 @@ type LoadedModels = model.Loaded
 // option out of range (ErrBadOption) are errors. Close the models when
 // done.
 func LoadModels(m Models) (*LoadedModels, error) {
-	if m.Threads < 0 || m.TokenBudget < 0 {
+	lm, err := model.Load(m)
+	if errors.Is(err, model.ErrBadSet) {
 		return nil, fmt.Errorf("%w: Models.Threads %d and TokenBudget %d, want 0 (the default) or more", ErrBadOption, m.Threads, m.TokenBudget)
 	}
-	return model.Load(m)
+	return lm, err
 }
 
 // OpenLoaded opens the index in dir (as Open does) with the models lm:
