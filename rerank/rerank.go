@@ -19,10 +19,6 @@ const (
 	// the whole chunk roughly halves the time of long chunks, while chunks
 	// of that size or less go in whole.
 	DefaultWindow = 256
-	// Batch is the pairs per model call braid loads cross-encoders with
-	// (model.Config.BatchSize): on two cores, 8 was steadier and a little
-	// faster than 16, 32 or 50 at one or two threads.
-	Batch = 8
 	// calibration is how many pairs are scored first when a budget is set
 	// and no throughput has been measured yet, and the least a call with a
 	// budget scores.

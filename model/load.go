@@ -1,0 +1,244 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+var (
+	// ErrOff is what Set.Explain is given for a model named "none":
+	// turned off on purpose.
+	ErrOff = errors.New("model: turned off")
+	// ErrBadSet means a Set's number is out of range.
+	ErrBadSet = errors.New("model: invalid set")
+)
+
+// CrossBatch is the pairs per model call Load loads cross-encoders with
+// (Config.BatchSize): on two cores, 8 was steadier and a little faster
+// than 16, 32 or 50 at one or two threads.
+const CrossBatch = 8
+
+// Set names the embedding model and the cross-encoder a search runs
+// with, and how to run them (Load). The zero value loads the default
+// models from the user cache with the first ONNX Runtime found in the
+// known places.
+type Set struct {
+	// Embedder is the embedding model: a registry id, a directory holding
+	// model.onnx and tokenizer.json, "" for the default, or "none" for no
+	// vectors (search is BM25 only, and stored embeddings that go
+	// unsearched are no fault).
+	Embedder string
+	// Reranker is the cross-encoder, named the same way; "none" turns
+	// reranking off.
+	Reranker string
+	// NoEmbedder and NoReranker leave a model unloaded for a caller that
+	// will not use it (a search that asked for keywords only, an index
+	// run that never reranks); unlike "none" they give no reason why.
+	NoEmbedder, NoReranker bool
+	// Dir holds pulled models; "" means the user cache (ModelsDir).
+	Dir string
+	// ORTLib is the ONNX Runtime shared library; "" searches the known
+	// places (FindRuntime).
+	ORTLib string
+	// Threads bounds the threads a model may use; 0 means every CPU.
+	Threads int
+	// TokenBudget bounds the tokens, padding included, in one batch
+	// through the embedding model; 0 means 512.
+	TokenBudget int
+	// Resolve, when set, finds a model's directory and specification in
+	// place of the registry and Dir (bench falls back to random-weight
+	// fixtures with it); it sees the name after "" became the default's id.
+	// Errors it returns are sorted as a missing model is.
+	Resolve func(name string, kind Kind) (dir string, spec Spec, err error)
+	// Explain says in one short clause why a model cannot be used (no
+	// runtime, not installed, damaged; ErrOff for one named "none"),
+	// naming the fix the caller's users have; nil uses the error's own
+	// message. The clause becomes Loaded's NoVectors or NoRerank.
+	Explain func(err error, name string, kind Kind) string
+}
+
+// Loaded are the models Load loaded, and why one is missing.
+type Loaded struct {
+	// Embedder is nil when no embedding model is loaded; NoVectors then
+	// says why ("" when Set.NoEmbedder asked for none).
+	Embedder  *Embedder
+	NoVectors string
+	// VectorsOff says vectors are turned off (Set.Embedder "none").
+	VectorsOff bool
+	// CrossEncoder is nil when no cross-encoder is loaded; NoRerank then
+	// says why ("" when it was turned off or not asked for).
+	CrossEncoder *CrossEncoder
+	NoRerank     string
+}
+
+// Load loads the models s names. A model that cannot be used because
+// the runtime or its files are missing is left out with the reason in
+// NoVectors or NoRerank, so the caller can still serve lexical search; a
+// model named wrongly (ErrUnknownModel, ErrWrongKind) and a number out of
+// range (ErrBadSet) are errors. Close the models when done.
+func Load(s Set) (*Loaded, error) {
+	l := &Loaded{VectorsOff: s.Embedder == "none"}
+	switch {
+	case s.NoEmbedder:
+	case l.VectorsOff:
+		l.NoVectors = s.explain(ErrOff, s.Embedder, KindEmbedder)
+	default:
+		emb, why, err := load(s, s.Embedder, KindEmbedder, OpenEmbedder, LoadEmbedder)
+		if err != nil {
+			return nil, err
+		}
+		l.Embedder, l.NoVectors = emb, why
+	}
+	if s.NoReranker || s.Reranker == "none" {
+		return l, nil
+	}
+	ce, why, err := load(s, s.Reranker, KindCrossEncoder, OpenCrossEncoder, LoadCrossEncoder)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	l.CrossEncoder, l.NoRerank = ce, why
+	return l, nil
+}
+
+// load loads the model name of kind, by the registry and s.Dir with open
+// or by s.Resolve with loadDir. Nil and a reason is a model that cannot
+// be used; an error is a model named wrongly.
+func load[T any](s Set, name string, kind Kind,
+	open func(Setup) (*T, error), loadDir func(string, Spec, Config) (*T, error)) (*T, string, error) {
+	if s.Threads < 0 || s.TokenBudget < 0 {
+		return nil, "", fmt.Errorf("%w: Threads %d and TokenBudget %d, want 0 (the default) or more", ErrBadSet, s.Threads, s.TokenBudget)
+	}
+	setup := Setup{ORTLib: s.ORTLib, ModelsDir: s.Dir, Name: name, Config: Config{Threads: s.Threads, TokenBudget: s.TokenBudget}}
+	if kind == KindCrossEncoder {
+		setup.Config.BatchSize = CrossBatch
+	}
+	var got *T
+	var err error
+	if s.Resolve == nil {
+		got, err = open(setup)
+	} else {
+		got, err = resolveAndLoad(s, setup, kind, loadDir)
+	}
+	if err == nil {
+		return got, "", nil
+	}
+	if errors.Is(err, ErrUnknownModel) || errors.Is(err, ErrWrongKind) {
+		return nil, "", err
+	}
+	return nil, s.explain(err, name, kind), nil
+}
+
+// explain is s.Explain, else the error's message.
+func (s Set) explain(err error, name string, kind Kind) string {
+	switch {
+	case s.Explain != nil:
+		return s.Explain(err, name, kind)
+	case errors.Is(err, ErrOff) && kind == KindCrossEncoder:
+		return "reranking is turned off (reranker none)"
+	case errors.Is(err, ErrOff):
+		return "vectors are turned off (embedding model none)"
+	}
+	return clause(err)
+}
+
+// resolveAndLoad is OpenEmbedder and OpenCrossEncoder with s.Resolve in
+// place of the registry lookup.
+func resolveAndLoad[T any](s Set, setup Setup, kind Kind, loadDir func(string, Spec, Config) (*T, error)) (*T, error) {
+	lib, err := FindRuntime(setup.ORTLib)
+	if err == nil {
+		err = InitRuntime(lib)
+	}
+	if err != nil {
+		return nil, err
+	}
+	dir, spec, err := s.resolve(setup.Name, kind)
+	if err != nil {
+		return nil, err
+	}
+	return loadDir(dir, spec, setup.Config)
+}
+
+// resolve is s.Resolve, "" given as the default's id, else ResolveKind in
+// s.Dir.
+func (s Set) resolve(name string, kind Kind) (string, Spec, error) {
+	if s.Resolve == nil {
+		return ResolveKind(name, ModelsDir(s.Dir), kind)
+	}
+	if name == "" {
+		name = DefaultEmbedder().ID()
+		if kind == KindCrossEncoder {
+			name = DefaultCrossEncoder().ID()
+		}
+	}
+	return s.Resolve(name, kind)
+}
+
+// Close releases the models. Closing twice is harmless.
+func (l *Loaded) Close() error {
+	var errs []error
+	if l.Embedder != nil {
+		errs = append(errs, l.Embedder.Close())
+	}
+	if l.CrossEncoder != nil {
+		errs = append(errs, l.CrossEncoder.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Check is one thing Checks found about a Set's models. None is a fault:
+// a missing runtime or model is a Warning, as search still runs without
+// it.
+type Check struct {
+	Name    string // "runtime", "model" or "reranker"
+	Warning bool
+	Detail  string
+}
+
+// Checks are what can be seen about the models s names without loading
+// them: whether the runtime loads and each model is installed. A missing
+// one is a warning: search is BM25 only (or in fused order, without the
+// cross-encoder).
+func Checks(s Set) []Check {
+	if s.Embedder == "none" {
+		return []Check{{Name: "model", Detail: s.explain(ErrOff, s.Embedder, KindEmbedder) + "; search is BM25 only"}}
+	}
+	var checks []Check
+	lib, err := FindRuntime(s.ORTLib)
+	if err == nil {
+		err = InitRuntime(lib)
+	}
+	if err != nil {
+		checks = append(checks, Check{Name: "runtime", Warning: true, Detail: clause(err) + "; until then search is BM25 only"})
+	} else {
+		checks = append(checks, Check{Name: "runtime", Detail: fmt.Sprintf("ONNX Runtime %s at %s", RuntimeVersion(), lib)})
+	}
+	dir, spec, err := s.resolve(s.Embedder, KindEmbedder)
+	if err != nil {
+		checks = append(checks, Check{Name: "model", Warning: true, Detail: clause(err) + "; until then search is BM25 only"})
+	} else {
+		checks = append(checks, Check{Name: "model", Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
+	}
+	if s.Reranker == "none" {
+		return append(checks, Check{Name: "reranker", Detail: s.explain(ErrOff, s.Reranker, KindCrossEncoder)})
+	}
+	dir, spec, err = s.resolve(s.Reranker, KindCrossEncoder)
+	if err != nil {
+		checks = append(checks, Check{Name: "reranker", Warning: true, Detail: clause(err) + "; until then results are in fused order"})
+	} else {
+		checks = append(checks, Check{Name: "reranker", Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
+	}
+	return checks
+}
+
+// clause is an error as one line without the package prefix that
+// braid's own errors start with (a Set.Resolve may return them), to
+// follow a colon or stand in a list.
+func clause(err error) string {
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	for _, p := range []string{"braid: ", "index: ", "grep: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
+}
