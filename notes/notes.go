@@ -54,6 +54,13 @@ type Config struct {
 	// StoreSource is the document store's source, nil before anything
 	// was stored (docstore.Store.Source).
 	StoreSource func() (*index.Source, error)
+	// StoreFiles maps the blob of each stored document to its name,
+	// "store:NAME" (docstore.Store.Files), for Files. Nil for none.
+	StoreFiles func() (map[string]string, error)
+	// FileBlobs is the blob store the engine wrote the stored documents
+	// and S3 objects to, whose blobs Files lists. Nil means the blob
+	// store NewReader was given.
+	FileBlobs *blob.Store
 }
 
 // NewReader reads st, whose index keeps the content of S3 objects in
