@@ -86,7 +86,8 @@ func openCluster(opt Options) (*Engine, error) {
 	e.cl, e.ret = cl, c
 	e.docs = e.newStore()
 	e.nt = notes.NewReader(e.st, blobsIn(cl.tmp), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: cl.Sources,
-		EmbeddedOnly: e.embeddedOnly, ReadStored: e.docs.Read, StoreSource: e.docs.Source})
+		EmbeddedOnly: e.embeddedOnly, ReadStored: e.docs.Read, StoreSource: e.docs.Source,
+		StoreFiles: e.docs.Files})
 	return e, nil
 }
 

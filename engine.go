@@ -257,7 +257,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		return nil, err
 	}
 	e.docs = e.newStore()
-	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source})
+	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
 	if e.upgrade { // the store upgraded itself; now the directory says so
 		if err := writeFileAtomic(filepath.Join(dir, versionFile), []byte(doctor.VersionText(index.SchemaVersion))); err != nil {
 			e.Close()

@@ -1,9 +1,9 @@
 // Package notes reads what an index holds about its documents: it resolves
 // a name to a document, reads a document's current content, a chunk's
 // neighbours, citations, what an id names and where it sits, the folder
-// tree, listings, and finds documents by name. It reads the index's store
-// (on a cluster backend, the engine's local copy of the cluster's
-// documents) and never writes.
+// tree, listings, the files a grep reads, and finds documents by name. It
+// reads the index's store (on a cluster backend, the engine's local copy of
+// the cluster's documents) and never writes.
 package notes
 
 import (
@@ -54,6 +54,9 @@ type Config struct {
 	// StoreSource is the document store's source, nil before anything
 	// was stored (docstore.Store.Source).
 	StoreSource func() (*index.Source, error)
+	// StoreFiles maps the blob of each stored document to its name,
+	// "store:NAME" (docstore.Store.Files), for Files. Nil for none.
+	StoreFiles func() (map[string]string, error)
 }
 
 // NewReader reads st, whose index keeps the content of S3 objects in

@@ -1,0 +1,213 @@
+package notes
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/braidsearch/braid/bucket"
+	"github.com/braidsearch/braid/grep"
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
+)
+
+// ErrNotIndexed is the error for a path given to Files that is no indexed
+// document: Files lists only what the index holds, so a path cannot make a
+// caller read any other file.
+var ErrNotIndexed = errors.New("braid: not an indexed file")
+
+// FilesOptions chooses what Files lists. The zero value lists every indexed
+// document that is a file, each named by its absolute path.
+type FilesOptions struct {
+	// Paths limits the list to indexed documents: a file must be one
+	// (ErrNotIndexed otherwise), a directory stands for the indexed
+	// documents under it, an s3:// URL for the indexed objects it names or
+	// that lie under it. Empty means every indexed document that is a file.
+	Paths []string
+	// Name turns an absolute file path into the name given to it; nil
+	// keeps the absolute path. Stored documents are named "store:NAME"
+	// and S3 objects by their URL whatever Name does.
+	Name func(abs string) string
+}
+
+// Files lists the current files of the indexed documents (or those
+// opt.Paths names) for package grep to read, in path order as ripgrep's
+// --sort path gives it. Each file of a directory source carries the folder
+// it must stay inside unless the source follows links; stored documents
+// and S3 objects are their blobs, confined to the blob folder. JSONL
+// sources hold no files and are left out.
+func (r *Reader) Files(opt FilesOptions) ([]grep.File, error) {
+	stored, err := r.storeFiles()
+	if err != nil {
+		return nil, err
+	}
+	files, err := r.files(opt.Paths, stored)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range files {
+		if f.Name != "" {
+			continue // an S3 object, named by its URL
+		}
+		if n, ok := stored[f.Path]; ok {
+			files[i].Name = n
+		} else if opt.Name != nil {
+			files[i].Name = opt.Name(f.Path)
+		} else {
+			files[i].Name = f.Path
+		}
+	}
+	return files, nil
+}
+
+// storeFiles maps the blob of each stored document to its "store:NAME".
+func (r *Reader) storeFiles() (map[string]string, error) {
+	if r.cfg.StoreFiles == nil {
+		return map[string]string{}, nil
+	}
+	return r.cfg.StoreFiles()
+}
+
+// files lists the indexed files named by paths (all of them when paths is
+// empty), sorted, each with the folder it must stay inside; stored maps the
+// stored documents' blobs to their names.
+func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, error) {
+	srcs, err := r.st.Sources()
+	if err != nil {
+		return nil, err
+	}
+	blobs := r.blobs
+	var indexed []grep.File
+	for _, s := range srcs {
+		switch s.Kind {
+		case index.SourceJSONL:
+			continue
+		case index.SourceStore:
+			for f := range stored {
+				indexed = append(indexed, grep.File{Path: f, Root: blobs.Dir()})
+			}
+			continue
+		case index.SourceS3:
+			// The content indexed, from the blob store: Files never asks
+			// the bucket.
+			entries, err := r.st.Entries(s.ID)
+			if err != nil {
+				return nil, err
+			}
+			for rel, en := range entries {
+				indexed = append(indexed, grep.File{Path: blobs.Path(en.Hash), Root: blobs.Dir(), Name: index.ObjectURL(s, rel)})
+			}
+			continue
+		}
+		rels, err := r.st.Paths(s.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, rel := range rels {
+			switch {
+			case s.Kind == index.SourceFile:
+				indexed = append(indexed, grep.File{Path: s.Path})
+			case s.FollowLinks:
+				indexed = append(indexed, grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel))})
+			default:
+				indexed = append(indexed, grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel)), Root: s.Path})
+			}
+		}
+	}
+	sort.Slice(indexed, func(i, j int) bool { return pathLess(fileKey(indexed[i]), fileKey(indexed[j])) })
+	if len(paths) == 0 {
+		return indexed, nil
+	}
+	byPath := make(map[string]grep.File, len(indexed))
+	for _, f := range indexed {
+		byPath[fileKey(f)] = f
+	}
+	seen := map[string]bool{}
+	var out []grep.File
+	for _, p := range paths {
+		if bucket.IsURL(p) {
+			// An S3 object, or a prefix standing for the objects under it.
+			pre, n := strings.TrimSuffix(p, "/"), 0
+			for _, f := range indexed {
+				if k := fileKey(f); f.Name != "" && (k == pre || strings.HasPrefix(k, pre+"/")) {
+					n++
+					if !seen[k] {
+						seen[k] = true
+						out = append(out, f)
+					}
+				}
+			}
+			if n == 0 {
+				return nil, fmt.Errorf("%w: no indexed S3 object is %s or under it; grep reads the indexed documents only (braid sources lists the S3 sources)", ErrNotIndexed, p)
+			}
+			continue
+		}
+		if err := confine.Check(p); err != nil {
+			return nil, fmt.Errorf("%w: grep path: %v", index.ErrBadOption, err)
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		if f, ok := byPath[abs]; ok {
+			if !seen[abs] {
+				seen[abs] = true
+				out = append(out, f)
+			}
+			continue
+		}
+		info, err := os.Stat(abs)
+		if err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("%w: %s; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)", ErrNotIndexed, p)
+		}
+		n := 0
+		prefix := abs + string(filepath.Separator)
+		for _, f := range indexed {
+			if strings.HasPrefix(f.Path, prefix) {
+				n++
+				if !seen[f.Path] {
+					seen[f.Path] = true
+					out = append(out, f)
+				}
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("braid: no indexed documents under %s; run braid index %s first", p, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return pathLess(fileKey(out[i]), fileKey(out[j])) })
+	return out, nil
+}
+
+// fileKey is what orders and identifies a listed file: its path, or for an
+// S3 object (whose path is a blob other objects may share) its URL.
+func fileKey(f grep.File) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.Path
+}
+
+// pathLess orders paths folder by folder, as ripgrep's --sort path does:
+// "a/x" comes before "a.md" because the folder "a" sorts before "a.md".
+// Comparing bytes with the separator as the smallest byte gives that order.
+func pathLess(a, b string) bool {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == filepath.Separator {
+			return true
+		}
+		if cb == filepath.Separator {
+			return false
+		}
+		return ca < cb
+	}
+	return len(a) < len(b)
+}
