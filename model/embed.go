@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -22,20 +23,26 @@ import (
 // BM25 search that runs beside it. A batch does use every thread. A
 // search process thus opens one session, with one thread; the batch
 // session opens on the first batch (it is the same session when the
-// configuration asks for one thread). Runs on one session are serialised,
-// so a query does not wait behind a batch.
+// configuration asks for one thread). An index run asks for no single
+// text, so its first batch closes the one-thread session before opening
+// its own: it holds one copy of the model, as before there were two. Runs
+// on one session are serialised, so a query does not wait behind a batch.
 type Embedder struct {
 	spec   Spec
 	tok    *tokenizer.Tokenizer
-	s      *session // single texts, one intra-op thread
+	path   string // the model file
+	output string // the output read
+	outDim []int64
 	cfg    Config
 	dim    int
 	maxLen int
 	key    string
 
-	batchOnce sync.Once
-	batch     *session // batches, cfg.Threads threads (s when that is one)
-	batchErr  error
+	mu      sync.Mutex
+	one     *session // single texts, one intra-op thread; nil until needed again
+	batch   *session // batches, cfg.Threads threads (one when that is one); nil until the first
+	oneUsed bool     // a single text has run: a batch no longer closes one
+	closed  bool
 
 	tokens atomic.Int64 // tokens embedded (padding not counted)
 }
@@ -69,7 +76,7 @@ func LoadEmbedder(dir string, spec Spec, cfg Config) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedder{spec: spec, tok: tok, s: s, cfg: cfg, maxLen: maxLen(spec)}
+	e := &Embedder{spec: spec, tok: tok, path: s.path, output: s.output, outDim: s.outDims, one: s, cfg: cfg, maxLen: maxLen(spec)}
 	if cfg.Threads == 1 || (cfg.Threads == 0 && runtime.NumCPU() == 1) {
 		e.batch = s
 	}
@@ -83,21 +90,23 @@ func LoadEmbedder(dir string, spec Spec, cfg Config) (*Embedder, error) {
 // setDim checks the model's hidden size against spec.Dim. A model that
 // does not declare its hidden size embeds one short text to learn it.
 func (e *Embedder) setDim() error {
-	d := e.s.outDims
+	d := e.outDim
 	if len(d) != 3 {
-		return fmt.Errorf("model: %s output %s has shape %v, want [batch, sequence, hidden]", e.s.path, e.s.output, d)
+		return fmt.Errorf("model: %s output %s has shape %v, want [batch, sequence, hidden]", e.path, e.output, d)
 	}
 	hidden := int(d[2])
 	if hidden <= 0 {
-		v, err := e.Embed(context.Background(), []string{"dimension probe"}, false)
+		// On the one-thread session directly: a probe is no query, and
+		// must not keep that session from giving way to a batch's.
+		v, err := e.embedOn(context.Background(), e.one, []string{"dimension probe"}, e.spec.PassagePrefix)
 		if err != nil {
-			return fmt.Errorf("model: probe the output size of %s: %w", e.s.path, err)
+			return fmt.Errorf("model: probe the output size of %s: %w", e.path, err)
 		}
 		hidden = len(v[0])
 	}
 	if e.spec.Dim != 0 && hidden != e.spec.Dim {
 		return fmt.Errorf("%w: %s puts out %d dimensions, but %s has %d; the files in %s belong to another model",
-			ErrDimMismatch, e.s.path, hidden, e.spec.ID(), e.spec.Dim, filepath.Dir(e.s.path))
+			ErrDimMismatch, e.path, hidden, e.spec.ID(), e.spec.Dim, filepath.Dir(e.path))
 	}
 	e.dim = hidden
 	return nil
@@ -137,6 +146,15 @@ func (e *Embedder) embed(ctx context.Context, texts []string, prefix string) ([]
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
+	s, err := e.session(len(texts) > 1)
+	if err != nil {
+		return nil, err
+	}
+	return e.embedOn(ctx, s, texts, prefix)
+}
+
+// embedOn runs texts through the model on session s.
+func (e *Embedder) embedOn(ctx context.Context, s *session, texts []string, prefix string) ([][]float32, error) {
 	encs := make([]tokenizer.Encoding, len(texts))
 	n := 0
 	for i, t := range texts {
@@ -144,21 +162,14 @@ func (e *Embedder) embed(ctx context.Context, texts []string, prefix string) ([]
 		n += len(encs[i].IDs)
 	}
 	defer e.tokens.Add(int64(n))
-	s := e.s
-	if len(texts) > 1 {
-		var err error
-		if s, err = e.batchSession(); err != nil {
-			return nil, err
-		}
-	}
 	out := make([][]float32, len(texts))
 	err := s.runAll(ctx, encs, e.tok.PadID(), func(o output) error {
 		if len(o.shape) != 3 || int(o.shape[0]) != len(o.rows) {
-			return fmt.Errorf("model: %s output %s has shape %v, want [%d, sequence, hidden]", e.s.path, e.s.output, o.shape, len(o.rows))
+			return fmt.Errorf("model: %s output %s has shape %v, want [%d, sequence, hidden]", e.path, e.output, o.shape, len(o.rows))
 		}
 		seq, hidden := int(o.shape[1]), int(o.shape[2])
 		if e.dim != 0 && hidden != e.dim {
-			return fmt.Errorf("%w: %s put out %d dimensions, want %d", ErrDimMismatch, e.s.path, hidden, e.dim)
+			return fmt.Errorf("%w: %s put out %d dimensions, want %d", ErrDimMismatch, e.path, hidden, e.dim)
 		}
 		for j, i := range o.rows {
 			states := o.data[j*seq*hidden : (j+1)*seq*hidden]
@@ -172,15 +183,41 @@ func (e *Embedder) embed(ctx context.Context, texts []string, prefix string) ([]
 	return out, nil
 }
 
-// batchSession returns the session batches run on, opening it the first
-// time.
-func (e *Embedder) batchSession() (*session, error) {
-	e.batchOnce.Do(func() {
-		if e.batch == nil {
-			e.batch, e.batchErr = openSession(e.s.path, e.s.output, e.cfg)
+// session returns the session to run texts on: the batch session for a
+// batch, else the one-thread session, each opened when first needed. The
+// first batch closes a one-thread session no single text has used (a
+// batch's texts go through the model together, so nothing else holds it).
+func (e *Embedder) session(batch bool) (*session, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, fmt.Errorf("model: %s: session closed", e.path)
+	}
+	if !batch {
+		e.oneUsed = true
+		if e.one == nil {
+			one := e.cfg
+			one.Threads = 1
+			s, err := openSession(e.path, e.output, one)
+			if err != nil {
+				return nil, err
+			}
+			e.one = s
 		}
-	})
-	return e.batch, e.batchErr
+		return e.one, nil
+	}
+	if e.batch == nil {
+		if e.one != nil && !e.oneUsed {
+			e.one.close()
+			e.one = nil
+		}
+		s, err := openSession(e.path, e.output, e.cfg)
+		if err != nil {
+			return nil, err
+		}
+		e.batch = s
+	}
+	return e.batch, nil
 }
 
 // pool reduces one input's token states [sequence, hidden] to one
@@ -241,13 +278,19 @@ func (e *Embedder) Spec() Spec { return e.spec }
 
 // Close releases the model. Embed fails after it; Close is idempotent.
 func (e *Embedder) Close() error {
-	e.batchOnce.Do(func() {}) // no batch session opens after Close
-	if e.batch != nil && e.batch != e.s {
-		e.batch.close()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	var errs []error
+	if e.batch != nil && e.batch != e.one {
+		errs = append(errs, e.batch.close())
 	}
-	return e.s.close()
+	if e.one != nil {
+		errs = append(errs, e.one.close())
+	}
+	return errors.Join(errs...)
 }
 
 // FLOPsPerToken estimates what one token costs the model (see the function
 // of that name).
-func (e *Embedder) FLOPsPerToken() (int64, error) { return FLOPsPerToken(e.s.path) }
+func (e *Embedder) FLOPsPerToken() (int64, error) { return FLOPsPerToken(e.path) }

@@ -132,13 +132,16 @@ func TestEmbedBatchInvariant(t *testing.T) {
 }
 
 // A single text runs on a one-thread session and a batch on the
-// configured threads: the batch session opens on the first batch only, and
-// the two give the same vectors.
+// configured threads: the batch session opens on the first batch only, the
+// two give the same vectors, and a batch that comes before any single text
+// closes the one-thread session (an index run holds one copy of the model),
+// which the next single text opens again.
 func TestEmbedSingleAndBatchSessions(t *testing.T) {
+	ctx := context.Background()
 	e := loadTiny(t, tinySpec(), Config{Threads: 2})
 	alone := make([][]float32, len(texts))
 	for i, text := range texts {
-		v, err := e.EmbedQuery(context.Background(), text, true)
+		v, err := e.EmbedQuery(ctx, text, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,20 +151,37 @@ func TestEmbedSingleAndBatchSessions(t *testing.T) {
 		t.Fatal("single texts opened the batch session")
 	}
 	all := embed(t, e, texts, true)
-	if e.batch == nil || e.batch == e.s {
-		t.Fatal("a batch did not run on a session of its own")
+	if e.batch == nil || e.batch == e.one || e.one == nil {
+		t.Fatal("a batch did not run on a session of its own beside the used one-thread session")
 	}
 	for i := range texts {
 		if d := maxDiff(all[i], alone[i]); d > 1e-5 {
 			t.Errorf("text %d: batched and alone differ by %g", i, d)
 		}
 	}
-	if one := loadTiny(t, tinySpec(), Config{Threads: 1}); one.batch != one.s {
+
+	idx := loadTiny(t, tinySpec(), Config{Threads: 2})
+	batched := embed(t, idx, texts, true)
+	if idx.one != nil {
+		t.Error("a batch before any single text left the one-thread session open")
+	}
+	v, err := idx.EmbedQuery(ctx, texts[0], true)
+	if err != nil || idx.one == nil {
+		t.Fatalf("a single text after the batch: %v, session %v", err, idx.one)
+	}
+	if d := maxDiff(v, batched[0]); d > 1e-5 {
+		t.Errorf("the reopened session differs from the batch by %g", d)
+	}
+
+	if one := loadTiny(t, tinySpec(), Config{Threads: 1}); one.batch != one.one {
 		t.Error("with one thread configured, batches do not share the single-text session")
 	}
 	e.Close()
-	if _, err := e.Embed(context.Background(), texts[:2], false); err == nil {
+	if _, err := e.Embed(ctx, texts[:2], false); err == nil {
 		t.Error("Embed after Close succeeded")
+	}
+	if _, err := e.EmbedQuery(ctx, "x", true); err == nil {
+		t.Error("EmbedQuery after Close succeeded")
 	}
 }
 
