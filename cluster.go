@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/cluster"
+	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/opensearch"
@@ -85,7 +86,7 @@ func openCluster(opt Options) (*Engine, error) {
 	cl.Cluster = c
 	e.cl, e.ret = cl, c
 	e.docs = e.newStore()
-	e.nt = notes.NewReader(e.st, blobsIn(cl.tmp), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: cl.Sources,
+	e.nt = notes.NewReader(e.st, doctor.Blobs(cl.tmp), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: cl.Sources,
 		EmbeddedOnly: e.embeddedOnly, ReadStored: e.docs.Read, StoreSource: e.docs.Source,
 		StoreFiles: e.docs.Files})
 	return e, nil

@@ -77,10 +77,7 @@ func (e *Engine) newStore() *docstore.Store {
 }
 
 // blobs is the index's content-addressed store.
-func (e *Engine) blobs() *blob.Store { return blobsIn(e.dir) }
-
-// blobsIn is the content-addressed store of the index in dir.
-func blobsIn(dir string) *blob.Store { return doctor.Blobs(dir) }
+func (e *Engine) blobs() *blob.Store { return doctor.Blobs(e.dir) }
 
 // indexStore brings the index in step with the stored documents; refresh
 // names documents to re-index even though their content did not change.

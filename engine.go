@@ -259,7 +259,7 @@ func open(dir string, opt Options) (*Engine, error) {
 	e.docs = e.newStore()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
 	if e.upgrade { // the store upgraded itself; now the directory says so
-		if err := writeFileAtomic(filepath.Join(dir, versionFile), []byte(doctor.VersionText(index.SchemaVersion))); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, versionFile), []byte(doctor.VersionText(index.SchemaVersion)), 0); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -313,7 +313,7 @@ func (e *Engine) checkVersion() error {
 	want := doctor.VersionText(index.SchemaVersion)
 	got, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) && !e.opt.ReadOnly {
-		return writeFileAtomic(p, []byte(want))
+		return atomicfile.WriteFile(p, []byte(want), 0)
 	}
 	if errors.Is(err, os.ErrNotExist) || (err == nil && !doctor.WellFormedVersion(got)) {
 		detail := "missing"
@@ -423,15 +423,6 @@ func (e *Engine) Close() error {
 	}
 	errs = append(errs, e.lock.Release())
 	return errors.Join(errs...)
-}
-
-// writeFileAtomic writes data to path through a temporary file (mode
-// 0600), synced, and a rename: a crash leaves the old file or the new.
-func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data, 0) }
-
-// writeFileMode is writeFileAtomic giving the file mode perm (0: 0600).
-func writeFileMode(path string, data []byte, perm os.FileMode) error {
-	return atomicfile.WriteFile(path, data, perm)
 }
 
 // ParseAge reads an age such as 36h, 7d or 2w (ListOptions.Recent).

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/markdown"
 )
 
@@ -149,5 +150,5 @@ func replaceFile(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return writeFileMode(path, data, info.Mode().Perm())
+	return atomicfile.WriteFile(path, data, info.Mode().Perm())
 }
