@@ -1,10 +1,16 @@
 package eval
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
+
+	"github.com/braidsearch/braid/settings"
 )
 
 // The modes a Run scores a search engine in.
@@ -56,6 +62,34 @@ func (r Run) Key() string {
 	return r.Mode
 }
 
+// String is r as braid eval prints it: the mode (with the weight, for
+// the hybrid modes), then its metrics and latency, or why it was skipped.
+func (r Run) String() string {
+	name := r.Mode
+	if strings.HasPrefix(r.Mode, Hybrid) {
+		name = fmt.Sprintf("%s w=%.2f", r.Mode, r.VectorWeight)
+	}
+	if r.Skipped {
+		return fmt.Sprintf("%-22s skipped: %s", name, r.Reason)
+	}
+	return fmt.Sprintf("%-22s nDCG@10 %.4f  hit@5 %.4f  recall@10 %.4f  recall@100 %.4f  MRR@10 %.4f  %d queries in %.1f s (p50 %.1f ms, p95 %.1f ms)",
+		name, r.NDCG10, r.Hit5, r.Recall10, r.Recall100, r.MRR10, r.Queries, r.TookMS/1000, r.P50MS, r.P95MS)
+}
+
+// ReadRuns reads a baseline for Compare: the JSON list of runs that
+// braid eval --json prints.
+func ReadRuns(path string) ([]Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	var runs []Run
+	if err := json.Unmarshal(data, &runs); err != nil {
+		return nil, fmt.Errorf("eval: baseline %s: %w (want the JSON list braid eval --json prints)", path, err)
+	}
+	return runs, nil
+}
+
 // Plan lists the runs modes ask for over queries queries, in order:
 // lexical at weight 0, vector at 1, and each hybrid mode once per weight
 // with fusion (and normalize, which only linear fusion reads).
@@ -95,6 +129,96 @@ func (r *Run) Score(ctx context.Context, col *Collection, search func(ctx contex
 	r.TookMS, r.P50MS, r.P95MS, r.Stages = sc.TookMS, sc.P50MS, sc.P95MS, sc.Stages
 	r.Warnings = append(r.Warnings, sc.Warnings...)
 	return nil
+}
+
+// Options choose the runs Evaluate scores. A zero field means the
+// engine's current setting (Engine.Current).
+type Options struct {
+	// Modes are the modes to score, in order: Lexical, Vector, Hybrid,
+	// HybridRerank; a mode repeated next to itself is scored once.
+	Modes []string
+	// VectorWeights are the hybrid modes' weights, one run each, every
+	// one strictly between 0 and 1 (the lexical and vector modes are 0
+	// and 1).
+	VectorWeights []float64
+	// Fusion is the hybrid modes' fusion, "linear" or "rrf".
+	Fusion string
+	// Normalize is linear fusion's score normalisation, "minmax" or
+	// "zscore"; with neither it nor the current setting, "minmax".
+	Normalize string
+}
+
+// Check says what is wrong with o, before the work of opening an engine
+// and indexing a corpus: a hybrid weight outside (0, 1).
+func (o Options) Check() error {
+	for _, w := range o.VectorWeights {
+		if w <= 0 || w >= 1 {
+			return fmt.Errorf("eval: Options.VectorWeights %v: the hybrid modes want a weight strictly between 0 and 1 (the lexical and vector modes are 0 and 1)", w)
+		}
+	}
+	return nil
+}
+
+// Engine is the search engine Evaluate scores, as the caller supplies it:
+// the package never imports the engine.
+type Engine struct {
+	// Search answers q as run r asks: in r.Mode (HybridRerank reranks,
+	// the others do not) at r.VectorWeight, with r.Fusion and
+	// r.Normalize, returning the judged ids of its hits, best first.
+	Search func(ctx context.Context, r Run, q Query) (Answer, error)
+	// NoVectors says why the engine has no vectors ("" when it has): the
+	// vector and hybrid runs are skipped with it as their reason.
+	NoVectors string
+	// NoRerank says why it cannot rerank: the HybridRerank runs are
+	// skipped with it as their reason.
+	NoRerank string
+	// Current are the settings a search that names none uses (see
+	// Current): they fill what Options leave open.
+	Current Point
+}
+
+// Evaluate scores the runs opt asks for on col with e, in Plan's order,
+// and returns them; a run of a mode e cannot search is skipped, saying
+// why. scored (nil: none) hears of each run once it is done, skipped or
+// scored. It stops at the first error of a search, which names the query
+// (see Score), or at ctx's end.
+func Evaluate(ctx context.Context, col *Collection, opt Options, e Engine, scored func(Run)) ([]Run, error) {
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	weights := opt.VectorWeights
+	if len(weights) == 0 {
+		weights = []float64{e.Current.Weight}
+	}
+	fusion := cmp.Or(opt.Fusion, string(e.Current.Fusion))
+	normalize := cmp.Or(opt.Normalize, string(e.Current.Normalize), string(settings.NormMinMax))
+	runs := Plan(slices.Compact(slices.Clone(opt.Modes)), weights, fusion, normalize, len(col.Queries))
+	for i := range runs {
+		r := &runs[i]
+		run := *r
+		if why := e.skip(r.Mode); why != "" {
+			r.Skipped, r.Reason = true, why
+		} else if err := r.Score(ctx, col, func(ctx context.Context, q Query) (Answer, error) { return e.Search(ctx, run, q) }); err != nil {
+			return nil, err
+		}
+		if scored != nil {
+			scored(*r)
+		}
+	}
+	return runs, nil
+}
+
+// skip says why e cannot search in mode, or "" when it can.
+func (e Engine) skip(mode string) string {
+	switch {
+	case mode == Lexical:
+		return ""
+	case e.NoVectors != "":
+		return e.NoVectors
+	case mode == HybridRerank:
+		return e.NoRerank
+	}
+	return ""
 }
 
 // Compare checks runs against the baseline base and returns how many it

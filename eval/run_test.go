@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -102,5 +104,110 @@ func TestCompare(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	cur := Point{Weight: 0.6, Fusion: "linear", Normalize: "zscore"}
+	every := []string{Lexical, Vector, Hybrid, HybridRerank}
+	tests := []struct {
+		name   string
+		opt    Options
+		engine Engine
+		want   []string // each run's Key, and why it was skipped
+	}{
+		{"every mode, the current settings", Options{Modes: every}, Engine{Current: cur},
+			[]string{"lexical", "vector", "hybrid w=0.6 linear zscore", "hybrid+rerank w=0.6 linear zscore"}},
+		{"the options' settings", Options{Modes: []string{Hybrid, Hybrid}, VectorWeights: []float64{0.3, 0.7}, Fusion: "rrf"}, Engine{Current: cur},
+			[]string{"hybrid w=0.3 rrf ", "hybrid w=0.7 rrf "}},
+		{"minmax when nothing names a normalisation", Options{Modes: []string{Hybrid}}, Engine{Current: Point{Weight: 0.5, Fusion: "linear"}},
+			[]string{"hybrid w=0.5 linear minmax"}},
+		{"no reranker", Options{Modes: every}, Engine{Current: cur, NoRerank: "no reranker"},
+			[]string{"lexical", "vector", "hybrid w=0.6 linear zscore", "hybrid+rerank w=0.6 linear zscore skipped: no reranker"}},
+		{"no vectors", Options{Modes: every}, Engine{Current: cur, NoVectors: "no model", NoRerank: "no reranker"},
+			[]string{"lexical", "vector skipped: no model", "hybrid w=0.6 linear zscore skipped: no model", "hybrid+rerank w=0.6 linear zscore skipped: no model"}},
+	}
+	col := judgedSet(3)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			searched := map[string]int{}
+			tc.engine.Search = func(_ context.Context, r Run, q Query) (Answer, error) {
+				searched[r.Key()]++
+				if r.Skipped || r.NDCG10 != 0 {
+					t.Errorf("searched with run %+v, want the run as planned", r)
+				}
+				return Answer{IDs: []string{"d" + strings.TrimPrefix(q.ID, "q")}}, nil
+			}
+			var heard []Run
+			runs, err := Evaluate(context.Background(), col, tc.opt, tc.engine, func(r Run) { heard = append(heard, r) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range runs {
+				switch {
+				case r.Skipped:
+					got = append(got, r.Key()+" skipped: "+r.Reason)
+				case r.NDCG10 != 1 || r.Queries != 3 || searched[r.Key()] != 3:
+					t.Errorf("run %s: %+v after %d searches, want 3 queries, each answered first", r.Key(), r, searched[r.Key()])
+					fallthrough
+				default:
+					got = append(got, r.Key())
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("runs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(runs, heard); diff != "" {
+				t.Errorf("heard of (-returned +heard):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEvaluateStops(t *testing.T) {
+	boom := errors.New("boom")
+	var heard []string
+	runs, err := Evaluate(context.Background(), judgedSet(3), Options{Modes: []string{Lexical, Vector}}, Engine{
+		Search: func(_ context.Context, r Run, q Query) (Answer, error) {
+			if r.Mode == Vector && q.ID == "q1" {
+				return Answer{}, boom
+			}
+			return Answer{}, nil
+		}}, func(r Run) { heard = append(heard, r.Mode) })
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "query q1") || runs != nil || !cmp.Equal(heard, []string{Lexical}) {
+		t.Errorf("Evaluate = %v, %v (heard of %v); want boom naming query q1, after the lexical run only", runs, err, heard)
+	}
+	_, err = Evaluate(context.Background(), judgedSet(1), Options{Modes: []string{Hybrid}, VectorWeights: []float64{1}}, Engine{}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "eval: Options.VectorWeights 1: ") {
+		t.Errorf("a hybrid weight of 1: %v", err)
+	}
+}
+
+func TestRunString(t *testing.T) {
+	for _, tc := range []struct {
+		run  Run
+		want string
+	}{
+		{Run{Mode: Lexical, Queries: 2, NDCG10: 0.5, Hit5: 1, Recall10: 0.75, Recall100: 1, MRR10: 0.5, TookMS: 1500, P50MS: 3, P95MS: 4.25},
+			"lexical                nDCG@10 0.5000  hit@5 1.0000  recall@10 0.7500  recall@100 1.0000  MRR@10 0.5000  2 queries in 1.5 s (p50 3.0 ms, p95 4.2 ms)"},
+		{Run{Mode: HybridRerank, VectorWeight: 0.3, Skipped: true, Reason: "no reranker"}, "hybrid+rerank w=0.30   skipped: no reranker"},
+	} {
+		if got := tc.run.String(); got != tc.want {
+			t.Errorf("String =\n%q, want\n%q", got, tc.want)
+		}
+	}
+}
+
+func TestReadRuns(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	os.WriteFile(good, []byte(`[{"mode":"lexical","ndcg@10":0.7}]`), 0o644)
+	os.WriteFile(bad, []byte(`{"mode":"lexical"}`), 0o644)
+	if runs, err := ReadRuns(good); err != nil || len(runs) != 1 || runs[0].NDCG10 != 0.7 {
+		t.Errorf("ReadRuns = %+v, %v", runs, err)
+	}
+	if _, err := ReadRuns(bad); err == nil || !strings.Contains(err.Error(), "want the JSON list braid eval --json prints") {
+		t.Errorf("not a list: %v", err)
 	}
 }
