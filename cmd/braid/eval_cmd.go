@@ -3,11 +3,9 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -40,67 +38,26 @@ type judged struct {
 	Corpus  string `help:"With --queries: the directory indexed as one source, which the judged paths are relative to (e.g. ../shared/data/markdown)." type:"existingdir" placeholder:"DIR"`
 }
 
-// name says which queries these are, for reports.
-func (c judged) name(split string) string {
-	if c.BEIR != "" {
-		return fmt.Sprintf("BEIR %s, split %s", filepath.Base(filepath.Clean(c.BEIR)), split)
-	}
-	return fmt.Sprintf("%s over %s, split %s", c.Queries, c.Corpus, split)
-}
-
-// load reads the judged queries of split and says what to index; a hit's
-// id is what the judgements name (BEIR: the document id; a query set's
-// file: the path within the corpus).
-func (c judged) load(split string) (col *eval.Collection, corpus string, byPath bool, err error) {
-	switch {
-	case c.BEIR != "":
-		if col, err = eval.LoadBEIR(c.BEIR, split); err != nil {
-			return nil, "", false, err
-		}
-		corpus = filepath.Join(c.BEIR, "corpus.jsonl")
-		if _, err := os.Stat(corpus); err != nil {
-			return nil, "", false, fmt.Errorf("%w (a BEIR directory holds corpus.jsonl beside queries.jsonl)", err)
-		}
-		return col, corpus, false, nil
-	case c.Queries != "":
-		if c.Corpus == "" {
-			return nil, "", false, fmt.Errorf("--queries %s wants --corpus DIR: the directory its judged paths are relative to", c.Queries)
-		}
-		col, err = eval.LoadTSV(c.Queries, split)
-		return col, c.Corpus, true, err
-	}
-	return nil, "", false, fmt.Errorf("say what to score: --beir DIR (a BEIR collection) or --queries FILE --corpus DIR (a query set over a folder of files)")
-}
-
 // Run indexes the corpus, scores every mode and checks the baseline.
 func (c *EvalCmd) Run(g *Globals) error {
-	col, corpus, byPath, err := c.load(c.Split)
+	col, corpus, byPath, err := eval.Source(c.judged).Load(c.Split)
 	if err != nil {
 		return err
 	}
+	opt := eval.Options{Modes: c.Modes, VectorWeights: c.VectorWeight, Fusion: c.Fusion, Normalize: c.Normalize}
 	if c.Candidates < 0 || c.Depth < 10 {
 		return fmt.Errorf("--candidates wants 1 or more and --depth 10 or more")
-	}
-	for _, w := range c.VectorWeight {
-		if w <= 0 || w >= 1 {
-			return fmt.Errorf("--vector-weight %v: the hybrid modes want a weight strictly between 0 and 1 (the lexical and vector modes are 0 and 1)", w)
-		}
+	} else if err := opt.Check(); err != nil {
+		return err
 	}
 	var base []eval.Run
 	if c.Baseline != "" {
-		data, err := os.ReadFile(c.Baseline)
-		if err != nil {
+		if base, err = eval.ReadRuns(c.Baseline); err != nil {
 			return err
 		}
-		if err := json.Unmarshal(data, &base); err != nil {
-			return fmt.Errorf("--baseline %s: %w (want the JSON list braid eval --json prints)", c.Baseline, err)
-		}
 	}
-	modes := slices.Compact(c.Modes)
-	needVec := slices.ContainsFunc(modes, func(m string) bool { return m != eval.Lexical })
-	needRerank := slices.Contains(modes, eval.HybridRerank)
-
-	e, done, err := openJudged(g, "braid eval", corpus, needVec, needRerank)
+	needVec := slices.ContainsFunc(c.Modes, func(m string) bool { return m != eval.Lexical })
+	e, done, err := openJudged(g, "braid eval", corpus, needVec, slices.Contains(c.Modes, eval.HybridRerank))
 	if err != nil {
 		return err
 	}
@@ -108,36 +65,23 @@ func (c *EvalCmd) Run(g *Globals) error {
 
 	// What the flags leave open comes from the index's settings (braid
 	// tune --save), as in a search.
-	cur := currentTuning(e)
-	weights := c.VectorWeight
-	if len(weights) == 0 {
-		weights = []float64{cur.Weight}
-	}
-	if c.Fusion == "" {
-		c.Fusion = string(cur.Fusion)
-	}
-	if c.Normalize == "" {
-		c.Normalize = cmp.Or(string(cur.Normalize), string(braid.NormMinMax))
-	}
-	if c.Candidates == 0 {
-		c.Candidates = cur.Candidates
-	}
-	runs := eval.Plan(modes, weights, c.Fusion, c.Normalize, len(col.Queries))
-	for i := range runs {
-		r := &runs[i]
-		if why := skipReason(e, r.Mode); why != "" {
-			r.Skipped, r.Reason = true, why
-		} else {
-			opt := braid.SearchOptions{Limit: c.Depth, VectorWeight: &r.VectorWeight, Candidates: c.Candidates,
-				Fusion: braid.Fusion(c.Fusion), Normalize: braid.Normalization(c.Normalize), NoRerank: r.Mode != eval.HybridRerank,
-				DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior}
-			if err := r.Score(g.ctx, col, searcher(e, byPath, opt)); err != nil {
-				return err
+	caps, cur := e.Capabilities(), eval.Current(e.Config().Values())
+	candidates := cmp.Or(c.Candidates, cur.Candidates)
+	runs, err := eval.Evaluate(g.ctx, col, opt, eval.Engine{NoVectors: caps.NoVectors, NoRerank: caps.NoRerank, Current: cur,
+		Search: func(ctx context.Context, r eval.Run, q eval.Query) (eval.Answer, error) {
+			return answer(ctx, e, byPath, q, braid.SearchOptions{Limit: c.Depth, VectorWeight: &r.VectorWeight, Candidates: candidates,
+				Fusion: braid.Fusion(r.Fusion), Normalize: braid.Normalization(r.Normalize), NoRerank: r.Mode != eval.HybridRerank,
+				DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior})
+		}}, func(r eval.Run) {
+		if !g.JSON {
+			fmt.Fprintln(g.stdout, r)
+			for _, warn := range r.Warnings {
+				g.warn("%s", warn)
 			}
 		}
-		if !g.JSON {
-			printRun(g, *r)
-		}
+	})
+	if err != nil {
+		return err
 	}
 	if g.JSON {
 		if err := g.printJSON(runs); err != nil {
@@ -164,87 +108,50 @@ func (c *EvalCmd) Run(g *Globals) error {
 // indexes corpus into it: a no-op when it is already indexed and
 // unchanged.
 func openJudged(g *Globals, purpose, corpus string, vectors, reranks bool) (*braid.Engine, func(), error) {
-	dir := g.Index
-	cleanup := func() {}
+	sub, cleanup := *g, func() {}
 	if !g.indexSet && g.Backend == "" {
-		var err error
-		if dir, err = os.MkdirTemp("", "braid-eval-"); err != nil {
+		dir, err := os.MkdirTemp("", "braid-eval-")
+		if err != nil {
 			return nil, nil, err
 		}
-		cleanup = func() { os.RemoveAll(dir) }
+		sub.Index, cleanup = dir, func() { os.RemoveAll(dir) }
 	}
-	sub := *g
-	sub.Index = dir
 	e, done, err := sub.openFor(false, purpose, vectors, reranks)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	if !g.Quiet {
-		into := dir
-		if g.Backend != "" {
-			into = fmt.Sprintf("the cluster index %s at %s", g.BackendIndex, g.Backend)
+	if err == nil {
+		if into := sub.Index; !g.Quiet {
+			if g.Backend != "" {
+				into = fmt.Sprintf("the cluster index %s at %s", g.BackendIndex, g.Backend)
+			}
+			fmt.Fprintf(g.stderr, "braid: indexing %s into %s\n", corpus, into)
 		}
-		fmt.Fprintf(g.stderr, "braid: indexing %s into %s\n", corpus, into)
+		pr := newProgress(g)
+		_, err = e.Index(g.ctx, []braid.SourceSpec{{Path: corpus}}, pr.update)
+		if pr.done(); err != nil {
+			done()
+		}
 	}
-	pr := newProgress(g)
-	_, err = e.Index(g.ctx, []braid.SourceSpec{{Path: corpus}}, pr.update)
-	pr.done()
 	if err != nil {
-		done()
 		cleanup()
 		return nil, nil, err
 	}
 	return e, func() { done(); cleanup() }, nil
 }
 
-// skipReason says why the engine cannot run a mode, or "" when it can.
-func skipReason(e *braid.Engine, mode string) string {
-	if mode == eval.Lexical {
-		return ""
+// answer searches e for q, naming each hit by its path (byPath) or its
+// document id, as the judgements do.
+func answer(ctx context.Context, e *braid.Engine, byPath bool, q eval.Query, opt braid.SearchOptions) (eval.Answer, error) {
+	res, err := e.Search(ctx, q.Text, opt)
+	if err != nil {
+		return eval.Answer{}, err
 	}
-	if why := e.Capabilities().NoVectors; why != "" {
-		return why
-	}
-	if mode == eval.HybridRerank {
-		return e.Capabilities().NoRerank
-	}
-	return ""
-}
-
-func printRun(g *Globals, r eval.Run) {
-	name := r.Mode
-	if strings.HasPrefix(r.Mode, eval.Hybrid) {
-		name = fmt.Sprintf("%s w=%.2f", r.Mode, r.VectorWeight)
-	}
-	if r.Skipped {
-		fmt.Fprintf(g.stdout, "%-22s skipped: %s\n", name, r.Reason)
-		return
-	}
-	fmt.Fprintf(g.stdout, "%-22s nDCG@10 %.4f  hit@5 %.4f  recall@10 %.4f  recall@100 %.4f  MRR@10 %.4f  %d queries in %.1f s (p50 %.1f ms, p95 %.1f ms)\n",
-		name, r.NDCG10, r.Hit5, r.Recall10, r.Recall100, r.MRR10, r.Queries, r.TookMS/1000, r.P50MS, r.P95MS)
-	for _, warn := range r.Warnings {
-		g.warn("%s", warn)
-	}
-}
-
-// searcher answers eval's queries with e, naming each hit by its path
-// (byPath) or its document id, as the judgements do.
-func searcher(e *braid.Engine, byPath bool, opt braid.SearchOptions) func(context.Context, eval.Query) (eval.Answer, error) {
-	return func(ctx context.Context, q eval.Query) (eval.Answer, error) {
-		res, err := e.Search(ctx, q.Text, opt)
-		if err != nil {
-			return eval.Answer{}, err
+	t := res.Timings
+	a := eval.Answer{TookMS: res.TookMS, Warning: res.Warning, IDs: make([]string, len(res.Results)),
+		Stages: map[string]float64{"lexical": t.Lexical, "embed": t.Embed, "vector": t.Vector, "fusion": t.Fusion, "rerank": t.Rerank, "hydrate": t.Hydrate}}
+	for i, h := range res.Results {
+		a.IDs[i] = h.ID
+		if byPath {
+			a.IDs[i] = h.Path
 		}
-		t := res.Timings
-		a := eval.Answer{TookMS: res.TookMS, Warning: res.Warning, IDs: make([]string, len(res.Results)),
-			Stages: map[string]float64{"lexical": t.Lexical, "embed": t.Embed, "vector": t.Vector, "fusion": t.Fusion, "rerank": t.Rerank, "hydrate": t.Hydrate}}
-		for i, h := range res.Results {
-			a.IDs[i] = h.ID
-			if byPath {
-				a.IDs[i] = h.Path
-			}
-		}
-		return a, nil
 	}
+	return a, nil
 }

@@ -166,6 +166,15 @@ var optionFlags = strings.NewReplacer(
 	"SourceSpec.MaxFileSize", "--max-file-size",
 	"SourceSpec.ChunkTokens", "--chunk-tokens",
 	"SourceSpec.KeepVersions", "braid index --keep-versions N",
+	"Source.BEIR", "--beir",
+	"Source.Queries", "--queries",
+	"Source.Corpus", "--corpus",
+	"Options.VectorWeights", "--vector-weight",
+	"TuneOptions.VectorWeights", "--vector-weight",
+	"TuneOptions.Candidates", "--candidates",
+	"TuneOptions.DocEvidence", "--doc-evidence",
+	"TuneOptions.LinkPrior", "--link-prior",
+	"TuneOptions.Passes", "--passes",
 )
 
 // errorLine renders an error as one line that starts with "braid:".
