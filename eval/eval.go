@@ -2,6 +2,22 @@
 // queries.jsonl, qrels/<split>.tsv and the ranked document ids a system
 // returns, scored with nDCG@k, recall@k and MRR@k as BEIR (pytrec_eval)
 // scores them.
+//
+// It also holds the two loops behind braid eval and braid tune. Evaluate
+// scores a search engine per mode (lexical, vector, hybrid at each vector
+// weight, hybrid with reranking) and Compare holds the runs to a
+// baseline; Tune climbs the fusion settings and signal strengths (a
+// coordinate ascent, one setting at a time) towards the best nDCG@10 on
+// judged queries. Source names the judged queries and the corpus to
+// index.
+//
+// Caveats: the package never imports the root package braid. The caller
+// opens the engine, indexes the corpus and hands in its search as a
+// function (Engine.Search, Tune's search), which returns the judged ids
+// of the hits: document ids for BEIR, paths within the corpus for a
+// query set. Tune scores every point on the queries it is given, so tune
+// on one split (Source.TuneSplit) and report on another, or the scores
+// no longer say how the settings do on unseen queries.
 package eval
 
 import (
