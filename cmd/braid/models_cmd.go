@@ -112,7 +112,7 @@ func (c *ModelsListCmd) Run(g *Globals) error {
 	return nil
 }
 
-// lookup finds registry models by id, all of them for an empty list.
+// lookup finds registry models by id, none for an empty list.
 func lookup(ids []string) ([]model.Spec, error) {
 	var out []model.Spec
 	for _, id := range ids {
@@ -237,18 +237,13 @@ func (c *ModelsVerifyCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	if bad > 0 {
-		return errSilentIf(g.JSON, fmt.Errorf("%d model(s) failed verification", bad))
+	switch {
+	case bad > 0 && g.JSON:
+		return errSilent // the JSON is the only output
+	case bad > 0:
+		return fmt.Errorf("%d model(s) failed verification", bad)
 	}
 	return nil
-}
-
-// errSilentIf keeps JSON output the only output.
-func errSilentIf(json bool, err error) error {
-	if json {
-		return errSilent
-	}
-	return err
 }
 
 // ModelsPathCmd prints a model's directory.
