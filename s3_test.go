@@ -333,7 +333,7 @@ func TestS3ServerGone(t *testing.T) {
 	if !errors.Is(err, bucket.ErrUnreachable) {
 		t.Fatalf("server gone during the downloads: %v, want ErrUnreachable", err)
 	}
-	oneLine(t, err, "s3://notes/", s.Endpoint, "--s3-endpoint", "none were removed")
+	oneLine(t, err, "s3://notes/", s.Endpoint, "Options.Endpoint", "none were removed")
 	if sum.Removed != 0 {
 		t.Errorf("a failed run removed %d documents", sum.Removed)
 	}

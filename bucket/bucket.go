@@ -329,7 +329,7 @@ func (r *Reader) explain(ctx context.Context, op, key string, err error) error {
 		}
 		switch code {
 		case "NoSuchBucket":
-			return fmt.Errorf("%w: %s does not exist at %s; check the bucket name (and --s3-endpoint for an S3-compatible store)", ErrNoBucket, where, r.endpoint)
+			return fmt.Errorf("%w: %s does not exist at %s; check the bucket name (and Options.Endpoint for an S3-compatible store)", ErrNoBucket, where, r.endpoint)
 		case "NoSuchKey":
 			return fmt.Errorf("%w: %s (deleted since it was listed)", ErrNoKey, where)
 		case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "AccountProblem", "Forbidden":
@@ -344,7 +344,7 @@ func (r *Reader) explain(ctx context.Context, op, key string, err error) error {
 				if key != "" {
 					return fmt.Errorf("%w: %s (deleted since it was listed)", ErrNoKey, where)
 				}
-				return fmt.Errorf("%w: %s does not exist at %s; check the bucket name (and --s3-endpoint for an S3-compatible store)", ErrNoBucket, where, r.endpoint)
+				return fmt.Errorf("%w: %s does not exist at %s; check the bucket name (and Options.Endpoint for an S3-compatible store)", ErrNoBucket, where, r.endpoint)
 			case http.StatusForbidden, http.StatusUnauthorized:
 				return fmt.Errorf("%w: %s at %s refused the request (%s); check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) and that they may list and read the bucket", ErrDenied, where, r.endpoint, detail)
 			case http.StatusMovedPermanently:
@@ -365,7 +365,7 @@ func (r *Reader) explain(ctx context.Context, op, key string, err error) error {
 		if errors.Is(err, context.DeadlineExceeded) {
 			cause = fmt.Sprintf("no answer within %v", r.timeout)
 		}
-		return fmt.Errorf("%w: %s: cannot %s it at %s (%s); check --s3-endpoint (or AWS_ENDPOINT_URL) and the network", ErrUnreachable, where, op, r.endpoint, cause)
+		return fmt.Errorf("%w: %s: cannot %s it at %s (%s); check Options.Endpoint (or AWS_ENDPOINT_URL) and the network", ErrUnreachable, where, op, r.endpoint, cause)
 	}
 	return fmt.Errorf("bucket: %s %s at %s: %s", op, where, r.endpoint, oneLine(err.Error()))
 }

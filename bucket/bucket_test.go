@@ -175,7 +175,7 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("stopped server: %v, want ErrUnreachable", err)
 	}
 	t.Log(err)
-	oneLine(t, err, "s3://notes", s.Endpoint, "--s3-endpoint")
+	oneLine(t, err, "s3://notes", s.Endpoint, "Options.Endpoint")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("an unreachable endpoint took %v to report", d)
 	}

@@ -271,7 +271,7 @@ func allowed(a netip.Addr, allow []netip.Prefix) error {
 	if why == "" {
 		return nil
 	}
-	return fmt.Errorf("%w: %s is %s address; allow it with --allow-net %s if you mean it", ErrBlocked, a, why, netip.PrefixFrom(a, a.BitLen()))
+	return fmt.Errorf("%w: %s is %s address; allow it with Options.Allow %s if you mean it", ErrBlocked, a, why, netip.PrefixFrom(a, a.BitLen()))
 }
 
 // explain unwraps the client's errors into ours, naming the URL.

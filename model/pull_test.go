@@ -453,7 +453,7 @@ func TestPullFromMirrorURL(t *testing.T) {
 
 	spec.Files[1].URL = HuggingFace + "/hf/org/tiny/resolve/main/vocab.json"
 	_, err = Pull(context.Background(), spec, t.TempDir(), PullOptions{From: srv.URL + "/mirror", Warn: noWarn(t)})
-	for _, s := range []string{srv.URL + "/mirror/hf/org/tiny/resolve/main/vocab.json", "HTTP 404 Not Found", "pass --from DIR"} {
+	for _, s := range []string{srv.URL + "/mirror/hf/org/tiny/resolve/main/vocab.json", "HTTP 404 Not Found", "pass PullOptions.From DIR"} {
 		if !errors.Is(err, ErrDownload) || !strings.Contains(err.Error(), s) {
 			t.Errorf("error %v does not say %q", err, s)
 		}
@@ -497,7 +497,7 @@ func TestPullUnreachable(t *testing.T) {
 	for _, s := range []string{
 		"model: pull BAAI/bge-small-en-v1.5:int8",
 		"GET " + spec.Files[0].Jar, "Maven Central unreachable?",
-		"GET " + spec.Files[0].URL, "Hugging Face unreachable? pass --from DIR with the files, or a mirror URL",
+		"GET " + spec.Files[0].URL, "Hugging Face unreachable? pass PullOptions.From DIR with the files, or a mirror URL",
 	} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not say %q", err, s)
@@ -554,7 +554,7 @@ func TestVerify(t *testing.T) {
 	if !errors.Is(err, ErrNoModel) || !errors.Is(err, ErrChecksum) {
 		t.Errorf("Verify error %v, want ErrNoModel and ErrChecksum", err)
 	}
-	for _, s := range []string{"has no vocab.txt", "extra.json in " + dir, "braid models pull --force org/tiny:int8"} {
+	for _, s := range []string{"has no vocab.txt", "extra.json in " + dir, "model.Pull org/tiny:int8 with PullOptions.Force"} {
 		if err == nil || !strings.Contains(err.Error(), s) {
 			t.Errorf("Verify error %v does not say %q", err, s)
 		}

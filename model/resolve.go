@@ -117,7 +117,7 @@ func registryIDs(kind Kind) []string {
 // installed returns spec's directory under modelsDir when every file of
 // spec lies in it (with the pinned size, where one is pinned).
 func installed(spec Spec, modelsDir string) (string, Spec, error) {
-	dir := filepath.Join(modelsDir, spec.DirName())
+	dir := spec.InstallDir(modelsDir)
 	var missing []string
 	for _, f := range spec.Files {
 		p := filepath.Join(dir, f.Name)
@@ -127,12 +127,12 @@ func installed(spec Spec, modelsDir string) (string, Spec, error) {
 			continue
 		}
 		if f.Size > 0 && fi.Size() != f.Size {
-			return "", Spec{}, fmt.Errorf("%w: %s is %d bytes, want %d (an interrupted copy?); run `braid models pull --force %s`",
+			return "", Spec{}, fmt.Errorf("%w: %s is %d bytes, want %d (an interrupted copy?); run model.Pull %s with PullOptions.Force",
 				ErrChecksum, p, fi.Size(), f.Size, spec.ID())
 		}
 	}
 	if len(missing) > 0 {
-		return "", Spec{}, fmt.Errorf("%w: %s has no %s; run `braid models pull %s`%s",
+		return "", Spec{}, fmt.Errorf("%w: %s has no %s; run model.Pull %s%s",
 			ErrNoModel, dir, strings.Join(missing, " or "), spec.ID(), pullHint(spec))
 	}
 	return dir, spec, nil
@@ -141,9 +141,9 @@ func installed(spec Spec, modelsDir string) (string, Spec, error) {
 // pullHint says where else the files of spec can come from.
 func pullHint(spec Spec) string {
 	if !spec.Mirrored() {
-		return " (where Hugging Face is out of reach, add --from DIR holding the files, or a mirror URL)"
+		return " (where Hugging Face is out of reach, add PullOptions.From DIR holding the files, or a mirror URL)"
 	}
-	return " (it fetches them from the Maven Central mirror; `make models` in a braid checkout pulls the default set)"
+	return " (it fetches them from the Maven Central mirror)"
 }
 
 // hfConfig holds the fields of a Hugging Face config.json that ResolveKind reads.

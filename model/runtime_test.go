@@ -72,7 +72,7 @@ func TestFindRuntime(t *testing.T) {
 	}{
 		{name: "explicit", explicit: explicit, want: explicit},
 		{name: "explicit missing is an error", explicit: missing,
-			wantErr: []string{"--ort-lib", EnvRuntimeLib, missing, "make ort"}},
+			wantErr: []string{"Set.ORTLib " + missing, "set Set.ORTLib to libonnxruntime.so >= 1.24"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -113,7 +113,7 @@ func TestFindRuntime(t *testing.T) {
 		if !errors.Is(err, ErrNoRuntime) {
 			t.Fatalf("FindRuntime(\"\") error = %v, want ErrNoRuntime", err)
 		}
-		for _, s := range []string{"make ort", "--ort-lib", EnvRuntimeLib, "1.24", "/usr/lib/libonnxruntime.so", filepath.Join(cache, "braid", "onnxruntime")} {
+		for _, s := range []string{"set Set.ORTLib to", "Set.ORTLib names none", "1.24", "/usr/lib/libonnxruntime.so", filepath.Join(cache, "braid", "onnxruntime")} {
 			if !strings.Contains(err.Error(), s) {
 				t.Errorf("error %q does not mention %q", err, s)
 			}
@@ -196,7 +196,7 @@ func initRuntimeChild(t *testing.T) {
 		t.Errorf("InitRuntime(missing) = %v, want ErrNoRuntime naming the path", err)
 	}
 	garbage := touch(t, filepath.Join(dir, "garbage.so"))
-	if err := InitRuntime(garbage); err == nil || !strings.Contains(err.Error(), "garbage.so") || !strings.Contains(err.Error(), "make ort") {
+	if err := InitRuntime(garbage); err == nil || !strings.Contains(err.Error(), "garbage.so") || !strings.Contains(err.Error(), "set Set.ORTLib to") {
 		t.Errorf("InitRuntime(garbage) = %v, want a load error naming the file and the fix", err)
 	}
 	if old := os.Getenv("BRAID_TEST_OLD_ORT"); old != "" {
@@ -205,7 +205,7 @@ func initRuntimeChild(t *testing.T) {
 			t.Errorf("InitRuntime(old) = %v, want ErrRuntimeTooOld", err)
 		} else {
 			t.Logf("old library refused: %v", err)
-			for _, s := range []string{">= 1.24", "make ort", "BRAID_ORT_LIB", "C API 24"} {
+			for _, s := range []string{">= 1.24", "set Set.ORTLib to", "C API 24"} {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("error %q does not mention %q", err, s)
 				}

@@ -342,7 +342,7 @@ func openDir(dir string, spec Spec, cfg Config, want string) (*tokenizer.Tokeniz
 	tokPath := spec.TokenizerPath(dir)
 	for _, p := range []string{modelPath, tokPath} {
 		if !isFile(p) {
-			return nil, nil, fmt.Errorf("%w: %s is missing (fetch the model with `braid models pull %s`)", ErrNoModel, p, spec.ID())
+			return nil, nil, fmt.Errorf("%w: %s is missing (fetch the model with model.Pull %s)", ErrNoModel, p, spec.ID())
 		}
 	}
 	if spec.MaxLen < 0 {

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/model"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -158,8 +159,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 // errSilent is returned by a command that already reported its failure.
 var errSilent = errors.New("failed")
 
-// optionFlags names the flag behind each library option that the
-// library's errors mention, so an error names what the user can type.
+// optionFlags names the flag (or command) behind each library option and
+// function that the library's errors mention, so an error names what the
+// user can type. At one place in a message the first match wins, so a
+// phrase comes before the option it holds.
 var optionFlags = strings.NewReplacer(
 	"Options.Backend", "--backend",
 	"SourceSpec.Endpoint", "--s3-endpoint",
@@ -175,6 +178,23 @@ var optionFlags = strings.NewReplacer(
 	"TuneOptions.DocEvidence", "--doc-evidence",
 	"TuneOptions.LinkPrior", "--link-prior",
 	"TuneOptions.Passes", "--passes",
+	"Options.Endpoint", "--s3-endpoint", // package bucket
+	"Options.Allow ", "--allow-net ", // package download
+	// package model
+	"set Set.ORTLib to libonnxruntime.so", "run `make ort` in the braid repo, or pass --ort-lib / set "+model.EnvRuntimeLib+" to libonnxruntime.so",
+	"set Set.ORTLib to one", "set "+model.EnvRuntimeLib+" to one",
+	"point Set.ORTLib at", "point "+model.EnvRuntimeLib+" at",
+	"and Set.ORTLib names none", "and neither --ort-lib nor "+model.EnvRuntimeLib+" names one",
+	"Set.ORTLib", "--ort-lib / "+model.EnvRuntimeLib,
+	"Set.Embedder", "--model",
+	"Set.Reranker", "--reranker",
+	"from the Maven Central mirror)", "from the Maven Central mirror; `make models` in a braid checkout pulls the default set)",
+	" with PullOptions.From", " --from",
+	" with PullOptions.Force", " --force",
+	"PullOptions.From", "--from",
+	"model.Pull ", "braid models pull ",
+	"model.Verify", "braid models verify",
+	"model.Checks", "braid doctor",
 )
 
 // errorLine renders an error as one line that starts with "braid:".

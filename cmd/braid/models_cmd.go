@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/braidsearch/braid"
@@ -24,8 +22,8 @@ type modelFlags struct {
 	EfSearch     int            `name:"ef-search" help:"HNSW search breadth (default 768: recall@10 >= 0.98 even on random vectors; lower is faster)." placeholder:"N"`
 }
 
-// models is what the flags say about the models, for the library; a
-// reason a model cannot be used is in brief (warnings.go).
+// models is what the flags say about the models, for the library; brief
+// (warnings.go) says why a model cannot be used.
 func (f *modelFlags) models() braid.Models {
 	return braid.Models{Embedder: f.Model, Reranker: f.Reranker, Dir: f.Models, ORTLib: f.ORTLib,
 		Threads: f.Threads, TokenBudget: f.TokenBudget, Explain: brief}
@@ -92,26 +90,10 @@ type ModelsCmd struct {
 // ModelsListCmd lists the registry.
 type ModelsListCmd struct{}
 
-type modelRow struct {
-	ID        string `json:"id"`
-	Kind      string `json:"kind"`
-	Dim       int    `json:"dim,omitempty"`
-	Pooling   string `json:"pooling,omitempty"`
-	MaxLen    int    `json:"max_len"`
-	Default   bool   `json:"default"`
-	Installed bool   `json:"installed"`
-	Dir       string `json:"dir"`
-}
-
 // Run lists models.
 func (c *ModelsListCmd) Run(g *Globals) error {
 	dir := model.ModelsDir(g.Models)
-	rows := []modelRow{}
-	for _, s := range model.Registry() {
-		_, _, err := model.ResolveKind(s.ID(), dir, s.Kind)
-		rows = append(rows, modelRow{ID: s.ID(), Kind: string(s.Kind), Dim: s.Dim, Pooling: string(s.Pooling), MaxLen: s.MaxLen,
-			Default: s.Default, Installed: err == nil, Dir: dirOf(dir, s)})
-	}
+	rows := model.List(dir)
 	if g.JSON {
 		return g.printJSON(map[string]any{"models_dir": dir, "models": rows})
 	}
@@ -130,11 +112,7 @@ func (c *ModelsListCmd) Run(g *Globals) error {
 	return nil
 }
 
-func dirOf(modelsDir string, s model.Spec) string {
-	return modelsDir + string(os.PathSeparator) + s.DirName()
-}
-
-// lookup finds registry models by id, all of them for an empty list.
+// lookup finds registry models by id, none for an empty list.
 func lookup(ids []string) ([]model.Spec, error) {
 	var out []model.Spec
 	for _, id := range ids {
@@ -191,7 +169,7 @@ func (c *ModelsPullCmd) Run(g *Globals) error {
 		r := pullResult{ID: s.ID(), Dir: got, OK: err == nil}
 		if err != nil {
 			failed++
-			r.Error = err.Error()
+			r.Error = optionFlags.Replace(err.Error())
 			if !g.JSON {
 				fmt.Fprintln(g.stderr, errorLine(err))
 			}
@@ -224,12 +202,7 @@ func (c *ModelsVerifyCmd) Run(g *Globals) error {
 	}
 	dir := model.ModelsDir(g.Models)
 	if len(specs) == 0 {
-		for _, s := range model.Registry() {
-			if _, err := os.Stat(dirOf(dir, s)); err == nil {
-				specs = append(specs, s)
-			}
-		}
-		if len(specs) == 0 {
+		if specs = model.Present(dir); len(specs) == 0 {
 			return fmt.Errorf("no models installed in %s; run braid models pull", dir)
 		}
 	}
@@ -242,7 +215,7 @@ func (c *ModelsVerifyCmd) Run(g *Globals) error {
 	var out []verified
 	bad := 0
 	for _, s := range specs {
-		files, err := model.Verify(dirOf(dir, s), s)
+		files, err := model.Verify(s.InstallDir(dir), s)
 		v := verified{ID: s.ID(), OK: err == nil, Files: files}
 		if err != nil {
 			bad++
@@ -264,18 +237,13 @@ func (c *ModelsVerifyCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	if bad > 0 {
-		return errSilentIf(g.JSON, fmt.Errorf("%d model(s) failed verification", bad))
+	switch {
+	case bad > 0 && g.JSON:
+		return errSilent // the JSON is the only output
+	case bad > 0:
+		return fmt.Errorf("%d model(s) failed verification", bad)
 	}
 	return nil
-}
-
-// errSilentIf keeps JSON output the only output.
-func errSilentIf(json bool, err error) error {
-	if json {
-		return errSilent
-	}
-	return err
 }
 
 // ModelsPathCmd prints a model's directory.
@@ -293,15 +261,10 @@ func (c *ModelsPathCmd) Run(g *Globals) error {
 		}
 		s = specs[0]
 	}
-	p := dirOf(model.ModelsDir(g.Models), s)
+	p := s.InstallDir(model.ModelsDir(g.Models))
 	if g.JSON {
 		return g.printJSON(map[string]string{"id": s.ID(), "dir": p})
 	}
 	fmt.Fprintln(g.stdout, p)
 	return nil
-}
-
-// reason is an error as a clause: its one-line message without "braid: ".
-func reason(err error) string {
-	return strings.TrimPrefix(errorLine(err), "braid: ")
 }

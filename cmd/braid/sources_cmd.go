@@ -121,6 +121,9 @@ func (c *DoctorCmd) Run(g *Globals) error {
 		}
 	}
 	checks := braid.ModelChecks(g.models())
+	for i := range checks { // package model names options, not flags
+		checks[i].Detail = optionFlags.Replace(checks[i].Detail)
+	}
 	var files []braid.Check
 	var err error
 	if g.Backend == "" { // a cluster has no index files here
