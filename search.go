@@ -6,12 +6,12 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/settings"
+	"github.com/braidsearch/braid/snippet"
 )
 
 // SearchOptions shapes a search. The zero value asks for the 10 best
@@ -109,10 +109,7 @@ func (o SearchOptions) fusion() Fusion {
 }
 
 // Range is a half-open byte range [Start, End) in a snippet.
-type Range struct {
-	Start int `json:"start"`
-	End   int `json:"end"`
-}
+type Range = snippet.Range
 
 // Marked is the words of the hit's snippet that its highlights mark, as
 // Notes().Excerpt takes them.
@@ -520,7 +517,7 @@ func lexicalOnly(cands []index.Candidate) []scored {
 func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt SearchOptions, w float64) ([]Hit, error) {
 	label := sourceLabel(w)
 	seen := map[string]bool{}
-	terms := e.queryTerms(q)
+	terms := snippet.Terms(q.Words()) // the query's words, analysed as the index does
 	var hits []Hit
 	// Chunks are read a window at a time (one round trip to a cluster),
 	// skipping those of documents already shown.
@@ -582,7 +579,7 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 		for _, t := range c.terms { // what a fuzzy match actually hit
 			terms[t] = true
 		}
-		snip, hl := e.snippet(ch.Text, terms, 240)
+		snip, hl := snippet.Best(ch.Text, terms, 240)
 		source, score := label, c.score
 		if c.reranked {
 			source, score = label+"+rerank", c.rerank
@@ -622,75 +619,4 @@ func sourceLabel(w float64) string {
 		return "vector"
 	}
 	return "hybrid"
-}
-
-// queryTerms are the analysed terms to mark in snippets: the query's own
-// words through the index analyzer.
-func (e *Engine) queryTerms(q index.Query) map[string]bool {
-	terms := map[string]bool{}
-	for _, t := range index.Analyze(strings.Join(q.Words(), " ")) {
-		terms[t.Term] = true
-	}
-	return terms
-}
-
-// snippet picks the window of text (about width bytes) with the most
-// marked words, and returns it with newlines as spaces and the highlight
-// ranges within it. A word is marked when its analysed term is in terms.
-func (e *Engine) snippet(text string, terms map[string]bool, width int) (string, []Range) {
-	type span struct{ start, end int }
-	var marks []span
-	for _, t := range index.Analyze(text) {
-		if terms[t.Term] {
-			marks = append(marks, span{t.Start, t.End})
-		}
-	}
-	lo, hi := 0, min(len(text), width)
-	if len(text) > width && len(marks) > 0 {
-		bestStart, bestCount := marks[0].start, 0
-		for a := range marks {
-			n := 0
-			for b := a; b < len(marks) && marks[b].end-marks[a].start <= width; b++ {
-				n++
-			}
-			if n > bestCount {
-				bestStart, bestCount = marks[a].start, n
-			}
-		}
-		lo = max(0, bestStart-width/5)
-		hi = min(len(text), lo+width)
-		if hi == len(text) {
-			lo = max(0, hi-width)
-		}
-	}
-	// Snap to rune and word boundaries.
-	for lo > 0 && !utf8.RuneStart(text[lo]) {
-		lo--
-	}
-	if lo > 0 {
-		if k := strings.IndexAny(text[lo:hi], " \n\t"); k >= 0 && k < 30 {
-			lo += k + 1
-		}
-	}
-	for hi < len(text) && !utf8.RuneStart(text[hi]) {
-		hi--
-	}
-	if hi < len(text) {
-		if k := strings.LastIndexAny(text[lo:hi], " \n\t"); k > 0 && hi-(lo+k) < 30 {
-			hi = lo + k
-		}
-	}
-	snip := strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return ' '
-		}
-		return r
-	}, text[lo:hi])
-	ranges := []Range{}
-	for _, m := range marks {
-		if m.start >= lo && m.end <= hi {
-			ranges = append(ranges, Range{m.start - lo, m.end - lo})
-		}
-	}
-	return snip, ranges
 }
