@@ -272,18 +272,11 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		}
 		fuzz = fuzziness(sim)
 	}
-	var srcIDs []string
-	for _, ref := range opt.Sources {
-		s, err := e.nt.Source(ref)
-		if err != nil {
-			return nil, err
-		}
-		srcIDs = append(srcIDs, s.ID)
-	}
-	req := index.Request{Query: q, Fuzziness: fuzz, SourceIDs: srcIDs, PathGlob: opt.PathGlob, Tags: opt.Tags, Explain: opt.Explain}
-	if req.DocIDs, err = e.metaDocs(opt.Metadata); err != nil { // metadata set with Store().Update (docstore.go)
+	req, err := e.filters(opt) // hash.go
+	if err != nil {
 		return nil, err
 	}
+	req.Query, req.Fuzziness, req.Explain = q, fuzz, opt.Explain
 	var hits []Hit
 	if w == 0 {
 		// Lexical only: fetch more chunks until enough documents are found.
