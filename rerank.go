@@ -3,14 +3,14 @@ package braid
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/rerank"
 )
 
 // rerankTop reorders the best candidates by the cross-encoder's scores:
-// the reranked prefix by its score, the rest after it in fused order. It
+// the reranked prefix by its score, the rest after it in fused order
+// (rerank.Order). It
 // returns how many were reranked and of how many asked for, and a warning
 // when the engine has no reranker though one was wanted: once per
 // engine, since every search would repeat it.
@@ -59,31 +59,14 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, o
 	if err != nil {
 		return nil, 0, 0, "", fmt.Errorf("braid: rerank: %w", err)
 	}
-	done := make([]scored, 0, out.Reranked)
 	for j := range out.Reranked {
-		c := cands[at[j]]
-		c.reranked, c.rerank, c.before = true, float64(out.Scores[j]), at[j]+1
-		done = append(done, c)
+		cands[at[j]].reranked, cands[at[j]].rerank = true, float64(out.Scores[j])
 	}
-	slices.SortStableFunc(done, func(a, b scored) int {
-		switch {
-		case a.rerank > b.rerank:
-			return -1
-		case a.rerank < b.rerank:
-			return 1
-		}
-		return 0
-	})
-	rest := make([]scored, 0, len(cands)-len(done))
-	taken := map[int]bool{}
-	for j := range out.Reranked {
-		taken[at[j]] = true
+	ranked := make([]scored, 0, len(cands))
+	for _, i := range rerank.Order(len(cands), at[:out.Reranked], out.Scores[:out.Reranked]) {
+		c := cands[i]
+		c.before = i + 1
+		ranked = append(ranked, c)
 	}
-	for i, c := range cands {
-		if !taken[i] {
-			c.before = i + 1
-			rest = append(rest, c)
-		}
-	}
-	return append(done, rest...), out.Reranked, top, "", nil
+	return ranked, out.Reranked, top, "", nil
 }
