@@ -25,6 +25,9 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 			return nil, nil
 		}
 	}
+	if err := e.mirrored(); err != nil { // hashes are looked up in the cluster's documents
+		return nil, err
+	}
 	if opt.Limit < 0 {
 		return nil, fmt.Errorf("%w: limit %d, want 1 or more", ErrBadOption, opt.Limit)
 	}

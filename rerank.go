@@ -1,6 +1,7 @@
 package braid
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -49,11 +50,8 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, o
 		}
 	}
 	budget := e.opt.Reranker.Budget()
-	switch {
-	case opt.RerankBudget != 0:
-		budget = max(opt.RerankBudget, 0)
-	case e.opt.RerankBudget != 0:
-		budget = max(e.opt.RerankBudget, 0)
+	if b := cmp.Or(opt.RerankBudget, e.opt.RerankBudget); b != 0 { // this search's, else the engine's
+		budget = max(b, 0)
 	}
 	out, err := e.opt.Reranker.RerankWithin(ctx, q.Semantic(), ps, budget)
 	if err != nil {

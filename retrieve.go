@@ -42,33 +42,20 @@ func (l local) Lexical(ctx context.Context, req index.Request) ([]index.Candidat
 	return lex.Search(ctx, req)
 }
 
-// vector searches the HNSW graph, which cannot filter while it walks: a
-// filtered search reads eight times as many neighbours and keeps those
-// that pass.
+// Vector searches the HNSW graph, which cannot filter while it walks
+// (vector.Index.SearchKept).
 func (l local) Vector(_ context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
-	e := l.e
-	n := k
-	if filtered(req) {
-		n = k * 8
-	}
-	found, err := e.vec.Search(qv, n)
+	keep, err := l.e.filter(req)
 	if err != nil {
 		return nil, err
 	}
-	keep, err := e.filter(req)
+	found, err := l.e.vec.SearchKept(qv, k, keep)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]fusion.Candidate, 0, min(k, len(found)))
-	for _, r := range found {
-		if len(out) == k {
-			break
-		}
-		if ok, err := keep(r.ID); err != nil {
-			return nil, err
-		} else if ok {
-			out = append(out, fusion.Candidate{ID: r.ID, Score: float64(r.Score)})
-		}
+	out := make([]fusion.Candidate, len(found))
+	for i, r := range found {
+		out[i] = fusion.Candidate{ID: r.ID, Score: float64(r.Score)}
 	}
 	return out, nil
 }
@@ -112,17 +99,12 @@ func (l local) Backlinks(_ context.Context, docIDs []string) (map[string]int, er
 
 func (l local) Sources(context.Context) ([]*Source, error) { return l.e.st.Sources() }
 
-// filtered reports whether req keeps only some chunks.
-func filtered(req index.Request) bool {
-	return len(req.SourceIDs) > 0 || req.PathGlob != "" || len(req.Tags) > 0 || req.DocIDs != nil
-}
-
 // filter returns a test of a chunk id against the request's source, path,
 // tag and document filters (notes.Reader.Keep), which the HNSW graph
-// cannot apply itself.
+// cannot apply itself; nil when the request keeps every chunk.
 func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), error) {
-	if !filtered(req) {
-		return func(string) (bool, error) { return true, nil }, nil
+	if len(req.SourceIDs) == 0 && req.PathGlob == "" && len(req.Tags) == 0 && req.DocIDs == nil {
+		return nil, nil
 	}
 	keep, err := e.nt.Keep(req)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/snippet"
 )
@@ -215,12 +214,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if e.cl != nil && len(opt.Metadata) > 0 {
 		return nil, e.embeddedOnly("a metadata filter (the document store's)")
 	}
-	if opt.Hash != "" || notes.LooksLikeHash(strings.TrimSpace(query)) {
-		if err := e.mirrored(); err != nil { // hashes are looked up in the cluster's documents
-			return nil, err
-		}
-	}
-	if res, err := e.searchHash(query, opt, start); res != nil || err != nil {
+	if res, err := e.searchHash(query, opt, start); res != nil || err != nil { // hash.go
 		return res, err
 	}
 	q, err := index.ParseQuery(query)
@@ -289,7 +283,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			}
 			res.Timings.Lexical += msSince(t)
 			res.Total = total
-			if hits, err = e.rerankAndHydrate(ctx, q, lexicalOnly(cands), opt, w, res); err != nil {
+			if hits, err = e.rerankAndHydrate(ctx, q, fuse(cands, nil, opt, 0), opt, w, res); err != nil {
 				return nil, err
 			}
 			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
@@ -403,7 +397,8 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 	return lexC, vecC, total, nil
 }
 
-// fuse combines the two candidate lists by opt's fusion (fusion/).
+// fuse combines the two candidate lists by opt's fusion (fusion/); at
+// weight 0 it ranks the lexical list by plain BM25 (fusion.Lexical).
 func fuse(lexC []index.Candidate, vecC []fusion.Candidate, opt SearchOptions, w float64) []scored {
 	lexF := make([]fusion.Candidate, len(lexC))
 	byID := make(map[string]index.Candidate, len(lexC))
@@ -412,14 +407,15 @@ func fuse(lexC []index.Candidate, vecC []fusion.Candidate, opt SearchOptions, w 
 		byID[c.ChunkID] = c
 	}
 	var fused []fusion.Hit
-	if opt.fusion() == FusionRRF {
+	switch {
+	case w == 0:
+		fused = fusion.Lexical(lexF)
+	case opt.fusion() == FusionRRF:
 		fused = fusion.RRF(lexF, vecC, w, 60)
-	} else {
-		norm := fusion.MinMax
-		if opt.Normalize == NormZScore {
-			norm = fusion.ZScore
-		}
-		fused = fusion.Linear(lexF, vecC, w, norm)
+	case opt.Normalize == NormZScore:
+		fused = fusion.Linear(lexF, vecC, w, fusion.ZScore)
+	default:
+		fused = fusion.Linear(lexF, vecC, w, fusion.MinMax)
 	}
 	out := make([]scored, len(fused))
 	for i, h := range fused {
@@ -484,23 +480,6 @@ type scored struct {
 	reranked bool    // the cross-encoder scored it
 	rerank   float64 // its score
 	before   int     // 1-based rank before reranking
-}
-
-// lexicalOnly ranks lexical candidates by raw BM25.
-func lexicalOnly(cands []index.Candidate) []scored {
-	out := make([]scored, len(cands))
-	best := 0.0
-	if len(cands) > 0 {
-		best = cands[0].Score
-	}
-	for i, c := range cands {
-		norm := 0.0
-		if best > 0 {
-			norm = c.Score / best
-		}
-		out[i] = scored{chunkID: c.ChunkID, score: c.Score, lex: fusion.Part{Rank: i + 1, Raw: c.Score, Norm: norm}, bm25: c.Explanation, terms: c.Terms}
-	}
-	return out
 }
 
 // hydrate turns ranked chunks into hits: one per document unless

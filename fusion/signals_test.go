@@ -41,3 +41,18 @@ func TestLinkPrior(t *testing.T) {
 		}
 	}
 }
+
+func TestLexical(t *testing.T) {
+	got := Lexical([]Candidate{{"a", 4}, {"b", 2}, {"c", 1}})
+	want := []Hit{
+		{ID: "a", Score: 4, Lexical: Part{Rank: 1, Raw: 4, Norm: 1}},
+		{ID: "b", Score: 2, Lexical: Part{Rank: 2, Raw: 2, Norm: 0.5}},
+		{ID: "c", Score: 1, Lexical: Part{Rank: 3, Raw: 1, Norm: 0.25}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Lexical (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Hit{{ID: "z", Lexical: Part{Rank: 1}}}, Lexical([]Candidate{{"z", 0}})); diff != "" {
+		t.Errorf("Lexical of a zero score (-want +got):\n%s", diff)
+	}
+}
