@@ -16,17 +16,9 @@ const (
 	MaxAskBudget     = evidence.MaxBudget
 )
 
-// The pack Ask returns, defined beside the packing (package evidence).
-type (
-	Pack         = evidence.Pack
-	PackDocument = evidence.Document
-	Passage      = evidence.Passage
-	Dropped      = evidence.Dropped
-)
-
-// askCandidates is how many chunks Ask asks Search for: the reranker's
-// window, so every candidate can be reranked.
-const askCandidates = DefaultRerankTop
+// Pack is what Ask returns, defined beside the packing (package evidence,
+// with its passages, documents and what was dropped).
+type Pack = evidence.Pack
 
 // ErrEmptyIndex means the index holds no documents, so there is nothing
 // to search.
@@ -81,7 +73,8 @@ func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pac
 	} else if docs == 0 {
 		return nil, ErrEmptyIndex
 	}
-	res, err := e.Search(ctx, question, SearchOptions{Limit: askCandidates, Chunks: true, VectorWeight: opt.VectorWeight,
+	// As many chunks as the reranker reads, so every candidate can be reranked.
+	res, err := e.Search(ctx, question, SearchOptions{Limit: DefaultRerankTop, Chunks: true, VectorWeight: opt.VectorWeight,
 		Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, NoRerank: opt.NoRerank})
 	if err != nil {
 		return nil, err

@@ -131,3 +131,19 @@ func TestBatchOrder(t *testing.T) {
 		t.Error("Batch with -1 workers: no error")
 	}
 }
+
+// A line that is not a query is answered by an error naming its line and
+// its id, which encodes as JSON, without searching (batch.Decode).
+func TestBatchAnswerLineRefuses(t *testing.T) {
+	for text, want := range map[string]string{
+		`{"id": 4, "query": "a", "lmit": 3}`: `{"id":4,"line":7,"error":"line is not a query object: json: unknown field \"lmit\""}`,
+		`{"query": "a"} x`:                   `{"line":7,"error":"line has more after the query object; put one object on each line"}`,
+		`{"id": "n", "limit": -1}`:           `{"id":"n","line":7,"error":"limit -1 and candidates 0, want 0 (the default) or more"}`,
+	} {
+		a := batchAnswerLine(context.Background(), nil, 7, []byte(text))
+		got, err := json.Marshal(a)
+		if err != nil || string(got) != want {
+			t.Errorf("answer to %s: %s, %v; want %s", text, got, err, want)
+		}
+	}
+}

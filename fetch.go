@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"net/url"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/braidsearch/braid/docstore"
@@ -57,7 +54,10 @@ func Fetch(ctx context.Context, req DownloadRequest) (*Fetched, error) {
 	}
 	name := req.Name
 	if name == "" {
-		if name, err = nameFor(p); err != nil {
+		if name, err = p.Name(); err != nil { // web/HOST/PATH
+			return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
+		}
+		if name, err = docstore.CleanName(name); err != nil {
 			return nil, err
 		}
 	}
@@ -69,33 +69,4 @@ func Fetch(ctx context.Context, req DownloadRequest) (*Fetched, error) {
 		Add: AddRequest{Data: p.Text, Name: name, Tags: req.Tags, Metadata: meta, Collection: req.Collection},
 		URL: p.URL, MediaType: p.MediaType, Title: p.Title, SHA256: p.SHA256, Bytes: p.Bytes,
 	}, nil
-}
-
-// nameFor names a page in the store after its URL: web/HOST/PATH, with the
-// extension its content calls for.
-func nameFor(p *download.Page) (string, error) {
-	u, err := url.Parse(p.URL)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBadOption, err)
-	}
-	host := strings.NewReplacer(":", "_", "[", "", "]", "").Replace(u.Host)
-	clean := strings.Trim(path.Clean("/"+u.Path), "/")
-	if clean == "" || strings.HasSuffix(u.Path, "/") {
-		clean = path.Join(clean, "index")
-	}
-	ext := strings.ToLower(path.Ext(clean))
-	switch {
-	case p.Markdown() && ext != ".md":
-		if ext == ".html" || ext == ".htm" || ext == ".xhtml" || ext == ".markdown" {
-			clean = strings.TrimSuffix(clean, path.Ext(clean))
-		}
-		clean += ".md"
-	case !p.Markdown() && ext == "":
-		clean += ".txt"
-	}
-	name := path.Join("web", host, clean)
-	if len(name) > 1000 {
-		name = name[:1000]
-	}
-	return docstore.CleanName(name)
 }

@@ -1,16 +1,17 @@
 package braid
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/rerank"
 )
 
 // rerankTop reorders the best candidates by the cross-encoder's scores:
-// the reranked prefix by its score, the rest after it in fused order. It
+// the reranked prefix by its score, the rest after it in fused order
+// (rerank.Order). It
 // returns how many were reranked and of how many asked for, and a warning
 // when the engine has no reranker though one was wanted: once per
 // engine, since every search would repeat it.
@@ -49,41 +50,21 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, o
 		}
 	}
 	budget := e.opt.Reranker.Budget()
-	switch {
-	case opt.RerankBudget != 0:
-		budget = max(opt.RerankBudget, 0)
-	case e.opt.RerankBudget != 0:
-		budget = max(e.opt.RerankBudget, 0)
+	if b := cmp.Or(opt.RerankBudget, e.opt.RerankBudget); b != 0 { // this search's, else the engine's
+		budget = max(b, 0)
 	}
 	out, err := e.opt.Reranker.RerankWithin(ctx, q.Semantic(), ps, budget)
 	if err != nil {
 		return nil, 0, 0, "", fmt.Errorf("braid: rerank: %w", err)
 	}
-	done := make([]scored, 0, out.Reranked)
 	for j := range out.Reranked {
-		c := cands[at[j]]
-		c.reranked, c.rerank, c.before = true, float64(out.Scores[j]), at[j]+1
-		done = append(done, c)
+		cands[at[j]].reranked, cands[at[j]].rerank = true, float64(out.Scores[j])
 	}
-	slices.SortStableFunc(done, func(a, b scored) int {
-		switch {
-		case a.rerank > b.rerank:
-			return -1
-		case a.rerank < b.rerank:
-			return 1
-		}
-		return 0
-	})
-	rest := make([]scored, 0, len(cands)-len(done))
-	taken := map[int]bool{}
-	for j := range out.Reranked {
-		taken[at[j]] = true
+	ranked := make([]scored, 0, len(cands))
+	for _, i := range rerank.Order(len(cands), at[:out.Reranked], out.Scores[:out.Reranked]) {
+		c := cands[i]
+		c.before = i + 1
+		ranked = append(ranked, c)
 	}
-	for i, c := range cands {
-		if !taken[i] {
-			c.before = i + 1
-			rest = append(rest, c)
-		}
-	}
-	return append(done, rest...), out.Reranked, top, "", nil
+	return ranked, out.Reranked, top, "", nil
 }

@@ -2,7 +2,6 @@ package braid
 
 import (
 	"context"
-	"strings"
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/graph"
@@ -43,33 +42,20 @@ func (l local) Lexical(ctx context.Context, req index.Request) ([]index.Candidat
 	return lex.Search(ctx, req)
 }
 
-// vector searches the HNSW graph, which cannot filter while it walks: a
-// filtered search reads eight times as many neighbours and keeps those
-// that pass.
+// Vector searches the HNSW graph, which cannot filter while it walks
+// (vector.Index.SearchKept).
 func (l local) Vector(_ context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
-	e := l.e
-	n := k
-	if filtered(req) {
-		n = k * 8
-	}
-	found, err := e.vec.Search(qv, n)
+	keep, err := l.e.filter(req)
 	if err != nil {
 		return nil, err
 	}
-	keep, err := e.filter(req)
+	found, err := l.e.vec.SearchKept(qv, k, keep)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]fusion.Candidate, 0, min(k, len(found)))
-	for _, r := range found {
-		if len(out) == k {
-			break
-		}
-		if ok, err := keep(r.ID); err != nil {
-			return nil, err
-		} else if ok {
-			out = append(out, fusion.Candidate{ID: r.ID, Score: float64(r.Score)})
-		}
+	out := make([]fusion.Candidate, len(found))
+	for i, r := range found {
+		out[i] = fusion.Candidate{ID: r.ID, Score: float64(r.Score)}
 	}
 	return out, nil
 }
@@ -113,25 +99,17 @@ func (l local) Backlinks(_ context.Context, docIDs []string) (map[string]int, er
 
 func (l local) Sources(context.Context) ([]*Source, error) { return l.e.st.Sources() }
 
-// filtered reports whether req keeps only some chunks.
-func filtered(req index.Request) bool {
-	return len(req.SourceIDs) > 0 || req.PathGlob != "" || len(req.Tags) > 0 || req.DocIDs != nil
-}
-
-// filter returns a test of a chunk id against the request's source, path
-// and tag filters, which the HNSW graph cannot apply itself.
+// filter returns a test of a chunk id against the request's source, path,
+// tag and document filters (notes.Reader.Keep), which the HNSW graph
+// cannot apply itself; nil when the request keeps every chunk.
 func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), error) {
-	if !filtered(req) {
-		return func(string) (bool, error) { return true, nil }, nil
+	if len(req.SourceIDs) == 0 && req.PathGlob == "" && len(req.Tags) == 0 && req.DocIDs == nil {
+		return nil, nil
 	}
-	var glob *index.Matcher
-	if req.PathGlob != "" {
-		var err error
-		if glob, err = index.NewMatcher([]string{req.PathGlob}); err != nil {
-			return nil, err
-		}
+	keep, err := e.nt.Keep(req)
+	if err != nil {
+		return nil, err
 	}
-	keep := e.keepDoc(req, glob)
 	verdict := map[string]bool{} // by document: its chunks share the answer
 	return func(chunkID string) (bool, error) {
 		docID := index.ChunkDocID(chunkID)
@@ -144,41 +122,4 @@ func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), 
 		}
 		return ok, err
 	}, nil
-}
-
-// keepDoc tests a document against the source, path and tag filters.
-func (e *Engine) keepDoc(req index.Request, glob *index.Matcher) func(docID string) (bool, error) {
-	var docs map[string]bool // a metadata filter may name many documents
-	if req.DocIDs != nil {
-		docs = make(map[string]bool, len(req.DocIDs))
-		for _, id := range req.DocIDs {
-			docs[id] = true
-		}
-	}
-	return func(docID string) (bool, error) {
-		if docs != nil && !docs[docID] {
-			return false, nil // decided without reading the document
-		}
-		d, err := e.st.Doc(docID)
-		if err != nil || d == nil {
-			return false, err
-		}
-		if len(req.SourceIDs) > 0 && !contains(req.SourceIDs, d.SourceID) {
-			return false, nil
-		}
-		if glob != nil && !glob.Match(d.Path) {
-			return false, nil
-		}
-		for _, t := range req.Tags {
-			t = strings.TrimPrefix(t, "#")
-			found := false
-			for _, dt := range d.Tags {
-				found = found || strings.EqualFold(dt, t)
-			}
-			if !found {
-				return false, nil
-			}
-		}
-		return true, nil
-	}
 }

@@ -6,12 +6,11 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/settings"
+	"github.com/braidsearch/braid/snippet"
 )
 
 // SearchOptions shapes a search. The zero value asks for the 10 best
@@ -109,10 +108,7 @@ func (o SearchOptions) fusion() Fusion {
 }
 
 // Range is a half-open byte range [Start, End) in a snippet.
-type Range struct {
-	Start int `json:"start"`
-	End   int `json:"end"`
-}
+type Range = snippet.Range
 
 // Marked is the words of the hit's snippet that its highlights mark, as
 // Notes().Excerpt takes them.
@@ -218,12 +214,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if e.cl != nil && len(opt.Metadata) > 0 {
 		return nil, e.embeddedOnly("a metadata filter (the document store's)")
 	}
-	if opt.Hash != "" || notes.LooksLikeHash(strings.TrimSpace(query)) {
-		if err := e.mirrored(); err != nil { // hashes are looked up in the cluster's documents
-			return nil, err
-		}
-	}
-	if res, err := e.searchHash(query, opt, start); res != nil || err != nil {
+	if res, err := e.searchHash(query, opt, start); res != nil || err != nil { // hash.go
 		return res, err
 	}
 	q, err := index.ParseQuery(query)
@@ -275,18 +266,11 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		}
 		fuzz = fuzziness(sim)
 	}
-	var srcIDs []string
-	for _, ref := range opt.Sources {
-		s, err := e.nt.Source(ref)
-		if err != nil {
-			return nil, err
-		}
-		srcIDs = append(srcIDs, s.ID)
-	}
-	req := index.Request{Query: q, Fuzziness: fuzz, SourceIDs: srcIDs, PathGlob: opt.PathGlob, Tags: opt.Tags, Explain: opt.Explain}
-	if req.DocIDs, err = e.metaDocs(opt.Metadata); err != nil { // metadata set with Store().Update (docstore.go)
+	req, err := e.filters(opt) // hash.go
+	if err != nil {
 		return nil, err
 	}
+	req.Query, req.Fuzziness, req.Explain = q, fuzz, opt.Explain
 	var hits []Hit
 	if w == 0 {
 		// Lexical only: fetch more chunks until enough documents are found.
@@ -299,7 +283,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			}
 			res.Timings.Lexical += msSince(t)
 			res.Total = total
-			if hits, err = e.rerankAndHydrate(ctx, q, lexicalOnly(cands), opt, w, res); err != nil {
+			if hits, err = e.rerankAndHydrate(ctx, q, fuse(cands, nil, opt, 0), opt, w, res); err != nil {
 				return nil, err
 			}
 			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
@@ -413,7 +397,8 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 	return lexC, vecC, total, nil
 }
 
-// fuse combines the two candidate lists by opt's fusion (fusion/).
+// fuse combines the two candidate lists by opt's fusion (fusion/); at
+// weight 0 it ranks the lexical list by plain BM25 (fusion.Lexical).
 func fuse(lexC []index.Candidate, vecC []fusion.Candidate, opt SearchOptions, w float64) []scored {
 	lexF := make([]fusion.Candidate, len(lexC))
 	byID := make(map[string]index.Candidate, len(lexC))
@@ -422,14 +407,15 @@ func fuse(lexC []index.Candidate, vecC []fusion.Candidate, opt SearchOptions, w 
 		byID[c.ChunkID] = c
 	}
 	var fused []fusion.Hit
-	if opt.fusion() == FusionRRF {
+	switch {
+	case w == 0:
+		fused = fusion.Lexical(lexF)
+	case opt.fusion() == FusionRRF:
 		fused = fusion.RRF(lexF, vecC, w, 60)
-	} else {
-		norm := fusion.MinMax
-		if opt.Normalize == NormZScore {
-			norm = fusion.ZScore
-		}
-		fused = fusion.Linear(lexF, vecC, w, norm)
+	case opt.Normalize == NormZScore:
+		fused = fusion.Linear(lexF, vecC, w, fusion.ZScore)
+	default:
+		fused = fusion.Linear(lexF, vecC, w, fusion.MinMax)
 	}
 	out := make([]scored, len(fused))
 	for i, h := range fused {
@@ -496,23 +482,6 @@ type scored struct {
 	before   int     // 1-based rank before reranking
 }
 
-// lexicalOnly ranks lexical candidates by raw BM25.
-func lexicalOnly(cands []index.Candidate) []scored {
-	out := make([]scored, len(cands))
-	best := 0.0
-	if len(cands) > 0 {
-		best = cands[0].Score
-	}
-	for i, c := range cands {
-		norm := 0.0
-		if best > 0 {
-			norm = c.Score / best
-		}
-		out[i] = scored{chunkID: c.ChunkID, score: c.Score, lex: fusion.Part{Rank: i + 1, Raw: c.Score, Norm: norm}, bm25: c.Explanation, terms: c.Terms}
-	}
-	return out
-}
-
 // hydrate turns ranked chunks into hits: one per document unless
 // opt.Chunks, with snippet, highlights and lines from the store. Chunks the
 // store does not know (a lexical index ahead of an interrupted commit) are
@@ -520,7 +489,7 @@ func lexicalOnly(cands []index.Candidate) []scored {
 func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt SearchOptions, w float64) ([]Hit, error) {
 	label := sourceLabel(w)
 	seen := map[string]bool{}
-	terms := e.queryTerms(q)
+	terms := snippet.Terms(q.Words()) // the query's words, analysed as the index does
 	var hits []Hit
 	// Chunks are read a window at a time (one round trip to a cluster),
 	// skipping those of documents already shown.
@@ -582,7 +551,7 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 		for _, t := range c.terms { // what a fuzzy match actually hit
 			terms[t] = true
 		}
-		snip, hl := e.snippet(ch.Text, terms, 240)
+		snip, hl := snippet.Best(ch.Text, terms, 240)
 		source, score := label, c.score
 		if c.reranked {
 			source, score = label+"+rerank", c.rerank
@@ -622,75 +591,4 @@ func sourceLabel(w float64) string {
 		return "vector"
 	}
 	return "hybrid"
-}
-
-// queryTerms are the analysed terms to mark in snippets: the query's own
-// words through the index analyzer.
-func (e *Engine) queryTerms(q index.Query) map[string]bool {
-	terms := map[string]bool{}
-	for _, t := range index.Analyze(strings.Join(q.Words(), " ")) {
-		terms[t.Term] = true
-	}
-	return terms
-}
-
-// snippet picks the window of text (about width bytes) with the most
-// marked words, and returns it with newlines as spaces and the highlight
-// ranges within it. A word is marked when its analysed term is in terms.
-func (e *Engine) snippet(text string, terms map[string]bool, width int) (string, []Range) {
-	type span struct{ start, end int }
-	var marks []span
-	for _, t := range index.Analyze(text) {
-		if terms[t.Term] {
-			marks = append(marks, span{t.Start, t.End})
-		}
-	}
-	lo, hi := 0, min(len(text), width)
-	if len(text) > width && len(marks) > 0 {
-		bestStart, bestCount := marks[0].start, 0
-		for a := range marks {
-			n := 0
-			for b := a; b < len(marks) && marks[b].end-marks[a].start <= width; b++ {
-				n++
-			}
-			if n > bestCount {
-				bestStart, bestCount = marks[a].start, n
-			}
-		}
-		lo = max(0, bestStart-width/5)
-		hi = min(len(text), lo+width)
-		if hi == len(text) {
-			lo = max(0, hi-width)
-		}
-	}
-	// Snap to rune and word boundaries.
-	for lo > 0 && !utf8.RuneStart(text[lo]) {
-		lo--
-	}
-	if lo > 0 {
-		if k := strings.IndexAny(text[lo:hi], " \n\t"); k >= 0 && k < 30 {
-			lo += k + 1
-		}
-	}
-	for hi < len(text) && !utf8.RuneStart(text[hi]) {
-		hi--
-	}
-	if hi < len(text) {
-		if k := strings.LastIndexAny(text[lo:hi], " \n\t"); k > 0 && hi-(lo+k) < 30 {
-			hi = lo + k
-		}
-	}
-	snip := strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return ' '
-		}
-		return r
-	}, text[lo:hi])
-	ranges := []Range{}
-	for _, m := range marks {
-		if m.start >= lo && m.end <= hi {
-			ranges = append(ranges, Range{m.start - lo, m.end - lo})
-		}
-	}
-	return snip, ranges
 }

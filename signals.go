@@ -2,9 +2,9 @@ package braid
 
 import (
 	"context"
-	"math"
 	"slices"
 
+	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/settings"
 )
@@ -19,9 +19,10 @@ const (
 )
 
 // signals reranks fused candidates by what braid knows beyond the two
-// retrievers: how much of a document matched, and how many notes link to
-// it. A keyword search (vector weight 0) stays plain BM25. Each chunk keeps its fused score in fused; its score becomes
-// (fused + document evidence) × link prior.
+// retrievers: how much of a document matched (fusion.DocEvidence), and
+// how many notes link to it (fusion.LinkPrior). A keyword search (vector
+// weight 0) stays plain BM25. Each chunk keeps its fused score in fused;
+// its score becomes (fused + document evidence) × link prior.
 func (e *Engine) signals(ctx context.Context, cands []scored, opt SearchOptions) ([]scored, error) {
 	for i := range cands {
 		cands[i].fused = cands[i].score
@@ -36,70 +37,38 @@ func (e *Engine) signals(ctx context.Context, cands []scored, opt SearchOptions)
 	if beta == 0 && gamma == 0 || len(cands) < 2 {
 		return cands, nil
 	}
-	docEvidence(cands, beta)
-	if err := e.linkPrior(ctx, cands, gamma); err != nil {
-		return nil, err
+	docs, fused := make([]string, len(cands)), make([]float64, len(cands))
+	for i, c := range cands {
+		docs[i], fused[i] = index.ChunkDocID(c.chunkID), c.fused
 	}
-	slices.SortStableFunc(cands, func(a, b scored) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
+	if beta != 0 {
+		for i, bonus := range fusion.DocEvidence(docs, fused, beta) {
+			cands[i].docBonus = bonus
+			cands[i].score += bonus
 		}
-		return 0
-	})
+	}
+	if gamma != 0 {
+		counts, err := e.ret.Backlinks(ctx, docs)
+		if err != nil {
+			return nil, err
+		}
+		for i := range cands {
+			cands[i].backlinks = counts[docs[i]]
+			cands[i].prior = fusion.LinkPrior(gamma, cands[i].backlinks)
+			cands[i].score *= cands[i].prior
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b scored) int { return descending(a.score, b.score) })
 	return cands, nil
 }
 
-// docEvidence adds to each chunk's score beta times the scores of the
-// best two other chunks of its document in the list (a note that matches
-// in several places outranks one lucky paragraph).
-func docEvidence(cands []scored, beta float64) {
-	if beta == 0 {
-		return
+// descending orders scores best first, for a stable sort.
+func descending(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
 	}
-	byDoc := map[string][]int{} // document → its chunks' places, best first
-	for i, c := range cands {
-		d := index.ChunkDocID(c.chunkID)
-		byDoc[d] = append(byDoc[d], i)
-	}
-	for i := range cands {
-		extra, n := 0.0, 0
-		for _, j := range byDoc[index.ChunkDocID(cands[i].chunkID)] {
-			if j == i {
-				continue
-			}
-			if n == 2 {
-				break
-			}
-			extra += cands[j].fused
-			n++
-		}
-		cands[i].docBonus = beta * extra
-		cands[i].score += cands[i].docBonus
-	}
-}
-
-// linkPrior multiplies each chunk's score by 1 + gamma·ln(1 + the number
-// of documents that link to its document).
-func (e *Engine) linkPrior(ctx context.Context, cands []scored, gamma float64) error {
-	if gamma == 0 {
-		return nil
-	}
-	ids := make([]string, 0, len(cands))
-	for _, c := range cands {
-		ids = append(ids, index.ChunkDocID(c.chunkID))
-	}
-	counts, err := e.ret.Backlinks(ctx, ids)
-	if err != nil {
-		return err
-	}
-	for i := range cands {
-		n := counts[index.ChunkDocID(cands[i].chunkID)]
-		cands[i].backlinks = n
-		cands[i].prior = 1 + gamma*math.Log1p(float64(n))
-		cands[i].score *= cands[i].prior
-	}
-	return nil
+	return 0
 }

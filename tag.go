@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/markdown"
@@ -38,7 +37,7 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 	if style != "" && style != TagFrontmatter && style != TagComment {
 		return nil, fmt.Errorf("%w: tag style %q, want %s or %s", ErrBadOption, style, TagFrontmatter, TagComment)
 	}
-	src, d, real, err := e.editable(file)
+	src, d, real, err := e.nt.Editable(file)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +59,7 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 	if len(added) == 0 {
 		return res, nil
 	}
-	if err := replaceFile(real, out); err != nil {
+	if err := atomicfile.Replace(real, out); err != nil {
 		return nil, fmt.Errorf("braid: write %s: %w", real, err)
 	}
 	if _, err := e.Index(ctx, []SourceSpec{{Path: src.Path}}, nil); err != nil {
@@ -75,80 +74,4 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 		res.Tags = nd.Tags
 	}
 	return res, nil
-}
-
-// editable finds the indexed document a file name stands for, and the
-// file's real path, which must lie inside its source.
-func (e *Engine) editable(name string) (*Source, *Document, string, error) {
-	srcs, err := e.st.Sources()
-	if err != nil {
-		return nil, nil, "", err
-	}
-	abs, err := filepath.Abs(name)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if _, err := os.Lstat(abs); err != nil {
-		// Not a file path: a document name.
-		d, derr := e.nt.Document(name)
-		if derr != nil {
-			return nil, nil, "", derr
-		}
-		for _, s := range srcs {
-			if s.ID == d.SourceID && s.Kind == "dir" {
-				abs = filepath.Join(s.Path, filepath.FromSlash(d.Path))
-			} else if s.ID == d.SourceID && s.Kind == "file" {
-				abs = s.Path
-			}
-		}
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("braid: %s: %w", name, err)
-	}
-	for _, s := range srcs {
-		root, err := filepath.EvalSymlinks(s.Path)
-		if err != nil {
-			continue
-		}
-		var rels []string
-		switch s.Kind {
-		case "dir":
-			inside, err := filepath.Rel(root, real)
-			if err != nil || !filepath.IsLocal(inside) {
-				continue // the real file is not in this source
-			}
-			if lex, err := filepath.Rel(s.Path, abs); err == nil && filepath.IsLocal(lex) {
-				rels = append(rels, filepath.ToSlash(lex))
-			}
-			rels = append(rels, filepath.ToSlash(inside))
-		case "file":
-			if real != root {
-				continue
-			}
-			rels = append(rels, filepath.Base(s.Path))
-		default:
-			continue
-		}
-		for _, rel := range rels {
-			d, err := e.st.DocByPath(s.ID, rel)
-			if err != nil {
-				return nil, nil, "", err
-			}
-			if d != nil {
-				return s, d, real, nil
-			}
-		}
-	}
-	return nil, nil, "", fmt.Errorf("%w: %s (its real path is %s); only files braid index has indexed can be edited", ErrOutside, name, real)
-}
-
-// replaceFile writes data to path through a temporary file and a rename,
-// keeping the file's permissions.
-func replaceFile(path string, data []byte) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, data, info.Mode().Perm())
 }

@@ -9,9 +9,11 @@
 // input cannot be read (a line over MaxLine), the output cannot be written
 // or the context ends.
 //
-// The package knows nothing of what a line asks: the root package's Batch
-// decodes a line into search options and searches. It never imports the
-// root package.
+// Run knows nothing of what a line asks. Decode reads a line of a search
+// batch as a Query (the root package's SearchOptions by their JSON names),
+// refusing unknown fields, trailing data and negative limits; the root
+// package's Batch turns it into search options and searches. The package
+// never imports the root package.
 //
 //	sum, err := batch.Run(ctx, in, out, batch.Options{Workers: 4},
 //		func(ctx context.Context, line int, text []byte) (any, bool) {

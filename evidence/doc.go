@@ -14,8 +14,8 @@
 //	budget, err := evidence.Budget(opt.Budget) // 0 means DefaultBudget
 //	p, err := evidence.Fill(ctx, hits, budget, evidence.Reader{Chunk: chunkByID, Cite: notes.Cite})
 //
-// braid users reach it as Engine.Ask; the braid package re-exports Pack,
-// Passage, PackDocument (Document here), Dropped and the budgets.
+// braid users reach it as Engine.Ask; the braid package re-exports Pack
+// and the budgets.
 //
 // Caveats: tokens are counted with chunk.Count, an estimate of a BERT
 // WordPiece tokenizer, and only the passages' text and tags count, not the

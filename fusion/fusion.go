@@ -182,3 +182,23 @@ func sortHits(hits []Hit) {
 		return strings.Compare(a.ID, b.ID)
 	})
 }
+
+// Lexical ranks the lexical list alone, as it comes (best first): each
+// hit keeps its raw score, and its Lexical part is normalised by the best
+// score (score / best; 0 when the best is not above 0), so a keyword
+// search ranks by plain BM25.
+func Lexical(lexical []Candidate) []Hit {
+	best := 0.0
+	if len(lexical) > 0 {
+		best = lexical[0].Score
+	}
+	out := make([]Hit, len(lexical))
+	for i, c := range lexical {
+		norm := 0.0
+		if best > 0 {
+			norm = c.Score / best
+		}
+		out[i] = Hit{ID: c.ID, Score: c.Score, Lexical: Part{Rank: i + 1, Raw: c.Score, Norm: norm}}
+	}
+	return out
+}

@@ -135,3 +135,75 @@ func TrimWords(s string, n int) string {
 	}
 	return strings.TrimRight(s[:cut], " ,;:.") + "…"
 }
+
+// HashQuery is a search answered by content hash rather than ranked.
+type HashQuery struct {
+	Hash string // MinHashPrefix to 64 hex digits
+	// Explicit says the caller named a hash: no document, or several
+	// before the filters, is an error. Otherwise Hash is a query that
+	// looks like one (LooksLikeHash), and no match means none.
+	Explicit bool
+	// Filter gives the request whose filters a match must pass (Keep),
+	// once the hash is known to be usable; nil keeps every match.
+	Filter func() (index.Request, error)
+	Limit  int // the most hits returned
+}
+
+// HashHit is a document found by its content hash, anchored at its first
+// chunk: Chunk is nil for a document without chunks (or one gone), and
+// Snippet is the chunk's text cut to about 240 bytes at a word.
+type HashHit struct {
+	Doc     *index.Document
+	Chunk   *index.Chunk
+	Snippet string
+}
+
+// ByHash finds the documents whose content hash starts with q.Hash and
+// that pass q.Filter, by path: the first q.Limit of them, and how many
+// there are. An explicit hash that names no document is
+// index.ErrNotFound, one that names several index.ErrAmbiguous.
+func (r *Reader) ByHash(q HashQuery) ([]HashHit, int, error) {
+	ds, err := r.HashMatches(q.Hash)
+	if err != nil {
+		return nil, 0, err
+	}
+	if q.Explicit && len(ds) == 0 {
+		return nil, 0, fmt.Errorf("%w: no document's content hash starts with %q; search without a hash to find it", index.ErrNotFound, strings.ToLower(q.Hash))
+	}
+	if q.Explicit && len(ds) > 1 {
+		return nil, 0, AmbiguousHash(q.Hash, ds)
+	}
+	keep := func(string) (bool, error) { return true, nil }
+	if q.Filter != nil {
+		req, err := q.Filter()
+		if err != nil {
+			return nil, 0, err
+		}
+		if keep, err = r.Keep(req); err != nil {
+			return nil, 0, err
+		}
+	}
+	var hits []HashHit
+	total := 0
+	for _, d := range ds {
+		if ok, err := keep(d.ID); err != nil {
+			return nil, 0, err
+		} else if !ok {
+			continue
+		}
+		h := HashHit{Doc: d}
+		if len(d.ChunkIDs) > 0 {
+			if h.Chunk, err = r.chunk(d.ChunkIDs[0]); err != nil {
+				return nil, 0, err
+			}
+			if h.Chunk != nil {
+				h.Snippet = TrimWords(h.Chunk.Text, 240)
+			}
+		}
+		total++
+		if len(hits) < q.Limit {
+			hits = append(hits, h)
+		}
+	}
+	return hits, total, nil
+}

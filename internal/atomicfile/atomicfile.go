@@ -35,3 +35,13 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// Replace writes data over the file at path as WriteFile does, keeping the
+// file's permissions; the file must exist.
+func Replace(path string, data []byte) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, data, info.Mode().Perm())
+}

@@ -1,4 +1,4 @@
-package braid
+package batch
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-func TestDecodeBatchLine(t *testing.T) {
+func TestDecode(t *testing.T) {
 	tests := []struct {
 		name, line string
 		err        string // part of the error; "" means the line is a query
@@ -25,24 +25,24 @@ func TestDecodeBatchLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q, bad := decodeBatchLine(7, []byte(tt.line))
+			q, err := Decode([]byte(tt.line))
 			if tt.err == "" {
-				if bad != nil || q.Query == "" {
-					t.Fatalf("decodeBatchLine(%q) = %+v, %+v; want a query", tt.line, q, bad)
+				if err != nil || q.Query == "" {
+					t.Fatalf("Decode(%q) = %+v, %v; want a query", tt.line, q, err)
 				}
 				return
 			}
-			if bad == nil || bad.Line != 7 || !strings.Contains(bad.Error, tt.err) {
-				t.Fatalf("decodeBatchLine(%q) answer %+v, want an error on line 7 containing %q", tt.line, bad, tt.err)
+			if err == nil || !strings.HasPrefix(err.Error(), "batch: ") || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("Decode(%q) error %v, want one starting batch: containing %q", tt.line, err, tt.err)
 			}
 		})
 	}
 }
 
-// FuzzDecodeBatchLine checks that no input line panics the decoder, that a
-// refused line gives an error answer with its line number that encodes as
-// JSON, and that a query json writes decodes back to the same query.
-func FuzzDecodeBatchLine(f *testing.F) {
+// FuzzDecode checks that no input line panics the decoder, that a refused
+// line gives an error and an id that encodes as JSON (the error answer's),
+// and that a query json writes decodes back to the same query.
+func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"id": 1, "query": "a b", "limit": 3}`,
 		`{"id": "x", "query": "\"p q\" -r", "sources": ["s"], "tags": ["t"], "rerank": true}`,
@@ -53,17 +53,16 @@ func FuzzDecodeBatchLine(f *testing.F) {
 		f.Add([]byte(s), "query", 3)
 	}
 	f.Fuzz(func(t *testing.T, text []byte, query string, limit int) {
-		const line = 5
-		q, bad := decodeBatchLine(line, text)
-		if bad != nil {
-			if bad.Line != line || bad.Error == "" || bad.Results != nil {
-				t.Fatalf("decodeBatchLine(%q) answer %+v, want an error for line %d", text, bad, line)
+		q, err := Decode(text)
+		if err != nil {
+			if err.Error() == "batch: " || q.Query != "" {
+				t.Fatalf("Decode(%q) = %+v, %v; want an error and the id alone", text, q, err)
 			}
-			if _, err := json.Marshal(bad); err != nil {
-				t.Fatalf("decodeBatchLine(%q): the error answer does not encode: %v", text, err)
+			if _, err := json.Marshal(q.ID); err != nil {
+				t.Fatalf("Decode(%q): the error answer's id does not encode: %v", text, err)
 			}
 		} else if q.Limit < 0 || q.Candidates < 0 {
-			t.Fatalf("decodeBatchLine(%q) accepted limit %d, candidates %d", text, q.Limit, q.Candidates)
+			t.Fatalf("Decode(%q) accepted limit %d, candidates %d", text, q.Limit, q.Candidates)
 		}
 		if !utf8.ValidString(query) {
 			return
@@ -72,14 +71,24 @@ func FuzzDecodeBatchLine(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, bad = decodeBatchLine(line, in)
+		q, err = Decode(in)
 		switch {
 		case limit < 0:
-			if bad == nil {
-				t.Fatalf("decodeBatchLine(%s) accepted a negative limit", in)
+			if err == nil {
+				t.Fatalf("Decode(%s) accepted a negative limit", in)
 			}
-		case bad != nil || string(q.ID) != "9" || q.Limit != limit || q.Query != query:
-			t.Fatalf("decodeBatchLine(%s) = %+v, %+v; want query %q, limit %d", in, q, bad, query, limit)
+		case err != nil || string(q.ID) != "9" || q.Limit != limit || q.Query != query:
+			t.Fatalf("Decode(%s) = %+v, %v; want query %q, limit %d", in, q, err, query, limit)
 		}
 	})
+}
+
+func TestID(t *testing.T) {
+	for text, want := range map[string]string{
+		`{"id": "a", "query": 5}`: `"a"`, `{"id": [1, 2]}`: `[1, 2]`, `{"query": "q"}`: "", `{broken`: "", `[1]`: "",
+	} {
+		if got := string(ID([]byte(text))); got != want {
+			t.Errorf("ID(%s) = %s, want %s", text, got, want)
+		}
+	}
 }
