@@ -216,7 +216,7 @@ func TestIncremental(t *testing.T) {
 		}
 	}
 	// Removing the source removes its documents.
-	n, err := e.RemoveSource(filepath.Base(dir))
+	n, err := e.Sources().Remove(filepath.Base(dir))
 	if err != nil || n != 3 {
 		t.Fatalf("RemoveSource = %d, %v; want 3, nil", n, err)
 	}

@@ -392,7 +392,7 @@ func TestRemoveSourceRefusesTheStore(t *testing.T) {
 	if _, err := e.Store().Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n\nkeepsake\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.RemoveSource("store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {
+	if _, err := e.Sources().Remove("store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {
 		t.Fatalf("remove the store source: %v", err)
 	}
 	res, err := e.Search(context.Background(), "keepsake", braid.SearchOptions{})

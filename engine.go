@@ -167,8 +167,8 @@ type Options struct {
 }
 
 // Engine is an open index directory. Its methods are safe for concurrent
-// use, except that Index, RemoveSource and Tag (which re-indexes) must not
-// run concurrently with each other.
+// use, except that Index, Sources().Remove and Tag (which re-indexes) must
+// not run concurrently with each other.
 type Engine struct {
 	dir  string
 	opt  Options

@@ -253,8 +253,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Sources lists the registered sources.
-func (e *Engine) Sources() ([]*Source, error) { return e.ret.Sources(context.Background()) }
+// Sources is the index's registered sources: List them, Remove one.
+type Sources struct{ e *Engine }
+
+// Sources is the index's registered sources.
+func (e *Engine) Sources() *Sources { return &Sources{e} }
+
+// List lists the registered sources.
+func (s *Sources) List() ([]*Source, error) { return s.e.ret.Sources(context.Background()) }
 
 // sourceByID is the registered source with this id, or nil.
 func (e *Engine) sourceByID(ctx context.Context, id string) (*Source, error) {
@@ -273,10 +279,11 @@ func (e *Engine) sourceByID(ctx context.Context, id string) (*Source, error) {
 	return nil, nil
 }
 
-// RemoveSource unregisters a source (by id or name) and removes its
-// documents from the index; the files themselves are not touched. It returns
-// how many documents were removed.
-func (e *Engine) RemoveSource(ref string) (int, error) {
+// Remove unregisters a source (by id or name) and removes its documents
+// from the index; the files themselves are not touched. It returns how
+// many documents were removed.
+func (s *Sources) Remove(ref string) (int, error) {
+	e := s.e
 	if e.opt.ReadOnly {
 		return 0, ErrReadOnly
 	}

@@ -24,9 +24,9 @@ type WatchOptions struct {
 	// watched (the inotify limit), they are walked every 2s instead.
 	Rescan time.Duration
 	// Serialize runs each re-index; nil runs it directly. A caller that
-	// also calls Index, RemoveSource or Tag from other goroutines passes a
-	// function that holds its own writer lock around index, since those
-	// must not run concurrently.
+	// also calls Index, Sources().Remove or Tag from other goroutines
+	// passes a function that holds its own writer lock around index, since
+	// those must not run concurrently.
 	Serialize func(ctx context.Context, index func() error) error
 	// Indexed is called after each re-index of a source, with its summary
 	// (nil when the run failed before it began) and error. nil ignores them.

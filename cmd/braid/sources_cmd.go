@@ -52,7 +52,7 @@ func (c *SourcesRmCmd) Run(g *Globals) error {
 		return err
 	}
 	defer e.Close()
-	n, err := e.RemoveSource(c.Source)
+	n, err := e.Sources().Remove(c.Source)
 	if err != nil {
 		return err
 	}
