@@ -15,7 +15,7 @@ import (
 // (braid serve running doctor for another process; issue 20, 8d).
 func TestEngineCheckFiles(t *testing.T) {
 	e := indexed(t, nil, writeVault(t, vault))
-	if _, err := braid.CheckFiles(e.Dir()); !errors.Is(err, braid.ErrLocked) {
+	if _, err := braid.CheckFiles(e.Capabilities().Dir); !errors.Is(err, braid.ErrLocked) {
 		t.Fatalf("CheckFiles beside a writer: error %v, want ErrLocked", err)
 	}
 	checks, err := e.CheckFiles()
@@ -23,7 +23,7 @@ func TestEngineCheckFiles(t *testing.T) {
 		t.Fatalf("CheckFiles on the open engine: %+v, %v: want one passing files check", checks, err)
 	}
 	// A damaged file is a failed check naming it and its fix.
-	if err := os.WriteFile(filepath.Join(e.Dir(), "VERSION"), []byte("garbage"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Capabilities().Dir, "VERSION"), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	checks, err = e.CheckFiles()

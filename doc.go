@@ -38,7 +38,5 @@
 //
 // Caveats: one process writes an index at a time (a second writer gets
 // ErrLocked at once); readers in other processes are refused while a writer
-// runs. Pin lets an owner lend its engine to code that closes what it
-// opens (braid serve runs other processes' commands this way). The engine
-// reads no environment variables and prints nothing.
+// runs. The engine reads no environment variables and prints nothing.
 package braid

@@ -147,8 +147,8 @@ func TestDeleteByNameNeverTouchesSources(t *testing.T) {
 	if _, err := e.Index(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(e.Dir(), "idx") {
-		t.Fatal(e.Dir())
+	if !strings.Contains(e.Capabilities().Dir, "idx") {
+		t.Fatal(e.Capabilities().Dir)
 	}
 }
 
@@ -299,7 +299,7 @@ func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "s.md", Content: "# S\n\nstored words\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: filepath.Join(e.Dir(), "store")}}, nil); err != nil {
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: filepath.Join(e.Capabilities().Dir, "store")}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	l, err := e.Notes().List(braid.ListOptions{})

@@ -186,8 +186,7 @@ type Engine struct {
 	stranded     string // see strandedEmbeddings
 
 	closed  atomic.Bool
-	pinned  atomic.Bool // Close does nothing; see Pin
-	upgrade bool        // an older format opened for writing: OpenStore upgrades it
+	upgrade bool // an older format opened for writing: OpenStore upgrades it
 
 	docs *docstore.Store // the document store (docstore.go); see Store
 
@@ -387,22 +386,9 @@ func (e *Engine) openLexical() (*index.Lexical, error) {
 // folder tree, listings, and documents found by name.
 func (e *Engine) Notes() *notes.Reader { return e.nt }
 
-// Dir is the index directory.
-func (e *Engine) Dir() string { return e.dir }
-
-// Pin makes Close do nothing until unpin is called, so that the engine can
-// be lent to code that closes what it opens (braid serve runs other
-// processes' commands on its engine this way). Its owner calls unpin, then
-// Close.
-func (e *Engine) Pin() (unpin func()) {
-	e.pinned.Store(true)
-	return func() { e.pinned.Store(false) }
-}
-
-// Close releases the index. Closing twice is harmless, and so is closing
-// a pinned engine.
+// Close releases the index. Closing twice is harmless.
 func (e *Engine) Close() error {
-	if e.pinned.Load() || e.closed.Swap(true) {
+	if e.closed.Swap(true) {
 		return nil
 	}
 	var errs []error

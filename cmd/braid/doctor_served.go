@@ -11,7 +11,7 @@ func (g *Globals) checkFiles() ([]braid.Check, error) {
 	if g.lend == nil {
 		return braid.CheckFiles(g.Index)
 	}
-	e, err := g.open(true, "braid doctor")
+	e, _, err := g.open(true, "braid doctor") // the server's engine, lent for the command
 	if err != nil {
 		return nil, err
 	}

@@ -47,11 +47,11 @@ type SourcesRmCmd struct {
 
 // Run removes the source.
 func (c *SourcesRmCmd) Run(g *Globals) error {
-	e, err := g.open(false, "braid sources rm")
+	e, done, err := g.open(false, "braid sources rm")
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer done()
 	n, err := e.Sources().Remove(c.Source)
 	if err != nil {
 		return err
