@@ -206,7 +206,7 @@ func TestIncremental(t *testing.T) {
 	if st.Documents != 3 || st.Chunks != 3 {
 		t.Errorf("stats documents %d chunks %d, want 3 and 3", st.Documents, st.Chunks)
 	}
-	checks, err := e.Doctor()
+	checks, err := e.Doctor(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil || len(res.Results) != 1 {
 		t.Fatalf("after bad input search alpha = %v, %v; want one hit", res, err)
 	}
-	checks, _ := e.Doctor()
+	checks, _ := e.Doctor(nil)
 	for _, c := range checks {
 		if !c.OK && c.Name != "sources" {
 			t.Errorf("doctor after bad input: %s: %s", c.Name, c.Detail)

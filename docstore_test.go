@@ -311,7 +311,7 @@ func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 // storeCheck returns Doctor's store finding.
 func storeCheck(t *testing.T, e *braid.Engine) braid.Check {
 	t.Helper()
-	checks, err := e.Doctor()
+	checks, err := e.Doctor(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

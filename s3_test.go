@@ -143,7 +143,7 @@ func TestS3Source(t *testing.T) {
 	if err != nil || len(tree) != 1 || tree[0].Docs != 3 || len(tree[0].Folders) != 1 {
 		t.Errorf("tree %+v, %v; want 3 documents and the folder sub", tree, err)
 	}
-	checks, err := e.Doctor()
+	checks, err := e.Doctor(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

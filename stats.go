@@ -2,6 +2,7 @@ package braid
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"time"
@@ -92,16 +93,42 @@ func dirSize(dir string) int64 {
 // Check is one finding of Doctor (see package doctor).
 type Check = doctor.Check
 
+// DoctorOptions shape Doctor. The zero value (or nil) checks the index's
+// consistency.
+type DoctorOptions struct {
+	// Files first checks the index's files as CheckFiles does, reading the
+	// store and the lexical index through the engine's own handles, since
+	// opening their files a second time would wait on the locks the engine
+	// holds (braid serve running doctor for another process); the
+	// consistency checks follow only when every file check passes. A
+	// damaged file is a failed check, not an error. The OpenSearch backend
+	// has no index files: there it adds nothing.
+	Files bool
+}
+
 // Doctor checks the index for consistency: format version, interrupted
 // commits, the store and the lexical index agreeing chunk for chunk, every
 // document's chunks present, every document in the link graph, every chunk
 // in the vector index (when the engine has an embedder), and every
-// source's path still there.
-func (e *Engine) Doctor() ([]Check, error) {
+// source's path still there. It takes no lock, so it suits an engine that
+// other goroutines keep using.
+func (e *Engine) Doctor(opt *DoctorOptions) ([]Check, error) {
 	if e.cl != nil {
 		return e.clusterDoctor()
 	}
-	return doctor.Consistency(doctor.Handles{
+	var files []Check
+	if opt != nil && opt.Files {
+		if e.closed.Load() {
+			return nil, fmt.Errorf("braid: engine is closed")
+		}
+		files = doctor.Files(e.dir, e.st.Verify, e.checkOpenLexical)
+		for _, c := range files {
+			if !c.OK {
+				return files, nil
+			}
+		}
+	}
+	checks, err := doctor.Consistency(doctor.Handles{
 		Store:    e.st,
 		Lexical:  e.lexical,
 		Blobs:    e.blobs(),
@@ -109,4 +136,19 @@ func (e *Engine) Doctor() ([]Check, error) {
 		Model:    e.opt.Model,
 		Stranded: e.strandedEmbeddings(),
 	})
+	if err != nil {
+		return nil, err
+	}
+	return append(files, checks...), nil
+}
+
+// checkOpenLexical checks the engine's open lexical index as CheckFiles
+// checks lexical.bleve.
+func (e *Engine) checkOpenLexical() error {
+	lp := filepath.Join(e.dir, lexicalDir)
+	lex, err := e.lexical()
+	if err != nil {
+		return doctor.LexicalDamaged(lp, err)
+	}
+	return doctor.Lexical(lp, lex, e.st)
 }
