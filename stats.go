@@ -3,7 +3,6 @@ package braid
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -51,43 +50,18 @@ func (e *Engine) Stats() (*Stats, error) {
 	if e.cl != nil {
 		return e.clusterStats(srcs)
 	}
-	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.Config().List(), Tuned: e.currentSettings().Tuned}
-	per := map[string]*SourceStats{}
-	for _, s := range srcs {
-		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), Endpoint: s.Endpoint, IndexedAt: s.IndexedAt})
-	}
-	for i := range st.Sources {
-		per[st.Sources[i].ID] = &st.Sources[i]
-	}
-	err = e.st.ForEachDoc(func(d *Document) error {
-		st.Documents++
-		st.Chunks += len(d.ChunkIDs)
-		st.Bytes += d.Size
-		if s := per[d.SourceID]; s != nil {
-			s.Documents++
-			s.Chunks += len(d.ChunkIDs)
-			s.Bytes += d.Size
-		}
-		return nil
-	})
+	all, per, err := e.nt.Counts()
 	if err != nil {
 		return nil, err
 	}
-	st.IndexBytes = dirSize(e.dir)
+	st := &Stats{Dir: e.dir, Documents: all.Documents, Chunks: all.Chunks, Bytes: all.Bytes, IndexBytes: doctor.Size(e.dir),
+		SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.Config().List(), Tuned: e.currentSettings().Tuned}
+	for _, s := range srcs {
+		c := per[s.ID]
+		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), Endpoint: s.Endpoint,
+			Documents: c.Documents, Chunks: c.Chunks, Bytes: c.Bytes, IndexedAt: s.IndexedAt})
+	}
 	return st, nil
-}
-
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // Check is one finding of Doctor (see package doctor).
