@@ -18,13 +18,6 @@ var (
 	ErrBadName    = docstore.ErrBadName
 )
 
-// Types of the document store, defined beside the bbolt store that keeps them.
-type (
-	Stored   = index.Stored
-	Version  = index.Version
-	Snapshot = index.Snapshot
-)
-
 // Requests to the document store and its results (package docstore).
 type (
 	AddRequest     = docstore.AddRequest
@@ -36,9 +29,6 @@ type (
 	RestoreRequest = docstore.RestoreRequest
 	SnapshotInfo   = docstore.SnapshotInfo
 )
-
-// StoreSourceName is the name of the internal source of stored documents.
-const StoreSourceName = docstore.SourceName
 
 const storeDir = doctor.StoreDir
 

@@ -49,20 +49,16 @@ var (
 
 // Types of reading documents, defined beside the reader (Notes).
 type (
-	Content      = notes.Content
-	Neighborhood = notes.Neighborhood
-	Citation     = notes.Citation
-	Info         = notes.Info
-	InfoNode     = notes.InfoNode
-	Folder       = notes.Folder
-	FindOptions  = notes.FindOptions
-	Found        = notes.Found
-	FindResults  = notes.FindResults
-	ListOptions  = notes.ListOptions
-	Listed       = notes.Listed
-	Listing      = notes.Listing
-	Lines        = notes.Lines
-	Excerpt      = notes.Excerpt
+	Content     = notes.Content
+	Citation    = notes.Citation
+	Info        = notes.Info
+	InfoNode    = notes.InfoNode
+	Folder      = notes.Folder
+	FindOptions = notes.FindOptions
+	FindResults = notes.FindResults
+	ListOptions = notes.ListOptions
+	Lines       = notes.Lines
+	Excerpt     = notes.Excerpt
 )
 
 // ErrOutside means a file named for reading or editing is not an indexed
@@ -79,7 +75,6 @@ type (
 	Source    = index.Source
 	Document  = index.Document
 	Chunk     = index.Chunk
-	Link      = index.Link
 	Heading   = index.Heading
 	Summary   = index.Summary
 	Progress  = index.Progress
@@ -91,9 +86,6 @@ type VectorOptions = vector.Options
 
 // Source kinds (Source.Kind).
 const (
-	SourceDir   = index.SourceDir
-	SourceFile  = index.SourceFile
-	SourceJSONL = index.SourceJSONL
 	SourceS3    = index.SourceS3
 	SourceStore = index.SourceStore
 )

@@ -14,19 +14,14 @@ import (
 const (
 	Cites    = graph.Cites
 	LinksTo  = graph.LinksTo
-	Embeds   = graph.Embeds
 	TaggedAs = graph.TaggedAs
 )
 
 // Shared types of the link graph, defined beside the store that keeps it.
 type (
 	Edge       = graph.Edge
-	GraphNode  = graph.Node
 	Step       = graph.Step
-	BrokenLink = graph.Broken
-	Gap        = graph.Gap
 	GapOptions = graph.GapOptions
-	Suggestion = graph.Suggestion
 	TagStyle   = markdown.TagStyle
 )
 
@@ -36,11 +31,6 @@ const (
 	TagComment     = markdown.TagComment
 )
 
-// LinkGraph answers questions about the links between documents: what a
-// document links to and what links to it, links whose target is missing,
-// notes nothing links to, and gaps (similar notes without a link).
-type LinkGraph = graph.Queries
-
 // Options and answers of the link graph's questions.
 type (
 	LinkOptions = graph.LinkOptions
@@ -49,8 +39,10 @@ type (
 	GapReport   = graph.GapReport
 )
 
-// Graph is the index's link graph.
-func (e *Engine) Graph() *LinkGraph {
+// Graph is the index's link graph: it answers what a document links to
+// and what links to it, links whose target is missing, notes nothing links
+// to, and gaps (similar notes without a link).
+func (e *Engine) Graph() *graph.Queries {
 	return &graph.Queries{
 		Read: e.st.Graph,
 		Sync: e.mirrored,
