@@ -30,8 +30,6 @@ type (
 	SnapshotInfo   = docstore.SnapshotInfo
 )
 
-const storeDir = doctor.StoreDir
-
 // ReadDocument reads a file to store with Add (see docstore.ReadDocument).
 func ReadDocument(ctx context.Context, path string) ([]byte, error) {
 	return docstore.ReadDocument(ctx, path)
@@ -51,7 +49,7 @@ func (e *Engine) newStore() *docstore.Store {
 	return docstore.New(docstore.Config{
 		Index:   e.st,
 		Blobs:   e.blobs(),
-		Dir:     filepath.Join(e.dir, storeDir),
+		Dir:     filepath.Join(e.dir, doctor.StoreDir),
 		Reindex: e.indexStore,
 		Lookup:  func(ref string) (*index.Document, error) { return e.nt.Document(ref) },
 		Current: func(ref string) ([]byte, string, error) {

@@ -15,7 +15,6 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
@@ -177,8 +176,7 @@ type Engine struct {
 	strandedOnce sync.Once
 	stranded     string // see strandedEmbeddings
 
-	closed  atomic.Bool
-	upgrade bool // an older format opened for writing: OpenStore upgrades it
+	closed atomic.Bool
 
 	docs *docstore.Store // the document store (docstore.go); see Store
 
@@ -195,13 +193,6 @@ type Engine struct {
 	toldNoRerank atomic.Bool // a search has warned that it is not reranked (rerank.go)
 }
 
-const (
-	lockFile    = doctor.LockFile
-	storeFile   = doctor.StoreFile
-	lexicalDir  = doctor.LexicalDir
-	versionFile = doctor.VersionFile
-)
-
 // Open opens the index in dir, creating it unless opt.ReadOnly. A commit
 // that a crash interrupted is completed before Open returns.
 func Open(dir string, opt *Options) (*Engine, error) {
@@ -215,7 +206,7 @@ func Open(dir string, opt *Options) (*Engine, error) {
 		return nil, err
 	}
 	if opt.ReadOnly {
-		if _, err := os.Stat(filepath.Join(dir, storeFile)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, doctor.StoreFile)); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 		}
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -229,13 +220,14 @@ func open(dir string, opt Options) (*Engine, error) {
 	if purpose == "" {
 		purpose = "braid"
 	}
-	lock, err := index.AcquireLock(filepath.Join(dir, lockFile), !opt.ReadOnly, purpose)
+	lock, err := index.AcquireLock(filepath.Join(dir, doctor.LockFile), !opt.ReadOnly, purpose)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{dir: dir, opt: opt, lock: lock}
 	e.ret = local{e}
-	if err := e.checkVersion(); err != nil {
+	upgrade, err := doctor.Version(dir, opt.ReadOnly)
+	if err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -243,14 +235,14 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	if e.st, err = index.OpenStore(filepath.Join(dir, storeFile), opt.ReadOnly); err != nil {
+	if e.st, err = index.OpenStore(filepath.Join(dir, doctor.StoreFile), opt.ReadOnly); err != nil {
 		e.Close()
 		return nil, err
 	}
 	e.docs = e.newStore()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
-	if e.upgrade { // the store upgraded itself; now the directory says so
-		if err := atomicfile.WriteFile(filepath.Join(dir, versionFile), []byte(doctor.VersionText(index.SchemaVersion)), 0); err != nil {
+	if upgrade { // the store upgraded itself; now the directory says so
+		if err := doctor.Upgraded(dir); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -297,80 +289,13 @@ func (e *Engine) withVectors() (*Engine, error) {
 	return e, nil
 }
 
-// checkVersion reads (or, for a new writable index, writes) the format
-// version file that guards the whole directory.
-func (e *Engine) checkVersion() error {
-	p := filepath.Join(e.dir, versionFile)
-	want := doctor.VersionText(index.SchemaVersion)
-	got, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) && !e.opt.ReadOnly {
-		return atomicfile.WriteFile(p, []byte(want), 0)
-	}
-	if errors.Is(err, os.ErrNotExist) || (err == nil && !doctor.WellFormedVersion(got)) {
-		detail := "missing"
-		if err == nil {
-			detail = fmt.Sprintf("garbled: %q", got)
-		}
-		return &index.CorruptError{Path: p, Detail: detail, Fix: fmt.Sprintf("braid --index %s doctor --repair rewrites it when meta.db is sound", e.dir)}
-	}
-	if err != nil {
-		return fmt.Errorf("braid: read index version: %w", err)
-	}
-	var v int
-	if _, err := fmt.Sscanf(string(got), "braid index format %d\n", &v); err == nil && string(got) == doctor.VersionText(v) && index.Upgradable(v) {
-		// An older format a writer upgrades when it opens the store (format
-		// 1 lacks the link graph, built from the stored documents).
-		if e.opt.ReadOnly {
-			return fmt.Errorf("%w: %s is format %d, older than this braid's %d; run braid index once to upgrade it in place (embeddings are kept)", ErrSchemaVersion, p, v, index.SchemaVersion)
-		}
-		e.upgrade = true
-		return nil
-	}
-	if string(got) != want {
-		return fmt.Errorf("%w: %s says %q, this braid writes %q", ErrSchemaVersion, p, string(got), want)
-	}
-	return nil
-}
-
-// lexical opens the lexical index the first time it is needed.
-// It must hold what meta.db says it holds: a missing one is rebuilt from
-// the store by a writer and an error naming the fix for a reader, and one
-// behind the store (bleve falls back to an older snapshot when the newest
-// names a segment that is gone) is an error too, never a quietly stale
-// search.
+// lexical opens the lexical index the first time it is needed
+// (doctor.OpenLexical: it holds what meta.db says, or is an error).
 func (e *Engine) lexical() (*index.Lexical, error) {
 	e.lexOnce.Do(func() {
-		e.lex, e.lexErr = e.openLexical()
+		e.lex, e.lexErr = doctor.OpenLexical(e.dir, e.st, e.opt.ReadOnly)
 	})
 	return e.lex, e.lexErr
-}
-
-func (e *Engine) openLexical() (*index.Lexical, error) {
-	lp := filepath.Join(e.dir, lexicalDir)
-	gen, err := e.st.Gen()
-	if err != nil {
-		return nil, err
-	}
-	_, statErr := os.Stat(lp)
-	missing := errors.Is(statErr, os.ErrNotExist)
-	if missing && gen > 0 && e.opt.ReadOnly {
-		return nil, doctor.LexicalMissing(lp)
-	}
-	lex, err := index.OpenLexical(lp, e.opt.ReadOnly)
-	if err != nil {
-		return nil, err
-	}
-	if missing && gen > 0 {
-		if err := index.RebuildLexical(e.st, lex); err != nil {
-			lex.Close()
-			return nil, fmt.Errorf("rebuild the missing %s from meta.db: %w", lp, err)
-		}
-	}
-	if err := doctor.Lexical(lp, lex, e.st); err != nil {
-		lex.Close()
-		return nil, err
-	}
-	return lex, nil
 }
 
 // Notes reads the index's documents: a name resolved to a document, its

@@ -23,7 +23,7 @@ func Repair(dir string) ([]string, error) {
 	if err := doctor.StoreMissing(dir); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, storeFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, doctor.StoreFile)); err != nil {
 		return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 	}
 	return doctor.Repair(dir)

@@ -119,7 +119,7 @@ func (e *Engine) Doctor(opt *DoctorOptions) ([]Check, error) {
 // checkOpenLexical checks the engine's open lexical index as CheckFiles
 // checks lexical.bleve.
 func (e *Engine) checkOpenLexical() error {
-	lp := filepath.Join(e.dir, lexicalDir)
+	lp := filepath.Join(e.dir, doctor.LexicalDir)
 	lex, err := e.lexical()
 	if err != nil {
 		return doctor.LexicalDamaged(lp, err)
