@@ -1,9 +1,6 @@
 package braid
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/markdown"
 	"github.com/braidsearch/braid/vecstore"
@@ -53,7 +50,7 @@ func (e *Engine) Graph() *graph.Queries {
 			}
 			return d.ID, nil
 		},
-		Exists:       e.fileExists,
+		Exists:       e.nt.Exists,
 		NotFound:     ErrNotFound,
 		BadOption:    ErrBadOption,
 		EmbeddedOnly: e.embeddedOnly,
@@ -72,25 +69,4 @@ func (e *Engine) embeddings() graph.Embeddings {
 		return graph.Embeddings{Missing: e.noVectors()}
 	}
 	return graph.Embeddings{Vector: e.vec.Vector, Len: e.vec.Len()}
-}
-
-// fileExists tells the graph whether a markdown link's target is a file of
-// a directory source, documents aside.
-func (e *Engine) fileExists() func(sourceID, path string) bool {
-	dirs := map[string]string{}
-	if srcs, err := e.st.Sources(); err == nil {
-		for _, s := range srcs {
-			if s.Kind == "dir" {
-				dirs[s.ID] = s.Path
-			}
-		}
-	}
-	return func(sourceID, rel string) bool {
-		dir, ok := dirs[sourceID]
-		if !ok || !filepath.IsLocal(filepath.FromSlash(rel)) {
-			return false
-		}
-		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
-		return err == nil
-	}
 }
