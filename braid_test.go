@@ -218,7 +218,7 @@ func TestIncremental(t *testing.T) {
 	// Removing the source removes its documents.
 	n, err := e.Sources().Remove(filepath.Base(dir))
 	if err != nil || n != 3 {
-		t.Fatalf("RemoveSource = %d, %v; want 3, nil", n, err)
+		t.Fatalf("Sources().Remove = %d, %v; want 3, nil", n, err)
 	}
 	if st, _ := e.Stats(); st.Documents != 0 || st.Chunks != 0 || len(st.Sources) != 0 {
 		t.Errorf("after removal stats %+v, want empty", st)
