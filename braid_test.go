@@ -206,7 +206,7 @@ func TestIncremental(t *testing.T) {
 	if st.Documents != 3 || st.Chunks != 3 {
 		t.Errorf("stats documents %d chunks %d, want 3 and 3", st.Documents, st.Chunks)
 	}
-	checks, err := e.Doctor()
+	checks, err := e.Doctor(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,9 +216,9 @@ func TestIncremental(t *testing.T) {
 		}
 	}
 	// Removing the source removes its documents.
-	n, err := e.RemoveSource(filepath.Base(dir))
+	n, err := e.Sources().Remove(filepath.Base(dir))
 	if err != nil || n != 3 {
-		t.Fatalf("RemoveSource = %d, %v; want 3, nil", n, err)
+		t.Fatalf("Sources().Remove = %d, %v; want 3, nil", n, err)
 	}
 	if st, _ := e.Stats(); st.Documents != 0 || st.Chunks != 0 || len(st.Sources) != 0 {
 		t.Errorf("after removal stats %+v, want empty", st)
@@ -349,7 +349,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil || len(res.Results) != 1 {
 		t.Fatalf("after bad input search alpha = %v, %v; want one hit", res, err)
 	}
-	checks, _ := e.Doctor()
+	checks, _ := e.Doctor(nil)
 	for _, c := range checks {
 		if !c.OK && c.Name != "sources" {
 			t.Errorf("doctor after bad input: %s: %s", c.Name, c.Detail)

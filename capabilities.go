@@ -4,7 +4,10 @@ package braid
 // why one is missing, so a front end can tell its user before a search
 // comes back lexical only.
 type Capabilities struct {
-	ReadOnly bool `json:"read_only"`
+	// Dir is the index directory, "" on the OpenSearch backend (left out
+	// of the JSON, where Stats has it).
+	Dir      string `json:"-"`
+	ReadOnly bool   `json:"read_only"`
 	// Vectors is true when the engine has an embedding model; Model names
 	// it and Embedded counts the chunks in its vector index.
 	Vectors  bool   `json:"vectors"`
@@ -22,7 +25,7 @@ type Capabilities struct {
 
 // Capabilities describes the models the engine was opened with.
 func (e *Engine) Capabilities() Capabilities {
-	c := Capabilities{ReadOnly: e.opt.ReadOnly, Rerank: e.opt.Reranker != nil,
+	c := Capabilities{Dir: e.dir, ReadOnly: e.opt.ReadOnly, Rerank: e.opt.Reranker != nil,
 		NoVectors: e.vectorsUnavailable(), NoRerank: e.rerankUnavailable()}
 	if e.vec != nil {
 		c.Vectors, c.Model, c.Embedded = true, e.opt.Model, e.vec.Len()

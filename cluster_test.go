@@ -208,7 +208,7 @@ func testClusterReindex(t *testing.T, url string) {
 		t.Errorf("%d documents after the removal, want 4", st.Documents)
 	}
 
-	n, err := e.RemoveSource(filepath.Base(dir))
+	n, err := e.Sources().Remove(filepath.Base(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

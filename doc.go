@@ -16,10 +16,11 @@
 // its score, running BM25 beside the query embedding. Grep runs a regular
 // expression over the current files of the indexed documents.
 //
-// The rest of the engine is grouped behind four accessors. Notes (package
-// notes) reads documents: a name resolved to a document, its current
-// content, a chunk's neighbours and excerpts, citations, what an id names,
-// the folder tree, listings and find-by-name. Graph walks the link graph
+// The rest of the engine is grouped behind five accessors. Sources lists
+// the registered sources and removes one. Notes (package notes) reads
+// documents: a name resolved to a document, its current content, a chunk's
+// neighbours and excerpts, citations, what an id names, the folder tree,
+// listings and find-by-name. Graph walks the link graph
 // ([[wikilinks]], embeds, markdown links, tags and frontmatter relations)
 // forwards or backwards, finds broken links and orphans, and lists gaps
 // (similar documents nothing links). Store (package docstore) is the
@@ -38,7 +39,5 @@
 //
 // Caveats: one process writes an index at a time (a second writer gets
 // ErrLocked at once); readers in other processes are refused while a writer
-// runs. Pin lets an owner lend its engine to code that closes what it
-// opens (braid serve runs other processes' commands this way). The engine
-// reads no environment variables and prints nothing.
+// runs. The engine reads no environment variables and prints nothing.
 package braid

@@ -18,13 +18,6 @@ var (
 	ErrBadName    = docstore.ErrBadName
 )
 
-// Types of the document store, defined beside the bbolt store that keeps them.
-type (
-	Stored   = index.Stored
-	Version  = index.Version
-	Snapshot = index.Snapshot
-)
-
 // Requests to the document store and its results (package docstore).
 type (
 	AddRequest     = docstore.AddRequest
@@ -36,11 +29,6 @@ type (
 	RestoreRequest = docstore.RestoreRequest
 	SnapshotInfo   = docstore.SnapshotInfo
 )
-
-// StoreSourceName is the name of the internal source of stored documents.
-const StoreSourceName = docstore.SourceName
-
-const storeDir = doctor.StoreDir
 
 // ReadDocument reads a file to store with Add (see docstore.ReadDocument).
 func ReadDocument(ctx context.Context, path string) ([]byte, error) {
@@ -61,7 +49,7 @@ func (e *Engine) newStore() *docstore.Store {
 	return docstore.New(docstore.Config{
 		Index:   e.st,
 		Blobs:   e.blobs(),
-		Dir:     filepath.Join(e.dir, storeDir),
+		Dir:     filepath.Join(e.dir, doctor.StoreDir),
 		Reindex: e.indexStore,
 		Lookup:  func(ref string) (*index.Document, error) { return e.nt.Document(ref) },
 		Current: func(ref string) ([]byte, string, error) {

@@ -147,8 +147,8 @@ func TestDeleteByNameNeverTouchesSources(t *testing.T) {
 	if _, err := e.Index(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(e.Dir(), "idx") {
-		t.Fatal(e.Dir())
+	if !strings.Contains(e.Capabilities().Dir, "idx") {
+		t.Fatal(e.Capabilities().Dir)
 	}
 }
 
@@ -299,7 +299,7 @@ func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "s.md", Content: "# S\n\nstored words\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: filepath.Join(e.Dir(), "store")}}, nil); err != nil {
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: filepath.Join(e.Capabilities().Dir, "store")}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	l, err := e.Notes().List(braid.ListOptions{})
@@ -311,7 +311,7 @@ func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 // storeCheck returns Doctor's store finding.
 func storeCheck(t *testing.T, e *braid.Engine) braid.Check {
 	t.Helper()
-	checks, err := e.Doctor()
+	checks, err := e.Doctor(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestRemoveSourceRefusesTheStore(t *testing.T) {
 	if _, err := e.Store().Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n\nkeepsake\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.RemoveSource("store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {
+	if _, err := e.Sources().Remove("store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {
 		t.Fatalf("remove the store source: %v", err)
 	}
 	res, err := e.Search(context.Background(), "keepsake", braid.SearchOptions{})

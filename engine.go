@@ -15,7 +15,6 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
@@ -49,20 +48,16 @@ var (
 
 // Types of reading documents, defined beside the reader (Notes).
 type (
-	Content      = notes.Content
-	Neighborhood = notes.Neighborhood
-	Citation     = notes.Citation
-	Info         = notes.Info
-	InfoNode     = notes.InfoNode
-	Folder       = notes.Folder
-	FindOptions  = notes.FindOptions
-	Found        = notes.Found
-	FindResults  = notes.FindResults
-	ListOptions  = notes.ListOptions
-	Listed       = notes.Listed
-	Listing      = notes.Listing
-	Lines        = notes.Lines
-	Excerpt      = notes.Excerpt
+	Content     = notes.Content
+	Citation    = notes.Citation
+	Info        = notes.Info
+	InfoNode    = notes.InfoNode
+	Folder      = notes.Folder
+	FindOptions = notes.FindOptions
+	FindResults = notes.FindResults
+	ListOptions = notes.ListOptions
+	Lines       = notes.Lines
+	Excerpt     = notes.Excerpt
 )
 
 // ErrOutside means a file named for reading or editing is not an indexed
@@ -79,7 +74,6 @@ type (
 	Source    = index.Source
 	Document  = index.Document
 	Chunk     = index.Chunk
-	Link      = index.Link
 	Heading   = index.Heading
 	Summary   = index.Summary
 	Progress  = index.Progress
@@ -91,9 +85,6 @@ type VectorOptions = vector.Options
 
 // Source kinds (Source.Kind).
 const (
-	SourceDir   = index.SourceDir
-	SourceFile  = index.SourceFile
-	SourceJSONL = index.SourceJSONL
 	SourceS3    = index.SourceS3
 	SourceStore = index.SourceStore
 )
@@ -167,8 +158,8 @@ type Options struct {
 }
 
 // Engine is an open index directory. Its methods are safe for concurrent
-// use, except that Index, RemoveSource and Tag (which re-indexes) must not
-// run concurrently with each other.
+// use, except that Index, Sources().Remove and Tag (which re-indexes) must
+// not run concurrently with each other.
 type Engine struct {
 	dir  string
 	opt  Options
@@ -185,9 +176,7 @@ type Engine struct {
 	strandedOnce sync.Once
 	stranded     string // see strandedEmbeddings
 
-	closed  atomic.Bool
-	pinned  atomic.Bool // Close does nothing; see Pin
-	upgrade bool        // an older format opened for writing: OpenStore upgrades it
+	closed atomic.Bool
 
 	docs *docstore.Store // the document store (docstore.go); see Store
 
@@ -204,13 +193,6 @@ type Engine struct {
 	toldNoRerank atomic.Bool // a search has warned that it is not reranked (rerank.go)
 }
 
-const (
-	lockFile    = doctor.LockFile
-	storeFile   = doctor.StoreFile
-	lexicalDir  = doctor.LexicalDir
-	versionFile = doctor.VersionFile
-)
-
 // Open opens the index in dir, creating it unless opt.ReadOnly. A commit
 // that a crash interrupted is completed before Open returns.
 func Open(dir string, opt *Options) (*Engine, error) {
@@ -224,7 +206,7 @@ func Open(dir string, opt *Options) (*Engine, error) {
 		return nil, err
 	}
 	if opt.ReadOnly {
-		if _, err := os.Stat(filepath.Join(dir, storeFile)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, doctor.StoreFile)); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 		}
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -238,13 +220,14 @@ func open(dir string, opt Options) (*Engine, error) {
 	if purpose == "" {
 		purpose = "braid"
 	}
-	lock, err := index.AcquireLock(filepath.Join(dir, lockFile), !opt.ReadOnly, purpose)
+	lock, err := index.AcquireLock(filepath.Join(dir, doctor.LockFile), !opt.ReadOnly, purpose)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{dir: dir, opt: opt, lock: lock}
 	e.ret = local{e}
-	if err := e.checkVersion(); err != nil {
+	upgrade, err := doctor.Version(dir, opt.ReadOnly)
+	if err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -252,14 +235,14 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	if e.st, err = index.OpenStore(filepath.Join(dir, storeFile), opt.ReadOnly); err != nil {
+	if e.st, err = index.OpenStore(filepath.Join(dir, doctor.StoreFile), opt.ReadOnly); err != nil {
 		e.Close()
 		return nil, err
 	}
 	e.docs = e.newStore()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
-	if e.upgrade { // the store upgraded itself; now the directory says so
-		if err := atomicfile.WriteFile(filepath.Join(dir, versionFile), []byte(doctor.VersionText(index.SchemaVersion)), 0); err != nil {
+	if upgrade { // the store upgraded itself; now the directory says so
+		if err := doctor.Upgraded(dir); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -306,80 +289,13 @@ func (e *Engine) withVectors() (*Engine, error) {
 	return e, nil
 }
 
-// checkVersion reads (or, for a new writable index, writes) the format
-// version file that guards the whole directory.
-func (e *Engine) checkVersion() error {
-	p := filepath.Join(e.dir, versionFile)
-	want := doctor.VersionText(index.SchemaVersion)
-	got, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) && !e.opt.ReadOnly {
-		return atomicfile.WriteFile(p, []byte(want), 0)
-	}
-	if errors.Is(err, os.ErrNotExist) || (err == nil && !doctor.WellFormedVersion(got)) {
-		detail := "missing"
-		if err == nil {
-			detail = fmt.Sprintf("garbled: %q", got)
-		}
-		return &index.CorruptError{Path: p, Detail: detail, Fix: fmt.Sprintf("braid --index %s doctor --repair rewrites it when meta.db is sound", e.dir)}
-	}
-	if err != nil {
-		return fmt.Errorf("braid: read index version: %w", err)
-	}
-	var v int
-	if _, err := fmt.Sscanf(string(got), "braid index format %d\n", &v); err == nil && string(got) == doctor.VersionText(v) && index.Upgradable(v) {
-		// An older format a writer upgrades when it opens the store (format
-		// 1 lacks the link graph, built from the stored documents).
-		if e.opt.ReadOnly {
-			return fmt.Errorf("%w: %s is format %d, older than this braid's %d; run braid index once to upgrade it in place (embeddings are kept)", ErrSchemaVersion, p, v, index.SchemaVersion)
-		}
-		e.upgrade = true
-		return nil
-	}
-	if string(got) != want {
-		return fmt.Errorf("%w: %s says %q, this braid writes %q", ErrSchemaVersion, p, string(got), want)
-	}
-	return nil
-}
-
-// lexical opens the lexical index the first time it is needed.
-// It must hold what meta.db says it holds: a missing one is rebuilt from
-// the store by a writer and an error naming the fix for a reader, and one
-// behind the store (bleve falls back to an older snapshot when the newest
-// names a segment that is gone) is an error too, never a quietly stale
-// search.
+// lexical opens the lexical index the first time it is needed
+// (doctor.OpenLexical: it holds what meta.db says, or is an error).
 func (e *Engine) lexical() (*index.Lexical, error) {
 	e.lexOnce.Do(func() {
-		e.lex, e.lexErr = e.openLexical()
+		e.lex, e.lexErr = doctor.OpenLexical(e.dir, e.st, e.opt.ReadOnly)
 	})
 	return e.lex, e.lexErr
-}
-
-func (e *Engine) openLexical() (*index.Lexical, error) {
-	lp := filepath.Join(e.dir, lexicalDir)
-	gen, err := e.st.Gen()
-	if err != nil {
-		return nil, err
-	}
-	_, statErr := os.Stat(lp)
-	missing := errors.Is(statErr, os.ErrNotExist)
-	if missing && gen > 0 && e.opt.ReadOnly {
-		return nil, doctor.LexicalMissing(lp)
-	}
-	lex, err := index.OpenLexical(lp, e.opt.ReadOnly)
-	if err != nil {
-		return nil, err
-	}
-	if missing && gen > 0 {
-		if err := index.RebuildLexical(e.st, lex); err != nil {
-			lex.Close()
-			return nil, fmt.Errorf("rebuild the missing %s from meta.db: %w", lp, err)
-		}
-	}
-	if err := doctor.Lexical(lp, lex, e.st); err != nil {
-		lex.Close()
-		return nil, err
-	}
-	return lex, nil
 }
 
 // Notes reads the index's documents: a name resolved to a document, its
@@ -387,22 +303,9 @@ func (e *Engine) openLexical() (*index.Lexical, error) {
 // folder tree, listings, and documents found by name.
 func (e *Engine) Notes() *notes.Reader { return e.nt }
 
-// Dir is the index directory.
-func (e *Engine) Dir() string { return e.dir }
-
-// Pin makes Close do nothing until unpin is called, so that the engine can
-// be lent to code that closes what it opens (braid serve runs other
-// processes' commands on its engine this way). Its owner calls unpin, then
-// Close.
-func (e *Engine) Pin() (unpin func()) {
-	e.pinned.Store(true)
-	return func() { e.pinned.Store(false) }
-}
-
-// Close releases the index. Closing twice is harmless, and so is closing
-// a pinned engine.
+// Close releases the index. Closing twice is harmless.
 func (e *Engine) Close() error {
-	if e.pinned.Load() || e.closed.Swap(true) {
+	if e.closed.Swap(true) {
 		return nil
 	}
 	var errs []error

@@ -1,9 +1,6 @@
 package braid
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/markdown"
 	"github.com/braidsearch/braid/vecstore"
@@ -14,19 +11,14 @@ import (
 const (
 	Cites    = graph.Cites
 	LinksTo  = graph.LinksTo
-	Embeds   = graph.Embeds
 	TaggedAs = graph.TaggedAs
 )
 
 // Shared types of the link graph, defined beside the store that keeps it.
 type (
 	Edge       = graph.Edge
-	GraphNode  = graph.Node
 	Step       = graph.Step
-	BrokenLink = graph.Broken
-	Gap        = graph.Gap
 	GapOptions = graph.GapOptions
-	Suggestion = graph.Suggestion
 	TagStyle   = markdown.TagStyle
 )
 
@@ -36,11 +28,6 @@ const (
 	TagComment     = markdown.TagComment
 )
 
-// LinkGraph answers questions about the links between documents: what a
-// document links to and what links to it, links whose target is missing,
-// notes nothing links to, and gaps (similar notes without a link).
-type LinkGraph = graph.Queries
-
 // Options and answers of the link graph's questions.
 type (
 	LinkOptions = graph.LinkOptions
@@ -49,8 +36,10 @@ type (
 	GapReport   = graph.GapReport
 )
 
-// Graph is the index's link graph.
-func (e *Engine) Graph() *LinkGraph {
+// Graph is the index's link graph: it answers what a document links to
+// and what links to it, links whose target is missing, notes nothing links
+// to, and gaps (similar notes without a link).
+func (e *Engine) Graph() *graph.Queries {
 	return &graph.Queries{
 		Read: e.st.Graph,
 		Sync: e.mirrored,
@@ -61,7 +50,7 @@ func (e *Engine) Graph() *LinkGraph {
 			}
 			return d.ID, nil
 		},
-		Exists:       e.fileExists,
+		Exists:       e.nt.Exists,
 		NotFound:     ErrNotFound,
 		BadOption:    ErrBadOption,
 		EmbeddedOnly: e.embeddedOnly,
@@ -80,25 +69,4 @@ func (e *Engine) embeddings() graph.Embeddings {
 		return graph.Embeddings{Missing: e.noVectors()}
 	}
 	return graph.Embeddings{Vector: e.vec.Vector, Len: e.vec.Len()}
-}
-
-// fileExists tells the graph whether a markdown link's target is a file of
-// a directory source, documents aside.
-func (e *Engine) fileExists() func(sourceID, path string) bool {
-	dirs := map[string]string{}
-	if srcs, err := e.st.Sources(); err == nil {
-		for _, s := range srcs {
-			if s.Kind == "dir" {
-				dirs[s.ID] = s.Path
-			}
-		}
-	}
-	return func(sourceID, rel string) bool {
-		dir, ok := dirs[sourceID]
-		if !ok || !filepath.IsLocal(filepath.FromSlash(rel)) {
-			return false
-		}
-		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
-		return err == nil
-	}
 }

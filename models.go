@@ -7,6 +7,7 @@ import (
 
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/rerank"
+	"github.com/braidsearch/braid/settings"
 )
 
 // ErrModelOff is what Models.Explain is given for a model named "none":
@@ -55,7 +56,7 @@ func OpenLoaded(dir string, opt *Options, lm *LoadedModels) (*Engine, error) {
 		o.Embedder, o.Model = lm.Embedder, lm.Embedder.Key()
 	}
 	if lm.CrossEncoder != nil {
-		o.Reranker = rerank.New(lm.CrossEncoder, rerank.Options{Top: o.RerankTop, Budget: DefaultRerankBudget})
+		o.Reranker = rerank.New(lm.CrossEncoder, rerank.Options{Top: o.RerankTop, Budget: settings.DefaultRerankBudget})
 	}
 	return Open(dir, &o)
 }

@@ -22,8 +22,6 @@ type (
 	Tuned = settings.Tuned
 	// Tuning is what braid tune chooses.
 	Tuning = settings.Tuning
-	// Millis is a duration kept as a string such as "250ms" in JSON.
-	Millis = settings.Millis
 )
 
 // ErrUnknownSetting is the error for a setting name braid does not have.
@@ -37,9 +35,8 @@ func SettingNames() []string { return settings.Names() }
 // config all read these (with DefaultVectorWeight, DefaultDocEvidence
 // and DefaultLinkPrior); none restates them.
 const (
-	DefaultLimit        = settings.DefaultLimit
-	DefaultCandidates   = settings.DefaultCandidates
-	DefaultRerankBudget = settings.DefaultRerankBudget
+	DefaultLimit      = settings.DefaultLimit
+	DefaultCandidates = settings.DefaultCandidates
 	// DefaultRerankTop is how many fused candidates the reranker reads
 	// (Options.RerankTop).
 	DefaultRerankTop = 50
@@ -135,9 +132,9 @@ func (c *Config) SaveTuned(t Tuning, from Tuned) error {
 }
 
 // settingList describes s with the engine's built-in rerank budget: its
-// reranker's own, else DefaultRerankBudget.
+// reranker's own, else settings.DefaultRerankBudget.
 func (e *Engine) settingList(s *Settings) []Setting {
-	budget := DefaultRerankBudget
+	budget := settings.DefaultRerankBudget
 	if e != nil && e.opt.Reranker != nil {
 		budget = e.opt.Reranker.Budget()
 	}

@@ -2,7 +2,8 @@ package braid
 
 import (
 	"context"
-	"io/fs"
+	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -50,58 +51,59 @@ func (e *Engine) Stats() (*Stats, error) {
 	if e.cl != nil {
 		return e.clusterStats(srcs)
 	}
-	st := &Stats{Dir: e.dir, SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.Config().List(), Tuned: e.currentSettings().Tuned}
-	per := map[string]*SourceStats{}
-	for _, s := range srcs {
-		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), Endpoint: s.Endpoint, IndexedAt: s.IndexedAt})
-	}
-	for i := range st.Sources {
-		per[st.Sources[i].ID] = &st.Sources[i]
-	}
-	err = e.st.ForEachDoc(func(d *Document) error {
-		st.Documents++
-		st.Chunks += len(d.ChunkIDs)
-		st.Bytes += d.Size
-		if s := per[d.SourceID]; s != nil {
-			s.Documents++
-			s.Chunks += len(d.ChunkIDs)
-			s.Bytes += d.Size
-		}
-		return nil
-	})
+	all, per, err := e.nt.Counts()
 	if err != nil {
 		return nil, err
 	}
-	st.IndexBytes = dirSize(e.dir)
+	st := &Stats{Dir: e.dir, Documents: all.Documents, Chunks: all.Chunks, Bytes: all.Bytes, IndexBytes: doctor.Size(e.dir),
+		SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.Config().List(), Tuned: e.currentSettings().Tuned}
+	for _, s := range srcs {
+		c := per[s.ID]
+		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), Endpoint: s.Endpoint,
+			Documents: c.Documents, Chunks: c.Chunks, Bytes: c.Bytes, IndexedAt: s.IndexedAt})
+	}
 	return st, nil
-}
-
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // Check is one finding of Doctor (see package doctor).
 type Check = doctor.Check
 
+// DoctorOptions shape Doctor. The zero value (or nil) checks the index's
+// consistency.
+type DoctorOptions struct {
+	// Files first checks the index's files as CheckFiles does, reading the
+	// store and the lexical index through the engine's own handles, since
+	// opening their files a second time would wait on the locks the engine
+	// holds (braid serve running doctor for another process); the
+	// consistency checks follow only when every file check passes. A
+	// damaged file is a failed check, not an error. The OpenSearch backend
+	// has no index files: there it adds nothing.
+	Files bool
+}
+
 // Doctor checks the index for consistency: format version, interrupted
 // commits, the store and the lexical index agreeing chunk for chunk, every
 // document's chunks present, every document in the link graph, every chunk
 // in the vector index (when the engine has an embedder), and every
-// source's path still there.
-func (e *Engine) Doctor() ([]Check, error) {
+// source's path still there. It takes no lock, so it suits an engine that
+// other goroutines keep using.
+func (e *Engine) Doctor(opt *DoctorOptions) ([]Check, error) {
 	if e.cl != nil {
 		return e.clusterDoctor()
 	}
-	return doctor.Consistency(doctor.Handles{
+	var files []Check
+	if opt != nil && opt.Files {
+		if e.closed.Load() {
+			return nil, fmt.Errorf("braid: engine is closed")
+		}
+		files = doctor.Files(e.dir, e.st.Verify, e.checkOpenLexical)
+		for _, c := range files {
+			if !c.OK {
+				return files, nil
+			}
+		}
+	}
+	checks, err := doctor.Consistency(doctor.Handles{
 		Store:    e.st,
 		Lexical:  e.lexical,
 		Blobs:    e.blobs(),
@@ -109,4 +111,40 @@ func (e *Engine) Doctor() ([]Check, error) {
 		Model:    e.opt.Model,
 		Stranded: e.strandedEmbeddings(),
 	})
+	if err != nil {
+		return nil, err
+	}
+	return append(files, checks...), nil
+}
+
+// CheckFiles looks at the files of the index in dir without opening it as
+// an Engine: VERSION is readable, meta.db is a sound bbolt file, the lexical
+// index opens, and every vectors-*.hnsw file decodes with a good checksum.
+// Each failed check names the file and the fix. A directory without
+// meta.db gives no checks (there is no index to check). See doctor.CheckFiles.
+func CheckFiles(dir string) ([]Check, error) { return doctor.CheckFiles(dir) }
+
+// Repair fixes what CheckFiles finds and can be fixed from the index
+// itself (see doctor.Repair) and returns what it did, one line per action.
+// A directory without meta.db is ErrNoIndex, or a corrupt index when what
+// was built from meta.db remains.
+func Repair(dir string) ([]string, error) {
+	if err := doctor.StoreMissing(dir); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, doctor.StoreFile)); err != nil {
+		return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
+	}
+	return doctor.Repair(dir)
+}
+
+// checkOpenLexical checks the engine's open lexical index as CheckFiles
+// checks lexical.bleve.
+func (e *Engine) checkOpenLexical() error {
+	lp := filepath.Join(e.dir, doctor.LexicalDir)
+	lex, err := e.lexical()
+	if err != nil {
+		return doctor.LexicalDamaged(lp, err)
+	}
+	return doctor.Lexical(lp, lex, e.st)
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/watch"
 )
@@ -24,9 +22,9 @@ type WatchOptions struct {
 	// watched (the inotify limit), they are walked every 2s instead.
 	Rescan time.Duration
 	// Serialize runs each re-index; nil runs it directly. A caller that
-	// also calls Index, RemoveSource or Tag from other goroutines passes a
-	// function that holds its own writer lock around index, since those
-	// must not run concurrently.
+	// also calls Index, Sources().Remove or Tag from other goroutines
+	// passes a function that holds its own writer lock around index, since
+	// those must not run concurrently.
 	Serialize func(ctx context.Context, index func() error) error
 	// Indexed is called after each re-index of a source, with its summary
 	// (nil when the run failed before it began) and error. nil ignores them.
@@ -57,39 +55,9 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 	if err != nil {
 		return err
 	}
-	// The document store changes only through Add, Update and Delete,
-	// which index it themselves: there is nothing to watch. A bucket has
-	// no change notifications braid could follow.
-	registered := len(all)
-	all = slices.DeleteFunc(all, func(s *Source) bool { return s.Kind == index.SourceStore || s.Kind == index.SourceS3 })
-	var srcs []*Source
-	if len(paths) == 0 {
-		srcs = all
-		if len(srcs) == 0 && registered > 0 {
-			return fmt.Errorf("%w: no source here can be watched (S3 sources and the document store are not); run braid index to pick up changes", ErrNotFound)
-		}
-		if len(srcs) == 0 {
-			return fmt.Errorf("%w: no sources registered yet; run braid index PATH", ErrNotFound)
-		}
-	}
-	for _, p := range paths {
-		if bucket.IsURL(p) {
-			return fmt.Errorf("%w: %s: S3 sources cannot be watched; run braid index again to pick up changes in the bucket", ErrBadOption, p)
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return fmt.Errorf("braid: %s: %w", p, err)
-		}
-		var found *Source
-		for _, s := range all {
-			if s.Path == abs {
-				found = s
-			}
-		}
-		if found == nil {
-			return fmt.Errorf("%w: no source at %s; index it before watching it", ErrNotFound, abs)
-		}
-		srcs = append(srcs, found)
+	srcs, err := index.Watched(all, paths)
+	if err != nil {
+		return err
 	}
 	byRoot := map[string]*Source{}
 	var roots []string

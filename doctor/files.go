@@ -3,6 +3,7 @@ package doctor
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,6 +28,21 @@ func WellFormedVersion(b []byte) bool { return versionLine.Match(b) }
 
 // Blobs is the content-addressed store of the index in dir.
 func Blobs(dir string) *blob.Store { return blob.Open(filepath.Join(dir, StoreDir, "blobs")) }
+
+// Size is the bytes of the files under the index directory dir (braid
+// stats); what cannot be read counts nothing.
+func Size(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
 
 // VectorFiles is the vectors-*.hnsw files of the index in dir, sorted.
 func VectorFiles(dir string) []string {

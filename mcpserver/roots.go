@@ -104,7 +104,7 @@ func (s *Server) clientRootDirs(ctx context.Context) []string {
 func (s *Server) allowedRoots(ctx context.Context, e *braid.Engine) ([]string, error) {
 	list := append([]string(nil), s.allow...)
 	list = append(list, s.clientRootDirs(ctx)...)
-	srcs, err := e.Sources()
+	srcs, err := e.Sources().List()
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (s *Server) confineS3(e *braid.Engine, arg, raw string) (string, error) {
 		return "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "bucket: "))
 	}
 	allowed := append([]bucket.URL(nil), s.allowS3...)
-	srcs, err := e.Sources()
+	srcs, err := e.Sources().List()
 	if err != nil {
 		return "", err
 	}

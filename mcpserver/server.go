@@ -140,7 +140,6 @@ type opening struct {
 	done  chan struct{}
 	e     *braid.Engine
 	close func()
-	unpin func()
 	err   error
 }
 
@@ -299,9 +298,8 @@ func (s *Server) launch() *opening {
 			s.log.Printf("cannot open the index: %v", o.err)
 			return
 		}
-		o.unpin = o.e.Pin() // a borrower's Close must not close it
 		c := o.e.Capabilities()
-		s.log.Printf("index %s open in %v (vectors: %v, rerank: %v, read-only: %v)", o.e.Dir(), time.Since(start).Round(time.Millisecond), c.Vectors, c.Rerank, c.ReadOnly)
+		s.log.Printf("index %s open in %v (vectors: %v, rerank: %v, read-only: %v)", c.Dir, time.Since(start).Round(time.Millisecond), c.Vectors, c.Rerank, c.ReadOnly)
 		if (s.opt.Watch || watchSetting(o.e)) && !c.ReadOnly {
 			s.watchAll(o.e)
 		}
@@ -360,7 +358,6 @@ func (s *Server) Close() error {
 	s.stopWatches()
 	s.watchers.Wait() // a re-index under way finishes before the engine closes
 	if o.e != nil && o.close != nil {
-		o.unpin()
 		o.close()
 	}
 	return nil
@@ -377,8 +374,8 @@ func (s *Server) stopWatches() {
 // Lend waits for the engine and lends it for one command run on behalf of
 // another process; release ends the loan. A writer (write true) waits for
 // the writer slot, which the writing tools and the watch share, and holds
-// it until release. The engine is pinned: the borrower may Close it, which
-// does nothing.
+// it until release. The borrower must not Close the engine: release ends
+// its loan.
 func (s *Server) Lend(ctx context.Context, write bool) (*braid.Engine, func(), error) {
 	e, err := s.engine(ctx)
 	if err != nil {

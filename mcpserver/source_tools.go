@@ -44,7 +44,7 @@ func sources(e *braid.Engine) ([]sourceRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := e.Sources()
+	srcs, err := e.Sources().List()
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func registered(e *braid.Engine, given, resolved string) string {
 	if err != nil {
 		return resolved
 	}
-	if srcs, err := e.Sources(); err == nil {
+	if srcs, err := e.Sources().List(); err == nil {
 		for _, src := range srcs {
 			if src.Path == abs {
 				return abs
@@ -215,7 +215,7 @@ func (s *Server) removeSourceTool() tool {
 	return tool{def, adapt(s, "remove_source", removeArgs{}, func(ctx context.Context, c call, a *removeArgs) (any, error) {
 		var n int
 		err := s.write(ctx, func() (err error) {
-			n, err = c.e.RemoveSource(a.SourceID)
+			n, err = c.e.Sources().Remove(a.SourceID)
 			return err
 		})
 		if err != nil {

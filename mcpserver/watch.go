@@ -9,7 +9,7 @@ import (
 
 // watchAll watches every registered source, for Options.Watch.
 func (s *Server) watchAll(e *braid.Engine) {
-	srcs, err := e.Sources()
+	srcs, err := e.Sources().List()
 	if err != nil {
 		s.log.Printf("watch: cannot list sources: %v", err)
 		return

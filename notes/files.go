@@ -211,3 +211,25 @@ func pathLess(a, b string) bool {
 	}
 	return len(a) < len(b)
 }
+
+// Exists tells the link graph whether a markdown link's target is a file
+// of a directory source, documents aside (graph.Queries.Exists): it reads
+// the sources once, and the function it returns looks for the file.
+func (r *Reader) Exists() func(sourceID, path string) bool {
+	dirs := map[string]string{}
+	if srcs, err := r.st.Sources(); err == nil {
+		for _, s := range srcs {
+			if s.Kind == index.SourceDir {
+				dirs[s.ID] = s.Path
+			}
+		}
+	}
+	return func(sourceID, rel string) bool {
+		dir, ok := dirs[sourceID]
+		if !ok || !filepath.IsLocal(filepath.FromSlash(rel)) {
+			return false
+		}
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
+		return err == nil
+	}
+}

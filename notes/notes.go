@@ -1,9 +1,10 @@
 // Package notes reads what an index holds about its documents: it resolves
 // a name to a document, reads a document's current content, a chunk's
 // neighbours, citations, what an id names and where it sits, the folder
-// tree, listings, the files a grep reads, and finds documents by name. It
-// reads the index's store (on a cluster backend, the engine's local copy of
-// the cluster's documents) and never writes.
+// tree, listings, the files a grep reads (and whether a link's target is
+// one), finds documents by name and counts them. It reads the index's
+// store (on a cluster backend, the engine's local copy of the cluster's
+// documents) and never writes.
 package notes
 
 import (

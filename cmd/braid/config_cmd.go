@@ -107,11 +107,11 @@ func settingList(g *Globals) (list []braid.Setting, err error) {
 }
 
 func setSettings(g *Globals, values map[string]string) error {
-	e, err := g.open(false, "braid config")
+	e, done, err := g.open(false, "braid config")
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer done()
 	var changed []*braid.Setting
 	for _, name := range braid.SettingNames() {
 		v, ok := values[name]

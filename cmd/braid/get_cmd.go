@@ -23,11 +23,11 @@ func (c *GetCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	e, err := g.open(true, "braid get")
+	e, done, err := g.open(true, "braid get")
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer done()
 	content, err := e.Notes().Get(g.docName(c.Doc))
 	if err != nil {
 		return err

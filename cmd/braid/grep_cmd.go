@@ -57,11 +57,11 @@ func (c *GrepCmd) Run(g *Globals) error {
 	if _, err := grep.Compile(c.Pattern, opt.Options); err != nil {
 		return err
 	}
-	e, err := g.open(true, "braid grep")
+	e, done, err := g.open(true, "braid grep")
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer done()
 	withName := !c.NoFilename && (c.WithFilename || len(c.Paths) != 1 || isDir(string(c.Paths[0])) || bucket.IsURL(string(c.Paths[0])))
 	format := grep.Format{LineNumbers: c.LineNumber, WithFilename: withName, Count: c.Count,
 		FilesWithMatches: c.FilesWithMatches, FilesWithoutMatch: c.FilesWithoutMatch, Before: before, After: after}

@@ -209,14 +209,17 @@ func errorLine(err error) string {
 	return "braid: " + msg
 }
 
-// open opens the engine at the global index directory. Close it when
-// done; for a command braid serve runs for another process, that leaves
-// the server's engine open.
-func (g *Globals) open(readOnly bool, purpose string) (*braid.Engine, error) {
-	if e, _, err, ok := g.borrowed(readOnly); ok {
-		return e, err // the loan ends with the command
+// open opens the engine at the global index directory; done closes it,
+// or, for a command braid serve runs for another process, ends the loan
+// of the server's engine.
+func (g *Globals) open(readOnly bool, purpose string) (e *braid.Engine, done func(), err error) {
+	if e, release, err, ok := g.borrowed(readOnly); ok {
+		return e, release, err
 	}
-	return braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose, Backend: g.backend()})
+	if e, err = braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose, Backend: g.backend()}); err != nil {
+		return nil, nil, err
+	}
+	return e, func() { e.Close() }, nil
 }
 
 // defaults puts the library's defaults into the flags' help and default
@@ -248,11 +251,11 @@ func (b backendFlags) backend() braid.Backend {
 
 // withReader opens the engine read-only for the length of fn.
 func (g *Globals) withReader(purpose string, fn func(*braid.Engine) error) error {
-	e, err := g.open(true, purpose)
+	e, done, err := g.open(true, purpose)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer done()
 	return fn(e)
 }
 

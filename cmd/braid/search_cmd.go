@@ -158,7 +158,7 @@ func explainLine(x *braid.Explanation) string {
 
 // hitPath is the file of a hit as a path usable from the current directory.
 func (g *Globals) hitPath(e *braid.Engine, h braid.Hit) string {
-	srcs, err := e.Sources()
+	srcs, err := e.Sources().List()
 	if err != nil {
 		return h.Path
 	}

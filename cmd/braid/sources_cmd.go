@@ -47,12 +47,12 @@ type SourcesRmCmd struct {
 
 // Run removes the source.
 func (c *SourcesRmCmd) Run(g *Globals) error {
-	e, err := g.open(false, "braid sources rm")
+	e, done, err := g.open(false, "braid sources rm")
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-	n, err := e.RemoveSource(c.Source)
+	defer done()
+	n, err := e.Sources().Remove(c.Source)
 	if err != nil {
 		return err
 	}
@@ -120,29 +120,15 @@ func (c *DoctorCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	checks := braid.ModelChecks(g.models())
-	for i := range checks { // package model names options, not flags
-		checks[i].Detail = optionFlags.Replace(checks[i].Detail)
+	index, err := c.indexChecks(g)
+	if err != nil {
+		return err
 	}
-	var files []braid.Check
-	var err error
-	if g.Backend == "" { // a cluster has no index files here
-		if files, err = g.checkFiles(); err != nil {
-			return err
-		}
+	models := braid.ModelChecks(g.models())
+	for i := range models { // package model names options, not flags
+		models[i].Detail = optionFlags.Replace(models[i].Detail)
 	}
-	filesOK := true
-	for _, ch := range files {
-		filesOK = filesOK && ch.OK
-	}
-	if filesOK {
-		index, err := c.indexChecks(g)
-		if err != nil {
-			return err
-		}
-		files = append(files, index...)
-	}
-	checks = append(files, checks...)
+	checks := append(index, models...)
 	healthy := true
 	for _, ch := range checks {
 		healthy = healthy && ch.OK
@@ -180,15 +166,42 @@ func (c *DoctorCmd) Run(g *Globals) error {
 	return nil
 }
 
-// indexChecks opens the index (with the embedding model when it can be
-// loaded, else with the reason it cannot, which a check of stored
-// embeddings that go unsearched repeats) and runs the engine's
-// consistency checks.
+// indexChecks checks the index's files and, when they are sound, opens
+// the index (with the embedding model when it can be loaded, else with the
+// reason it cannot, which a check of stored embeddings that go unsearched
+// repeats) and runs the engine's consistency checks. When braid serve runs
+// doctor for another process (forward.go), the server holds the index open
+// for writing, and a second open of meta.db or lexical.bleve would wait on
+// its locks: the server's engine checks the files through its own handles
+// instead, beside its tool calls. Repair is never forwarded.
 func (c *DoctorCmd) indexChecks(g *Globals) ([]braid.Check, error) {
+	if e, release, err, ok := g.borrowed(true); ok {
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		return e.Doctor(&braid.DoctorOptions{Files: true})
+	}
+	var files []braid.Check
+	if g.Backend == "" { // a cluster has no index files here
+		var err error
+		if files, err = braid.CheckFiles(g.Index); err != nil {
+			return nil, err
+		}
+	}
+	for _, ch := range files {
+		if !ch.OK {
+			return files, nil
+		}
+	}
 	e, done, err := g.openWith(true, "braid doctor")
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	return e.Doctor()
+	checks, err := e.Doctor(nil)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, checks...), nil
 }
