@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -52,14 +51,10 @@ func (c *IndexCmd) Run(g *Globals) error {
 			return fmt.Errorf("--watch: %s: S3 sources cannot be watched (a bucket sends braid no changes); run braid index again to pick them up", p)
 		}
 	}
-	created := missingFrom(g.Index) // a first index: undone if it fails before writing
-	e, release, err := g.openWith(false, "braid index")
+	e, done, err := g.openWith(false, "braid index") // a first index that fails before writing leaves no folder (braid.Open)
 	if err != nil {
-		removeCreated(created)
 		return err
 	}
-	var once sync.Once
-	done := func() { once.Do(release) }
 	defer done()
 	var specs []braid.SourceSpec
 	for _, p := range c.Paths {
@@ -80,10 +75,6 @@ func (c *IndexCmd) Run(g *Globals) error {
 		}
 	}
 	if err != nil {
-		if sum == nil { // refused before writing anything (a missing path, a bad option)
-			done()
-			removeCreated(created)
-		}
 		if g.ctx.Err() != nil {
 			return fmt.Errorf("interrupted; every commit before the interruption is kept and the index is consistent (run braid index again to finish)")
 		}

@@ -144,8 +144,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if f, ok := stderr.(*os.File); ok {
 		cli.tty = term.IsTerminal(int(f.Fd()))
 	}
-	if usesIndexDir(kctx) {
-		if err := checkIndexDir(cli.Index); err != nil {
+	if sel := kctx.Selected(); sel != nil && !slices.Contains(noIndexDir, commandPath(sel)[0]) {
+		if err := braid.CheckDir(cli.Index); err != nil {
 			return exitStatus(err, stderr)
 		}
 	}
@@ -155,12 +155,18 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	return exitStatus(kctx.Run(&cli.Globals), stderr)
 }
 
+// noIndexDir lists the commands that never touch the index directory, so
+// a bad --index does not concern them.
+var noIndexDir = []string{"version", "models"}
+
 // errSilent is returned by a command that already reported its failure.
 var errSilent = errors.New("failed")
 
 // optionFlags names the flag behind each library option that the
 // library's errors mention, so an error names what the user can type.
 var optionFlags = strings.NewReplacer(
+	"point Open's dir", "point --index (or BRAID_INDEX)",
+	"Open's dir", "--index",
 	"Options.Backend", "--backend",
 	"SourceSpec.Endpoint", "--s3-endpoint",
 	"SourceSpec.MaxFileSize", "--max-file-size",
