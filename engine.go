@@ -107,6 +107,9 @@ const DefaultMaxFileSize = index.DefaultMaxFileSize
 // FormatBytes writes a byte count for people: "512 B", "1.5 MB".
 func FormatBytes(n int64) string { return index.FormatBytes(n) }
 
+// ParseSize reads a size such as 512KB, 20MB or 8KiB (index.ParseSize).
+func ParseSize(s string) (int64, error) { return index.ParseSize(s) }
+
 // ObjectURL is the s3:// URL of the document at path in an S3 source.
 func ObjectURL(src *Source, path string) string { return index.ObjectURL(src, path) }
 

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -267,7 +267,7 @@ func strs(ps []pathOrURL) []string {
 	return out
 }
 
-// ByteSize is a size flag: 1048576, 512KB, 20MB, 1GiB.
+// ByteSize is a size flag: 1048576, 512KB, 20MB, 1GiB (braid.ParseSize).
 type ByteSize int64
 
 // Decode parses a size.
@@ -276,29 +276,10 @@ func (b *ByteSize) Decode(ctx *kong.DecodeContext) error {
 	if err := ctx.Scan.PopValueInto("size", &s); err != nil {
 		return err
 	}
-	n, err := parseSize(s)
+	n, err := braid.ParseSize(s)
 	if err != nil {
-		return err
+		return errors.New(strings.TrimPrefix(err.Error(), "index: "))
 	}
 	*b = ByteSize(n)
 	return nil
-}
-
-func parseSize(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f <= 0 {
-		return 0, fmt.Errorf("size %q is not a positive size like 512KB or 20MB", s)
-	}
-	return int64(f * float64(mult)), nil
 }
