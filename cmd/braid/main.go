@@ -233,6 +233,30 @@ func (g *Globals) withReader(purpose string, fn func(*braid.Engine) error) error
 	return fn(e)
 }
 
+// texter is what most commands print: with --json the value itself,
+// else its Text, the form its package gives it.
+type texter interface{ Text() string }
+
+// print writes v as JSON with --json, else its text.
+func (g *Globals) print(v texter) error {
+	if g.JSON {
+		return g.printJSON(v)
+	}
+	_, err := io.WriteString(g.stdout, v.Text())
+	return err
+}
+
+// show opens the engine read-only and prints what fn answers (print).
+func (g *Globals) show(purpose string, fn func(*braid.Engine) (texter, error)) error {
+	return g.withReader(purpose, func(e *braid.Engine) error {
+		v, err := fn(e)
+		if err != nil {
+			return err
+		}
+		return g.print(v)
+	})
+}
+
 // printJSON writes v as indented JSON to stdout.
 func (g *Globals) printJSON(v any) error {
 	enc := json.NewEncoder(g.stdout)
