@@ -26,16 +26,9 @@ func (c *FindCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if g.JSON {
-		return g.printJSON(res)
-	}
-	if len(res.Results) == 0 {
+	if len(res.Results) == 0 && !g.JSON {
 		fmt.Fprintf(g.stderr, "no document's name matches %q; braid search looks in their text\n", c.Query)
 		return nil
 	}
-	for i, f := range res.Results {
-		fmt.Fprintf(g.stdout, "%2d. %s  (%s)  %s %s  id %s\n", i+1, f.Title, f.Path, f.Match, f.Field, f.ID)
-	}
-	fmt.Fprintf(g.stdout, "%d shown, %d matching, %.1f ms\n", len(res.Results), res.Total, res.TookMS)
-	return nil
+	return g.print(res, res.Text)
 }

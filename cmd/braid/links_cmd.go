@@ -81,7 +81,7 @@ func (c *GapsCmd) Run(g *Globals) error {
 	if rep.Warning != "" {
 		g.warn("%s", rep.Warning)
 	}
-	if err := g.print(rep); err != nil {
+	if err := g.print(rep, rep.Text); err != nil {
 		return err
 	}
 	if !g.Quiet && !g.JSON {

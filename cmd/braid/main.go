@@ -237,23 +237,23 @@ func (g *Globals) withReader(purpose string, fn func(*braid.Engine) error) error
 // else its Text, the form its package gives it.
 type texter interface{ Text() string }
 
-// print writes v as JSON with --json, else its text.
-func (g *Globals) print(v texter) error {
+// print writes v as JSON with --json, else the text it makes.
+func (g *Globals) print(v any, text func() string) error {
 	if g.JSON {
 		return g.printJSON(v)
 	}
-	_, err := io.WriteString(g.stdout, v.Text())
+	_, err := io.WriteString(g.stdout, text())
 	return err
 }
 
-// show opens the engine read-only and prints what fn answers (print).
+// show opens the engine read-only and prints what fn answers.
 func (g *Globals) show(purpose string, fn func(*braid.Engine) (texter, error)) error {
 	return g.withReader(purpose, func(e *braid.Engine) error {
 		v, err := fn(e)
 		if err != nil {
 			return err
 		}
-		return g.print(v)
+		return g.print(v, v.Text)
 	})
 }
 

@@ -27,19 +27,7 @@ func (c *TreeCmd) Run(g *Globals) error {
 		return nil
 	}
 	for _, root := range tree {
-		fmt.Fprintf(g.stdout, "%s (%d)  %s\n", root.Name, root.Docs, root.Dir)
-		printFolders(g, root.Folders, "")
+		fmt.Fprint(g.stdout, root.Tree())
 	}
 	return nil
-}
-
-func printFolders(g *Globals, fs []*braid.Folder, indent string) {
-	for i, f := range fs {
-		branch, more := "├── ", "│   "
-		if i == len(fs)-1 {
-			branch, more = "└── ", "    "
-		}
-		fmt.Fprintf(g.stdout, "%s%s%s (%d)\n", indent, branch, f.Name, f.Docs)
-		printFolders(g, f.Folders, indent+more)
-	}
 }
