@@ -257,6 +257,39 @@ func (g *Globals) show(purpose string, fn func(*braid.Engine) (texter, error)) e
 	})
 }
 
+// showWith is show for a command that opens the engine with the embedding
+// model (openWith), for writing unless readOnly.
+func (g *Globals) showWith(readOnly bool, purpose string, fn func(*braid.Engine) (texter, error)) error {
+	e, done, err := g.openWith(readOnly, purpose)
+	if err != nil {
+		return err
+	}
+	defer done()
+	v, err := fn(e)
+	if err != nil {
+		return err
+	}
+	return g.print(v, v.Text)
+}
+
+// printLines prints a list as JSON with --json, else a line an item, or
+// the line empty when there are none.
+func printLines[T fmt.Stringer](g *Globals, items []T, err error, empty string) error {
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(items)
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(g.stdout, empty)
+	}
+	for _, it := range items {
+		fmt.Fprintln(g.stdout, it)
+	}
+	return nil
+}
+
 // printJSON writes v as indented JSON to stdout.
 func (g *Globals) printJSON(v any) error {
 	enc := json.NewEncoder(g.stdout)
