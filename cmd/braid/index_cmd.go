@@ -139,37 +139,10 @@ func peakRSS() int64 {
 	return ru.Maxrss * 1024 // kilobytes on Linux
 }
 
+// printSummary prints the run's text and, on stderr, its capped,
+// half-read and failed files.
 func printSummary(g *Globals, s *braid.Summary) {
-	took := time.Duration(s.TookMS) * time.Millisecond
-	rate := ""
-	if secs := took.Seconds(); secs > 0 && s.Added+s.Updated > 0 {
-		rate = fmt.Sprintf(", %.0f docs/s", float64(s.Added+s.Updated)/secs)
-	}
-	fmt.Fprintf(g.stdout, "indexed %d source(s) in %s: %d seen, %d added, %d updated, %d unchanged, %d removed; %d chunks, %s%s\n",
-		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, braid.FormatBytes(s.Bytes), rate)
-	if s.Embedded > 0 {
-		embed := time.Duration(s.EmbedMS) * time.Millisecond
-		secs := max(embed.Seconds(), 1e-3)
-		fmt.Fprintf(g.stdout, "embedded %d chunks (%d tokens) in %s: %.1f chunks/s, %.0f tokens/s; peak memory %s\n",
-			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, braid.FormatBytes(s.PeakRSS))
-	}
-	if k := s.Skipped; k.Total() > 0 {
-		var parts []string
-		for _, p := range []struct {
-			n    int
-			what string
-		}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}, {k.OverFileLimit, "over the file limit"}, {k.TooManyChunks, "too many chunks"},
-			{k.LinkOutside, "symbolic links leading outside the source (--follow-links to index them)"}, {k.NotRegular, "not regular files (FIFOs, sockets, devices)"},
-			{k.BrokenLink, "symbolic links to nothing (missing targets or loops)"}} {
-			if p.n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-			}
-		}
-		fmt.Fprintf(g.stdout, "skipped %d: %s\n", k.Total(), strings.Join(parts, ", "))
-	}
-	if len(s.Capped) > 0 {
-		fmt.Fprintf(g.stdout, "capped %d: over a cap per document (tags, links, headings, aliases, length of a title, heading or link text), indexed without the excess\n", len(s.Capped))
-	}
+	fmt.Fprint(g.stdout, optionFlags.Replace(s.Text()))
 	for _, c := range s.Capped {
 		g.warn("%s", c)
 	}
@@ -181,7 +154,8 @@ func printSummary(g *Globals, s *braid.Summary) {
 	}
 }
 
-// progress draws a bar on a terminal and plain counts elsewhere.
+// progress draws a bar on a terminal and plain counts elsewhere, at most
+// every 100 ms and 2 s.
 type progress struct {
 	g     *Globals
 	last  time.Time
@@ -194,44 +168,24 @@ func newProgress(g *Globals) *progress {
 }
 
 func (p *progress) update(pr braid.Progress) {
-	if p.g.Quiet {
-		return
-	}
 	now := time.Now()
-	if pr.Phase == "embed" {
-		if p.bar {
-			if now.Sub(p.last) >= 100*time.Millisecond {
-				p.last, p.drawn = now, true
-				fmt.Fprintf(p.g.stderr, "\r\033[Kembedding: %d chunks", pr.Done)
-			}
-		} else if now.Sub(p.last) >= 2*time.Second {
-			p.last = now
-			fmt.Fprintf(p.g.stderr, "braid: embedded %d chunks\n", pr.Done)
-		}
-		return
-	}
+	every, last := 2*time.Second, pr.Phase != "embed" && pr.Done == pr.Total
 	if p.bar {
-		if now.Sub(p.last) < 100*time.Millisecond && pr.Done != pr.Total {
-			return
-		}
-		p.last, p.drawn = now, true
-		if pr.Total > 0 {
-			const width = 30
-			filled := width * pr.Done / pr.Total
-			fmt.Fprintf(p.g.stderr, "\r%s [%s%s] %d/%d", pr.Source, strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pr.Done, pr.Total)
-		} else {
-			fmt.Fprintf(p.g.stderr, "\r%s %d", pr.Source, pr.Done)
-		}
-		return
+		every = 100 * time.Millisecond
 	}
-	if now.Sub(p.last) < 2*time.Second {
+	if p.g.Quiet || now.Sub(p.last) < every && !(p.bar && last) {
 		return
 	}
 	p.last = now
-	if pr.Total > 0 {
-		fmt.Fprintf(p.g.stderr, "braid: %s: %d/%d files\n", pr.Source, pr.Done, pr.Total)
-	} else {
-		fmt.Fprintf(p.g.stderr, "braid: %s: %d documents\n", pr.Source, pr.Done)
+	switch {
+	case !p.bar:
+		fmt.Fprintf(p.g.stderr, "braid: %s\n", pr)
+	case pr.Phase == "embed":
+		p.drawn = true
+		fmt.Fprint(p.g.stderr, "\r\033[K"+pr.Bar())
+	default:
+		p.drawn = true
+		fmt.Fprint(p.g.stderr, "\r"+pr.Bar())
 	}
 }
 

@@ -172,6 +172,7 @@ var optionFlags = strings.NewReplacer(
 	"SourceSpec.MaxFileSize", "--max-file-size",
 	"SourceSpec.ChunkTokens", "--chunk-tokens",
 	"SourceSpec.KeepVersions", "braid index --keep-versions N",
+	"SourceSpec.FollowLinks", "--follow-links",
 )
 
 // errorLine renders an error as one line that starts with "braid:".
