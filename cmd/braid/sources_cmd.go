@@ -157,14 +157,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 			fmt.Fprintf(g.stdout, "fixed %s\n", d)
 		}
 		for _, ch := range checks {
-			mark := "ok  "
-			switch {
-			case !ch.OK:
-				mark = "FAIL"
-			case ch.Warning:
-				mark = "warn"
-			}
-			fmt.Fprintf(g.stdout, "%s %-8s %s\n", mark, ch.Name, ch.Detail)
+			fmt.Fprintln(g.stdout, ch)
 		}
 	}
 	if !healthy {
