@@ -331,9 +331,5 @@ type VersionCmd struct{}
 
 // Run prints the version.
 func (c *VersionCmd) Run(g *Globals) error {
-	if g.JSON {
-		return g.printJSON(map[string]string{"version": version})
-	}
-	fmt.Fprintln(g.stdout, "braid", version)
-	return nil
+	return g.print(map[string]string{"version": version}, func() string { return "braid " + version + "\n" })
 }

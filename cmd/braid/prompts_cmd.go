@@ -70,11 +70,7 @@ func (c *PromptsListCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"dir": set.Dir, "prompts": set.Prompts})
-	}
-	fmt.Fprint(g.stdout, set.Text())
-	return nil
+	return g.print(map[string]any{"dir": set.Dir, "prompts": set.Prompts}, set.Text)
 }
 
 // PromptsGetCmd renders one prompt.
@@ -109,9 +105,5 @@ func (c *PromptsGetCmd) Run(g *Globals) error {
 	if err != nil {
 		return fmt.Errorf("%w; give arguments as --arg NAME=VALUE", err)
 	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"name": p.Name, "description": p.Description, "messages": msgs})
-	}
-	fmt.Fprint(g.stdout, prompts.Text(msgs))
-	return nil
+	return g.print(map[string]any{"name": p.Name, "description": p.Description, "messages": msgs}, func() string { return prompts.Text(msgs) })
 }

@@ -40,11 +40,9 @@ func (c *SnapshotCreateCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if g.JSON {
-		return g.printJSON(s)
-	}
-	fmt.Fprintf(g.stdout, "snapshot %s: %d documents, %s; braid restore --snapshot %s --output DIR writes them out\n", s.ID, s.Documents, braid.FormatBytes(s.Bytes), s.ID)
-	return nil
+	return g.print(s, func() string {
+		return fmt.Sprintf("snapshot %s: %d documents, %s; braid restore --snapshot %s --output DIR writes them out\n", s.ID, s.Documents, braid.FormatBytes(s.Bytes), s.ID)
+	})
 }
 
 // SnapshotListCmd lists the snapshots.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,25 +20,21 @@ type SourcesListCmd struct{}
 
 // Run lists sources.
 func (c *SourcesListCmd) Run(g *Globals) error {
-	var st *braid.Stats
-	err := g.withReader("braid sources", func(e *braid.Engine) (err error) {
-		st, err = e.Stats()
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"sources": st.Sources})
-	}
-	if len(st.Sources) == 0 {
-		fmt.Fprintln(g.stderr, "no sources yet; add one with braid index PATH")
+	return g.withReader("braid sources", func(e *braid.Engine) error {
+		st, err := e.Stats()
+		switch {
+		case err != nil:
+			return err
+		case g.JSON:
+			return g.printJSON(map[string]any{"sources": st.Sources})
+		case len(st.Sources) == 0:
+			fmt.Fprintln(g.stderr, "no sources yet; add one with braid index PATH")
+		}
+		for _, s := range st.Sources {
+			fmt.Fprintf(g.stdout, "%s  %-20s %-5s %5d docs  %s  (indexed %s)\n", s.ID, s.Name, s.Kind, s.Documents, s.Path, s.IndexedAt.Local().Format(time.DateTime))
+		}
 		return nil
-	}
-	for _, s := range st.Sources {
-		fmt.Fprintf(g.stdout, "%s  %-20s %-5s %5d docs  %s  (indexed %s)\n", s.ID, s.Name, s.Kind, s.Documents, s.Path, s.IndexedAt.Local().Format(time.DateTime))
-	}
-	return nil
+	})
 }
 
 // SourcesRmCmd removes a source.
@@ -56,11 +53,9 @@ func (c *SourcesRmCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"removed_documents": n, "source": c.Source})
-	}
-	fmt.Fprintf(g.stdout, "removed source %s and its %d documents\n", c.Source, n)
-	return nil
+	return g.print(map[string]any{"removed_documents": n, "source": c.Source}, func() string {
+		return fmt.Sprintf("removed source %s and its %d documents\n", c.Source, n)
+	})
 }
 
 // StatsCmd prints counts.
@@ -128,11 +123,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 			return err
 		}
 	}
-	filesOK := true
-	for _, ch := range files {
-		filesOK = filesOK && ch.OK
-	}
-	if filesOK {
+	if !slices.ContainsFunc(files, failed) {
 		index, err := c.indexChecks(g)
 		if err != nil {
 			return err
@@ -140,10 +131,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 		files = append(files, index...)
 	}
 	checks = append(files, checks...)
-	healthy := true
-	for _, ch := range checks {
-		healthy = healthy && ch.OK
-	}
+	healthy := !slices.ContainsFunc(checks, failed)
 	if g.JSON {
 		out := map[string]any{"healthy": healthy, "checks": checks}
 		if c.Repair {
@@ -170,6 +158,8 @@ func (c *DoctorCmd) Run(g *Globals) error {
 	return nil
 }
 
+func failed(ch braid.Check) bool { return !ch.OK }
+
 // indexChecks opens the index (with the embedding model when it can be
 // loaded, else with the reason it cannot, which a check of stored
 // embeddings that go unsearched repeats) and runs the engine's
@@ -181,4 +171,20 @@ func (c *DoctorCmd) indexChecks(g *Globals) ([]braid.Check, error) {
 	}
 	defer done()
 	return e.Doctor()
+}
+
+// checkFiles runs doctor's checks of the index files. When braid serve
+// runs doctor for another process (forward.go), the server holds the
+// index open for writing, and a second open of meta.db or lexical.bleve
+// would wait on its locks: the files are checked through the server's
+// engine instead, beside its tool calls. Repair is never forwarded.
+func (g *Globals) checkFiles() ([]braid.Check, error) {
+	if g.lend == nil {
+		return braid.CheckFiles(g.Index)
+	}
+	e, err := g.open(true, "braid doctor")
+	if err != nil {
+		return nil, err
+	}
+	return e.CheckFiles()
 }
