@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -96,6 +98,9 @@ const DefaultMaxFileSize = index.DefaultMaxFileSize
 // FormatBytes writes a byte count for people: "512 B", "1.5 MB".
 func FormatBytes(n int64) string { return index.FormatBytes(n) }
 
+// ParseSize reads a size such as 512KB, 20MB or 8KiB (index.ParseSize).
+func ParseSize(s string) (int64, error) { return index.ParseSize(s) }
+
 // ObjectURL is the s3:// URL of the document at path in an S3 source.
 func ObjectURL(src *Source, path string) string { return index.ObjectURL(src, path) }
 
@@ -176,7 +181,9 @@ type Engine struct {
 	strandedOnce sync.Once
 	stranded     string // see strandedEmbeddings
 
-	closed atomic.Bool
+	closed  atomic.Bool
+	created string      // the directories Open created, "" when dir existed
+	discard atomic.Bool // remove created on Close: the first Index failed before writing
 
 	docs *docstore.Store // the document store (docstore.go); see Store
 
@@ -194,7 +201,11 @@ type Engine struct {
 }
 
 // Open opens the index in dir, creating it unless opt.ReadOnly. A commit
-// that a crash interrupted is completed before Open returns.
+// that a crash interrupted is completed before Open returns. When Open
+// fails, or the first Index of an index it created fails before writing
+// anything (it returns no Summary), the directories it created are
+// removed (on Close in the second case), so a failed first run leaves no
+// empty index behind.
 func Open(dir string, opt *Options) (*Engine, error) {
 	if opt == nil {
 		opt = &Options{}
@@ -202,17 +213,76 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	if opt.Backend.URL != "" {
 		return openCluster(*opt)
 	}
+	if err := CheckDir(dir); err != nil {
+		return nil, err
+	}
 	if err := doctor.StoreMissing(dir); err != nil {
 		return nil, err
 	}
+	created := ""
 	if opt.ReadOnly {
 		if _, err := os.Stat(filepath.Join(dir, doctor.StoreFile)); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("braid: create index directory: %w", err)
+	} else {
+		created = missingFrom(dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("braid: create index directory: %w", err)
+		}
 	}
-	return open(dir, *opt)
+	e, err := open(dir, *opt)
+	if err != nil {
+		removeCreated(created)
+		return nil, err
+	}
+	e.created = created
+	return e, nil
+}
+
+// CheckDir refuses an index directory that is a file, or lies under one,
+// with an error that names Open's dir and the fix (Open would otherwise
+// fail with a bare "not a directory"). Other problems, such as
+// permissions, are left for Open to report.
+func CheckDir(dir string) error {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && fi.IsDir():
+			return nil
+		case err == nil && p == filepath.Clean(dir):
+			return fmt.Errorf("braid: Open's dir %s is a file, not a directory; point Open's dir at the directory that holds the index, or at a new one", dir)
+		case err == nil:
+			return fmt.Errorf("braid: Open's dir %s lies under %s, which is a file; point Open's dir at a directory", dir, p)
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return nil
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
+}
+
+// missingFrom returns the outermost directory of dir that does not exist
+// yet (dir itself, or one of its parents), or "" when dir exists: what
+// opening an index there for writing creates.
+func missingFrom(dir string) string {
+	missing := ""
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return missing
+		}
+		missing = p
+		if filepath.Dir(p) == p {
+			return missing
+		}
+	}
+}
+
+// removeCreated removes what Open created (see missingFrom), if anything.
+func removeCreated(created string) {
+	if created != "" {
+		os.RemoveAll(created)
+	}
 }
 
 func open(dir string, opt Options) (*Engine, error) {
@@ -325,6 +395,9 @@ func (e *Engine) Close() error {
 		errs = append(errs, e.st.Close())
 	}
 	errs = append(errs, e.lock.Release())
+	if e.discard.Load() {
+		removeCreated(e.created)
+	}
 	return errors.Join(errs...)
 }
 

@@ -34,6 +34,8 @@ type (
 	Links       = graph.Links
 	Related     = graph.Related
 	GapReport   = graph.GapReport
+	BrokenLink  = graph.Broken
+	GraphNode   = graph.Node
 )
 
 // Graph is the index's link graph: it answers what a document links to

@@ -17,7 +17,12 @@ type SourceSpec = index.SourceSpec
 // texts when the engine has an embedder. progress may be nil.
 // Per-file problems are listed in the summary; the returned error is for
 // problems that stop the run, after which the index is still consistent.
-func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Progress)) (*Summary, error) {
+// An error with no Summary means nothing was written (see Open for what
+// that undoes).
+func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Progress)) (sum *Summary, err error) {
+	if e.created != "" {
+		defer func() { e.discard.Store(sum == nil && err != nil) }()
+	}
 	if e.opt.ReadOnly {
 		return nil, ErrReadOnly
 	}
@@ -64,7 +69,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 	}
 	vs := e.vectors(embedProgress)
 	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs, Blobs: e.blobs(), AWS: e.opt.AWS}
-	sum := &Summary{}
+	sum = &Summary{}
 	var runErr error
 	for _, src := range sources {
 		ix.Force = force[src.ID]

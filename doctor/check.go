@@ -1,5 +1,7 @@
 package doctor
 
+import "fmt"
+
 // Check is one finding of a health check.
 type Check struct {
 	Name   string `json:"name"`
@@ -19,3 +21,16 @@ const (
 	// StoreDir holds the document store; its blobs are in StoreDir/blobs.
 	StoreDir = "store"
 )
+
+// String is the finding on one line: "ok", "warn" or "FAIL", its name and
+// what it found.
+func (c Check) String() string {
+	mark := "ok  "
+	switch {
+	case !c.OK:
+		mark = "FAIL"
+	case c.Warning:
+		mark = "warn"
+	}
+	return fmt.Sprintf("%s %-8s %s", mark, c.Name, c.Detail)
+}

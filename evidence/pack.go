@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/notes"
@@ -147,4 +148,30 @@ func Fill(ctx context.Context, hits []Hit, budget int, r Reader) (*Pack, error) 
 	p := f.pack()
 	p.Budget, p.Tokens, p.Considered = budget, budget-f.room, len(hits)
 	return p, nil
+}
+
+// Text is the pack as markdown, as braid ask prints it: a line of counts,
+// then each document's passages under its title, each with its tag and
+// headings, quoted, and the passages it stands for.
+func (p *Pack) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d passages from %d documents, %d of %d tokens; braid writes no answer: read the passages and cite their tags.\n",
+		p.Passages, len(p.Documents), p.Tokens, p.Budget)
+	for _, d := range p.Documents {
+		fmt.Fprintf(&b, "\n## %s (%s)\n", d.Title, d.Path)
+		for _, ps := range d.Passages {
+			head := ps.Tag
+			if len(ps.HeadingPath) > 0 {
+				head += "  § " + strings.Join(ps.HeadingPath, " › ")
+			}
+			fmt.Fprintf(&b, "\n%s\n", head)
+			for _, l := range strings.Split(ps.Text, "\n") {
+				b.WriteString(strings.TrimRight("> "+l, " ") + "\n")
+			}
+			if len(ps.Duplicates) > 0 {
+				fmt.Fprintf(&b, "also in: %s\n", strings.Join(ps.Duplicates, ", "))
+			}
+		}
+	}
+	return b.String()
 }

@@ -848,20 +848,6 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 	return b.finish(entries, seen, sum)
 }
 
-// FormatBytes renders a byte count for people: 1.5 MB, 512 B.
-func FormatBytes(n int64) string {
-	const unit = 1000
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
-}
-
 // ChunkID names the i-th chunk of a document version: the document id, then
 // "#", the first 8 hex digits of the content hash and the position.
 func ChunkID(docID, hash string, i int) string {

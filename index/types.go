@@ -1,6 +1,11 @@
 package index
 
-import "time"
+import (
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
 
 // SourceKind says how a source's path is read.
 type SourceKind string
@@ -118,4 +123,17 @@ type Chunk struct {
 	StartLine   int      `json:"start_line"`
 	EndLine     int      `json:"end_line"`
 	Tokens      int      `json:"tokens"`
+}
+
+// FormatMeta writes metadata on one line, keys sorted: "k=v k2=v2", or
+// "none".
+func FormatMeta(m map[string]string) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	for i, k := range keys {
+		keys[i] = k + "=" + m[k]
+	}
+	return strings.Join(keys, " ")
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"gopkg.in/yaml.v3"
 )
@@ -346,4 +347,48 @@ func (p *Prompt) argNames() []string {
 		names[i] = a.Name
 	}
 	return names
+}
+
+// Text lists the prompts in aligned columns, as braid prompts list prints
+// them: name, arguments (optional ones in brackets, with their default),
+// the file it came from or "built-in", and its description.
+func (s *Set) Text() string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, p := range s.Prompts {
+		var args []string
+		for _, a := range p.Arguments {
+			switch {
+			case a.Required:
+				args = append(args, a.Name)
+			case a.Default != "":
+				args = append(args, "["+a.Name+"="+a.Default+"]")
+			default:
+				args = append(args, "["+a.Name+"]")
+			}
+		}
+		from := "built-in"
+		if p.File != "" {
+			from = filepath.Base(p.File)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, strings.Join(args, " "), from, p.Description)
+	}
+	w.Flush()
+	return b.String()
+}
+
+// Text writes messages for reading: each message's text, under a [role]
+// line, a blank line between, when there are several.
+func Text(msgs []Message) string {
+	var b strings.Builder
+	for i, m := range msgs {
+		if len(msgs) > 1 {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "[%s]\n", m.Role)
+		}
+		b.WriteString(m.Text + "\n")
+	}
+	return b.String()
 }

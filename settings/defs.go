@@ -21,6 +21,17 @@ type Setting struct {
 	Help    string `json:"help"`
 }
 
+// String is the setting on one line, as braid config list prints it: "*"
+// when the index sets it, then its name, value, help, default and what it
+// accepts.
+func (s Setting) String() string {
+	mark := " "
+	if s.Set {
+		mark = "*"
+	}
+	return fmt.Sprintf("%s %-14s %-8s %s (default %s; %s)", mark, s.Name, s.Value, s.Help, s.Default, s.Allowed)
+}
+
 // ErrUnknown is the error for a setting name braid does not have.
 var ErrUnknown = errors.New("braid: unknown setting")
 

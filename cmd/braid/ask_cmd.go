@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/braidsearch/braid"
 )
@@ -37,26 +36,5 @@ func (c *AskCmd) Run(g *Globals) error {
 	if p.Warning != "" {
 		g.warn("%s", p.Warning)
 	}
-	if g.JSON {
-		return g.printJSON(p)
-	}
-	fmt.Fprintf(g.stdout, "%d passages from %d documents, %d of %d tokens; braid writes no answer: read the passages and cite their tags.\n",
-		p.Passages, len(p.Documents), p.Tokens, p.Budget)
-	for _, d := range p.Documents {
-		fmt.Fprintf(g.stdout, "\n## %s (%s)\n", d.Title, d.Path)
-		for _, ps := range d.Passages {
-			head := ps.Tag
-			if len(ps.HeadingPath) > 0 {
-				head += "  § " + strings.Join(ps.HeadingPath, " › ")
-			}
-			fmt.Fprintf(g.stdout, "\n%s\n", head)
-			for _, l := range strings.Split(ps.Text, "\n") {
-				fmt.Fprintln(g.stdout, strings.TrimRight("> "+l, " "))
-			}
-			if len(ps.Duplicates) > 0 {
-				fmt.Fprintf(g.stdout, "also in: %s\n", strings.Join(ps.Duplicates, ", "))
-			}
-		}
-	}
-	return nil
+	return g.print(p, p.Text)
 }

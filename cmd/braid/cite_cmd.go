@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/braidsearch/braid"
 )
 
@@ -14,26 +11,11 @@ type CiteCmd struct {
 
 // Run prints the citation: the markdown link first, ready to paste.
 func (c *CiteCmd) Run(g *Globals) error {
-	var ct *braid.Citation
-	err := g.withReader("braid cite", func(e *braid.Engine) (err error) {
-		ct, err = e.Notes().Cite(c.ChunkID)
-		return err
+	return g.withReader("braid cite", func(e *braid.Engine) error {
+		ct, err := e.Notes().Cite(c.ChunkID)
+		if err != nil {
+			return err
+		}
+		return g.print(ct, func() string { return ct.Text(g.displayPath(ct.File)) })
 	})
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(ct)
-	}
-	fmt.Fprintln(g.stdout, ct.Tag)
-	where := fmt.Sprintf("%s:%d-%d", g.displayPath(ct.File), ct.StartLine, ct.EndLine)
-	if ct.File == "" {
-		where = fmt.Sprintf("%s:%d-%d", ct.Path, ct.StartLine, ct.EndLine)
-	}
-	if len(ct.HeadingPath) > 0 {
-		where += "  § " + strings.Join(ct.HeadingPath, " › ")
-	}
-	fmt.Fprintln(g.stdout, where)
-	fmt.Fprintln(g.stdout, "> "+ct.Snippet)
-	return nil
 }

@@ -28,11 +28,7 @@ func (c *ConfigListCmd) Run(g *Globals) error {
 		return g.printJSON(map[string]any{"settings": list})
 	}
 	for _, s := range list {
-		mark := " "
-		if s.Set {
-			mark = "*"
-		}
-		fmt.Fprintf(g.stdout, "%s %-14s %-8s %s (default %s; %s)\n", mark, s.Name, s.Value, s.Help, s.Default, s.Allowed)
+		fmt.Fprintln(g.stdout, s)
 	}
 	fmt.Fprintln(g.stdout, "* set in this index; braid config set NAME VALUE changes one, braid config reset NAME puts it back")
 	return nil

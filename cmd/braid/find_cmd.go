@@ -18,24 +18,15 @@ func (c *FindCmd) Run(g *Globals) error {
 	if c.Limit < 1 {
 		return fmt.Errorf("--limit %d, want 1 or more", c.Limit)
 	}
-	var res *braid.FindResults
-	err := g.withReader("braid find", func(e *braid.Engine) (err error) {
-		res, err = e.Notes().Find(c.Query, braid.FindOptions{Parent: c.Parent, Limit: c.Limit})
-		return err
+	return g.withReader("braid find", func(e *braid.Engine) error {
+		res, err := e.Notes().Find(c.Query, braid.FindOptions{Parent: c.Parent, Limit: c.Limit})
+		switch {
+		case err != nil:
+			return err
+		case len(res.Results) == 0 && !g.JSON:
+			fmt.Fprintf(g.stderr, "no document's name matches %q; braid search looks in their text\n", c.Query)
+			return nil
+		}
+		return g.print(res, res.Text)
 	})
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(res)
-	}
-	if len(res.Results) == 0 {
-		fmt.Fprintf(g.stderr, "no document's name matches %q; braid search looks in their text\n", c.Query)
-		return nil
-	}
-	for i, f := range res.Results {
-		fmt.Fprintf(g.stdout, "%2d. %s  (%s)  %s %s  id %s\n", i+1, f.Title, f.Path, f.Match, f.Field, f.ID)
-	}
-	fmt.Fprintf(g.stdout, "%d shown, %d matching, %.1f ms\n", len(res.Results), res.Total, res.TookMS)
-	return nil
 }

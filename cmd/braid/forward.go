@@ -28,18 +28,9 @@ import (
 // alongside the server's own tool calls; writes (index, tag, sources rm)
 // take the server's writer slot in turn with index_path and the watch.
 //
-// The command travels parsed: the client resolves flags, environment
-// variables and relative paths as usual, and sends the chosen command's
-// struct and the globals as JSON.
-
-// forwarded is the request a client sends.
-type forwarded struct {
-	Command []string        `json:"command"` // e.g. ["sources", "rm"]
-	Globals json.RawMessage `json:"globals"`
-	Args    json.RawMessage `json:"args"`
-	Cwd     string          `json:"cwd"`
-	TTY     bool            `json:"tty"`
-}
+// The command travels parsed (relay.Request): the client resolves flags,
+// environment variables and relative paths as usual, and sends the chosen
+// command's struct and the globals as JSON.
 
 // local lists the commands that never go to a server: they do not use the
 // shared index, or (serve) are the server.
@@ -68,21 +59,17 @@ func forward(ctx context.Context, cli *CLI, kctx *kong.Context, stdin io.Reader)
 	if d, isDoctor := sel.Target.Addr().Interface().(*DoctorCmd); isDoctor && d.Repair {
 		return 0, false // repair needs the index to itself; it says so
 	}
-	conn, err := relay.Dial(relay.SocketPath(cli.Index))
-	if err != nil {
-		return 0, false
-	}
 	globals, err := json.Marshal(&cli.Globals)
+	var args []byte
 	if err == nil {
-		var args []byte
-		if args, err = json.Marshal(sel.Target.Addr().Interface()); err == nil {
-			wd, _ := os.Getwd()
-			var req []byte
-			req, err = json.Marshal(forwarded{Command: names, Globals: globals, Args: args, Cwd: wd, TTY: cli.tty})
-			if err == nil {
-				code, err = relay.Call(ctx, conn, req, stdin, cli.stdout, cli.stderr)
-			}
-		}
+		args, err = json.Marshal(sel.Target.Addr().Interface())
+	}
+	if err == nil {
+		wd, _ := os.Getwd()
+		code, err = relay.Forward(ctx, cli.Index, &relay.Request{Command: names, Globals: globals, Args: args, Cwd: wd, TTY: cli.tty}, stdin, cli.stdout, cli.stderr)
+	}
+	if errors.Is(err, relay.ErrNoServer) {
+		return 0, false
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -98,7 +85,7 @@ func forward(ctx context.Context, cli *CLI, kctx *kong.Context, stdin io.Reader)
 // serveForwarded runs a client's command on the server's engine; it is
 // the relay handler of braid serve.
 func serveForwarded(ctx context.Context, srv *mcpserver.Server, dir string, raw []byte, sess *relay.Session) int {
-	var req forwarded
+	var req relay.Request
 	if err := json.Unmarshal(raw, &req); err != nil {
 		fmt.Fprintf(sess.Stderr, "braid: the server could not read the command (%v); are the client and braid serve the same version?\n", err)
 		return 1

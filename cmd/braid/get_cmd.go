@@ -66,7 +66,7 @@ func (c *GetCmd) Run(g *Globals) error {
 	}
 	fmt.Fprint(g.stdout, text)
 	if rel != nil {
-		printRelated(g, rel) // related.go
+		fmt.Fprint(g.stdout, rel.Text())
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -28,15 +27,6 @@ type GrepCmd struct {
 	FilesWithMatches  bool        `short:"l" help:"Print only the names of files with a match."`
 	FilesWithoutMatch bool        `short:"L" help:"Print only the names of files without a match."`
 	MaxCount          int         `short:"m" help:"Stop a file after N matching lines." placeholder:"N"`
-}
-
-// grepJSONLine is one line of --json output.
-type grepJSONLine struct {
-	Path   string        `json:"path"`
-	Line   int           `json:"line"`
-	Text   string        `json:"text"`
-	Match  bool          `json:"match"`
-	Ranges []braid.Range `json:"ranges,omitempty"`
 }
 
 // Run greps.
@@ -65,59 +55,23 @@ func (c *GrepCmd) Run(g *Globals) error {
 	withName := !c.NoFilename && (c.WithFilename || len(c.Paths) != 1 || isDir(string(c.Paths[0])) || bucket.IsURL(string(c.Paths[0])))
 	format := grep.Format{LineNumbers: c.LineNumber, WithFilename: withName, Count: c.Count,
 		FilesWithMatches: c.FilesWithMatches, FilesWithoutMatch: c.FilesWithoutMatch, Before: before, After: after}
+	js := &grep.JSON{Count: c.Count, FilesWithMatches: c.FilesWithMatches, FilesWithoutMatch: c.FilesWithoutMatch}
 	w := bufio.NewWriterSize(g.stdout, 64<<10)
 	defer w.Flush()
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
 	matched := false
-	type fileCount struct {
-		Path  string `json:"path"`
-		Count int    `json:"count"`
-	}
-	var counts []fileCount
 	err = e.Grep(g.ctx, c.Pattern, opt, func(r grep.Result) error {
 		if r.Err != nil {
 			g.warn("%s: %v", r.File.Name, r.Err)
 			return nil
 		}
-		if r.Count > 0 {
-			matched = true
+		matched = matched || r.Count > 0
+		if g.JSON {
+			return js.Write(w, r)
 		}
-		if !g.JSON {
-			return format.Write(w, r)
-		}
-		switch {
-		case c.Count || c.FilesWithMatches:
-			if r.Count > 0 {
-				counts = append(counts, fileCount{r.File.Name, r.Count})
-			}
-			return nil
-		case c.FilesWithoutMatch:
-			if r.Count == 0 {
-				counts = append(counts, fileCount{r.File.Name, 0})
-			}
-			return nil
-		}
-		for _, l := range r.Lines {
-			jl := grepJSONLine{Path: r.File.Name, Line: l.Number, Text: l.Text, Match: l.Match}
-			for _, rg := range l.Ranges {
-				jl.Ranges = append(jl.Ranges, braid.Range{Start: rg[0], End: rg[1]})
-			}
-			if err := enc.Encode(jl); err != nil {
-				return err
-			}
-		}
-		return nil
+		return format.Write(w, r)
 	})
 	if err != nil {
 		return err
-	}
-	if g.JSON && counts != nil {
-		for _, fc := range counts {
-			if err := enc.Encode(fc); err != nil {
-				return err
-			}
-		}
 	}
 	if !matched && !c.FilesWithoutMatch {
 		w.Flush()

@@ -1,10 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -52,14 +51,10 @@ func (c *IndexCmd) Run(g *Globals) error {
 			return fmt.Errorf("--watch: %s: S3 sources cannot be watched (a bucket sends braid no changes); run braid index again to pick them up", p)
 		}
 	}
-	created := missingFrom(g.Index) // a first index: undone if it fails before writing
-	e, release, err := g.openWith(false, "braid index")
+	e, done, err := g.openWith(false, "braid index") // a first index that fails before writing leaves no folder (braid.Open)
 	if err != nil {
-		removeCreated(created)
 		return err
 	}
-	var once sync.Once
-	done := func() { once.Do(release) }
 	defer done()
 	var specs []braid.SourceSpec
 	for _, p := range c.Paths {
@@ -80,10 +75,6 @@ func (c *IndexCmd) Run(g *Globals) error {
 		}
 	}
 	if err != nil {
-		if sum == nil { // refused before writing anything (a missing path, a bad option)
-			done()
-			removeCreated(created)
-		}
 		if g.ctx.Err() != nil {
 			return fmt.Errorf("interrupted; every commit before the interruption is kept and the index is consistent (run braid index again to finish)")
 		}
@@ -148,37 +139,10 @@ func peakRSS() int64 {
 	return ru.Maxrss * 1024 // kilobytes on Linux
 }
 
+// printSummary prints the run's text and, on stderr, its capped,
+// half-read and failed files.
 func printSummary(g *Globals, s *braid.Summary) {
-	took := time.Duration(s.TookMS) * time.Millisecond
-	rate := ""
-	if secs := took.Seconds(); secs > 0 && s.Added+s.Updated > 0 {
-		rate = fmt.Sprintf(", %.0f docs/s", float64(s.Added+s.Updated)/secs)
-	}
-	fmt.Fprintf(g.stdout, "indexed %d source(s) in %s: %d seen, %d added, %d updated, %d unchanged, %d removed; %d chunks, %s%s\n",
-		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, braid.FormatBytes(s.Bytes), rate)
-	if s.Embedded > 0 {
-		embed := time.Duration(s.EmbedMS) * time.Millisecond
-		secs := max(embed.Seconds(), 1e-3)
-		fmt.Fprintf(g.stdout, "embedded %d chunks (%d tokens) in %s: %.1f chunks/s, %.0f tokens/s; peak memory %s\n",
-			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, braid.FormatBytes(s.PeakRSS))
-	}
-	if k := s.Skipped; k.Total() > 0 {
-		var parts []string
-		for _, p := range []struct {
-			n    int
-			what string
-		}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}, {k.OverFileLimit, "over the file limit"}, {k.TooManyChunks, "too many chunks"},
-			{k.LinkOutside, "symbolic links leading outside the source (--follow-links to index them)"}, {k.NotRegular, "not regular files (FIFOs, sockets, devices)"},
-			{k.BrokenLink, "symbolic links to nothing (missing targets or loops)"}} {
-			if p.n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-			}
-		}
-		fmt.Fprintf(g.stdout, "skipped %d: %s\n", k.Total(), strings.Join(parts, ", "))
-	}
-	if len(s.Capped) > 0 {
-		fmt.Fprintf(g.stdout, "capped %d: over a cap per document (tags, links, headings, aliases, length of a title, heading or link text), indexed without the excess\n", len(s.Capped))
-	}
+	fmt.Fprint(g.stdout, optionFlags.Replace(s.Text()))
 	for _, c := range s.Capped {
 		g.warn("%s", c)
 	}
@@ -190,7 +154,8 @@ func printSummary(g *Globals, s *braid.Summary) {
 	}
 }
 
-// progress draws a bar on a terminal and plain counts elsewhere.
+// progress draws a bar on a terminal and plain counts elsewhere, at most
+// every 100 ms and 2 s.
 type progress struct {
 	g     *Globals
 	last  time.Time
@@ -203,44 +168,24 @@ func newProgress(g *Globals) *progress {
 }
 
 func (p *progress) update(pr braid.Progress) {
-	if p.g.Quiet {
-		return
-	}
 	now := time.Now()
-	if pr.Phase == "embed" {
-		if p.bar {
-			if now.Sub(p.last) >= 100*time.Millisecond {
-				p.last, p.drawn = now, true
-				fmt.Fprintf(p.g.stderr, "\r\033[Kembedding: %d chunks", pr.Done)
-			}
-		} else if now.Sub(p.last) >= 2*time.Second {
-			p.last = now
-			fmt.Fprintf(p.g.stderr, "braid: embedded %d chunks\n", pr.Done)
-		}
-		return
-	}
+	every, last := 2*time.Second, pr.Phase != "embed" && pr.Done == pr.Total
 	if p.bar {
-		if now.Sub(p.last) < 100*time.Millisecond && pr.Done != pr.Total {
-			return
-		}
-		p.last, p.drawn = now, true
-		if pr.Total > 0 {
-			const width = 30
-			filled := width * pr.Done / pr.Total
-			fmt.Fprintf(p.g.stderr, "\r%s [%s%s] %d/%d", pr.Source, strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pr.Done, pr.Total)
-		} else {
-			fmt.Fprintf(p.g.stderr, "\r%s %d", pr.Source, pr.Done)
-		}
-		return
+		every = 100 * time.Millisecond
 	}
-	if now.Sub(p.last) < 2*time.Second {
+	if p.g.Quiet || now.Sub(p.last) < every && !(p.bar && last) {
 		return
 	}
 	p.last = now
-	if pr.Total > 0 {
-		fmt.Fprintf(p.g.stderr, "braid: %s: %d/%d files\n", pr.Source, pr.Done, pr.Total)
-	} else {
-		fmt.Fprintf(p.g.stderr, "braid: %s: %d documents\n", pr.Source, pr.Done)
+	switch {
+	case !p.bar:
+		fmt.Fprintf(p.g.stderr, "braid: %s\n", pr)
+	case pr.Phase == "embed":
+		p.drawn = true
+		fmt.Fprint(p.g.stderr, "\r\033[K"+pr.Bar())
+	default:
+		p.drawn = true
+		fmt.Fprint(p.g.stderr, "\r"+pr.Bar())
 	}
 }
 
@@ -276,7 +221,7 @@ func strs(ps []pathOrURL) []string {
 	return out
 }
 
-// ByteSize is a size flag: 1048576, 512KB, 20MB, 1GiB.
+// ByteSize is a size flag: 1048576, 512KB, 20MB, 1GiB (braid.ParseSize).
 type ByteSize int64
 
 // Decode parses a size.
@@ -285,29 +230,10 @@ func (b *ByteSize) Decode(ctx *kong.DecodeContext) error {
 	if err := ctx.Scan.PopValueInto("size", &s); err != nil {
 		return err
 	}
-	n, err := parseSize(s)
+	n, err := braid.ParseSize(s)
 	if err != nil {
-		return err
+		return errors.New(strings.TrimPrefix(err.Error(), "index: "))
 	}
 	*b = ByteSize(n)
 	return nil
-}
-
-func parseSize(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f <= 0 {
-		return 0, fmt.Errorf("size %q is not a positive size like 512KB or 20MB", s)
-	}
-	return int64(f * float64(mult)), nil
 }

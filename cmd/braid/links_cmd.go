@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/braidsearch/braid"
 )
@@ -29,104 +27,35 @@ func (c *LinksCmd) Run(g *Globals) error {
 	case !c.Broken && !c.Orphans && c.Doc == "":
 		return errors.New("name a document (braid links DOC), or ask for --broken or --orphans")
 	}
-	return g.withReader("braid links", func(e *braid.Engine) error {
-		switch {
-		case c.Broken:
-			return c.broken(g, e)
-		case c.Orphans:
-			return c.orphans(g, e)
-		}
-		res, err := e.Graph().Links(g.docName(c.Doc), braid.LinkOptions{Relation: c.Relation, Depth: c.Depth, Reverse: c.Reverse})
-		if err != nil {
-			return err
-		}
-		if g.JSON {
-			return g.printJSON(res)
-		}
-		arrow, dir := "→", "links"
-		if c.Reverse {
-			arrow, dir = "←", "backlinks"
-		}
-		name := res.Doc.Path
-		if name == "" {
-			name = res.Doc.ID
-		}
-		fmt.Fprintf(g.stdout, "%s: %d %s (depth %d)\n", name, len(res.Links), dir, res.Depth)
-		width := 0
-		for _, s := range res.Links {
-			width = max(width, len(relations(s.Edges)))
-		}
-		for _, s := range res.Links {
-			fmt.Fprintf(g.stdout, "  %d %-*s  %s%s\n", s.Depth, width, relations(s.Edges), strings.Join(s.Via[1:], " "+arrow+" "), stepNote(s))
-		}
-		return nil
+	if c.Broken || c.Orphans {
+		return g.withReader("braid links", func(e *braid.Engine) error {
+			if c.Broken {
+				list, err := e.Graph().BrokenLinks()
+				return printList(g, "broken", "broken links", list, err, braid.BrokenLink.String)
+			}
+			list, err := e.Graph().Orphans()
+			return printList(g, "orphans", "orphans", list, err, func(n braid.GraphNode) string { return n.Path })
+		})
+	}
+	return g.show("braid links", func(e *braid.Engine) (texter, error) {
+		return e.Graph().Links(g.docName(c.Doc), braid.LinkOptions{Relation: c.Relation, Depth: c.Depth, Reverse: c.Reverse})
 	})
 }
 
-// relations names the types of a step's edges, each once.
-func relations(edges []braid.Edge) string {
-	var types []string
-	for _, e := range edges {
-		if !slices.Contains(types, e.Type) {
-			types = append(types, e.Type)
-		}
-	}
-	return strings.Join(types, ",")
-}
-
-// stepNote says what a step reached when it is not a plain document.
-func stepNote(s braid.Step) string {
-	line := 0
-	if len(s.Edges) > 0 {
-		line = s.Edges[0].Line
-	}
-	switch {
-	case s.Broken:
-		return fmt.Sprintf("  [broken, line %d]", line)
-	case s.Target != "":
-		return "  [file, not indexed]"
-	case s.Title != "" && !strings.HasPrefix(s.ID, "#") && s.Title != strings.TrimSuffix(lastPart(s.Path), ".md"):
-		return fmt.Sprintf("  (%s)", s.Title)
-	}
-	return ""
-}
-
-func lastPart(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
-
-func (c *LinksCmd) broken(g *Globals, e *braid.Engine) error {
-	list, err := e.Graph().BrokenLinks()
+// printList prints a whole-graph list: JSON {key: items, "count": n}, else
+// a line an item and, unless --quiet, the count on stderr.
+func printList[T any](g *Globals, key, counted string, items []T, err error, line func(T) string) error {
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return g.printJSON(map[string]any{"broken": list, "count": len(list)})
+		return g.printJSON(map[string]any{key: items, "count": len(items)})
 	}
-	for _, b := range list {
-		target := b.Target
-		if b.Alt != "" {
-			target += "|" + b.Alt
-		}
-		fmt.Fprintf(g.stdout, "%s:%d: %s %s\n", b.Doc.Path, b.Line, b.Type, target)
+	for _, it := range items {
+		fmt.Fprintln(g.stdout, line(it))
 	}
 	if !g.Quiet {
-		fmt.Fprintf(g.stderr, "%d broken links\n", len(list))
-	}
-	return nil
-}
-
-func (c *LinksCmd) orphans(g *Globals, e *braid.Engine) error {
-	list, err := e.Graph().Orphans()
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"orphans": list, "count": len(list)})
-	}
-	for _, n := range list {
-		fmt.Fprintln(g.stdout, n.Path)
-	}
-	if !g.Quiet {
-		fmt.Fprintf(g.stderr, "%d orphans\n", len(list))
+		fmt.Fprintf(g.stderr, "%d %s\n", len(items), counted)
 	}
 	return nil
 }
@@ -152,17 +81,10 @@ func (c *GapsCmd) Run(g *Globals) error {
 	if rep.Warning != "" {
 		g.warn("%s", rep.Warning)
 	}
-	if g.JSON {
-		return g.printJSON(rep)
+	if err := g.print(rep, rep.Text); err != nil {
+		return err
 	}
-	for _, gp := range rep.Gaps {
-		from, to := gp.A.Path, gp.B.Path
-		if gp.Suggest.From == gp.B.ID {
-			from, to = to, from
-		}
-		fmt.Fprintf(g.stdout, "%.3f  %s ↔ %s\n       add %s %s → %s: %s\n", gp.Similarity, gp.A.Path, gp.B.Path, gp.Suggest.Type, from, to, gp.Reason)
-	}
-	if !g.Quiet {
+	if !g.Quiet && !g.JSON {
 		fmt.Fprintf(g.stderr, "%d pairs of %d documents at least %.2f similar (%s) in %d ms\n", len(rep.Gaps), rep.Documents, rep.Threshold, rep.Method, rep.TookMS)
 	}
 	return nil

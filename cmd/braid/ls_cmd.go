@@ -52,30 +52,19 @@ func (c *LsCmd) Run(g *Globals) error {
 		if err != nil {
 			return err
 		}
-		if g.JSON {
-			if c.PathsOnly {
-				paths := make([]string, len(l.Documents))
-				for i, d := range l.Documents {
-					paths[i] = d.Path
-				}
+		if c.PathsOnly {
+			paths := make([]string, len(l.Documents))
+			for i, d := range l.Documents {
+				paths[i] = d.Path
+			}
+			if g.JSON {
 				return g.printJSON(map[string]any{"paths": paths, "total": l.Total})
 			}
-			return g.printJSON(l)
-		}
-		for _, d := range l.Documents {
-			if c.PathsOnly {
-				fmt.Fprintln(g.stdout, d.Path)
-				continue
+			for _, p := range paths {
+				fmt.Fprintln(g.stdout, p)
 			}
-			where := d.Source
-			if d.Collection != "" {
-				where += "/" + d.Collection
-			}
-			meta := ""
-			if len(d.Metadata) > 0 {
-				meta = "  " + formatMeta(d.Metadata)
-			}
-			fmt.Fprintf(g.stdout, "%s  %-14s %9s  %s  %s%s\n", d.ID, where, braid.FormatBytes(d.Size), d.Modified.Local().Format(time.DateTime), d.Path, meta)
+		} else if err := g.print(l, l.Text); err != nil || g.JSON {
+			return err
 		}
 		if len(l.Documents) < l.Total {
 			fmt.Fprintf(g.stdout, "(%d of %d documents; raise --limit to see more)\n", len(l.Documents), l.Total)

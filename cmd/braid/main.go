@@ -145,8 +145,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if f, ok := stderr.(*os.File); ok {
 		cli.tty = term.IsTerminal(int(f.Fd()))
 	}
-	if usesIndexDir(kctx) {
-		if err := checkIndexDir(cli.Index); err != nil {
+	if sel := kctx.Selected(); sel != nil && !slices.Contains(noIndexDir, commandPath(sel)[0]) {
+		if err := braid.CheckDir(cli.Index); err != nil {
 			return exitStatus(err, stderr)
 		}
 	}
@@ -156,6 +156,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	return exitStatus(kctx.Run(&cli.Globals), stderr)
 }
 
+// noIndexDir lists the commands that never touch the index directory, so
+// a bad --index does not concern them.
+var noIndexDir = []string{"version", "models"}
+
 // errSilent is returned by a command that already reported its failure.
 var errSilent = errors.New("failed")
 
@@ -164,6 +168,8 @@ var errSilent = errors.New("failed")
 // user can type. At one place in a message the first match wins, so a
 // phrase comes before the option it holds.
 var optionFlags = strings.NewReplacer(
+	"point Open's dir", "point --index (or BRAID_INDEX)",
+	"Open's dir", "--index",
 	"Options.Backend", "--backend",
 	"SourceSpec.Endpoint", "--s3-endpoint",
 	"SourceSpec.MaxFileSize", "--max-file-size",
@@ -195,6 +201,7 @@ var optionFlags = strings.NewReplacer(
 	"model.Pull ", "braid models pull ",
 	"model.Verify", "braid models verify",
 	"model.Checks", "braid doctor",
+	"SourceSpec.FollowLinks", "--follow-links",
 )
 
 // errorLine renders an error as one line that starts with "braid:".
@@ -259,6 +266,63 @@ func (g *Globals) withReader(purpose string, fn func(*braid.Engine) error) error
 	return fn(e)
 }
 
+// texter is what most commands print: with --json the value itself,
+// else its Text, the form its package gives it.
+type texter interface{ Text() string }
+
+// print writes v as JSON with --json, else the text it makes.
+func (g *Globals) print(v any, text func() string) error {
+	if g.JSON {
+		return g.printJSON(v)
+	}
+	_, err := io.WriteString(g.stdout, text())
+	return err
+}
+
+// show opens the engine read-only and prints what fn answers.
+func (g *Globals) show(purpose string, fn func(*braid.Engine) (texter, error)) error {
+	return g.withReader(purpose, func(e *braid.Engine) error {
+		v, err := fn(e)
+		if err != nil {
+			return err
+		}
+		return g.print(v, v.Text)
+	})
+}
+
+// showWith is show for a command that opens the engine with the embedding
+// model (openWith), for writing unless readOnly.
+func (g *Globals) showWith(readOnly bool, purpose string, fn func(*braid.Engine) (texter, error)) error {
+	e, done, err := g.openWith(readOnly, purpose)
+	if err != nil {
+		return err
+	}
+	defer done()
+	v, err := fn(e)
+	if err != nil {
+		return err
+	}
+	return g.print(v, v.Text)
+}
+
+// printLines prints a list as JSON with --json, else a line an item, or
+// the line empty when there are none.
+func printLines[T fmt.Stringer](g *Globals, items []T, err error, empty string) error {
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(items)
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(g.stdout, empty)
+	}
+	for _, it := range items {
+		fmt.Fprintln(g.stdout, it)
+	}
+	return nil
+}
+
 // printJSON writes v as indented JSON to stdout.
 func (g *Globals) printJSON(v any) error {
 	enc := json.NewEncoder(g.stdout)
@@ -299,9 +363,5 @@ type VersionCmd struct{}
 
 // Run prints the version.
 func (c *VersionCmd) Run(g *Globals) error {
-	if g.JSON {
-		return g.printJSON(map[string]string{"version": version})
-	}
-	fmt.Fprintln(g.stdout, "braid", version)
-	return nil
+	return g.print(map[string]string{"version": version}, func() string { return "braid " + version + "\n" })
 }

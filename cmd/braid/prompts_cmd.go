@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/braidsearch/braid/prompts"
 )
@@ -71,29 +70,7 @@ func (c *PromptsListCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"dir": set.Dir, "prompts": set.Prompts})
-	}
-	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-	for _, p := range set.Prompts {
-		var args []string
-		for _, a := range p.Arguments {
-			switch {
-			case a.Required:
-				args = append(args, a.Name)
-			case a.Default != "":
-				args = append(args, "["+a.Name+"="+a.Default+"]")
-			default:
-				args = append(args, "["+a.Name+"]")
-			}
-		}
-		from := "built-in"
-		if p.File != "" {
-			from = filepath.Base(p.File)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, strings.Join(args, " "), from, p.Description)
-	}
-	return w.Flush()
+	return g.print(map[string]any{"dir": set.Dir, "prompts": set.Prompts}, set.Text)
 }
 
 // PromptsGetCmd renders one prompt.
@@ -128,17 +105,5 @@ func (c *PromptsGetCmd) Run(g *Globals) error {
 	if err != nil {
 		return fmt.Errorf("%w; give arguments as --arg NAME=VALUE", err)
 	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"name": p.Name, "description": p.Description, "messages": msgs})
-	}
-	for i, m := range msgs {
-		if len(msgs) > 1 {
-			if i > 0 {
-				fmt.Fprintln(g.stdout)
-			}
-			fmt.Fprintf(g.stdout, "[%s]\n", m.Role)
-		}
-		fmt.Fprintln(g.stdout, m.Text)
-	}
-	return nil
+	return g.print(map[string]any{"name": p.Name, "description": p.Description, "messages": msgs}, func() string { return prompts.Text(msgs) })
 }

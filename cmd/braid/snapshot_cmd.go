@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/braidsearch/braid"
 )
@@ -14,19 +13,7 @@ type CollectionsCmd struct{}
 func (c *CollectionsCmd) Run(g *Globals) error {
 	return g.withReader("braid collections", func(e *braid.Engine) error {
 		cols, err := e.Store().Collections()
-		if err != nil {
-			return err
-		}
-		if g.JSON {
-			return g.printJSON(cols)
-		}
-		if len(cols) == 0 {
-			fmt.Fprintln(g.stdout, "no collections yet; braid add --collection NAME puts a document in one")
-		}
-		for _, c := range cols {
-			fmt.Fprintf(g.stdout, "%-20s %5d docs %9s\n", c.Name, c.Documents, braid.FormatBytes(c.Bytes))
-		}
-		return nil
+		return printLines(g, cols, err, "no collections yet; braid add --collection NAME puts a document in one")
 	})
 }
 
@@ -53,11 +40,9 @@ func (c *SnapshotCreateCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if g.JSON {
-		return g.printJSON(s)
-	}
-	fmt.Fprintf(g.stdout, "snapshot %s: %d documents, %s; braid restore --snapshot %s --output DIR writes them out\n", s.ID, s.Documents, braid.FormatBytes(s.Bytes), s.ID)
-	return nil
+	return g.print(s, func() string {
+		return fmt.Sprintf("snapshot %s: %d documents, %s; braid restore --snapshot %s --output DIR writes them out\n", s.ID, s.Documents, braid.FormatBytes(s.Bytes), s.ID)
+	})
 }
 
 // SnapshotListCmd lists the snapshots.
@@ -67,23 +52,7 @@ type SnapshotListCmd struct{}
 func (c *SnapshotListCmd) Run(g *Globals) error {
 	return g.withReader("braid snapshot list", func(e *braid.Engine) error {
 		all, err := e.Store().Snapshots()
-		if err != nil {
-			return err
-		}
-		if g.JSON {
-			return g.printJSON(all)
-		}
-		if len(all) == 0 {
-			fmt.Fprintln(g.stdout, "no snapshots yet; braid snapshot create records one")
-		}
-		for _, s := range all {
-			what := "all stored documents"
-			if s.Collection != "" {
-				what = "collection " + s.Collection
-			}
-			fmt.Fprintf(g.stdout, "%-4s %s  %-28s %5d docs %9s  %s\n", s.ID, s.Created.Local().Format(time.DateTime), what, s.Documents, braid.FormatBytes(s.Bytes), s.Label)
-		}
-		return nil
+		return printLines(g, all, err, "no snapshots yet; braid snapshot create records one")
 	})
 }
 
@@ -100,30 +69,8 @@ type RestoreCmd struct {
 
 // Run restores.
 func (c *RestoreCmd) Run(g *Globals) error {
-	return g.withReader("braid restore", func(e *braid.Engine) error {
-		res, err := e.Store().Restore(braid.RestoreRequest{Collection: c.Collection, SnapshotID: c.Snapshot, Output: g.abs(c.Output),
+	return g.show("braid restore", func(e *braid.Engine) (texter, error) {
+		return e.Store().Restore(braid.RestoreRequest{Collection: c.Collection, SnapshotID: c.Snapshot, Output: g.abs(c.Output),
 			Include: c.Include, Exclude: c.Exclude, Overwrite: c.Overwrite, DryRun: c.DryRun})
-		if err != nil {
-			return err
-		}
-		if g.JSON {
-			return g.printJSON(res)
-		}
-		verb := "wrote"
-		if res.DryRun {
-			verb = "would write"
-		}
-		for _, w := range res.Written {
-			note := ""
-			if w.Replaced {
-				note = " (replaced)"
-			}
-			fmt.Fprintf(g.stdout, "%s %s%s\n", verb, w.File, note)
-		}
-		for _, s := range res.Skipped {
-			fmt.Fprintf(g.stdout, "skipped %s: %s\n", s.Name, s.Reason)
-		}
-		fmt.Fprintf(g.stdout, "%d written, %d skipped under %s\n", len(res.Written), len(res.Skipped), res.Output)
-		return nil
 	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,25 +20,21 @@ type SourcesListCmd struct{}
 
 // Run lists sources.
 func (c *SourcesListCmd) Run(g *Globals) error {
-	var st *braid.Stats
-	err := g.withReader("braid sources", func(e *braid.Engine) (err error) {
-		st, err = e.Stats()
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"sources": st.Sources})
-	}
-	if len(st.Sources) == 0 {
-		fmt.Fprintln(g.stderr, "no sources yet; add one with braid index PATH")
+	return g.withReader("braid sources", func(e *braid.Engine) error {
+		st, err := e.Stats()
+		switch {
+		case err != nil:
+			return err
+		case g.JSON:
+			return g.printJSON(map[string]any{"sources": st.Sources})
+		case len(st.Sources) == 0:
+			fmt.Fprintln(g.stderr, "no sources yet; add one with braid index PATH")
+		}
+		for _, s := range st.Sources {
+			fmt.Fprintf(g.stdout, "%s  %-20s %-5s %5d docs  %s  (indexed %s)\n", s.ID, s.Name, s.Kind, s.Documents, s.Path, s.IndexedAt.Local().Format(time.DateTime))
+		}
 		return nil
-	}
-	for _, s := range st.Sources {
-		fmt.Fprintf(g.stdout, "%s  %-20s %-5s %5d docs  %s  (indexed %s)\n", s.ID, s.Name, s.Kind, s.Documents, s.Path, s.IndexedAt.Local().Format(time.DateTime))
-	}
-	return nil
+	})
 }
 
 // SourcesRmCmd removes a source.
@@ -56,11 +53,9 @@ func (c *SourcesRmCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"removed_documents": n, "source": c.Source})
-	}
-	fmt.Fprintf(g.stdout, "removed source %s and its %d documents\n", c.Source, n)
-	return nil
+	return g.print(map[string]any{"removed_documents": n, "source": c.Source}, func() string {
+		return fmt.Sprintf("removed source %s and its %d documents\n", c.Source, n)
+	})
 }
 
 // StatsCmd prints counts.
@@ -129,10 +124,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 		models[i].Detail = optionFlags.Replace(models[i].Detail)
 	}
 	checks := append(index, models...)
-	healthy := true
-	for _, ch := range checks {
-		healthy = healthy && ch.OK
-	}
+	healthy := !slices.ContainsFunc(checks, failed)
 	if g.JSON {
 		out := map[string]any{"healthy": healthy, "checks": checks}
 		if c.Repair {
@@ -146,14 +138,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 			fmt.Fprintf(g.stdout, "fixed %s\n", d)
 		}
 		for _, ch := range checks {
-			mark := "ok  "
-			switch {
-			case !ch.OK:
-				mark = "FAIL"
-			case ch.Warning:
-				mark = "warn"
-			}
-			fmt.Fprintf(g.stdout, "%s %-8s %s\n", mark, ch.Name, ch.Detail)
+			fmt.Fprintln(g.stdout, ch)
 		}
 	}
 	if !healthy {
@@ -165,6 +150,8 @@ func (c *DoctorCmd) Run(g *Globals) error {
 	}
 	return nil
 }
+
+func failed(ch braid.Check) bool { return !ch.OK }
 
 // indexChecks checks the index's files and, when they are sound, opens
 // the index (with the embedding model when it can be loaded, else with the
@@ -189,10 +176,8 @@ func (c *DoctorCmd) indexChecks(g *Globals) ([]braid.Check, error) {
 			return nil, err
 		}
 	}
-	for _, ch := range files {
-		if !ch.OK {
-			return files, nil
-		}
+	if slices.ContainsFunc(files, failed) {
+		return files, nil
 	}
 	e, done, err := g.openWith(true, "braid doctor")
 	if err != nil {

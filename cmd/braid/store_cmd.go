@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
-	"strings"
-	"time"
 
 	"github.com/braidsearch/braid"
 )
@@ -39,25 +36,7 @@ func (c *AddCmd) Run(g *Globals) error {
 		}
 		req.Content = string(data)
 	}
-	e, done, err := g.openWith(false, "braid add")
-	if err != nil {
-		return err
-	}
-	defer done()
-	res, err := e.Store().Add(g.ctx, req)
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(res)
-	}
-	what := "stored"
-	if res.Replaced {
-		what = "stored a new version of"
-	}
-	fmt.Fprintf(g.stdout, "%s %s (id %s, version %d, hash %s): %s written, %s already stored\n", what, res.Name, res.ID, res.Version,
-		res.Hash[:12], braid.FormatBytes(res.BytesStored), braid.FormatBytes(res.BytesDeduped))
-	return nil
+	return g.showWith(false, "braid add", func(e *braid.Engine) (texter, error) { return e.Store().Add(g.ctx, req) })
 }
 
 // UpdateCmd sets a document's metadata and tags.
@@ -73,35 +52,9 @@ func (c *UpdateCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	e, done, err := g.openWith(false, "braid update")
-	if err != nil {
-		return err
-	}
-	defer done()
-	res, err := e.Store().Update(g.ctx, braid.UpdateRequest{Ref: g.docName(c.Doc), Metadata: meta, Tags: c.Tag})
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(res)
-	}
-	fmt.Fprintf(g.stdout, "%s (id %s): metadata %s; tags %s\n", res.Path, res.ID, formatMeta(res.Metadata), strings.Join(res.Tags, ", "))
-	return nil
-}
-
-func formatMeta(m map[string]string) string {
-	if len(m) == 0 {
-		return "none"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for i, k := range keys {
-		keys[i] = k + "=" + m[k]
-	}
-	return strings.Join(keys, " ")
+	return g.showWith(false, "braid update", func(e *braid.Engine) (texter, error) {
+		return e.Store().Update(g.ctx, braid.UpdateRequest{Ref: g.docName(c.Doc), Metadata: meta, Tags: c.Tag})
+	})
 }
 
 // DeleteCmd removes stored documents.
@@ -113,31 +66,9 @@ type DeleteCmd struct {
 
 // Run deletes.
 func (c *DeleteCmd) Run(g *Globals) error {
-	e, done, err := g.openWith(c.DryRun, "braid delete")
-	if err != nil {
-		return err
-	}
-	defer done()
-	res, err := e.Store().Delete(g.ctx, braid.DeleteRequest{Names: c.Names, Pattern: c.Pattern, DryRun: c.DryRun})
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(res)
-	}
-	verb := "deleted"
-	if res.DryRun {
-		verb = "would delete"
-	}
-	for _, d := range res.Deleted {
-		fmt.Fprintf(g.stdout, "%s %s (id %s, %s)\n", verb, d.Name, d.ID, braid.FormatBytes(d.Size))
-	}
-	if len(res.Deleted) == 0 {
-		fmt.Fprintln(g.stdout, "no stored document matched; nothing deleted")
-	} else if !res.DryRun {
-		fmt.Fprintf(g.stdout, "%d documents deleted; %d blobs (%s) no longer referenced were removed\n", len(res.Deleted), res.BlobsRemoved, braid.FormatBytes(res.BytesFreed))
-	}
-	return nil
+	return g.showWith(c.DryRun, "braid delete", func(e *braid.Engine) (texter, error) {
+		return e.Store().Delete(g.ctx, braid.DeleteRequest{Names: c.Names, Pattern: c.Pattern, DryRun: c.DryRun})
+	})
 }
 
 // VersionsCmd lists a document's versions.
@@ -147,27 +78,7 @@ type VersionsCmd struct {
 
 // Run lists the versions.
 func (c *VersionsCmd) Run(g *Globals) error {
-	return g.withReader("braid versions", func(e *braid.Engine) error {
-		l, err := e.Store().Versions(g.docName(c.Doc))
-		if err != nil {
-			return err
-		}
-		if g.JSON {
-			return g.printJSON(l)
-		}
-		fmt.Fprintf(g.stdout, "%s (id %s)\n", l.Path, l.ID)
-		for _, v := range l.Versions {
-			note := ""
-			if v.Current {
-				note = "  current"
-			}
-			if !v.Kept {
-				note += "  (content not kept)"
-			}
-			fmt.Fprintf(g.stdout, "  v%-3d %s  %9s  %s%s\n", v.Version.Version, v.Hash[:12], braid.FormatBytes(v.Size), v.Time.Local().Format(time.DateTime), note)
-		}
-		return nil
-	})
+	return g.show("braid versions", func(e *braid.Engine) (texter, error) { return e.Store().Versions(g.docName(c.Doc)) })
 }
 
 // DiffCmd compares two versions of a document.
@@ -179,19 +90,7 @@ type DiffCmd struct {
 
 // Run prints a unified diff.
 func (c *DiffCmd) Run(g *Globals) error {
-	return g.withReader("braid diff", func(e *braid.Engine) error {
-		d, err := e.Store().CompareVersions(g.docName(c.Doc), c.From, c.To)
-		if err != nil {
-			return err
-		}
-		if g.JSON {
-			return g.printJSON(d)
-		}
-		if d.Diff == "" {
-			fmt.Fprintf(g.stdout, "versions %d and %d of %s are identical\n", d.From.Version.Version, d.To.Version.Version, d.Path)
-			return nil
-		}
-		fmt.Fprint(g.stdout, d.Diff)
-		return nil
+	return g.show("braid diff", func(e *braid.Engine) (texter, error) {
+		return e.Store().CompareVersions(g.docName(c.Doc), c.From, c.To)
 	})
 }

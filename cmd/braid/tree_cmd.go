@@ -11,35 +11,19 @@ type TreeCmd struct{}
 
 // Run prints the tree.
 func (c *TreeCmd) Run(g *Globals) error {
-	var tree []*braid.Folder
-	err := g.withReader("braid tree", func(e *braid.Engine) (err error) {
-		tree, err = e.Notes().Tree()
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"sources": tree})
-	}
-	if len(tree) == 0 {
-		fmt.Fprintln(g.stderr, "no sources yet; add one with braid index PATH")
-		return nil
-	}
-	for _, root := range tree {
-		fmt.Fprintf(g.stdout, "%s (%d)  %s\n", root.Name, root.Docs, root.Dir)
-		printFolders(g, root.Folders, "")
-	}
-	return nil
-}
-
-func printFolders(g *Globals, fs []*braid.Folder, indent string) {
-	for i, f := range fs {
-		branch, more := "├── ", "│   "
-		if i == len(fs)-1 {
-			branch, more = "└── ", "    "
+	return g.withReader("braid tree", func(e *braid.Engine) error {
+		tree, err := e.Notes().Tree()
+		switch {
+		case err != nil:
+			return err
+		case g.JSON:
+			return g.printJSON(map[string]any{"sources": tree})
+		case len(tree) == 0:
+			fmt.Fprintln(g.stderr, "no sources yet; add one with braid index PATH")
 		}
-		fmt.Fprintf(g.stdout, "%s%s%s (%d)\n", indent, branch, f.Name, f.Docs)
-		printFolders(g, f.Folders, indent+more)
-	}
+		for _, root := range tree {
+			fmt.Fprint(g.stdout, root.Tree())
+		}
+		return nil
+	})
 }

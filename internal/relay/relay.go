@@ -6,7 +6,8 @@
 //
 // braid serve holds its index for writing, so other braid processes cannot
 // open it; they hand their command to the server through this package
-// instead, and it runs on the server's open engine.
+// instead, and it runs on the server's open engine. The request is a
+// parsed command (Request, sent by Forward); running it is the caller's.
 package relay
 
 import (

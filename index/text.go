@@ -1,0 +1,78 @@
+package index
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Text is the run in a few lines, as braid index prints it: the counts,
+// the throughput, the embedding work and peak memory, what was skipped
+// and why, and how many documents were capped. The files themselves
+// (Capped, Warnings, Errors) are the caller's to list.
+func (s *Summary) Text() string {
+	var b strings.Builder
+	took := time.Duration(s.TookMS) * time.Millisecond
+	rate := ""
+	if secs := took.Seconds(); secs > 0 && s.Added+s.Updated > 0 {
+		rate = fmt.Sprintf(", %.0f docs/s", float64(s.Added+s.Updated)/secs)
+	}
+	fmt.Fprintf(&b, "indexed %d source(s) in %s: %d seen, %d added, %d updated, %d unchanged, %d removed; %d chunks, %s%s\n",
+		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, FormatBytes(s.Bytes), rate)
+	if s.Embedded > 0 {
+		embed := time.Duration(s.EmbedMS) * time.Millisecond
+		secs := max(embed.Seconds(), 1e-3)
+		fmt.Fprintf(&b, "embedded %d chunks (%d tokens) in %s: %.1f chunks/s, %.0f tokens/s; peak memory %s\n",
+			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, FormatBytes(s.PeakRSS))
+	}
+	if k := s.Skipped; k.Total() > 0 {
+		fmt.Fprintf(&b, "skipped %d: %s\n", k.Total(), k)
+	}
+	if len(s.Capped) > 0 {
+		fmt.Fprintf(&b, "capped %d: over a cap per document (tags, links, headings, aliases, length of a title, heading or link text), indexed without the excess\n", len(s.Capped))
+	}
+	return b.String()
+}
+
+// String names the reasons with their counts: "3 hidden, 1 binary".
+func (k Skips) String() string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}, {k.OverFileLimit, "over the file limit"}, {k.TooManyChunks, "too many chunks"},
+		{k.LinkOutside, "symbolic links leading outside the source (SourceSpec.FollowLinks to index them)"}, {k.NotRegular, "not regular files (FIFOs, sockets, devices)"},
+		{k.BrokenLink, "symbolic links to nothing (missing targets or loops)"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String is the progress on one line: "notes: 12/40 files" (or "12
+// documents" while the total is unknown), "embedded 120 chunks" while
+// embedding.
+func (p Progress) String() string {
+	switch {
+	case p.Phase == "embed":
+		return fmt.Sprintf("embedded %d chunks", p.Done)
+	case p.Total > 0:
+		return fmt.Sprintf("%s: %d/%d files", p.Source, p.Done, p.Total)
+	}
+	return fmt.Sprintf("%s: %d documents", p.Source, p.Done)
+}
+
+// Bar draws the progress for a terminal line: "notes [=====     ] 12/40",
+// "notes 12" while the total is unknown, "embedding: 120 chunks".
+func (p Progress) Bar() string {
+	const width = 30
+	switch {
+	case p.Phase == "embed":
+		return fmt.Sprintf("embedding: %d chunks", p.Done)
+	case p.Total > 0:
+		filled := width * p.Done / p.Total
+		return fmt.Sprintf("%s [%s%s] %d/%d", p.Source, strings.Repeat("=", filled), strings.Repeat(" ", width-filled), p.Done, p.Total)
+	}
+	return fmt.Sprintf("%s %d", p.Source, p.Done)
+}

@@ -1,0 +1,46 @@
+package braid_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/braidsearch/braid"
+)
+
+// An index directory that is a file, or lies under one, is one error that
+// names Open's dir; a first Index that fails before writing leaves no
+// directory behind once the engine is closed, while an existing index is
+// kept.
+func TestOpenDir(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "notes.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, tc := range []struct{ dir, want string }{
+		{file, "is a file, not a directory"},
+		{filepath.Join(file, "idx"), "which is a file"},
+	} {
+		_, err := braid.Open(tc.dir, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "Open's dir") {
+			t.Errorf("Open(%s): %v, want an error saying %q", tc.dir, err, tc.want)
+		}
+	}
+	if err := braid.CheckDir(filepath.Join(root, "new", "idx")); err != nil {
+		t.Errorf("CheckDir of a new directory: %v", err)
+	}
+
+	dir := filepath.Join(root, "a", "b", "idx")
+	e, err := braid.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := e.Index(context.Background(), []braid.SourceSpec{{Path: filepath.Join(root, "missing")}}, nil); sum != nil || err == nil {
+		t.Fatalf("Index of a missing path: %v, %v", sum, err)
+	}
+	e.Close()
+	if _, err := os.Stat(filepath.Join(root, "a")); !os.IsNotExist(err) {
+		t.Errorf("a failed first index left %s: %v", filepath.Join(root, "a"), err)
+	}
+}
