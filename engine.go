@@ -148,7 +148,7 @@ type Options struct {
 	RerankBudget time.Duration
 	// AWS loads the AWS configuration (credentials, region, endpoint)
 	// that s3:// sources are indexed with; it is called only when one is.
-	// cmd/braid loads it from the standard AWS environment variables and
+	// package cli loads it from the standard AWS environment variables and
 	// files (config.LoadDefaultConfig). Nil means s3:// sources cannot be
 	// indexed; their indexed documents stay readable either way.
 	AWS func(ctx context.Context) (aws.Config, error)

@@ -10,7 +10,7 @@ import (
 )
 
 // The index's settings, their parsing, checking and file live in package
-// settings; these names keep the root package the one import of cmd/ and
+// settings; these names keep the root package the one import of cli/ and
 // mcpserver/.
 type (
 	// Settings are the defaults an index keeps (settings.Values).

@@ -5,7 +5,7 @@
 // size limit.
 //
 // Configuration comes from the caller as an aws.Config (credentials,
-// region, endpoint: cmd/braid loads it from the standard AWS environment
+// region, endpoint: package cli loads it from the standard AWS environment
 // variables and config files); Options.Endpoint overrides the endpoint and
 // turns on path-style addressing, which S3-compatible stores expect.
 //

@@ -8,7 +8,7 @@ import (
 )
 
 // Each reason names the option or function that fixes it and stays short
-// enough for a search's warning; the cmd/braid test checks the same
+// enough for a search's warning; the cli test checks the same
 // reasons in the CLI's words.
 func TestBrief(t *testing.T) {
 	long := strings.Repeat("/a/very/long/path ", 20)

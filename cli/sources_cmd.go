@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/braidsearch/braid"
+)
+
+// SourcesCmd lists or removes sources.
+type SourcesCmd struct {
+	List SourcesListCmd `cmd:"" default:"1" help:"List the registered sources."`
+	Rm   SourcesRmCmd   `cmd:"" help:"Remove a source and its documents from the index (files are not touched)."`
+}
+
+// SourcesListCmd lists sources.
+type SourcesListCmd struct{}
+
+// Run lists sources.
+func (c *SourcesListCmd) Run(g *Globals) error {
+	return g.withReader("braid sources", func(e *braid.Engine) error {
+		st, err := e.Stats()
+		switch {
+		case err != nil:
+			return err
+		case g.JSON:
+			return g.printJSON(map[string]any{"sources": st.Sources})
+		case len(st.Sources) == 0:
+			fmt.Fprintln(g.stderr, "no sources yet; add one with braid index PATH")
+		}
+		for _, s := range st.Sources {
+			fmt.Fprintf(g.stdout, "%s  %-20s %-5s %5d docs  %s  (indexed %s)\n", s.ID, s.Name, s.Kind, s.Documents, s.Path, s.IndexedAt.Local().Format(time.DateTime))
+		}
+		return nil
+	})
+}
+
+// SourcesRmCmd removes a source.
+type SourcesRmCmd struct {
+	Source string `arg:"" help:"Source id or name (see braid sources)."`
+}
+
+// Run removes the source.
+func (c *SourcesRmCmd) Run(g *Globals) error {
+	e, done, err := g.open(false, "braid sources rm")
+	if err != nil {
+		return err
+	}
+	defer done()
+	n, err := e.Sources().Remove(c.Source)
+	if err != nil {
+		return err
+	}
+	return g.print(map[string]any{"removed_documents": n, "source": c.Source}, func() string {
+		return fmt.Sprintf("removed source %s and its %d documents\n", c.Source, n)
+	})
+}
+
+// StatsCmd prints counts.
+type StatsCmd struct{}
+
+// Run prints stats.
+func (c *StatsCmd) Run(g *Globals) error {
+	var st *braid.Stats
+	err := g.withReader("braid stats", func(e *braid.Engine) (err error) {
+		st, err = e.Stats()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(st)
+	}
+	fmt.Fprintf(g.stdout, "index %s (format %d): %d documents, %d chunks, %s indexed, %s on disk\n",
+		st.Dir, st.SchemaVersion, st.Documents, st.Chunks, braid.FormatBytes(st.Bytes), braid.FormatBytes(st.IndexBytes))
+	for _, s := range st.Sources {
+		fmt.Fprintf(g.stdout, "  %s %-20s %6d docs %7d chunks %9s  %s\n", s.ID, s.Name, s.Documents, s.Chunks, braid.FormatBytes(s.Bytes), s.Path)
+	}
+	var set []string
+	for _, s := range st.Settings {
+		if s.Set {
+			set = append(set, s.Name+"="+s.Value)
+		}
+	}
+	if len(set) > 0 {
+		fmt.Fprintf(g.stdout, "settings (braid config): %s\n", strings.Join(set, ", "))
+	}
+	if t := st.Tuned; t != nil {
+		fmt.Fprintf(g.stdout, "tuned by braid tune on %s (%d queries) at %s: %s %.4f → %.4f\n", t.From, t.Queries, t.At, t.Metric, t.Before, t.After)
+	}
+	return nil
+}
+
+// DoctorCmd checks the index.
+type DoctorCmd struct {
+	Repair bool `help:"Fix what can be fixed from the index itself: rewrite a garbled VERSION, remove a corrupt vectors-*.hnsw (rebuilt from stored embeddings), rebuild a missing or damaged lexical.bleve from the stored chunks, remove blobs of the document store that nothing refers to."`
+}
+
+// Run checks the index and fails when something is wrong.
+func (c *DoctorCmd) Run(g *Globals) error {
+	var repaired []string
+	if c.Repair && g.Backend != "" {
+		return fmt.Errorf("--repair mends the files of an index directory; the index at --backend %s is the cluster's to keep", g.Backend)
+	}
+	if c.Repair {
+		did, err := braid.Repair(g.Index)
+		repaired = did
+		if err != nil {
+			for _, d := range did {
+				fmt.Fprintf(g.stderr, "braid: repaired: %s\n", d)
+			}
+			return err
+		}
+	}
+	index, err := c.indexChecks(g)
+	if err != nil {
+		return err
+	}
+	models := braid.ModelChecks(g.models())
+	for i := range models { // package model names options, not flags
+		models[i].Detail = optionFlags.Replace(models[i].Detail)
+	}
+	checks := append(index, models...)
+	healthy := !slices.ContainsFunc(checks, failed)
+	if g.JSON {
+		out := map[string]any{"healthy": healthy, "checks": checks}
+		if c.Repair {
+			out["repaired"] = append([]string{}, repaired...)
+		}
+		if err := g.printJSON(out); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range repaired {
+			fmt.Fprintf(g.stdout, "fixed %s\n", d)
+		}
+		for _, ch := range checks {
+			fmt.Fprintln(g.stdout, ch)
+		}
+	}
+	if !healthy {
+		where := g.Index
+		if g.Backend != "" {
+			where = g.BackendIndex + " at " + g.Backend
+		}
+		return fmt.Errorf("index %s is not healthy (see above)", where)
+	}
+	return nil
+}
+
+func failed(ch braid.Check) bool { return !ch.OK }
+
+// indexChecks checks the index's files and, when they are sound, opens
+// the index (with the embedding model when it can be loaded, else with the
+// reason it cannot, which a check of stored embeddings that go unsearched
+// repeats) and runs the engine's consistency checks. When braid serve runs
+// doctor for another process (forward.go), the server holds the index open
+// for writing, and a second open of meta.db or lexical.bleve would wait on
+// its locks: the server's engine checks the files through its own handles
+// instead, beside its tool calls. Repair is never forwarded.
+func (c *DoctorCmd) indexChecks(g *Globals) ([]braid.Check, error) {
+	if e, release, err, ok := g.borrowed(true); ok {
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		return e.Doctor(&braid.DoctorOptions{Files: true})
+	}
+	var files []braid.Check
+	if g.Backend == "" { // a cluster has no index files here
+		var err error
+		if files, err = braid.CheckFiles(g.Index); err != nil {
+			return nil, err
+		}
+	}
+	if slices.ContainsFunc(files, failed) {
+		return files, nil
+	}
+	e, done, err := g.openWith(true, "braid doctor")
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	checks, err := e.Doctor(nil)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, checks...), nil
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestIndexWatch(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	vault := vaultDir(t, 3, "alpha")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	cmd := exec.Command(self, "--index", idx, "index", "--watch", vault)
+	cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	waitFor := func(what string, want func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !want() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 30s; stdout %q, stderr %q", what, stdout.String(), stderr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("watching", func() bool { return strings.Contains(stderr.String(), "watching for changes") })
+	if !strings.Contains(stdout.String(), "3 added") {
+		t.Errorf("stdout %q: want the first run's summary, 3 added", stdout.String())
+	}
+	// The watches are set up just after the line: write until a re-index shows.
+	note := filepath.Join(vault, "fresh.md")
+	for i := 0; !strings.Contains(stderr.String(), "re-indexed"); i++ {
+		if i == 150 {
+			t.Fatalf("no re-index within 30s of writing %s; stderr %q", note, stderr.String())
+		}
+		if err := os.WriteFile(note, []byte("# Fresh\n\nthe pangolin note "+strings.Repeat("x", i)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	before := stdout.String()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("braid index --watch after Ctrl-C: %v, want exit 0; stderr %q", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("braid index --watch did not stop within 20s of SIGINT; stderr %q", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "stopped watching") || stdout.String() != before {
+		t.Errorf("after Ctrl-C: stderr %q, stdout grew from %q to %q; want a last line on stderr only", stderr.String(), before, stdout.String())
+	}
+	out, errOut, code := runCLI(t, "--index", idx, "search-keyword", "--paths-only", "pangolin")
+	if code != 0 || !strings.Contains(out, "fresh.md") {
+		t.Errorf("the watched file is not in the index: %q %q (exit %d)", out, errOut, code)
+	}
+}
+
+func TestServeWatchRefusesReadOnly(t *testing.T) {
+	_, errOut, code := runCLI(t, "--index", filepath.Join(t.TempDir(), "idx"), "serve", "--watch", "--read-only")
+	if code != 1 || !strings.Contains(errOut, "--read-only") {
+		t.Errorf("serve --watch --read-only: exit %d, %q; want exit 1 naming --read-only", code, errOut)
+	}
+}
