@@ -9,7 +9,6 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/notes"
 )
 
 // Errors of the document store (package docstore).
@@ -82,20 +81,4 @@ func (e *Engine) indexStore(ctx context.Context, src *Source, refresh map[string
 		err = serr
 	}
 	return err
-}
-
-// metaDocs returns the ids of the documents whose metadata has every pair
-// of want, sorted; nil when want is empty (no filter).
-func (e *Engine) metaDocs(want map[string]string) ([]string, error) {
-	if len(want) == 0 {
-		return nil, nil
-	}
-	ids := []string{}
-	err := e.st.ForEachDocMeta(func(id string, m map[string]string) error {
-		if notes.MetaMatch(m, want) {
-			ids = append(ids, id)
-		}
-		return nil
-	})
-	return ids, err
 }

@@ -36,7 +36,7 @@ type SearchOptions struct {
 	// value) or FusionRRF.
 	Fusion Fusion
 	// Normalize puts the two lists' scores on one scale for FusionLinear:
-	// NormMinMax (the zero value) or NormZScore. On SciFact train the two
+	// settings.NormMinMax (the zero value) or NormZScore. On SciFact train the two
 	// are within 0.004 nDCG@10 of each other at every weight; min-max is
 	// the default because it stays sound for short lists: a query with one
 	// BM25 match gives that match full lexical credit, where its z-score
@@ -48,13 +48,13 @@ type SearchOptions struct {
 	// DocEvidence lets a document that matches in several chunks rank
 	// above one lucky chunk: each chunk gains this share of the scores of
 	// its document's next two chunks in the fused list. nil means the
-	// index's setting, else DefaultDocEvidence (0.2); 0 turns it off. It
+	// index's setting, else settings.DefaultDocEvidence (0.2); 0 turns it off. It
 	// and LinkPrior apply where vectors take part (weight above 0): a
 	// keyword search stays plain BM25.
 	DocEvidence *float64
 	// LinkPrior favours notes many others link to: each chunk's score is
 	// multiplied by 1 + LinkPrior·ln(1 + the documents linking to its
-	// document). nil means the index's setting, else DefaultLinkPrior (0,
+	// document). nil means the index's setting, else settings.DefaultLinkPrior (0,
 	// off).
 	LinkPrior *float64
 	// QueryInstruction says whether the query goes to the embedding model
@@ -79,15 +79,8 @@ type SearchOptions struct {
 }
 
 // Normalization names how linear fusion rescales each list's scores:
-// NormMinMax or NormZScore (package settings defines them).
+// settings.NormMinMax or settings.NormZScore.
 type Normalization = settings.Normalization
-
-const (
-	// NormMinMax maps each list onto [0, 1].
-	NormMinMax = settings.NormMinMax
-	// NormZScore maps each list to standard scores.
-	NormZScore = settings.NormZScore
-)
 
 // Fusion names a way to combine the lexical and vector candidate lists:
 // FusionLinear or FusionRRF (package settings defines them).
@@ -244,8 +237,8 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if opt.Fusion != "" && opt.Fusion != FusionLinear && opt.Fusion != FusionRRF {
 		return nil, fmt.Errorf("%w: fusion %q, want %q or %q", ErrBadOption, opt.Fusion, FusionLinear, FusionRRF)
 	}
-	if opt.Normalize != "" && opt.Normalize != NormMinMax && opt.Normalize != NormZScore {
-		return nil, fmt.Errorf("%w: normalization %q, want %q or %q", ErrBadOption, opt.Normalize, NormMinMax, NormZScore)
+	if opt.Normalize != "" && opt.Normalize != settings.NormMinMax && opt.Normalize != settings.NormZScore {
+		return nil, fmt.Errorf("%w: normalization %q, want %q or %q", ErrBadOption, opt.Normalize, settings.NormMinMax, settings.NormZScore)
 	}
 	res := &Results{Results: []Hit{}}
 	w, warning, err := e.weight(opt)
@@ -412,7 +405,7 @@ func fuse(lexC []index.Candidate, vecC []fusion.Candidate, opt SearchOptions, w 
 		fused = fusion.Lexical(lexF)
 	case opt.fusion() == FusionRRF:
 		fused = fusion.RRF(lexF, vecC, w, 60)
-	case opt.Normalize == NormZScore:
+	case opt.Normalize == settings.NormZScore:
 		fused = fusion.Linear(lexF, vecC, w, fusion.ZScore)
 	default:
 		fused = fusion.Linear(lexF, vecC, w, fusion.MinMax)

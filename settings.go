@@ -18,10 +18,6 @@ type (
 	// Setting describes one setting for braid config list and the
 	// configure tool.
 	Setting = settings.Setting
-	// Tuned records a braid tune that saved the index's search settings.
-	Tuned = settings.Tuned
-	// Tuning is what braid tune chooses.
-	Tuning = settings.Tuning
 )
 
 // ErrUnknownSetting is the error for a setting name braid does not have.
@@ -32,8 +28,7 @@ func SettingNames() []string { return settings.Names() }
 
 // Built-in defaults of the settings (see package settings) and of the
 // options that have none. The CLI's flags, the MCP tools, batch and braid
-// config all read these (with DefaultVectorWeight, DefaultDocEvidence
-// and DefaultLinkPrior); none restates them.
+// config all read these (with DefaultVectorWeight); none restates them.
 const (
 	DefaultLimit      = settings.DefaultLimit
 	DefaultCandidates = settings.DefaultCandidates
@@ -119,7 +114,7 @@ func (e *Engine) saveSettings(next *Settings) error {
 // SaveTuned stores settings braid tune chose, with where they came from,
 // as the index's defaults (a search's own options still win). The other
 // settings are kept.
-func (c *Config) SaveTuned(t Tuning, from Tuned) error {
+func (c *Config) SaveTuned(t settings.Tuning, from settings.Tuned) error {
 	e := c.e
 	if e.opt.ReadOnly {
 		return ErrReadOnly

@@ -9,15 +9,6 @@ import (
 	"github.com/braidsearch/braid/settings"
 )
 
-// Built-in strengths of the ranking signals beyond BM25 and vectors (see
-// SearchOptions.DocEvidence and LinkPrior; settings.DefaultDocEvidence
-// says how they were chosen): document evidence on, the link prior off
-// unless an index's settings (braid tune) turn it on.
-const (
-	DefaultDocEvidence = settings.DefaultDocEvidence
-	DefaultLinkPrior   = settings.DefaultLinkPrior
-)
-
 // signals reranks fused candidates by what braid knows beyond the two
 // retrievers: how much of a document matched (fusion.DocEvidence), and
 // how many notes link to it (fusion.LinkPrior). A keyword search (vector
@@ -27,7 +18,7 @@ func (e *Engine) signals(ctx context.Context, cands []scored, opt SearchOptions)
 	for i := range cands {
 		cands[i].fused = cands[i].score
 	}
-	beta, gamma := DefaultDocEvidence, DefaultLinkPrior
+	beta, gamma := settings.DefaultDocEvidence, settings.DefaultLinkPrior
 	if opt.DocEvidence != nil {
 		beta = *opt.DocEvidence
 	}
