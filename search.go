@@ -9,6 +9,7 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/snippet"
 )
@@ -93,13 +94,6 @@ const (
 	FusionRRF = settings.FusionRRF
 )
 
-func (o SearchOptions) fusion() Fusion {
-	if o.Fusion == "" {
-		return FusionLinear
-	}
-	return o.Fusion
-}
-
 // Range is a half-open byte range [Start, End) in a snippet.
 type Range = snippet.Range
 
@@ -131,38 +125,8 @@ type Hit struct {
 	Explain     *Explanation `json:"explain,omitempty"`
 }
 
-// Explanation breaks a hit's score down. A rank of 0 means the chunk was
-// not in that retriever's candidates.
-type Explanation struct {
-	LexicalScore float64 `json:"lexical_score"` // raw BM25 (bleve, title/headings boosted)
-	LexicalRank  int     `json:"lexical_rank"`  // 1-based rank among the lexical candidates
-	LexicalNorm  float64 `json:"lexical_norm"`  // normalised BM25 as fused (lexical only: BM25 / best BM25)
-	VectorScore  float64 `json:"vector_score"`  // cosine similarity to the query embedding
-	VectorRank   int     `json:"vector_rank"`
-	VectorNorm   float64 `json:"vector_norm"`
-	VectorWeight float64 `json:"vector_weight"`
-	Fusion       string  `json:"fusion,omitempty"` // linear or rrf; empty for lexical only
-	Fused        float64 `json:"fused"`
-	// DocEvidence is what the document's other matching chunks added to
-	// Fused (SearchOptions.DocEvidence); LinkPrior the factor the score
-	// was then multiplied by for Backlinks documents linking here (absent
-	// when the prior is off). Score before reranking: (Fused +
-	// DocEvidence) × LinkPrior.
-	DocEvidence float64 `json:"doc_evidence,omitempty"`
-	// NoQueryInstruction says the query was embedded without the model's
-	// retrieval instruction (SearchOptions.QueryInstruction).
-	NoQueryInstruction bool    `json:"no_query_instruction,omitempty"`
-	LinkPrior          float64 `json:"link_prior,omitempty"`
-	Backlinks          int     `json:"backlinks,omitempty"`
-	// Reranked says the cross-encoder read this hit: RerankScore is its
-	// logit (the hit's score), RankBefore and RankAfter its chunk's place
-	// among the candidates before and after reranking.
-	Reranked    bool    `json:"reranked"`
-	RerankScore float64 `json:"rerank_score,omitempty"`
-	RankBefore  int     `json:"rank_before,omitempty"`
-	RankAfter   int     `json:"rank_after,omitempty"`
-	BM25        string  `json:"bm25,omitempty"` // bleve's explanation tree
-}
+// Explanation breaks a hit's score down (rank.Explanation).
+type Explanation = rank.Explanation
 
 // Results is a search's answer.
 type Results struct {
@@ -276,7 +240,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			}
 			res.Timings.Lexical += msSince(t)
 			res.Total = total
-			if hits, err = e.rerankAndHydrate(ctx, q, fuse(cands, nil, opt, 0), opt, w, res); err != nil {
+			if hits, err = e.rerankAndHydrate(ctx, q, rank.Fuse(cands, nil, 0, opt.Fusion, opt.Normalize), opt, w, res); err != nil {
 				return nil, err
 			}
 			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
@@ -291,9 +255,9 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		}
 		res.Total = total
 		t := time.Now()
-		cands := fuse(lexC, vecC, opt, w)
+		cands := rank.Fuse(lexC, vecC, w, opt.Fusion, opt.Normalize)
 		res.Timings.Fusion = msSince(t)
-		if cands, err = e.signals(ctx, cands, opt); err != nil {
+		if cands, err = rank.Signals(ctx, cands, opt.DocEvidence, opt.LinkPrior, e.ret.Backlinks); err != nil {
 			return nil, err
 		}
 		if hits, err = e.rerankAndHydrate(ctx, q, cands, opt, w, res); err != nil {
@@ -390,37 +354,9 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 	return lexC, vecC, total, nil
 }
 
-// fuse combines the two candidate lists by opt's fusion (fusion/); at
-// weight 0 it ranks the lexical list by plain BM25 (fusion.Lexical).
-func fuse(lexC []index.Candidate, vecC []fusion.Candidate, opt SearchOptions, w float64) []scored {
-	lexF := make([]fusion.Candidate, len(lexC))
-	byID := make(map[string]index.Candidate, len(lexC))
-	for i, c := range lexC {
-		lexF[i] = fusion.Candidate{ID: c.ChunkID, Score: c.Score}
-		byID[c.ChunkID] = c
-	}
-	var fused []fusion.Hit
-	switch {
-	case w == 0:
-		fused = fusion.Lexical(lexF)
-	case opt.fusion() == FusionRRF:
-		fused = fusion.RRF(lexF, vecC, w, 60)
-	case opt.Normalize == settings.NormZScore:
-		fused = fusion.Linear(lexF, vecC, w, fusion.ZScore)
-	default:
-		fused = fusion.Linear(lexF, vecC, w, fusion.MinMax)
-	}
-	out := make([]scored, len(fused))
-	for i, h := range fused {
-		c := byID[h.ID]
-		out[i] = scored{chunkID: h.ID, score: h.Score, lex: h.Lexical, vec: h.Vector, bm25: c.Explanation, terms: c.Terms}
-	}
-	return out
-}
-
 // rerankAndHydrate reranks the best candidates, notes on res how many
 // were reranked (and any warning), and turns the ranking into hits.
-func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []scored, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
+func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
 	t := time.Now()
 	ranked, n, of, warn, err := e.rerankTop(ctx, q, cands, opt)
 	if err != nil {
@@ -456,31 +392,12 @@ func fuzziness(sim float64) int {
 	return 2
 }
 
-// scored is a chunk ranked by one retriever or by fusion, with what each
-// retriever said about it.
-type scored struct {
-	chunkID  string
-	score    float64
-	lex, vec fusion.Part // Rank 0: not in that retriever's list
-	bm25     string      // bleve's explanation, with Explain
-	terms    []string    // index terms a fuzzy match hit
-
-	fused     float64 // the score fusion gave, before signals
-	docBonus  float64 // what DocEvidence added
-	backlinks int     // documents linking to its document, with LinkPrior
-	prior     float64 // the factor LinkPrior multiplied by (0: not applied)
-
-	reranked bool    // the cross-encoder scored it
-	rerank   float64 // its score
-	before   int     // 1-based rank before reranking
-}
-
 // hydrate turns ranked chunks into hits: one per document unless
 // opt.Chunks, with snippet, highlights and lines from the store. Chunks the
 // store does not know (a lexical index ahead of an interrupted commit) are
 // dropped.
-func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt SearchOptions, w float64) ([]Hit, error) {
-	label := sourceLabel(w)
+func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64) ([]Hit, error) {
+	label := rank.Label(w)
 	seen := map[string]bool{}
 	terms := snippet.Terms(q.Words()) // the query's words, analysed as the index does
 	var hits []Hit
@@ -492,11 +409,10 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 		at     = 0 // cands index of window[0]
 	)
 	for rank0, c := range cands {
-		rank := rank0 + 1
 		if len(hits) == opt.Limit {
 			break // snippets are the costly part: make no more than are shown
 		}
-		if !opt.Chunks && seen[index.ChunkDocID(c.chunkID)] {
+		if !opt.Chunks && seen[index.ChunkDocID(c.ChunkID)] {
 			continue
 		}
 		if rank0 >= at+len(window) {
@@ -511,8 +427,8 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 				if len(ids) == want {
 					break
 				}
-				if opt.Chunks || !seen[index.ChunkDocID(n.chunkID)] {
-					ids = append(ids, n.chunkID)
+				if opt.Chunks || !seen[index.ChunkDocID(n.ChunkID)] {
+					ids = append(ids, n.ChunkID)
 				}
 			}
 			got, docs, err := e.ret.Read(ctx, ids)
@@ -528,7 +444,7 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 				if j == len(ids) {
 					break
 				}
-				if n.chunkID == ids[j] {
+				if n.ChunkID == ids[j] {
 					window, wdocs = append(window, got[j]), append(wdocs, docs[j])
 					j++
 				} else {
@@ -541,13 +457,13 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 			continue
 		}
 		seen[ch.DocID] = true
-		for _, t := range c.terms { // what a fuzzy match actually hit
+		for _, t := range c.Terms { // what a fuzzy match actually hit
 			terms[t] = true
 		}
 		snip, hl := snippet.Best(ch.Text, terms, 240)
-		source, score := label, c.score
-		if c.reranked {
-			source, score = label+"+rerank", c.rerank
+		source, score := label, c.Score
+		if c.Reranked {
+			source, score = label+"+rerank", c.Rerank
 		}
 		h := Hit{
 			ID: d.ID, ChunkID: ch.ID, Path: d.Path, Title: d.Title, Score: score,
@@ -555,33 +471,9 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 			Source: source, SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
 		}
 		if opt.Explain {
-			fusionName := ""
-			if w > 0 {
-				fusionName = string(opt.fusion())
-			}
-			h.Explain = &Explanation{
-				LexicalScore: c.lex.Raw, LexicalRank: c.lex.Rank, LexicalNorm: c.lex.Norm,
-				VectorScore: c.vec.Raw, VectorRank: c.vec.Rank, VectorNorm: c.vec.Norm,
-				VectorWeight: w, Fusion: fusionName, Fused: c.fused, BM25: c.bm25,
-				DocEvidence: c.docBonus, Backlinks: c.backlinks, LinkPrior: c.prior,
-				NoQueryInstruction: w > 0 && opt.QueryInstruction != nil && !*opt.QueryInstruction,
-			}
-			if c.reranked {
-				h.Explain.Reranked, h.Explain.RerankScore = true, c.rerank
-				h.Explain.RankBefore, h.Explain.RankAfter = c.before, rank
-			}
+			h.Explain = c.Explain(w, opt.Fusion, opt.QueryInstruction != nil && !*opt.QueryInstruction, rank0+1)
 		}
 		hits = append(hits, h)
 	}
 	return hits, nil
-}
-
-func sourceLabel(w float64) string {
-	switch w {
-	case 0:
-		return "lexical"
-	case 1:
-		return "vector"
-	}
-	return "hybrid"
 }
