@@ -205,7 +205,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		return nil, fmt.Errorf("%w: normalization %q, want %q or %q", ErrBadOption, opt.Normalize, settings.NormMinMax, settings.NormZScore)
 	}
 	res := &Results{Results: []Hit{}}
-	w, warning, err := e.weight(opt)
+	w, warning, err := e.availability().Weight(opt.VectorWeight, opt.weightFromSettings, opt.Keyword) // vectors.go
 	if err != nil {
 		return nil, err
 	}
