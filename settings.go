@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/braidsearch/braid/settings"
 )
@@ -136,46 +135,16 @@ func (e *Engine) settingList(s *Settings) []Setting {
 	return s.List(budget)
 }
 
-// withSettings fills what a search leaves open from the index's settings.
+// withSettings fills what a search leaves open from the index's settings
+// (settings.Values.Fill).
 func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
-	s := e.currentSettings()
-	if opt.VectorWeight == nil && s.VectorWeight != nil {
-		w := *s.VectorWeight
-		opt.VectorWeight = &w
-		opt.weightFromSettings = true
-	}
-	if opt.Fusion == "" && s.Fusion != nil {
-		opt.Fusion = *s.Fusion
-	}
-	if opt.Normalize == "" && s.Normalize != nil {
-		opt.Normalize = *s.Normalize
-	}
-	if opt.DocEvidence == nil && s.DocEvidence != nil {
-		v := *s.DocEvidence
-		opt.DocEvidence = &v
-	}
-	if opt.QueryInstruction == nil && s.QueryInstruction != nil {
-		v := *s.QueryInstruction
-		opt.QueryInstruction = &v
-	}
-	if opt.LinkPrior == nil && s.LinkPrior != nil {
-		v := *s.LinkPrior
-		opt.LinkPrior = &v
-	}
-	if opt.Limit == 0 && s.Limit != nil {
-		opt.Limit = *s.Limit
-	}
-	if opt.Candidates == 0 && s.Candidates != nil {
-		opt.Candidates = *s.Candidates
-	}
-	if s.Rerank != nil && !*s.Rerank {
-		opt.NoRerank = true
-	}
-	if opt.RerankBudget == 0 && e.opt.RerankBudget == 0 && s.RerankBudget != nil {
-		opt.RerankBudget = time.Duration(*s.RerankBudget)
-		if opt.RerankBudget == 0 {
-			opt.RerankBudget = -1 // the setting says no limit
-		}
-	}
+	s := settings.Search{VectorWeight: opt.VectorWeight, DocEvidence: opt.DocEvidence, LinkPrior: opt.LinkPrior,
+		QueryInstruction: opt.QueryInstruction, Fusion: opt.Fusion, Normalize: opt.Normalize, Limit: opt.Limit,
+		Candidates: opt.Candidates, NoRerank: opt.NoRerank, RerankBudget: opt.RerankBudget}
+	cur := e.currentSettings()
+	opt.weightFromSettings = cur.Fill(&s, e.opt.RerankBudget != 0)
+	opt.VectorWeight, opt.DocEvidence, opt.LinkPrior, opt.QueryInstruction = s.VectorWeight, s.DocEvidence, s.LinkPrior, s.QueryInstruction
+	opt.Fusion, opt.Normalize, opt.Limit, opt.Candidates = s.Fusion, s.Normalize, s.Limit, s.Candidates
+	opt.NoRerank, opt.RerankBudget = s.NoRerank, s.RerankBudget
 	return opt
 }
