@@ -27,7 +27,18 @@ type (
 	DeleteResult   = docstore.DeleteResult
 	RestoreRequest = docstore.RestoreRequest
 	SnapshotInfo   = docstore.SnapshotInfo
+	// DownloadRequest is a web page or file to fetch into the store.
+	DownloadRequest = docstore.DownloadRequest
+	// Fetched is a downloaded page, ready for Add.
+	Fetched = docstore.Fetched
 )
+
+// Fetch downloads req.URL within its limits and returns the request that
+// stores it with Add (docstore.Fetch); it touches no index, so a server
+// can fetch before it takes its writer slot.
+func Fetch(ctx context.Context, req DownloadRequest) (*Fetched, error) {
+	return docstore.Fetch(ctx, req)
+}
 
 // ReadDocument reads a file to store with Add (see docstore.ReadDocument).
 func ReadDocument(ctx context.Context, path string) ([]byte, error) {
