@@ -330,17 +330,7 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 	}
 	lexC, total, tm.Lexical = lr.cands, lr.total, lr.ms
 	if constrained {
-		inLex := make(map[string]bool, len(lexC))
-		for _, c := range lexC {
-			inLex[c.ChunkID] = true
-		}
-		kept := vecC[:0]
-		for _, c := range vecC {
-			if inLex[c.ID] {
-				kept = append(kept, c)
-			}
-		}
-		vecC = kept
+		vecC = rank.Matched(vecC, lexC)
 	}
 	if len(vecC) > k {
 		vecC = vecC[:k]
@@ -404,18 +394,20 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candid
 	// Chunks are read a window at a time (one round trip to a cluster),
 	// skipping those of documents already shown.
 	var (
-		window []*Chunk
-		wdocs  []*Document
-		at     = 0 // cands index of window[0]
+		read   []*Chunk
+		docs   []*Document
+		places []int // by candidate from at: its place in read, -1 for none
+		at     = 0
 	)
+	shown := func(chunkID string) bool { return !opt.Chunks && seen[index.ChunkDocID(chunkID)] }
 	for rank0, c := range cands {
 		if len(hits) == opt.Limit {
 			break // snippets are the costly part: make no more than are shown
 		}
-		if !opt.Chunks && seen[index.ChunkDocID(c.ChunkID)] {
+		if shown(c.ChunkID) {
 			continue
 		}
-		if rank0 >= at+len(window) {
+		if rank0 >= at+len(places) {
 			// As many as may be shown; on a cluster twice that, to save
 			// a round trip when chunks share documents.
 			want := opt.Limit - len(hits)
@@ -423,39 +415,18 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candid
 				want *= 2
 			}
 			var ids []string
-			for _, n := range cands[rank0:] {
-				if len(ids) == want {
-					break
-				}
-				if opt.Chunks || !seen[index.ChunkDocID(n.ChunkID)] {
-					ids = append(ids, n.ChunkID)
-				}
-			}
-			got, docs, err := e.ret.Read(ctx, ids)
-			if err != nil {
+			ids, places = rank.Window(cands[rank0:], want, shown)
+			var err error
+			if read, docs, err = e.ret.Read(ctx, ids); err != nil {
 				return nil, err
 			}
-			size := min(len(cands)-rank0, 2*len(ids))
-			window, wdocs, at = make([]*Chunk, 0, size), make([]*Document, 0, size), rank0
-			// Lay the read chunks out by candidate position (skipped
-			// candidates get nil and are read again only if reached).
-			j := 0
-			for _, n := range cands[rank0:] {
-				if j == len(ids) {
-					break
-				}
-				if n.ChunkID == ids[j] {
-					window, wdocs = append(window, got[j]), append(wdocs, docs[j])
-					j++
-				} else {
-					window, wdocs = append(window, nil), append(wdocs, nil)
-				}
-			}
+			at = rank0
 		}
-		ch, d := window[rank0-at], wdocs[rank0-at]
-		if ch == nil || d == nil {
+		j := places[rank0-at]
+		if j < 0 || read[j] == nil || docs[j] == nil {
 			continue
 		}
+		ch, d := read[j], docs[j]
 		seen[ch.DocID] = true
 		for _, t := range c.Terms { // what a fuzzy match actually hit
 			terms[t] = true

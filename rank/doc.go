@@ -1,9 +1,11 @@
 // Package rank carries a search's candidate chunks from the retrievers to
-// the hits: Fuse ranks the lexical and vector lists as one (package
-// fusion's arithmetic, at the search's vector weight), Signals applies
-// what braid knows beyond the two retrievers (document evidence and the
-// link prior), Reranked puts the chunks the cross-encoder scored first,
-// and Explain says how each stage scored a chunk.
+// the hits: Matched keeps the vector candidates a constrained lexical
+// query (phrases, exclusions) matched too, Fuse ranks the lexical and
+// vector lists as one (package fusion's arithmetic, at the search's vector
+// weight), Signals applies what braid knows beyond the two retrievers
+// (document evidence and the link prior), Reranked puts the chunks the
+// cross-encoder scored first, Window picks the chunks to read for the
+// hits, and Explain says how each stage scored a chunk.
 //
 // A Candidate keeps what every stage said about its chunk, so that a
 // hit's score can be explained to the last step. The engine (the root

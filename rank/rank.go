@@ -60,6 +60,23 @@ func Fuse(lex []index.Candidate, vec []fusion.Candidate, w float64, how settings
 	return out
 }
 
+// Matched keeps, in order, the vector candidates the lexical query
+// matched too: with phrases or exclusions, which only the lexical index
+// enforces. It reuses vec's array.
+func Matched(vec []fusion.Candidate, lex []index.Candidate) []fusion.Candidate {
+	inLex := make(map[string]bool, len(lex))
+	for _, c := range lex {
+		inLex[c.ChunkID] = true
+	}
+	kept := vec[:0]
+	for _, c := range vec {
+		if inLex[c.ID] {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
 // Signals reranks fused candidates by what braid knows beyond the two
 // retrievers: how much of a document matched (fusion.DocEvidence, of
 // strength docEvidence), and how many documents link to it

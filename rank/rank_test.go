@@ -189,3 +189,43 @@ func TestExplain(t *testing.T) {
 		t.Errorf("Explain of a candidate not reranked = %+v, want no rerank fields", x)
 	}
 }
+
+func TestWindow(t *testing.T) {
+	cands := []Candidate{{ChunkID: "a1"}, {ChunkID: "b1"}, {ChunkID: "a2"}, {ChunkID: "c1"}, {ChunkID: "d1"}}
+	shownA := func(id string) bool { return id[0] == 'a' }
+	for _, tc := range []struct {
+		name       string
+		want       int
+		skip       func(string) bool
+		ids        []string
+		places     []int
+		candidates []Candidate
+	}{
+		{"every chunk", 2, func(string) bool { return false }, []string{"a1", "b1"}, []int{0, 1}, cands},
+		{"a shown document's chunks left out", 2, shownA, []string{"b1", "c1"}, []int{-1, 0, -1, 1}, cands},
+		{"fewer candidates than wanted", 10, shownA, []string{"b1", "c1", "d1"}, []int{-1, 0, -1, 1, 2}, cands},
+		{"all shown", 3, func(string) bool { return true }, nil, []int{}, cands},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ids, places := Window(tc.candidates, tc.want, tc.skip)
+			if diff := cmp.Diff(tc.ids, ids); diff != "" {
+				t.Errorf("ids (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.places, places); diff != "" {
+				t.Errorf("places (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMatched(t *testing.T) {
+	vec := []fusion.Candidate{{ID: "a", Score: 0.9}, {ID: "b", Score: 0.8}, {ID: "c", Score: 0.7}}
+	lex := []index.Candidate{{ChunkID: "c"}, {ChunkID: "a"}, {ChunkID: "z"}}
+	want := []fusion.Candidate{{ID: "a", Score: 0.9}, {ID: "c", Score: 0.7}}
+	if diff := cmp.Diff(want, Matched(vec, lex)); diff != "" {
+		t.Errorf("Matched (-want +got):\n%s", diff)
+	}
+	if got := Matched([]fusion.Candidate{{ID: "a"}}, nil); len(got) != 0 {
+		t.Errorf("Matched with no lexical match = %v, want none", got)
+	}
+}
