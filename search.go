@@ -37,11 +37,11 @@ type SearchOptions struct {
 	// value) or FusionRRF.
 	Fusion Fusion
 	// Normalize puts the two lists' scores on one scale for FusionLinear:
-	// settings.NormMinMax (the zero value) or NormZScore. On SciFact train the two
-	// are within 0.004 nDCG@10 of each other at every weight; min-max is
-	// the default because it stays sound for short lists: a query with one
-	// BM25 match gives that match full lexical credit, where its z-score
-	// would be 0.
+	// settings.NormMinMax (the zero value) or settings.NormZScore. On
+	// SciFact train the two are within 0.004 nDCG@10 of each other at
+	// every weight; min-max is the default because it stays sound for
+	// short lists: a query with one BM25 match gives that match full
+	// lexical credit, where its z-score would be 0.
 	Normalize Normalization
 	// Candidates is how many chunks each retriever hands to fusion; zero
 	// means the index's setting, else DefaultCandidates (50).
@@ -49,14 +49,14 @@ type SearchOptions struct {
 	// DocEvidence lets a document that matches in several chunks rank
 	// above one lucky chunk: each chunk gains this share of the scores of
 	// its document's next two chunks in the fused list. nil means the
-	// index's setting, else settings.DefaultDocEvidence (0.2); 0 turns it off. It
-	// and LinkPrior apply where vectors take part (weight above 0): a
-	// keyword search stays plain BM25.
+	// index's setting, else settings.DefaultDocEvidence (0.2); 0 turns it
+	// off. It and LinkPrior apply where vectors take part (weight above
+	// 0): a keyword search stays plain BM25.
 	DocEvidence *float64
 	// LinkPrior favours notes many others link to: each chunk's score is
 	// multiplied by 1 + LinkPrior·ln(1 + the documents linking to its
-	// document). nil means the index's setting, else settings.DefaultLinkPrior (0,
-	// off).
+	// document). nil means the index's setting, else
+	// settings.DefaultLinkPrior (0, off).
 	LinkPrior *float64
 	// QueryInstruction says whether the query goes to the embedding model
 	// with the model's retrieval instruction (bge's "Represent this
