@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid/batch"
+	"github.com/braidsearch/braid/model"
 )
 
 // BatchOptions configures Batch (batch.Options). The zero value answers as
@@ -65,7 +66,7 @@ func batchAnswerLine(ctx context.Context, e *Engine, line int, text []byte) batc
 		NoRerank: q.Rerank != nil && !*q.Rerank}
 	res, err := batchSearch(e, ctx, q.Query, opt)
 	if err != nil {
-		return batchAnswer{ID: q.ID, Line: line, Error: errorClause(err)}
+		return batchAnswer{ID: q.ID, Line: line, Error: model.Clause(err)}
 	}
 	return batchAnswer{ID: q.ID, Results: res}
 }

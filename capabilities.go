@@ -26,7 +26,7 @@ type Capabilities struct {
 // Capabilities describes the models the engine was opened with.
 func (e *Engine) Capabilities() Capabilities {
 	c := Capabilities{Dir: e.dir, ReadOnly: e.opt.ReadOnly, Rerank: e.opt.Reranker != nil,
-		NoVectors: e.vectorsUnavailable(), NoRerank: e.rerankUnavailable()}
+		NoVectors: e.availability().Unavailable(), NoRerank: e.rerankUnavailable()}
 	if e.vec != nil {
 		c.Vectors, c.Model, c.Embedded = true, e.opt.Model, e.vec.Len()
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/notes"
 )
 
 // Errors of the document store (package docstore).
@@ -28,7 +27,18 @@ type (
 	DeleteResult   = docstore.DeleteResult
 	RestoreRequest = docstore.RestoreRequest
 	SnapshotInfo   = docstore.SnapshotInfo
+	// DownloadRequest is a web page or file to fetch into the store.
+	DownloadRequest = docstore.DownloadRequest
+	// Fetched is a downloaded page, ready for Add.
+	Fetched = docstore.Fetched
 )
+
+// Fetch downloads req.URL within its limits and returns the request that
+// stores it with Add (docstore.Fetch); it touches no index, so a server
+// can fetch before it takes its writer slot.
+func Fetch(ctx context.Context, req DownloadRequest) (*Fetched, error) {
+	return docstore.Fetch(ctx, req)
+}
 
 // ReadDocument reads a file to store with Add (see docstore.ReadDocument).
 func ReadDocument(ctx context.Context, path string) ([]byte, error) {
@@ -82,20 +92,4 @@ func (e *Engine) indexStore(ctx context.Context, src *Source, refresh map[string
 		err = serr
 	}
 	return err
-}
-
-// metaDocs returns the ids of the documents whose metadata has every pair
-// of want, sorted; nil when want is empty (no filter).
-func (e *Engine) metaDocs(want map[string]string) ([]string, error) {
-	if len(want) == 0 {
-		return nil, nil
-	}
-	ids := []string{}
-	err := e.st.ForEachDocMeta(func(id string, m map[string]string) error {
-		if notes.MetaMatch(m, want) {
-			ids = append(ids, id)
-		}
-		return nil
-	})
-	return ids, err
 }

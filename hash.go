@@ -50,18 +50,9 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 	return res, nil
 }
 
-// filters resolves opt's filters to a request's: the sources' ids, the
-// path glob, the tags and the documents the metadata filter keeps.
+// filters resolves opt's filters to a request's (notes.Reader.Request):
+// the sources' ids, the path glob, the tags and the documents whose
+// metadata (set with Store().Update) the metadata filter keeps.
 func (e *Engine) filters(opt SearchOptions) (index.Request, error) {
-	req := index.Request{PathGlob: opt.PathGlob, Tags: opt.Tags}
-	for _, ref := range opt.Sources {
-		s, err := e.nt.Source(ref)
-		if err != nil {
-			return req, err
-		}
-		req.SourceIDs = append(req.SourceIDs, s.ID)
-	}
-	var err error
-	req.DocIDs, err = e.metaDocs(opt.Metadata) // metadata set with Store().Update (docstore.go)
-	return req, err
+	return e.nt.Request(opt.Sources, opt.PathGlob, opt.Tags, opt.Metadata)
 }

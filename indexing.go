@@ -92,16 +92,6 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 	return sum, runErr
 }
 
-// contains says whether list holds s.
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // Sources is the index's registered sources: List them, Remove one.
 type Sources struct{ e *Engine }
 

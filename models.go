@@ -3,16 +3,11 @@ package braid
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
 )
-
-// ErrModelOff is what Models.Explain is given for a model named "none":
-// turned off on purpose.
-var ErrModelOff = model.ErrOff
 
 // Models names the embedding model and the cross-encoder an engine
 // searches with, and how to run them (LoadModels, OpenWithModels); see
@@ -90,14 +85,4 @@ func ModelChecks(m Models) []Check {
 		checks[i] = Check{Name: c.Name, OK: true, Warning: c.Warning, Detail: c.Detail}
 	}
 	return checks
-}
-
-// errorClause is an error as one line without the package prefix that
-// braid's own errors start with, to follow a colon or stand in a list.
-func errorClause(err error) string {
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	for _, p := range []string{"braid: ", "index: ", "grep: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	return msg
 }

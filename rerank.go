@@ -6,16 +6,17 @@ import (
 	"fmt"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/rerank"
 )
 
 // rerankTop reorders the best candidates by the cross-encoder's scores:
 // the reranked prefix by its score, the rest after it in fused order
-// (rerank.Order). It
+// (rank.Reranked). It
 // returns how many were reranked and of how many asked for, and a warning
 // when the engine has no reranker though one was wanted: once per
 // engine, since every search would repeat it.
-func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, opt SearchOptions) ([]scored, int, int, string, error) {
+func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions) ([]rank.Candidate, int, int, string, error) {
 	if opt.NoRerank {
 		return cands, 0, 0, "", nil
 	}
@@ -35,7 +36,7 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, o
 	}
 	ids := make([]string, top)
 	for i := range ids {
-		ids[i] = cands[i].chunkID
+		ids[i] = cands[i].ChunkID
 	}
 	chunks, err := e.chunks(ctx, ids)
 	if err != nil {
@@ -57,14 +58,6 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []scored, o
 	if err != nil {
 		return nil, 0, 0, "", fmt.Errorf("braid: rerank: %w", err)
 	}
-	for j := range out.Reranked {
-		cands[at[j]].reranked, cands[at[j]].rerank = true, float64(out.Scores[j])
-	}
-	ranked := make([]scored, 0, len(cands))
-	for _, i := range rerank.Order(len(cands), at[:out.Reranked], out.Scores[:out.Reranked]) {
-		c := cands[i]
-		c.before = i + 1
-		ranked = append(ranked, c)
-	}
+	ranked := rank.Reranked(cands, at[:out.Reranked], out.Scores[:out.Reranked])
 	return ranked, out.Reranked, top, "", nil
 }

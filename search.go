@@ -9,6 +9,7 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/snippet"
 )
@@ -36,11 +37,11 @@ type SearchOptions struct {
 	// value) or FusionRRF.
 	Fusion Fusion
 	// Normalize puts the two lists' scores on one scale for FusionLinear:
-	// NormMinMax (the zero value) or NormZScore. On SciFact train the two
-	// are within 0.004 nDCG@10 of each other at every weight; min-max is
-	// the default because it stays sound for short lists: a query with one
-	// BM25 match gives that match full lexical credit, where its z-score
-	// would be 0.
+	// settings.NormMinMax (the zero value) or settings.NormZScore. On
+	// SciFact train the two are within 0.004 nDCG@10 of each other at
+	// every weight; min-max is the default because it stays sound for
+	// short lists: a query with one BM25 match gives that match full
+	// lexical credit, where its z-score would be 0.
 	Normalize Normalization
 	// Candidates is how many chunks each retriever hands to fusion; zero
 	// means the index's setting, else DefaultCandidates (50).
@@ -48,14 +49,14 @@ type SearchOptions struct {
 	// DocEvidence lets a document that matches in several chunks rank
 	// above one lucky chunk: each chunk gains this share of the scores of
 	// its document's next two chunks in the fused list. nil means the
-	// index's setting, else DefaultDocEvidence (0.2); 0 turns it off. It
-	// and LinkPrior apply where vectors take part (weight above 0): a
-	// keyword search stays plain BM25.
+	// index's setting, else settings.DefaultDocEvidence (0.2); 0 turns it
+	// off. It and LinkPrior apply where vectors take part (weight above
+	// 0): a keyword search stays plain BM25.
 	DocEvidence *float64
 	// LinkPrior favours notes many others link to: each chunk's score is
 	// multiplied by 1 + LinkPrior·ln(1 + the documents linking to its
-	// document). nil means the index's setting, else DefaultLinkPrior (0,
-	// off).
+	// document). nil means the index's setting, else
+	// settings.DefaultLinkPrior (0, off).
 	LinkPrior *float64
 	// QueryInstruction says whether the query goes to the embedding model
 	// with the model's retrieval instruction (bge's "Represent this
@@ -79,15 +80,8 @@ type SearchOptions struct {
 }
 
 // Normalization names how linear fusion rescales each list's scores:
-// NormMinMax or NormZScore (package settings defines them).
+// settings.NormMinMax or settings.NormZScore.
 type Normalization = settings.Normalization
-
-const (
-	// NormMinMax maps each list onto [0, 1].
-	NormMinMax = settings.NormMinMax
-	// NormZScore maps each list to standard scores.
-	NormZScore = settings.NormZScore
-)
 
 // Fusion names a way to combine the lexical and vector candidate lists:
 // FusionLinear or FusionRRF (package settings defines them).
@@ -99,13 +93,6 @@ const (
 	// FusionRRF is weighted reciprocal rank fusion (k = 60).
 	FusionRRF = settings.FusionRRF
 )
-
-func (o SearchOptions) fusion() Fusion {
-	if o.Fusion == "" {
-		return FusionLinear
-	}
-	return o.Fusion
-}
 
 // Range is a half-open byte range [Start, End) in a snippet.
 type Range = snippet.Range
@@ -138,38 +125,8 @@ type Hit struct {
 	Explain     *Explanation `json:"explain,omitempty"`
 }
 
-// Explanation breaks a hit's score down. A rank of 0 means the chunk was
-// not in that retriever's candidates.
-type Explanation struct {
-	LexicalScore float64 `json:"lexical_score"` // raw BM25 (bleve, title/headings boosted)
-	LexicalRank  int     `json:"lexical_rank"`  // 1-based rank among the lexical candidates
-	LexicalNorm  float64 `json:"lexical_norm"`  // normalised BM25 as fused (lexical only: BM25 / best BM25)
-	VectorScore  float64 `json:"vector_score"`  // cosine similarity to the query embedding
-	VectorRank   int     `json:"vector_rank"`
-	VectorNorm   float64 `json:"vector_norm"`
-	VectorWeight float64 `json:"vector_weight"`
-	Fusion       string  `json:"fusion,omitempty"` // linear or rrf; empty for lexical only
-	Fused        float64 `json:"fused"`
-	// DocEvidence is what the document's other matching chunks added to
-	// Fused (SearchOptions.DocEvidence); LinkPrior the factor the score
-	// was then multiplied by for Backlinks documents linking here (absent
-	// when the prior is off). Score before reranking: (Fused +
-	// DocEvidence) × LinkPrior.
-	DocEvidence float64 `json:"doc_evidence,omitempty"`
-	// NoQueryInstruction says the query was embedded without the model's
-	// retrieval instruction (SearchOptions.QueryInstruction).
-	NoQueryInstruction bool    `json:"no_query_instruction,omitempty"`
-	LinkPrior          float64 `json:"link_prior,omitempty"`
-	Backlinks          int     `json:"backlinks,omitempty"`
-	// Reranked says the cross-encoder read this hit: RerankScore is its
-	// logit (the hit's score), RankBefore and RankAfter its chunk's place
-	// among the candidates before and after reranking.
-	Reranked    bool    `json:"reranked"`
-	RerankScore float64 `json:"rerank_score,omitempty"`
-	RankBefore  int     `json:"rank_before,omitempty"`
-	RankAfter   int     `json:"rank_after,omitempty"`
-	BM25        string  `json:"bm25,omitempty"` // bleve's explanation tree
-}
+// Explanation breaks a hit's score down (rank.Explanation).
+type Explanation = rank.Explanation
 
 // Results is a search's answer.
 type Results struct {
@@ -244,11 +201,11 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if opt.Fusion != "" && opt.Fusion != FusionLinear && opt.Fusion != FusionRRF {
 		return nil, fmt.Errorf("%w: fusion %q, want %q or %q", ErrBadOption, opt.Fusion, FusionLinear, FusionRRF)
 	}
-	if opt.Normalize != "" && opt.Normalize != NormMinMax && opt.Normalize != NormZScore {
-		return nil, fmt.Errorf("%w: normalization %q, want %q or %q", ErrBadOption, opt.Normalize, NormMinMax, NormZScore)
+	if opt.Normalize != "" && opt.Normalize != settings.NormMinMax && opt.Normalize != settings.NormZScore {
+		return nil, fmt.Errorf("%w: normalization %q, want %q or %q", ErrBadOption, opt.Normalize, settings.NormMinMax, settings.NormZScore)
 	}
 	res := &Results{Results: []Hit{}}
-	w, warning, err := e.weight(opt)
+	w, warning, err := e.availability().Weight(opt.VectorWeight, opt.weightFromSettings, opt.Keyword) // vectors.go
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +240,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			}
 			res.Timings.Lexical += msSince(t)
 			res.Total = total
-			if hits, err = e.rerankAndHydrate(ctx, q, fuse(cands, nil, opt, 0), opt, w, res); err != nil {
+			if hits, err = e.rerankAndHydrate(ctx, q, rank.Fuse(cands, nil, 0, opt.Fusion, opt.Normalize), opt, w, res); err != nil {
 				return nil, err
 			}
 			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
@@ -298,9 +255,9 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		}
 		res.Total = total
 		t := time.Now()
-		cands := fuse(lexC, vecC, opt, w)
+		cands := rank.Fuse(lexC, vecC, w, opt.Fusion, opt.Normalize)
 		res.Timings.Fusion = msSince(t)
-		if cands, err = e.signals(ctx, cands, opt); err != nil {
+		if cands, err = rank.Signals(ctx, cands, opt.DocEvidence, opt.LinkPrior, e.ret.Backlinks); err != nil {
 			return nil, err
 		}
 		if hits, err = e.rerankAndHydrate(ctx, q, cands, opt, w, res); err != nil {
@@ -373,17 +330,7 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 	}
 	lexC, total, tm.Lexical = lr.cands, lr.total, lr.ms
 	if constrained {
-		inLex := make(map[string]bool, len(lexC))
-		for _, c := range lexC {
-			inLex[c.ChunkID] = true
-		}
-		kept := vecC[:0]
-		for _, c := range vecC {
-			if inLex[c.ID] {
-				kept = append(kept, c)
-			}
-		}
-		vecC = kept
+		vecC = rank.Matched(vecC, lexC)
 	}
 	if len(vecC) > k {
 		vecC = vecC[:k]
@@ -397,37 +344,9 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 	return lexC, vecC, total, nil
 }
 
-// fuse combines the two candidate lists by opt's fusion (fusion/); at
-// weight 0 it ranks the lexical list by plain BM25 (fusion.Lexical).
-func fuse(lexC []index.Candidate, vecC []fusion.Candidate, opt SearchOptions, w float64) []scored {
-	lexF := make([]fusion.Candidate, len(lexC))
-	byID := make(map[string]index.Candidate, len(lexC))
-	for i, c := range lexC {
-		lexF[i] = fusion.Candidate{ID: c.ChunkID, Score: c.Score}
-		byID[c.ChunkID] = c
-	}
-	var fused []fusion.Hit
-	switch {
-	case w == 0:
-		fused = fusion.Lexical(lexF)
-	case opt.fusion() == FusionRRF:
-		fused = fusion.RRF(lexF, vecC, w, 60)
-	case opt.Normalize == NormZScore:
-		fused = fusion.Linear(lexF, vecC, w, fusion.ZScore)
-	default:
-		fused = fusion.Linear(lexF, vecC, w, fusion.MinMax)
-	}
-	out := make([]scored, len(fused))
-	for i, h := range fused {
-		c := byID[h.ID]
-		out[i] = scored{chunkID: h.ID, score: h.Score, lex: h.Lexical, vec: h.Vector, bm25: c.Explanation, terms: c.Terms}
-	}
-	return out
-}
-
 // rerankAndHydrate reranks the best candidates, notes on res how many
 // were reranked (and any warning), and turns the ranking into hits.
-func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []scored, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
+func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
 	t := time.Now()
 	ranked, n, of, warn, err := e.rerankTop(ctx, q, cands, opt)
 	if err != nil {
@@ -463,50 +382,32 @@ func fuzziness(sim float64) int {
 	return 2
 }
 
-// scored is a chunk ranked by one retriever or by fusion, with what each
-// retriever said about it.
-type scored struct {
-	chunkID  string
-	score    float64
-	lex, vec fusion.Part // Rank 0: not in that retriever's list
-	bm25     string      // bleve's explanation, with Explain
-	terms    []string    // index terms a fuzzy match hit
-
-	fused     float64 // the score fusion gave, before signals
-	docBonus  float64 // what DocEvidence added
-	backlinks int     // documents linking to its document, with LinkPrior
-	prior     float64 // the factor LinkPrior multiplied by (0: not applied)
-
-	reranked bool    // the cross-encoder scored it
-	rerank   float64 // its score
-	before   int     // 1-based rank before reranking
-}
-
 // hydrate turns ranked chunks into hits: one per document unless
 // opt.Chunks, with snippet, highlights and lines from the store. Chunks the
 // store does not know (a lexical index ahead of an interrupted commit) are
 // dropped.
-func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt SearchOptions, w float64) ([]Hit, error) {
-	label := sourceLabel(w)
+func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64) ([]Hit, error) {
+	label := rank.Label(w)
 	seen := map[string]bool{}
 	terms := snippet.Terms(q.Words()) // the query's words, analysed as the index does
 	var hits []Hit
 	// Chunks are read a window at a time (one round trip to a cluster),
 	// skipping those of documents already shown.
 	var (
-		window []*Chunk
-		wdocs  []*Document
-		at     = 0 // cands index of window[0]
+		read   []*Chunk
+		docs   []*Document
+		places []int // by candidate from at: its place in read, -1 for none
+		at     = 0
 	)
+	shown := func(chunkID string) bool { return !opt.Chunks && seen[index.ChunkDocID(chunkID)] }
 	for rank0, c := range cands {
-		rank := rank0 + 1
 		if len(hits) == opt.Limit {
 			break // snippets are the costly part: make no more than are shown
 		}
-		if !opt.Chunks && seen[index.ChunkDocID(c.chunkID)] {
+		if shown(c.ChunkID) {
 			continue
 		}
-		if rank0 >= at+len(window) {
+		if rank0 >= at+len(places) {
 			// As many as may be shown; on a cluster twice that, to save
 			// a round trip when chunks share documents.
 			want := opt.Limit - len(hits)
@@ -514,47 +415,26 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 				want *= 2
 			}
 			var ids []string
-			for _, n := range cands[rank0:] {
-				if len(ids) == want {
-					break
-				}
-				if opt.Chunks || !seen[index.ChunkDocID(n.chunkID)] {
-					ids = append(ids, n.chunkID)
-				}
-			}
-			got, docs, err := e.ret.Read(ctx, ids)
-			if err != nil {
+			ids, places = rank.Window(cands[rank0:], want, shown)
+			var err error
+			if read, docs, err = e.ret.Read(ctx, ids); err != nil {
 				return nil, err
 			}
-			size := min(len(cands)-rank0, 2*len(ids))
-			window, wdocs, at = make([]*Chunk, 0, size), make([]*Document, 0, size), rank0
-			// Lay the read chunks out by candidate position (skipped
-			// candidates get nil and are read again only if reached).
-			j := 0
-			for _, n := range cands[rank0:] {
-				if j == len(ids) {
-					break
-				}
-				if n.chunkID == ids[j] {
-					window, wdocs = append(window, got[j]), append(wdocs, docs[j])
-					j++
-				} else {
-					window, wdocs = append(window, nil), append(wdocs, nil)
-				}
-			}
+			at = rank0
 		}
-		ch, d := window[rank0-at], wdocs[rank0-at]
-		if ch == nil || d == nil {
+		j := places[rank0-at]
+		if j < 0 || read[j] == nil || docs[j] == nil {
 			continue
 		}
+		ch, d := read[j], docs[j]
 		seen[ch.DocID] = true
-		for _, t := range c.terms { // what a fuzzy match actually hit
+		for _, t := range c.Terms { // what a fuzzy match actually hit
 			terms[t] = true
 		}
 		snip, hl := snippet.Best(ch.Text, terms, 240)
-		source, score := label, c.score
-		if c.reranked {
-			source, score = label+"+rerank", c.rerank
+		source, score := label, c.Score
+		if c.Reranked {
+			source, score = label+"+rerank", c.Rerank
 		}
 		h := Hit{
 			ID: d.ID, ChunkID: ch.ID, Path: d.Path, Title: d.Title, Score: score,
@@ -562,33 +442,9 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []scored, opt
 			Source: source, SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
 		}
 		if opt.Explain {
-			fusionName := ""
-			if w > 0 {
-				fusionName = string(opt.fusion())
-			}
-			h.Explain = &Explanation{
-				LexicalScore: c.lex.Raw, LexicalRank: c.lex.Rank, LexicalNorm: c.lex.Norm,
-				VectorScore: c.vec.Raw, VectorRank: c.vec.Rank, VectorNorm: c.vec.Norm,
-				VectorWeight: w, Fusion: fusionName, Fused: c.fused, BM25: c.bm25,
-				DocEvidence: c.docBonus, Backlinks: c.backlinks, LinkPrior: c.prior,
-				NoQueryInstruction: w > 0 && opt.QueryInstruction != nil && !*opt.QueryInstruction,
-			}
-			if c.reranked {
-				h.Explain.Reranked, h.Explain.RerankScore = true, c.rerank
-				h.Explain.RankBefore, h.Explain.RankAfter = c.before, rank
-			}
+			h.Explain = c.Explain(w, opt.Fusion, opt.QueryInstruction != nil && !*opt.QueryInstruction, rank0+1)
 		}
 		hits = append(hits, h)
 	}
 	return hits, nil
-}
-
-func sourceLabel(w float64) string {
-	switch w {
-	case 0:
-		return "lexical"
-	case 1:
-		return "vector"
-	}
-	return "hybrid"
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/braidsearch/braid/settings"
 )
@@ -18,10 +17,6 @@ type (
 	// Setting describes one setting for braid config list and the
 	// configure tool.
 	Setting = settings.Setting
-	// Tuned records a braid tune that saved the index's search settings.
-	Tuned = settings.Tuned
-	// Tuning is what braid tune chooses.
-	Tuning = settings.Tuning
 )
 
 // ErrUnknownSetting is the error for a setting name braid does not have.
@@ -32,8 +27,7 @@ func SettingNames() []string { return settings.Names() }
 
 // Built-in defaults of the settings (see package settings) and of the
 // options that have none. The CLI's flags, the MCP tools, batch and braid
-// config all read these (with DefaultVectorWeight, DefaultDocEvidence
-// and DefaultLinkPrior); none restates them.
+// config all read these (with DefaultVectorWeight); none restates them.
 const (
 	DefaultLimit      = settings.DefaultLimit
 	DefaultCandidates = settings.DefaultCandidates
@@ -119,7 +113,7 @@ func (e *Engine) saveSettings(next *Settings) error {
 // SaveTuned stores settings braid tune chose, with where they came from,
 // as the index's defaults (a search's own options still win). The other
 // settings are kept.
-func (c *Config) SaveTuned(t Tuning, from Tuned) error {
+func (c *Config) SaveTuned(t settings.Tuning, from settings.Tuned) error {
 	e := c.e
 	if e.opt.ReadOnly {
 		return ErrReadOnly
@@ -141,46 +135,16 @@ func (e *Engine) settingList(s *Settings) []Setting {
 	return s.List(budget)
 }
 
-// withSettings fills what a search leaves open from the index's settings.
+// withSettings fills what a search leaves open from the index's settings
+// (settings.Values.Fill).
 func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
-	s := e.currentSettings()
-	if opt.VectorWeight == nil && s.VectorWeight != nil {
-		w := *s.VectorWeight
-		opt.VectorWeight = &w
-		opt.weightFromSettings = true
-	}
-	if opt.Fusion == "" && s.Fusion != nil {
-		opt.Fusion = *s.Fusion
-	}
-	if opt.Normalize == "" && s.Normalize != nil {
-		opt.Normalize = *s.Normalize
-	}
-	if opt.DocEvidence == nil && s.DocEvidence != nil {
-		v := *s.DocEvidence
-		opt.DocEvidence = &v
-	}
-	if opt.QueryInstruction == nil && s.QueryInstruction != nil {
-		v := *s.QueryInstruction
-		opt.QueryInstruction = &v
-	}
-	if opt.LinkPrior == nil && s.LinkPrior != nil {
-		v := *s.LinkPrior
-		opt.LinkPrior = &v
-	}
-	if opt.Limit == 0 && s.Limit != nil {
-		opt.Limit = *s.Limit
-	}
-	if opt.Candidates == 0 && s.Candidates != nil {
-		opt.Candidates = *s.Candidates
-	}
-	if s.Rerank != nil && !*s.Rerank {
-		opt.NoRerank = true
-	}
-	if opt.RerankBudget == 0 && e.opt.RerankBudget == 0 && s.RerankBudget != nil {
-		opt.RerankBudget = time.Duration(*s.RerankBudget)
-		if opt.RerankBudget == 0 {
-			opt.RerankBudget = -1 // the setting says no limit
-		}
-	}
+	s := settings.Search{VectorWeight: opt.VectorWeight, DocEvidence: opt.DocEvidence, LinkPrior: opt.LinkPrior,
+		QueryInstruction: opt.QueryInstruction, Fusion: opt.Fusion, Normalize: opt.Normalize, Limit: opt.Limit,
+		Candidates: opt.Candidates, NoRerank: opt.NoRerank, RerankBudget: opt.RerankBudget}
+	cur := e.currentSettings()
+	opt.weightFromSettings = cur.Fill(&s, e.opt.RerankBudget != 0)
+	opt.VectorWeight, opt.DocEvidence, opt.LinkPrior, opt.QueryInstruction = s.VectorWeight, s.DocEvidence, s.LinkPrior, s.QueryInstruction
+	opt.Fusion, opt.Normalize, opt.Limit, opt.Candidates = s.Fusion, s.Normalize, s.Limit, s.Candidates
+	opt.NoRerank, opt.RerankBudget = s.NoRerank, s.RerankBudget
 	return opt
 }

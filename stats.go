@@ -9,6 +9,7 @@ import (
 
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/settings"
 )
 
 // SourceStats describes one source in Stats.
@@ -39,7 +40,7 @@ type Stats struct {
 	Sources       []SourceStats `json:"sources"`
 	Settings      []Setting     `json:"settings"` // settings.go: the defaults searches use here
 	// Tuned says where the search settings came from when braid tune saved them.
-	Tuned *Tuned `json:"tuned,omitempty"`
+	Tuned *settings.Tuned `json:"tuned,omitempty"`
 }
 
 // Stats counts documents, chunks and bytes, in all and per source.

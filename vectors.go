@@ -3,7 +3,6 @@ package braid
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/braidsearch/braid/index"
@@ -40,48 +39,21 @@ func (e *Engine) vectors(progress func(done int)) *index.Vectors {
 	return &index.Vectors{Embedder: e.opt.Embedder, Model: e.opt.Model, Index: e.vec, Progress: progress}
 }
 
+// availability is what decides whether a search can use vectors
+// (vecstore.Availability: its Weight and Unavailable).
+func (e *Engine) availability() vecstore.Availability {
+	a := vecstore.Availability{Cluster: e.cl != nil, Embedder: e.opt.Embedder != nil, Model: e.opt.Model,
+		NoVectors: e.noVectors(), Damaged: e.vecDamaged, OtherModel: e.otherModels, Stranded: e.strandedEmbeddings}
+	if e.vec != nil {
+		a.Graph, a.Len = true, e.vec.Len()
+	}
+	return a
+}
+
 // saveVectors writes the graph (vecstore.Save); with fill it first
 // embeds every chunk the graph still lacks.
 func (e *Engine) saveVectors(ctx context.Context, vs *index.Vectors, fill bool) error {
 	return vecstore.Save(ctx, e.st, e.dir, vs, fill)
-}
-
-// weight decides a search's vector weight, with a warning when the caller
-// asked for vectors that are not available.
-func (e *Engine) weight(opt SearchOptions) (float64, string, error) {
-	if w := opt.VectorWeight; w != nil && (math.IsNaN(*w) || *w < 0 || *w > 1) {
-		return 0, "", fmt.Errorf("%w: vector_weight %v out of range, want 0..1", ErrBadOption, *w)
-	}
-	if opt.Keyword {
-		return 0, "", nil
-	}
-	if why := e.vectorsUnavailable(); why != "" {
-		if opt.VectorWeight != nil && *opt.VectorWeight == 0 {
-			return 0, "", nil // vectors were not asked for: nothing to warn about
-		}
-		if opt.VectorWeight == nil || opt.weightFromSettings {
-			if s := e.strandedEmbeddings(); s != "" {
-				// A default search would be hybrid with the model the
-				// index was built with: say why it is not.
-				return 0, s + ", so this search is lexical only", nil
-			}
-			if (e.vec != nil || e.cl != nil) && e.otherModels() != "" {
-				return 0, why + ", so this search is lexical only", nil
-			}
-			return 0, "", nil
-		}
-		if e.vec == nil {
-			why = "vector search is unavailable (" + why + ")"
-		}
-		return 0, why + ", so this search is lexical only", nil
-	}
-	if opt.VectorWeight == nil {
-		return DefaultVectorWeight, e.vecDamaged, nil
-	}
-	if *opt.VectorWeight == 0 {
-		return 0, "", nil
-	}
-	return *opt.VectorWeight, e.vecDamaged, nil
 }
 
 // strandedEmbeddings says, for an engine without an embedder (and vectors
@@ -99,27 +71,6 @@ func (e *Engine) strandedEmbeddings() string {
 		e.stranded = fmt.Sprintf("the index holds embeddings of %s that cannot be searched: %s", strings.Join(models, ", "), e.noVectors())
 	})
 	return e.stranded
-}
-
-// vectorsUnavailable says why a search cannot use vectors now (no
-// embedding model, or no embeddings indexed yet), or "" when it can.
-func (e *Engine) vectorsUnavailable() string {
-	switch {
-	case e.cl != nil && e.opt.Embedder == nil:
-		return e.noVectors()
-	case e.cl != nil && e.cl.OtherModel() != "":
-		return fmt.Sprintf("the cluster index's embeddings are of %s, not of the model in use, %s (search with --model set to %s)", e.cl.OtherModel(), e.opt.Model, e.cl.OtherModel())
-	case e.cl != nil:
-		return ""
-	case e.vec == nil:
-		return e.noVectors()
-	case e.vec.Len() == 0:
-		if other := e.otherModels(); other != "" {
-			return fmt.Sprintf("the index's embeddings are of %s, not of the model in use, %s (run braid index to embed with %s, or search with --model set to %s)", other, e.opt.Model, e.opt.Model, other)
-		}
-		return "the index has no embeddings yet (run braid index to compute them)"
-	}
-	return ""
 }
 
 // otherModels names the models, other than the one in use, whose

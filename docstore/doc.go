@@ -1,7 +1,8 @@
 // Package docstore is braid's document store: documents added to the index
 // itself rather than read from a source's files (notes an agent writes,
 // pages braid download fetched), with their versions, collections and
-// snapshots.
+// snapshots. Fetch downloads a page (package download) into the AddRequest
+// that stores it, without touching an index.
 //
 // A stored document's content is kept once per distinct text in the index's
 // content-addressed blob store (package blob); its record (name, hash,

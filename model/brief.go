@@ -48,7 +48,7 @@ func Brief(err error, name string, kind Kind) string {
 			return fmt.Sprintf("no %s installed; model.Pull %s with PullOptions.From DIR adds it", what, shortID(spec))
 		}
 	}
-	return clip(clause(err), 72) + "; model.Checks says more"
+	return clip(Clause(err), 72) + "; model.Checks says more"
 }
 
 // shortID is a registry model's id without its organisation, which

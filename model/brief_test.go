@@ -60,3 +60,24 @@ func TestList(t *testing.T) {
 		t.Errorf("Present = %v, want the default embedder only", p)
 	}
 }
+
+func TestClause(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"braid prefix", errors.New("braid: invalid option: limit -1"), "invalid option: limit -1"},
+		{"index prefix", errors.New("index: not found"), "not found"},
+		{"grep prefix", errors.New("grep: bad pattern"), "bad pattern"},
+		{"other prefix kept", errors.New("eval: no queries"), "eval: no queries"},
+		{"lines joined", errors.New("braid: one\ntwo"), "one two"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Clause(tt.err); got != tt.want {
+				t.Errorf("Clause = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -140,7 +140,7 @@ func (s Set) explain(err error, name string, kind Kind) string {
 	case errors.Is(err, ErrOff):
 		return "vectors are turned off (embedding model none)"
 	}
-	return clause(err)
+	return Clause(err)
 }
 
 // resolveAndLoad is OpenEmbedder and OpenCrossEncoder with s.Resolve in
@@ -210,13 +210,13 @@ func Checks(s Set) []Check {
 		err = InitRuntime(lib)
 	}
 	if err != nil {
-		checks = append(checks, Check{Name: "runtime", Warning: true, Detail: clause(err) + "; until then search is BM25 only"})
+		checks = append(checks, Check{Name: "runtime", Warning: true, Detail: Clause(err) + "; until then search is BM25 only"})
 	} else {
 		checks = append(checks, Check{Name: "runtime", Detail: fmt.Sprintf("ONNX Runtime %s at %s", RuntimeVersion(), lib)})
 	}
 	dir, spec, err := s.resolve(s.Embedder, KindEmbedder)
 	if err != nil {
-		checks = append(checks, Check{Name: "model", Warning: true, Detail: clause(err) + "; until then search is BM25 only"})
+		checks = append(checks, Check{Name: "model", Warning: true, Detail: Clause(err) + "; until then search is BM25 only"})
 	} else {
 		checks = append(checks, Check{Name: "model", Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
 	}
@@ -225,17 +225,18 @@ func Checks(s Set) []Check {
 	}
 	dir, spec, err = s.resolve(s.Reranker, KindCrossEncoder)
 	if err != nil {
-		checks = append(checks, Check{Name: "reranker", Warning: true, Detail: clause(err) + "; until then results are in fused order"})
+		checks = append(checks, Check{Name: "reranker", Warning: true, Detail: Clause(err) + "; until then results are in fused order"})
 	} else {
 		checks = append(checks, Check{Name: "reranker", Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
 	}
 	return checks
 }
 
-// clause is an error as one line without the package prefix that
+// Clause is an error as one line without the package prefix that
 // braid's own errors start with (a Set.Resolve may return them), to
-// follow a colon or stand in a list.
-func clause(err error) string {
+// follow a colon or stand in a list: a check's detail, a reason, a
+// braid batch answer's error.
+func Clause(err error) string {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	for _, p := range []string{"braid: ", "index: ", "grep: "} {
 		msg = strings.TrimPrefix(msg, p)

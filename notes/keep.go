@@ -7,6 +7,33 @@ import (
 	"github.com/braidsearch/braid/index"
 )
 
+// Request resolves a search's filters to an index request's: the
+// sources (ids or names; ErrNotFound or ErrAmbiguous for one that names
+// no single source) to their ids, the path glob and tags as they are, and
+// the metadata filter to the ids of the documents whose metadata has
+// every pair of it, sorted (nil when metadata is empty: no filter).
+func (r *Reader) Request(sources []string, pathGlob string, tags []string, metadata map[string]string) (index.Request, error) {
+	req := index.Request{PathGlob: pathGlob, Tags: tags}
+	for _, ref := range sources {
+		s, err := r.Source(ref)
+		if err != nil {
+			return req, err
+		}
+		req.SourceIDs = append(req.SourceIDs, s.ID)
+	}
+	if len(metadata) == 0 {
+		return req, nil
+	}
+	req.DocIDs = []string{}
+	err := r.st.ForEachDocMeta(func(id string, m map[string]string) error {
+		if MetaMatch(m, metadata) {
+			req.DocIDs = append(req.DocIDs, id)
+		}
+		return nil
+	})
+	return req, err
+}
+
 // Keep returns a test of a document against req's filters: its SourceIDs,
 // PathGlob (a path relative to the source), Tags (all of them, with or
 // without "#", any case) and DocIDs (nil for any). The test reads the

@@ -186,3 +186,41 @@ func TestEditable(t *testing.T) {
 		})
 	}
 }
+
+func TestRequest(t *testing.T) {
+	r, _ := lookupReader(t)
+	if _, err := r.st.UpdateDocMeta("a", map[string]string{"team": "x", "year": "2024"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.st.UpdateDocMeta("c", map[string]string{"team": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		sources []string
+		meta    map[string]string
+		want    index.Request
+		err     error
+	}{
+		{"no filter", nil, nil, index.Request{PathGlob: "g", Tags: []string{"t"}}, nil},
+		{"source by name", []string{"kb"}, nil, index.Request{PathGlob: "g", Tags: []string{"t"}, SourceIDs: []string{"s1"}}, nil},
+		{"source by id", []string{"s1"}, nil, index.Request{PathGlob: "g", Tags: []string{"t"}, SourceIDs: []string{"s1"}}, nil},
+		{"unknown source", []string{"nope"}, nil, index.Request{}, index.ErrNotFound},
+		{"metadata, sorted", nil, map[string]string{"team": "x"}, index.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{"a", "c"}}, nil},
+		{"metadata, every pair", nil, map[string]string{"team": "x", "year": "2024"}, index.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{"a"}}, nil},
+		{"metadata matching none", nil, map[string]string{"team": "y"}, index.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := r.Request(tc.sources, "g", []string{"t"}, tc.meta)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("Request: %v, want %v", err, tc.err)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Request (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

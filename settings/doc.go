@@ -9,7 +9,8 @@
 // Set changes one setting by name after checking its value, as braid
 // config set and the MCP configure tool do; Parse checks a file written
 // by hand the same way. List describes every setting for braid config
-// list; SetTuned merges what braid tune chose.
+// list; SetTuned merges what braid tune chose; Fill fills what a search
+// leaves open (Search) from an index's values.
 //
 //	v := &settings.Values{}
 //	if err := v.Set("limit", "20"); err != nil {

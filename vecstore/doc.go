@@ -3,7 +3,10 @@
 // and brought in step with the store from its stored embeddings (Load),
 // and saved atomically after an index run (Save). It also builds the
 // throwaway graph of document vectors behind the link graph's gaps
-// (Nearest).
+// (Nearest), and decides what a search can do with the vectors: why they
+// are unavailable and the vector weight a search gets
+// (Availability.Unavailable and Weight, over plain values the engine
+// hands in).
 //
 // The store is the source of truth: a graph file that is missing, behind
 // the store or damaged is rebuilt from the embeddings the store holds,

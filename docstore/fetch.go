@@ -1,4 +1,4 @@
-package braid
+package docstore
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/download"
 	"github.com/braidsearch/braid/index"
 )
@@ -55,9 +54,9 @@ func Fetch(ctx context.Context, req DownloadRequest) (*Fetched, error) {
 	name := req.Name
 	if name == "" {
 		if name, err = p.Name(); err != nil { // web/HOST/PATH
-			return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
+			return nil, fmt.Errorf("%w: %v", index.ErrBadOption, err)
 		}
-		if name, err = docstore.CleanName(name); err != nil {
+		if name, err = CleanName(name); err != nil {
 			return nil, err
 		}
 	}

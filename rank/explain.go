@@ -1,0 +1,61 @@
+package rank
+
+import "github.com/braidsearch/braid/settings"
+
+// Explanation breaks a hit's score down. A rank of 0 means the chunk was
+// not in that retriever's candidates.
+type Explanation struct {
+	LexicalScore float64 `json:"lexical_score"` // raw BM25 (bleve, title/headings boosted)
+	LexicalRank  int     `json:"lexical_rank"`  // 1-based rank among the lexical candidates
+	LexicalNorm  float64 `json:"lexical_norm"`  // normalised BM25 as fused (lexical only: BM25 / best BM25)
+	VectorScore  float64 `json:"vector_score"`  // cosine similarity to the query embedding
+	VectorRank   int     `json:"vector_rank"`
+	VectorNorm   float64 `json:"vector_norm"`
+	VectorWeight float64 `json:"vector_weight"`
+	Fusion       string  `json:"fusion,omitempty"` // linear or rrf; empty for lexical only
+	Fused        float64 `json:"fused"`
+	// DocEvidence is what the document's other matching chunks added to
+	// Fused (SearchOptions.DocEvidence); LinkPrior the factor the score
+	// was then multiplied by for Backlinks documents linking here (absent
+	// when the prior is off). Score before reranking: (Fused +
+	// DocEvidence) × LinkPrior.
+	DocEvidence float64 `json:"doc_evidence,omitempty"`
+	// NoQueryInstruction says the query was embedded without the model's
+	// retrieval instruction (SearchOptions.QueryInstruction).
+	NoQueryInstruction bool    `json:"no_query_instruction,omitempty"`
+	LinkPrior          float64 `json:"link_prior,omitempty"`
+	Backlinks          int     `json:"backlinks,omitempty"`
+	// Reranked says the cross-encoder read this hit: RerankScore is its
+	// logit (the hit's score), RankBefore and RankAfter its chunk's place
+	// among the candidates before and after reranking.
+	Reranked    bool    `json:"reranked"`
+	RerankScore float64 `json:"rerank_score,omitempty"`
+	RankBefore  int     `json:"rank_before,omitempty"`
+	RankAfter   int     `json:"rank_after,omitempty"`
+	BM25        string  `json:"bm25,omitempty"` // bleve's explanation tree
+}
+
+// Explain breaks c's score down, for a search at vector weight w fused by
+// how (settings.FusionLinear when empty); noInstruction says the query
+// was embedded without the model's retrieval instruction, and rank is
+// c's 1-based place in the final order.
+func (c Candidate) Explain(w float64, how settings.Fusion, noInstruction bool, rank int) *Explanation {
+	x := &Explanation{
+		LexicalScore: c.Lexical.Raw, LexicalRank: c.Lexical.Rank, LexicalNorm: c.Lexical.Norm,
+		VectorScore: c.Vector.Raw, VectorRank: c.Vector.Rank, VectorNorm: c.Vector.Norm,
+		VectorWeight: w, Fused: c.Fused, BM25: c.BM25,
+		DocEvidence: c.DocBonus, Backlinks: c.Backlinks, LinkPrior: c.Prior,
+		NoQueryInstruction: w > 0 && noInstruction,
+	}
+	if w > 0 {
+		x.Fusion = string(settings.FusionLinear)
+		if how != "" {
+			x.Fusion = string(how)
+		}
+	}
+	if c.Reranked {
+		x.Reranked, x.RerankScore = true, c.Rerank
+		x.RankBefore, x.RankAfter = c.Before, rank
+	}
+	return x
+}

@@ -1,0 +1,231 @@
+package rank
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/braidsearch/braid/fusion"
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/settings"
+)
+
+func ptr(f float64) *float64 { return &f }
+
+// chunk is the id of chunk n of document doc.
+func chunk(doc string, n int) string { return index.ChunkID(doc, "00ff00ff", n) }
+
+func ids(cands []Candidate) []string {
+	var out []string
+	for _, c := range cands {
+		out = append(out, c.ChunkID)
+	}
+	return out
+}
+
+func TestFuse(t *testing.T) {
+	lex := []index.Candidate{
+		{ChunkID: "a", Score: 4, Explanation: "bm25 a", Terms: []string{"alpha"}},
+		{ChunkID: "b", Score: 2},
+		{ChunkID: "c", Score: 1},
+	}
+	vec := []fusion.Candidate{{ID: "c", Score: 0.9}, {ID: "d", Score: 0.5}, {ID: "a", Score: 0.1}}
+	lexF := []fusion.Candidate{{ID: "a", Score: 4}, {ID: "b", Score: 2}, {ID: "c", Score: 1}}
+	for _, tc := range []struct {
+		name string
+		w    float64
+		how  settings.Fusion
+		norm settings.Normalization
+		want []fusion.Hit
+	}{
+		{"weight 0 is BM25 alone", 0, settings.FusionRRF, settings.NormZScore, fusion.Lexical(lexF)},
+		{"linear, min-max by default", 0.6, "", "", fusion.Linear(lexF, vec, 0.6, fusion.MinMax)},
+		{"linear, z-score", 0.6, settings.FusionLinear, settings.NormZScore, fusion.Linear(lexF, vec, 0.6, fusion.ZScore)},
+		{"rrf", 0.6, settings.FusionRRF, "", fusion.RRF(lexF, vec, 0.6, 60)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Fuse(lex, vec, tc.w, tc.how, tc.norm)
+			var want []Candidate
+			for _, h := range tc.want {
+				c := Candidate{ChunkID: h.ID, Score: h.Score, Lexical: h.Lexical, Vector: h.Vector}
+				if h.ID == "a" {
+					c.BM25, c.Terms = "bm25 a", []string{"alpha"}
+				}
+				want = append(want, c)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Fuse (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSignals(t *testing.T) {
+	// Document x matches in three chunks, y in one that fusion put first;
+	// the evidence of x's other chunks, or its links, lift x above y.
+	fused := func() []Candidate {
+		return []Candidate{
+			{ChunkID: chunk("y", 0), Score: 1},
+			{ChunkID: chunk("x", 0), Score: 0.9},
+			{ChunkID: chunk("x", 1), Score: 0.5},
+			{ChunkID: chunk("x", 2), Score: 0.25},
+		}
+	}
+	links := map[string]int{"y": 0, "x": 3}
+	backlinks := func(_ context.Context, docs []string) (map[string]int, error) { return links, nil }
+	noCall := func(context.Context, []string) (map[string]int, error) {
+		return nil, errors.New("backlinks read with the link prior off")
+	}
+	type want struct {
+		ID                string
+		Score, Fused, Bon float64
+		Links             int
+		Prior             float64
+	}
+	for _, tc := range []struct {
+		name        string
+		beta, gamma *float64
+		backlinks   func(context.Context, []string) (map[string]int, error)
+		want        []want
+	}{
+		{"off", ptr(0), ptr(0), noCall, []want{
+			{chunk("y", 0), 1, 1, 0, 0, 0}, {chunk("x", 0), 0.9, 0.9, 0, 0, 0},
+			{chunk("x", 1), 0.5, 0.5, 0, 0, 0}, {chunk("x", 2), 0.25, 0.25, 0, 0, 0}}},
+		{"defaults: document evidence 0.2, no link prior", nil, nil, noCall, []want{
+			{chunk("x", 0), 0.9 + 0.2*0.75, 0.9, 0.2 * 0.75, 0, 0}, {chunk("y", 0), 1, 1, 0, 0, 0},
+			{chunk("x", 1), 0.5 + 0.2*1.15, 0.5, 0.2 * 1.15, 0, 0}, {chunk("x", 2), 0.25 + 0.2*1.4, 0.25, 0.2 * 1.4, 0, 0}}},
+		{"link prior alone", ptr(0), ptr(0.5), backlinks, []want{
+			{chunk("x", 0), 0.9 * (1 + 0.5*math.Log(4)), 0.9, 0, 3, 1 + 0.5*math.Log(4)},
+			{chunk("y", 0), 1, 1, 0, 0, 1},
+			{chunk("x", 1), 0.5 * (1 + 0.5*math.Log(4)), 0.5, 0, 3, 1 + 0.5*math.Log(4)},
+			{chunk("x", 2), 0.25 * (1 + 0.5*math.Log(4)), 0.25, 0, 3, 1 + 0.5*math.Log(4)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Signals(context.Background(), fused(), tc.beta, tc.gamma, tc.backlinks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotW []want
+			for _, c := range got {
+				gotW = append(gotW, want{c.ChunkID, c.Score, c.Fused, c.DocBonus, c.Backlinks, c.Prior})
+			}
+			if diff := cmp.Diff(tc.want, gotW, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })); diff != "" {
+				t.Errorf("Signals (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("one candidate is left alone", func(t *testing.T) {
+		got, err := Signals(context.Background(), []Candidate{{ChunkID: chunk("x", 0), Score: 0.3}}, ptr(1), ptr(1), noCall)
+		if err != nil || len(got) != 1 || got[0].Score != 0.3 || got[0].Fused != 0.3 {
+			t.Errorf("Signals = %+v, %v; want the candidate unchanged, its Fused set", got, err)
+		}
+	})
+	t.Run("a failed backlinks read is the error", func(t *testing.T) {
+		if _, err := Signals(context.Background(), fused(), ptr(0), ptr(1), noCall); err == nil {
+			t.Error("Signals: no error")
+		}
+	})
+}
+
+func TestReranked(t *testing.T) {
+	cands := []Candidate{{ChunkID: "a"}, {ChunkID: "b"}, {ChunkID: "c"}, {ChunkID: "d"}}
+	// The cross-encoder read b, c and a (passages 0..2 at places 1, 2, 0).
+	got := Reranked(cands, []int{1, 2, 0}, []float32{0.5, 2, -1})
+	want := []Candidate{
+		{ChunkID: "c", Reranked: true, Rerank: 2, Before: 3},
+		{ChunkID: "b", Reranked: true, Rerank: 0.5, Before: 2},
+		{ChunkID: "a", Reranked: true, Rerank: -1, Before: 1},
+		{ChunkID: "d", Before: 4},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Reranked (-want +got):\n%s", diff)
+	}
+	if got := ids(Reranked([]Candidate{{ChunkID: "a"}, {ChunkID: "b"}}, nil, nil)); !cmp.Equal(got, []string{"a", "b"}) {
+		t.Errorf("Reranked with none scored = %v, want the fused order", got)
+	}
+}
+
+func TestLabel(t *testing.T) {
+	for w, want := range map[float64]string{0: "lexical", 0.6: "hybrid", 1: "vector"} {
+		if got := Label(w); got != want {
+			t.Errorf("Label(%v) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+func TestExplain(t *testing.T) {
+	c := Candidate{ChunkID: "a", Score: 3, Lexical: fusion.Part{Rank: 2, Raw: 7, Norm: 0.5}, Vector: fusion.Part{Rank: 1, Raw: 0.8, Norm: 1},
+		BM25: "tree", Fused: 0.7, DocBonus: 0.1, Backlinks: 2, Prior: 1.2, Reranked: true, Rerank: 4.5, Before: 3}
+	for _, tc := range []struct {
+		name          string
+		w             float64
+		how           settings.Fusion
+		noInstruction bool
+		want          *Explanation
+	}{
+		{"hybrid, linear by default", 0.6, "", true, &Explanation{LexicalScore: 7, LexicalRank: 2, LexicalNorm: 0.5,
+			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, VectorWeight: 0.6, Fusion: "linear", Fused: 0.7,
+			DocEvidence: 0.1, NoQueryInstruction: true, LinkPrior: 1.2, Backlinks: 2,
+			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: "tree"}},
+		{"rrf", 0.5, settings.FusionRRF, false, &Explanation{LexicalScore: 7, LexicalRank: 2, LexicalNorm: 0.5,
+			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, VectorWeight: 0.5, Fusion: "rrf", Fused: 0.7,
+			DocEvidence: 0.1, LinkPrior: 1.2, Backlinks: 2,
+			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: "tree"}},
+		{"lexical: no fusion, no instruction to speak of", 0, settings.FusionRRF, true, &Explanation{LexicalScore: 7, LexicalRank: 2, LexicalNorm: 0.5,
+			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, Fused: 0.7,
+			DocEvidence: 0.1, LinkPrior: 1.2, Backlinks: 2,
+			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: "tree"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, c.Explain(tc.w, tc.how, tc.noInstruction, 1)); diff != "" {
+				t.Errorf("Explain (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if x := (Candidate{Fused: 1}).Explain(0.5, "", false, 2); x.Reranked || x.RankAfter != 0 || x.RankBefore != 0 {
+		t.Errorf("Explain of a candidate not reranked = %+v, want no rerank fields", x)
+	}
+}
+
+func TestWindow(t *testing.T) {
+	cands := []Candidate{{ChunkID: "a1"}, {ChunkID: "b1"}, {ChunkID: "a2"}, {ChunkID: "c1"}, {ChunkID: "d1"}}
+	shownA := func(id string) bool { return id[0] == 'a' }
+	for _, tc := range []struct {
+		name       string
+		want       int
+		skip       func(string) bool
+		ids        []string
+		places     []int
+		candidates []Candidate
+	}{
+		{"every chunk", 2, func(string) bool { return false }, []string{"a1", "b1"}, []int{0, 1}, cands},
+		{"a shown document's chunks left out", 2, shownA, []string{"b1", "c1"}, []int{-1, 0, -1, 1}, cands},
+		{"fewer candidates than wanted", 10, shownA, []string{"b1", "c1", "d1"}, []int{-1, 0, -1, 1, 2}, cands},
+		{"all shown", 3, func(string) bool { return true }, nil, []int{}, cands},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ids, places := Window(tc.candidates, tc.want, tc.skip)
+			if diff := cmp.Diff(tc.ids, ids); diff != "" {
+				t.Errorf("ids (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.places, places); diff != "" {
+				t.Errorf("places (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMatched(t *testing.T) {
+	vec := []fusion.Candidate{{ID: "a", Score: 0.9}, {ID: "b", Score: 0.8}, {ID: "c", Score: 0.7}}
+	lex := []index.Candidate{{ChunkID: "c"}, {ChunkID: "a"}, {ChunkID: "z"}}
+	want := []fusion.Candidate{{ID: "a", Score: 0.9}, {ID: "c", Score: 0.7}}
+	if diff := cmp.Diff(want, Matched(vec, lex)); diff != "" {
+		t.Errorf("Matched (-want +got):\n%s", diff)
+	}
+	if got := Matched([]fusion.Candidate{{ID: "a"}}, nil); len(got) != 0 {
+		t.Errorf("Matched with no lexical match = %v, want none", got)
+	}
+}
