@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -225,14 +223,14 @@ func Open(dir string, opt *Options) (*Engine, error) {
 			return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 		}
 	} else {
-		created = missingFrom(dir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		var err error
+		if created, err = doctor.MakeDir(dir); err != nil {
 			return nil, fmt.Errorf("braid: create index directory: %w", err)
 		}
 	}
 	e, err := open(dir, *opt)
 	if err != nil {
-		removeCreated(created)
+		doctor.RemoveCreated(created)
 		return nil, err
 	}
 	e.created = created
@@ -240,50 +238,8 @@ func Open(dir string, opt *Options) (*Engine, error) {
 }
 
 // CheckDir refuses an index directory that is a file, or lies under one,
-// with an error that names Open's dir and the fix (Open would otherwise
-// fail with a bare "not a directory"). Other problems, such as
-// permissions, are left for Open to report.
-func CheckDir(dir string) error {
-	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
-		fi, err := os.Stat(p)
-		switch {
-		case err == nil && fi.IsDir():
-			return nil
-		case err == nil && p == filepath.Clean(dir):
-			return fmt.Errorf("braid: Open's dir %s is a file, not a directory; point Open's dir at the directory that holds the index, or at a new one", dir)
-		case err == nil:
-			return fmt.Errorf("braid: Open's dir %s lies under %s, which is a file; point Open's dir at a directory", dir, p)
-		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
-			return nil
-		}
-		if filepath.Dir(p) == p {
-			return nil
-		}
-	}
-}
-
-// missingFrom returns the outermost directory of dir that does not exist
-// yet (dir itself, or one of its parents), or "" when dir exists: what
-// opening an index there for writing creates.
-func missingFrom(dir string) string {
-	missing := ""
-	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
-		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
-			return missing
-		}
-		missing = p
-		if filepath.Dir(p) == p {
-			return missing
-		}
-	}
-}
-
-// removeCreated removes what Open created (see missingFrom), if anything.
-func removeCreated(created string) {
-	if created != "" {
-		os.RemoveAll(created)
-	}
-}
+// with an error that names Open's dir and the fix (doctor.CheckDir).
+func CheckDir(dir string) error { return doctor.CheckDir(dir) }
 
 func open(dir string, opt Options) (*Engine, error) {
 	purpose := opt.Purpose
@@ -396,7 +352,7 @@ func (e *Engine) Close() error {
 	}
 	errs = append(errs, e.lock.Release())
 	if e.discard.Load() {
-		removeCreated(e.created)
+		doctor.RemoveCreated(e.created)
 	}
 	return errors.Join(errs...)
 }
