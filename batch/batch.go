@@ -40,6 +40,13 @@ type Summary struct {
 	Took    time.Duration // from the first line read to the last answer
 }
 
+// String is the summary as braid batch reports it: the queries, the time
+// they took and the rate, and how many failed.
+func (s Summary) String() string {
+	return fmt.Sprintf("%d queries in %s (%.1f queries/s), %d failed",
+		s.Queries, s.Took.Round(time.Millisecond), float64(s.Queries)/max(s.Took.Seconds(), 1e-9), s.Failed)
+}
+
 // Func answers one input line (numbered from 1; text is the line without
 // its newline, the function's to keep): the value written as the line's
 // JSON answer, and whether that answer is an error, counted in

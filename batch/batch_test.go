@@ -191,3 +191,10 @@ func TestRunWorkers(t *testing.T) {
 		t.Errorf("Run with -1 workers: %v, want ErrWorkers", err)
 	}
 }
+
+func TestSummaryString(t *testing.T) {
+	s := Summary{Queries: 3, Failed: 1, Took: 1500*time.Millisecond + 300*time.Microsecond}
+	if got, want := s.String(), "3 queries in 1.5s (2.0 queries/s), 1 failed"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+}

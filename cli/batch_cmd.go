@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/braidsearch/braid"
 )
@@ -39,8 +38,7 @@ func (c *BatchCmd) Run(g *Globals) error {
 		return err
 	}
 	if !g.Quiet {
-		fmt.Fprintf(g.stderr, "braid: %d queries in %s (%.1f queries/s), %d failed\n",
-			sum.Queries, sum.Took.Round(time.Millisecond), float64(sum.Queries)/max(sum.Took.Seconds(), 1e-9), sum.Failed)
+		fmt.Fprintf(g.stderr, "braid: %s\n", sum)
 	}
 	if sum.Failed > 0 {
 		return errSilent

@@ -177,7 +177,12 @@ var optionFlags = strings.NewReplacer(
 	"TuneOptions.LinkPrior", "--link-prior",
 	"TuneOptions.Passes", "--passes",
 	"Options.Endpoint", "--s3-endpoint", // package bucket
+	"download: Options.Allow ", "--allow-net ",
 	"Options.Allow ", "--allow-net ", // package download
+	"mcpserver: Options.Allow ", "--allow ",
+	"prompts: Dir: ", "--prompts: ",
+	"prompts: Dir ", "--prompts ",
+	"or leave Dir empty", "or leave out --prompts (and BRAID_PROMPTS)",
 	// package model
 	"set Set.ORTLib to libonnxruntime.so", "run `make ort` in the braid repo, or pass --ort-lib / set "+model.EnvRuntimeLib+" to libonnxruntime.so",
 	"set Set.ORTLib to one", "set "+model.EnvRuntimeLib+" to one",

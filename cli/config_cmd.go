@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/settings"
 )
 
 // ConfigCmd reads and changes the settings an index keeps.
@@ -45,16 +46,11 @@ func (c *ConfigGetCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range list {
-		if s.Name == c.Name {
-			if g.JSON {
-				return g.printJSON(s)
-			}
-			fmt.Fprintln(g.stdout, s.Value)
-			return nil
-		}
+	s, err := settings.Find(list, c.Name)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%w %q; the settings are %s", braid.ErrUnknownSetting, c.Name, strings.Join(braid.SettingNames(), ", "))
+	return g.print(s, func() string { return s.Value + "\n" })
 }
 
 // ConfigSetCmd changes a setting.
@@ -68,7 +64,7 @@ func (c *ConfigSetCmd) Run(g *Globals) error {
 	if strings.TrimSpace(c.Value) == "" {
 		return fmt.Errorf("an empty value; braid config reset %s puts the default back", c.Name)
 	}
-	return setSettings(g, map[string]string{c.Name: c.Value})
+	return setSettings(g, []string{c.Name}, map[string]string{c.Name: c.Value})
 }
 
 // ConfigResetCmd resets settings.
@@ -86,11 +82,7 @@ func (c *ConfigResetCmd) Run(g *Globals) error {
 	if c.All {
 		names = braid.SettingNames()
 	}
-	m := map[string]string{}
-	for _, n := range names {
-		m[n] = ""
-	}
-	return setSettings(g, m)
+	return setSettings(g, names, nil)
 }
 
 // settingList reads the index's settings.
@@ -102,28 +94,20 @@ func settingList(g *Globals) (list []braid.Setting, err error) {
 	return list, err
 }
 
-func setSettings(g *Globals, values map[string]string) error {
+// setSettings sets names to their values (none: the built-in default).
+func setSettings(g *Globals, names []string, values map[string]string) error {
 	e, done, err := g.open(false, "braid config")
 	if err != nil {
 		return err
 	}
 	defer done()
 	var changed []*braid.Setting
-	for _, name := range braid.SettingNames() {
-		v, ok := values[name]
-		if !ok {
-			continue
-		}
-		s, err := e.Config().Set(name, v)
+	for _, name := range settings.Sort(names) {
+		s, err := e.Config().Set(name, values[name])
 		if err != nil {
 			return err
 		}
 		changed = append(changed, s)
-		delete(values, name)
-	}
-	for name := range values {
-		_, err := e.Config().Set(name, "") // reports the unknown name
-		return err
 	}
 	if g.JSON {
 		return g.printJSON(map[string]any{"settings": changed})

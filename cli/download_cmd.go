@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"net/netip"
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/download"
 )
 
 // DownloadCmd fetches a URL into the document store.
@@ -23,7 +23,7 @@ type DownloadCmd struct {
 
 // Run downloads and stores.
 func (c *DownloadCmd) Run(g *Globals) error {
-	nets, err := parseNets(c.AllowNet)
+	nets, err := download.ParseAllow(c.AllowNet)
 	if err != nil {
 		return err
 	}
@@ -53,21 +53,4 @@ func (c *DownloadCmd) Run(g *Globals) error {
 	fmt.Fprintf(g.stdout, "downloaded %s (%s, %s, sha256 %s) as %s (id %s, version %d)\n", f.URL, f.MediaType,
 		braid.FormatBytes(f.Bytes), f.SHA256[:12], res.Name, res.ID, res.Version)
 	return nil
-}
-
-// parseNets reads --allow-net values.
-func parseNets(list []string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, s := range list {
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			a, aerr := netip.ParseAddr(s)
-			if aerr != nil {
-				return nil, fmt.Errorf("--allow-net %q: want an address range such as 127.0.0.1/32 or 10.0.0.0/8", s)
-			}
-			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
 }

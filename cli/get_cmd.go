@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -35,17 +34,10 @@ func (c *GetCmd) Run(g *Globals) error {
 	if content.Changed {
 		g.warn("%s changed since it was indexed; run braid index to refresh the index", g.displayPath(content.File))
 	}
-	lines := bytes.SplitAfter(content.Data, []byte("\n"))
-	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
-		lines = lines[:n-1]
+	text, at, total := content.Slice(braid.Lines{Start: from, End: to})
+	if at.Start == 0 {
+		return fmt.Errorf("--lines %s starts past the end: %s has %d lines", c.Lines, content.Doc.Path, total)
 	}
-	if to == 0 || to > len(lines) {
-		to = len(lines)
-	}
-	if from > len(lines) {
-		return fmt.Errorf("--lines %s starts past the end: %s has %d lines", c.Lines, content.Doc.Path, len(lines))
-	}
-	text := string(bytes.Join(lines[from-1:to], nil))
 	var rel *braid.Related
 	if c.Graph {
 		if rel, err = e.Graph().Related(content.Doc.ID, c.Depth); err != nil {
@@ -56,7 +48,7 @@ func (c *GetCmd) Run(g *Globals) error {
 		d := content.Doc
 		out := map[string]any{
 			"id": d.ID, "path": d.Path, "title": d.Title, "file": content.File, "changed": content.Changed,
-			"lines": map[string]int{"start": from, "end": to}, "content": text,
+			"lines": map[string]int{"start": at.Start, "end": at.End}, "content": text,
 			"tags": d.Tags, "frontmatter": d.Frontmatter, "hash": d.Hash,
 		}
 		if rel != nil {

@@ -105,15 +105,7 @@ func (c *IndexCmd) watch(g *Globals, e *braid.Engine) error {
 				fmt.Fprintf(g.stderr, "braid: error: re-index %s: %v\n", src.Name, err)
 				return
 			}
-			for _, fe := range s.Errors {
-				fmt.Fprintf(g.stderr, "braid: error: %s\n", optionFlags.Replace(fe.String()))
-			}
-			for _, c := range s.Capped {
-				g.warn("%s", c)
-			}
-			for _, w := range s.Warnings {
-				g.warn("%s", w)
-			}
+			g.problems(s)
 			if !g.Quiet && s.Added+s.Updated+s.Removed > 0 {
 				fmt.Fprintf(g.stderr, "braid: re-indexed %s in %s: %d added, %d updated, %d removed\n",
 					src.Name, (time.Duration(s.TookMS) * time.Millisecond).Round(time.Millisecond), s.Added, s.Updated, s.Removed)
@@ -139,10 +131,14 @@ func peakRSS() int64 {
 	return ru.Maxrss * 1024 // kilobytes on Linux
 }
 
-// printSummary prints the run's text and, on stderr, its capped,
-// half-read and failed files.
+// printSummary prints the run's text and, on stderr, its problems.
 func printSummary(g *Globals, s *braid.Summary) {
 	fmt.Fprint(g.stdout, optionFlags.Replace(s.Text()))
+	g.problems(s)
+}
+
+// problems prints, on stderr, a run's capped, half-read and failed files.
+func (g *Globals) problems(s *braid.Summary) {
 	for _, c := range s.Capped {
 		g.warn("%s", c)
 	}

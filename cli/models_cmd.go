@@ -99,15 +99,7 @@ func (c *ModelsListCmd) Run(g *Globals) error {
 	}
 	fmt.Fprintf(g.stdout, "models in %s\n", dir)
 	for _, r := range rows {
-		state := "not installed"
-		if r.Installed {
-			state = "installed"
-		}
-		def := ""
-		if r.Default {
-			def = " (default)"
-		}
-		fmt.Fprintf(g.stdout, "  %-46s %-13s %4d  %-4s  %-13s%s\n", r.ID, r.Kind, r.Dim, r.Pooling, state, def)
+		fmt.Fprintf(g.stdout, "  %s\n", r)
 	}
 	return nil
 }

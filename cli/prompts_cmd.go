@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/braidsearch/braid/prompts"
@@ -15,26 +12,10 @@ type promptsFolder struct {
 	Prompts string `help:"Folder of PROMPT-*.md files offered as MCP prompts beside the built-ins (default: the prompts folder in the index directory, when there is one)." env:"BRAID_PROMPTS" type:"path" placeholder:"DIR"`
 }
 
-// dir is the prompts folder: the one given, which must exist; else the
-// prompts folder in the index directory when there is one; else none.
+// dir is the prompts folder (prompts.Dir): the one given, else the
+// index directory's.
 func (f promptsFolder) dir(g *Globals) (string, error) {
-	if f.Prompts != "" {
-		info, err := os.Stat(f.Prompts)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return "", fmt.Errorf("--prompts %s: no such folder; create it, or leave out --prompts (and BRAID_PROMPTS) for the built-in prompts", f.Prompts)
-		case err != nil:
-			return "", fmt.Errorf("--prompts: %w", err)
-		case !info.IsDir():
-			return "", fmt.Errorf("--prompts %s is a file; want the folder that holds the PROMPT-*.md files", f.Prompts)
-		}
-		return f.Prompts, nil
-	}
-	d := filepath.Join(g.Index, "prompts")
-	if info, err := os.Stat(d); err == nil && info.IsDir() {
-		return d, nil
-	}
-	return "", nil
+	return prompts.Dir(f.Prompts, g.Index)
 }
 
 // load reads the prompts, warning, with warn, of files that cannot be

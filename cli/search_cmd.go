@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/snippet"
 )
 
 // searchFlags are the options search and search-keyword share.
@@ -156,44 +156,20 @@ func explainLine(x *braid.Explanation) string {
 	return line
 }
 
-// hitPath is the file of a hit as a path usable from the current directory.
+// hitPath is the file of a hit as a path usable from the current
+// directory, or its path in its source when it has no file of its own.
 func (g *Globals) hitPath(e *braid.Engine, h braid.Hit) string {
-	srcs, err := e.Sources().List()
-	if err != nil {
+	s, err := e.Notes().Source(h.SourceID)
+	if err != nil || s.File(h.Path) == "" {
 		return h.Path
 	}
-	for _, s := range srcs {
-		if s.ID != h.SourceID {
-			continue
-		}
-		switch s.Kind {
-		case "dir":
-			return g.displayPath(filepath.Join(s.Path, filepath.FromSlash(h.Path)))
-		case "file":
-			return g.displayPath(s.Path)
-		case braid.SourceS3:
-			return braid.ObjectURL(s, h.Path)
-		}
-	}
-	return h.Path
+	return g.displayPath(s.File(h.Path)) // an s3:// URL stays as it is
 }
 
 // markSnippet brackets highlights: bold on a terminal, [[…]]-free «…» elsewhere.
 func markSnippet(h braid.Hit, tty bool) string {
-	open, close := "«", "»"
 	if tty {
-		open, close = "\033[1m", "\033[0m"
+		return snippet.Mark(h.Snippet, h.Highlights, "\033[1m", "\033[0m")
 	}
-	var b strings.Builder
-	last := 0
-	for _, r := range h.Highlights {
-		if r.Start < last || r.End > len(h.Snippet) {
-			continue
-		}
-		b.WriteString(h.Snippet[last:r.Start])
-		b.WriteString(open + h.Snippet[r.Start:r.End] + close)
-		last = r.End
-	}
-	b.WriteString(h.Snippet[last:])
-	return strings.TrimSpace(b.String())
+	return snippet.Mark(h.Snippet, h.Highlights, "«", "»")
 }

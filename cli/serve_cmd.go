@@ -8,10 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/alecthomas/kong"
-
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/bucket"
+	"github.com/braidsearch/braid/download"
 	"github.com/braidsearch/braid/internal/relay"
 	"github.com/braidsearch/braid/mcpserver"
 )
@@ -41,11 +39,11 @@ func (c *ServeCmd) Run(g *Globals) error {
 	if err := mcpserver.CheckTools(c.Tools); err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "mcpserver: "))
 	}
-	nets, err := parseNets(c.AllowNet)
+	nets, err := download.ParseAllow(c.AllowNet)
 	if err != nil {
 		return err
 	}
-	allow, err := allowList(c.Allow)
+	allow, err := mcpserver.CheckAllow(c.Allow)
 	if err != nil {
 		return err
 	}
@@ -88,26 +86,4 @@ func (c *ServeCmd) Run(g *Globals) error {
 		return nil
 	}
 	return err
-}
-
-// allowList checks the --allow values: existing folders (made absolute,
-// ~ expanded) and s3://bucket[/prefix] URLs (made canonical).
-func allowList(vals []string) ([]string, error) {
-	var out []string
-	for _, v := range vals {
-		if bucket.IsURL(v) {
-			u, err := bucket.ParseURL(v)
-			if err != nil {
-				return nil, fmt.Errorf("--allow %s: %w", v, err)
-			}
-			out = append(out, u.String())
-			continue
-		}
-		p := kong.ExpandPath(v)
-		if info, err := os.Stat(p); err != nil || !info.IsDir() {
-			return nil, fmt.Errorf("--allow %s: want an existing folder or an s3://bucket[/prefix] URL", v)
-		}
-		out = append(out, p)
-	}
-	return out, nil
 }

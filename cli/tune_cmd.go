@@ -78,13 +78,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(rep)
 	}
-	fmt.Fprintf(g.stdout, "tuned on %s (%d queries, %d settings tried; nDCG@10 and hit@5 at 10 results, no rerank)\n", res.From, res.Queries, len(res.Tried))
-	for _, p := range []struct {
-		name string
-		eval.Point
-	}{{"current", res.Current}, {"best", res.Best}} {
-		fmt.Fprintf(g.stdout, "  %-8s %-60s nDCG@10 %.4f  hit@5 %.4f  MRR@10 %.4f\n", p.name, p.String(), p.Score.NDCG10, p.Score.Hit5, p.Score.MRR10)
-	}
+	fmt.Fprint(g.stdout, res.Text())
 	if rep.Saved {
 		fmt.Fprintf(g.stdout, "saved as the defaults of %s (braid stats shows them; braid config set or reset changes them)\n", g.Index)
 	} else {

@@ -78,6 +78,24 @@ type Options struct {
 	SHA256 string
 }
 
+// ParseAllow reads address ranges for Options.Allow: CIDR prefixes
+// (10.0.0.0/8) or single addresses (127.0.0.1, as 127.0.0.1/32), masked.
+func ParseAllow(list []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range list {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, fmt.Errorf("download: Options.Allow %q: want an address range such as 127.0.0.1/32 or 10.0.0.0/8", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
 // Page is what Get fetched.
 type Page struct {
 	URL       string // after redirects

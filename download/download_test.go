@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +176,18 @@ func FuzzAllowed(f *testing.F) {
 			t.Fatalf("%s allowed although not public", a)
 		}
 	})
+}
+
+func TestParseAllow(t *testing.T) {
+	got, err := ParseAllow([]string{"10.1.2.3/8", "127.0.0.1", "::1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
+	if !slices.Equal(got, want) {
+		t.Errorf("ParseAllow = %v, want %v", got, want)
+	}
+	if _, err := ParseAllow([]string{"nowhere"}); err == nil || !strings.Contains(err.Error(), `download: Options.Allow "nowhere": want an address range`) {
+		t.Errorf("ParseAllow(nowhere) = %v", err)
+	}
 }

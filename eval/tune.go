@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/braidsearch/braid/settings"
@@ -140,6 +141,20 @@ type TuneResult struct {
 	Best    Point   `json:"best"`
 	Tried   []Point `json:"tried"` // every point scored, in order
 	lexical bool
+}
+
+// Text is the result as braid tune prints it: what was tuned on, then
+// the current and the best settings with their scores, a line each.
+func (r *TuneResult) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tuned on %s (%d queries, %d settings tried; nDCG@10 and hit@5 at 10 results, no rerank)\n", r.From, r.Queries, len(r.Tried))
+	for _, p := range []struct {
+		name string
+		Point
+	}{{"current", r.Current}, {"best", r.Best}} {
+		fmt.Fprintf(&b, "  %-8s %-60s nDCG@10 %.4f  hit@5 %.4f  MRR@10 %.4f\n", p.name, p.String(), p.Score.NDCG10, p.Score.Hit5, p.Score.MRR10)
+	}
+	return b.String()
 }
 
 // Tune looks for the settings that rank col's queries best by nDCG@10,

@@ -2,6 +2,7 @@ package index
 
 import (
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -54,6 +55,23 @@ type Source struct {
 	Endpoint  string    `json:"endpoint,omitempty"`
 	AddedAt   time.Time `json:"added_at"`
 	IndexedAt time.Time `json:"indexed_at,omitzero"`
+}
+
+// File is the file that holds the document at rel (slash-separated,
+// relative to the source) as a path usable outside the index: the file
+// below a folder source, a file source's own file, an S3 object's s3://
+// URL (ObjectURL). It is "" for the kinds whose documents have no file of
+// their own (a BEIR corpus's lines, stored documents).
+func (s *Source) File(rel string) string {
+	switch s.Kind {
+	case SourceDir:
+		return filepath.Join(s.Path, filepath.FromSlash(rel))
+	case SourceFile:
+		return s.Path
+	case SourceS3:
+		return ObjectURL(s, rel)
+	}
+	return ""
 }
 
 // DocKind is the format a document was parsed as.

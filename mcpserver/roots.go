@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,6 +49,47 @@ const rootsTimeout = 5 * time.Second
 // follow links out of a source: both are the engine's rules. An s3:// URL
 // (index_path) is allowed inside a registered S3 source or an --allow
 // s3://bucket[/prefix] value; client roots, file:// URIs, allow no bucket.
+
+// CheckAllow checks Options.Allow values and returns them as the server
+// wants them: folders that exist, made absolute with a leading ~/
+// expanded, and s3://bucket[/prefix] URLs made canonical.
+func CheckAllow(vals []string) ([]string, error) {
+	var out []string
+	for _, v := range vals {
+		if bucket.IsURL(v) {
+			u, err := bucket.ParseURL(v)
+			if err != nil {
+				return nil, fmt.Errorf("mcpserver: Options.Allow %s: %w", v, err)
+			}
+			out = append(out, u.String())
+			continue
+		}
+		p := expandPath(v)
+		if info, err := os.Stat(p); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("mcpserver: Options.Allow %s: want an existing folder or an s3://bucket[/prefix] URL", v)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// expandPath makes p absolute, a leading ~/ standing for the user's home
+// folder, as a shell (and kong's path flags) would.
+func expandPath(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if u, err := user.Current(); err == nil {
+			return filepath.Join(u.HomeDir, rest)
+		}
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
 
 // clientRoots is what the client last said its roots were.
 type clientRoots struct {

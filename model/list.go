@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -15,6 +16,19 @@ type Entry struct {
 	Default   bool    `json:"default"`
 	Installed bool    `json:"installed"` // every file present, with its pinned size
 	Dir       string  `json:"dir"`       // where it is, or would be, installed
+}
+
+// String is the entry as braid models list prints it: id, kind,
+// dimensions, pooling, whether it is installed, and (default).
+func (e Entry) String() string {
+	state, def := "not installed", ""
+	if e.Installed {
+		state = "installed"
+	}
+	if e.Default {
+		def = " (default)"
+	}
+	return fmt.Sprintf("%-46s %-13s %4d  %-4s  %-13s%s", e.ID, e.Kind, e.Dim, e.Pooling, state, def)
 }
 
 // List is the registry's models, in its order, with whether each is

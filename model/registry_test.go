@@ -172,3 +172,11 @@ func ExampleLookup() {
 	fmt.Println(ok, s.ID(), s.DirName(), s.Dim, s.Pooling)
 	// Output: true BAAI/bge-small-en-v1.5:int8 BAAI--bge-small-en-v1.5-int8 384 cls
 }
+
+func TestEntryString(t *testing.T) {
+	e := Entry{ID: "org/m", Kind: KindEmbedder, Dim: 384, Pooling: "mean", Installed: true, Default: true}
+	want := fmt.Sprintf("%-46s %-13s %4d  %-4s  %-13s (default)", "org/m", KindEmbedder, 384, "mean", "installed")
+	if got := e.String(); got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+}

@@ -3,7 +3,6 @@ package notes
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/braidsearch/braid/index"
@@ -54,17 +53,13 @@ func (r *Reader) Cite(chunkID string) (*Citation, error) {
 		StartLine: c.StartLine, EndLine: c.EndLine, Snippet: TrimWords(c.Text, 300)}
 	file := d.Path
 	if s != nil {
+		ct.File = s.File(d.Path)
 		switch s.Kind {
-		case index.SourceDir:
-			ct.File = filepath.Join(s.Path, filepath.FromSlash(d.Path))
-		case index.SourceFile:
-			ct.File = s.Path
 		case index.SourceJSONL:
 			ct.File = s.Path
 			ct.StartLine, ct.EndLine = d.Line, d.Line
 			file, _, _ = strings.Cut(d.Path, "#")
 		case index.SourceS3:
-			ct.File = index.ObjectURL(s, d.Path)
 			file = ct.File
 		}
 	}

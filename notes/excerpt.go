@@ -50,3 +50,24 @@ func (r *Reader) Excerpt(id string, at Lines, words []string, before, after int)
 	}
 	return x, nil
 }
+
+// Slice is the text of lines at.Start to at.End of the content (1-based,
+// inclusive, each with its line ending; an End of 0 or past the last line
+// means to the end) and the lines it holds, and total, the number of
+// lines in the content. When at.Start is past the last line, text is
+// empty and got the zero Lines.
+func (c *Content) Slice(at Lines) (text string, got Lines, total int) {
+	lines := bytes.SplitAfter(c.Data, []byte("\n"))
+	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
+		lines = lines[:n-1]
+	}
+	total = len(lines)
+	start, end := max(at.Start, 1), at.End
+	if end == 0 || end > total {
+		end = total
+	}
+	if start > total {
+		return "", Lines{}, total
+	}
+	return string(bytes.Join(lines[start-1:end], nil)), Lines{Start: start, End: end}, total
+}

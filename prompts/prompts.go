@@ -69,6 +69,29 @@ type Set struct {
 	broken map[string]error // why a prompt file was left out, by prompt name
 }
 
+// Dir picks the folder of PROMPT-*.md files to Load: dir when given,
+// which must be an existing folder; else the prompts folder of the index
+// directory index, when there is one; else "", the built-ins alone.
+func Dir(dir, index string) (string, error) {
+	if dir != "" {
+		info, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return "", fmt.Errorf("prompts: Dir %s: no such folder; create it, or leave Dir empty for the built-in prompts", dir)
+		case err != nil:
+			return "", fmt.Errorf("prompts: Dir: %w", err)
+		case !info.IsDir():
+			return "", fmt.Errorf("prompts: Dir %s is a file; want the folder that holds the %s*%s files", dir, FilePrefix, FileExt)
+		}
+		return dir, nil
+	}
+	d := filepath.Join(index, "prompts")
+	if info, err := os.Stat(d); err == nil && info.IsDir() {
+		return d, nil
+	}
+	return "", nil
+}
+
 // Load returns the built-in prompts and those of the PROMPT-*.md files in
 // dir, a file replacing the built-in of the same name. An empty dir or one
 // that does not exist gives the built-ins alone. Load reads the folder

@@ -179,3 +179,31 @@ func FuzzReadFile(f *testing.F) {
 		}
 	})
 }
+
+func TestDir(t *testing.T) {
+	idx := t.TempDir()
+	file := filepath.Join(idx, "file.md")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := prompts.Dir("", idx); got != "" || err != nil {
+		t.Errorf("Dir with no prompts folder = %q, %v; want none", got, err)
+	}
+	if err := os.Mkdir(filepath.Join(idx, "prompts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := prompts.Dir("", idx); got != filepath.Join(idx, "prompts") || err != nil {
+		t.Errorf("Dir with the index's prompts folder = %q, %v", got, err)
+	}
+	if got, err := prompts.Dir(idx, "elsewhere"); got != idx || err != nil {
+		t.Errorf("Dir given = %q, %v", got, err)
+	}
+	for dir, want := range map[string]string{
+		filepath.Join(idx, "missing"): "no such folder; create it, or leave Dir empty",
+		file:                          "is a file; want the folder that holds the PROMPT-*.md files",
+	} {
+		if _, err := prompts.Dir(dir, idx); err == nil || !strings.Contains(err.Error(), "prompts: Dir "+dir) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Dir(%s) = %v, want %q", dir, err, want)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package settings
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,6 +135,33 @@ func Names() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Sort orders names for setting several at once: those of settings braid
+// has, sorted, then the others (whose Set fails), each name once.
+func Sort(names []string) []string {
+	out := slices.Clone(names)
+	rank := func(name string) int { // the settings braid has first
+		if find(name) == nil {
+			return 1
+		}
+		return 0
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
+	})
+	return slices.Compact(out)
+}
+
+// Find is the setting called name in list (as List gives them), or an
+// error wrapping ErrUnknown that names the settings.
+func Find(list []Setting, name string) (*Setting, error) {
+	for i := range list {
+		if list[i].Name == name {
+			return &list[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w %q; the settings are %s", ErrUnknown, name, strings.Join(Names(), ", "))
 }
 
 func find(name string) *def {

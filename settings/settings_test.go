@@ -308,3 +308,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestSortAndFind(t *testing.T) {
+	got := settings.Sort([]string{"nope", "vector_weight", "limit", "vector_weight", "fusion"})
+	if diff := cmp.Diff([]string{"fusion", "limit", "vector_weight", "nope"}, got); diff != "" {
+		t.Errorf("Sort (-want +got):\n%s", diff)
+	}
+	var v settings.Values
+	list := v.List(0)
+	if s, err := settings.Find(list, "limit"); err != nil || s.Name != "limit" {
+		t.Errorf("Find(limit) = %+v, %v", s, err)
+	}
+	if _, err := settings.Find(list, "nope"); !errors.Is(err, settings.ErrUnknown) || !strings.Contains(err.Error(), `"nope"; the settings are `) {
+		t.Errorf("Find(nope) = %v, want ErrUnknown naming the settings", err)
+	}
+}

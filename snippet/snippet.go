@@ -83,3 +83,21 @@ func Best(text string, terms map[string]bool, width int) (string, []Range) {
 	}
 	return snip, ranges
 }
+
+// Mark puts open and close around each of the ranges of text (in order,
+// as Best returns them; one that overlaps the one before or runs past the
+// text is left out) and trims the spaces at either end.
+func Mark(text string, ranges []Range, open, close string) string {
+	var b strings.Builder
+	last := 0
+	for _, r := range ranges {
+		if r.Start < last || r.End > len(text) {
+			continue
+		}
+		b.WriteString(text[last:r.Start])
+		b.WriteString(open + text[r.Start:r.End] + close)
+		last = r.End
+	}
+	b.WriteString(text[last:])
+	return strings.TrimSpace(b.String())
+}

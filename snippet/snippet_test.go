@@ -78,3 +78,22 @@ func FuzzBest(f *testing.F) {
 		}
 	})
 }
+
+func TestMark(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		text   string
+		ranges []snippet.Range
+		want   string
+	}{
+		{"none", " plain text ", nil, "plain text"},
+		{"two", "a cat and a dog", []snippet.Range{{2, 5}, {12, 15}}, "a «cat» and a «dog»"},
+		{"overlapping and past the end left out", "a cat", []snippet.Range{{2, 5}, {3, 4}, {4, 9}}, "a «cat»"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := snippet.Mark(tc.text, tc.ranges, "«", "»"); got != tc.want {
+				t.Errorf("Mark = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
