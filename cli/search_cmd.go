@@ -121,7 +121,7 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 		}
 		fmt.Fprintf(g.stdout, "    %s\n", markSnippet(h, g.tty))
 		if h.Explain != nil {
-			fmt.Fprintf(g.stdout, "    explain: %s\n", explainLine(h.Explain))
+			fmt.Fprintf(g.stdout, "    explain: %s\n", h.Explain)
 		}
 	}
 	if res.Lookup == braid.LookupHash {
@@ -134,26 +134,6 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 	}
 	fmt.Fprintf(g.stdout, "%d shown, %d matching chunks%s, %.1f ms\n", len(res.Results), res.Total, reranked, res.TookMS)
 	return nil
-}
-
-// explainLine renders a score breakdown on one line.
-func explainLine(x *braid.Explanation) string {
-	rank := func(r int) string {
-		if r == 0 {
-			return "not in list"
-		}
-		return fmt.Sprintf("rank %d", r)
-	}
-	lex := fmt.Sprintf("bm25 %.4f (%s, normalised %.3f)", x.LexicalScore, rank(x.LexicalRank), x.LexicalNorm)
-	line := fmt.Sprintf("%s, vector_weight %.2f, score %.4f", lex, x.VectorWeight, x.Fused)
-	if x.Fusion != "" {
-		line = fmt.Sprintf("%s; cosine %.4f (%s, normalised %.3f); w %.2f, %s fused %.4f",
-			lex, x.VectorScore, rank(x.VectorRank), x.VectorNorm, x.VectorWeight, x.Fusion, x.Fused)
-	}
-	if x.Reranked {
-		line += fmt.Sprintf("; rerank %.4f (rank %d -> %d)", x.RerankScore, x.RankBefore, x.RankAfter)
-	}
-	return line
 }
 
 // hitPath is the file of a hit as a path usable from the current

@@ -1,6 +1,10 @@
 package rank
 
-import "github.com/braidsearch/braid/settings"
+import (
+	"fmt"
+
+	"github.com/braidsearch/braid/settings"
+)
 
 // Explanation breaks a hit's score down. A rank of 0 means the chunk was
 // not in that retriever's candidates.
@@ -58,4 +62,26 @@ func (c Candidate) Explain(w float64, how settings.Fusion, noInstruction bool, r
 		x.RankBefore, x.RankAfter = c.Before, rank
 	}
 	return x
+}
+
+// String is the breakdown on one line, as braid search --explain prints
+// it: BM25 (raw, rank, normalised), then the vector side and the fusion
+// when the search had one, then the reranker's score and move.
+func (x *Explanation) String() string {
+	rank := func(r int) string {
+		if r == 0 {
+			return "not in list"
+		}
+		return fmt.Sprintf("rank %d", r)
+	}
+	lex := fmt.Sprintf("bm25 %.4f (%s, normalised %.3f)", x.LexicalScore, rank(x.LexicalRank), x.LexicalNorm)
+	line := fmt.Sprintf("%s, vector_weight %.2f, score %.4f", lex, x.VectorWeight, x.Fused)
+	if x.Fusion != "" {
+		line = fmt.Sprintf("%s; cosine %.4f (%s, normalised %.3f); w %.2f, %s fused %.4f",
+			lex, x.VectorScore, rank(x.VectorRank), x.VectorNorm, x.VectorWeight, x.Fusion, x.Fused)
+	}
+	if x.Reranked {
+		line += fmt.Sprintf("; rerank %.4f (rank %d -> %d)", x.RerankScore, x.RankBefore, x.RankAfter)
+	}
+	return line
 }
