@@ -389,12 +389,11 @@ func TestHostileVault(t *testing.T) {
 		"notes/plain.txt": "kohlrabi soup, plain text\n",
 	}
 	type run struct {
-		e     *braid.Engine
-		spec  braid.SourceSpec
-		sum   *braid.Summary
-		took  time.Duration
-		heap  int64 // the most the heap grew by while indexing
-		bound time.Duration
+		e    *braid.Engine
+		spec braid.SourceSpec
+		sum  *braid.Summary
+		took time.Duration
+		heap int64 // the most the heap grew by while indexing
 	}
 	index := func(t *testing.T, make func(*testing.T, string), follow bool) run {
 		dir := writeVault(t, normal)

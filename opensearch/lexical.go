@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	osgo "github.com/opensearch-project/opensearch-go/v4"
+
 	"github.com/braidsearch/braid/index"
 )
 
@@ -224,7 +226,7 @@ func (x *Index) namedSearch(ctx context.Context, body map[string]any) (*namedRes
 	ctx, cancel := x.bound(ctx)
 	defer cancel()
 	var out namedResp
-	if _, err := x.client.Client.Do(ctx, http.MethodPost, namedSearchReq{index: x.name, body: b}, &out); err != nil {
+	if _, err := osgo.Do(ctx, x.client.Client, http.MethodPost, namedSearchReq{index: x.name, body: b}, &out); err != nil {
 		return nil, fmt.Errorf("opensearch: lexical search in %s: %w", x.name, x.explain(err))
 	}
 	if n := out.Shards.Failed; n > 0 {
