@@ -203,12 +203,9 @@ var optionFlags = strings.NewReplacer(
 
 // errorLine renders an error as one line that starts with "braid:".
 func errorLine(err error) string {
-	msg := optionFlags.Replace(strings.ReplaceAll(err.Error(), "\n", " "))
+	msg := optionFlags.Replace(model.Clause(err))
 	if errors.Is(err, braid.ErrNoIndex) {
 		msg += "; pass --index or set BRAID_INDEX to use another"
-	}
-	for _, p := range []string{"braid: ", "index: ", "grep: "} {
-		msg = strings.TrimPrefix(msg, p)
 	}
 	return "braid: " + msg
 }
