@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/model"
 )
 
 // tool is one MCP tool: its schema and its handler.
@@ -166,11 +167,7 @@ var cliHints = strings.NewReplacer(
 
 // message is an error as one line without the package prefixes.
 func message(err error) string {
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	for _, p := range []string{"braid: ", "index: ", "grep: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	return cliHints.Replace(msg)
+	return cliHints.Replace(model.Clause(err))
 }
 
 // reply renders out as the tool's text, keeping the whole of a long output
