@@ -9,6 +9,11 @@
 // fusion that list's lowest normalised score or 0, whichever is lower: it
 // ranked below everything the retriever returned (a one-item min-max list
 // scores its item 1 and everything missing 0).
+//
+// Lexical is the BM25 list alone, for a keyword search. DocEvidence and
+// LinkPrior are the arithmetic of the ranking signals the engine applies
+// after fusion: a document's evidence across its matching chunks, and a
+// small prior for notes many others link to.
 package fusion
 
 import (

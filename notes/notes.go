@@ -2,7 +2,11 @@
 // a name to a document, reads a document's current content, a chunk's
 // neighbours, citations, what an id names and where it sits, the folder
 // tree, listings, the files a grep reads (and whether a link's target is
-// one), finds documents by name and counts them. It reads the index's
+// one), finds documents by name and counts them. It also resolves what
+// a search's filters name (Request), tests a document against them
+// (Keep), answers a search by content hash (ByHash), finds the file a
+// tag edit may change (Editable), and gives its answers' text for the
+// CLI (text.go). It reads the index's
 // store (on a cluster backend, the engine's local copy of the cluster's
 // documents) and never writes.
 package notes
