@@ -79,11 +79,41 @@ func benchText(r *rand.Rand, n int) string {
 	return strings.Join(w, " ")
 }
 
-// BenchmarkEmbedQuery embeds one short query per op, as a search does.
+// installedInt8 is the real bge-small int8 model where braid pulls it.
+func installedInt8(b *testing.B) string {
+	b.Helper()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		b.Skip("no user cache directory")
+	}
+	dir := filepath.Join(cache, "braid", "models", "BAAI--bge-small-en-v1.5-int8")
+	if !isFile(filepath.Join(dir, ModelFile)) || !isFile(filepath.Join(dir, TokenizerFile)) {
+		b.Skipf("%s missing; fetch it with `braid model pull BAAI/bge-small-en-v1.5:int8`", dir)
+	}
+	return dir
+}
+
+// BenchmarkEmbedQuery embeds one short query per op, as a search does: on
+// the fp32 fixture, and on the real int8 model (the default) when it is
+// installed.
 func BenchmarkEmbedQuery(b *testing.B) {
-	for _, threads := range []int{1, 2} {
-		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			e := loadBench(b, Config{Threads: threads})
+	for _, c := range []struct {
+		model   string
+		threads int
+	}{{"fixture", 1}, {"fixture", 2}, {"int8", 1}} {
+		b.Run(fmt.Sprintf("model=%s/threads=%d", c.model, c.threads), func(b *testing.B) {
+			var e *Embedder
+			if c.model == "fixture" {
+				e = loadBench(b, Config{Threads: c.threads})
+			} else {
+				dir := installedInt8(b)
+				needRuntime(b)
+				var err error
+				if e, err = LoadEmbedder(dir, bgeSmallSpec(), Config{Threads: c.threads}); err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { e.Close() })
+			}
 			r := rand.New(rand.NewPCG(1, 2))
 			queries := make([]string, 64)
 			for i := range queries {
