@@ -21,6 +21,11 @@ type GrepOptions struct {
 	Workers int
 }
 
+// ManyFiles says whether the grep may read more than one file, so that
+// its lines name their file, as ripgrep's do unless it is given exactly
+// one file (notes.ManyFiles).
+func (o GrepOptions) ManyFiles() bool { return notes.ManyFiles(o.Paths) }
+
 // ErrNotIndexed is the error for a grep path that is no indexed document:
 // grep reads only what the index holds, so a path cannot make it read any
 // other file.

@@ -3,10 +3,8 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"os"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/grep"
 )
 
@@ -52,7 +50,7 @@ func (c *GrepCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	withName := !c.NoFilename && (c.WithFilename || len(c.Paths) != 1 || isDir(string(c.Paths[0])) || bucket.IsURL(string(c.Paths[0])))
+	withName := !c.NoFilename && (c.WithFilename || opt.ManyFiles())
 	format := grep.Format{LineNumbers: c.LineNumber, WithFilename: withName, Count: c.Count,
 		FilesWithMatches: c.FilesWithMatches, FilesWithoutMatch: c.FilesWithoutMatch, Before: before, After: after}
 	js := &grep.JSON{Count: c.Count, FilesWithMatches: c.FilesWithMatches, FilesWithoutMatch: c.FilesWithoutMatch}
@@ -78,9 +76,4 @@ func (c *GrepCmd) Run(g *Globals) error {
 		return errSilent // like grep and rg: exit 1 when nothing matched
 	}
 	return nil
-}
-
-func isDir(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && info.IsDir()
 }

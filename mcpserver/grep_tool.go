@@ -5,13 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/grep"
 )
 
@@ -89,7 +87,7 @@ func (s *Server) grepTool() tool {
 				MaxCount: a.MaxCount, NoRanges: true},
 			Paths: a.Paths,
 		}
-		withName := len(a.Paths) != 1 || isDir(a.Paths[0]) || bucket.IsURL(a.Paths[0])
+		withName := opt.ManyFiles()
 		if a.WithFilename != nil {
 			withName = *a.WithFilename
 		}
@@ -123,9 +121,4 @@ func (s *Server) grepTool() tool {
 		out.Write(problems.Bytes())
 		return out.String(), nil
 	})}
-}
-
-func isDir(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && info.IsDir()
 }

@@ -233,3 +233,18 @@ func (r *Reader) Exists() func(sourceID, path string) bool {
 		return err == nil
 	}
 }
+
+// ManyFiles says whether a grep of paths may read more than one file:
+// any number of paths but one, or one that is a directory or an s3://
+// prefix. ripgrep names the file of each line in that case, and only
+// then.
+func ManyFiles(paths []string) bool {
+	if len(paths) != 1 {
+		return true
+	}
+	if bucket.IsURL(paths[0]) {
+		return true
+	}
+	fi, err := os.Stat(paths[0])
+	return err == nil && fi.IsDir()
+}

@@ -104,3 +104,29 @@ func TestFilesRefusesUnindexed(t *testing.T) {
 		t.Errorf("Files of a folder with no indexed documents: no error")
 	}
 }
+
+func TestManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.md")
+	if err := os.WriteFile(file, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		want  bool
+	}{
+		{"every indexed file", nil, true},
+		{"one file", []string{file}, false},
+		{"one directory", []string{dir}, true},
+		{"an S3 prefix", []string{"s3://bucket/notes"}, true},
+		{"two files", []string{file, file}, true},
+		{"a missing path", []string{filepath.Join(dir, "gone.md")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ManyFiles(tc.paths); got != tc.want {
+				t.Errorf("ManyFiles(%q) = %v, want %v", tc.paths, got, tc.want)
+			}
+		})
+	}
+}
