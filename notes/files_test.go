@@ -12,9 +12,9 @@ import (
 	"github.com/braidsearch/braid/index"
 )
 
-// filesReader reads a store whose one folder source indexed a.md, a/x.md
-// and b.md, files that exist on disk in the returned folder.
-func filesReader(t *testing.T) (*Reader, string) {
+// kbStore opens a new store holding one folder source, "kb" (id s1),
+// whose folder (returned) is empty.
+func kbStore(t *testing.T) (*index.Store, string) {
 	t.Helper()
 	st, err := index.OpenStore(filepath.Join(t.TempDir(), "meta.db"), false)
 	if err != nil {
@@ -25,6 +25,14 @@ func filesReader(t *testing.T) (*Reader, string) {
 	if err := st.PutSource(&index.Source{ID: "s1", Name: "kb", Path: dir, Kind: index.SourceDir}); err != nil {
 		t.Fatal(err)
 	}
+	return st, dir
+}
+
+// filesReader reads a store whose one folder source indexed a.md, a/x.md
+// and b.md, files that exist on disk in the returned folder.
+func filesReader(t *testing.T) (*Reader, string) {
+	t.Helper()
+	st, dir := kbStore(t)
 	var batch []index.Change
 	for i, rel := range []string{"b.md", "a.md", "a/x.md"} {
 		abs := filepath.Join(dir, filepath.FromSlash(rel))

@@ -18,15 +18,7 @@ import (
 // last two with the same content hash.
 func lookupReader(t *testing.T) (*Reader, string) {
 	t.Helper()
-	st, err := index.OpenStore(filepath.Join(t.TempDir(), "meta.db"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	dir := t.TempDir()
-	if err := st.PutSource(&index.Source{ID: "s1", Name: "kb", Path: dir, Kind: index.SourceDir}); err != nil {
-		t.Fatal(err)
-	}
+	st, dir := kbStore(t)
 	docs := []struct {
 		id, path, hash string
 		tags           []string
