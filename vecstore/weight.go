@@ -36,9 +36,10 @@ func (a Availability) Unavailable() string {
 	switch {
 	case a.Cluster && !a.Embedder:
 		return a.NoVectors
-	case a.Cluster && a.OtherModel() != "":
-		return fmt.Sprintf("the cluster index's embeddings are of %s, not of the model in use, %s (search with --model set to %s)", a.OtherModel(), a.Model, a.OtherModel())
 	case a.Cluster:
+		if other := a.OtherModel(); other != "" {
+			return fmt.Sprintf("the cluster index's embeddings are of %s, not of the model in use, %s (search with --model set to %s)", other, a.Model, other)
+		}
 		return ""
 	case !a.Graph:
 		return a.NoVectors
