@@ -30,10 +30,8 @@ func (r *Reader) Editable(name string) (*index.Source, *index.Document, string, 
 			return nil, nil, "", derr
 		}
 		for _, s := range srcs {
-			if s.ID == d.SourceID && s.Kind == "dir" {
-				abs = filepath.Join(s.Path, filepath.FromSlash(d.Path))
-			} else if s.ID == d.SourceID && s.Kind == "file" {
-				abs = s.Path
+			if s.ID == d.SourceID && (s.Kind == index.SourceDir || s.Kind == index.SourceFile) {
+				abs = s.File(d.Path)
 			}
 		}
 	}
