@@ -333,7 +333,6 @@ func (s *stuckEmbedder) Embed(ctx context.Context, texts []string, query bool) (
 // a tool call that will not end.
 func TestServeShutdownWithAStuckCall(t *testing.T) {
 	emb := &stuckEmbedder{slowEmbedder: slowEmbedder{entered: make(chan struct{}, 1)}, release: make(chan struct{})}
-	defer close(emb.release)
 	opt := &braid.Options{Embedder: emb, Model: "slow"}
 	_, idx := indexed(t, 2, opt)
 	srvOpt := trusting(t)
@@ -355,6 +354,20 @@ func TestServeShutdownWithAStuckCall(t *testing.T) {
 	}
 	more := t.TempDir()
 	writeVault(t, more, 3, "stuck")
+	// Serve leaves the stuck call running, as a process that exits would.
+	// Before the folders go (cleanups run last registered first), let the
+	// call end (it holds the writer slot until then) and close the
+	// engine: an index run still writing into idx would make its removal
+	// fail.
+	t.Cleanup(func() {
+		close(emb.release)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, release, err := srv.Lend(ctx, true); err == nil {
+			release()
+		}
+		srv.Close()
+	})
 	emb.armed.Store(true)
 	go func() {
 		var req mcp.CallToolRequest
