@@ -63,6 +63,13 @@ type SearchOptions struct {
 	// sentence for searching relevant passages: "). nil means the index's
 	// setting, else true.
 	QueryInstruction *bool
+	// TitleWeight and HeadingWeight are the BM25 weights of a word matched
+	// again in a note's title (and path) and in a chunk's heading path,
+	// as a bonus on its match in the content, which holds them too
+	// (index.Request); 0 counts them as body text only. nil means the
+	// index's setting, else settings.DefaultTitleWeight (0.5) and
+	// DefaultHeadingWeight (0), chosen in docs/benchmarks.md.
+	TitleWeight, HeadingWeight *float64
 	// NoRerank skips the cross-encoder for this search.
 	NoRerank bool
 	// RerankBudget is the cross-encoder's time for this search; zero
@@ -187,9 +194,11 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	for _, v := range []struct {
 		name string
 		v    *float64
-	}{{"doc_evidence", opt.DocEvidence}, {"link_prior", opt.LinkPrior}} {
-		if v.v != nil && (math.IsNaN(*v.v) || *v.v < 0 || *v.v > 1) {
-			return nil, fmt.Errorf("%w: %s %v out of range, want 0..1", ErrBadOption, v.name, *v.v)
+		most float64
+	}{{"doc_evidence", opt.DocEvidence, 1}, {"link_prior", opt.LinkPrior, 1},
+		{"title_weight", opt.TitleWeight, settings.MaxFieldWeight}, {"heading_weight", opt.HeadingWeight, settings.MaxFieldWeight}} {
+		if v.v != nil && (math.IsNaN(*v.v) || *v.v < 0 || *v.v > v.most) {
+			return nil, fmt.Errorf("%w: %s %v out of range, want 0..%g", ErrBadOption, v.name, *v.v, v.most)
 		}
 	}
 	if opt.Candidates < 0 {
@@ -228,6 +237,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		return nil, err
 	}
 	req.Query, req.Fuzziness, req.Explain = q, fuzz, opt.Explain
+	req.TitleWeight, req.HeadingWeight = orDefault(opt.TitleWeight, settings.DefaultTitleWeight), orDefault(opt.HeadingWeight, settings.DefaultHeadingWeight)
 	var hits []Hit
 	if w == 0 {
 		// Lexical only: fetch more chunks until enough documents are found.
@@ -447,4 +457,12 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candid
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// orDefault is *p, or d for nil.
+func orDefault(p *float64, d float64) float64 {
+	if p == nil {
+		return d
+	}
+	return *p
 }

@@ -139,12 +139,13 @@ func (e *Engine) settingList(s *Settings) []Setting {
 // (settings.Values.Fill).
 func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
 	s := settings.Search{VectorWeight: opt.VectorWeight, DocEvidence: opt.DocEvidence, LinkPrior: opt.LinkPrior,
-		QueryInstruction: opt.QueryInstruction, Fusion: opt.Fusion, Normalize: opt.Normalize, Limit: opt.Limit,
+		TitleWeight: opt.TitleWeight, HeadingWeight: opt.HeadingWeight, QueryInstruction: opt.QueryInstruction, Fusion: opt.Fusion, Normalize: opt.Normalize, Limit: opt.Limit,
 		Candidates: opt.Candidates, NoRerank: opt.NoRerank, RerankBudget: opt.RerankBudget}
 	cur := e.currentSettings()
 	opt.weightFromSettings = cur.Fill(&s, e.opt.RerankBudget != 0)
 	opt.VectorWeight, opt.DocEvidence, opt.LinkPrior, opt.QueryInstruction = s.VectorWeight, s.DocEvidence, s.LinkPrior, s.QueryInstruction
 	opt.Fusion, opt.Normalize, opt.Limit, opt.Candidates = s.Fusion, s.Normalize, s.Limit, s.Candidates
+	opt.TitleWeight, opt.HeadingWeight = s.TitleWeight, s.HeadingWeight
 	opt.NoRerank, opt.RerankBudget = s.NoRerank, s.RerankBudget
 	return opt
 }

@@ -175,6 +175,7 @@ var optionFlags = strings.NewReplacer(
 	"TuneOptions.Candidates", "--candidates",
 	"TuneOptions.DocEvidence", "--doc-evidence",
 	"TuneOptions.LinkPrior", "--link-prior",
+	"TuneOptions.FieldWeights", "--field-weights",
 	"TuneOptions.Passes", "--passes",
 	"Options.Endpoint", "--s3-endpoint", // package bucket
 	"download: Options.Allow ", "--allow-net ",

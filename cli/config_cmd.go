@@ -37,7 +37,7 @@ func (c *ConfigListCmd) Run(g *Globals) error {
 
 // ConfigGetCmd prints a setting.
 type ConfigGetCmd struct {
-	Name string `arg:"" help:"The setting: vector_weight, fusion, normalize, doc_evidence, link_prior, query_instruction, limit, candidates, rerank, rerank_budget or watch."`
+	Name string `arg:"" help:"The setting: vector_weight, fusion, normalize, doc_evidence, link_prior, title_weight, heading_weight, query_instruction, limit, candidates, rerank, rerank_budget or watch."`
 }
 
 // Run prints it.

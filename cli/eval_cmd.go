@@ -17,17 +17,19 @@ import (
 // run per mode (and per vector weight for the hybrid modes).
 type EvalCmd struct {
 	judged
-	Split        string    `help:"Which split to score (BEIR: the qrels file; --queries: the split column, or all)." default:"test"`
-	Modes        []string  `help:"Modes to score: lexical, vector, hybrid, hybrid+rerank." default:"lexical,vector,hybrid,hybrid+rerank" enum:"lexical,vector,hybrid,hybrid+rerank"`
-	VectorWeight []float64 `help:"Vector weights for the hybrid modes (repeatable or comma-separated; default the index's setting, else 0.6)." placeholder:"W"`
-	Fusion       string    `help:"Fusion for the hybrid modes, linear or rrf (default the index's setting, else linear)." enum:",linear,rrf" default:""`
-	Normalize    string    `help:"Score normalisation for linear fusion, minmax or zscore (default the index's setting, else minmax)." enum:",minmax,zscore" default:""`
-	Candidates   int       `help:"Candidates each retriever hands to fusion (default the index's setting, else 50)." placeholder:"K"`
-	Depth        int       `help:"Results fetched per query; recall@100 needs 100." default:"100" placeholder:"N"`
-	DocEvidence  *float64  `help:"Document-evidence strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"B"`
-	LinkPrior    *float64  `help:"Link-prior strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"G"`
-	Baseline     string    `help:"Fail when a run's nDCG@10, recall@100 or MRR@10 is more than --tolerance below the same run in this JSON file (an earlier --json output)." type:"existingfile" placeholder:"FILE"`
-	Tolerance    float64   `help:"How far below the baseline a metric may fall." default:"0.005"`
+	Split         string    `help:"Which split to score (BEIR: the qrels file; --queries: the split column, or all)." default:"test"`
+	Modes         []string  `help:"Modes to score: lexical, vector, hybrid, hybrid+rerank." default:"lexical,vector,hybrid,hybrid+rerank" enum:"lexical,vector,hybrid,hybrid+rerank"`
+	VectorWeight  []float64 `help:"Vector weights for the hybrid modes (repeatable or comma-separated; default the index's setting, else 0.6)." placeholder:"W"`
+	Fusion        string    `help:"Fusion for the hybrid modes, linear or rrf (default the index's setting, else linear)." enum:",linear,rrf" default:""`
+	Normalize     string    `help:"Score normalisation for linear fusion, minmax or zscore (default the index's setting, else minmax)." enum:",minmax,zscore" default:""`
+	Candidates    int       `help:"Candidates each retriever hands to fusion (default the index's setting, else 50)." placeholder:"K"`
+	Depth         int       `help:"Results fetched per query; recall@100 needs 100." default:"100" placeholder:"N"`
+	DocEvidence   *float64  `help:"Document-evidence strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"B"`
+	LinkPrior     *float64  `help:"Link-prior strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"G"`
+	TitleWeight   *float64  `help:"BM25 weight of a word in a note's title or path, 0 (counted as body text) to 5 (default: the index's setting, else braid's)." placeholder:"F"`
+	HeadingWeight *float64  `help:"BM25 weight of a word in a chunk's headings, 0 (counted as body text) to 5 (default: the index's setting, else braid's)." placeholder:"F"`
+	Baseline      string    `help:"Fail when a run's nDCG@10, recall@100 or MRR@10 is more than --tolerance below the same run in this JSON file (an earlier --json output)." type:"existingfile" placeholder:"FILE"`
+	Tolerance     float64   `help:"How far below the baseline a metric may fall." default:"0.005"`
 }
 
 // judged are the inputs of eval and tune: queries with judgements and the
@@ -71,7 +73,7 @@ func (c *EvalCmd) Run(g *Globals) error {
 		Search: func(ctx context.Context, r eval.Run, q eval.Query) (eval.Answer, error) {
 			return answer(ctx, e, byPath, q, braid.SearchOptions{Limit: c.Depth, VectorWeight: &r.VectorWeight, Candidates: candidates,
 				Fusion: braid.Fusion(r.Fusion), Normalize: braid.Normalization(r.Normalize), NoRerank: r.Mode != eval.HybridRerank,
-				DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior})
+				DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior, TitleWeight: c.TitleWeight, HeadingWeight: c.HeadingWeight})
 		}}, func(r eval.Run) {
 		if !g.JSON {
 			fmt.Fprintln(g.stdout, r)

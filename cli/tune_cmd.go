@@ -20,6 +20,7 @@ type TuneCmd struct {
 	Candidates   []int     `help:"Candidate depths to try (chunks each retriever hands to fusion)." default:"25,50,100,200" placeholder:"K"`
 	DocEvidence  []float64 `help:"Document-evidence strengths to try (0 is off)." default:"0,0.1,0.2,0.3,0.5" placeholder:"B"`
 	LinkPrior    []float64 `help:"Link-prior strengths to try (0 is off)." default:"0,0.05,0.1,0.2" placeholder:"G"`
+	FieldWeights []float64 `help:"BM25 weights to try for a word in a note's title, then in its headings (0: counted as body text)." default:"0,0.3,1" placeholder:"F"`
 	Passes       int       `help:"Rounds of coordinate ascent: each round tries every value of one setting with the others fixed, setting by setting." default:"2"`
 }
 
@@ -30,7 +31,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 	if c.Save && !g.indexSet && g.Backend == "" {
 		return fmt.Errorf("--save keeps the settings in an index: name the one you search with --index DIR (or --backend URL)")
 	}
-	opt := eval.TuneOptions{VectorWeights: c.VectorWeight, Candidates: c.Candidates, DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior, Passes: c.Passes}
+	opt := eval.TuneOptions{VectorWeights: c.VectorWeight, Candidates: c.Candidates, DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior, FieldWeights: c.FieldWeights, Passes: c.Passes}
 	if err := opt.Check(); err != nil {
 		return err
 	}
@@ -58,7 +59,8 @@ func (c *TuneCmd) Run(g *Globals) error {
 	}
 	res, err := eval.Tune(g.ctx, col, eval.Current(e.Config().Values()), opt, func(ctx context.Context, p eval.Point, q eval.Query) (eval.Answer, error) {
 		return answer(ctx, e, byPath, q, braid.SearchOptions{Limit: braid.DefaultLimit, VectorWeight: &p.Weight, Fusion: p.Fusion, Normalize: p.Normalize,
-			Candidates: p.Candidates, DocEvidence: &p.DocEvidence, LinkPrior: &p.LinkPrior, QueryInstruction: &p.Instruction, NoRerank: true})
+			Candidates: p.Candidates, DocEvidence: &p.DocEvidence, LinkPrior: &p.LinkPrior, QueryInstruction: &p.Instruction,
+			TitleWeight: &p.Title, HeadingWeight: &p.Headings, NoRerank: true})
 	})
 	if err != nil {
 		return err

@@ -144,7 +144,8 @@ func (c *Cluster) Lexical(ctx context.Context, req index.Request) ([]index.Candi
 	if !ok {
 		return nil, 0, nil
 	}
-	q := opensearch.LexQuery{Terms: strings.Join(req.Query.Terms, " "), Phrases: req.Query.Phrases, Excluded: req.Query.Excluded, Fuzziness: req.Fuzziness}
+	q := opensearch.LexQuery{Terms: strings.Join(req.Query.Terms, " "), Phrases: req.Query.Phrases, Excluded: req.Query.Excluded, Fuzziness: req.Fuzziness,
+		TitleWeight: req.TitleWeight, HeadingWeight: req.HeadingWeight}
 	hits, total, err := c.x.Lexical(ctx, q, f, req.Size)
 	if errors.Is(err, opensearch.ErrEmptyQuery) {
 		return nil, 0, index.ErrEmptyQuery

@@ -22,6 +22,8 @@ type Point struct {
 	DocEvidence float64                `json:"doc_evidence"`
 	LinkPrior   float64                `json:"link_prior"`
 	Instruction bool                   `json:"query_instruction"`
+	Title       float64                `json:"title_weight"`
+	Headings    float64                `json:"heading_weight"`
 	Score       *TuneScore             `json:"score,omitempty"`
 }
 
@@ -46,6 +48,7 @@ func Current(v settings.Values) Point {
 		Weight: orDefault(v.VectorWeight, settings.DefaultVectorWeight), Fusion: settings.FusionLinear, Normalize: settings.NormMinMax,
 		Candidates: settings.DefaultCandidates, DocEvidence: orDefault(v.DocEvidence, settings.DefaultDocEvidence),
 		LinkPrior: orDefault(v.LinkPrior, settings.DefaultLinkPrior), Instruction: v.QueryInstruction == nil || *v.QueryInstruction,
+		Title: orDefault(v.TitleWeight, settings.DefaultTitleWeight), Headings: orDefault(v.HeadingWeight, settings.DefaultHeadingWeight),
 	}
 	if v.Fusion != nil {
 		p.Fusion = *v.Fusion
@@ -69,6 +72,9 @@ func (p Point) String() string {
 		s += " (" + string(p.Normalize) + ")"
 	}
 	s += fmt.Sprintf(", candidates %d, doc_evidence %g, link_prior %g", p.Candidates, p.DocEvidence, p.LinkPrior)
+	if p.Title != 0 || p.Headings != 0 {
+		s += fmt.Sprintf(", title_weight %g, heading_weight %g", p.Title, p.Headings)
+	}
 	if !p.Instruction {
 		s += ", no query instruction"
 	}
@@ -80,7 +86,7 @@ func (p Point) id() string {
 	if p.Fusion == settings.FusionRRF {
 		p.Normalize = ""
 	}
-	return fmt.Sprintf("%g/%s/%s/%d/%g/%g/%v", p.Weight, p.Fusion, p.Normalize, p.Candidates, p.DocEvidence, p.LinkPrior, p.Instruction)
+	return fmt.Sprintf("%g/%s/%s/%d/%g/%g/%v/%g/%g", p.Weight, p.Fusion, p.Normalize, p.Candidates, p.DocEvidence, p.LinkPrior, p.Instruction, p.Title, p.Headings)
 }
 
 // fusions are the ways of combining the two lists that Tune tries.
@@ -96,6 +102,10 @@ type TuneOptions struct {
 	Candidates    []int     // chunks each retriever hands to fusion, 10 to 1000
 	DocEvidence   []float64 // 0 (off) to 1
 	LinkPrior     []float64 // 0 (off) to 1
+	// FieldWeights are the BM25 weights tried for the title and for the
+	// headings, each in turn: 0 (counted as body text) to
+	// settings.MaxFieldWeight.
+	FieldWeights []float64
 	// Passes are the rounds of coordinate ascent, 1 or more: each tries
 	// every value of one setting with the others fixed, setting by
 	// setting, and the climb ends early when a round changes nothing.
@@ -111,8 +121,13 @@ type TuneOptions struct {
 // Check says what is wrong with o: a setting with no value to try, or a
 // value out of its range.
 func (o TuneOptions) Check() error {
-	if o.Passes < 1 || len(o.VectorWeights) == 0 || len(o.Candidates) == 0 || len(o.DocEvidence) == 0 || len(o.LinkPrior) == 0 {
-		return fmt.Errorf("eval: TuneOptions.Passes, TuneOptions.VectorWeights, TuneOptions.Candidates, TuneOptions.DocEvidence and TuneOptions.LinkPrior want at least one value")
+	if o.Passes < 1 || len(o.VectorWeights) == 0 || len(o.Candidates) == 0 || len(o.DocEvidence) == 0 || len(o.LinkPrior) == 0 || len(o.FieldWeights) == 0 {
+		return fmt.Errorf("eval: TuneOptions.Passes, TuneOptions.VectorWeights, TuneOptions.Candidates, TuneOptions.DocEvidence, TuneOptions.LinkPrior and TuneOptions.FieldWeights want at least one value")
+	}
+	for _, v := range o.FieldWeights {
+		if v < 0 || v > settings.MaxFieldWeight {
+			return fmt.Errorf("eval: TuneOptions.FieldWeights %v: weights run from 0 (counted as body text) to %g", v, settings.MaxFieldWeight)
+		}
 	}
 	for _, v := range append(slices.Clone(o.DocEvidence), o.LinkPrior...) {
 		if v < 0 || v > 1 {
@@ -211,6 +226,8 @@ func Tune(ctx context.Context, col *Collection, cur Point, o TuneOptions, search
 		dim(len(fusions), func(p *Point, i int) { p.Fusion, p.Normalize = fusions[i].f, fusions[i].n })
 	}
 	dim(len(o.Candidates), func(p *Point, i int) { p.Candidates = o.Candidates[i] })
+	dim(len(o.FieldWeights), func(p *Point, i int) { p.Title = o.FieldWeights[i] })
+	dim(len(o.FieldWeights), func(p *Point, i int) { p.Headings = o.FieldWeights[i] })
 	if !o.Lexical { // the signals and the instruction apply where vectors take part
 		dim(len(o.DocEvidence), func(p *Point, i int) { p.DocEvidence = o.DocEvidence[i] })
 		dim(len(o.LinkPrior), func(p *Point, i int) { p.LinkPrior = o.LinkPrior[i] })
@@ -243,7 +260,8 @@ func Tune(ctx context.Context, col *Collection, cur Point, o TuneOptions, search
 // lexically, the vector weight and query instruction are left unset.
 func (r *TuneResult) Tuning() settings.Tuning {
 	b := r.Best
-	t := settings.Tuning{Fusion: b.Fusion, Normalize: b.Normalize, Candidates: b.Candidates, DocEvidence: b.DocEvidence, LinkPrior: b.LinkPrior}
+	t := settings.Tuning{Fusion: b.Fusion, Normalize: b.Normalize, Candidates: b.Candidates, DocEvidence: b.DocEvidence, LinkPrior: b.LinkPrior,
+		TitleWeight: b.Title, HeadingWeight: b.Headings}
 	if !r.lexical {
 		t.VectorWeight, t.QueryInstruction = &b.Weight, &b.Instruction
 	}

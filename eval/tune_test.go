@@ -45,7 +45,20 @@ func peakSearch(_ context.Context, p Point, q Query) (Answer, error) {
 
 func tuneOptions() TuneOptions {
 	return TuneOptions{VectorWeights: []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}, Candidates: []int{25, 50, 100, 200},
-		DocEvidence: []float64{0, 0.2}, LinkPrior: []float64{0, 0.1}, Passes: 2}
+		DocEvidence: []float64{0, 0.2}, LinkPrior: []float64{0, 0.1}, FieldWeights: []float64{0, 0.5, 1}, Passes: 2}
+}
+
+// fieldSearch ranks each query's relevant document first with title
+// weight 1 and heading weight 0.5, one place lower for each that differs.
+func fieldSearch(_ context.Context, p Point, q Query) (Answer, error) {
+	ids := []string{}
+	if p.Title != 1 {
+		ids = append(ids, "other0")
+	}
+	if p.Headings != 0.5 {
+		ids = append(ids, "other1")
+	}
+	return Answer{IDs: append(ids, "d"+strings.TrimPrefix(q.ID, "q"))}, nil
 }
 
 func TestTune(t *testing.T) {
@@ -58,20 +71,29 @@ func TestTune(t *testing.T) {
 		tried  int
 	}{
 		{"finds the best weight and candidates", nil, peakSearch,
-			Point{Weight: 0.3, Fusion: settings.FusionLinear, Normalize: settings.NormMinMax, Candidates: 100, DocEvidence: 0.2, Instruction: true},
+			Point{Weight: 0.3, Fusion: settings.FusionLinear, Normalize: settings.NormMinMax, Candidates: 100, DocEvidence: 0.2, Title: 0.5, Instruction: true},
 			// The first pass: the current point; 10 other weights, 2 other
-			// fusions, 3 other candidates, 1 other doc evidence, 1 other link
-			// prior, the instruction off. The second, at 100 candidates: 10
-			// other weights and 2 other fusions; it changes nothing, so the
-			// climb ends.
-			19 + 12},
+			// fusions, 3 other candidates, 2 other title and 2 other heading
+			// weights, 1 other doc evidence, 1 other link prior, the
+			// instruction off. The second, at 100 candidates: 10 other
+			// weights and 2 other fusions; it changes nothing, so the climb
+			// ends.
+			23 + 12},
+		{"finds the field weights", nil, fieldSearch,
+			Point{Weight: 0.6, Fusion: settings.FusionLinear, Normalize: settings.NormMinMax, Candidates: 50, DocEvidence: 0.2, Title: 1, Headings: 0.5, Instruction: true},
+			// The first pass as above, the title and then the heading weight
+			// moving (the signals and the instruction come after them, so
+			// they are tried at the new weights); the second, at title 1 and
+			// heading 0.5: 10 other weights, 2 other fusions, 3 other
+			// candidates and 2 other title weights; it changes nothing.
+			23 + 17},
 		{"ties keep the settings in effect", nil, func(_ context.Context, _ Point, q Query) (Answer, error) {
 			return Answer{IDs: []string{"d" + strings.TrimPrefix(q.ID, "q")}}, nil
-		}, cur, 19}, // a first pass that changes nothing ends the climb
+		}, cur, 23}, // a first pass that changes nothing ends the climb
 		{"one pass", func(o *TuneOptions) { o.Passes = 1 }, peakSearch,
-			Point{Weight: 0.3, Fusion: settings.FusionLinear, Normalize: settings.NormMinMax, Candidates: 100, DocEvidence: 0.2, Instruction: true}, 19},
-		{"lexical: the weight stays 0 and only candidates are tuned", func(o *TuneOptions) { o.Lexical = true }, peakSearch,
-			Point{Weight: 0, Fusion: settings.FusionLinear, Normalize: settings.NormMinMax, Candidates: 100, DocEvidence: 0.2, Instruction: true}, 1 + 3},
+			Point{Weight: 0.3, Fusion: settings.FusionLinear, Normalize: settings.NormMinMax, Candidates: 100, DocEvidence: 0.2, Title: 0.5, Instruction: true}, 23},
+		{"lexical: the weight stays 0 and only candidates and field weights are tuned", func(o *TuneOptions) { o.Lexical = true }, peakSearch,
+			Point{Weight: 0, Fusion: settings.FusionLinear, Normalize: settings.NormMinMax, Candidates: 100, DocEvidence: 0.2, Title: 0.5, Instruction: true}, 1 + 3 + 2 + 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,18 +203,20 @@ func TestTuneOptionsCheck(t *testing.T) {
 }
 
 func TestCurrent(t *testing.T) {
-	w, rrf, z, k, off := 0.4, settings.FusionRRF, settings.NormZScore, 80, false
+	w, one, rrf, z, k, off := 0.4, 1.0, settings.FusionRRF, settings.NormZScore, 80, false
 	tests := []struct {
 		name string
 		v    settings.Values
 		want Point
 	}{
 		{"built-in defaults", settings.Values{}, Point{Weight: settings.DefaultVectorWeight, Fusion: settings.FusionLinear, Normalize: settings.NormMinMax,
-			Candidates: settings.DefaultCandidates, DocEvidence: settings.DefaultDocEvidence, LinkPrior: settings.DefaultLinkPrior, Instruction: true}},
-		{"the index's settings", settings.Values{VectorWeight: &w, Normalize: &z, Candidates: &k, QueryInstruction: &off},
-			Point{Weight: 0.4, Fusion: settings.FusionLinear, Normalize: settings.NormZScore, Candidates: 80, DocEvidence: settings.DefaultDocEvidence}},
+			Candidates: settings.DefaultCandidates, DocEvidence: settings.DefaultDocEvidence, LinkPrior: settings.DefaultLinkPrior,
+			Title: settings.DefaultTitleWeight, Headings: settings.DefaultHeadingWeight, Instruction: true}},
+		{"the index's settings", settings.Values{VectorWeight: &w, Normalize: &z, Candidates: &k, QueryInstruction: &off, TitleWeight: &one, HeadingWeight: &one},
+			Point{Weight: 0.4, Fusion: settings.FusionLinear, Normalize: settings.NormZScore, Candidates: 80, DocEvidence: settings.DefaultDocEvidence, Title: 1, Headings: 1}},
 		{"rrf reads no normalisation", settings.Values{Fusion: &rrf, Normalize: &z},
-			Point{Weight: settings.DefaultVectorWeight, Fusion: settings.FusionRRF, Candidates: settings.DefaultCandidates, DocEvidence: settings.DefaultDocEvidence, Instruction: true}},
+			Point{Weight: settings.DefaultVectorWeight, Fusion: settings.FusionRRF, Candidates: settings.DefaultCandidates, DocEvidence: settings.DefaultDocEvidence,
+				Title: settings.DefaultTitleWeight, Instruction: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,6 +236,10 @@ func TestPointString(t *testing.T) {
 	if got, want := p.String(), "vector_weight 0.6, fusion rrf, candidates 50, doc_evidence 0.2, link_prior 0, no query instruction"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
+	p.Title = 0.5
+	if got, want := p.String(), "vector_weight 0.6, fusion rrf, candidates 50, doc_evidence 0.2, link_prior 0, title_weight 0.5, heading_weight 0, no query instruction"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
 }
 
 func TestTuneResultSettings(t *testing.T) {
@@ -224,7 +252,8 @@ func TestTuneResultSettings(t *testing.T) {
 		}
 		res.From = "set, split tune"
 		tn := res.Tuning()
-		if (tn.VectorWeight == nil) != lexical || (tn.QueryInstruction == nil) != lexical || tn.Candidates != 100 || tn.Fusion != res.Best.Fusion {
+		if (tn.VectorWeight == nil) != lexical || (tn.QueryInstruction == nil) != lexical || tn.Candidates != 100 || tn.Fusion != res.Best.Fusion ||
+			tn.TitleWeight != res.Best.Title || tn.HeadingWeight != res.Best.Headings {
 			t.Errorf("lexical %v: Tuning %+v from best %v", lexical, tn, res.Best)
 		}
 		at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.FixedZone("x", 3600))

@@ -33,8 +33,8 @@ import (
 // Field names in the lexical index.
 const (
 	fieldContent  = "content"  // title + heading path + chunk text: the flat BM25 field
-	fieldTitle    = "title"    // title and file path, boosted
-	fieldHeadings = "headings" // boosted
+	fieldTitle    = "title"    // title and file path, weighed by Request.TitleWeight
+	fieldHeadings = "headings" // weighed by Request.HeadingWeight
 	fieldDoc      = "doc"
 	fieldSource   = "source"
 	fieldPath     = "path"
@@ -52,12 +52,6 @@ const chunkTags = 32
 // manyTags marks the first chunk of a document with more than chunkTags
 // tags. Tags are trimmed, so no tag is this term.
 const manyTags = " many tags"
-
-// Boosts of the title and heading fields relative to the content field.
-const (
-	titleBoost   = 1.0
-	headingBoost = 0.3
-)
 
 var keyLexGen = []byte("braid.gen")
 
@@ -326,6 +320,13 @@ type Request struct {
 	DocIDs  []string
 	Size    int
 	Explain bool
+	// TitleWeight and HeadingWeight are the BM25 weights, beside the
+	// content field's 1, of a query term matched in a chunk's title (its
+	// document's title and path) and in its heading path: a bonus on top
+	// of the content match, which every hit needs (see bleveQuery). The
+	// content field holds both already; zero leaves the field out of the
+	// query, so its words count as body text only.
+	TitleWeight, HeadingWeight float64
 }
 
 // Candidate is one chunk the lexical index matched.
@@ -578,25 +579,36 @@ func matchedTerms(h *search.DocumentMatch) []string {
 }
 
 // bleveQuery builds the query of r, with tags the filters for its tags
-// (see tagFilter).
+// (see tagFilter). Free terms must match in the content field, which
+// holds a chunk's title and heading path too; a match in the title or
+// headings fields, where r weighs them above 0, adds to that score
+// without making it required, so a chunk that answers in its body alone
+// is not scored down (as it would be as one of three optional fields,
+// by bleve's coordination factor).
 func (r Request) bleveQuery(tags []query.Query) (query.Query, error) {
 	var should []query.Query
-	addMatch := func(text string, fuzz int) {
-		for _, f := range []struct {
-			name  string
-			boost float64
-		}{{fieldContent, 1}, {fieldTitle, titleBoost}, {fieldHeadings, headingBoost}} {
-			m := bleve.NewMatchQuery(text)
-			m.SetField(f.name)
-			m.SetBoost(f.boost)
-			if fuzz > 0 {
-				m.SetFuzziness(fuzz)
-			}
-			should = append(should, m)
-		}
-	}
 	if len(r.Query.Terms) > 0 {
-		addMatch(strings.Join(r.Query.Terms, " "), r.Fuzziness)
+		text := strings.Join(r.Query.Terms, " ")
+		match := func(field string, boost float64) query.Query {
+			m := bleve.NewMatchQuery(text)
+			m.SetField(field)
+			m.SetBoost(boost)
+			if r.Fuzziness > 0 {
+				m.SetFuzziness(r.Fuzziness)
+			}
+			return m
+		}
+		terms := bleve.NewBooleanQuery()
+		terms.AddMust(match(fieldContent, 1))
+		for _, f := range []struct {
+			name   string
+			weight float64
+		}{{fieldTitle, r.TitleWeight}, {fieldHeadings, r.HeadingWeight}} {
+			if f.weight > 0 {
+				terms.AddShould(match(f.name, f.weight))
+			}
+		}
+		should = append(should, terms)
 	}
 	main := bleve.NewBooleanQuery()
 	for _, p := range r.Query.Phrases {

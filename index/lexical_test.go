@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -96,5 +97,71 @@ func TestLexicalManyTags(t *testing.T) {
 	}
 	if got := chunkTagTerms(meta["many"].Tags, 1); got != nil {
 		t.Errorf("tags of a later chunk of a document with %d tags: %q, want none", len(meta["many"].Tags), got)
+	}
+}
+
+// A weighed title or heading adds to a chunk's content match, and takes
+// nothing from chunks that match in their body alone: their scores keep
+// their ratio (bleve scales a whole query's scores by one factor, its
+// query norm, which the weights change). A word only in the path, which
+// the content does not hold, matches nothing.
+func TestLexicalFieldWeights(t *testing.T) {
+	l, err := OpenLexical(filepath.Join(t.TempDir(), "lex"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	meta := map[string]ChunkMeta{
+		"sour":   {Title: "Sourdough starter", Path: "kitchen/bread.md"},
+		"pump":   {Title: "Pump", Path: "code/pump.md"},
+		"plain":  {Title: "Notes", Path: "notes.md"},
+		"plain2": {Title: "More notes", Path: "more.md"},
+	}
+	chunks := []*Chunk{
+		{ID: "sour#1.0", DocID: "sour", Text: "feed it flour every day"},
+		{ID: "pump#1.0", DocID: "pump", Text: "the controller", HeadingPath: []string{"Irrigation"}},
+		{ID: "plain#1.0", DocID: "plain", Text: "sourdough and irrigation, in passing"},
+		{ID: "plain2#1.0", DocID: "plain2", Text: "a longer note that mentions sourdough and irrigation among many other words"},
+	}
+	if err := l.Apply(1, nil, chunks, func(id string) ChunkMeta { return meta[id] }); err != nil {
+		t.Fatal(err)
+	}
+	scores := func(text string, title, headings float64) map[string]float64 {
+		t.Helper()
+		q, err := ParseQuery(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands, _, err := l.Search(context.Background(), Request{Query: q, Size: 10, TitleWeight: title, HeadingWeight: headings})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, c := range cands {
+			out[c.ChunkID] = c.Score
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		text            string
+		title, headings float64
+		more            string // the chunk the weight favours
+	}{
+		{"sourdough", 1, 0, "sour#1.0"},
+		{"irrigation", 0, 1, "pump#1.0"},
+	} {
+		plain, weighed := scores(tc.text, 0, 0), scores(tc.text, tc.title, tc.headings)
+		if len(plain) != 3 || len(weighed) != 3 {
+			t.Fatalf("%q matched %v plain, %v weighed; want 3 chunks each", tc.text, plain, weighed)
+		}
+		if p, w := plain[tc.more]/plain["plain#1.0"], weighed[tc.more]/weighed["plain#1.0"]; !(w > p) {
+			t.Errorf("%q: %s against a body match scores %v weighed, %v plain; want higher weighed", tc.text, tc.more, w, p)
+		}
+		if p, w := plain["plain#1.0"]/plain["plain2#1.0"], weighed["plain#1.0"]/weighed["plain2#1.0"]; math.Abs(p-w) > 1e-9 {
+			t.Errorf("%q: two body matches score %v to each other weighed, %v plain; want the same", tc.text, w, p)
+		}
+	}
+	if got := scores("kitchen", 1, 1); len(got) != 0 {
+		t.Errorf("a word only in the path matched %v, want nothing: the content holds no path", got)
 	}
 }

@@ -29,12 +29,12 @@ func (a *configureArgs) check() error {
 func (s *Server) configureTool() tool {
 	def := mcp.NewTool("configure",
 		mcp.WithDescription("Read or change the settings this index keeps: the defaults a search uses when it names none "+
-			"(vector_weight, fusion, normalize, doc_evidence, link_prior, query_instruction, limit, candidates, rerank, rerank_budget) and whether the server keeps every source indexed "+
+			"(vector_weight, fusion, normalize, doc_evidence, link_prior, title_weight, heading_weight, query_instruction, limit, candidates, rerank, rerank_budget) and whether the server keeps every source indexed "+
 			"as files change (watch). No arguments: list them all with value, default and allowed range. name alone: that setting. "+
 			"name and value: change it (checked against its range; used by the next search and by every braid process on this "+
 			"index). name and reset: put the built-in default back. Returns {settings: [{name, value, default, set, allowed, help}]}."),
 		writes("Configure the index", false),
-		mcp.WithString("name", mcp.Description("The setting: vector_weight, fusion, normalize, doc_evidence, link_prior, query_instruction, limit, candidates, rerank, rerank_budget or watch. "+
+		mcp.WithString("name", mcp.Description("The setting: vector_weight, fusion, normalize, doc_evidence, link_prior, title_weight, heading_weight, query_instruction, limit, candidates, rerank, rerank_budget or watch. "+
 			"Default: list every setting."), mcp.Enum(braid.SettingNames()...)),
 		mcp.WithString("value", mcp.Description("The new value, as text: \"0.7\", \"rrf\", \"20\", \"false\", \"500ms\". Default: read only.")),
 		mcp.WithBoolean("reset", mcp.Description("Put the setting back to the built-in default. Default false."), mcp.DefaultBool(false)),

@@ -16,7 +16,8 @@
 // allows: . _ / \ : become spaces (plant.water_level is plant water level),
 // then the standard tokenizer, English possessives, lowercase, English
 // stop words and Porter stemming; title and headings are searched with the
-// embedded boosts (1.0 and 0.3 relative to content). Lexical takes the
+// weights the query gives them (LexQuery; 0, braid's default, leaves them
+// out), as in the embedded index. Lexical takes the
 // parts of the engine's query syntax that reach the index (free terms,
 // phrases, excluded words, fuzziness) and builds the same boolean query
 // as the embedded index; Filter.PathGlob filters paths with the embedded

@@ -327,13 +327,6 @@ const (
 	fieldKind    = "kind"
 )
 
-// Boosts of the title and headings fields relative to content, as in the
-// embedded index.
-const (
-	titleBoost   = 1.0
-	headingBoost = 0.3
-)
-
 func chunkIndexBody(o Options) map[string]any {
 	text := map[string]any{"type": "text", "analyzer": analyzer, "similarity": similarityName}
 	keyword := map[string]any{"type": "keyword"}

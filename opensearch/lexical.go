@@ -18,14 +18,18 @@ import (
 // LexQuery is a lexical search.
 type LexQuery struct {
 	// Terms are free words, each scored where it matches (OR): in content
-	// (boost 1), title (titleBoost) and headings (headingBoost).
+	// (boost 1), and in title and headings with the weights below.
 	Terms string
+	// TitleWeight and HeadingWeight are the boosts of the title and
+	// headings fields beside content's 1, as in the embedded index
+	// (index.Request); zero leaves the field out of the query.
 	// Phrases must each appear in content as a phrase.
 	Phrases []string
 	// Excluded drops the chunks whose content matches any of these words.
 	Excluded []string
 	// Fuzziness is the edit distance (0..2) within which Terms match.
-	Fuzziness int
+	Fuzziness                  int
+	TitleWeight, HeadingWeight float64
 }
 
 // similarity is the per-term score of the chunk index's text fields: the
@@ -49,11 +53,9 @@ const similarityName = "braid_bm25"
 
 // Lexical returns up to k chunks matching q, best first (ties by chunk
 // ID), and how many chunks match in all, scored as the embedded index
-// scores them: each query term is a clause per field (content, title with
-// titleBoost, headings with headingBoost), a field's clauses are summed
-// and multiplied by the share of the terms that matched there, and the
-// fields' sums by the share of the fields that matched (bleve's
-// "coordination" factors, which Lucene does not have). OpenSearch reports
+// scores them: each query term is a clause per field, content (where one
+// must match) and, as a bonus, title and headings where q weighs them
+// above 0, combined as bleve combines them (coordinated). OpenSearch reports
 // each clause's score by name; the coordination is applied here, over the
 // best 2k (at least k+100) chunks by OpenSearch's own sum. Phrases must
 // appear in content and add their scores; Excluded drops chunks. A query
@@ -76,22 +78,34 @@ func (x *Index) Lexical(ctx context.Context, q LexQuery, f Filter, k int) (hits 
 		return nil, 0, nil // only stop words: the embedded index matches nothing either
 	}
 	boolq := map[string]any{}
-	var should []any
-	for _, fd := range lexFields {
-		for i, tok := range tokens {
-			name := fd.letter + strconv.Itoa(i)
-			if q.Fuzziness > 0 {
-				// As bleve's fuzzy match: edit distance from the first
-				// character, a transposition counting two edits.
-				should = append(should, map[string]any{"fuzzy": map[string]any{fd.field: map[string]any{
-					"value": tok, "fuzziness": q.Fuzziness, "prefix_length": 0, "transpositions": false, "boost": fd.boost, "_name": name}}})
-			} else {
-				should = append(should, map[string]any{"term": map[string]any{fd.field: map[string]any{"value": tok, "boost": fd.boost, "_name": name}}})
+	fields := q.fields()
+	if len(tokens) > 0 {
+		// As the embedded index: the terms must match in content; title
+		// and headings add to that score where q weighs them.
+		clauses := func(fd lexField) []any {
+			var out []any
+			for i, tok := range tokens {
+				name := fd.letter + strconv.Itoa(i)
+				if q.Fuzziness > 0 {
+					// As bleve's fuzzy match: edit distance from the first
+					// character, a transposition counting two edits.
+					out = append(out, map[string]any{"fuzzy": map[string]any{fd.field: map[string]any{
+						"value": tok, "fuzziness": q.Fuzziness, "prefix_length": 0, "transpositions": false, "boost": fd.boost, "_name": name}}})
+				} else {
+					out = append(out, map[string]any{"term": map[string]any{fd.field: map[string]any{"value": tok, "boost": fd.boost, "_name": name}}})
+				}
 			}
+			return out
 		}
-	}
-	if len(should) > 0 {
-		boolq["should"] = should
+		terms := map[string]any{"must": map[string]any{"bool": map[string]any{"should": clauses(fields[0]), "minimum_should_match": 1}}}
+		var bonus []any
+		for _, fd := range fields[1:] {
+			bonus = append(bonus, clauses(fd)...)
+		}
+		if len(bonus) > 0 {
+			terms["should"] = bonus
+		}
+		boolq["should"] = []any{map[string]any{"bool": terms}}
 		if len(phrases) == 0 {
 			boolq["minimum_should_match"] = 1
 		}
@@ -142,7 +156,7 @@ func (x *Index) Lexical(ctx context.Context, q LexQuery, f Filter, k int) (hits 
 	hits = make([]Hit, len(resp.Hits.Hits))
 	highlights := make([]map[string][]string, len(resp.Hits.Hits))
 	for i, h := range resp.Hits.Hits {
-		hits[i] = Hit{ChunkID: h.ID, DocID: h.Fields.doc(), Score: coordinated(h.Matched, len(tokens))}
+		hits[i] = Hit{ChunkID: h.ID, DocID: h.Fields.doc(), Score: coordinated(fields, h.Matched, len(tokens))}
 		highlights[i] = h.Highlight
 	}
 	if q.Fuzziness > 0 {
@@ -160,19 +174,36 @@ func (x *Index) Lexical(ctx context.Context, q LexQuery, f Filter, k int) (hits 
 // maxWindow is OpenSearch's default index.max_result_window.
 const maxWindow = 10000
 
-// lexFields are the fields query terms are matched in, with the letter
-// that names their clauses.
-var lexFields = []struct {
+// lexField is a field query terms are matched in, with the letter that
+// names its clauses and its boost.
+type lexField struct {
 	field, letter string
 	boost         float64
-}{{fieldContent, "c", 1}, {fieldTitle, "t", titleBoost}, {fieldHeadings, "h", headingBoost}}
+}
+
+// fields are the fields q's terms are matched in: content, and title and
+// headings where q weighs them.
+func (q LexQuery) fields() []lexField {
+	out := []lexField{{fieldContent, "c", 1}}
+	if q.TitleWeight > 0 {
+		out = append(out, lexField{fieldTitle, "t", q.TitleWeight})
+	}
+	if q.HeadingWeight > 0 {
+		out = append(out, lexField{fieldHeadings, "h", q.HeadingWeight})
+	}
+	return out
+}
 
 // coordinated is a chunk's score from its matched clauses' scores (by
-// name), as bleve combines them; n is the number of query terms.
-func coordinated(matched map[string]float64, n int) float64 {
-	var score float64
-	fields := 0
-	for _, fd := range lexFields {
+// name), as bleve combines them; n is the number of query terms. Each
+// field's clauses are summed and multiplied by the share of the terms
+// that matched there (the coordination factor bleve has and Lucene does
+// not). The content field's sum is the terms' score; the bonus fields'
+// sums (fields[1:]) are added, times the share of them that matched, and
+// only to a chunk that matched in content, as the query requires.
+// Phrases add their scores.
+func coordinated(fields []lexField, matched map[string]float64, n int) float64 {
+	field := func(fd lexField) (float64, bool) {
 		sum, hit := 0.0, 0
 		for name, s := range matched {
 			if strings.HasPrefix(name, fd.letter) {
@@ -180,12 +211,19 @@ func coordinated(matched map[string]float64, n int) float64 {
 				hit++
 			}
 		}
-		if hit > 0 {
-			fields++
-			score += sum * float64(hit) / float64(n)
-		}
+		return sum * float64(hit) / float64(n), hit > 0
 	}
-	score *= float64(fields) / float64(len(lexFields))
+	score, inContent := field(fields[0])
+	if inContent && len(fields) > 1 {
+		bonus, hitFields := 0.0, 0
+		for _, fd := range fields[1:] {
+			if s, ok := field(fd); ok {
+				bonus += s
+				hitFields++
+			}
+		}
+		score += bonus * float64(hitFields) / float64(len(fields)-1)
+	}
 	for name, s := range matched {
 		if strings.HasPrefix(name, "p") {
 			score += s

@@ -132,24 +132,25 @@ func testOpen(t *testing.T, url string) {
 	}
 }
 
-// docs is a small corpus with 4-dimensional vectors.
+// docs is a small corpus with 4-dimensional vectors. Each chunk's Content
+// starts with its title and headings, as braid builds it (cluster.Put).
 var docs = []opensearch.Doc{
 	{ChunkID: "c1", DocID: "d1", Source: "s1", Path: "notes/garden.md", Title: "Garden",
-		Content: "how to water the tomato plants in summer", Tags: []string{"garden", "water"},
+		Content: "Garden\n\nhow to water the tomato plants in summer", Tags: []string{"garden", "water"},
 		Vector: []float32{1, 0, 0, 0}},
 	{ChunkID: "c2", DocID: "d1", Source: "s1", Path: "notes/garden.md", Title: "Garden", Ord: 1, StartLine: 10, EndLine: 12,
-		Content: "the plant.water_level sensor reading", Tags: []string{"garden", "water"},
+		Content: "Garden\n\nthe plant.water_level sensor reading", Tags: []string{"garden", "water"},
 		Vector: []float32{0.9, 0.3, 0, 0}},
 	{ChunkID: "c3", DocID: "d2", Source: "s1", Path: "notes/kitchen.md", Title: "Sourdough starter",
-		Content: "feed it flour every day", Tags: []string{"kitchen"},
+		Content: "Sourdough starter\n\nfeed it flour every day", Tags: []string{"kitchen"},
 		Vector: []float32{0, 1, 0, 0}},
 	{ChunkID: "c4", DocID: "d3", Source: "s2", Path: "code/pump.go", Title: "pump.go", Headings: "Irrigation",
-		Content: "controller for the pump", Tags: []string{"garden"},
+		Content: "pump.go\nIrrigation\ncontroller for the pump", Tags: []string{"garden"},
 		Vector: []float32{0, 0, 1, 0}},
 	{ChunkID: "c5", DocID: "d4", Source: "s2", Path: "code/readme.txt", Title: "readme",
-		Content: "unrelated text about trains", Vector: []float32{0, 0, 0.2, 1}},
+		Content: "readme\n\nunrelated text about trains", Vector: []float32{0, 0, 0.2, 1}},
 	{ChunkID: "c6", DocID: "d5", Source: "s3", Path: "misc/no-vector.md", Title: "No vector",
-		Content: "a chunk without an embedding about tomato soup"},
+		Content: "No vector\n\na chunk without an embedding about tomato soup"},
 }
 
 func ids(hits []opensearch.Hit) []string {
@@ -185,8 +186,10 @@ func testSearch(t *testing.T, url string) {
 			want  []string // every hit, any order; nil: only check first
 		}{
 			{"content words", lq{Terms: "watering tomatoes"}, "c1", nil},
-			{"title only", lq{Terms: "sourdough"}, "c3", []string{"c3"}},
-			{"headings only", lq{Terms: "irrigation"}, "c4", []string{"c4"}},
+			{"a title word", lq{Terms: "sourdough"}, "c3", []string{"c3"}},
+			{"a heading word", lq{Terms: "irrigation"}, "c4", []string{"c4"}},
+			{"weighed title", lq{Terms: "sourdough", TitleWeight: 0.5}, "c3", []string{"c3"}},
+			{"weighed headings", lq{Terms: "irrigation", HeadingWeight: 0.5}, "c4", []string{"c4"}},
 			{"identifier split", lq{Terms: "water level"}, "c2", nil},
 			{"stop words only", lq{Terms: "the and of"}, "", []string{}},
 			{"no match", lq{Terms: "zeppelin"}, "", []string{}},
@@ -196,10 +199,10 @@ func testSearch(t *testing.T, url string) {
 			{"phrases all must match", lq{Phrases: []string{"tomato plants", "tomato soup"}}, "", []string{}},
 			{"phrase over a stop word", lq{Phrases: []string{"water the tomatoes"}}, "c1", []string{"c1"}},
 			{"terms do not widen a phrase", lq{Terms: "sensor sourdough", Phrases: []string{"tomato plants"}}, "c1", []string{"c1"}},
-			{"phrase only in the title does not match", lq{Phrases: []string{"sourdough starter"}}, "", []string{}},
+			{"phrase in the title", lq{Phrases: []string{"sourdough starter"}}, "c3", []string{"c3"}},
 			{"excluded", lq{Terms: "tomato", Excluded: []string{"soup"}}, "c1", []string{"c1"}},
 			{"any excluded word drops", lq{Terms: "water tomato sourdough", Excluded: []string{"summer", "flour everything"}}, "", []string{"c2", "c6"}},
-			{"excluded looks at content only", lq{Terms: "garden", Excluded: []string{"garden"}}, "", []string{"c1", "c2"}},
+			{"excluded title word", lq{Terms: "tomato", Excluded: []string{"garden"}}, "c6", []string{"c6"}},
 			{"typo without fuzziness", lq{Terms: "tomatp"}, "", []string{}},
 			{"typo with fuzziness 1", lq{Terms: "tomatp", Fuzziness: 1}, "", []string{"c1", "c6"}},
 			{"two typos with fuzziness 1", lq{Terms: "tpmatp", Fuzziness: 1}, "", []string{}},
@@ -247,6 +250,41 @@ func testSearch(t *testing.T, url string) {
 		}
 		if total != 3 {
 			t.Errorf("total with a filter = %d, want 3 (c1, c2, c3)", total)
+		}
+	})
+
+	t.Run("FieldWeights", func(t *testing.T) {
+		// A weighed field adds to a content match and takes nothing from a
+		// chunk that matches in content alone.
+		score := func(q opensearch.LexQuery, id string) float64 {
+			t.Helper()
+			hits, _, err := x.Lexical(ctx, q, opensearch.Filter{}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if h.ChunkID == id {
+					return h.Score
+				}
+			}
+			t.Fatalf("Lexical(%+v) = %v, want %s among them", q, ids(hits), id)
+			return 0
+		}
+		for _, tc := range []struct {
+			terms, id string
+			w         opensearch.LexQuery
+			more      bool
+		}{
+			{"sourdough", "c3", opensearch.LexQuery{TitleWeight: 1}, true},
+			{"irrigation", "c4", opensearch.LexQuery{HeadingWeight: 1}, true},
+			{"tomato", "c1", opensearch.LexQuery{TitleWeight: 1, HeadingWeight: 1}, false},
+		} {
+			w := tc.w
+			w.Terms = tc.terms
+			plain, weighed := score(opensearch.LexQuery{Terms: tc.terms}, tc.id), score(w, tc.id)
+			if tc.more && !(weighed > plain) || !tc.more && weighed != plain {
+				t.Errorf("%q: %s scores %v weighed (%+v), %v plain; want more: %v", tc.terms, tc.id, weighed, w, plain, tc.more)
+			}
 		}
 	})
 

@@ -90,6 +90,14 @@ var defs = []def{
 		func(time.Duration) string { return fmtFloat(DefaultLinkPrior) },
 		func(v *Values) (string, bool) { return optString(v.LinkPrior, fmtFloat) },
 		func(v *Values, s string) error { return setParsed(&v.LinkPrior, s, floatIn(0, 1)) }},
+	{"title_weight", "a number from 0 (title words count as body text) to 5", "the BM25 weight of a word found in a note's title or path, beside the body's 1",
+		func(time.Duration) string { return fmtFloat(DefaultTitleWeight) },
+		func(v *Values) (string, bool) { return optString(v.TitleWeight, fmtFloat) },
+		func(v *Values, s string) error { return setParsed(&v.TitleWeight, s, floatIn(0, MaxFieldWeight)) }},
+	{"heading_weight", "a number from 0 (heading words count as body text) to 5", "the BM25 weight of a word found in a chunk's headings, beside the body's 1",
+		func(time.Duration) string { return fmtFloat(DefaultHeadingWeight) },
+		func(v *Values) (string, bool) { return optString(v.HeadingWeight, fmtFloat) },
+		func(v *Values, s string) error { return setParsed(&v.HeadingWeight, s, floatIn(0, MaxFieldWeight)) }},
 	{"query_instruction", "true or false", "whether a query goes to the embedding model with the model's retrieval instruction",
 		func(time.Duration) string { return "true" },
 		func(v *Values) (string, bool) { return optString(v.QueryInstruction, strconv.FormatBool) },
@@ -125,7 +133,7 @@ var defs = []def{
 
 // tuned are the settings braid tune chooses.
 var tuned = map[string]bool{"vector_weight": true, "fusion": true, "normalize": true, "candidates": true,
-	"doc_evidence": true, "link_prior": true, "query_instruction": true}
+	"doc_evidence": true, "link_prior": true, "query_instruction": true, "title_weight": true, "heading_weight": true}
 
 // Names lists the settings' names, sorted.
 func Names() []string {

@@ -6,6 +6,7 @@ import "time"
 // fill: a nil field, an empty string and a zero number are open.
 type Search struct {
 	VectorWeight, DocEvidence, LinkPrior *float64
+	TitleWeight, HeadingWeight           *float64
 	QueryInstruction                     *bool
 	Fusion                               Fusion
 	Normalize                            Normalization
@@ -38,6 +39,12 @@ func (v *Values) Fill(s *Search, engineBudget bool) (weightFilled bool) {
 	}
 	if s.LinkPrior == nil {
 		s.LinkPrior = clone(v.LinkPrior)
+	}
+	if s.TitleWeight == nil {
+		s.TitleWeight = clone(v.TitleWeight)
+	}
+	if s.HeadingWeight == nil {
+		s.HeadingWeight = clone(v.HeadingWeight)
 	}
 	if s.Limit == 0 && v.Limit != nil {
 		s.Limit = *v.Limit

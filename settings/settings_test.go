@@ -99,8 +99,8 @@ func TestSetUnknown(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	names := settings.Names()
-	if !slices.IsSorted(names) || len(names) != 11 || !slices.Contains(names, "vector_weight") {
-		t.Errorf("names: %v, want the 11 settings sorted", names)
+	if !slices.IsSorted(names) || len(names) != 13 || !slices.Contains(names, "vector_weight") || !slices.Contains(names, "title_weight") {
+		t.Errorf("names: %v, want the 13 settings sorted", names)
 	}
 }
 
@@ -141,6 +141,8 @@ func TestSetClearsTuned(t *testing.T) {
 		{"doc_evidence", "0", false},
 		{"link_prior", "0.1", false},
 		{"query_instruction", "true", false},
+		{"title_weight", "1", false},
+		{"heading_weight", "0.3", false},
 		{"limit", "5", true},
 		{"rerank", "false", true},
 		{"rerank_budget", "1s", true},
@@ -159,16 +161,17 @@ func TestSetClearsTuned(t *testing.T) {
 func TestSetTuned(t *testing.T) {
 	from := settings.Tuned{From: "BEIR scifact, split train", At: "2026-01-02T03:04:05Z", Metric: "nDCG@10", Before: 0.7, After: 0.75, Queries: 809}
 	v := settings.Values{Limit: ptr(5), Normalize: ptr(settings.NormZScore), VectorWeight: ptr(0.3)}
-	v.SetTuned(settings.Tuning{Fusion: settings.FusionRRF, Normalize: settings.NormMinMax, Candidates: 80, DocEvidence: 0.1, LinkPrior: 0.05}, from)
+	v.SetTuned(settings.Tuning{Fusion: settings.FusionRRF, Normalize: settings.NormMinMax, Candidates: 80, DocEvidence: 0.1, LinkPrior: 0.05,
+		TitleWeight: 1, HeadingWeight: 0.3}, from)
 	want := settings.Values{Limit: ptr(5), Fusion: ptr(settings.FusionRRF), Candidates: ptr(80),
-		DocEvidence: ptr(0.1), LinkPrior: ptr(0.05), Tuned: &from}
+		DocEvidence: ptr(0.1), LinkPrior: ptr(0.05), TitleWeight: ptr(1.0), HeadingWeight: ptr(0.3), Tuned: &from}
 	if d := cmp.Diff(want, v); d != "" {
 		t.Errorf("tuned with RRF (-want +got):\n%s", d)
 	}
 	v.SetTuned(settings.Tuning{VectorWeight: ptr(0.6), Fusion: settings.FusionLinear, Normalize: settings.NormZScore,
 		Candidates: 50, QueryInstruction: ptr(false)}, from)
 	want = settings.Values{Limit: ptr(5), VectorWeight: ptr(0.6), Fusion: ptr(settings.FusionLinear), Normalize: ptr(settings.NormZScore),
-		Candidates: ptr(50), DocEvidence: ptr(0.0), LinkPrior: ptr(0.0), QueryInstruction: ptr(false), Tuned: &from}
+		Candidates: ptr(50), DocEvidence: ptr(0.0), LinkPrior: ptr(0.0), QueryInstruction: ptr(false), TitleWeight: ptr(0.0), HeadingWeight: ptr(0.0), Tuned: &from}
 	if d := cmp.Diff(want, v); d != "" {
 		t.Errorf("tuned with linear fusion (-want +got):\n%s", d)
 	}
