@@ -155,7 +155,7 @@ func (c *Cluster) Lexical(ctx context.Context, req index.Request) ([]index.Candi
 	}
 	out := make([]index.Candidate, len(hits))
 	for i, h := range hits {
-		out[i] = index.Candidate{ChunkID: h.ChunkID, Score: h.Score, Terms: h.Terms}
+		out[i] = index.Candidate{ChunkID: h.ChunkID, Score: h.Score, Terms: h.Terms, FieldBonus: h.FieldBonus}
 	}
 	return out, total, nil
 }

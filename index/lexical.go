@@ -335,6 +335,9 @@ type Candidate struct {
 	Score       float64
 	Explanation string
 	Terms       []string // indexed terms that matched, for highlighting
+	// FieldBonus is what a match in the title or headings field added to
+	// Score (Request.TitleWeight, HeadingWeight); filled in with Explain.
+	FieldBonus float64
 }
 
 // Search runs a BM25 query and returns the best chunks, best first, and how
@@ -375,6 +378,7 @@ func (l *Lexical) search(ctx context.Context, r Request) ([]Candidate, int, erro
 		c := Candidate{ChunkID: h.ID, Score: h.Score, Terms: matchedTerms(h)}
 		if h.Expl != nil {
 			c.Explanation = h.Expl.String()
+			c.FieldBonus, _, _ = fieldBonus(h.Expl)
 		}
 		out = append(out, c)
 	}
@@ -726,4 +730,32 @@ func (splitChars) Filter(in []byte) []byte {
 		out[i] = b
 	}
 	return out
+}
+
+// fieldBonus is what the title and headings fields added to the score
+// whose explanation e is: the sum of the values of the largest parts of
+// the tree whose term weights are all in those fields (the should part of
+// the terms query, see bleveQuery). only says all of e's term weights
+// are in them, and weighs that e has any.
+func fieldBonus(e *search.Explanation) (bonus float64, only, weighs bool) {
+	if field, ok := strings.CutPrefix(e.Message, "weight("); ok {
+		field, _, _ = strings.Cut(field, ":")
+		only = field == fieldTitle || field == fieldHeadings
+		if only {
+			bonus = e.Value
+		}
+		return bonus, only, true
+	}
+	only = true
+	for _, c := range e.Children {
+		b, o, w := fieldBonus(c)
+		if !w {
+			continue
+		}
+		bonus, only, weighs = bonus+b, only && o, true
+	}
+	if weighs && only {
+		bonus = e.Value
+	}
+	return bonus, only && weighs, weighs
 }

@@ -161,6 +161,20 @@ func TestLexicalFieldWeights(t *testing.T) {
 			t.Errorf("%q: two body matches score %v to each other weighed, %v plain; want the same", tc.text, w, p)
 		}
 	}
+	// With Explain, each hit says what the title and headings added.
+	q, err := ParseQuery("sourdough")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands, _, err := l.Search(context.Background(), Request{Query: q, Size: 10, TitleWeight: 1, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cands {
+		if inTitle := c.ChunkID == "sour#1.0"; inTitle != (c.FieldBonus > 0) || c.FieldBonus >= c.Score {
+			t.Errorf("%s: field bonus %v of score %v; want a part of it only for the title match", c.ChunkID, c.FieldBonus, c.Score)
+		}
+	}
 	if got := scores("kitchen", 1, 1); len(got) != 0 {
 		t.Errorf("a word only in the path matched %v, want nothing: the content holds no path", got)
 	}

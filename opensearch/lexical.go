@@ -156,7 +156,8 @@ func (x *Index) Lexical(ctx context.Context, q LexQuery, f Filter, k int) (hits 
 	hits = make([]Hit, len(resp.Hits.Hits))
 	highlights := make([]map[string][]string, len(resp.Hits.Hits))
 	for i, h := range resp.Hits.Hits {
-		hits[i] = Hit{ChunkID: h.ID, DocID: h.Fields.doc(), Score: coordinated(fields, h.Matched, len(tokens))}
+		hits[i] = Hit{ChunkID: h.ID, DocID: h.Fields.doc()}
+		hits[i].Score, hits[i].FieldBonus = coordinated(fields, h.Matched, len(tokens))
 		highlights[i] = h.Highlight
 	}
 	if q.Fuzziness > 0 {
@@ -201,8 +202,8 @@ func (q LexQuery) fields() []lexField {
 // not). The content field's sum is the terms' score; the bonus fields'
 // sums (fields[1:]) are added, times the share of them that matched, and
 // only to a chunk that matched in content, as the query requires.
-// Phrases add their scores.
-func coordinated(fields []lexField, matched map[string]float64, n int) float64 {
+// Phrases add their scores. bonus is what the bonus fields added.
+func coordinated(fields []lexField, matched map[string]float64, n int) (score, bonus float64) {
 	field := func(fd lexField) (float64, bool) {
 		sum, hit := 0.0, 0
 		for name, s := range matched {
@@ -215,21 +216,22 @@ func coordinated(fields []lexField, matched map[string]float64, n int) float64 {
 	}
 	score, inContent := field(fields[0])
 	if inContent && len(fields) > 1 {
-		bonus, hitFields := 0.0, 0
+		hitFields := 0
 		for _, fd := range fields[1:] {
 			if s, ok := field(fd); ok {
 				bonus += s
 				hitFields++
 			}
 		}
-		score += bonus * float64(hitFields) / float64(len(fields)-1)
+		bonus *= float64(hitFields) / float64(len(fields)-1)
+		score += bonus
 	}
 	for name, s := range matched {
 		if strings.HasPrefix(name, "p") {
 			score += s
 		}
 	}
-	return score
+	return score, bonus
 }
 
 // namedResp is a search response with each hit's named clauses' scores.

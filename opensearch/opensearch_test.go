@@ -264,6 +264,9 @@ func testSearch(t *testing.T, url string) {
 			}
 			for _, h := range hits {
 				if h.ChunkID == id {
+					if weighed := q.TitleWeight+q.HeadingWeight > 0; (h.FieldBonus > 0) != (weighed && id != "c1") || h.FieldBonus >= h.Score {
+						t.Errorf("%+v: %s has field bonus %v of %v", q, id, h.FieldBonus, h.Score)
+					}
 					return h.Score
 				}
 			}

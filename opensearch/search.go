@@ -77,6 +77,9 @@ type Hit struct {
 	// when LexQuery.Fuzziness > 0 (otherwise the query's own terms are
 	// what matched); nil otherwise and for Vector.
 	Terms []string
+	// FieldBonus is the part of a Lexical hit's Score its title and
+	// headings matches added (LexQuery.TitleWeight, HeadingWeight).
+	FieldBonus float64
 }
 
 func nonBlank(s []string) []string {

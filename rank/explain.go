@@ -9,10 +9,14 @@ import (
 // Explanation breaks a hit's score down. A rank of 0 means the chunk was
 // not in that retriever's candidates.
 type Explanation struct {
-	LexicalScore float64 `json:"lexical_score"` // raw BM25 (bleve, title/headings boosted)
-	LexicalRank  int     `json:"lexical_rank"`  // 1-based rank among the lexical candidates
-	LexicalNorm  float64 `json:"lexical_norm"`  // normalised BM25 as fused (lexical only: BM25 / best BM25)
-	VectorScore  float64 `json:"vector_score"`  // cosine similarity to the query embedding
+	LexicalScore float64 `json:"lexical_score"` // raw BM25 (bleve)
+	// FieldBonus is the part of LexicalScore a query word found again in
+	// the title or headings added (SearchOptions.TitleWeight and
+	// HeadingWeight).
+	FieldBonus   float64 `json:"field_bonus,omitempty"`
+	LexicalRank  int     `json:"lexical_rank"` // 1-based rank among the lexical candidates
+	LexicalNorm  float64 `json:"lexical_norm"` // normalised BM25 as fused (lexical only: BM25 / best BM25)
+	VectorScore  float64 `json:"vector_score"` // cosine similarity to the query embedding
 	VectorRank   int     `json:"vector_rank"`
 	VectorNorm   float64 `json:"vector_norm"`
 	VectorWeight float64 `json:"vector_weight"`
@@ -47,7 +51,7 @@ func (c Candidate) Explain(w float64, how settings.Fusion, noInstruction bool, r
 	x := &Explanation{
 		LexicalScore: c.Lexical.Raw, LexicalRank: c.Lexical.Rank, LexicalNorm: c.Lexical.Norm,
 		VectorScore: c.Vector.Raw, VectorRank: c.Vector.Rank, VectorNorm: c.Vector.Norm,
-		VectorWeight: w, Fused: c.Fused, BM25: c.BM25,
+		VectorWeight: w, Fused: c.Fused, BM25: c.BM25, FieldBonus: c.FieldBonus,
 		DocEvidence: c.DocBonus, Backlinks: c.Backlinks, LinkPrior: c.Prior,
 		NoQueryInstruction: w > 0 && noInstruction,
 	}
@@ -75,6 +79,9 @@ func (x *Explanation) String() string {
 		return fmt.Sprintf("rank %d", r)
 	}
 	lex := fmt.Sprintf("bm25 %.4f (%s, normalised %.3f)", x.LexicalScore, rank(x.LexicalRank), x.LexicalNorm)
+	if x.FieldBonus > 0 {
+		lex = fmt.Sprintf("bm25 %.4f (%.4f of it from the title and headings; %s, normalised %.3f)", x.LexicalScore, x.FieldBonus, rank(x.LexicalRank), x.LexicalNorm)
+	}
 	line := fmt.Sprintf("%s, vector_weight %.2f, score %.4f", lex, x.VectorWeight, x.Fused)
 	if x.Fusion != "" {
 		line = fmt.Sprintf("%s; cosine %.4f (%s, normalised %.3f); w %.2f, %s fused %.4f",

@@ -238,6 +238,8 @@ func TestExplanationString(t *testing.T) {
 	}{
 		{"lexical only", Explanation{LexicalScore: 3.25, LexicalRank: 2, LexicalNorm: 0.5, Fused: 0.5},
 			"bm25 3.2500 (rank 2, normalised 0.500), vector_weight 0.00, score 0.5000"},
+		{"a title match", Explanation{LexicalScore: 3.25, FieldBonus: 1.25, LexicalRank: 1, LexicalNorm: 1, Fused: 1},
+			"bm25 3.2500 (1.2500 of it from the title and headings; rank 1, normalised 1.000), vector_weight 0.00, score 1.0000"},
 		{"hybrid, absent from the lexical list", Explanation{VectorScore: 0.8125, VectorRank: 1, VectorNorm: 1, VectorWeight: 0.6, Fusion: "linear", Fused: 0.6},
 			"bm25 0.0000 (not in list, normalised 0.000); cosine 0.8125 (rank 1, normalised 1.000); w 0.60, linear fused 0.6000"},
 		{"reranked", Explanation{LexicalRank: 1, LexicalNorm: 1, Fused: 1, Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1},
