@@ -20,7 +20,7 @@ type TuneCmd struct {
 	Candidates   []int     `help:"Candidate depths to try (chunks each retriever hands to fusion)." default:"25,50,100,200" placeholder:"K"`
 	DocEvidence  []float64 `help:"Document-evidence strengths to try (0 is off)." default:"0,0.1,0.2,0.3,0.5" placeholder:"B"`
 	LinkPrior    []float64 `help:"Link-prior strengths to try (0 is off)." default:"0,0.05,0.1,0.2" placeholder:"G"`
-	FieldWeights []float64 `help:"BM25 weights to try for a word in a note's title, then in its headings (0: counted as body text)." default:"0,0.3,1" placeholder:"F"`
+	FieldWeights []float64 `help:"BM25 weights to try for a word in a note's title, then in its headings (0: counted as body text)." default:"0,0.3,0.5,1" placeholder:"F"`
 	Passes       int       `help:"Rounds of coordinate ascent: each round tries every value of one setting with the others fixed, setting by setting." default:"2"`
 }
 

@@ -17,18 +17,19 @@ import (
 
 // LexQuery is a lexical search.
 type LexQuery struct {
-	// Terms are free words, each scored where it matches (OR): in content
-	// (boost 1), and in title and headings with the weights below.
+	// Terms are free words, each scored where it matches (OR): in content,
+	// where one must match, and in title and headings with the weights
+	// below.
 	Terms string
-	// TitleWeight and HeadingWeight are the boosts of the title and
-	// headings fields beside content's 1, as in the embedded index
-	// (index.Request); zero leaves the field out of the query.
 	// Phrases must each appear in content as a phrase.
 	Phrases []string
 	// Excluded drops the chunks whose content matches any of these words.
 	Excluded []string
 	// Fuzziness is the edit distance (0..2) within which Terms match.
-	Fuzziness                  int
+	Fuzziness int
+	// TitleWeight and HeadingWeight are the boosts of a term matched again
+	// in the title and headings fields, added to its content match as in
+	// the embedded index (index.Request); zero leaves the field out.
 	TitleWeight, HeadingWeight float64
 }
 
