@@ -237,7 +237,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		return nil, err
 	}
 	req.Query, req.Fuzziness, req.Explain = q, fuzz, opt.Explain
-	req.TitleWeight, req.HeadingWeight = orDefault(opt.TitleWeight, settings.DefaultTitleWeight), orDefault(opt.HeadingWeight, settings.DefaultHeadingWeight)
+	req.TitleWeight, req.HeadingWeight = settings.Or(opt.TitleWeight, settings.DefaultTitleWeight), settings.Or(opt.HeadingWeight, settings.DefaultHeadingWeight)
 	var hits []Hit
 	if w == 0 {
 		// Lexical only: fetch more chunks until enough documents are found.
@@ -457,12 +457,4 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candid
 		hits = append(hits, h)
 	}
 	return hits, nil
-}
-
-// orDefault is *p, or d for nil.
-func orDefault(p *float64, d float64) float64 {
-	if p == nil {
-		return d
-	}
-	return *p
 }

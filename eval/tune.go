@@ -38,26 +38,12 @@ type TuneScore struct {
 // Current is the Point a search that names no settings of its own uses on
 // an index with settings v: each of v's values, else the built-in default.
 func Current(v settings.Values) Point {
-	orDefault := func(p *float64, d float64) float64 {
-		if p != nil {
-			return *p
-		}
-		return d
-	}
 	p := Point{
-		Weight: orDefault(v.VectorWeight, settings.DefaultVectorWeight), Fusion: settings.FusionLinear, Normalize: settings.NormMinMax,
-		Candidates: settings.DefaultCandidates, DocEvidence: orDefault(v.DocEvidence, settings.DefaultDocEvidence),
-		LinkPrior: orDefault(v.LinkPrior, settings.DefaultLinkPrior), Instruction: v.QueryInstruction == nil || *v.QueryInstruction,
-		Title: orDefault(v.TitleWeight, settings.DefaultTitleWeight), Headings: orDefault(v.HeadingWeight, settings.DefaultHeadingWeight),
-	}
-	if v.Fusion != nil {
-		p.Fusion = *v.Fusion
-	}
-	if v.Normalize != nil {
-		p.Normalize = *v.Normalize
-	}
-	if v.Candidates != nil {
-		p.Candidates = *v.Candidates
+		Weight: settings.Or(v.VectorWeight, settings.DefaultVectorWeight), Fusion: settings.Or(v.Fusion, settings.FusionLinear),
+		Normalize: settings.Or(v.Normalize, settings.NormMinMax), Candidates: settings.Or(v.Candidates, settings.DefaultCandidates),
+		DocEvidence: settings.Or(v.DocEvidence, settings.DefaultDocEvidence), LinkPrior: settings.Or(v.LinkPrior, settings.DefaultLinkPrior),
+		Instruction: settings.Or(v.QueryInstruction, true),
+		Title:       settings.Or(v.TitleWeight, settings.DefaultTitleWeight), Headings: settings.Or(v.HeadingWeight, settings.DefaultHeadingWeight),
 	}
 	if p.Fusion == settings.FusionRRF {
 		p.Normalize = ""

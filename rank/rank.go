@@ -92,13 +92,7 @@ func Signals(ctx context.Context, cands []Candidate, docEvidence, linkPrior *flo
 	for i := range cands {
 		cands[i].Fused = cands[i].Score
 	}
-	beta, gamma := settings.DefaultDocEvidence, settings.DefaultLinkPrior
-	if docEvidence != nil {
-		beta = *docEvidence
-	}
-	if linkPrior != nil {
-		gamma = *linkPrior
-	}
+	beta, gamma := settings.Or(docEvidence, settings.DefaultDocEvidence), settings.Or(linkPrior, settings.DefaultLinkPrior)
 	if beta == 0 && gamma == 0 || len(cands) < 2 {
 		return cands, nil
 	}

@@ -64,6 +64,15 @@ func (v *Values) Fill(s *Search, engineBudget bool) (weightFilled bool) {
 	return weightFilled
 }
 
+// Or is *p, or the built-in default d when p is nil: what a search, a
+// setting or an option left open comes to.
+func Or[T any](p *T, d T) T {
+	if p == nil {
+		return d
+	}
+	return *p
+}
+
 // clone is a copy of *p, or nil.
 func clone[T any](p *T) *T {
 	if p == nil {
