@@ -12,6 +12,8 @@
 package confine
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +34,11 @@ var (
 	// ErrBadPath is the error for a path no file can have: empty, with a NUL
 	// byte, or longer than MaxPath.
 	ErrBadPath = errors.New("confine: bad path")
+	// ErrMoved is the error for a granted folder whose path now passes
+	// through a symbolic link: it was a real folder when it was granted,
+	// and something (a git pull, another process) has since put a link in
+	// its place, which braid will not follow.
+	ErrMoved = errors.New("confine: a symbolic link now stands in the path of an allowed folder")
 )
 
 // MaxPath is the longest path accepted, in bytes (Linux's PATH_MAX).
@@ -181,4 +188,19 @@ func resolveInside(root, path string) (string, error) {
 		return "", fmt.Errorf("%w: %s leads to %s, outside %s", ErrOutside, path, real, root)
 	}
 	return real, nil
+}
+
+// oneName refuses a name that is not one entry of a folder.
+func oneName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return fmt.Errorf("%w: %q is not a file name", ErrBadPath, name)
+	}
+	return nil
+}
+
+// randomName is 12 random hex digits, for temporary files.
+func randomName() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
