@@ -41,8 +41,8 @@ func Fetch(ctx context.Context, req DownloadRequest) (*Fetched, error) {
 }
 
 // ReadDocument reads a file to store with Add (see docstore.ReadDocument).
-func ReadDocument(ctx context.Context, path string) ([]byte, error) {
-	return docstore.ReadDocument(ctx, path)
+func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
+	return docstore.ReadDocument(ctx, root, path)
 }
 
 // ParseMeta turns "key=value" pairs into a map (see docstore.ParseMeta).
@@ -59,7 +59,8 @@ func (e *Engine) newStore() *docstore.Store {
 	return docstore.New(docstore.Config{
 		Index:   e.st,
 		Blobs:   e.blobs(),
-		Dir:     filepath.Join(e.dir, doctor.StoreDir),
+		Dir:      filepath.Join(e.dir, doctor.StoreDir),
+		IndexDir: e.realDir,
 		Reindex: e.indexStore,
 		Lookup:  func(ref string) (*index.Document, error) { return e.nt.Document(ref) },
 		Current: func(ref string) ([]byte, string, error) {
@@ -75,7 +76,7 @@ func (e *Engine) newStore() *docstore.Store {
 }
 
 // blobs is the index's content-addressed store.
-func (e *Engine) blobs() *blob.Store { return doctor.Blobs(e.dir) }
+func (e *Engine) blobs() *blob.Store { return doctor.Blobs(e.realDir) }
 
 // indexStore brings the index in step with the stored documents; refresh
 // names documents to re-index even though their content did not change.

@@ -15,6 +15,7 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/userkey"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
@@ -151,6 +152,13 @@ type Options struct {
 	// indexed; their indexed documents stay readable either way.
 	AWS func(ctx context.Context) (aws.Config, error)
 
+	// KeyFile is this user's key (package userkey), which seals the
+	// source records this engine registers and tells the records of an
+	// index made elsewhere (copied, cloned, edited): their files are not
+	// read until the user runs braid sources trust. Empty means
+	// braid/key in the user's config folder, created on first use.
+	KeyFile string
+
 	// Backend, when its URL is set, keeps the index in an OpenSearch
 	// cluster instead of the directory (package cluster): search, index,
 	// sources and stats then work on the cluster, and the operations that
@@ -164,7 +172,8 @@ type Options struct {
 // use, except that Index, Sources().Remove and Tag (which re-indexes) must
 // not run concurrently with each other.
 type Engine struct {
-	dir  string
+	dir     string
+	realDir string // dir with its links followed when it was opened: the blob store's root
 	opt  Options
 	lock *index.Lock
 	st   *index.Store
@@ -250,7 +259,10 @@ func open(dir string, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{dir: dir, opt: opt, lock: lock}
+	e := &Engine{dir: dir, opt: opt, lock: lock, realDir: dir}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		e.realDir = real
+	}
 	e.ret = local{e}
 	upgrade, err := doctor.Version(dir, opt.ReadOnly)
 	if err != nil {
@@ -265,6 +277,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	e.st.SetKey(loadKey(opt.KeyFile))
 	e.docs = e.newStore()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
 	if upgrade { // the store upgraded itself; now the directory says so
@@ -359,3 +372,15 @@ func (e *Engine) Close() error {
 
 // ParseAge reads an age such as 36h, 7d or 2w (ListOptions.Recent).
 func ParseAge(s string) (time.Duration, error) { return notes.ParseAge(s) }
+
+// loadKey loads the user's key from path (userkey.DefaultPath when empty).
+func loadKey(path string) (userkey.Key, error) {
+	if path == "" {
+		p, err := userkey.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	return userkey.Load(path)
+}

@@ -52,8 +52,26 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 		if err != nil {
 			return nil, err
 		}
+		// The caller named the path: the source is granted as it is now
+		// (sealed with this user's key when it is written).
+		src.Untrusted = ""
 		force[src.ID] = rechunk
 		sources = append(sources, src)
+	}
+	return e.index(ctx, sources, force, progress, start)
+}
+
+// index brings the index in step with sources, registered or about to be;
+// force names those to re-chunk. A source this user's key does not
+// vouch for, or whose path a link has taken, stops the run before it
+// reads anything.
+func (e *Engine) index(ctx context.Context, sources []*Source, force map[string]bool, progress func(Progress), start time.Time) (sum *Summary, err error) {
+	if e.cl == nil {
+		for _, src := range sources {
+			if err := src.Usable(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if e.cl != nil {
 		sum := &Summary{}
@@ -149,4 +167,48 @@ func (s *Sources) Remove(ref string) (int, error) {
 		return n, err
 	}
 	return n, e.saveVectors(context.Background(), vs, true)
+}
+
+// Trust vouches for the sources named (ids or names; none means every
+// registered source) as this user's own: their records are sealed with
+// this user's key, so their files are read and braid serve grants their
+// folders. It is for an index this user made that does not verify here
+// (made by an older braid, or moved from another machine); an index
+// cloned from someone else's repository should be rebuilt instead. It
+// returns the sources it sealed.
+func (s *Sources) Trust(refs ...string) ([]*Source, error) {
+	e := s.e
+	if e.opt.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	if e.cl != nil {
+		return nil, e.embeddedOnly("braid sources trust")
+	}
+	var srcs []*Source
+	if len(refs) == 0 {
+		all, err := e.st.Sources()
+		if err != nil {
+			return nil, err
+		}
+		srcs = all
+	}
+	for _, ref := range refs {
+		src, err := e.nt.Source(ref)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, src)
+	}
+	var sealed []*Source
+	for _, src := range srcs {
+		if src.Untrusted == "" {
+			continue
+		}
+		src.Untrusted = ""
+		if err := e.st.PutSource(src); err != nil {
+			return sealed, err
+		}
+		sealed = append(sealed, src)
+	}
+	return sealed, nil
 }

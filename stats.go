@@ -9,6 +9,7 @@ import (
 
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -23,6 +24,9 @@ type SourceStats struct {
 	Chunks    int       `json:"chunks"`
 	Bytes     int64     `json:"bytes"`
 	IndexedAt time.Time `json:"indexed_at,omitzero"`
+	// Refused says why the source's files are not read (index.Source
+	// Usable: not trusted here, or moved); empty when they are.
+	Refused string `json:"refused,omitempty"`
 }
 
 // Stats describes the index.
@@ -62,6 +66,9 @@ func (e *Engine) Stats() (*Stats, error) {
 		c := per[s.ID]
 		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), Endpoint: s.Endpoint,
 			Documents: c.Documents, Chunks: c.Chunks, Bytes: c.Bytes, IndexedAt: s.IndexedAt})
+		if err := s.Usable(); err != nil {
+			st.Sources[len(st.Sources)-1].Refused = model.Clause(err)
+		}
 	}
 	return st, nil
 }

@@ -97,7 +97,12 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 					gone = true
 					return nil
 				}
-				sum, err = e.Index(ctx, []SourceSpec{{Path: src.Path}}, nil)
+				// The registered record, as it is: naming its path again
+				// would register wherever a link there now leads.
+				if e.opt.ReadOnly {
+					return ErrReadOnly
+				}
+				sum, err = e.index(ctx, []*Source{cur}, nil, nil, time.Now())
 				return err
 			})
 			if gone {

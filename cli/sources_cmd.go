@@ -11,8 +11,41 @@ import (
 
 // SourcesCmd lists or removes sources.
 type SourcesCmd struct {
-	List SourcesListCmd `cmd:"" default:"1" help:"List the registered sources."`
-	Rm   SourcesRmCmd   `cmd:"" help:"Remove a source and its documents from the index (files are not touched)."`
+	List  SourcesListCmd  `cmd:"" default:"1" help:"List the registered sources."`
+	Rm    SourcesRmCmd    `cmd:"" help:"Remove a source and its documents from the index (files are not touched)."`
+	Trust SourcesTrustCmd `cmd:"" help:"Vouch for sources whose records this user's key does not seal (an index made by an older braid or on another machine): their files are read again."`
+}
+
+// SourcesTrustCmd seals sources with this user's key.
+type SourcesTrustCmd struct {
+	Sources []string `arg:"" optional:"" help:"Source ids or names (see braid sources); none means every source."`
+}
+
+// Run seals the sources.
+func (c *SourcesTrustCmd) Run(g *Globals) error {
+	e, done, err := g.open(false, "braid sources trust")
+	if err != nil {
+		return err
+	}
+	defer done()
+	sealed, err := e.Sources().Trust(c.Sources...)
+	if err != nil {
+		return err
+	}
+	rows := []map[string]string{}
+	for _, s := range sealed {
+		rows = append(rows, map[string]string{"id": s.ID, "name": s.Name, "path": s.Path})
+	}
+	return g.print(map[string]any{"trusted": rows}, func() string {
+		if len(sealed) == 0 {
+			return "every source named was already trusted\n"
+		}
+		var b strings.Builder
+		for _, s := range sealed {
+			fmt.Fprintf(&b, "trusted source %s %s (%s)\n", s.ID, s.Name, s.Path)
+		}
+		return b.String()
+	})
 }
 
 // SourcesListCmd lists sources.
@@ -32,6 +65,9 @@ func (c *SourcesListCmd) Run(g *Globals) error {
 		}
 		for _, s := range st.Sources {
 			fmt.Fprintf(g.stdout, "%s  %-20s %-5s %5d docs  %s  (indexed %s)\n", s.ID, s.Name, s.Kind, s.Documents, s.Path, s.IndexedAt.Local().Format(time.DateTime))
+			if s.Refused != "" {
+				fmt.Fprintf(g.stdout, "    not read: %s\n", s.Refused)
+			}
 		}
 		return nil
 	})

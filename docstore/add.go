@@ -49,15 +49,17 @@ const readTimeout = 30 * time.Second
 // ReadDocument reads a file to store with Add: a regular file of at most
 // the per-document limit (8 MB), read within 30 seconds or ctx. A FIFO, a
 // socket or a device (/dev/zero) is refused at once, never waited on or
-// read without bound.
-func ReadDocument(ctx context.Context, path string) ([]byte, error) {
+// read without bound. A root, when not empty, is a folder (its real path)
+// the file must lie in: it is opened from the root's descriptor, never
+// through a link out of it (see confine.Open).
+func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
 	type result struct {
 		data []byte
 		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
-		data, err := confine.ReadFile("", path, index.DefaultMaxFileSize)
+		data, err := confine.ReadFile(root, path, index.DefaultMaxFileSize)
 		done <- result{data, err}
 	}()
 	timer := time.NewTimer(readTimeout)
@@ -130,7 +132,7 @@ func (s *Store) Add(ctx context.Context, req AddRequest) (*AddResult, error) {
 			return nil, fmt.Errorf("%w: give a path or content, not both", index.ErrBadOption)
 		}
 		var err error
-		if data, err = ReadDocument(ctx, req.Path); err != nil {
+		if data, err = ReadDocument(ctx, "", req.Path); err != nil {
 			return nil, err
 		}
 		if name == "" {

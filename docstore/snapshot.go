@@ -8,10 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/internal/atomicfile"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // Collection is a named group of stored documents.
@@ -123,6 +124,11 @@ type RestoreRequest struct {
 	// reported.
 	Overwrite bool
 	DryRun    bool // report what would happen, write nothing
+	// Within, when set, is a folder (its real path) Output must lie in:
+	// the output folder is then made and opened from Within's descriptor,
+	// so a link swapped into its path cannot move the writes elsewhere.
+	// Empty means Output as it resolves now (the user named it).
+	Within string
 }
 
 // Restored is one document restore wrote (or, in a dry run, would write).
@@ -206,6 +212,13 @@ func (s *Store) Restore(req RestoreRequest) (*RestoreResult, error) {
 		return nil, fmt.Errorf("%w: %s is a file, not a directory", index.ErrBadOption, req.Output)
 	}
 	res := &RestoreResult{Output: out, DryRun: req.DryRun, Written: []Restored{}, Skipped: []Skipped{}}
+	dir, err := s.outputDir(out, req)
+	if err != nil {
+		return nil, err
+	}
+	if dir != nil {
+		defer dir.Close()
+	}
 	names := make([]string, 0, len(docs))
 	for n := range docs {
 		names = append(names, n)
@@ -215,7 +228,7 @@ func (s *Store) Restore(req RestoreRequest) (*RestoreResult, error) {
 		if (incl != nil && !incl.Match(name)) || excl.Match(name) {
 			continue
 		}
-		if r, err := s.restoreOne(out, name, docs[name], req); err != nil {
+		if r, err := s.restoreOne(dir, out, name, docs[name], req); err != nil {
 			return res, err
 		} else if r.skipped != nil {
 			res.Skipped = append(res.Skipped, *r.skipped)
@@ -226,14 +239,75 @@ func (s *Store) Restore(req RestoreRequest) (*RestoreResult, error) {
 	return res, nil
 }
 
+// ErrIndexDir is the error of a restore into the index directory.
+var ErrIndexDir = errors.New("docstore: the output folder is in the index directory")
+
+// outputDir opens the output folder, made when missing (unless a dry run
+// finds it missing: nil), from RestoreRequest.Within's descriptor or from
+// its own real path. A folder in the index directory is refused.
+func (s *Store) outputDir(out string, req RestoreRequest) (*confine.Dir, error) {
+	var dir *confine.Dir
+	var err error
+	if req.Within != "" {
+		rel, rerr := filepath.Rel(req.Within, out)
+		if rerr != nil || !(rel == "." || filepath.IsLocal(rel)) {
+			return nil, fmt.Errorf("%w: %s is not inside %s", confine.ErrOutside, out, req.Within)
+		}
+		root, oerr := confine.OpenDir(req.Within)
+		if oerr != nil {
+			return nil, oerr
+		}
+		defer root.Close()
+		if req.DryRun {
+			dir, err = root.Sub(rel)
+		} else {
+			dir, err = root.Mkdir(rel)
+		}
+	} else {
+		if !req.DryRun {
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return nil, fmt.Errorf("braid: restore: %w", err)
+			}
+		}
+		real, rerr := filepath.EvalSymlinks(out)
+		if rerr != nil {
+			if req.DryRun && errors.Is(rerr, fs.ErrNotExist) {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("braid: restore: %w", rerr)
+		}
+		dir, err = confine.OpenDir(real)
+	}
+	if err != nil {
+		if req.DryRun && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("braid: restore into %s: %w", out, err)
+	}
+	if s.intoIndex(dir.Path()) {
+		dir.Close()
+		return nil, fmt.Errorf("%w: %s; restore writes documents elsewhere", ErrIndexDir, out)
+	}
+	return dir, nil
+}
+
+// intoIndex says whether the folder at real path p is the index
+// directory or inside it.
+func (s *Store) intoIndex(p string) bool {
+	return s.c.IndexDir != "" && confine.Within(s.c.IndexDir, p)
+}
+
 type restoreOutcome struct {
 	written *Restored
 	skipped *Skipped
 }
 
-// restoreOne writes one document, or says why it did not; the error is
-// for failures that stop the restore.
-func (s *Store) restoreOne(out, name, hash string, req RestoreRequest) (restoreOutcome, error) {
+// restoreOne writes one document beneath dir (the output folder, nil in
+// a dry run whose folder does not exist yet), or says why it did not; the
+// error is for failures that stop the restore. Every folder is made and
+// every file created and renamed from dir's descriptor, so a link in the
+// output folder leads nowhere outside it.
+func (s *Store) restoreOne(dir *confine.Dir, out, name, hash string, req RestoreRequest) (restoreOutcome, error) {
 	skip := func(file, why string) (restoreOutcome, error) {
 		return restoreOutcome{skipped: &Skipped{Name: name, File: file, Reason: why}}, nil
 	}
@@ -242,74 +316,62 @@ func (s *Store) restoreOne(out, name, hash string, req RestoreRequest) (restoreO
 		return skip("", "the name leads outside the output directory")
 	}
 	file := filepath.Join(out, filepath.FromSlash(name))
+	rel := filepath.FromSlash(name)
+	if dir != nil && s.intoIndex(filepath.Join(dir.Path(), rel)) {
+		return skip(file, "the name leads into the index directory")
+	}
 	data, err := s.c.Blobs.Get(hash)
 	if err != nil {
 		return skip(file, err.Error())
 	}
-	if err := insideDir(out, filepath.Dir(file)); err != nil {
+	r := restoreOutcome{written: &Restored{Name: name, File: file, Bytes: int64(len(data))}}
+	if dir == nil {
+		return r, nil // a dry run into a folder that does not exist yet
+	}
+	var sub *confine.Dir
+	if req.DryRun {
+		sub, err = dir.Sub(filepath.Dir(rel))
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOENT) {
+			return r, nil
+		}
+	} else {
+		sub, err = dir.Mkdir(filepath.Dir(rel))
+	}
+	if err != nil {
+		if errors.Is(err, confine.ErrOutside) {
+			return skip(file, "a symbolic link in its folder leads outside the output directory")
+		}
 		return skip(file, err.Error())
 	}
-	info, err := os.Lstat(file)
+	defer sub.Close()
+	if s.intoIndex(sub.Path()) {
+		return skip(file, "a symbolic link in its folder leads into the index directory")
+	}
+	base := filepath.Base(rel)
+	mode, err := sub.Stat(base)
 	exists := err == nil
 	switch {
-	case exists && info.IsDir():
+	case exists && mode.IsDir():
 		return skip(file, "a directory is in the way")
 	case exists && !req.Overwrite:
 		return skip(file, "the file exists; restore with overwrite (--overwrite on the command line) to replace it")
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOENT):
 		return skip(file, err.Error())
 	}
-	if exists && info.Mode().IsRegular() {
-		if have, err := os.ReadFile(file); err == nil && bytes.Equal(have, data) {
+	if exists && mode.IsRegular() {
+		if have, _, err := sub.ReadAt(base, int64(len(data))+1); err == nil && bytes.Equal(have, data) {
 			return skip(file, "the file already has this content")
 		}
 	}
-	r := restoreOutcome{written: &Restored{Name: name, File: file, Bytes: int64(len(data)), Replaced: exists}}
+	r.written.Replaced = exists
 	if req.DryRun {
 		return r, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return r, fmt.Errorf("braid: restore %s: %w", name, err)
-	}
-	if err := insideDir(out, filepath.Dir(file)); err != nil { // a link made between the check and MkdirAll
-		return skip(file, err.Error())
-	}
-	if err := atomicfile.WriteFile(file, data, 0); err != nil {
+	if err := sub.WriteFile(base, data, 0o600, req.Overwrite); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return skip(file, "the file exists; restore with overwrite (--overwrite on the command line) to replace it")
+		}
 		return r, fmt.Errorf("braid: restore %s: %w", name, err)
 	}
 	return r, nil
-}
-
-// insideDir checks that dir, symbolic links followed as far as it exists,
-// is within root.
-func insideDir(root, dir string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // nothing exists yet, so no link can lead out
-	}
-	if err != nil {
-		return err
-	}
-	// Walk up to the deepest part of dir that exists.
-	p, rest := dir, ""
-	for {
-		if _, err := os.Lstat(p); err == nil {
-			break
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return nil
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return err
-	}
-	rel, err := filepath.Rel(realRoot, filepath.Join(real, rest))
-	if err != nil || !filepath.IsLocal(rel) && rel != "." {
-		return fmt.Errorf("%s leads outside the output directory %s (a symbolic link?); not written", dir, root)
-	}
-	return nil
 }

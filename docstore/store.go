@@ -41,6 +41,9 @@ type Config struct {
 	// Dir is the directory of the store source, inside the index directory;
 	// it is created with the first Add.
 	Dir string
+	// IndexDir is the index directory (its real path): Restore never
+	// writes into it, whatever the output folder and the names.
+	IndexDir string
 	// Reindex brings the index in step with the stored documents; refresh
 	// names documents to re-index although their content did not change.
 	Reindex func(ctx context.Context, src *index.Source, refresh map[string]bool) error

@@ -68,8 +68,8 @@ func fstat(fd int, st *syscall.Stat_t) error {
 type dirs map[string]*confine.Dir
 
 func (d *dirs) open(root, path string) (int, error) {
-	if root == "" {
-		return confine.OpenFd("", path)
+	if root == "" || root == path {
+		return confine.OpenFd(root, path)
 	}
 	dir, ok := (*d)[root]
 	if !ok {

@@ -516,7 +516,9 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 	// The walk checked the file; confine checks again as it opens it, in
 	// case a link or a FIFO took its place since.
 	root, limit := src.Path, src.MaxFileSize
-	if src.Kind != SourceDir || src.FollowLinks {
+	if src.Kind == SourceFile {
+		root = f.abs // just that file, by its registered path
+	} else if src.Kind != SourceDir || src.FollowLinks {
 		root = ""
 	}
 	if limit <= 0 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/braidsearch/braid/bucket"
@@ -39,7 +40,16 @@ type SourceSpec struct {
 	// the source's (for a new one: the AWS configuration's, else Amazon
 	// S3). It is an error for other paths.
 	Endpoint string
+	// Within, when set, lists the folders (real paths) the source's real
+	// path must lie in: a caller that checked the path it was given
+	// against an allowed area (braid serve) has the check made again on
+	// the path registered, so a link swapped in between leads nowhere.
+	Within []string
 }
+
+// ErrOutsideAllowed is the error of a SourceSpec whose path, links
+// followed, is not inside SourceSpec.Within.
+var ErrOutsideAllowed = errors.New("index: path outside the allowed folders")
 
 // Source checks the spec's path and options and turns them into a source
 // record: the one registered under the path's id (registered looks it up,
@@ -85,6 +95,21 @@ func (sp SourceSpec) Source(registered func(id string) (*Source, error)) (src *S
 	id := SourceID(abs)
 	if src, err = registered(id); err != nil {
 		return nil, false, err
+	}
+	if src == nil && kind != SourceS3 {
+		// An older braid registered the path as given, links and all.
+		if old, err := filepath.Abs(sp.Path); err == nil && old != abs {
+			if src, err = registered(SourceID(old)); err != nil {
+				return nil, false, err
+			}
+			if src != nil {
+				id = src.ID
+				src.Path = abs
+			}
+		}
+	}
+	if kind != SourceS3 && len(sp.Within) > 0 && !slices.ContainsFunc(sp.Within, func(root string) bool { return confine.Within(root, abs) }) {
+		return nil, false, fmt.Errorf("%w: %s leads outside the folders allowed (%s)", ErrOutsideAllowed, sp.Path, strings.Join(sp.Within, ", "))
 	}
 	if src != nil && src.Kind == SourceStore {
 		return src, false, nil
@@ -136,11 +161,17 @@ func (sp SourceSpec) Source(registered func(id string) (*Source, error)) (src *S
 }
 
 // localSource checks a local path to index and says what kind of source it
-// is: a folder, a file or a BEIR corpus.
+// is: a folder, a file or a BEIR corpus. The path it returns is the real
+// one, every symbolic link in it followed now: a source grants the folder
+// it is when it is registered, and is read later only while no link has
+// taken a place in that path (confine.OpenDir).
 func localSource(p string) (string, SourceKind, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", "", fmt.Errorf("index: %s: %w", p, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
 	}
 	info, err := os.Stat(abs)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/internal/userkey"
 )
 
 // SchemaVersion is the on-disk format of the metadata store and the lexical
@@ -50,6 +51,36 @@ var (
 // It is safe for concurrent use; bbolt serialises writers.
 type Store struct {
 	db *bolt.DB
+	// sealing: set by SetKey. key seals the source records PutSource
+	// writes and checks those Source and Sources read; keyErr is why
+	// there is no key.
+	sealing bool
+	key     userkey.Key
+	keyErr  error
+}
+
+// SetKey makes the store seal source records with this user's key and
+// mark those that do not verify as Untrusted (the document store's own
+// source excepted: it reads only the index's blobs). err, when the key
+// could not be loaded, marks every source untrusted with its reason. A
+// store without SetKey trusts every record (a cluster's local copy).
+func (s *Store) SetKey(k userkey.Key, err error) {
+	s.sealing, s.key, s.keyErr = true, k, err
+}
+
+// check marks src untrusted when its seal does not verify.
+func (s *Store) check(src *Source) {
+	if !s.sealing || src.Kind == SourceStore {
+		return
+	}
+	switch {
+	case s.keyErr != nil:
+		src.Untrusted = fmt.Sprintf("cannot be checked: this user's braid key is unusable (%v)", s.keyErr)
+	case src.Seal == "":
+		src.Untrusted = "is not sealed by this user's key (an index made by an older braid, or by someone else)"
+	case !s.key.Verify(src.Seal, src.sealFields()...):
+		src.Untrusted = "was not registered by this user on this machine (an index copied, cloned or edited?)"
+	}
 }
 
 // Pending is the lexical work of one commit that is not yet known to be in
@@ -140,7 +171,13 @@ func checkSchema(meta *bolt.Bucket) error {
 func (s *Store) Close() error { return s.db.Close() }
 
 // PutSource records a source, replacing one with the same id.
+// A trusted record (Untrusted empty: made or granted by this user now) is
+// sealed with the store's key; an untrusted one keeps the seal it had, so
+// writing it back never makes it trusted.
 func (s *Store) PutSource(src *Source) error {
+	if s.sealing && src.Untrusted == "" && len(s.key) > 0 {
+		src.Seal = s.key.Seal(src.sealFields()...)
+	}
 	return s.update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketSources), src.ID, src) })
 }
 
@@ -153,7 +190,11 @@ func (s *Store) Source(id string) (*Source, error) {
 			return nil
 		}
 		src = new(Source)
-		return json.Unmarshal(v, src)
+		if err := json.Unmarshal(v, src); err != nil {
+			return err
+		}
+		s.check(src)
+		return nil
 	})
 	return src, err
 }
@@ -167,6 +208,7 @@ func (s *Store) Sources() ([]*Source, error) {
 			if err := json.Unmarshal(v, src); err != nil {
 				return err
 			}
+			s.check(src)
 			out = append(out, src)
 			return nil
 		})

@@ -1,11 +1,16 @@
 package index
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // SourceKind says how a source's path is read.
@@ -55,6 +60,58 @@ type Source struct {
 	Endpoint  string    `json:"endpoint,omitempty"`
 	AddedAt   time.Time `json:"added_at"`
 	IndexedAt time.Time `json:"indexed_at,omitzero"`
+	// Seal authenticates the record: an HMAC, under the key of the user
+	// who registered the source (package userkey), of what it grants (its
+	// id, path, kind, links rule and endpoint). Store.PutSource writes it.
+	Seal string `json:"seal,omitempty"`
+	// Untrusted, set by the Store that read the record, says why its
+	// files must not be read: the record's seal does not verify under this
+	// user's key (an index copied, cloned or edited). Empty means trusted.
+	Untrusted string `json:"-"`
+}
+
+// ErrUntrusted is the error of a source whose record this user did not
+// make on this machine (see Source.Untrusted).
+var ErrUntrusted = errors.New("index: source not trusted")
+
+// ErrMoved is the error of a source whose path now passes through a
+// symbolic link: it was a real folder or file when it was registered, and
+// a link has since taken its place or its folder's.
+var ErrMoved = errors.New("index: source moved")
+
+// Usable returns nil when the source's files may be read: an error
+// wrapping ErrUntrusted when this user did not make its record, or
+// ErrMoved when its path (the real one, when it was registered) now
+// passes through a symbolic link, each naming the source and the fix.
+func (s *Source) Usable() error {
+	if s.Untrusted != "" {
+		return fmt.Errorf("%w: source %s (%s) %s; braid reads none of its files. If you made it, run braid sources trust %s", ErrUntrusted, s.Name, s.Path, s.Untrusted, s.Name)
+	}
+	var err error
+	switch s.Kind {
+	case SourceDir:
+		var d *confine.Dir
+		if d, err = confine.OpenDir(s.Path); err == nil {
+			d.Close()
+		}
+	case SourceFile, SourceJSONL:
+		var d *confine.Dir
+		if d, err = confine.OpenDir(filepath.Dir(s.Path)); err == nil {
+			if m, serr := d.Stat(filepath.Base(s.Path)); serr == nil && m&fs.ModeSymlink != 0 {
+				err = confine.ErrMoved
+			}
+			d.Close()
+		}
+	}
+	if errors.Is(err, confine.ErrMoved) {
+		return fmt.Errorf("%w: source %s: %s now passes through a symbolic link (it had none when it was registered), and braid does not follow it there; if the move is yours, run braid sources rm %s, then braid index the new place", ErrMoved, s.Name, s.Path, s.Name)
+	}
+	return nil
+}
+
+// sealFields are what a source's seal covers.
+func (s *Source) sealFields() []string {
+	return []string{"braid source v1", s.ID, s.Path, string(s.Kind), fmt.Sprint(s.FollowLinks), s.Endpoint}
 }
 
 // File is the file that holds the document at rel (slash-separated,

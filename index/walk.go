@@ -121,6 +121,11 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 		}
 		rel, _ := filepath.Rel(src.Path, p)
 		rel = filepath.ToSlash(rel)
+		if rel == "." && !d.IsDir() {
+			// A link took the folder's place since it was checked: walk
+			// nothing, and remove nothing.
+			return fmt.Errorf("%w: %s is no longer a folder", ErrMoved, src.Path)
+		}
 		if rel == "." {
 			ignores = loadGitignore(ignores, p, "")
 			return nil

@@ -146,7 +146,7 @@ func (s *Server) injectTagsTool() tool {
 	)
 	return tool{def, adapt(s, "inject_tags", tagArgs{Style: string(braid.TagFrontmatter)}, func(ctx context.Context, c call, a *tagArgs) (any, error) {
 		if filepath.IsAbs(a.FilePath) {
-			if _, err := s.confine(ctx, c.e, "file_path", a.FilePath); err != nil {
+			if _, _, err := s.confine(ctx, c.e, "file_path", a.FilePath); err != nil {
 				return nil, err
 			}
 		}

@@ -142,8 +142,12 @@ func (s *Server) clientRootDirs(ctx context.Context) []string {
 	return s.roots.dirs
 }
 
-// allowedRoots lists every folder (or file) a tool's path may lie in,
-// resolved: --allow, the client's roots, the registered sources.
+// allowedRoots lists every folder (or file) a tool's path may lie in, as
+// real paths fixed when each was granted: --allow (resolved when the
+// server started), the client's roots (resolved when the client declared
+// them), and the registered sources this user's key vouches for, at the
+// real path they were registered under (never resolved again: a source
+// that a link has since replaced grants nothing, and its reads fail).
 func (s *Server) allowedRoots(ctx context.Context, e *braid.Engine) ([]string, error) {
 	list := append([]string(nil), s.allow...)
 	list = append(list, s.clientRootDirs(ctx)...)
@@ -152,35 +156,37 @@ func (s *Server) allowedRoots(ctx context.Context, e *braid.Engine) ([]string, e
 		return nil, err
 	}
 	for _, src := range srcs {
-		if src.Kind == braid.SourceStore {
+		if src.Kind == braid.SourceStore || src.Kind == braid.SourceS3 || src.Usable() != nil {
 			continue
 		}
-		if real, err := confine.Resolve(src.Path); err == nil {
-			list = append(list, real)
-		}
+		list = append(list, src.Path)
 	}
 	return list, nil
 }
 
 // confine resolves the path a tool was given (relative paths from the
-// server's working directory, "..", symbolic links) and returns it when it
-// lies inside an allowed root; otherwise an error naming the roots and the
-// flag that widens them.
-func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string) (string, error) {
+// server's working directory, "..", symbolic links) and returns it with
+// the allowed root it lies in, when it lies in one and not in the index
+// directory; otherwise an error naming the roots and the flag that widens
+// them. The tool then reads or writes it from that root's descriptor
+// (confine.Dir), so a link swapped in after this check leads nowhere.
+func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string) (real, root string, err error) {
 	if err := confine.Check(path); err != nil {
-		return "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "confine: bad path: "))
+		return "", "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "confine: bad path: "))
 	}
-	real, err := confine.Resolve(path)
+	real, err = confine.Resolve(path)
 	if err != nil {
-		return "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "confine: "))
+		return "", "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "confine: "))
 	}
 	roots, err := s.allowedRoots(ctx, e)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	for _, r := range roots {
-		if confine.Within(r, real) {
-			return real, nil
+	if dir := e.Dir(); dir == "" || !confine.Within(dir, real) {
+		for _, r := range roots {
+			if confine.Within(r, real) {
+				return real, r, nil
+			}
 		}
 	}
 	where := "none yet"
@@ -191,7 +197,7 @@ func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string)
 	if real != path && real != mustAbs(path) {
 		shown = fmt.Sprintf("%s (which leads to %s)", path, real)
 	}
-	return "", &outsideError{fmt.Sprintf("%s %s is outside the folders this server may use (allowed: %s); the user can start braid serve with --allow DIR to allow another folder",
+	return "", "", &outsideError{fmt.Sprintf("%s %s is outside the folders this server may use (allowed: %s); the user can start braid serve with --allow DIR to allow another folder",
 		arg, shown, where)}
 }
 

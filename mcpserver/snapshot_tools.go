@@ -88,11 +88,11 @@ func (s *Server) restoreTool() tool {
 		mcp.WithBoolean("dry_run", mcp.Description("Report what would be written and skipped; write nothing. Default false."), mcp.DefaultBool(false)),
 	)
 	return tool{def, adapt(s, "restore", restoreArgs{}, func(ctx context.Context, c call, a *restoreArgs) (any, error) {
-		out, err := s.confine(ctx, c.e, "output_directory", a.OutputDirectory)
+		out, root, err := s.confine(ctx, c.e, "output_directory", a.OutputDirectory)
 		if err != nil {
 			return nil, err
 		}
-		return c.e.Store().Restore(braid.RestoreRequest{Collection: a.Collection, SnapshotID: a.SnapshotID, Output: out,
+		return c.e.Store().Restore(braid.RestoreRequest{Collection: a.Collection, SnapshotID: a.SnapshotID, Output: out, Within: root,
 			Include: a.Include, Exclude: a.Exclude, Overwrite: a.Overwrite, DryRun: a.DryRun})
 	})}
 }

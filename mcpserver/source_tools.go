@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -98,20 +97,25 @@ func (s *Server) indexPathTool() tool {
 			mcp.DefaultBool(false)),
 	)
 	return tool{def, adapt(s, "index_path", indexArgs{Recursive: true}, func(ctx context.Context, c call, a *indexArgs) (any, error) {
-		var path string
+		var path, root string
 		var err error
 		if bucket.IsURL(a.Path) {
 			if a.Watch {
 				return nil, argError("watch", "an S3 source cannot be watched (a bucket sends braid no changes); call index_path again to pick them up")
 			}
 			path, err = s.confineS3(c.e, "path", a.Path)
-		} else if path, err = s.confine(ctx, c.e, "path", a.Path); err == nil {
-			path = registered(c.e, a.Path, path)
+		} else {
+			path, root, err = s.confine(ctx, c.e, "path", a.Path)
 		}
 		if err != nil {
 			return nil, err
 		}
+		// The engine resolves the path again as it registers it, and
+		// refuses it unless it is still inside the root it was allowed by.
 		spec := braid.SourceSpec{Path: path, NoRecursive: !a.Recursive}
+		if root != "" {
+			spec.Within = []string{root}
+		}
 		if a.Pattern != "" {
 			spec.Patterns = []string{a.Pattern}
 		}
@@ -143,24 +147,6 @@ func (s *Server) indexPathTool() tool {
 		}
 		return reply, nil
 	})}
-}
-
-// registered returns the path a source was registered under when given
-// names one, so that re-indexing it through a symbolic link in its path
-// does not register it twice; else the resolved path.
-func registered(e *braid.Engine, given, resolved string) string {
-	abs, err := filepath.Abs(given)
-	if err != nil {
-		return resolved
-	}
-	if srcs, err := e.Sources().List(); err == nil {
-		for _, src := range srcs {
-			if src.Path == abs {
-				return abs
-			}
-		}
-	}
-	return resolved
 }
 
 // indexProgress turns the engine's progress into MCP progress

@@ -68,11 +68,11 @@ func (s *Server) addTool() tool {
 		if a.Path != "" {
 			// Read before taking the writer slot, so a slow file holds up
 			// no other write; ReadDocument bounds its size and time.
-			path, err := s.confine(ctx, c.e, "path", a.Path)
+			path, root, err := s.confine(ctx, c.e, "path", a.Path)
 			if err != nil {
 				return nil, err
 			}
-			data, err := braid.ReadDocument(ctx, path)
+			data, err := braid.ReadDocument(ctx, root, path)
 			if err != nil {
 				return nil, err
 			}

@@ -175,6 +175,9 @@ func (r *Reader) Get(name string) (*Content, error) {
 		return nil, fmt.Errorf("%w: source %s of document %s is gone; run braid doctor", index.ErrNotFound, d.SourceID, d.ID)
 	}
 	c := &Content{Doc: d}
+	if err := src.Usable(); err != nil {
+		return nil, err
+	}
 	switch src.Kind {
 	case "jsonl":
 		c.File = src.Path
@@ -203,8 +206,11 @@ func (r *Reader) Get(name string) (*Content, error) {
 		}
 	}
 	root := ""
-	if src.Kind == index.SourceDir && !src.FollowLinks {
+	switch {
+	case src.Kind == index.SourceDir && !src.FollowLinks:
 		root = src.Path // the check above, made again as the file opens
+	case src.Kind == index.SourceFile:
+		root = src.Path // just that file, not a link
 	}
 	c.Data, err = confine.ReadFile(root, c.File, 0)
 	if errors.Is(err, confine.ErrOutside) {

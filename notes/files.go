@@ -102,6 +102,9 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 			}
 			continue
 		}
+		if s.Usable() != nil {
+			continue // not trusted here, or moved: none of its files are read
+		}
 		rels, err := r.st.Paths(s.ID)
 		if err != nil {
 			return nil, err
@@ -109,7 +112,7 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 		for _, rel := range rels {
 			switch {
 			case s.Kind == index.SourceFile:
-				indexed = append(indexed, grep.File{Path: s.Path})
+				indexed = append(indexed, grep.File{Path: s.Path, Root: s.Path})
 			case s.FollowLinks:
 				indexed = append(indexed, grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel))})
 			default:

@@ -95,8 +95,10 @@ func Within(root, path string) bool {
 }
 
 // Open opens path for reading. With a root, the file must lie inside it
-// once symbolic links are followed (ErrOutside otherwise); an empty root
-// allows any path. It never blocks on a FIFO: the caller checks with Stat
+// once symbolic links are followed (ErrOutside otherwise), and the root
+// itself must be a real path, with no link in it (ErrMoved); a root that
+// is path itself allows just that file, which must not be a link; an
+// empty root allows any path. It never blocks on a FIFO: the caller checks with Stat
 // that it opened a regular file before reading (ReadFile does).
 func Open(root, path string) (*os.File, error) {
 	if err := Check(path); err != nil {
@@ -114,15 +116,20 @@ func ReadFile(root, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	data, _, err := readAll(f, path, limit)
+	return data, err
+}
+
+func readAll(f *os.File, path string, limit int64) ([]byte, fs.FileMode, error) {
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is %s", ErrNotRegular, path, Kind(info.Mode()))
+		return nil, 0, fmt.Errorf("%w: %s is %s", ErrNotRegular, path, Kind(info.Mode()))
 	}
 	if limit > 0 && info.Size() > limit {
-		return nil, fmt.Errorf("%w: %s is %d bytes, over %d", ErrTooLarge, path, info.Size(), limit)
+		return nil, 0, fmt.Errorf("%w: %s is %d bytes, over %d", ErrTooLarge, path, info.Size(), limit)
 	}
 	r := io.Reader(f)
 	if limit > 0 {
@@ -136,16 +143,16 @@ func ReadFile(root, path string, limit int64) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
 		}
 	}
 	if limit > 0 && int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: %s grew past %d bytes while being read", ErrTooLarge, path, limit)
+		return nil, 0, fmt.Errorf("%w: %s grew past %d bytes while being read", ErrTooLarge, path, limit)
 	}
-	return data, nil
+	return data, info.Mode().Perm(), nil
 }
 
 // Kind names what a non-regular file is, for messages.

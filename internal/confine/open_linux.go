@@ -303,6 +303,9 @@ func openFd(root, path string) (int, error) {
 	if root == "" {
 		return openPlain(path)
 	}
+	if root == path {
+		return openExact(path)
+	}
 	d, err := OpenDir(root)
 	if err != nil {
 		return -1, err
@@ -419,4 +422,26 @@ func modeOf(m uint32) fs.FileMode {
 		return fs.ModeDevice
 	}
 	return 0
+}
+
+// openExact opens the file at path, which names it by its real path:
+// neither the file nor a folder above it may be a symbolic link.
+func openExact(path string) (int, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return -1, err
+	}
+	d, err := OpenDir(filepath.Dir(abs))
+	if err != nil {
+		return -1, err
+	}
+	defer d.Close()
+	fd, err := openat(d.fd, filepath.Base(abs), unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOFOLLOW)
+	if errors.Is(err, unix.ELOOP) {
+		return -1, fmt.Errorf("%w: %s is now a symbolic link", ErrMoved, path)
+	}
+	if err != nil {
+		return -1, notRegular(path, &os.PathError{Op: "open", Path: path, Err: err})
+	}
+	return fd, nil
 }

@@ -5,6 +5,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -56,4 +57,16 @@ func notRegular(path string, err error) error {
 		return fmt.Errorf("%w: %s is a socket or a device with nothing behind it", ErrNotRegular, path)
 	}
 	return err
+}
+
+// ReadAt reads the regular file rel beneath the folder d holds, as
+// ReadFile does, and returns its permissions too.
+func (d *Dir) ReadAt(rel string, limit int64) ([]byte, fs.FileMode, error) {
+	fd, err := d.OpenAt(rel)
+	if err != nil {
+		return nil, 0, err
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	return readAll(f, rel, limit)
 }

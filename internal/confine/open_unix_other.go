@@ -123,5 +123,11 @@ func openFd(root, path string) (int, error) {
 	if root == "" {
 		return openPlain(path)
 	}
+	if root == path {
+		if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			return -1, fmt.Errorf("%w: %s is now a symbolic link", ErrMoved, path)
+		}
+		return openResolved(filepath.Dir(path), path)
+	}
 	return openResolved(root, path)
 }
