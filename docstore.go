@@ -57,12 +57,12 @@ func (e *Engine) Store() *docstore.Store { return e.docs }
 // called once e.st is open (and, on a cluster backend, e.cl set).
 func (e *Engine) newStore() *docstore.Store {
 	return docstore.New(docstore.Config{
-		Index:   e.st,
-		Blobs:   e.blobs(),
+		Index:    e.st,
+		Blobs:    e.blobs(),
 		Dir:      filepath.Join(e.dir, doctor.StoreDir),
 		IndexDir: e.realDir,
-		Reindex: e.indexStore,
-		Lookup:  func(ref string) (*index.Document, error) { return e.nt.Document(ref) },
+		Reindex:  e.indexStore,
+		Lookup:   func(ref string) (*index.Document, error) { return e.nt.Document(ref) },
 		Current: func(ref string) ([]byte, string, error) {
 			c, err := e.nt.Get(ref)
 			if err != nil {

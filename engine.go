@@ -174,11 +174,11 @@ type Options struct {
 type Engine struct {
 	dir     string
 	realDir string // dir with its links followed when it was opened: the blob store's root
-	opt  Options
-	lock *index.Lock
-	st   *index.Store
-	ret  retriever  // where searches find candidates: local{e} or cl
-	cl   *onCluster // the OpenSearch backend; nil for the embedded index
+	opt     Options
+	lock    *index.Lock
+	st      *index.Store
+	ret     retriever  // where searches find candidates: local{e} or cl
+	cl      *onCluster // the OpenSearch backend; nil for the embedded index
 
 	vec *vector.Index // nil without an embedder
 	// vecDamaged says the model's graph file was damaged and the graph
