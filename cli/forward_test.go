@@ -13,18 +13,28 @@ import (
 	"github.com/braidsearch/braid/internal/relay"
 )
 
+// socketPath is the socket of the index in idx.
+func socketPath(t *testing.T, idx string) string {
+	t.Helper()
+	p, err := relay.SocketPath(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // waitForSocket waits until a braid serve answers on the index's socket.
 func waitForSocket(t *testing.T, idx string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c, err := relay.Dial(relay.SocketPath(idx))
+		c, err := relay.Dial(socketPath(t, idx))
 		if err == nil {
 			c.Close()
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("braid serve did not listen on %s: %v", relay.SocketPath(idx), err)
+			t.Fatalf("braid serve did not listen on %s: %v", socketPath(t, idx), err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -112,10 +122,10 @@ func TestCLIBesideServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for _, err := os.Stat(relay.SocketPath(idx)); err == nil && time.Now().Before(deadline); _, err = os.Stat(relay.SocketPath(idx)) {
+	for _, err := os.Stat(socketPath(t, idx)); err == nil && time.Now().Before(deadline); _, err = os.Stat(socketPath(t, idx)) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := os.Stat(relay.SocketPath(idx)); err == nil {
+	if _, err := os.Stat(socketPath(t, idx)); err == nil {
 		t.Error("the socket outlived the server")
 	}
 	if out, errOut, code := runCLI(t, "--index", idx, "--model", "none", "search-keyword", "beta"); code != 0 || !strings.Contains(out, "with «beta»") {
