@@ -11,7 +11,9 @@
 //
 // Only one user takes part. The socket is readable and writable by its
 // owner only and, when it cannot sit in the index directory, lives in a
-// folder only the user can enter (SocketPath).
+// folder only the user can enter (SocketPath). A client sends nothing
+// unless the socket file and the process answering on it are the user's
+// own (Dial), and a server closes connections from other users unread.
 package relay
 
 import (

@@ -25,8 +25,8 @@ type Request struct {
 // relays the command's streams as Call does, returning its exit code.
 // When no server listens there it sends nothing and returns an error
 // wrapping ErrNoServer, so the caller can run the command itself. It also
-// sends nothing on ErrUnsafeFolder (see SocketPath); a missing private
-// folder is ErrNoServer, and is not made.
+// sends nothing on ErrNotYours (see Dial) and ErrUnsafeFolder (see
+// SocketPath); a missing private folder is ErrNoServer, and is not made.
 func Forward(ctx context.Context, dir string, req *Request, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	path, err := socketPath(dir, false)
 	if err != nil {

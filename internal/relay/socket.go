@@ -18,6 +18,10 @@ const SocketName = "serve.sock"
 // ErrNoServer means no server answers at the socket.
 var ErrNoServer = errors.New("relay: no server is listening")
 
+// ErrNotYours means the socket file, or the process answering on it,
+// belongs to another user. Dial sent nothing to it.
+var ErrNotYours = errors.New("relay: the socket belongs to another user")
+
 // ErrUnsafeFolder means the folder that holds the socket of a long index
 // path exists but is not private to the user: a symbolic link, not a
 // directory, another user's, or open to group or others. Nothing is made
@@ -32,6 +36,10 @@ type refusal struct {
 
 func (r *refusal) Error() string { return r.msg }
 func (r *refusal) Unwrap() error { return r.kind }
+
+func notYours(path string, uid int) error {
+	return &refusal{ErrNotYours, fmt.Sprintf("relay: the socket %s is held by uid %d, not you (uid %d); not sending the command. Remove it if it is stale", path, uid, os.Getuid())}
+}
 
 // SocketPath is where the server of the index in dir listens: inside dir
 // when the path fits a socket address (about 100 bytes), else in a folder
@@ -111,11 +119,53 @@ func notPrivate(fi fs.FileInfo) string {
 }
 
 // Dial connects to the server at path. A missing socket, or one left by a
-// server that is gone, is ErrNoServer.
+// server that is gone, is ErrNoServer. A socket file, or a process
+// answering on it, of another user is ErrNotYours: the connection is
+// closed before anything is sent.
 func Dial(path string) (net.Conn, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w at %s: %v", ErrNoServer, path, err)
+	}
+	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
+		return nil, notYours(path, uid)
+	}
 	c, err := net.Dial("unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("%w at %s: %v", ErrNoServer, path, err)
 	}
+	uid, err := peerUID(c)
+	switch {
+	case errors.Is(err, errNoPeerCred): // the file owner check above is all there is
+	case err != nil:
+		c.Close()
+		return nil, fmt.Errorf("relay: cannot tell who answers at %s, so not sending the command: %w", path, err)
+	case uid != os.Getuid():
+		c.Close()
+		return nil, notYours(path, uid)
+	}
 	return c, nil
+}
+
+// errNoPeerCred means the system cannot tell who is at the other end of a
+// Unix socket.
+var errNoPeerCred = errors.New("relay: peer credentials are not available on this system")
+
+// peerUID is the user id of the process at the other end of c: the
+// listener's for a client, the client's for a server.
+func peerUID(c net.Conn) (int, error) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return 0, fmt.Errorf("relay: a %T is not a Unix socket", c)
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var uid int
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { uid, cerr = fdPeerUID(int(fd)) }); err != nil {
+		return 0, err
+	}
+	return uid, cerr
 }

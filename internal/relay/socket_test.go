@@ -3,15 +3,23 @@
 package relay
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // privateEnv points the temporary directory at a fresh folder and unsets
@@ -154,5 +162,205 @@ func TestForwardLongPath(t *testing.T) {
 	defer s.Close()
 	if code, err := Forward(context.Background(), dir, &Request{Command: []string{"stats"}}, nil, io.Discard, io.Discard); err != nil || code != 4 {
 		t.Fatalf("code %d, err %v; want 4 from the server", code, err)
+	}
+}
+
+// otherUser runs TestHelperOtherUser as uid 65534 with the socket path
+// dir/serve.sock, in a folder that user can write. It skips the test when
+// no second uid is at hand.
+type otherUser struct {
+	dir   string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	lines chan string
+	errs  bytes.Buffer
+}
+
+func startOtherUser(t *testing.T, mode, dir string) *otherUser {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test binary sits in a folder only root can enter: copy it.
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper := filepath.Join(dir, "relay.test")
+	if err := os.WriteFile(helper, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := &otherUser{dir: dir, lines: make(chan string, 16)}
+	h.cmd = exec.Command(helper, "-test.run=^TestHelperOtherUser$")
+	h.cmd.Env = append(os.Environ(), "BRAID_RELAY_HELPER="+mode, "BRAID_RELAY_SOCKET="+filepath.Join(dir, SocketName))
+	h.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	h.cmd.Stderr = &h.errs
+	if h.stdin, err = h.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Start(); err != nil {
+		t.Skipf("cannot run a process as uid 65534: %v", err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			h.lines <- sc.Text()
+		}
+		close(h.lines)
+	}()
+	t.Cleanup(func() {
+		h.stdin.Close()
+		h.cmd.Process.Kill()
+		h.cmd.Wait()
+	})
+	return h
+}
+
+// next is the helper's next line that starts with prefix.
+func (h *otherUser) next(t *testing.T, prefix string) string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case line, ok := <-h.lines:
+			if !ok {
+				t.Fatalf("the helper ended before saying %q; stderr:\n%s", prefix, h.errs.String())
+			}
+			if strings.HasPrefix(line, prefix) {
+				return line
+			}
+		case <-timeout:
+			t.Fatalf("the helper did not say %q in 30 s", prefix)
+		}
+	}
+}
+
+// sharedDir is a folder uid 65534 can reach and write, or the test skips.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run a process as another user (uid 65534); run the relay tests as root to cover another user's socket")
+	}
+	dir, err := os.MkdirTemp("", "braid-relay-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o777)
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
+			t.Skipf("uid 65534 cannot enter %s", d)
+		}
+		if d == filepath.Dir(d) {
+			return dir
+		}
+	}
+}
+
+// Another user listening on the socket first (squatting) gets nothing:
+// not when the socket file is theirs, and not when the file is the
+// user's but the process answering is theirs. The squatter offers a
+// forged result, which must not reach the user either.
+func TestForwardRefusesAnotherUsersSocket(t *testing.T) {
+	dir := sharedDir(t)
+	h := startOtherUser(t, "squat", dir)
+	h.next(t, "listening")
+	path := filepath.Join(dir, SocketName)
+	req := &Request{Command: []string{"search"}, Args: []byte(`{"Query":"secret"}`), Cwd: "/home/secret"}
+
+	forward := func(how string) {
+		var out, errOut bytes.Buffer
+		code, err := Forward(context.Background(), dir, req, strings.NewReader("secret stdin"), &out, &errOut)
+		want := fmt.Sprintf("relay: the socket %s is held by uid 65534, not you (uid %d); not sending the command. Remove it if it is stale", path, os.Getuid())
+		if !errors.Is(err, ErrNotYours) || err.Error() != want {
+			t.Errorf("%s: got %v, want ErrNotYours:\n%s", how, err, want)
+		}
+		if code != 0 || out.Len()+errOut.Len() != 0 {
+			t.Errorf("%s: the squatter's result reached the user: code %d, stdout %q, stderr %q", how, code, out.String(), errOut.String())
+		}
+	}
+	forward("the squatter's socket file")
+	if err := os.Lchown(path, os.Getuid(), os.Getgid()); err != nil {
+		t.Fatal(err)
+	}
+	forward("the user's socket file, the squatter's process")
+	if got := h.next(t, "read "); got != "read 0 bytes" {
+		t.Errorf("the squatter got the command: %s", got)
+	}
+	h.stdin.Close()
+	if got := h.next(t, "connections "); got != "connections 1" {
+		t.Errorf("%s, want 1: the client connected to a socket file of another user", got)
+	}
+}
+
+// A server closes another user's connection without reading or running
+// its request, even when the socket's permissions let them in.
+func TestServeRefusesAnotherUsersClient(t *testing.T) {
+	dir := sharedDir(t)
+	var ran atomic.Bool
+	s, err := Listen(filepath.Join(dir, SocketName), func(context.Context, []byte, *Session) int {
+		ran.Store(true)
+		return 0
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	os.Chmod(s.Path(), 0o777)
+	h := startOtherUser(t, "client", dir)
+	if got := h.next(t, "got "); got != "got 0 bytes" || ran.Load() {
+		t.Errorf("another user's request: %s, handler ran %v; want no answer and no run", got, ran.Load())
+	}
+}
+
+// TestHelperOtherUser is the other user's process of the tests above; it
+// does nothing in a plain test run. As "squat" it listens on
+// BRAID_RELAY_SOCKET, offers each client a forged result, reports what it
+// read, and when its stdin ends, how many connected. As "client" it sends
+// a request to the server there and reports what came back.
+func TestHelperOtherUser(t *testing.T) {
+	path := os.Getenv("BRAID_RELAY_SOCKET")
+	switch os.Getenv("BRAID_RELAY_HELPER") {
+	case "squat":
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(path, 0o777)
+		var conns atomic.Int64
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				conns.Add(1)
+				go func() {
+					defer c.Close()
+					writeFrame(c, frameStdout, []byte("forged result\n"))
+					writeFrame(c, frameExit, []byte{0, 0, 0, 0})
+					n, _ := io.Copy(io.Discard, c)
+					fmt.Printf("read %d bytes\n", n)
+				}()
+			}
+		}()
+		fmt.Println("listening")
+		io.Copy(io.Discard, os.Stdin)
+		fmt.Printf("connections %d\n", conns.Load())
+	case "client":
+		c, err := net.Dial("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFrame(c, frameRequest, []byte(`{"command":["search"]}`))
+		n, _ := io.Copy(io.Discard, c)
+		fmt.Printf("got %d bytes\n", n)
+	default:
+		t.Skip("the other user's side of TestForwardRefusesAnotherUsersSocket and TestServeRefusesAnotherUsersClient")
 	}
 }
