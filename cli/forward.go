@@ -21,12 +21,16 @@ import (
 
 // One index, many users. braid serve holds its index for writing for the
 // whole session, so no other process can open it. It also listens on a
-// Unix socket beside the index (relay.SocketPath), and a braid command
+// Unix socket beside the index, or in a folder private to the user when
+// the index path is long (relay.SocketPath), and a braid command
 // started while it runs hands itself to the server there: the command
 // runs inside the server on the server's open engine and models, its
 // output streams back, and the exit code is the command's. Reads run
 // alongside the server's own tool calls; writes (index, tag, sources rm)
 // take the server's writer slot in turn with index_path and the watch.
+//
+// The client sends nothing unless the socket and the server answering on
+// it are the user's own (relay.Dial).
 //
 // The command travels parsed (relay.Request): the client resolves flags,
 // environment variables and relative paths as usual, and sends the chosen
@@ -70,6 +74,18 @@ func forward(ctx context.Context, cli *CLI, kctx *kong.Context, stdin io.Reader)
 	}
 	if errors.Is(err, relay.ErrNoServer) {
 		return 0, false
+	}
+	if errors.Is(err, relay.ErrUnsafeFolder) {
+		// braid serve refuses the same folder, so no server of ours can
+		// be behind it: run here, as when none listens, but say why.
+		cli.warn("not looking for a braid serve of this index: %v", err)
+		return 0, false
+	}
+	if errors.Is(err, relay.ErrNotYours) {
+		// Someone else answers on this user's socket: neither send the
+		// command nor hide that by running it here.
+		fmt.Fprintf(cli.stderr, "braid: %v\n", err)
+		return 1, true
 	}
 	if err != nil {
 		if ctx.Err() != nil {

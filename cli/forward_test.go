@@ -3,8 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,18 +15,28 @@ import (
 	"github.com/braidsearch/braid/internal/relay"
 )
 
+// socketPath is the socket of the index in idx.
+func socketPath(t *testing.T, idx string) string {
+	t.Helper()
+	p, err := relay.SocketPath(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // waitForSocket waits until a braid serve answers on the index's socket.
 func waitForSocket(t *testing.T, idx string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c, err := relay.Dial(relay.SocketPath(idx))
+		c, err := relay.Dial(socketPath(t, idx))
 		if err == nil {
 			c.Close()
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("braid serve did not listen on %s: %v", relay.SocketPath(idx), err)
+			t.Fatalf("braid serve did not listen on %s: %v", socketPath(t, idx), err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -112,10 +124,10 @@ func TestCLIBesideServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for _, err := os.Stat(relay.SocketPath(idx)); err == nil && time.Now().Before(deadline); _, err = os.Stat(relay.SocketPath(idx)) {
+	for _, err := os.Stat(socketPath(t, idx)); err == nil && time.Now().Before(deadline); _, err = os.Stat(socketPath(t, idx)) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := os.Stat(relay.SocketPath(idx)); err == nil {
+	if _, err := os.Stat(socketPath(t, idx)); err == nil {
 		t.Error("the socket outlived the server")
 	}
 	if out, errOut, code := runCLI(t, "--index", idx, "--model", "none", "search-keyword", "beta"); code != 0 || !strings.Contains(out, "with «beta»") {
@@ -124,4 +136,49 @@ func TestCLIBesideServe(t *testing.T) {
 	if t.Failed() {
 		t.Logf("serve stderr:\n%s", serveErr.String())
 	}
+}
+
+// A command does not go to a socket of another user, nor run on its own
+// beside it: it says whose the socket is. A socket folder that is not
+// private is not searched for a server, and the command runs here.
+func TestForwardRefusals(t *testing.T) {
+	vault := vaultDir(t, 3, "alpha")
+	t.Run("another user's socket", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Skip("needs root to give a socket to another user (uid 65534)")
+		}
+		idx := filepath.Join(t.TempDir(), "idx")
+		if _, errOut, code := runCLI(t, "--index", idx, "--model", "none", "index", vault); code != 0 {
+			t.Fatalf("index: %s", errOut)
+		}
+		path := socketPath(t, idx)
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		if err := os.Lchown(path, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := runCLI(t, "--index", idx, "search-keyword", "alpha")
+		if code != 1 || out != "" || !strings.Contains(errOut, "held by uid 65534") || !strings.Contains(errOut, "not sending") {
+			t.Errorf("code %d, stdout %.200q, stderr %q; want exit 1, no result, and whose the socket is", code, out, errOut)
+		}
+	})
+	t.Run("open socket folder", func(t *testing.T) {
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		t.Setenv("XDG_RUNTIME_DIR", "")
+		folder := filepath.Join(tmp, "braid-"+strconv.Itoa(os.Getuid()))
+		os.Mkdir(folder, 0o700)
+		os.Chmod(folder, 0o777)
+		idx := filepath.Join(t.TempDir(), strings.Repeat("i", 120))
+		if _, errOut, code := runCLI(t, "--index", idx, "--model", "none", "index", vault); code != 0 {
+			t.Fatalf("index: %s", errOut)
+		}
+		out, errOut, code := runCLI(t, "--index", idx, "--model", "none", "search-keyword", "alpha")
+		if code != 0 || !strings.Contains(out, "with «alpha»") || !strings.Contains(errOut, "warning: not looking for a braid serve") || !strings.Contains(errOut, folder+" is open to other users") {
+			t.Errorf("code %d, stdout %.200q, stderr %q; want the result and a warning naming %s", code, out, errOut, folder)
+		}
+	})
 }

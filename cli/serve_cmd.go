@@ -72,8 +72,12 @@ func (c *ServeCmd) Run(g *Globals) error {
 		// writing: they run here instead (see forward.go).
 		dir := g.Index
 		err := os.MkdirAll(dir, 0o755)
+		var sock string
 		if err == nil {
-			rs, err = relay.Listen(relay.SocketPath(dir), func(ctx context.Context, req []byte, sess *relay.Session) int {
+			sock, err = relay.SocketPath(dir)
+		}
+		if err == nil {
+			rs, err = relay.Listen(sock, func(ctx context.Context, req []byte, sess *relay.Session) int {
 				return serveForwarded(ctx, srv, dir, req, sess)
 			})
 		}

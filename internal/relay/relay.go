@@ -8,19 +8,20 @@
 // open it; they hand their command to the server through this package
 // instead, and it runs on the server's open engine. The request is a
 // parsed command (Request, sent by Forward); running it is the caller's.
+//
+// Only one user takes part. The socket is readable and writable by its
+// owner only and, when it cannot sit in the index directory, lives in a
+// folder only the user can enter (SocketPath). A client sends nothing
+// unless the socket file and the process answering on it are the user's
+// own (Dial), and a server closes connections from other users unread.
 package relay
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -38,25 +39,6 @@ const (
 
 // maxFrame bounds one frame's payload; longer writes are split.
 const maxFrame = 1 << 20
-
-// SocketName is the socket's file name inside the index directory.
-const SocketName = "serve.sock"
-
-// SocketPath is where the server of the index in dir listens: inside dir
-// when the path fits a socket address (about 100 bytes), else in the
-// temporary directory under a name derived from dir.
-func SocketPath(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = dir
-	}
-	p := filepath.Join(abs, SocketName)
-	if len(p) < 100 {
-		return p
-	}
-	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(os.TempDir(), "braid-"+hex.EncodeToString(sum[:8])+".sock")
-}
 
 func writeFrame(w io.Writer, typ byte, payload []byte) error {
 	for {
@@ -99,19 +81,6 @@ func readFrame(r io.Reader) (byte, []byte, error) {
 		return 0, nil, err
 	}
 	return hdr[0], p, nil
-}
-
-// ErrNoServer means no server answers at the socket.
-var ErrNoServer = errors.New("relay: no server is listening")
-
-// Dial connects to the server at path. A missing socket, or one left by a
-// server that is gone, is ErrNoServer.
-func Dial(path string) (net.Conn, error) {
-	c, err := net.Dial("unix", path)
-	if err != nil {
-		return nil, fmt.Errorf("%w at %s: %v", ErrNoServer, path, err)
-	}
-	return c, nil
 }
 
 // Call sends request on c, copies the command's output to stdout and

@@ -170,14 +170,3 @@ func TestCloseAndTakeOver(t *testing.T) {
 	}
 	s2.Close()
 }
-
-func TestSocketPathFitsAnAddress(t *testing.T) {
-	short := SocketPath("/tmp/idx")
-	if short != "/tmp/idx/"+SocketName {
-		t.Errorf("short dir: %s", short)
-	}
-	long := SocketPath("/tmp/" + strings.Repeat("d", 200))
-	if len(long) >= 100 || !strings.HasPrefix(filepath.Base(long), "braid-") || long != SocketPath("/tmp/"+strings.Repeat("d", 200)) {
-		t.Errorf("long dir: %s", long)
-	}
-}

@@ -24,9 +24,15 @@ type Request struct {
 // Forward hands req to the server of the index in dir (SocketPath) and
 // relays the command's streams as Call does, returning its exit code.
 // When no server listens there it sends nothing and returns an error
-// wrapping ErrNoServer, so the caller can run the command itself.
+// wrapping ErrNoServer, so the caller can run the command itself. It also
+// sends nothing on ErrNotYours (see Dial) and ErrUnsafeFolder (see
+// SocketPath); a missing private folder is ErrNoServer, and is not made.
 func Forward(ctx context.Context, dir string, req *Request, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	c, err := Dial(SocketPath(dir))
+	path, err := socketPath(dir, false)
+	if err != nil {
+		return 0, err
+	}
+	c, err := Dial(path)
 	if err != nil {
 		return 0, err
 	}

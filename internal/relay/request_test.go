@@ -19,7 +19,11 @@ func TestForward(t *testing.T) {
 	if _, err := Forward(context.Background(), dir, &want, nil, nil, nil); !errors.Is(err, ErrNoServer) {
 		t.Fatalf("no server: got %v, want ErrNoServer", err)
 	}
-	s, err := Listen(SocketPath(dir), func(ctx context.Context, raw []byte, sess *Session) int {
+	path, err := SocketPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Listen(path, func(ctx context.Context, raw []byte, sess *Session) int {
 		var got Request
 		if err := json.Unmarshal(raw, &got); err != nil {
 			fmt.Fprint(sess.Stderr, err)

@@ -43,7 +43,8 @@ type Server struct {
 
 // Listen serves requests on the socket at path with h. A socket file left
 // by a server that is gone is replaced; one a live server answers on is
-// ErrInUse. The socket is readable and writable by this user only.
+// ErrInUse. The socket is readable and writable by this user only, and a
+// connection from another user's process is closed unread.
 func Listen(path string, h Handler) (*Server, error) {
 	if c, err := net.Dial("unix", path); err == nil {
 		c.Close()
@@ -76,6 +77,10 @@ func (s *Server) accept() {
 		c, err := s.ln.Accept()
 		if err != nil {
 			return // closed
+		}
+		if uid, err := peerUID(c); (err != nil && !errors.Is(err, errNoPeerCred)) || (err == nil && uid != os.Getuid()) {
+			c.Close() // another user's client, or one we cannot tell: unread
+			continue
 		}
 		s.mu.Lock()
 		if s.ctx.Err() != nil {
