@@ -90,6 +90,16 @@ func hostileCases() []hostileCase {
 			}
 		}
 	}
+	ignoreRefused := func(what string) func(t *testing.T, sum *braid.Summary) {
+		return func(t *testing.T, sum *braid.Summary) {
+			if len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Err, ".gitignore not read") || !strings.Contains(sum.Errors[0].Err, what) {
+				t.Errorf("errors %v, want one saying .gitignore, %s, was not read", sum.Errors, what)
+			}
+			if sum.Skipped.Total() != sum.Skipped.Hidden || sum.Skipped.Ignored > 0 {
+				t.Errorf("skipped %+v; want only the hidden .gitignore itself", sum.Skipped)
+			}
+		}
+	}
 	symlink := func(target, name string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
 			if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
@@ -296,6 +306,35 @@ func hostileCases() []hostileCase {
 			make:   symlink("/dev/zero", "bad.md"),
 			report: skipped("not a regular file", func(s index.Skips) int { return s.NotRegular }),
 			follow: true,
+		},
+		// A .gitignore is read as a setting, not as a note: a link, a FIFO
+		// or a device is refused with a reason and the walk goes on without
+		// its rules (a FIFO hung the walk; a link to /dev/zero grew the
+		// process to 1.5 GiB in 9 s).
+		{
+			name: ".gitignore FIFO",
+			make: func(t *testing.T, dir string) {
+				if err := syscall.Mkfifo(filepath.Join(dir, ".gitignore"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			report: ignoreRefused("a FIFO"),
+		},
+		{
+			name:   ".gitignore link to /dev/zero",
+			make:   symlink("/dev/zero", ".gitignore"),
+			report: ignoreRefused("a symbolic link"),
+			follow: true,
+		},
+		{
+			// Its rules would leave out garden.md and sub/: the search for
+			// the normal notes shows they were not applied.
+			name: ".gitignore link to a file of rules",
+			make: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "rules.txt"), []byte("garden.md\nsub/\n"))
+				symlink("rules.txt", ".gitignore")(t, dir)
+			},
+			report: ignoreRefused("a symbolic link"),
 		},
 	}
 }

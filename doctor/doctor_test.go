@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -88,6 +90,71 @@ func TestCheckFilesAndRepair(t *testing.T) {
 			}
 			if got, err := doctor.CheckFiles(dir); err != nil || cmp.Diff(sound, got) != "" {
 				t.Errorf("CheckFiles after Repair (-want +got): %v\n%s", err, cmp.Diff(sound, got))
+			}
+		})
+	}
+}
+
+// A VERSION that is a FIFO or a link is not read: opening the index says
+// it is damaged and names doctor --repair, CheckFiles says the same, and
+// Repair puts a regular file in its place, all without blocking.
+func TestVersionNotRegular(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		make func(t *testing.T, vp string)
+		want string
+	}{
+		{"FIFO", func(t *testing.T, vp string) {
+			if err := syscall.Mkfifo(vp, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a FIFO"},
+		{"link to a sound VERSION", func(t *testing.T, vp string) {
+			other := filepath.Join(t.TempDir(), "VERSION")
+			if err := os.WriteFile(other, []byte(doctor.VersionText(index.SchemaVersion)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, vp); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a symbolic link"},
+		{"link to /dev/zero", func(t *testing.T, vp string) {
+			if err := os.Symlink("/dev/zero", vp); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a symbolic link"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := newIndex(t)
+			vp := filepath.Join(dir, doctor.VersionFile)
+			if err := os.Remove(vp); err != nil {
+				t.Fatal(err)
+			}
+			tt.make(t, vp)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for _, readOnly := range []bool{true, false} {
+					_, err := doctor.Version(dir, readOnly)
+					if !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "doctor --repair") {
+						t.Errorf("Version(readOnly %v) = %v; want it damaged, saying %q and naming doctor --repair", readOnly, err, tt.want)
+					}
+				}
+				got, err := doctor.CheckFiles(dir)
+				if err != nil || len(got) != 1 || got[0].OK || !strings.Contains(got[0].Detail, tt.want) {
+					t.Errorf("CheckFiles = %+v, %v; want one failed check saying %q", got, err, tt.want)
+				}
+				if did, err := doctor.Repair(dir); err != nil || len(did) != 1 || !strings.HasPrefix(did[0], "rewrote ") {
+					t.Errorf("Repair = %q, %v; want VERSION rewritten", did, err)
+				}
+				if _, err := doctor.Version(dir, true); err != nil {
+					t.Errorf("Version after Repair: %v", err)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second): // a last guard: a read blocked on the FIFO
+				t.Fatal("Version, CheckFiles and Repair did not finish within 60s")
 			}
 		})
 	}

@@ -12,12 +12,25 @@ import (
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/atomicfile"
+	"github.com/braidsearch/braid/internal/confine"
 	"github.com/braidsearch/braid/vector"
 )
 
 // versionLine is what a VERSION file of any format holds; anything else is
 // garbled rather than another format.
 var versionLine = regexp.MustCompile(`^braid index format [0-9]+\n$`)
+
+// maxVersionFile is the largest VERSION file read: its one line is some
+// 25 bytes.
+const maxVersionFile = 4 << 10
+
+// readVersion reads the VERSION file at p through confine.ReadConfig: a
+// link, a FIFO, a device or a file over maxVersionFile is refused, never
+// followed, waited on or read whole. refused says that was why err is set.
+func readVersion(p string) (b []byte, refused bool, err error) {
+	b, err = confine.ReadConfig(p, maxVersionFile)
+	return b, errors.Is(err, confine.ErrNotRegular) || errors.Is(err, confine.ErrTooLarge), err
+}
 
 // VersionText is the content of the VERSION file of format v.
 func VersionText(v int) string { return fmt.Sprintf("braid index format %d\n", v) }
@@ -94,8 +107,12 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 		checks = append(checks, Check{Name: "files", OK: ok, Detail: fmt.Sprintf(format, args...)})
 	}
 	vp := filepath.Join(dir, VersionFile)
-	if b, err := os.ReadFile(vp); err != nil || !versionLine.Match(b) {
-		add(false, "%s is missing or garbled (%q); braid doctor --repair rewrites it when meta.db is sound", vp, b)
+	if b, refused, err := readVersion(vp); err != nil || !versionLine.Match(b) {
+		what := fmt.Sprintf("%q", b)
+		if refused {
+			what = err.Error()
+		}
+		add(false, "%s is missing or garbled (%s); braid doctor --repair rewrites it when meta.db is sound", vp, what)
 	}
 	if err := checkStore(); err != nil {
 		add(false, "%v", withStoreFix(filepath.Join(dir, StoreFile), err))
@@ -138,7 +155,7 @@ func Repair(dir string) ([]string, error) {
 	}
 	var did []string
 	vp := filepath.Join(dir, VersionFile)
-	if b, err := os.ReadFile(vp); err != nil || !versionLine.Match(b) {
+	if b, _, err := readVersion(vp); err != nil || !versionLine.Match(b) {
 		st, err := index.OpenStore(sp, true)
 		if err != nil {
 			return did, fmt.Errorf("cannot rewrite %s: %w", vp, err)

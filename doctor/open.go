@@ -13,19 +13,24 @@ import (
 // Version checks the VERSION file that guards the index in dir, as an
 // engine opening it does; a writer (readOnly false) of a new index writes
 // it. A missing or garbled file is an index.CorruptError naming doctor
-// --repair, and another format wraps index.ErrSchemaVersion. upgrade says
-// the file names an older format that a writer upgrades in place when it
-// opens the store; Upgraded records that it did.
+// --repair, and so is a link, a FIFO, a device or an oversized file, which
+// is not read (see readVersion); another format wraps
+// index.ErrSchemaVersion. upgrade says the file names an older format that
+// a writer upgrades in place when it opens the store; Upgraded records
+// that it did.
 func Version(dir string, readOnly bool) (upgrade bool, err error) {
 	p := filepath.Join(dir, VersionFile)
 	want := VersionText(index.SchemaVersion)
-	got, err := os.ReadFile(p)
+	got, refused, err := readVersion(p)
 	if errors.Is(err, os.ErrNotExist) && !readOnly {
 		return false, atomicfile.WriteFile(p, []byte(want), 0)
 	}
-	if errors.Is(err, os.ErrNotExist) || (err == nil && !WellFormedVersion(got)) {
+	if errors.Is(err, os.ErrNotExist) || refused || (err == nil && !WellFormedVersion(got)) {
 		detail := "missing"
-		if err == nil {
+		switch {
+		case refused:
+			detail = err.Error()
+		case err == nil:
 			detail = fmt.Sprintf("garbled: %q", got)
 		}
 		return false, &index.CorruptError{Path: p, Detail: detail, Fix: fmt.Sprintf("braid --index %s doctor --repair rewrites it when meta.db is sound", dir)}

@@ -67,6 +67,9 @@ type gitignore struct {
 
 // walk lists the files of a directory source, honouring .gitignore files at
 // every level, skipping hidden entries and applying the source's globs.
+// A .gitignore that is a link, a FIFO, a device or over 1 MiB is not read
+// (see loadGitignore): warn reports it and the walk goes on without its
+// rules.
 // Symbolic links to directories are not followed, so link loops cannot trap
 // it; links to files are followed when their target lies inside the source
 // (or anywhere, when the source sets FollowLinks): a cloned vault's link to
@@ -127,7 +130,7 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 			return fmt.Errorf("%w: %s is no longer a folder", ErrMoved, src.Path)
 		}
 		if rel == "." {
-			ignores = loadGitignore(ignores, p, "")
+			ignores = loadGitignore(ignores, p, "", warn)
 			return nil
 		}
 		if strings.HasPrefix(d.Name(), ".") {
@@ -144,7 +147,7 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 				}
 				return fs.SkipDir
 			}
-			ignores = loadGitignore(ignores, p, rel)
+			ignores = loadGitignore(ignores, p, rel, warn)
 			return nil
 		}
 		if ignored(rel, false) {
@@ -190,9 +193,22 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 	return files, nil
 }
 
-func loadGitignore(list []gitignore, dir, rel string) []gitignore {
-	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+// maxIgnoreFile is the largest .gitignore read, in bytes: a hand-written
+// list of patterns is a few KiB.
+const maxIgnoreFile = 1 << 20
+
+// loadGitignore adds the .gitignore of dir (rel from the source root) to
+// list. It is read as confine.ReadConfig reads: a link, a FIFO, a device or
+// a file over maxIgnoreFile is not read, and warn says so; its rules are
+// not applied and the walk goes on.
+func loadGitignore(list []gitignore, dir, rel string, warn func(error)) []gitignore {
+	p := filepath.Join(dir, ".gitignore")
+	data, err := confine.ReadConfig(p, maxIgnoreFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return list
+	}
 	if err != nil {
+		warn(fmt.Errorf("%s not read, its rules are not applied: %w", p, err))
 		return list
 	}
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,5 +148,57 @@ func TestPrompts(t *testing.T) {
 	}
 	if text, err := get("research_topic", map[string]string{"topic": "kiwi"}); err != nil || !strings.Contains(text, "read_around") {
 		t.Errorf("research_topic after its override was deleted: %q %v, want the built-in", text, err)
+	}
+}
+
+// A FIFO in the prompts folder stopped braid serve answering initialize:
+// New read it while building the prompts. A FIFO and a link are left out
+// with a logged reason, and the server answers with the other prompts.
+func TestPromptsFolderWithFIFO(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "PROMPT-trip.md"), []byte("Plan a trip to {{place}}.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "PROMPT-pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "PROMPT-secret.md"), []byte("The secret {{x}}.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "PROMPT-secret.md"), filepath.Join(dir, "PROMPT-link.md")); err != nil {
+		t.Fatal(err)
+	}
+
+	var logs lockedBuffer
+	made := make(chan *mcpserver.Server, 1)
+	go func() {
+		made <- mcpserver.New(func() (*braid.Engine, func(), error) { return nil, nil, errors.New("no engine") },
+			&mcpserver.Options{Prompts: dir, Log: &logs})
+	}()
+	var srv *mcpserver.Server
+	select {
+	case srv = <-made:
+	case <-time.After(60 * time.Second): // a last guard: New blocked on the FIFO
+		t.Fatal("mcpserver.New did not return within 60s")
+	}
+	c := connect(t, srv) // fails the test when initialize gets no answer
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil {
+		t.Fatalf("prompts/list: %v", err)
+	}
+	var names []string
+	for _, p := range res.Prompts {
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	if diff := cmp.Diff([]string{"find_gaps_review", "research_topic", "summarize_document", "trip"}, names); diff != "" {
+		t.Errorf("prompts (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{"PROMPT-pipe.md is a FIFO", "PROMPT-link.md is a symbolic link"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log %q, want it to say %q", logs.String(), want)
+		}
 	}
 }

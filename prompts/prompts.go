@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // Errors a caller can tell apart.
@@ -98,7 +100,10 @@ func Dir(dir, index string) (string, error) {
 // each time it is called, so edits show up at once. A file that cannot be
 // used is left out, with the built-in it would replace, and named in the
 // error, which comes with the set made of the rest: a caller may warn and
-// go on; Get of its name gives the file's problem. The set is never nil.
+// go on; Get of its name gives the file's problem. Files are read as
+// ReadFile reads them: a symbolic link, a FIFO, a socket or a device is
+// left out this way without being read, so Load never blocks on one. The
+// set is never nil.
 func Load(dir string) (*Set, error) {
 	set := &Set{Dir: dir, broken: map[string]error{}}
 	byName := map[string]Prompt{}
@@ -107,7 +112,7 @@ func Load(dir string) (*Set, error) {
 	}
 	var problems []error
 	if dir != "" {
-		entries, err := os.ReadDir(dir)
+		entries, err := readDir(dir)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			problems = append(problems, fmt.Errorf("prompts: %w", err))
 		}
@@ -116,6 +121,8 @@ func Load(dir string) (*Set, error) {
 			if ent.IsDir() || !strings.HasPrefix(n, FilePrefix) || !strings.HasSuffix(n, FileExt) {
 				continue
 			}
+			// A link, FIFO, socket or device is refused by ReadFile
+			// without being opened for reading, and named in the error.
 			p, err := ReadFile(filepath.Join(dir, n))
 			if err != nil {
 				problems = append(problems, err)
@@ -133,6 +140,27 @@ func Load(dir string) (*Set, error) {
 	}
 	slices.SortFunc(set.Prompts, func(a, b Prompt) int { return strings.Compare(a.Name, b.Name) })
 	return set, errors.Join(problems...)
+}
+
+// readDir lists the folder dir by name, as os.ReadDir does, but opens it
+// without blocking: a FIFO put where the folder was must not stop a
+// server's initialize or prompts/list.
+func readDir(dir string) ([]os.DirEntry, error) {
+	f, err := confine.Open("", dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s is %s, want a folder", dir, confine.Kind(info.Mode()))
+	}
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }
 
 // Names lists the prompts' names in order.
@@ -192,8 +220,10 @@ type frontmatter struct {
 	} `yaml:"arguments"`
 }
 
-// ReadFile reads one prompt file. The prompt's name comes from the file's
-// name; its description from the frontmatter's description, else the
+// ReadFile reads one prompt file: a regular file of at most 256 KiB, not
+// a symbolic link, read without blocking (confine.ReadConfig); a link, a
+// FIFO, a device or a larger file is refused. The prompt's name comes from
+// the file's name; its description from the frontmatter's description, else the
 // body's first non-empty line; its arguments from the frontmatter's
 // arguments list, else one required argument per {{placeholder}} in the
 // body, in order.
@@ -202,15 +232,13 @@ func ReadFile(file string) (*Prompt, error) {
 	if !ok {
 		return nil, fmt.Errorf("prompts: %s: want a name %sNAME%s where NAME has only letters, digits, dashes, underscores and dots", file, FilePrefix, FileExt)
 	}
-	info, err := os.Stat(file)
-	if err != nil {
-		return nil, fmt.Errorf("prompts: %w", err)
-	}
-	if info.Size() > maxFileBytes {
-		return nil, fmt.Errorf("prompts: %s is %d bytes, more than the %d a prompt may have", file, info.Size(), maxFileBytes)
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
+	data, err := confine.ReadConfig(file, maxFileBytes)
+	switch {
+	case errors.Is(err, confine.ErrNotRegular):
+		return nil, fmt.Errorf("prompts: %w; a prompt is read from a regular file only, never through a link", err)
+	case errors.Is(err, confine.ErrTooLarge):
+		return nil, fmt.Errorf("prompts: %w, the most a prompt may have", err)
+	case err != nil:
 		return nil, fmt.Errorf("prompts: %w", err)
 	}
 	p, err := parse(name, data)

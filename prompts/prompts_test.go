@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -89,6 +91,65 @@ func TestLoad(t *testing.T) {
 			{Name: "month", Description: "Fills {{month}} in the prompt.", Required: true}}}
 	if diff := cmp.Diff(wantP, *p, cmp.AllowUnexported(prompts.Argument{}), cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Body" }, cmp.Ignore())); diff != "" {
 		t.Errorf("trip (-want +got):\n%s", diff)
+	}
+}
+
+// A prompts folder someone else arranged: a FIFO, links (to a prompt
+// outside, to /dev/zero) and an oversized file are left out, named in the
+// error, without blocking or reading them; the other prompts are listed.
+func TestLoadRefusesLinksAndFIFOs(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, dir, "PROMPT-trip.md", "Plan a trip to {{place}}.\n")
+	write(t, outside, "PROMPT-secret.md", "The secret {{x}}.\n")
+	if err := syscall.Mkfifo(filepath.Join(dir, "PROMPT-pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{
+		"PROMPT-link.md": filepath.Join(outside, "PROMPT-secret.md"),
+		"PROMPT-zero.md": "/dev/zero",
+		"PROMPT-self.md": "PROMPT-trip.md", // even one inside the folder
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, dir, "PROMPT-huge.md", strings.Repeat("x", 256<<10+1))
+
+	type result struct {
+		set *prompts.Set
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		set, err := prompts.Load(dir)
+		done <- result{set, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second): // a last guard: Load blocked on the FIFO
+		t.Fatal("Load did not return within 60s")
+	}
+	if diff := cmp.Diff([]string{"find_gaps_review", "research_topic", "summarize_document", "trip"}, r.set.Names()); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{
+		"PROMPT-pipe.md is a FIFO",
+		"PROMPT-link.md is a symbolic link",
+		"PROMPT-zero.md is a symbolic link",
+		"PROMPT-self.md is a symbolic link",
+		"never through a link",
+		"PROMPT-huge.md is 262145 bytes, over 262144",
+	} {
+		if r.err == nil || !strings.Contains(r.err.Error(), want) {
+			t.Errorf("Load error %v, want it to say %q", r.err, want)
+		}
+	}
+	if _, err := r.set.Get("pipe"); !errors.Is(err, prompts.ErrNotFound) || !strings.Contains(err.Error(), "its file could not be used") {
+		t.Errorf("Get(pipe) = %v, want the FIFO named as unusable", err)
+	}
+	if _, err := prompts.ReadFile(filepath.Join(dir, "PROMPT-link.md")); err == nil {
+		t.Error("ReadFile through a link: no error, want it refused")
 	}
 }
 

@@ -4,25 +4,34 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/braidsearch/braid/internal/atomicfile"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // File is the name of the file that holds an index's settings in its
 // directory.
 const File = "settings.json"
 
+// maxFile is the largest settings.json read: a few hundred bytes is usual.
+const maxFile = 1 << 20
+
 // Load reads the settings in the index directory dir; a missing file
-// means none set.
+// means none set. The file is read as confine.ReadConfig reads: a
+// symbolic link, a FIFO, a device or a file over 1 MiB is refused, never
+// followed, waited on or read whole.
 func Load(dir string) (*Values, error) {
-	data, err := os.ReadFile(filepath.Join(dir, File))
-	if errors.Is(err, os.ErrNotExist) {
+	p := filepath.Join(dir, File)
+	data, err := confine.ReadConfig(p, maxFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return &Values{}, nil
-	}
-	if err != nil {
+	case errors.Is(err, confine.ErrNotRegular) || errors.Is(err, confine.ErrTooLarge):
+		return nil, fmt.Errorf("braid: read %s: %w; settings are read from a regular file of at most 1 MiB, never through a link: delete it to go back to the default settings", File, err)
+	case err != nil:
 		return nil, fmt.Errorf("braid: read %s: %w", File, err)
 	}
 	return Parse(data, File+" in "+dir, "fix it, or delete it to go back to the default settings")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -245,6 +246,65 @@ func TestLoadRefuses(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("load %s: %v, want it to say %q", c.file, err, w)
 				}
+			}
+		})
+	}
+}
+
+// settings.json in an index directory someone else arranged: a link, a
+// FIFO or a huge file is refused with a reason, never followed, waited on
+// or read whole.
+func TestLoadRefusesNonRegular(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(t *testing.T, file string)
+		want string
+	}{
+		{"link to a file", func(t *testing.T, file string) {
+			other := filepath.Join(t.TempDir(), "other.json")
+			if err := os.WriteFile(other, []byte(`{"limit": 3}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, file); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a symbolic link"},
+		{"link to /dev/zero", func(t *testing.T, file string) {
+			if err := os.Symlink("/dev/zero", file); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a symbolic link"},
+		{"FIFO", func(t *testing.T, file string) {
+			if err := syscall.Mkfifo(file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a FIFO"},
+		{"over 1 MiB", func(t *testing.T, file string) {
+			if err := os.WriteFile(file, []byte(`{"limit": 3}`+strings.Repeat(" ", 1<<20)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "over 1048576"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c.make(t, filepath.Join(dir, settings.File))
+			type result struct {
+				v   *settings.Values
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				v, err := settings.Load(dir)
+				done <- result{v, err}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(60 * time.Second): // a last guard: Load blocked
+				t.Fatal("Load did not return within 60s")
+			}
+			if r.err == nil || !strings.Contains(r.err.Error(), c.want) || !strings.Contains(r.err.Error(), "delete it to go back to the default settings") {
+				t.Errorf("Load: %+v, %v; want an error saying %q", r.v, r.err, c.want)
 			}
 		})
 	}
