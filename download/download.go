@@ -72,7 +72,9 @@ type Options struct {
 	// negative value none.
 	MaxRedirects int
 	// Allow lists address ranges that may be dialled although they are not
-	// public (127.0.0.1/32 for a local server, say).
+	// public (127.0.0.1/32 for a local server, say). An IPv4-mapped range
+	// of 96 bits or more (::ffff:127.0.0.1/128) stands for its IPv4 range,
+	// since addresses are checked unmapped.
 	Allow []netip.Prefix
 	// SHA256, when set, is the hex digest the body must have.
 	SHA256 string
@@ -80,6 +82,10 @@ type Options struct {
 
 // ParseAllow reads address ranges for Options.Allow: CIDR prefixes
 // (10.0.0.0/8) or single addresses (127.0.0.1, as 127.0.0.1/32), masked.
+// An IPv4-mapped range becomes its IPv4 range (::ffff:10.0.0.0/104 is
+// 10.0.0.0/8), as addresses are checked unmapped; an IPv6 range wider than
+// ::ffff:0:0/96 that holds it (::/0, ::ffff:0:0/95) is refused, as it
+// would allow every IPv4 address without saying so.
 func ParseAllow(list []string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, s := range list {
@@ -91,9 +97,25 @@ func ParseAllow(list []string) ([]netip.Prefix, error) {
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
-		out = append(out, p.Masked())
+		p = unmap(p.Masked())
+		if p.Addr().Is6() && p.Overlaps(mapped) {
+			return nil, fmt.Errorf("download: Options.Allow %q holds ::ffff:0:0/96, every IPv4-mapped address, that is all of IPv4; name IPv4 ranges as IPv4 (0.0.0.0/0 for all of it) and IPv6 ranges that leave ::ffff:0:0/96 out", s)
+		}
+		out = append(out, p)
 	}
 	return out, nil
+}
+
+// mapped is the IPv4-mapped IPv6 range.
+var mapped = netip.MustParsePrefix("::ffff:0:0/96")
+
+// unmap turns an IPv4-mapped range of 96 bits or more into its IPv4 range
+// (::ffff:127.0.0.1/128 into 127.0.0.1/32) and leaves any other as it is.
+func unmap(p netip.Prefix) netip.Prefix {
+	if !p.Addr().Is4In6() || p.Bits() < 96 {
+		return p
+	}
+	return netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
 }
 
 // Page is what Get fetched.
@@ -263,7 +285,7 @@ var special = []netip.Prefix{
 func allowed(a netip.Addr, allow []netip.Prefix) error {
 	a = a.Unmap()
 	for _, p := range allow {
-		if p.Contains(a) {
+		if unmap(p).Contains(a) {
 			return nil
 		}
 	}

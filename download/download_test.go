@@ -191,3 +191,60 @@ func TestParseAllow(t *testing.T) {
 		t.Errorf("ParseAllow(nowhere) = %v", err)
 	}
 }
+
+// Addresses are checked unmapped, so IPv4-mapped ranges are read as the
+// IPv4 ranges they stand for (issue 30, 7.2).
+func TestParseAllowMapped(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{"::ffff:127.0.0.1/128", "127.0.0.1/32"},
+		{"::ffff:127.0.0.1", "127.0.0.1/32"},
+		{"::FFFF:10.1.2.3/104", "10.0.0.0/8"},
+		{"::ffff:0:0/96", "0.0.0.0/0"},
+		{"::ffff:192.168.1.1/120", "192.168.1.0/24"},
+		{"::1/128", "::1/128"},
+		{"fe80::/10", "fe80::/10"},
+		{"2001:db8::/32", "2001:db8::/32"},
+		{"::fffe:0:0/96", "::fffe:0:0/96"}, // beside the mapped range
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseAllow([]string{tc.in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0] != netip.MustParsePrefix(tc.want) {
+				t.Errorf("ParseAllow(%s) = %v, want %s", tc.in, got, tc.want)
+			}
+		})
+	}
+	for _, in := range []string{"::ffff:0:0/95", "::/0", "::/8", "::ffff:0.0.0.0/80"} {
+		_, err := ParseAllow([]string{"127.0.0.1", in})
+		if err == nil || !strings.Contains(err.Error(), `download: Options.Allow "`+in+`" holds ::ffff:0:0/96, every IPv4-mapped address`) {
+			t.Errorf("ParseAllow(%s) = %v, want a refusal naming it", in, err)
+		}
+	}
+}
+
+// A download from 127.0.0.1 is allowed by the IPv4-mapped range of that
+// address, parsed or set directly, and only by ranges that hold it.
+func TestGetAllowsMappedRange(t *testing.T) {
+	s := site(t)
+	parsed, err := ParseAllow([]string{"::ffff:127.0.0.1/128"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, allow := range map[string][]netip.Prefix{
+		"parsed":       parsed,
+		"set directly": {netip.MustParsePrefix("::ffff:127.0.0.1/128")},
+		"a /104":       {netip.MustParsePrefix("::ffff:127.0.0.0/104")},
+	} {
+		p, err := Get(context.Background(), s.URL+"/note.md", &Options{Allow: allow, Timeout: 5 * time.Second})
+		if err != nil || !strings.Contains(string(p.Text), "Plain markdown") {
+			t.Errorf("%s %v: %v, want the page", name, allow, err)
+		}
+	}
+	if _, err := Get(context.Background(), s.URL+"/note.md", &Options{Allow: []netip.Prefix{netip.MustParsePrefix("::ffff:127.0.0.2/128")}, Timeout: 5 * time.Second}); !errors.Is(err, ErrBlocked) {
+		t.Errorf("allowing ::ffff:127.0.0.2 only: %v, want ErrBlocked", err)
+	}
+}

@@ -167,22 +167,25 @@ func (s *Server) allowedRoots(ctx context.Context, e *braid.Engine) ([]string, e
 // confine resolves the path a tool was given (relative paths from the
 // server's working directory, "..", symbolic links) and returns it with
 // the allowed root it lies in, when it lies in one and not in the index
-// directory; otherwise an error naming the roots and the flag that widens
-// them. The tool then reads or writes it from that root's descriptor
-// (confine.Dir), so a link swapped in after this check leads nowhere.
+// directory; otherwise an error naming the path as given, the roots and
+// the flag that widens them. The tool then reads or writes it from that
+// root's descriptor (confine.Dir), so a link swapped in after this check
+// leads nowhere. The refusal never says where the path leads, nor whether
+// it exists: it reads the same for a link to any file, a missing path and
+// one that cannot be resolved (a link loop, a folder the server may not
+// search), whose reason goes to the log.
 func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string) (real, root string, err error) {
 	if err := confine.Check(path); err != nil {
 		return "", "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "confine: bad path: "))
 	}
-	real, err = confine.Resolve(path)
-	if err != nil {
-		return "", "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "confine: "))
-	}
+	real, rerr := confine.Resolve(path)
 	roots, err := s.allowedRoots(ctx, e)
 	if err != nil {
 		return "", "", err
 	}
-	if dir := e.Dir(); dir == "" || !confine.Within(dir, real) {
+	if rerr != nil {
+		s.log.Printf("refusing %s %s: %v", arg, path, rerr)
+	} else if dir := e.Dir(); dir == "" || !confine.Within(dir, real) {
 		for _, r := range roots {
 			if confine.Within(r, real) {
 				return real, r, nil
@@ -193,12 +196,8 @@ func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string)
 	if len(roots) > 0 {
 		where = strings.Join(roots, ", ")
 	}
-	shown := path
-	if real != path && real != mustAbs(path) {
-		shown = fmt.Sprintf("%s (which leads to %s)", path, real)
-	}
-	return "", "", &outsideError{fmt.Sprintf("%s %s is outside the folders this server may use (allowed: %s); the user can start braid serve with --allow DIR to allow another folder",
-		arg, shown, where)}
+	return "", "", &outsideError{fmt.Sprintf("%s %s is outside the folders this server may use, judged where its links lead (allowed: %s; never the index directory); the user can start braid serve with --allow DIR to allow another folder",
+		arg, path, where)}
 }
 
 // confineS3 returns the s3:// URL a tool was given, made canonical, when
@@ -237,12 +236,4 @@ func (s *Server) confineS3(e *braid.Engine, arg, raw string) (string, error) {
 	}
 	return "", &outsideError{fmt.Sprintf("%s %s is outside the S3 locations this server may index (allowed: %s); the user can start braid serve with --allow s3://BUCKET[/PREFIX] to allow another",
 		arg, raw, where)}
-}
-
-func mustAbs(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	return abs
 }

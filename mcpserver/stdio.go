@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -34,7 +36,14 @@ const maxLine = 64 << 20
 //     so, in one array as JSON-RPC answers a batch;
 //   - JSON that is not a request object (a number, a string), or an id that
 //     is neither a string nor a number: invalid request -32600;
+//   - an object mcp-go cannot read (a method or jsonrpc member that is no
+//     string) or whose id it would not give back as sent (a number a
+//     float64 does not hold, such as 1e400 or 2^53+1): invalid request
+//     -32600. mcp-go would answer the first with a null id and the second
+//     with another number.
 //   - a line over maxLine: invalid request -32600, the rest of it skipped.
+//
+// An id that is a string or a number is echoed as it was written.
 //
 // Blank lines are skipped. Both the filter and mcp-go write whole lines to
 // out under one lock, so their replies never interleave.
@@ -140,13 +149,82 @@ func check(line []byte) []byte {
 	default:
 		return errorLine(nil, mcp.INVALID_REQUEST, "invalid request: want a JSON-RPC request object")
 	}
+	// The members mcp-go reads first, matched as it matches them
+	// (encoding/json: any case, the last of duplicates).
 	var m struct {
-		ID json.RawMessage `json:"id"`
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		Method  json.RawMessage `json:"method"`
+		ID      json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(line, &m) == nil && m.ID != nil && !validID(m.ID) {
+	_ = json.Unmarshal(line, &m) // valid JSON, an object
+	id := m.ID
+	switch {
+	case id == nil:
+	case !validID(id): // null too: MCP requests have a string or integer id
 		return errorLine(nil, mcp.INVALID_REQUEST, "invalid request: id must be a string or a number")
+	case id[0] != '"' && !floatExact(string(id)):
+		return errorLine(id, mcp.INVALID_REQUEST, "invalid request: a numeric id must be one a float64 holds exactly (the MCP library reads ids as float64); want a string or an integer within ±2^53")
+	}
+	if m.Method != nil && first(m.Method) != '"' {
+		return errorLine(id, mcp.INVALID_REQUEST, "invalid request: method must be a string")
+	}
+	if m.JSONRPC != nil && first(m.JSONRPC) != '"' {
+		return errorLine(id, mcp.INVALID_REQUEST, `invalid request: jsonrpc must be "2.0"`)
+	}
+	// Whatever else mcp-go could not read, it would answer with a null id.
+	var base struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		ID      any    `json:"id"`
+		Result  any    `json:"result"`
+	}
+	if err := json.Unmarshal(line, &base); err != nil {
+		return errorLine(id, mcp.INVALID_REQUEST, "invalid request: "+err.Error())
 	}
 	return nil
+}
+
+// floatExact says whether the JSON number num comes back as the same
+// number once read into a float64 and written out again, as mcp-go does
+// with a numeric id: 1, -7, 0.5 and 1e2 do; 1e400 (out of range), 1e-400
+// (read as 0) and 9007199254740993 (read as ...992) do not.
+func floatExact(num string) bool {
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return false
+	}
+	a, ok := decimal(num)
+	b, _ := decimal(strconv.FormatFloat(f, 'e', -1, 64))
+	return ok && a == b
+}
+
+// decimal writes the JSON number num as sign, significant digits and
+// exponent, so that two spellings of one number compare equal ("1e2",
+// "100" and "100.0" all give "1e2"; every zero gives "0"). ok is false
+// when the exponent does not fit an int.
+func decimal(num string) (norm string, ok bool) {
+	mant, exp, hasExp := strings.Cut(strings.ToLower(num), "e")
+	neg := strings.HasPrefix(mant, "-")
+	mant = strings.TrimPrefix(mant, "-")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return "0", true
+	}
+	e := 0
+	if hasExp {
+		var err error
+		if e, err = strconv.Atoi(exp); err != nil {
+			return "", false
+		}
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	e += len(digits) - len(trimmed) - len(frac)
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return fmt.Sprintf("%s%se%d", sign, trimmed, e), true
 }
 
 // validJSON is json.Valid with the reason when it is not.
@@ -224,7 +302,7 @@ func recoverID(line []byte) json.RawMessage {
 }
 
 // scanID reads the top-level members of an object token by token until
-// it finds a string or number "id".
+// it finds a string or number "id", and returns it as written.
 func scanID(line []byte) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
@@ -237,16 +315,16 @@ func scanID(line []byte) json.RawMessage {
 			return nil
 		}
 		if k == "id" {
+			start := dec.InputOffset() // before the colon
 			v, err := dec.Token()
 			if err != nil {
 				return nil
 			}
-			var raw []byte
 			switch v.(type) {
 			case string, json.Number:
-				raw, _ = json.Marshal(v)
+				return bytes.TrimLeft(line[start:dec.InputOffset()], " \t\r\n:")
 			}
-			return raw
+			return nil
 		}
 		if skipValue(dec) != nil {
 			return nil
@@ -280,22 +358,23 @@ func errorLine(id json.RawMessage, code int, msg string) []byte {
 	return append(errorJSON(id, code, msg), '\n')
 }
 
-// rpcError is a JSON-RPC error reply.
-type rpcError struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Error   rpcErrorBody    `json:"error"`
-}
-
 type rpcErrorBody struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 }
 
+// errorJSON is a JSON-RPC error reply; id nil means null. The id is
+// written byte for byte as given (json.Marshal would escape < > & in a
+// string id), so it must be one JSON string or number.
 func errorJSON(id json.RawMessage, code int, msg string) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, _ := json.Marshal(rpcError{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Error: rpcErrorBody{Code: code, Message: msg}})
-	return b
+	body, _ := json.Marshal(rpcErrorBody{Code: code, Message: msg})
+	b := make([]byte, 0, len(id)+len(body)+40)
+	b = append(b, `{"jsonrpc":"`+mcp.JSONRPC_VERSION+`","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = append(b, body...)
+	return append(b, '}')
 }

@@ -81,7 +81,11 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 	}
 	blobs := r.blobs
 	var indexed []grep.File
+	var dirs []string // the folders of directory sources
 	for _, s := range srcs {
+		if s.Kind == index.SourceDir {
+			dirs = append(dirs, s.Path)
+		}
 		switch s.Kind {
 		case index.SourceJSONL:
 			continue
@@ -162,12 +166,9 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 			}
 			continue
 		}
-		info, err := os.Stat(abs)
-		if err != nil || !info.IsDir() {
-			return nil, fmt.Errorf("%w: %s; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)", ErrNotIndexed, p)
-		}
+		// A folder stands for the indexed files under it.
 		n := 0
-		prefix := abs + string(filepath.Separator)
+		prefix := strings.TrimSuffix(abs, string(filepath.Separator)) + string(filepath.Separator)
 		for _, f := range indexed {
 			if strings.HasPrefix(f.Path, prefix) {
 				n++
@@ -177,12 +178,43 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 				}
 			}
 		}
-		if n == 0 {
+		if n > 0 {
+			continue
+		}
+		// Nothing indexed there. A folder of a folder source is told so;
+		// any other path gets the same answer whatever it is, or whether
+		// it exists, so that grep cannot probe the disk outside the index.
+		if folderInSource(dirs, abs) {
 			return nil, fmt.Errorf("braid: no indexed documents under %s; run braid index %s first", p, p)
 		}
+		return nil, fmt.Errorf("%w: %s; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)", ErrNotIndexed, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return pathLess(fileKey(out[i]), fileKey(out[j])) })
 	return out, nil
+}
+
+// folderInSource says whether the absolute path abs is a folder inside
+// one of dirs, both as written and where its links lead: a link out of a
+// source tells nothing of what lies at its end.
+func folderInSource(dirs []string, abs string) bool {
+	var written, real bool
+	for _, d := range dirs {
+		written = written || confine.Within(d, abs)
+	}
+	if !written {
+		return false
+	}
+	to, err := confine.Resolve(abs)
+	if err != nil {
+		return false
+	}
+	for _, d := range dirs {
+		if rd, err := confine.Resolve(d); err == nil && confine.Within(rd, to) {
+			real = true
+		}
+	}
+	info, err := os.Stat(to)
+	return real && err == nil && info.IsDir()
 }
 
 // fileKey is what orders and identifies a listed file: its path, or for an

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -110,6 +111,41 @@ func TestFilesRefusesUnindexed(t *testing.T) {
 	empty := t.TempDir()
 	if _, err := r.Files(FilesOptions{Paths: []string{empty}}); err == nil {
 		t.Errorf("Files of a folder with no indexed documents: no error")
+	}
+}
+
+// Outside the folder sources a path is refused alike whatever it is and
+// whether it exists, so that grep cannot probe the disk; inside one an
+// empty folder is told apart, as ripgrep would (issue 30, 7.3).
+func TestFilesRefusalSaysNothingOutside(t *testing.T) {
+	r, dir := filesReader(t)
+	outside := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Mkdir(filepath.Join(outside, "sub"), 0o755))
+	must(os.WriteFile(filepath.Join(outside, "f.md"), nil, 0o644))
+	must(os.Symlink(outside, filepath.Join(dir, "out")))
+	must(os.Mkdir(filepath.Join(dir, "empty"), 0o755))
+	refusal := func(p string) string {
+		_, err := r.Files(FilesOptions{Paths: []string{p}})
+		if err == nil {
+			t.Fatalf("Files(%s): no error", p)
+		}
+		return strings.ReplaceAll(err.Error(), p, "PATH")
+	}
+	want := "braid: not an indexed file: PATH; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)"
+	for _, p := range []string{outside, filepath.Join(outside, "sub"), filepath.Join(outside, "f.md"), filepath.Join(outside, "missing"),
+		filepath.Join(dir, "out"), filepath.Join(dir, "out", "sub"), filepath.Join(dir, "out", "missing"), filepath.Join(dir, "missing")} {
+		if got := refusal(p); got != want {
+			t.Errorf("Files(%s): %q, want %q", p, got, want)
+		}
+	}
+	if got := refusal(filepath.Join(dir, "empty")); got != "braid: no indexed documents under PATH; run braid index PATH first" {
+		t.Errorf("Files of an empty folder in the source: %q", got)
 	}
 }
 

@@ -58,9 +58,11 @@ func Check(path string) error {
 }
 
 // Resolve returns path made absolute (from the working directory), cleaned,
-// and with every symbolic link in the part of it that exists followed; the
-// part that does not exist yet is appended as written. Two paths that reach
-// the same file resolve alike, so Within can compare them.
+// and with every symbolic link in the part of it that exists followed,
+// a link whose target is missing included; the part that does not exist
+// yet is appended as written. Two paths that reach the same file resolve
+// alike, so Within can compare them, and a dangling link resolves to
+// where a file created through it would be.
 func Resolve(path string) (string, error) {
 	if err := Check(path); err != nil {
 		return "", err
@@ -69,22 +71,65 @@ func Resolve(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("confine: %s: %w", path, err)
 	}
-	p, rest := abs, ""
-	for {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("confine: resolve %s: %w", path, err)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return abs, nil
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
+	real, err := walk(abs)
+	if err != nil {
+		return "", fmt.Errorf("confine: resolve %s: %w", path, err)
 	}
+	return real, nil
+}
+
+// maxLinks is how many symbolic links one path may go through, as on
+// Linux.
+const maxLinks = 40
+
+// walk follows the absolute path abs one name at a time, as the kernel
+// does, reading each symbolic link (filepath.EvalSymlinks gives up on a
+// link whose target is missing); from the first name that does not exist
+// the rest is appended as written.
+func walk(abs string) (string, error) {
+	sep := string(filepath.Separator)
+	vol := filepath.VolumeName(abs)
+	real, todo := vol+sep, abs[len(vol):]
+	links := 0
+	for todo != "" {
+		name, rest := todo, ""
+		if i := strings.IndexFunc(todo, func(r rune) bool { return r < 0x80 && os.IsPathSeparator(uint8(r)) }); i >= 0 {
+			name, rest = todo[:i], todo[i+1:]
+		}
+		todo = rest
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			real = filepath.Dir(real) // real holds no link: .. is its parent
+			continue
+		}
+		next := filepath.Join(real, name)
+		info, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return filepath.Join(next, todo), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			real = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", fmt.Errorf("more than %d symbolic links", maxLinks)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			v := filepath.VolumeName(target)
+			real, target = v+sep, target[len(v):]
+		}
+		todo = target + sep + todo
+	}
+	return real, nil
 }
 
 // Within reports whether path is root or inside it. Both should be resolved

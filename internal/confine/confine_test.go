@@ -15,7 +15,8 @@ import (
 
 // tree makes root/in/{a.md, sub/b.md}, secret outside root, and links:
 // in/out.md -> secret, in/up -> .., in/abs.md -> root/in/a.md (absolute,
-// staying inside), in/loop -> in/loop.
+// staying inside), in/loop -> in/loop, and two whose targets are missing:
+// in/dangling -> missing/x.md beside root, in/dangling-rel -> up/gone/../nowhere.
 func tree(t testing.TB) (root, secret string) {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
@@ -33,6 +34,8 @@ func tree(t testing.TB) (root, secret string) {
 	must(t, os.Symlink(filepath.Join(root, "a.md"), filepath.Join(root, "abs.md")))
 	must(t, os.Symlink("sub/b.md", filepath.Join(root, "rel.md")))
 	must(t, os.Symlink("loop", filepath.Join(root, "loop")))
+	must(t, os.Symlink(filepath.Join(filepath.Dir(root), "missing", "x.md"), filepath.Join(root, "dangling")))
+	must(t, os.Symlink("up/gone/../nowhere", filepath.Join(root, "dangling-rel")))
 	return root, secret
 }
 
@@ -123,14 +126,22 @@ func TestResolve(t *testing.T) {
 		{filepath.Join(root, "sub", "..", "a.md"), filepath.Join(root, "a.md")},
 		{filepath.Join(root, "new", "dir", "x.md"), filepath.Join(root, "new", "dir", "x.md")},
 		{filepath.Join(root, "up", "new", "x.md"), filepath.Join(filepath.Dir(root), "new", "x.md")},
+		{filepath.Join(root, "rel.md"), filepath.Join(root, "sub", "b.md")},
+		{filepath.Join(root, "up", "in", "up", "in", "sub", "..", "abs.md"), filepath.Join(root, "a.md")},
+		{filepath.Join(root, "dangling"), filepath.Join(filepath.Dir(root), "missing", "x.md")},
+		{filepath.Join(root, "dangling", "y"), filepath.Join(filepath.Dir(root), "missing", "x.md", "y")},
+		{filepath.Join(root, "dangling-rel"), filepath.Join(filepath.Dir(root), "nowhere")},
+		{"/", "/"},
 	} {
 		got, err := Resolve(tc.path)
 		if err != nil || got != tc.want {
 			t.Errorf("Resolve(%s) = %s, %v; want %s", tc.path, got, err, tc.want)
 		}
 	}
-	if _, err := Resolve(filepath.Join(root, "loop", "x")); err == nil {
-		t.Error("a path through a link loop resolved")
+	for _, p := range []string{filepath.Join(root, "loop", "x"), filepath.Join(root, "loop"), filepath.Join(root, "a.md", "x")} {
+		if got, err := Resolve(p); err == nil {
+			t.Errorf("Resolve(%s) = %s, want an error (a link loop, a name under a file)", p, got)
+		}
 	}
 }
 
@@ -156,7 +167,7 @@ func TestWithin(t *testing.T) {
 // inside the root is one whose file, if any, really is inside it.
 func FuzzResolve(f *testing.F) {
 	for _, s := range []string{"a.md", "../secret.txt", "up/secret.txt", "out.md", "sub/../../secret.txt", "..\\..\\secret.txt",
-		"/etc/passwd", "loop/x", "sub//b.md", "./././a.md", "a.md\x00", ""} {
+		"/etc/passwd", "loop/x", "sub//b.md", "./././a.md", "a.md\x00", "", "dangling/y", "dangling-rel"} {
 		f.Add(s)
 	}
 	root, secret := tree(f)
