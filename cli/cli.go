@@ -31,6 +31,10 @@ type Globals struct {
 	Index string `help:"Index directory." env:"BRAID_INDEX" default:".braid" type:"path" placeholder:"DIR"`
 	JSON  bool   `help:"Print JSON instead of text." name:"json"`
 	Quiet bool   `help:"Print no progress or warnings." short:"q"`
+	// KeyFile is this user's key, which seals the sources braid registers
+	// (docs/mcp.md, the trust model); the default is braid/key in the
+	// user's config folder.
+	KeyFile string `help:"This user's key file, which seals the sources braid registers (default: braid/key in the user's config folder)." env:"BRAID_KEY_FILE" type:"path" placeholder:"FILE" hidden:""`
 	modelFlags
 	backendFlags
 
@@ -218,7 +222,7 @@ func (g *Globals) open(readOnly bool, purpose string) (e *braid.Engine, done fun
 	if e, release, err, ok := g.borrowed(readOnly); ok {
 		return e, release, err
 	}
-	if e, err = braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose, Backend: g.backend()}); err != nil {
+	if e, err = braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose, Backend: g.backend(), KeyFile: g.KeyFile}); err != nil {
 		return nil, nil, err
 	}
 	return e, func() { e.Close() }, nil

@@ -54,7 +54,7 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 	m := g.models()
 	m.NoEmbedder, m.NoReranker = !vectors, !reranks
 	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, BatchDocs: testBatchDocs, AWS: loadAWS,
-		Vector: braid.VectorOptions{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, Backend: g.backend()}
+		Vector: braid.VectorOptions{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, Backend: g.backend(), KeyFile: g.KeyFile}
 	if b := g.RerankBudget; b != nil { // the flag wins over the index's setting
 		opt.RerankBudget = *b
 		if *b == 0 {
