@@ -237,7 +237,7 @@ func inside(root, file string) error {
 		return fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", file, err)
 	}
 	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) {
-		return fmt.Errorf("%w: %s leads to %s, outside its source %s; braid reads only files inside a source", ErrOutside, file, real, root)
+		return fmt.Errorf("%w: %s leads outside its source %s; braid reads only files inside a source", ErrOutside, file, root)
 	}
 	return nil
 }

@@ -73,5 +73,5 @@ func (r *Reader) Editable(name string) (*index.Source, *index.Document, string, 
 			}
 		}
 	}
-	return nil, nil, "", fmt.Errorf("%w: %s (its real path is %s); only files braid index has indexed can be edited", ErrOutside, name, real)
+	return nil, nil, "", fmt.Errorf("%w: %s is not a file braid index has indexed; only those can be edited", ErrOutside, name)
 }
