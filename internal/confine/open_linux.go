@@ -91,29 +91,35 @@ func (d *Dir) OpenAt(rel string) (int, error) {
 }
 
 func (d *Dir) openAt(rel string, flags int) (int, error) {
-	if !noOpenat2.Load() {
-		for {
-			fd, err := unix.Openat2(d.fd, rel, &unix.OpenHow{
-				Flags:   uint64(flags),
-				Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
-			})
-			switch {
-			case err == nil:
-				return fd, nil
-			case errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN):
-				continue
-			case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM):
-				noOpenat2.Store(true)
-			case errors.Is(err, unix.EXDEV):
-				// A link the kernel will not follow beneath the root: an
-				// absolute one, or one out. The walk decides.
-			default:
-				return -1, &os.PathError{Op: "open", Path: filepath.Join(d.root, rel), Err: err}
-			}
-			break
-		}
+	fd, ok, err := openat2(d.fd, rel, flags, unix.RESOLVE_BENEATH|unix.RESOLVE_NO_MAGICLINKS)
+	switch {
+	case ok && err == nil:
+		return fd, nil
+	case ok && !errors.Is(err, unix.EXDEV):
+		return -1, &os.PathError{Op: "open", Path: filepath.Join(d.root, rel), Err: err}
 	}
+	// No openat2, or a link the kernel will not follow beneath the root
+	// (an absolute one, or one out): the walk decides.
 	return d.walk(rel, flags, false)
+}
+
+// openat2 opens path from dirfd with openat2 and the resolve flags,
+// retrying when interrupted. ok is false where the kernel lacks openat2
+// or a policy filters it (ENOSYS, EPERM): the caller then walks instead,
+// and so does every later call.
+func openat2(dirfd int, path string, flags int, resolve uint64) (fd int, ok bool, err error) {
+	for !noOpenat2.Load() {
+		fd, err := unix.Openat2(dirfd, path, &unix.OpenHow{Flags: uint64(flags), Resolve: resolve})
+		switch {
+		case errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN):
+			continue
+		case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM):
+			noOpenat2.Store(true)
+			return -1, false, err
+		}
+		return fd, true, err
+	}
+	return -1, false, unix.ENOSYS
 }
 
 // walk opens rel beneath the root one component at a time, each with
@@ -318,24 +324,8 @@ func openFd(root, path string) (int, error) {
 // of its components (ELOOP): openat2 RESOLVE_NO_SYMLINKS, or a walk from
 // the file system's root with O_NOFOLLOW where openat2 is missing.
 func openNoLinks(abs string, flags int) (int, error) {
-	if !noOpenat2.Load() {
-		for {
-			fd, err := unix.Openat2(unix.AT_FDCWD, abs, &unix.OpenHow{
-				Flags:   uint64(flags),
-				Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-			})
-			switch {
-			case err == nil:
-				return fd, nil
-			case errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN):
-				continue
-			case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM):
-				noOpenat2.Store(true)
-			default:
-				return -1, err
-			}
-			break
-		}
+	if fd, ok, err := openat2(unix.AT_FDCWD, abs, flags, unix.RESOLVE_NO_SYMLINKS|unix.RESOLVE_NO_MAGICLINKS); ok {
+		return fd, err
 	}
 	cur, err := openat(unix.AT_FDCWD, "/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC)
 	if err != nil {

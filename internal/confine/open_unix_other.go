@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/braidsearch/braid/internal/atomicfile"
 )
 
 // Dir is a root for many opens beneath it; off Linux it holds the path,
@@ -96,27 +98,7 @@ func (d *Dir) WriteFile(name string, data []byte, perm fs.FileMode, replace bool
 			return err
 		}
 	}
-	tmp, err := os.CreateTemp(d.root, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm.Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), p)
+	return atomicfile.WriteFile(p, data, perm.Perm())
 }
 
 func openFd(root, path string) (int, error) {
