@@ -18,9 +18,12 @@ import (
 // documents with the default vector weight.
 type SearchOptions struct {
 	Limit int // hits to return; zero means the index's setting, else DefaultLimit (10)
-	// VectorWeight mixes lexical (0) and vector (1) scores. nil means the
-	// default: DefaultVectorWeight (0.6) when vectors are available, else 0. Without an embedding
-	// model every search is lexical and a weight above 0 adds a warning.
+	// VectorWeight mixes lexical (0) and vector (1) scores, exactly as
+	// named. nil means the index's vector_weight setting, else auto where
+	// vectors are available: both lists are retrieved and each query gets
+	// the weight WeightModel gives its lists' predictors (Results.Weighting
+	// says which and why); without vectors, 0. Without an embedding model
+	// every search is lexical and a weight above 0 adds a warning.
 	VectorWeight *float64
 	Keyword      bool     // BM25 only, whatever the weight
 	Sources      []string // source ids or names; any of them

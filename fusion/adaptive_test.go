@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,5 +77,20 @@ func TestFit(t *testing.T) {
 	m, got := Fit(samples, grid, start)
 	if fixed > 0.5+1e-9 || got < 0.95 || m.Coef[0] >= 0 {
 		t.Errorf("Fit = %+v scoring %v (bias only: %v), want a negative lex_gap coefficient scoring about 1", m, got, fixed)
+	}
+}
+
+// BenchmarkAdaptiveWeight is the adaptive weight's cost per query: the
+// predictors of two 50-candidate lists (the default candidates, whatever
+// the corpus size: only the top 10 of each are read) and the model.
+func BenchmarkAdaptiveWeight(b *testing.B) {
+	lex, vec := make([]Candidate, 50), make([]Candidate, 50)
+	for i := range lex {
+		lex[i] = Candidate{ID: "c" + strconv.Itoa(i*7%60), Score: 20 - float64(i)*0.3}
+		vec[i] = Candidate{ID: "c" + strconv.Itoa(i*3%70), Score: 0.9 - float64(i)*0.004}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		DefaultModel.Weight(Predict(lex, vec))
 	}
 }
