@@ -18,9 +18,12 @@ import (
 // documents with the default vector weight.
 type SearchOptions struct {
 	Limit int // hits to return; zero means the index's setting, else DefaultLimit (10)
-	// VectorWeight mixes lexical (0) and vector (1) scores. nil means the
-	// default: DefaultVectorWeight (0.6) when vectors are available, else 0. Without an embedding
-	// model every search is lexical and a weight above 0 adds a warning.
+	// VectorWeight mixes lexical (0) and vector (1) scores, exactly as
+	// named. nil means the index's vector_weight setting, else auto where
+	// vectors are available: both lists are retrieved and each query gets
+	// the weight WeightModel gives its lists' predictors (Results.Weighting
+	// says which and why); without vectors, 0. Without an embedding model
+	// every search is lexical and a weight above 0 adds a warning.
 	VectorWeight *float64
 	Keyword      bool     // BM25 only, whatever the weight
 	Sources      []string // source ids or names; any of them
@@ -83,6 +86,12 @@ type SearchOptions struct {
 	// answered the same way without it. See DocumentByHash.
 	Hash string
 
+	// WeightModel is the adaptive weighting a search with no
+	// VectorWeight gets (fusion.Model: the lists' predictors to the
+	// weight); nil means the index's (braid tune --save), else
+	// fusion.DefaultModel.
+	WeightModel *fusion.Model
+
 	weightFromSettings bool // VectorWeight is the index's setting, not the caller's
 }
 
@@ -135,6 +144,9 @@ type Hit struct {
 // Explanation breaks a hit's score down (rank.Explanation).
 type Explanation = rank.Explanation
 
+// Weighting is how a search's vector weight was decided (rank.Weighting).
+type Weighting = rank.Weighting
+
 // Results is a search's answer.
 type Results struct {
 	Results []Hit   `json:"results"`
@@ -151,6 +163,9 @@ type Results struct {
 	RerankOf int `json:"rerank_of"`
 	// Timings says where the time went.
 	Timings Timings `json:"timings"`
+	// Weighting is how a hybrid search's vector weight was decided, with
+	// the predictors of its two lists; nil for a lexical search.
+	Weighting *Weighting `json:"weighting,omitempty"`
 	// Lookup is "hash" when the search was answered by content hash
 	// (SearchOptions.Hash, or a query that is one) rather than ranked.
 	Lookup string `json:"lookup,omitempty"`
@@ -218,6 +233,9 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	// No weight named: the lists are retrieved at the default weight and
+	// fused at the one their predictors give (rank.Weigh).
+	adaptive := opt.VectorWeight == nil && w > 0
 	if warning != "" {
 		res.Warning = warning
 	}
@@ -265,6 +283,12 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		}
 		res.Total = total
 		t := time.Now()
+		model := fusion.DefaultModel
+		if opt.WeightModel != nil {
+			model = *opt.WeightModel
+		}
+		res.Weighting = rank.Weigh(lexC, vecC, w, adaptive, model)
+		w = res.Weighting.Weight
 		cands := rank.Fuse(lexC, vecC, w, opt.Fusion, opt.Normalize)
 		res.Timings.Fusion = msSince(t)
 		if cands, err = rank.Signals(ctx, cands, opt.DocEvidence, opt.LinkPrior, e.ret.Backlinks); err != nil {
@@ -369,7 +393,7 @@ func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []ra
 	}
 	res.Warning = joinWarnings(res.Warning, warn)
 	t = time.Now()
-	hits, err := e.hydrate(ctx, q, ranked, opt, w)
+	hits, err := e.hydrate(ctx, q, ranked, opt, w, res.Weighting)
 	res.Timings.Hydrate += msSince(t)
 	return hits, err
 }
@@ -396,7 +420,7 @@ func fuzziness(sim float64) int {
 // opt.Chunks, with snippet, highlights and lines from the store. Chunks the
 // store does not know (a lexical index ahead of an interrupted commit) are
 // dropped.
-func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64) ([]Hit, error) {
+func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64, wt *Weighting) ([]Hit, error) {
 	label := rank.Label(w)
 	seen := map[string]bool{}
 	terms := snippet.Terms(q.Words()) // the query's words, analysed as the index does
@@ -452,7 +476,7 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candid
 			Source: source, SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
 		}
 		if opt.Explain {
-			h.Explain = c.Explain(w, opt.Fusion, opt.QueryInstruction != nil && !*opt.QueryInstruction, rank0+1)
+			h.Explain = c.Explain(w, opt.Fusion, opt.QueryInstruction != nil && !*opt.QueryInstruction, rank0+1, wt)
 		}
 		hits = append(hits, h)
 	}

@@ -143,6 +143,9 @@ func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
 		Candidates: opt.Candidates, NoRerank: opt.NoRerank, RerankBudget: opt.RerankBudget}
 	cur := e.currentSettings()
 	opt.weightFromSettings = cur.Fill(&s, e.opt.RerankBudget != 0)
+	if opt.WeightModel == nil {
+		opt.WeightModel = cur.WeightModel
+	}
 	opt.VectorWeight, opt.DocEvidence, opt.LinkPrior, opt.QueryInstruction = s.VectorWeight, s.DocEvidence, s.LinkPrior, s.QueryInstruction
 	opt.Fusion, opt.Normalize, opt.Limit, opt.Candidates = s.Fusion, s.Normalize, s.Limit, s.Candidates
 	opt.TitleWeight, opt.HeadingWeight = s.TitleWeight, s.HeadingWeight

@@ -7,29 +7,32 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
+	"github.com/braidsearch/braid/settings"
 )
 
 // EvalCmd indexes a BEIR collection and scores search quality on it, one
 // run per mode (and per vector weight for the hybrid modes).
 type EvalCmd struct {
 	judged
-	Split         string    `help:"Which split to score (BEIR: the qrels file; --queries: the split column, or all)." default:"test"`
-	Modes         []string  `help:"Modes to score: lexical, vector, hybrid, hybrid+rerank." default:"lexical,vector,hybrid,hybrid+rerank" enum:"lexical,vector,hybrid,hybrid+rerank"`
-	VectorWeight  []float64 `help:"Vector weights for the hybrid modes (repeatable or comma-separated; default the index's setting, else 0.6)." placeholder:"W"`
-	Fusion        string    `help:"Fusion for the hybrid modes, linear or rrf (default the index's setting, else linear)." enum:",linear,rrf" default:""`
-	Normalize     string    `help:"Score normalisation for linear fusion, minmax or zscore (default the index's setting, else minmax)." enum:",minmax,zscore" default:""`
-	Candidates    int       `help:"Candidates each retriever hands to fusion (default the index's setting, else 50)." placeholder:"K"`
-	Depth         int       `help:"Results fetched per query; recall@100 needs 100." default:"100" placeholder:"N"`
-	DocEvidence   *float64  `help:"Document-evidence strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"B"`
-	LinkPrior     *float64  `help:"Link-prior strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"G"`
-	TitleWeight   *float64  `help:"BM25 weight of a word in a note's title or path, 0 (counted as body text) to 5 (default: the index's setting, else braid's)." placeholder:"F"`
-	HeadingWeight *float64  `help:"BM25 weight of a word in a chunk's headings, 0 (counted as body text) to 5 (default: the index's setting, else braid's)." placeholder:"F"`
-	Baseline      string    `help:"Fail when a run's nDCG@10, recall@100 or MRR@10 is more than --tolerance below the same run in this JSON file (an earlier --json output)." type:"existingfile" placeholder:"FILE"`
-	Tolerance     float64   `help:"How far below the baseline a metric may fall." default:"0.005"`
+	Split         string   `help:"Which split to score (BEIR: the qrels file; --queries: the split column, or all)." default:"test"`
+	Modes         []string `help:"Modes to score: lexical, vector, hybrid, hybrid+rerank." default:"lexical,vector,hybrid,hybrid+rerank" enum:"lexical,vector,hybrid,hybrid+rerank"`
+	VectorWeight  []string `help:"Vector weights for the hybrid modes, auto (chosen per query) or 0..1 (repeatable or comma-separated; default the index's setting, else auto)." placeholder:"W"`
+	PerQuery      bool     `hidden:"" help:"With --json, each run's per-query scores and fusion predictors (what braid tune fits the adaptive weight to)."`
+	Fusion        string   `help:"Fusion for the hybrid modes, linear or rrf (default the index's setting, else linear)." enum:",linear,rrf" default:""`
+	Normalize     string   `help:"Score normalisation for linear fusion, minmax or zscore (default the index's setting, else minmax)." enum:",minmax,zscore" default:""`
+	Candidates    int      `help:"Candidates each retriever hands to fusion (default the index's setting, else 50)." placeholder:"K"`
+	Depth         int      `help:"Results fetched per query; recall@100 needs 100." default:"100" placeholder:"N"`
+	DocEvidence   *float64 `help:"Document-evidence strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"B"`
+	LinkPrior     *float64 `help:"Link-prior strength, 0 (off) to 1 (default: the index's setting, else braid's)." placeholder:"G"`
+	TitleWeight   *float64 `help:"BM25 weight of a word in a note's title or path, 0 (counted as body text) to 5 (default: the index's setting, else braid's)." placeholder:"F"`
+	HeadingWeight *float64 `help:"BM25 weight of a word in a chunk's headings, 0 (counted as body text) to 5 (default: the index's setting, else braid's)." placeholder:"F"`
+	Baseline      string   `help:"Fail when a run's nDCG@10, recall@100 or MRR@10 is more than --tolerance below the same run in this JSON file (an earlier --json output)." type:"existingfile" placeholder:"FILE"`
+	Tolerance     float64  `help:"How far below the baseline a metric may fall." default:"0.005"`
 }
 
 // judged are the inputs of eval and tune: queries with judgements and the
@@ -46,7 +49,18 @@ func (c *EvalCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	opt := eval.Options{Modes: c.Modes, VectorWeights: c.VectorWeight, Fusion: c.Fusion, Normalize: c.Normalize}
+	opt := eval.Options{Modes: c.Modes, Fusion: c.Fusion, Normalize: c.Normalize, PerQuery: c.PerQuery}
+	for _, s := range c.VectorWeight {
+		if s == settings.Auto {
+			opt.Auto = true
+			continue
+		}
+		w, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("--vector-weight %q: want auto or a number strictly between 0 and 1", s)
+		}
+		opt.VectorWeights = append(opt.VectorWeights, w)
+	}
 	if c.Candidates < 0 || c.Depth < 10 {
 		return fmt.Errorf("--candidates wants 1 or more and --depth 10 or more")
 	} else if err := opt.Check(); err != nil {
@@ -71,7 +85,11 @@ func (c *EvalCmd) Run(g *Globals) error {
 	candidates := cmp.Or(c.Candidates, cur.Candidates)
 	runs, err := eval.Evaluate(g.ctx, col, opt, eval.Engine{NoVectors: caps.NoVectors, NoRerank: caps.NoRerank, Current: cur,
 		Search: func(ctx context.Context, r eval.Run, q eval.Query) (eval.Answer, error) {
-			return answer(ctx, e, byPath, q, braid.SearchOptions{Limit: c.Depth, VectorWeight: &r.VectorWeight, Candidates: candidates,
+			w := &r.VectorWeight
+			if r.Auto {
+				w = nil // the adaptive weight, per query
+			}
+			return answer(ctx, e, byPath, q, braid.SearchOptions{Limit: c.Depth, VectorWeight: w, Candidates: candidates,
 				Fusion: braid.Fusion(r.Fusion), Normalize: braid.Normalization(r.Normalize), NoRerank: r.Mode != eval.HybridRerank,
 				DocEvidence: c.DocEvidence, LinkPrior: c.LinkPrior, TitleWeight: c.TitleWeight, HeadingWeight: c.HeadingWeight})
 		}}, func(r eval.Run) {
@@ -149,6 +167,9 @@ func answer(ctx context.Context, e *braid.Engine, byPath bool, q eval.Query, opt
 	t := res.Timings
 	a := eval.Answer{TookMS: res.TookMS, Warning: res.Warning, IDs: make([]string, len(res.Results)),
 		Stages: map[string]float64{"lexical": t.Lexical, "embed": t.Embed, "vector": t.Vector, "fusion": t.Fusion, "rerank": t.Rerank, "hydrate": t.Hydrate}}
+	if wt := res.Weighting; wt != nil {
+		a.Weight, a.Predictors = wt.Weight, &wt.Predictors
+	}
 	for i, h := range res.Results {
 		a.IDs[i] = h.ID
 		if byPath {

@@ -58,7 +58,11 @@ func (c *TuneCmd) Run(g *Globals) error {
 		}
 	}
 	res, err := eval.Tune(g.ctx, col, eval.Current(e.Config().Values()), opt, func(ctx context.Context, p eval.Point, q eval.Query) (eval.Answer, error) {
-		return answer(ctx, e, byPath, q, braid.SearchOptions{Limit: braid.DefaultLimit, VectorWeight: &p.Weight, Fusion: p.Fusion, Normalize: p.Normalize,
+		w := &p.Weight
+		if p.Auto {
+			w = nil // chosen per query by p.Model
+		}
+		return answer(ctx, e, byPath, q, braid.SearchOptions{Limit: braid.DefaultLimit, VectorWeight: w, WeightModel: p.Model, Fusion: p.Fusion, Normalize: p.Normalize,
 			Candidates: p.Candidates, DocEvidence: &p.DocEvidence, LinkPrior: &p.LinkPrior, QueryInstruction: &p.Instruction,
 			TitleWeight: &p.Title, HeadingWeight: &p.Headings, NoRerank: true})
 	})

@@ -36,6 +36,7 @@ var (
 type Run struct {
 	Mode         string             `json:"mode"`
 	VectorWeight float64            `json:"vector_weight"`
+	Auto         bool               `json:"auto,omitempty"` // the hybrid modes' weight chosen per query (no weight named)
 	Fusion       string             `json:"fusion,omitempty"`
 	Normalize    string             `json:"normalize,omitempty"`
 	Skipped      bool               `json:"skipped,omitempty"`
@@ -51,11 +52,15 @@ type Run struct {
 	P95MS        float64            `json:"p95_ms"`
 	Stages       map[string]float64 `json:"stages_p50_ms,omitempty"`
 	Warnings     []string           `json:"warnings,omitempty"`
+	PerQuery     []QueryScore       `json:"per_query,omitempty"` // with Options.PerQuery
 }
 
 // Key names a run for baseline matching: the mode, and for the hybrid
 // modes the weight and fusion too.
 func (r Run) Key() string {
+	if strings.HasPrefix(r.Mode, Hybrid) && r.Auto {
+		return fmt.Sprintf("%s w=auto %s %s", r.Mode, r.Fusion, r.Normalize)
+	}
 	if strings.HasPrefix(r.Mode, Hybrid) {
 		return fmt.Sprintf("%s w=%g %s %s", r.Mode, r.VectorWeight, r.Fusion, r.Normalize)
 	}
@@ -68,6 +73,9 @@ func (r Run) String() string {
 	name := r.Mode
 	if strings.HasPrefix(r.Mode, Hybrid) {
 		name = fmt.Sprintf("%s w=%.2f", r.Mode, r.VectorWeight)
+		if r.Auto {
+			name = r.Mode + " w=auto"
+		}
 	}
 	if r.Skipped {
 		return fmt.Sprintf("%-22s skipped: %s", name, r.Reason)
@@ -92,8 +100,9 @@ func ReadRuns(path string) ([]Run, error) {
 
 // Plan lists the runs modes ask for over queries queries, in order:
 // lexical at weight 0, vector at 1, and each hybrid mode once per weight
-// with fusion (and normalize, which only linear fusion reads).
-func Plan(modes []string, weights []float64, fusion, normalize string, queries int) []Run {
+// with fusion (and normalize, which only linear fusion reads), first with
+// the adaptive weight when auto.
+func Plan(modes []string, auto bool, weights []float64, fusion, normalize string, queries int) []Run {
 	var runs []Run
 	for _, m := range modes {
 		ws := []float64{0}
@@ -102,9 +111,15 @@ func Plan(modes []string, weights []float64, fusion, normalize string, queries i
 			ws = []float64{1}
 		case Hybrid, HybridRerank:
 			ws = weights
+			if auto {
+				ws = append([]float64{-1}, ws...)
+			}
 		}
 		for _, w := range ws {
 			r := Run{Mode: m, VectorWeight: w, Queries: queries}
+			if w < 0 {
+				r.VectorWeight, r.Auto = 0, true
+			}
 			if strings.HasPrefix(m, Hybrid) {
 				r.Fusion = fusion
 				if fusion == "linear" {
@@ -127,6 +142,7 @@ func (r *Run) Score(ctx context.Context, col *Collection, search func(ctx contex
 	r.Queries = len(col.Queries)
 	r.NDCG10, r.Hit5, r.Recall10, r.Recall100, r.MRR10 = sc.NDCG10, sc.Hit5, sc.Recall10, sc.Recall100, sc.MRR10
 	r.TookMS, r.P50MS, r.P95MS, r.Stages = sc.TookMS, sc.P50MS, sc.P95MS, sc.Stages
+	r.PerQuery = sc.PerQuery
 	r.Warnings = append(r.Warnings, sc.Warnings...)
 	return nil
 }
@@ -146,6 +162,14 @@ type Options struct {
 	// Normalize is linear fusion's score normalisation, "minmax" or
 	// "zscore"; with neither it nor the current setting, "minmax".
 	Normalize string
+	// Auto adds a run of each hybrid mode at the adaptive weight, a
+	// weight per query (what a search that names none gets). With no
+	// VectorWeights, the current setting decides: auto unless it names a
+	// weight.
+	Auto bool
+	// PerQuery keeps each run's per-query scores and predictors
+	// (Run.PerQuery).
+	PerQuery bool
 }
 
 // Check says what is wrong with o, before the work of opening an engine
@@ -186,13 +210,17 @@ func Evaluate(ctx context.Context, col *Collection, opt Options, e Engine, score
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
-	weights := opt.VectorWeights
-	if len(weights) == 0 {
-		weights = []float64{e.Current.Weight}
+	weights, auto := opt.VectorWeights, opt.Auto
+	if len(weights) == 0 && !auto {
+		if e.Current.Auto {
+			auto = true
+		} else {
+			weights = []float64{e.Current.Weight}
+		}
 	}
 	fusion := cmp.Or(opt.Fusion, string(e.Current.Fusion))
 	normalize := cmp.Or(opt.Normalize, string(e.Current.Normalize), string(settings.NormMinMax))
-	runs := Plan(slices.Compact(slices.Clone(opt.Modes)), weights, fusion, normalize, len(col.Queries))
+	runs := Plan(slices.Compact(slices.Clone(opt.Modes)), auto, weights, fusion, normalize, len(col.Queries))
 	for i := range runs {
 		r := &runs[i]
 		run := *r
@@ -200,6 +228,9 @@ func Evaluate(ctx context.Context, col *Collection, opt Options, e Engine, score
 			r.Skipped, r.Reason = true, why
 		} else if err := r.Score(ctx, col, func(ctx context.Context, q Query) (Answer, error) { return e.Search(ctx, run, q) }); err != nil {
 			return nil, err
+		}
+		if !opt.PerQuery {
+			r.PerQuery = nil
 		}
 		if scored != nil {
 			scored(*r)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestPlan(t *testing.T) {
@@ -28,7 +29,7 @@ func TestPlan(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, r := range Plan(tc.modes, tc.weights, tc.fusion, tc.normalize, 7) {
+			for _, r := range Plan(tc.modes, false, tc.weights, tc.fusion, tc.normalize, 7) {
 				if r.Queries != 7 || r.Mode == Vector && r.VectorWeight != 1 || r.Mode == Lexical && r.VectorWeight != 0 {
 					t.Errorf("run %+v: want 7 queries, the mode's own weight", r)
 				}
@@ -52,8 +53,9 @@ func TestRunScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Run{Mode: Lexical, Queries: 2, NDCG10: r.NDCG10, Hit5: 1, Recall10: 1, Recall100: 1, MRR10: 0.75, TookMS: r.TookMS, P50MS: 3, P95MS: 3,
-		Stages: map[string]float64{"lexical": 2}, Warnings: []string{"earlier", "w"}}
-	if diff := cmp.Diff(want, r); diff != "" || r.NDCG10 <= 0.5 || r.NDCG10 >= 1 {
+		Stages: map[string]float64{"lexical": 2}, Warnings: []string{"earlier", "w"},
+		PerQuery: []QueryScore{{ID: "q1", NDCG10: 1, Hit5: 1}, {ID: "q2", NDCG10: r.NDCG10*2 - 1, Hit5: 1}}}
+	if diff := cmp.Diff(want, r, cmpopts.EquateApprox(0, 1e-3)); diff != "" || r.NDCG10 <= 0.5 || r.NDCG10 >= 1 {
 		t.Errorf("scored run (-want +got):\n%s (nDCG@10 %v)", diff, r.NDCG10)
 	}
 	boom := errors.New("boom")

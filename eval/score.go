@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/braidsearch/braid/fusion"
 )
 
 // Answer is one query's ranking as Score reads it: the judged ids (or
@@ -15,6 +17,20 @@ type Answer struct {
 	TookMS  float64
 	Stages  map[string]float64
 	Warning string
+	// Weight is the vector weight the search fused at and Predictors its
+	// lists' predictors (nil for a search without both lists).
+	Weight     float64
+	Predictors *fusion.Predictors
+}
+
+// QueryScore is one query's score in a run, with the weight it got and
+// its lists' predictors: what an adaptive weighting is fitted to.
+type QueryScore struct {
+	ID         string             `json:"id"`
+	NDCG10     float64            `json:"ndcg@10"`
+	Hit5       float64            `json:"hit@5"`
+	Weight     float64            `json:"vector_weight"`
+	Predictors *fusion.Predictors `json:"predictors,omitempty"`
 }
 
 // Scores are a collection's metrics, each the mean over its queries
@@ -27,6 +43,8 @@ type Scores struct {
 	Stages map[string]float64
 	// Warnings are the distinct warnings the searches gave, in order.
 	Warnings []string
+	// PerQuery are the queries' own scores, in col's order.
+	PerQuery []QueryScore
 }
 
 // Score runs search on every query of col and scores the answers against
@@ -54,6 +72,7 @@ func Score(ctx context.Context, col *Collection, search func(ctx context.Context
 			s.Warnings = append(s.Warnings, a.Warning)
 		}
 		rel := col.Qrels[q.ID]
+		s.PerQuery = append(s.PerQuery, QueryScore{ID: q.ID, NDCG10: NDCG(a.IDs, rel, 10), Hit5: Hit(a.IDs, rel, 5), Weight: a.Weight, Predictors: a.Predictors})
 		s.NDCG10 += NDCG(a.IDs, rel, 10)
 		s.Recall10 += Recall(a.IDs, rel, 10)
 		s.Recall100 += Recall(a.IDs, rel, 100)

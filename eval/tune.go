@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -15,7 +16,11 @@ import (
 // the ranking signals' strengths a search uses, and, once scored, how it
 // ranked the queries.
 type Point struct {
-	Weight      float64                `json:"vector_weight"`
+	Weight float64 `json:"vector_weight"`
+	// Auto says the weight is chosen per query from the lists' predictors
+	// by Model (nil: fusion.DefaultModel), not Weight.
+	Auto        bool                   `json:"auto,omitempty"`
+	Model       *fusion.Model          `json:"weight_model,omitempty"`
 	Fusion      settings.Fusion        `json:"fusion"`
 	Normalize   settings.Normalization `json:"normalize,omitempty"` // "" under RRF, which reads ranks
 	Candidates  int                    `json:"candidates"`
@@ -44,6 +49,7 @@ func Current(v settings.Values) Point {
 		DocEvidence: settings.Or(v.DocEvidence, settings.DefaultDocEvidence), LinkPrior: settings.Or(v.LinkPrior, settings.DefaultLinkPrior),
 		Instruction: settings.Or(v.QueryInstruction, true),
 		Title:       settings.Or(v.TitleWeight, settings.DefaultTitleWeight), Headings: settings.Or(v.HeadingWeight, settings.DefaultHeadingWeight),
+		Auto: v.VectorWeight == nil, Model: v.WeightModel,
 	}
 	if p.Fusion == settings.FusionRRF {
 		p.Normalize = ""
@@ -53,7 +59,14 @@ func Current(v settings.Values) Point {
 
 // String is p as tune's report names it.
 func (p Point) String() string {
-	s := fmt.Sprintf("vector_weight %s, fusion %s", strconv.FormatFloat(p.Weight, 'g', -1, 64), p.Fusion)
+	w := strconv.FormatFloat(p.Weight, 'g', -1, 64)
+	if p.Auto {
+		w = "auto"
+		if p.Model != nil {
+			w = "auto (refitted)"
+		}
+	}
+	s := fmt.Sprintf("vector_weight %s, fusion %s", w, p.Fusion)
 	if p.Fusion == settings.FusionLinear {
 		s += " (" + string(p.Normalize) + ")"
 	}
@@ -72,7 +85,11 @@ func (p Point) id() string {
 	if p.Fusion == settings.FusionRRF {
 		p.Normalize = ""
 	}
-	return fmt.Sprintf("%g/%s/%s/%d/%g/%g/%v/%g/%g", p.Weight, p.Fusion, p.Normalize, p.Candidates, p.DocEvidence, p.LinkPrior, p.Instruction, p.Title, p.Headings)
+	w := strconv.FormatFloat(p.Weight, 'g', -1, 64)
+	if p.Auto {
+		w = fmt.Sprintf("auto%v", p.Model)
+	}
+	return fmt.Sprintf("%s/%s/%s/%d/%g/%g/%v/%g/%g", w, p.Fusion, p.Normalize, p.Candidates, p.DocEvidence, p.LinkPrior, p.Instruction, p.Title, p.Headings)
 }
 
 // fusions are the ways of combining the two lists that Tune tries.
@@ -175,6 +192,7 @@ func Tune(ctx context.Context, col *Collection, cur Point, o TuneOptions, search
 	}
 	res := &TuneResult{Queries: len(col.Queries), Metric: "nDCG@10", Current: cur, lexical: o.Lexical}
 	scores := map[string]*TuneScore{}
+	perQuery := map[string][]QueryScore{}
 	score := func(p Point) (*TuneScore, error) {
 		if s, ok := scores[p.id()]; ok {
 			return s, nil
@@ -184,7 +202,7 @@ func Tune(ctx context.Context, col *Collection, cur Point, o TuneOptions, search
 			return nil, err
 		}
 		s := &TuneScore{NDCG10: sc.NDCG10, Hit5: sc.Hit5, MRR10: sc.MRR10}
-		scores[p.id()] = s
+		scores[p.id()], perQuery[p.id()] = s, sc.PerQuery
 		p.Score = s
 		res.Tried = append(res.Tried, p)
 		if o.Tried != nil {
@@ -207,7 +225,20 @@ func Tune(ctx context.Context, col *Collection, cur Point, o TuneOptions, search
 		}
 		dims = append(dims, d)
 	}
-	dim(len(weights), func(p *Point, i int) { p.Weight = weights[i] })
+	// The weights, then the adaptive weight refitted to how each query
+	// ranked at each of them (those just scored, at the best point's other
+	// settings), where vectors take part.
+	dim(len(weights), func(p *Point, i int) { p.Weight, p.Auto, p.Model = weights[i], false, nil })
+	if !o.Lexical && len(weights) > 2 {
+		dims[0] = append(dims[0], func(p *Point) {
+			m := refit(col, weights, func(w float64) []QueryScore {
+				q := *p
+				q.Weight, q.Auto, q.Model = w, false, nil
+				return perQuery[q.id()]
+			})
+			p.Auto, p.Model = true, m
+		})
+	}
 	if len(weights) > 1 || weights[0] != 0 {
 		dim(len(fusions), func(p *Point, i int) { p.Fusion, p.Normalize = fusions[i].f, fusions[i].n })
 	}
@@ -250,6 +281,9 @@ func (r *TuneResult) Tuning() settings.Tuning {
 		TitleWeight: b.Title, HeadingWeight: b.Headings}
 	if !r.lexical {
 		t.VectorWeight, t.QueryInstruction = &b.Weight, &b.Instruction
+		if b.Auto {
+			t.VectorWeight, t.WeightModel = nil, b.Model
+		}
 	}
 	return t
 }
@@ -259,4 +293,31 @@ func (r *TuneResult) Tuning() settings.Tuning {
 func (r *TuneResult) Record(at time.Time) settings.Tuned {
 	return settings.Tuned{From: r.From, At: at.UTC().Format(time.RFC3339), Metric: r.Metric,
 		Before: r.Current.Score.NDCG10, After: r.Best.Score.NDCG10, Queries: r.Queries}
+}
+
+// refit fits the adaptive weighting (fusion.Fit, from
+// fusion.DefaultModel) to how col's queries ranked at each of weights
+// (ascending; at(w) is that run's per-query scores, nil when it was not
+// scored): nil when a run is missing.
+func refit(col *Collection, weights []float64, at func(w float64) []QueryScore) *fusion.Model {
+	grid := slices.Sorted(slices.Values(weights))
+	runs := make([][]QueryScore, len(grid))
+	for i, w := range grid {
+		if runs[i] = at(w); len(runs[i]) != len(col.Queries) {
+			return nil
+		}
+	}
+	var samples []fusion.Sample
+	for j := range col.Queries {
+		s := fusion.Sample{Gain: make([]float64, len(grid))}
+		for i := range grid {
+			s.Gain[i] = runs[i][j].NDCG10
+			if p := runs[i][j].Predictors; p != nil {
+				s.P = *p
+			}
+		}
+		samples = append(samples, s)
+	}
+	m, _ := fusion.Fit(samples, grid, fusion.DefaultModel)
+	return &m
 }

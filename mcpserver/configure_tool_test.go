@@ -19,7 +19,7 @@ func TestConfigureTool(t *testing.T) {
 		}
 	}
 	decode(t, c.ok("configure", nil), &list)
-	if len(list.Settings) != len(braid.SettingNames()) || list.Settings[0].Name != "vector_weight" || list.Settings[0].Value != "0.6" {
+	if len(list.Settings) != len(braid.SettingNames()) || list.Settings[0].Name != "vector_weight" || list.Settings[0].Value != "auto" {
 		t.Fatalf("configure list: %+v", list)
 	}
 	decode(t, c.ok("configure", map[string]any{"name": "limit", "value": "2"}), &list)

@@ -22,6 +22,12 @@ type Explanation struct {
 	VectorWeight float64 `json:"vector_weight"`
 	Fusion       string  `json:"fusion,omitempty"` // linear or rrf; empty for lexical only
 	Fused        float64 `json:"fused"`
+	// Weighting is how the search's vector weight was decided (adaptive
+	// from the lists' predictors, or named); nil for a lexical search.
+	Weighting *Weighting `json:"weighting,omitempty"`
+	// Score is the score before reranking: (Fused + DocEvidence) ×
+	// LinkPrior, what the hit ranked by unless Reranked.
+	Score float64 `json:"score"`
 	// DocEvidence is what the document's other matching chunks added to
 	// Fused (SearchOptions.DocEvidence); LinkPrior the factor the score
 	// was then multiplied by for Backlinks documents linking here (absent
@@ -47,11 +53,11 @@ type Explanation struct {
 // how (settings.FusionLinear when empty); noInstruction says the query
 // was embedded without the model's retrieval instruction, and rank is
 // c's 1-based place in the final order.
-func (c Candidate) Explain(w float64, how settings.Fusion, noInstruction bool, rank int) *Explanation {
+func (c Candidate) Explain(w float64, how settings.Fusion, noInstruction bool, rank int, wt *Weighting) *Explanation {
 	x := &Explanation{
 		LexicalScore: c.Lexical.Raw, LexicalRank: c.Lexical.Rank, LexicalNorm: c.Lexical.Norm,
 		VectorScore: c.Vector.Raw, VectorRank: c.Vector.Rank, VectorNorm: c.Vector.Norm,
-		VectorWeight: w, Fused: c.Fused, BM25: c.BM25, FieldBonus: c.FieldBonus,
+		VectorWeight: w, Fused: c.Fused, Score: c.Score, Weighting: wt, BM25: c.BM25, FieldBonus: c.FieldBonus,
 		DocEvidence: c.DocBonus, Backlinks: c.Backlinks, LinkPrior: c.Prior,
 		NoQueryInstruction: w > 0 && noInstruction,
 	}
@@ -70,7 +76,9 @@ func (c Candidate) Explain(w float64, how settings.Fusion, noInstruction bool, r
 
 // String is the breakdown on one line, as braid search --explain prints
 // it: BM25 (raw, rank, normalised), then the vector side and the fusion
-// when the search had one, then the reranker's score and move.
+// when the search had one (how the weight was chosen), the signals that
+// added to the fused score, adding up to the score the hit ranked by,
+// then the reranker's score and move.
 func (x *Explanation) String() string {
 	rank := func(r int) string {
 		if r == 0 {
@@ -84,8 +92,18 @@ func (x *Explanation) String() string {
 	}
 	line := fmt.Sprintf("%s, vector_weight %.2f, score %.4f", lex, x.VectorWeight, x.Fused)
 	if x.Fusion != "" {
-		line = fmt.Sprintf("%s; cosine %.4f (%s, normalised %.3f); w %.2f, %s fused %.4f",
-			lex, x.VectorScore, rank(x.VectorRank), x.VectorNorm, x.VectorWeight, x.Fusion, x.Fused)
+		w := fmt.Sprintf("w %.2f", x.VectorWeight)
+		if x.Weighting != nil && x.Weighting.Adaptive {
+			w = fmt.Sprintf("w %.2f adaptive [%s]", x.VectorWeight, x.Weighting.Why)
+		}
+		line = fmt.Sprintf("%s; cosine %.4f (%s, normalised %.3f); %s, %s fused %.4f",
+			lex, x.VectorScore, rank(x.VectorRank), x.VectorNorm, w, x.Fusion, x.Fused)
+		switch {
+		case x.LinkPrior != 0:
+			line += fmt.Sprintf(" + doc_evidence %.4f, x link_prior %.4f (%d backlinks) = score %.4f", x.DocEvidence, x.LinkPrior, x.Backlinks, x.Score)
+		case x.DocEvidence != 0:
+			line += fmt.Sprintf(" + doc_evidence %.4f = score %.4f", x.DocEvidence, x.Score)
+		}
 	}
 	if x.Reranked {
 		line += fmt.Sprintf("; rerank %.4f (rank %d -> %d)", x.RerankScore, x.RankBefore, x.RankAfter)

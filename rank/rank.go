@@ -158,3 +158,28 @@ func Label(w float64) string {
 	}
 	return "hybrid"
 }
+
+// Weighting is how a hybrid search's vector weight was decided: named by
+// the search or the index's settings, or adaptive, from the predictors of
+// the two candidate lists (fusion.Predict, fusion.Model.Weight). Why is
+// the model's arithmetic: its bias and each predictor's term.
+type Weighting struct {
+	Weight     float64           `json:"vector_weight"`
+	Adaptive   bool              `json:"adaptive"`
+	Why        string            `json:"why,omitempty"`
+	Predictors fusion.Predictors `json:"predictors"`
+}
+
+// Weigh reads the predictors of the two lists and decides the weight:
+// the model's when adaptive, else w as named.
+func Weigh(lex []index.Candidate, vec []fusion.Candidate, w float64, adaptive bool, m fusion.Model) *Weighting {
+	lexF := make([]fusion.Candidate, min(len(lex), 10))
+	for i := range lexF {
+		lexF[i] = fusion.Candidate{ID: lex[i].ChunkID, Score: lex[i].Score}
+	}
+	wt := &Weighting{Weight: w, Adaptive: adaptive, Predictors: fusion.Predict(lexF, vec)}
+	if adaptive {
+		wt.Weight, wt.Why = m.Weight(wt.Predictors)
+	}
+	return wt
+}

@@ -167,25 +167,25 @@ func TestExplain(t *testing.T) {
 		want          *Explanation
 	}{
 		{"hybrid, linear by default", 0.6, "", true, &Explanation{LexicalScore: 7, LexicalRank: 2, LexicalNorm: 0.5,
-			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, VectorWeight: 0.6, Fusion: "linear", Fused: 0.7,
+			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, VectorWeight: 0.6, Fusion: "linear", Fused: 0.7, Score: 3,
 			DocEvidence: 0.1, NoQueryInstruction: true, LinkPrior: 1.2, Backlinks: 2,
 			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: "tree"}},
 		{"rrf", 0.5, settings.FusionRRF, false, &Explanation{LexicalScore: 7, LexicalRank: 2, LexicalNorm: 0.5,
-			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, VectorWeight: 0.5, Fusion: "rrf", Fused: 0.7,
+			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, VectorWeight: 0.5, Fusion: "rrf", Fused: 0.7, Score: 3,
 			DocEvidence: 0.1, LinkPrior: 1.2, Backlinks: 2,
 			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: "tree"}},
 		{"lexical: no fusion, no instruction to speak of", 0, settings.FusionRRF, true, &Explanation{LexicalScore: 7, LexicalRank: 2, LexicalNorm: 0.5,
-			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, Fused: 0.7,
+			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, Fused: 0.7, Score: 3,
 			DocEvidence: 0.1, LinkPrior: 1.2, Backlinks: 2,
 			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: "tree"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, c.Explain(tc.w, tc.how, tc.noInstruction, 1)); diff != "" {
+			if diff := cmp.Diff(tc.want, c.Explain(tc.w, tc.how, tc.noInstruction, 1, nil)); diff != "" {
 				t.Errorf("Explain (-want +got):\n%s", diff)
 			}
 		})
 	}
-	if x := (Candidate{Fused: 1}).Explain(0.5, "", false, 2); x.Reranked || x.RankAfter != 0 || x.RankBefore != 0 {
+	if x := (Candidate{Fused: 1}).Explain(0.5, "", false, 2, nil); x.Reranked || x.RankAfter != 0 || x.RankBefore != 0 {
 		t.Errorf("Explain of a candidate not reranked = %+v, want no rerank fields", x)
 	}
 }
@@ -250,5 +250,17 @@ func TestExplanationString(t *testing.T) {
 				t.Errorf("String() =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestExplainAddsUp: the line --explain prints ends with the score the hit
+// ranked by, the fused score plus what the signals added, and says how an
+// adaptive weight was chosen.
+func TestExplainAddsUp(t *testing.T) {
+	wt := &Weighting{Weight: 0.35, Adaptive: true, Why: "0.60 -0.25 (lex_gap 0.500)"}
+	c := Candidate{Lexical: fusion.Part{Rank: 1, Raw: 7, Norm: 1}, Vector: fusion.Part{Rank: 4, Raw: 0.8, Norm: 0.7}, Fused: 0.8001, DocBonus: 0.2619, Score: 1.062}
+	want := "bm25 7.0000 (rank 1, normalised 1.000); cosine 0.8000 (rank 4, normalised 0.700); w 0.35 adaptive [0.60 -0.25 (lex_gap 0.500)], linear fused 0.8001 + doc_evidence 0.2619 = score 1.0620"
+	if got := c.Explain(0.35, "", false, 1, wt).String(); got != want {
+		t.Errorf("String:\n got %s\nwant %s", got, want)
 	}
 }

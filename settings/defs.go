@@ -58,10 +58,15 @@ type def struct {
 }
 
 var defs = []def{
-	{"vector_weight", "a number from 0 (keywords only) to 1 (meaning only)", "the vector weight of a search that names none",
-		func(time.Duration) string { return fmtFloat(DefaultVectorWeight) },
+	{"vector_weight", "auto (chosen per query) or a number from 0 (keywords only) to 1 (meaning only)", "the vector weight of a search that names none",
+		func(time.Duration) string { return Auto },
 		func(v *Values) (string, bool) { return optString(v.VectorWeight, fmtFloat) },
-		func(v *Values, s string) error { return setParsed(&v.VectorWeight, s, floatIn(0, 1)) }},
+		func(v *Values, s string) error {
+			if strings.TrimSpace(s) == Auto {
+				s = "" // auto is the built-in default: no fixed weight
+			}
+			return setParsed(&v.VectorWeight, s, floatIn(0, 1))
+		}},
 	{"fusion", "linear or rrf", "how a search that names none combines the keyword and vector lists",
 		func(time.Duration) string { return string(FusionLinear) },
 		func(v *Values) (string, bool) {

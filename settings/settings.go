@@ -3,6 +3,8 @@ package settings
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/braidsearch/braid/fusion"
 )
 
 // Values are the defaults an index keeps: what a search that names no
@@ -13,7 +15,10 @@ import (
 // Precedence: a value a search names > the index's setting > braid's
 // built-in default. A nil field means the built-in default.
 type Values struct {
-	VectorWeight     *float64       `json:"vector_weight,omitempty"`     // 0..1; built in: DefaultVectorWeight
+	VectorWeight *float64 `json:"vector_weight,omitempty"` // 0..1; built in: Auto, per query (WeightModel)
+	// WeightModel is the adaptive weighting braid tune --save fitted on
+	// the index's own judged questions; nil means fusion.DefaultModel.
+	WeightModel      *fusion.Model  `json:"weight_model,omitempty"`
 	Fusion           *Fusion        `json:"fusion,omitempty"`            // linear or rrf; built in: linear
 	Normalize        *Normalization `json:"normalize,omitempty"`         // minmax or zscore; built in: minmax
 	DocEvidence      *float64       `json:"doc_evidence,omitempty"`      // 0..1; built in: DefaultDocEvidence
@@ -56,6 +61,9 @@ type Tuning struct {
 	TitleWeight, HeadingWeight float64
 	// QueryInstruction nil leaves query_instruction unset.
 	QueryInstruction *bool
+	// WeightModel is the adaptive weighting fitted on the judged
+	// questions, for a VectorWeight left nil (auto); nil leaves it unset.
+	WeightModel *fusion.Model
 }
 
 // SetTuned sets the settings braid tune chose and records where they
@@ -65,6 +73,7 @@ func (v *Values) SetTuned(t Tuning, from Tuned) {
 	v.VectorWeight, v.Fusion, v.Normalize, v.Candidates = t.VectorWeight, &t.Fusion, &t.Normalize, &t.Candidates
 	v.DocEvidence, v.LinkPrior, v.QueryInstruction = &t.DocEvidence, &t.LinkPrior, t.QueryInstruction
 	v.TitleWeight, v.HeadingWeight = &t.TitleWeight, &t.HeadingWeight
+	v.WeightModel = t.WeightModel
 	if t.Fusion == FusionRRF {
 		v.Normalize = nil // RRF uses ranks, not scores
 	}
@@ -116,8 +125,14 @@ const (
 	DefaultRerankBudget = 250 * time.Millisecond
 )
 
-// DefaultVectorWeight is the vector weight of a search that names none,
-// when embeddings are available. On SciFact's train split (809 queries,
+// Auto is vector_weight's built-in value: a search that names no weight
+// gets one per query from the predictors of its two candidate lists
+// (fusion.Model.Weight; issue 31 in docs/benchmarks.md).
+const Auto = "auto"
+
+// DefaultVectorWeight was the vector weight of a search that names none
+// before the adaptive weight (Auto); it remains the weight the two lists
+// are retrieved at and braid tune's starting point. On SciFact's train split (809 queries,
 // bge-small-en-v1.5 fp32, linear min-max fusion) nDCG@10 is 0.758 at 0.5,
 // 0.766 at 0.6 and 0.763 at 0.7; 0.6 beats 0.5 query for query by 0.0084
 // (standard error 0.0030). `braid eval` measures it.

@@ -25,6 +25,7 @@ func TestSet(t *testing.T) {
 	}{
 		{"vector weight", "vector_weight", "0.7", settings.Values{VectorWeight: ptr(0.7)}},
 		{"vector weight with spaces", "vector_weight", " 0 ", settings.Values{VectorWeight: ptr(0.0)}},
+		{"vector weight auto", "vector_weight", "auto", settings.Values{}},
 		{"fusion", "fusion", "rrf", settings.Values{Fusion: ptr(settings.FusionRRF)}},
 		{"normalize", "normalize", "zscore", settings.Values{Normalize: ptr(settings.NormZScore)}},
 		{"doc evidence", "doc_evidence", "1", settings.Values{DocEvidence: ptr(1.0)}},
@@ -118,7 +119,7 @@ func TestList(t *testing.T) {
 	}
 	for _, c := range []settings.Setting{
 		{Name: "limit", Value: "3", Default: "10", Set: true, Allowed: "a whole number from 1 to 100"},
-		{Name: "vector_weight", Value: "0.6", Default: "0.6", Allowed: "a number from 0 (keywords only) to 1 (meaning only)"},
+		{Name: "vector_weight", Value: "auto", Default: "auto", Allowed: "auto (chosen per query) or a number from 0 (keywords only) to 1 (meaning only)"},
 		{Name: "rerank_budget", Value: "1s", Default: "1s", Allowed: "a duration from 0 (no limit) to 10s, such as 250ms"},
 		{Name: "doc_evidence", Value: "0.2", Default: "0.2", Allowed: "a number from 0 (off) to 1"},
 	} {
