@@ -14,8 +14,12 @@ PYTHON ?= python3
 
 .PHONY: build test test-short demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
 
+# braid version says what it was built from: git describe and the commit,
+# stamped in (a build outside a checkout falls back to Go's build information).
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
-	$(GO) build -o $(BIN) ./cmd/braid
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/braid
 
 # The test command (README, .ci/run): vet, then every test with the race
 # detector. The model tests run a generated fixture through ONNX Runtime and
