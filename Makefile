@@ -12,10 +12,14 @@ export BRAID_ORT_LIB ?= $(ORT_LIB)
 MODELS ?= BAAI/bge-small-en-v1.5 BAAI/bge-small-en-v1.5:int8 sentence-transformers/all-MiniLM-L6-v2:int8
 PYTHON ?= python3
 
-.PHONY: build test test-short demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
+.PHONY: build install uninstall test test-short demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
 
+# braid version says what it was built from: git describe and the commit,
+# stamped in (a build outside a checkout falls back to Go's build information).
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
-	$(GO) build -o $(BIN) ./cmd/braid
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/braid
 
 # The test command (README, .ci/run): vet, then every test with the race
 # detector. The model tests run a generated fixture through ONNX Runtime and
@@ -28,15 +32,61 @@ test: tools ort moto
 test-short:
 	$(GO) test -short ./...
 
-# Index a real markdown vault and answer a hybrid query. The model download
-# may fail offline: search then says it fell back to BM25.
-demo: build ort
-	@test -d $(DATA)/markdown/silverbullet/docs || { echo "demo: $(DATA)/markdown/silverbullet/docs is missing; set DATA=path/to/shared/data"; exit 1; }
-	-$(BIN) models pull BAAI/bge-small-en-v1.5:int8
+# Index real markdown and answer a hybrid question about it: CORPUS (or
+# DATA naming a folder of notes), else the SilverBullet docs in the shared
+# data folder beside the clone (../shared), else this repository's own
+# docs/ and README.md. QUERY is the question. ONNX Runtime and the model
+# download may fail (offline, or a platform npm has no build for): search
+# then says it fell back to BM25.
+SILVERBULLET := $(DATA)/markdown/silverbullet/docs
+ifneq ($(CORPUS),)
+DEMO_CORPUS := '$(subst ','\'',$(CORPUS))'
+else ifneq ($(wildcard $(SILVERBULLET)),)
+DEMO_CORPUS := $(SILVERBULLET)
+DEMO_QUERY := how do I write a space script
+else ifneq ($(filter environment command,$(origin DATA)),)
+DEMO_CORPUS := '$(subst ','\'',$(DATA))'
+else
+DEMO_CORPUS := docs README.md
+DEMO_QUERY := what can an AI agent read or write through the MCP server
+endif
+QUERY ?= $(DEMO_QUERY)
+ifneq ($(QUERY),)
+DEMO_SEARCH = $(BIN) --index $(DEMO_INDEX) search --vector-weight 0.7 --limit 5 --explain '$(subst ','\'',$(QUERY))'
+else
+DEMO_SEARCH = @echo "demo: ask it something: $(BIN) --index $(DEMO_INDEX) search 'your question' (or make demo QUERY='your question')"
+endif
+demo: build
+	-@$(MAKE) --no-print-directory ort
+	@for p in $(DEMO_CORPUS); do test -e "$$p" || { echo "demo: $$p is missing; set CORPUS=path/to/notes"; exit 1; }; done
+	-$(BIN) models pull $(DEFAULT_EMBEDDER)
 	rm -rf $(DEMO_INDEX)
-	$(BIN) --index $(DEMO_INDEX) index $(DATA)/markdown/silverbullet/docs
-	$(BIN) --index $(DEMO_INDEX) search --vector-weight 0.7 --limit 5 --explain "how do I write a space script"
+	$(BIN) --index $(DEMO_INDEX) index $(DEMO_CORPUS)
+	$(DEMO_SEARCH)
 	$(BIN) --index $(DEMO_INDEX) stats
+
+# braid on the PATH: the binary into PREFIX/bin and ONNX Runtime into
+# PREFIX/lib/braid, where the binary looks for it (model.FindRuntime), and
+# the default embedding model into the user cache. Without the runtime
+# (npm unreachable, or no build for this platform) or the model, the
+# installed braid searches with BM25 only, and braid version says so.
+PREFIX ?= $(HOME)/.local
+install: build
+	-@$(MAKE) --no-print-directory ort
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/.braid.new && mv -f $(PREFIX)/bin/.braid.new $(PREFIX)/bin/braid
+	@if [ -f $(ORT_LIB) ]; then \
+		echo "install -d $(PREFIX)/lib/braid && install -m 0644 $(ORT_LIB) $(PREFIX)/lib/braid/libonnxruntime.so.1"; \
+		install -d $(PREFIX)/lib/braid && install -m 0644 $(ORT_LIB) $(PREFIX)/lib/braid/.libonnxruntime.so.1.new && \
+		mv -f $(PREFIX)/lib/braid/.libonnxruntime.so.1.new $(PREFIX)/lib/braid/libonnxruntime.so.1; \
+	else echo "install: no ONNX Runtime to install (make ort failed): braid searches with BM25 only until BRAID_ORT_LIB names one"; fi
+	-$(PREFIX)/bin/braid models pull $(DEFAULT_EMBEDDER)
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) echo "install: braid is $(PREFIX)/bin/braid";; \
+	*) echo "install: braid is $(PREFIX)/bin/braid; add $(PREFIX)/bin to your PATH (export PATH=\"$(PREFIX)/bin:\$$PATH\")";; esac
+
+uninstall:
+	rm -f $(PREFIX)/bin/braid $(PREFIX)/lib/braid/libonnxruntime.so.1
+	rmdir $(PREFIX)/lib/braid 2>/dev/null || true
 
 # Real model weights into the model directory (BRAID_MODELS or the user cache).
 models: build

@@ -22,10 +22,6 @@ import (
 	"github.com/braidsearch/braid/model"
 )
 
-// Version is what braid version prints; cmd/braid sets it from the
-// version stamped in at build time.
-var Version = "dev"
-
 // Globals are the flags every command takes, and the process's streams.
 type Globals struct {
 	Index string `help:"Index directory." env:"BRAID_INDEX" default:".braid" type:"path" placeholder:"DIR"`
@@ -90,7 +86,9 @@ type CLI struct {
 	Config        ConfigCmd        `cmd:"" help:"Read and change the settings the index keeps: default vector weight, fusion and its normalisation, ranking signals, limit, candidates, rerank and its budget, watch."`
 	Serve         ServeCmd         `cmd:"" help:"Serve the index to AI agents over MCP on stdin/stdout (tools: search, grep, read, index_path, ...)."`
 	Prompts       PromptsCmd       `cmd:"" help:"List the MCP prompts braid serve offers (built-ins and PROMPT-*.md files), or print one filled in."`
-	Version       VersionCmd       `cmd:"" help:"Print the version."`
+	Version       VersionCmd       `cmd:"" help:"Print the version, the commit, the Go release, the ONNX Runtime that loads and the embedding model."`
+
+	VersionFlag versionFlag `name:"version" help:"Print what braid version prints, and exit."`
 }
 
 type exitCode int
@@ -116,6 +114,7 @@ func Run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}
 	cli := &CLI{}
+	cli.ctx, cli.stdin, cli.stdout, cli.stderr = ctx, os.Stdin, stdout, stderr
 	parser, err := kong.New(cli,
 		kong.Name("braid"),
 		kong.Description("braid: local hybrid search for knowledge bases (markdown notes, docs, code)."),
@@ -134,7 +133,6 @@ func Run(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "braid: %v (see braid --help)\n", err)
 		return 1
 	}
-	cli.ctx, cli.stdin, cli.stdout, cli.stderr = ctx, os.Stdin, stdout, stderr
 	cli.indexSet = os.Getenv("BRAID_INDEX") != "" || slices.ContainsFunc(args, func(a string) bool {
 		return a == "--index" || strings.HasPrefix(a, "--index=")
 	})
@@ -356,11 +354,3 @@ func (g *Globals) displayPath(abs string) string {
 
 // workDir is the current directory, looked up once (grep names every file).
 var workDir = sync.OnceValues(os.Getwd)
-
-// VersionCmd prints the version.
-type VersionCmd struct{}
-
-// Run prints the version.
-func (c *VersionCmd) Run(g *Globals) error {
-	return g.print(map[string]string{"version": Version}, func() string { return "braid " + Version + "\n" })
-}

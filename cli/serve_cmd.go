@@ -59,7 +59,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 	if perr != nil {
 		return perr
 	}
-	opt := &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: Version, Watch: c.Watch,
+	opt := &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: build().version, Watch: c.Watch,
 		Prompts: promptDir, Allow: allow, AllowWrites: c.AllowWrites, AllowNet: nets, Tools: c.Tools,
 		BeforeClose: func() {
 			if rs != nil {

@@ -265,7 +265,7 @@ func Lookup(id string) (Spec, bool) {
 }
 
 // DefaultEmbedder returns the embedder braid uses when none is named:
-// BAAI/bge-small-en-v1.5 in fp32.
+// BAAI/bge-small-en-v1.5 in int8.
 func DefaultEmbedder() Spec {
 	return defaultOf(KindEmbedder)
 }

@@ -34,20 +34,34 @@ var (
 const EnvRuntimeLib = "BRAID_ORT_LIB"
 
 // runtimeCandidates lists, in order, the places FindRuntime looks when
-// no explicit path names the library.
+// no explicit path names the library, for this executable and user.
 func runtimeCandidates() []string {
-	var c []string
+	var exeDir, cacheDir string
 	if exe, err := os.Executable(); err == nil {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
-		dir := filepath.Dir(exe)
-		c = append(c,
-			filepath.Join(dir, "..", ".tools", "onnxruntime", "libonnxruntime.so.1"),
-			filepath.Join(dir, "libonnxruntime.so.1"))
+		exeDir = filepath.Dir(exe)
 	}
 	if cache, err := os.UserCacheDir(); err == nil {
-		c = append(c, filepath.Join(cache, "braid", "onnxruntime", "libonnxruntime.so.1"))
+		cacheDir = cache
+	}
+	return candidates(exeDir, cacheDir)
+}
+
+// candidates lists the places to look for the library, in order, for an
+// executable in exeDir and the user cache directory cacheDir (either ""
+// when unknown).
+func candidates(exeDir, cacheDir string) []string {
+	var c []string
+	if exeDir != "" {
+		c = append(c,
+			filepath.Join(exeDir, "..", ".tools", "onnxruntime", "libonnxruntime.so.1"),
+			filepath.Join(exeDir, "..", "lib", "braid", "libonnxruntime.so.1"),
+			filepath.Join(exeDir, "libonnxruntime.so.1"))
+	}
+	if cacheDir != "" {
+		c = append(c, filepath.Join(cacheDir, "braid", "onnxruntime", "libonnxruntime.so.1"))
 	}
 	for _, dir := range []string{"/usr/local/lib", "/usr/lib"} {
 		c = append(c, filepath.Join(dir, "libonnxruntime.so"), filepath.Join(dir, "libonnxruntime.so.1"))
@@ -60,19 +74,26 @@ func runtimeCandidates() []string {
 // the command reads) when not empty; the first existing file among
 // <executable dir>/../.tools/onnxruntime/libonnxruntime.so.1 (a binary built
 // into bin/ of a braid checkout after `make ort`),
+// <executable dir>/../lib/braid/libonnxruntime.so.1 (where `make install`
+// puts it beside PREFIX/bin/braid),
 // <executable dir>/libonnxruntime.so.1,
 // <user cache dir>/braid/onnxruntime/libonnxruntime.so.1,
 // /usr/local/lib and /usr/lib (libonnxruntime.so, libonnxruntime.so.1) and
-// /opt/homebrew/lib/libonnxruntime.dylib.
+// /opt/homebrew/lib/libonnxruntime.dylib. The executable's directory is
+// that of its real path, symbolic links resolved.
 //
 // An explicit path that names no file is an error, not a reason to look
 // elsewhere. When nothing is found the error wraps ErrNoRuntime and lists
 // where FindRuntime looked and how to fix it.
 func FindRuntime(explicit string) (string, error) {
+	return findRuntime(explicit, runtimeCandidates())
+}
+
+// findRuntime is FindRuntime looking through cands.
+func findRuntime(explicit string, cands []string) (string, error) {
 	if explicit != "" {
 		return existing(explicit, "Set.ORTLib")
 	}
-	cands := runtimeCandidates()
 	for _, p := range cands {
 		if isFile(p) {
 			return filepath.Clean(p), nil

@@ -121,6 +121,61 @@ func TestFindRuntime(t *testing.T) {
 	})
 }
 
+// TestFindRuntimeOrder checks the order of the places FindRuntime looks
+// in, for a binary in PREFIX/bin and a user cache directory, both in a
+// temporary directory: each case has the libraries listed and no others.
+func TestFindRuntimeOrder(t *testing.T) {
+	const lib = "libonnxruntime.so.1"
+	places := map[string]string{
+		"checkout": filepath.Join(".tools", "onnxruntime", lib), // make ort, binary in bin/
+		"install":  filepath.Join("lib", "braid", lib),          // make install
+		"beside":   filepath.Join("bin", lib),
+		"cache":    filepath.Join("cache", "braid", "onnxruntime", lib),
+		"explicit": filepath.Join("elsewhere", lib),
+	}
+	tests := []struct {
+		name     string
+		present  []string // places holding a library
+		explicit bool     // pass the explicit place as --ort-lib would
+		want     string   // the place found; "" means none
+	}{
+		{name: "explicit wins over all", present: []string{"explicit", "checkout", "install", "beside", "cache"}, explicit: true, want: "explicit"},
+		{name: "checkout first", present: []string{"checkout", "install", "beside", "cache"}, want: "checkout"},
+		{name: "installed beside PREFIX/bin", present: []string{"install", "beside", "cache"}, want: "install"},
+		{name: "next to the executable", present: []string{"beside", "cache"}, want: "beside"},
+		{name: "user cache", present: []string{"cache"}, want: "cache"},
+		{name: "nothing", present: nil, want: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, p := range tc.present {
+				touch(t, filepath.Join(dir, places[p]))
+			}
+			var cands []string // the places in this test's directory, in FindRuntime's order
+			for _, c := range candidates(filepath.Join(dir, "bin"), filepath.Join(dir, "cache")) {
+				if strings.HasPrefix(c, dir) {
+					cands = append(cands, c)
+				}
+			}
+			explicit := ""
+			if tc.explicit {
+				explicit = filepath.Join(dir, places["explicit"])
+			}
+			got, err := findRuntime(explicit, cands)
+			if tc.want == "" {
+				if !errors.Is(err, ErrNoRuntime) || !strings.Contains(err.Error(), filepath.Join(dir, places["install"])) {
+					t.Fatalf("findRuntime = %q, %v; want ErrNoRuntime naming %s", got, err, places["install"])
+				}
+				return
+			}
+			if want := filepath.Join(dir, places[tc.want]); err != nil || got != want {
+				t.Fatalf("findRuntime = %q, %v; want %q", got, err, want)
+			}
+		})
+	}
+}
+
 // firstSystemRuntime returns the first existing candidate outside the
 // test's own directory, or "".
 func firstSystemRuntime(testDir string) string {
