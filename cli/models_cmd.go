@@ -79,11 +79,12 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 }
 
 // sayDevice tells, once per process, where the models run when that was
-// a choice: auto with a GPU build of ONNX Runtime (the GPU, or the CPU and
-// why not the GPU). With the CPU build there is nothing to choose and
-// nothing is said; braid doctor and braid stats say it always.
+// auto's choice with a GPU build of ONNX Runtime (the GPU, or the CPU and
+// why not the GPU). With the CPU build there is nothing to choose, and a
+// device named by --device needs no telling; braid doctor and braid stats
+// say it always.
 func (g *Globals) sayDevice(device string) {
-	if device == "" || g.Quiet || g.saidDevice || strings.Contains(device, "(a CPU build)") || device == "cpu (cpu: asked for)" {
+	if g.Quiet || g.saidDevice || !strings.Contains(device, "(auto: ") || strings.Contains(device, "(a CPU build)") {
 		return
 	}
 	g.saidDevice = true

@@ -84,8 +84,9 @@ type Choice struct {
 	Device Device
 	// Asked is the device that was asked for.
 	Asked Device
-	// Reason says in one clause why Device, for auto and for cpu; it is
-	// the reason CUDA was passed over when auto fell back to the CPU.
+	// Reason says in one clause why auto chose Device: the reason CUDA
+	// was passed over when it fell back to the CPU. It is empty for a
+	// device asked for by name.
 	Reason string
 }
 
@@ -111,7 +112,7 @@ func Choose(d Device) (Choice, error) {
 	}
 	switch d.Kind {
 	case DeviceCPU:
-		return Choice{Device: d, Asked: d, Reason: "asked for"}, nil
+		return Choice{Device: d, Asked: d}, nil
 	case DeviceCUDA:
 		if err := probeCUDA(d.ID); err != nil {
 			return Choice{}, err
