@@ -111,6 +111,29 @@ ort: $(ORT_LIB)
 $(ORT_LIB):
 	scripts/install-ort.sh $(dir $(ORT_LIB)) >/dev/null
 
+# The GPU build of ONNX Runtime 1.24.4 with the CUDA 12 / cuDNN 9 libraries
+# its CUDA provider links, from PyPI wheels with pinned sha256
+# (scripts/install-ort-gpu.sh; about 1.9 GB of wheels, 2.8 GB installed),
+# into .tools/onnxruntime-gpu, where braid looks first unless --device cpu.
+# When the fp32 default embedder is installed (make models), its fp16 copy
+# goes beside it (model-fp16.onnx, which sessions on CUDA load), converted
+# in a virtual environment of its own and checked against its pin. See
+# docs/gpu.md.
+.PHONY: ort-gpu
+ORT_GPU_DIR := $(CURDIR)/.tools/onnxruntime-gpu
+FP16_ENV := .tools/fp16
+FP16_DIR ?= $(MODELS_DIR)/BAAI--bge-small-en-v1.5
+FP16_SHA256 := f54162cad955f1d32bea06f97557abb1fabec9b5e3befae203f8ff81c7a9bad4
+ort-gpu:
+	scripts/install-ort-gpu.sh $(ORT_GPU_DIR) >/dev/null
+	@if [ ! -f $(FP16_DIR)/model.onnx ]; then \
+		echo "ort-gpu: no fp32 bge-small in $(FP16_DIR) (make models pulls it), so no fp16 copy; the GPU runs what is installed"; \
+	elif [ "$$(sha256sum $(FP16_DIR)/model-fp16.onnx 2>/dev/null | cut -d' ' -f1)" != "$(FP16_SHA256)" ]; then \
+		{ test -x $(FP16_ENV)/bin/python || $(PYTHON) -m venv $(FP16_ENV); } && \
+		$(FP16_ENV)/bin/python -m pip install -q onnx==1.23.2 onnxconverter-common==1.16.0 onnxruntime==1.24.3 numpy==2.4.6 protobuf==7.36.2 ml_dtypes==0.6.0 && \
+		$(FP16_ENV)/bin/python -W ignore tools/fp16/fp16.py $(FP16_DIR) --sha256 $(FP16_SHA256); \
+	fi
+
 # moto's server mode, a real S3-compatible server the S3 source tests start
 # on 127.0.0.1 (internal/s3test), from PyPI into a virtual environment of
 # its own; the tests find it through BRAID_MOTO.

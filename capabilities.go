@@ -21,12 +21,15 @@ type Capabilities struct {
 	// why not.
 	Rerank   bool   `json:"rerank"`
 	NoRerank string `json:"no_rerank,omitempty"`
+	// Device says where the models run and why ("cpu (auto: …)",
+	// "cuda:0"), "" when none is loaded.
+	Device string `json:"device,omitempty"`
 }
 
 // Capabilities describes the models the engine was opened with.
 func (e *Engine) Capabilities() Capabilities {
 	c := Capabilities{Dir: e.dir, ReadOnly: e.opt.ReadOnly, Rerank: e.opt.Reranker != nil,
-		NoVectors: e.availability().Unavailable(), NoRerank: e.rerankUnavailable()}
+		NoVectors: e.availability().Unavailable(), NoRerank: e.rerankUnavailable(), Device: e.opt.Device}
 	if e.vec != nil {
 		c.Vectors, c.Model, c.Embedded = true, e.opt.Model, e.vec.Len()
 	}

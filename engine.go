@@ -141,6 +141,9 @@ type Options struct {
 	// pull … adds it"). The first search that would rerank says it in its
 	// warning; later ones do not repeat it (Capabilities always has it).
 	NoRerank string
+	// Device says where the models run and why, as plain data for
+	// Capabilities (model.Loaded.Device); the engine does not use it.
+	Device string
 	// RerankBudget, when not zero, is the cross-encoder's time per search
 	// whatever the index's settings say (a command-line flag); negative
 	// means no limit.

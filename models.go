@@ -45,7 +45,7 @@ func OpenLoaded(dir string, opt *Options, lm *LoadedModels) (*Engine, error) {
 	if o.RerankTop < 0 {
 		return nil, fmt.Errorf("%w: Options.RerankTop %d, want 0 (the default) or more", ErrBadOption, o.RerankTop)
 	}
-	o.NoVectors, o.VectorsOff, o.NoRerank = lm.NoVectors, lm.VectorsOff, lm.NoRerank
+	o.NoVectors, o.VectorsOff, o.NoRerank, o.Device = lm.NoVectors, lm.VectorsOff, lm.NoRerank, lm.Device
 	o.Embedder, o.Model, o.Reranker = nil, "", nil
 	if lm.Embedder != nil {
 		o.Embedder, o.Model = lm.Embedder, lm.Embedder.Key()

@@ -60,6 +60,7 @@ type Config struct {
 // "vector.p50_ms", "ingest.chunks_per_s".
 type Report struct {
 	Embedder  string             `json:"embedder"` // model and origin, or why there is none
+	Device    string             `json:"device"`   // where the models ran and why (model.Loaded.Device)
 	Sizes     []Size             `json:"sizes"`
 	Rerank    []RerankTiming     `json:"rerank"`
 	Metrics   map[string]float64 `json:"metrics"` // size-independent figures
@@ -134,7 +135,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		defer os.RemoveAll(dir)
 		cfg.Dir = dir
 	}
-	rep := &Report{Metrics: map[string]float64{}, Skipped: cfg.Models.Skipped,
+	rep := &Report{Metrics: map[string]float64{}, Skipped: cfg.Models.Skipped, Device: cfg.Models.Device,
 		Notes: []string{"corpora are synthetic: Zipf-distributed pseudo-words, 10 sections (one chunk each) per file"}}
 	emb := cfg.Models.Embedder
 	if emb != nil {

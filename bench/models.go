@@ -41,6 +41,8 @@ type Models struct {
 	Embedder  *Embedder
 	Rerankers []CrossEncoder
 	Skipped   []Skipped
+	// Device says where the models run and why (model.Loaded.Device).
+	Device string
 }
 
 // Close releases every model.
@@ -74,7 +76,11 @@ var fixtureDirs = map[string]string{
 // architecture under fixtures. What neither provides is listed in Skipped
 // with the fix; m.Reranker and m.Resolve are not read.
 func LoadModels(m braid.Models, fixtures string, only []string) (*Models, error) {
-	lib, err := model.FindRuntime(m.ORTLib)
+	dev, err := model.ParseDevice(m.Device)
+	if err != nil {
+		return nil, err
+	}
+	lib, err := model.FindRuntimeFor(m.ORTLib, dev)
 	if err == nil {
 		err = model.InitRuntime(lib)
 	}
@@ -105,6 +111,7 @@ func LoadModels(m braid.Models, fixtures string, only []string) (*Models, error)
 			return nil, err
 		}
 		out.Embedder = &Embedder{Embedder: lm.Embedder, Name: lm.Embedder.Spec().ID(), Origin: origin, Tokenizer: tok}
+		out.Device = lm.Device
 	}
 	for _, spec := range model.Registry() {
 		if spec.Kind != model.KindCrossEncoder || len(only) > 0 && !slices.Contains(only, spec.ID()) {
@@ -122,6 +129,9 @@ func LoadModels(m braid.Models, fixtures string, only []string) (*Models, error)
 			continue
 		}
 		out.Rerankers = append(out.Rerankers, CrossEncoder{CrossEncoder: lm.CrossEncoder, Name: spec.ID(), Origin: origin})
+		if out.Device == "" {
+			out.Device = lm.Device
+		}
 	}
 	return out, nil
 }

@@ -28,6 +28,9 @@ var stageRows = []struct{ key, label string }{
 // Markdown writes the report as markdown tables.
 func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "Embedding model: %s\n\n", r.Embedder)
+	if r.Device != "" {
+		fmt.Fprintf(w, "Device: %s\n\n", r.Device)
+	}
 	if len(r.Sizes) > 0 {
 		fmt.Fprint(w, "| stage (ms, p50 / p95 / p99) |")
 		for _, s := range r.Sizes {

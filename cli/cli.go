@@ -41,6 +41,8 @@ type Globals struct {
 	stderr   io.Writer
 	tty      bool // stderr is a terminal
 
+	saidDevice bool // sayDevice has told where the models run
+
 	// Set when braid serve runs the command for another process (see
 	// forward.go): that process's directory, and the server's engine.
 	cwd   string
@@ -187,6 +189,9 @@ var optionFlags = strings.NewReplacer(
 	"prompts: Dir ", "--prompts ",
 	"or leave Dir empty", "or leave out --prompts (and BRAID_PROMPTS)",
 	// package model
+	"set Set.ORTLib to a GPU build of ONNX Runtime with the CUDA 12 and cuDNN 9 libraries beside it",
+	"run `make ort-gpu` in the braid repo (braid finds .tools/onnxruntime-gpu) or set "+model.EnvRuntimeLib+" to a GPU build of ONNX Runtime",
+	"Set.Device cpu", "--device cpu",
 	"set Set.ORTLib to libonnxruntime.so", "run `make ort` in the braid repo, or pass --ort-lib / set "+model.EnvRuntimeLib+" to libonnxruntime.so",
 	"set Set.ORTLib to one", "set "+model.EnvRuntimeLib+" to one",
 	"point Set.ORTLib at", "point "+model.EnvRuntimeLib+" at",

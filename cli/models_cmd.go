@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/braidsearch/braid"
@@ -13,6 +14,7 @@ type modelFlags struct {
 	Models       string         `help:"Directory of pulled models (default: the user cache, ~/.cache/braid/models)." env:"BRAID_MODELS" type:"path" placeholder:"DIR"`
 	ORTLib       string         `name:"ort-lib" help:"ONNX Runtime shared library, version 1.24 or later (default: found in the known places; make ort installs one)." env:"BRAID_ORT_LIB" type:"path" placeholder:"FILE"`
 	Model        string         `help:"Embedding model: a registry id (see braid models list), a directory with model.onnx and tokenizer.json, or none for BM25 only." env:"BRAID_MODEL" placeholder:"ID|DIR"`
+	Device       string         `help:"Where the models run: auto (the GPU when ONNX Runtime's CUDA provider and a device are there, else the CPU), cpu, cuda or cuda:N; make ort-gpu installs the GPU runtime." env:"BRAID_DEVICE" default:"auto" placeholder:"auto|cpu|cuda[:N]"`
 	Threads      int            `help:"Threads the model may use (default: all CPUs)." placeholder:"N"`
 	TokenBudget  int            `name:"token-budget" help:"Most tokens, padding included, in one batch through the embedding model; bounds the memory a batch takes (default 512)." placeholder:"N"`
 	Reranker     string         `help:"Reranking model: a registry id, a directory, or none (default: cross-encoder/ms-marco-MiniLM-L-6-v2 when installed)." env:"BRAID_RERANKER" placeholder:"ID|DIR"`
@@ -25,7 +27,7 @@ type modelFlags struct {
 // models is what the flags say about the models, for the library; brief
 // (warnings.go) says why a model cannot be used.
 func (f *modelFlags) models() braid.Models {
-	return braid.Models{Embedder: f.Model, Reranker: f.Reranker, Dir: f.Models, ORTLib: f.ORTLib,
+	return braid.Models{Embedder: f.Model, Reranker: f.Reranker, Dir: f.Models, ORTLib: f.ORTLib, Device: f.Device,
 		Threads: f.Threads, TokenBudget: f.TokenBudget, Explain: brief}
 }
 
@@ -51,6 +53,9 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 	if reranks && g.Reranker != "none" && (g.RerankTop < 1 || g.RerankBudget != nil && *g.RerankBudget < 0) {
 		return nil, nil, fmt.Errorf("--rerank-top wants 1 or more and --rerank-budget 0 or more")
 	}
+	if _, err := model.ParseDevice(g.Device); err != nil {
+		return nil, nil, fmt.Errorf("--device %q: want auto, cpu, cuda or cuda:N", g.Device)
+	}
 	m := g.models()
 	m.NoEmbedder, m.NoReranker = !vectors, !reranks
 	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, BatchDocs: testBatchDocs, AWS: loadAWS,
@@ -65,10 +70,25 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if c := e.Capabilities(); vectors && !readOnly && !c.Vectors && g.Model != "none" {
+	c := e.Capabilities()
+	if vectors && !readOnly && !c.Vectors && g.Model != "none" {
 		g.warn("indexing without embeddings, so search will be BM25 only: %s", c.NoVectors)
 	}
+	g.sayDevice(c.Device)
 	return e, func() { e.Close() }, nil
+}
+
+// sayDevice tells, once per process, where the models run when that was
+// auto's choice with a GPU build of ONNX Runtime (the GPU, or the CPU and
+// why not the GPU). With the CPU build there is nothing to choose, and a
+// device named by --device needs no telling; braid doctor and braid stats
+// say it always.
+func (g *Globals) sayDevice(device string) {
+	if g.Quiet || g.saidDevice || !strings.Contains(device, "(auto: ") || strings.Contains(device, "(a CPU build)") {
+		return
+	}
+	g.saidDevice = true
+	fmt.Fprintf(g.stderr, "braid: models run on %s\n", optionFlags.Replace(device))
 }
 
 // openSearch opens the engine for a search, loading the embedding model

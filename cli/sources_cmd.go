@@ -107,8 +107,12 @@ func (c *StatsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	device := g.device()
 	if g.JSON {
-		return g.printJSON(st)
+		return g.printJSON(struct {
+			*braid.Stats
+			Device string `json:"device,omitempty"`
+		}{st, device})
 	}
 	fmt.Fprintf(g.stdout, "index %s (format %d): %d documents, %d chunks, %s indexed, %s on disk\n",
 		st.Dir, st.SchemaVersion, st.Documents, st.Chunks, braid.FormatBytes(st.Bytes), braid.FormatBytes(st.IndexBytes))
@@ -127,7 +131,21 @@ func (c *StatsCmd) Run(g *Globals) error {
 	if t := st.Tuned; t != nil {
 		fmt.Fprintf(g.stdout, "tuned by braid tune on %s (%d queries) at %s: %s %.4f → %.4f\n", t.From, t.Queries, t.At, t.Metric, t.Before, t.After)
 	}
+	if device != "" {
+		fmt.Fprintf(g.stdout, "models run on %s\n", device)
+	}
 	return nil
+}
+
+// device says where the models the flags name would run and why (the
+// device check braid doctor prints), "" with no runtime or vectors off.
+func (g *Globals) device() string {
+	for _, c := range braid.ModelChecks(g.models()) {
+		if c.Name == "device" {
+			return optionFlags.Replace(c.Detail)
+		}
+	}
+	return ""
 }
 
 // DoctorCmd checks the index.

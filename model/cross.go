@@ -34,6 +34,9 @@ func LoadCrossEncoder(dir string, spec Spec, cfg Config) (*CrossEncoder, error) 
 	return &CrossEncoder{spec: spec, tok: tok, s: s, maxLen: maxLen(spec)}, nil
 }
 
+// Device says where the model runs and why (cpu or cuda:N).
+func (c *CrossEncoder) Device() Choice { return c.s.choice }
+
 // Score returns the raw relevance logit (the first label's) of each
 // passage for query, in the order of passages; higher is more relevant.
 // Each pair is truncated to spec.MaxLen tokens, longest side first.

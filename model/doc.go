@@ -20,6 +20,17 @@
 // (Set.ORTLib, PullOptions.From, model.Pull), not a command's flags: a
 // front end puts them in its own words.
 //
+// Sessions run on the CPU or on a CUDA GPU (Config.Device, Set.Device;
+// ParseDevice reads "auto", "cpu", "cuda" or "cuda:N"). Auto probes once
+// per process whether the runtime has the CUDA execution provider, its
+// libraries load and the device opens, and otherwise runs on the CPU;
+// Choose, Loaded.Device and the device check of Checks say which and why.
+// A device asked for by name that cannot run is an error wrapping
+// ErrNoGPU. On CUDA a model-fp16.onnx beside model.onnx is loaded in its
+// place (FP16File) and batches default larger (GPUBatchSize). FindRuntimeFor
+// looks for the GPU build (.tools/onnxruntime-gpu) first unless the device
+// is cpu. Only this package knows which device ran.
+//
 // Inference sorts inputs by length, cuts batches and pads each batch only
 // to its own longest input; embeddings are pooled (CLS or mean) and
 // L2-normalised.

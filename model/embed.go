@@ -37,6 +37,7 @@ type Embedder struct {
 	dim    int
 	maxLen int
 	key    string
+	choice Choice // the device the first session chose
 
 	mu      sync.Mutex
 	one     *session // single texts, one intra-op thread; nil until needed again
@@ -76,7 +77,7 @@ func LoadEmbedder(dir string, spec Spec, cfg Config) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedder{spec: spec, tok: tok, path: s.path, output: s.output, outDim: s.outDims, one: s, cfg: cfg, maxLen: maxLen(spec)}
+	e := &Embedder{spec: spec, tok: tok, path: s.path, output: s.output, outDim: s.outDims, one: s, cfg: cfg, maxLen: maxLen(spec), choice: s.choice}
 	if cfg.Threads == 1 || (cfg.Threads == 0 && runtime.NumCPU() == 1) {
 		e.batch = s
 	}
@@ -275,6 +276,9 @@ func (e *Embedder) Key() string {
 
 // Spec returns the model's specification.
 func (e *Embedder) Spec() Spec { return e.spec }
+
+// Device says where the model runs and why (cpu or cuda:N).
+func (e *Embedder) Device() Choice { return e.choice }
 
 // Close releases the model. Embed fails after it; Close is idempotent.
 func (e *Embedder) Close() error {

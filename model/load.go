@@ -41,6 +41,11 @@ type Set struct {
 	// ORTLib is the ONNX Runtime shared library; "" searches the known
 	// places (FindRuntime).
 	ORTLib string
+	// Device is where the models run: "auto" (or ""), "cpu", "cuda" or
+	// "cuda:N" (ParseDevice). Auto takes CUDA device 0 when the runtime
+	// has the CUDA execution provider and the device is there, else the
+	// CPU; Loaded.Device and Checks say which and why.
+	Device string
 	// Threads bounds the threads a model may use; 0 means every CPU.
 	Threads int
 	// TokenBudget bounds the tokens, padding included, in one batch
@@ -70,6 +75,10 @@ type Loaded struct {
 	// says why ("" when it was turned off or not asked for).
 	CrossEncoder *CrossEncoder
 	NoRerank     string
+	// Device says where the loaded models run and why, as one line of
+	// plain data ("cpu (auto: ...)", "cuda:0 (auto: ...)"); "" when no
+	// model is loaded.
+	Device string
 }
 
 // Load loads the models s names. A model that cannot be used because
@@ -91,6 +100,7 @@ func Load(s Set) (*Loaded, error) {
 		l.Embedder, l.NoVectors = emb, why
 	}
 	if s.NoReranker || s.Reranker == "none" {
+		l.setDevice()
 		return l, nil
 	}
 	ce, why, err := load(s, s.Reranker, KindCrossEncoder, OpenCrossEncoder, LoadCrossEncoder)
@@ -99,7 +109,28 @@ func Load(s Set) (*Loaded, error) {
 		return nil, err
 	}
 	l.CrossEncoder, l.NoRerank = ce, why
+	l.setDevice()
 	return l, nil
+}
+
+// setDevice fills l.Device from the loaded models: one choice, or each
+// model's when they differ (auto fell back for one of them).
+func (l *Loaded) setDevice() {
+	var got []string
+	if l.Embedder != nil {
+		got = append(got, l.Embedder.Device().String())
+	}
+	if l.CrossEncoder != nil {
+		if c := l.CrossEncoder.Device().String(); len(got) == 0 || got[0] != c {
+			got = append(got, c)
+		}
+	}
+	switch len(got) {
+	case 1:
+		l.Device = got[0]
+	case 2:
+		l.Device = "embedder " + got[0] + ", cross-encoder " + got[1]
+	}
 }
 
 // load loads the model name of kind, by the registry and s.Dir with open
@@ -110,12 +141,15 @@ func load[T any](s Set, name string, kind Kind,
 	if s.Threads < 0 || s.TokenBudget < 0 {
 		return nil, "", fmt.Errorf("%w: Threads %d and TokenBudget %d, want 0 (the default) or more", ErrBadSet, s.Threads, s.TokenBudget)
 	}
-	setup := Setup{ORTLib: s.ORTLib, ModelsDir: s.Dir, Name: name, Config: Config{Threads: s.Threads, TokenBudget: s.TokenBudget}}
+	dev, err := ParseDevice(s.Device)
+	if err != nil {
+		return nil, "", err
+	}
+	setup := Setup{ORTLib: s.ORTLib, ModelsDir: s.Dir, Name: name, Config: Config{Threads: s.Threads, TokenBudget: s.TokenBudget, Device: dev}}
 	if kind == KindCrossEncoder {
-		setup.Config.BatchSize = CrossBatch
+		setup.Config.cpuBatch = CrossBatch
 	}
 	var got *T
-	var err error
 	if s.Resolve == nil {
 		got, err = open(setup)
 	} else {
@@ -124,7 +158,9 @@ func load[T any](s Set, name string, kind Kind,
 	if err == nil {
 		return got, "", nil
 	}
-	if errors.Is(err, ErrUnknownModel) || errors.Is(err, ErrWrongKind) {
+	if errors.Is(err, ErrUnknownModel) || errors.Is(err, ErrWrongKind) || errors.Is(err, ErrNoGPU) {
+		// A device asked for by name that cannot run fails the load: the
+		// caller asked for the GPU, not for lexical search.
 		return nil, "", err
 	}
 	return nil, s.explain(err, name, kind), nil
@@ -146,7 +182,7 @@ func (s Set) explain(err error, name string, kind Kind) string {
 // resolveAndLoad is OpenEmbedder and OpenCrossEncoder with s.Resolve in
 // place of the registry lookup.
 func resolveAndLoad[T any](s Set, setup Setup, kind Kind, loadDir func(string, Spec, Config) (*T, error)) (*T, error) {
-	lib, err := FindRuntime(setup.ORTLib)
+	lib, err := FindRuntimeFor(setup.ORTLib, setup.Config.Device)
 	if err == nil {
 		err = InitRuntime(lib)
 	}
@@ -205,7 +241,8 @@ func Checks(s Set) []Check {
 		return []Check{{Name: "model", Detail: s.explain(ErrOff, s.Embedder, KindEmbedder) + "; search is BM25 only"}}
 	}
 	var checks []Check
-	lib, err := FindRuntime(s.ORTLib)
+	dev, _ := ParseDevice(s.Device) // DeviceCheck reports a bad one
+	lib, err := FindRuntimeFor(s.ORTLib, dev)
 	if err == nil {
 		err = InitRuntime(lib)
 	}
@@ -213,6 +250,7 @@ func Checks(s Set) []Check {
 		checks = append(checks, Check{Name: "runtime", Warning: true, Detail: Clause(err) + "; until then search is BM25 only"})
 	} else {
 		checks = append(checks, Check{Name: "runtime", Detail: fmt.Sprintf("ONNX Runtime %s at %s", RuntimeVersion(), lib)})
+		checks = append(checks, DeviceCheck(s))
 	}
 	dir, spec, err := s.resolve(s.Embedder, KindEmbedder)
 	if err != nil {
@@ -230,6 +268,20 @@ func Checks(s Set) []Check {
 		checks = append(checks, Check{Name: "reranker", Detail: fmt.Sprintf("%s in %s", spec.ID(), dir)})
 	}
 	return checks
+}
+
+// DeviceCheck says where models s names would run and why, with the
+// runtime InitRuntime loaded: a warning when a device asked for by name
+// cannot run (the models would not load) or Set.Device is not a device.
+func DeviceCheck(s Set) Check {
+	dev, err := ParseDevice(s.Device)
+	if err == nil {
+		var c Choice
+		if c, err = Choose(dev); err == nil {
+			return Check{Name: "device", Detail: c.String()}
+		}
+	}
+	return Check{Name: "device", Warning: true, Detail: Clause(err)}
 }
 
 // Clause is an error as one line without the package prefix that

@@ -44,7 +44,7 @@ func OpenCrossEncoder(s Setup) (*CrossEncoder, error) {
 }
 
 func (s Setup) resolve(kind Kind) (string, Spec, error) {
-	lib, err := FindRuntime(s.ORTLib)
+	lib, err := FindRuntimeFor(s.ORTLib, s.Config.Device)
 	if err != nil {
 		return "", Spec{}, err
 	}

@@ -107,6 +107,38 @@ func findRuntime(explicit string, cands []string) (string, error) {
 		ErrNoRuntime, strings.Join(looked, ", "), runtimeFix)
 }
 
+// FindRuntimeFor is FindRuntime for models that run on d: for auto and
+// cuda it looks first for the GPU build `make ort-gpu` installs,
+// <executable dir>/../.tools/onnxruntime-gpu/libonnxruntime.so.1 and
+// <user cache dir>/braid/onnxruntime-gpu/libonnxruntime.so.1, then where
+// FindRuntime looks. An explicit path wins, whatever the device.
+func FindRuntimeFor(explicit string, d Device) (string, error) {
+	if explicit == "" && d.Kind != DeviceCPU {
+		for _, p := range gpuRuntimeCandidates() {
+			if isFile(p) {
+				return filepath.Clean(p), nil
+			}
+		}
+	}
+	return FindRuntime(explicit)
+}
+
+// gpuRuntimeCandidates lists where a GPU build of the runtime is looked
+// for, in order.
+func gpuRuntimeCandidates() []string {
+	var c []string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		c = append(c, filepath.Join(filepath.Dir(exe), "..", ".tools", "onnxruntime-gpu", "libonnxruntime.so.1"))
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		c = append(c, filepath.Join(cache, "braid", "onnxruntime-gpu", "libonnxruntime.so.1"))
+	}
+	return c
+}
+
 // existing returns path when it is a file, else an ErrNoRuntime error
 // that names where the path came from.
 func existing(path, from string) (string, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -25,6 +26,14 @@ const DefaultBatchSize = 32
 
 // DefaultTokenBudget is the token budget of a Config that names none.
 const DefaultTokenBudget = 512
+
+// GPUBatchSize and GPUTokenBudget are a Config's batch size and token
+// budget on CUDA when it names none: a GPU wants large batches, and its
+// memory holds them. Not yet tuned by measurement (scripts/gpu-check.sh).
+const (
+	GPUBatchSize   = 128
+	GPUTokenBudget = 32768
+)
 
 // feed is what one model input carries.
 type feed int
@@ -52,7 +61,8 @@ type session struct {
 	// outDims is the output's declared shape; dynamic axes are -1.
 	outDims []int64
 	batch   int
-	budget  int // padded tokens per batch; 0 for none
+	budget  int    // padded tokens per batch; 0 for none
+	choice  Choice // the device it runs on
 
 	mu     sync.Mutex
 	s      *ort.DynamicAdvancedSession // nil once closed
@@ -75,25 +85,19 @@ func openSession(path, want string, cfg Config) (*session, error) {
 	if threads == 0 {
 		threads = runtime.NumCPU()
 	}
-	batch := cfg.BatchSize
-	if batch == 0 {
-		batch = DefaultBatchSize
-	}
-	budget := cfg.TokenBudget
-	switch {
-	case budget == 0:
-		budget = DefaultTokenBudget
-	case budget == -1:
-		budget = 0
-	case budget < 0:
+	if cfg.TokenBudget < -1 {
 		return nil, fmt.Errorf("model: token budget %d out of range, want >= 0 or -1 for none", cfg.TokenBudget)
+	}
+	choice, err := Choose(cfg.Device)
+	if err != nil {
+		return nil, err
 	}
 
 	ins, outs, err := inspect(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{path: path, batch: batch, budget: budget}
+	s := &session{path: path}
 	names := make([]string, 0, len(ins))
 	seen := map[feed]bool{}
 	for _, in := range ins {
@@ -127,9 +131,60 @@ func openSession(path, want string, cfg Config) (*session, error) {
 	s.output = out.Name
 	s.outDims = slices.Clone([]int64(out.Dimensions))
 
+	s.choice = choice
+	s.s, s.mapped, err = create(path, names, []string{s.output}, threads, choice.Device)
+	if err != nil && choice.Device.Kind == DeviceCUDA && choice.Asked.Kind == DeviceAuto {
+		// The device took the probe but not this model (out of memory, an
+		// operator the provider lacks): auto runs it on the CPU.
+		s.choice = Choice{Device: Device{Kind: DeviceCPU}, Asked: choice.Asked,
+			Reason: "the CUDA session failed: " + clip(cudaFailure(err), 90)}
+		s.s, s.mapped, err = create(path, names, []string{s.output}, threads, s.choice.Device)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("model: load %s: %w", path, err)
+	}
+	s.batch, s.budget = batchFor(cfg, s.choice.Device)
+	return s, nil
+}
+
+// batchFor is the batch size and token budget (0 for none) of a session
+// with cfg on dev: what cfg says, else on the CPU DefaultBatchSize (or the
+// cross-encoder's CrossBatch) and DefaultTokenBudget, and on CUDA
+// GPUBatchSize and GPUTokenBudget.
+func batchFor(cfg Config, dev Device) (batch, budget int) {
+	batch, budget = cfg.BatchSize, cfg.TokenBudget
+	gpu := dev.Kind == DeviceCUDA
+	switch {
+	case batch > 0:
+	case gpu:
+		batch = GPUBatchSize
+	case cfg.cpuBatch > 0:
+		batch = cfg.cpuBatch
+	default:
+		batch = DefaultBatchSize
+	}
+	switch {
+	case budget == -1:
+		budget = 0
+	case budget > 0:
+	case gpu:
+		budget = GPUTokenBudget
+	default:
+		budget = DefaultTokenBudget
+	}
+	return batch, budget
+}
+
+// create makes the ONNX Runtime session for the model at path on dev (cpu
+// or cuda:N). On the CPU it goes through the cache of optimised graphs
+// (optcache.go); on CUDA it optimises afresh, since a graph optimised for
+// one execution provider may hold nodes only that provider runs, and
+// loads model-fp16.onnx in place of model.onnx when one lies beside it
+// (FP16File).
+func create(path string, inputs, outputs []string, threads int, dev Device) (*ort.DynamicAdvancedSession, []byte, error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
-		return nil, fmt.Errorf("model: session options: %w", err)
+		return nil, nil, fmt.Errorf("model: session options: %w", err)
 	}
 	defer opts.Destroy()
 	for _, set := range []func() error{
@@ -143,14 +198,30 @@ func openSession(path, want string, cfg Config) (*session, error) {
 		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll) },
 	} {
 		if err := set(); err != nil {
-			return nil, fmt.Errorf("model: session options: %w", err)
+			return nil, nil, fmt.Errorf("model: session options: %w", err)
 		}
 	}
-	s.s, s.mapped, err = newSession(path, names, []string{s.output}, opts)
-	if err != nil {
-		return nil, fmt.Errorf("model: load %s: %w", path, err)
+	if dev.Kind != DeviceCUDA {
+		return newSession(path, inputs, outputs, opts)
 	}
-	return s, nil
+	if err := appendCUDA(opts, dev.ID, RuntimePath()); err != nil {
+		return nil, nil, err
+	}
+	if half := FP16File(path); isFile(half) {
+		path = half
+	}
+	s, err := ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
+	return s, nil, err
+}
+
+// FP16File is where the half-precision copy of the model at path lies
+// (model-fp16.onnx beside model.onnx), which sessions on CUDA load in its
+// place when it exists. Its inputs and outputs keep their types (int64
+// in, float32 out); tools/fp16 converts one (`make ort-gpu` does so
+// for the default embedder).
+func FP16File(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-fp16" + ext
 }
 
 // inspect returns a model's inputs and outputs. It builds a throwaway

@@ -92,12 +92,19 @@ type Config struct {
 	// Threads is ONNX Runtime's intra-op thread count; zero means the number of CPUs.
 	Threads int
 	// BatchSize is the most inputs that go through the model at once; zero
-	// means 32.
+	// means 32 on the CPU and GPUBatchSize on CUDA.
 	BatchSize int
 	// TokenBudget is the most tokens, padding included, in one batch:
 	// inputs are sorted by length and a batch ends when one more input
 	// would pass the budget (a single input longer than it runs alone).
 	// It bounds the activations a batch allocates whatever the texts'
-	// lengths; zero means DefaultTokenBudget, -1 no budget.
+	// lengths; zero means DefaultTokenBudget on the CPU and GPUTokenBudget
+	// on CUDA, -1 no budget.
 	TokenBudget int
+	// Device is where the model runs; the zero value is auto (Choose).
+	Device Device
+
+	// cpuBatch is the batch size on the CPU when BatchSize is zero, for
+	// Load's cross-encoders (CrossBatch); zero means DefaultBatchSize.
+	cpuBatch int
 }
