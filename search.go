@@ -172,11 +172,17 @@ type Timings struct {
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
 
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
+// An embedded index without documents is ErrEmptyIndex.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
 	start := time.Now()
 	opt = e.withSettings(opt) // settings.go
 	if e.cl != nil && len(opt.Metadata) > 0 {
 		return nil, e.embeddedOnly("a metadata filter (the document store's)")
+	}
+	if e.cl == nil { // a cluster's search answers an empty index with no hits
+		if err := e.emptyIndex(); err != nil {
+			return nil, err
+		}
 	}
 	if res, err := e.searchHash(query, opt, start); res != nil || err != nil { // hash.go
 		return res, err
