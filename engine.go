@@ -246,6 +246,14 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	return e, nil
 }
 
+// Exists says whether dir holds an index (its meta.db), so a caller that
+// should not create one (a server started on a mistyped --index) can
+// refuse before Open would.
+func Exists(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, doctor.StoreFile))
+	return err == nil
+}
+
 // CheckDir refuses an index directory that is a file, or lies under one,
 // with an error that names Open's dir and the fix (doctor.CheckDir).
 func CheckDir(dir string) error { return doctor.CheckDir(dir) }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -356,5 +357,39 @@ func TestServeToolProfiles(t *testing.T) {
 	if code != 1 || out != "" || !strings.HasPrefix(errOut, `braid: --tools: "telepathy" is neither a tool profile (core, all, amalfa, yams, ks, alloy) nor a tool (add, ask,`) ||
 		strings.Count(errOut, "\n") != 1 {
 		t.Errorf("serve --tools core,telepathy: code %d, stderr %q", code, errOut)
+	}
+}
+
+// braid serve on an --index that holds no index (a typo such as .briad)
+// refuses to start, naming the path, and creates nothing; --init creates
+// the index and serves it (issue 35, point 1).
+func TestServeRefusesMissingIndex(t *testing.T) {
+	typo := filepath.Join(t.TempDir(), "notes", ".briad")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing", []string{"serve"}, "braid: no index in " + typo + "; check --index (or BRAID_INDEX) for a typo, or pass --init"},
+		{"read-only", []string{"serve", "--read-only"}, "braid: no index in " + typo},
+		{"init and read-only", []string{"serve", "--init", "--read-only"}, "braid: --init creates the index in " + typo + ", which --read-only forbids"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, append([]string{"--index", typo, "--model", "none"}, tc.args...)...)
+			if code != 1 || out != "" || !strings.HasPrefix(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("code %d, stdout %q, stderr %q; want exit 1 and one line starting %q", code, out, errOut, tc.want)
+			}
+			if _, err := os.Stat(filepath.Dir(typo)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the refused serve left %s behind (%v)", filepath.Dir(typo), err)
+			}
+		})
+	}
+	var errOut syncBuffer
+	c := serveClient(t, &errOut, "--index", typo, "--model", "none", "serve", "--init")
+	if out, isErr := callTool(t, c, "search", map[string]any{"query": "alpha"}); !isErr || !strings.Contains(out, "no documents indexed yet in "+typo) {
+		t.Errorf("search on the index --init made: %q, want the empty-index error", out)
+	}
+	if _, err := os.Stat(filepath.Join(typo, "meta.db")); err != nil {
+		t.Errorf("--init made no index: %v", err)
 	}
 }
