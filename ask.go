@@ -58,8 +58,9 @@ type AskOptions struct {
 	Tags     []string
 	// VectorWeight is as in SearchOptions; nil means Search's default.
 	VectorWeight *float64
-	// NoRerank skips the cross-encoder.
-	NoRerank bool
+	// NoRerank skips the cross-encoder; Rerank asks for it, as in
+	// SearchOptions (a warning then says when there is none).
+	NoRerank, Rerank bool
 }
 
 // Ask gathers the evidence for a question: it searches (hybrid, as Search
@@ -91,7 +92,7 @@ func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pac
 	}
 	// As many chunks as the reranker reads, so every candidate can be reranked.
 	res, err := e.Search(ctx, question, SearchOptions{Limit: DefaultRerankTop, Chunks: true, VectorWeight: opt.VectorWeight,
-		Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, NoRerank: opt.NoRerank})
+		Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, NoRerank: opt.NoRerank, Rerank: opt.Rerank})
 	if err != nil {
 		return nil, err
 	}

@@ -138,9 +138,16 @@ type Options struct {
 	RerankTop int
 	// NoRerank says why Reranker is nil when reranking was wanted, in a
 	// short clause (for example "no cross-encoder installed; braid models
-	// pull … adds it"). The first search that would rerank says it in its
-	// warning; later ones do not repeat it (Capabilities always has it).
+	// pull … adds it"). Capabilities always has it. Searches say it only
+	// when the user asked for the cross-encoder: RerankNamed, or
+	// SearchOptions.Rerank; then the first search that would rerank says
+	// it in its warning, and later ones do not repeat it. The default
+	// cross-encoder's absence is left to braid doctor and braid stats,
+	// since every search would repeat what the user did not ask about.
 	NoRerank string
+	// RerankNamed says the cross-encoder was named (a --reranker flag,
+	// Models.Reranker), so NoRerank is about something the user asked for.
+	RerankNamed bool
 	// RerankBudget, when not zero, is the cross-encoder's time per search
 	// whatever the index's settings say (a command-line flag); negative
 	// means no limit.

@@ -22,7 +22,7 @@ type SearchOptions struct {
 	// default: DefaultVectorWeight (0.6) when vectors are available, else 0. Without an embedding
 	// model every search is lexical and a weight above 0 adds a warning.
 	VectorWeight *float64
-	Keyword      bool     // BM25 only, whatever the weight
+	Keyword      bool     // BM25 only, whatever the weight, and not reranked
 	Sources      []string // source ids or names; any of them
 	PathGlob     string   // only documents whose path (relative to its source) matches
 	Tags         []string // only documents with all these tags
@@ -72,6 +72,12 @@ type SearchOptions struct {
 	TitleWeight, HeadingWeight *float64
 	// NoRerank skips the cross-encoder for this search.
 	NoRerank bool
+	// Rerank asks for the cross-encoder explicitly (a --rerank flag, a
+	// rerank argument): a search that cannot rerank then says why, once
+	// per Engine. Without it, and without Options.RerankNamed, a missing
+	// cross-encoder is silent (Capabilities says it). A keyword search
+	// never reranks and never warns of it.
+	Rerank bool
 	// RerankBudget is the cross-encoder's time for this search; zero
 	// means the index's setting (Settings), else the engine's, else the
 	// reranker's own; negative means no limit.

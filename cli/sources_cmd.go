@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/model"
 )
 
 // SourcesCmd lists or removes sources.
@@ -107,8 +108,12 @@ func (c *StatsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	noRerank := g.noReranker()
 	if g.JSON {
-		return g.printJSON(st)
+		return g.printJSON(struct {
+			*braid.Stats
+			NoRerank string `json:"no_rerank,omitempty"`
+		}{st, noRerank})
 	}
 	fmt.Fprintf(g.stdout, "index %s (format %d): %d documents, %d chunks, %s indexed, %s on disk\n",
 		st.Dir, st.SchemaVersion, st.Documents, st.Chunks, braid.FormatBytes(st.Bytes), braid.FormatBytes(st.IndexBytes))
@@ -127,7 +132,24 @@ func (c *StatsCmd) Run(g *Globals) error {
 	if t := st.Tuned; t != nil {
 		fmt.Fprintf(g.stdout, "tuned by braid tune on %s (%d queries) at %s: %s %.4f → %.4f\n", t.From, t.Queries, t.At, t.Metric, t.Before, t.After)
 	}
+	if noRerank != "" {
+		fmt.Fprintf(g.stdout, "not reranked: %s; results are in fused order (braid doctor says more)\n", noRerank)
+	}
 	return nil
+}
+
+// noReranker says why searches run without a cross-encoder because the
+// one the flags name (the default when none) is not installed, or "" when
+// it is, or reranking is turned off. Searches say nothing of it unless
+// asked to rerank, so braid stats and braid doctor do. It loads nothing.
+func (g *Globals) noReranker() string {
+	if g.Reranker == "none" {
+		return ""
+	}
+	if _, _, err := model.ResolveKind(g.Reranker, model.ModelsDir(g.Models), model.KindCrossEncoder); err != nil {
+		return brief(err, g.Reranker, model.KindCrossEncoder)
+	}
+	return ""
 }
 
 // DoctorCmd checks the index.

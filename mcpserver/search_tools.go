@@ -17,7 +17,7 @@ type searchArgs struct {
 	Limit        int      `json:"limit"`
 	VectorWeight *float64 `json:"vector_weight"`
 	Fusion       string   `json:"fusion"`
-	Rerank       bool     `json:"rerank"`
+	Rerank       *bool    `json:"rerank"` // nil: rerank when a cross-encoder is installed, silently
 	SourceID     string   `json:"source_id"`
 	Path         string   `json:"path"`
 	Tags         []string `json:"tags"`
@@ -119,9 +119,10 @@ func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
 		mcp.WithBoolean("explain", mcp.Description("Add to each result how its score was made: BM25 score and rank, cosine and rank, "+
 			"weight, fused score, reranker score and rank before and after. Default false."), mcp.DefaultBool(false)),
 	)
-	defaults := searchArgs{VectorWeight: weight, Rerank: true, Similarity: braid.DefaultSimilarity}
+	defaults := searchArgs{VectorWeight: weight, Similarity: braid.DefaultSimilarity}
 	return tool{def, adapt(s, name, defaults, func(ctx context.Context, c call, a *searchArgs) (any, error) {
-		opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: a.VectorWeight, Fusion: braid.Fusion(a.Fusion), NoRerank: !a.Rerank,
+		opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: a.VectorWeight, Fusion: braid.Fusion(a.Fusion),
+			NoRerank: a.Rerank != nil && !*a.Rerank, Rerank: a.Rerank != nil && *a.Rerank,
 			PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy, Similarity: a.Similarity, Explain: a.Explain, Hash: a.Hash}
 		opt.Metadata, _ = metaArg("metadata", a.Metadata)
 		if a.SourceID != "" {

@@ -147,11 +147,15 @@ func TestSearchTools(t *testing.T) {
 	if h.Source != "lexical" || h.ID == "" || !strings.HasPrefix(h.ChunkID, h.ID+"#") || h.Line.Start < 1 || len(h.Highlights) == 0 || h.Explain == nil {
 		t.Errorf("first hit %+v: want a lexical hit with ids, lines, highlights and explain", h)
 	}
-	// Hybrid asked for, but no model: the search says it ran on keywords,
-	// and (the first search of the server) that it is not reranked.
-	if !strings.Contains(r.Warning, "lexical only") || !strings.Contains(r.Warning, noModel) ||
-		!strings.Contains(r.Warning, "results are not reranked: no reranker model installed") {
-		t.Errorf("warning %q, want it to say the search was lexical only and why, and not reranked", r.Warning)
+	// Hybrid asked for, but no model: the search says it ran on keywords;
+	// reranking, not asked for, goes unsaid (issue 35, point 2).
+	if !strings.Contains(r.Warning, "lexical only") || !strings.Contains(r.Warning, noModel) || strings.Contains(r.Warning, "rerank") {
+		t.Errorf("warning %q, want it to say the search was lexical only and why, and nothing of reranking", r.Warning)
+	}
+	// Asked for with rerank: true, the first such search says why not.
+	search("search", map[string]any{"query": "note number alpha", "vector_weight": 0, "rerank": true})
+	if r.Warning != "results are not reranked: no reranker model installed" {
+		t.Errorf("search with rerank: true: warning %q, want why it is not reranked", r.Warning)
 	}
 
 	search("search", map[string]any{"query": "topic4", "context": 1, "line_numbers": true, "rerank": false})
@@ -650,7 +654,7 @@ func TestGraphTools(t *testing.T) {
 func TestLongModelReasonGivenOnce(t *testing.T) {
 	_, idx := indexed(t, 3, nil)
 	why := "ONNX Runtime library not found (looked in /a, /b, /c); run make ort or set BRAID_ORT_LIB"
-	c := &clientT{connect(t, mcpserver.New(opener(idx, &braid.Options{NoVectors: why, NoRerank: why}), &mcpserver.Options{Tools: "all"})), t}
+	c := &clientT{connect(t, mcpserver.New(opener(idx, &braid.Options{NoVectors: why, NoRerank: why, RerankNamed: true}), &mcpserver.Options{Tools: "all"})), t}
 	var first, second searchJSON
 	decode(t, c.ok("search", map[string]any{"query": "alpha", "vector_weight": 0.6}), &first)
 	decode(t, c.ok("search", map[string]any{"query": "note", "vector_weight": 0.6}), &second)

@@ -70,6 +70,10 @@ type Loaded struct {
 	// says why ("" when it was turned off or not asked for).
 	CrossEncoder *CrossEncoder
 	NoRerank     string
+	// RerankNamed says Set.Reranker named the cross-encoder (not the
+	// default, not "none"): the user asked for it, so a NoRerank is worth
+	// telling them in searches, where the default's absence is not.
+	RerankNamed bool
 }
 
 // Load loads the models s names. A model that cannot be used because
@@ -99,6 +103,7 @@ func Load(s Set) (*Loaded, error) {
 		return nil, err
 	}
 	l.CrossEncoder, l.NoRerank = ce, why
+	l.RerankNamed = strings.TrimSpace(s.Reranker) != ""
 	return l, nil
 }
 
