@@ -24,7 +24,7 @@ type ServeCmd struct {
 	AllowWrites bool     `help:"Offer the tools that write files outside the index directory (restore, inject_tags); without it an agent cannot write outside the index."`
 	AllowNet    []string `help:"An address range the download tool may reach although it is not public (loopback, private, link-local such as cloud metadata), e.g. 10.0.0.0/8 (repeatable)." placeholder:"CIDR"`
 	Init        bool     `help:"Create the --index directory's index when there is none; without it braid serve refuses to start there, so a mistyped path is not served as an empty index."`
-	Tools       string   `help:"The tools to offer: a profile (core: search, search_keyword, grep, read, get, read_around, explore_links, list, ask; all: every tool; or a seed system's tool names: amalfa, yams, ks, alloy) or a comma-separated list of profiles and tool names, e.g. core,index_path." default:"core" placeholder:"PROFILE|LIST"`
+	Tools       string   `help:"The tools to offer: a profile (core: search, search_keyword, grep, read, get, read_around, explore_links, list, ask, scratchpad_read; all: every tool; or a seed system's tool names: amalfa, yams, ks, alloy) or a comma-separated list of profiles and tool names, e.g. core,index_path." default:"core" placeholder:"PROFILE|LIST"`
 	promptsFolder
 }
 

@@ -247,9 +247,13 @@ func moreNote(id string, next, total int) string {
 }
 
 // hints for the annotations of read-only and writing tools.
-func readOnly(title string) mcp.ToolOption {
-	return mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: title, ReadOnlyHint: mcp.ToBoolPtr(true),
-		DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)})
+// readOnly annotates a tool that changes nothing. Only readOnlyHint is
+// given: the destructive and idempotent hints mean something only for
+// tools that write (MCP ToolAnnotations), and a title and openWorldHint
+// did not pay for their place in every tools/list an agent reads (the
+// core profile's stays under 8,000 characters; instructions_test.go).
+func readOnly() mcp.ToolOption {
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(true)})
 }
 
 func writes(title string, destructive bool) mcp.ToolOption {
