@@ -143,9 +143,12 @@ type Explanation = rank.Explanation
 
 // Results is a search's answer.
 type Results struct {
-	Results []Hit   `json:"results"`
-	Total   int     `json:"total"` // chunks that matched the query
-	TookMS  float64 `json:"took_ms"`
+	Results []Hit `json:"results"`
+	// Total is how many chunks matched: BM25's matches, and where vectors
+	// take part at least the chunks fused from both lists; never fewer
+	// than the hits shown.
+	Total  int     `json:"total"`
+	TookMS float64 `json:"took_ms"`
 	// Warning says when the search could not do what was asked, such as a
 	// vector weight without an embedding model (it then ran BM25 only).
 	// That no cross-encoder is loaded is said once per Engine, in the first
@@ -275,10 +278,13 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		if err != nil {
 			return nil, err
 		}
-		res.Total = total
 		t := time.Now()
 		cands := rank.Fuse(lexC, vecC, w, opt.Fusion, opt.Normalize)
 		res.Timings.Fusion = msSince(t)
+		// BM25 counts its matches; the vectors match every chunk by some
+		// degree, so they count the chunks they returned: a query of stop
+		// words (BM25 matches nothing) still has the vector hits it shows.
+		res.Total = max(total, len(cands))
 		if cands, err = rank.Signals(ctx, cands, opt.DocEvidence, opt.LinkPrior, e.ret.Backlinks); err != nil {
 			return nil, err
 		}
@@ -289,6 +295,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if len(hits) > opt.Limit {
 		hits = hits[:opt.Limit]
 	}
+	res.Total = max(res.Total, len(hits)) // never fewer than shown
 	res.Results = hits
 	res.TookMS = msSince(start)
 	return res, nil
