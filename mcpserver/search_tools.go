@@ -227,10 +227,11 @@ func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, o
 		Warning: res.Warning, Reranked: res.Reranked, RerankOf: res.RerankOf, Lookup: res.Lookup}
 	for i, h := range res.Results {
 		if h.Explain != nil {
-			// bleve's BM25 tree runs to kilobytes per hit; the numbers
-			// beside it explain the score.
+			// The per-term BM25 breakdown costs a few hundred bytes a
+			// hit against the output limit; the numbers beside it
+			// explain the score.
 			x := *h.Explain
-			x.BM25 = ""
+			x.BM25 = nil
 			h.Explain = &x
 		}
 		r.Results[i].Hit = h
