@@ -360,3 +360,12 @@ type VersionCmd struct{}
 func (c *VersionCmd) Run(g *Globals) error {
 	return g.print(map[string]string{"version": Version}, func() string { return "braid " + Version + "\n" })
 }
+
+// counted is n with noun, in the plural unless n is 1: "1 broken link",
+// "3 broken links".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -127,14 +127,14 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 		}
 	}
 	if res.Lookup == braid.LookupHash {
-		fmt.Fprintf(g.stdout, "%d shown, %d documents with that content hash (found by hash, not ranked), %.1f ms\n", len(res.Results), res.Total, res.TookMS)
+		fmt.Fprintf(g.stdout, "%d shown, %s with that content hash (found by hash, not ranked), %.1f ms\n", len(res.Results), counted(res.Total, "document"), res.TookMS)
 		return nil
 	}
 	reranked := ""
 	if res.RerankOf > 0 {
 		reranked = fmt.Sprintf(", reranked %d of %d", res.Reranked, res.RerankOf)
 	}
-	fmt.Fprintf(g.stdout, "%d shown, %d matching chunks%s, %.1f ms\n", len(res.Results), res.Total, reranked, res.TookMS)
+	fmt.Fprintf(g.stdout, "%d shown, %s%s, %.1f ms\n", len(res.Results), counted(res.Total, "matching chunk"), reranked, res.TookMS)
 	return nil
 }
 
