@@ -3,6 +3,8 @@ package braid
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/braidsearch/braid/evidence"
@@ -21,8 +23,24 @@ const (
 type Pack = evidence.Pack
 
 // ErrEmptyIndex means the index holds no documents, so there is nothing
-// to search.
-var ErrEmptyIndex = errors.New("braid: the index holds no documents yet; run braid index PATH first")
+// to search: a new index, or one whose --index path has a typo. Search and
+// Ask wrap it with the index directory and the fix (emptyIndex).
+var ErrEmptyIndex = errors.New("braid: no documents indexed yet")
+
+// emptyIndex is ErrEmptyIndex when the index holds no documents, naming
+// where it looked and the command that fills it; nil otherwise. On a
+// cluster it reads the local copy, so call e.mirrored first.
+func (e *Engine) emptyIndex() error {
+	has, err := e.st.HasDocs()
+	if err != nil || has {
+		return err
+	}
+	where := e.dir
+	if e.cl != nil {
+		where = strings.TrimSuffix(e.opt.Backend.URL, "/") + "/" + e.cl.x.Name()
+	}
+	return fmt.Errorf("%w in %s; run braid index PATH", ErrEmptyIndex, where)
+}
 
 // AskOptions shapes Ask. The zero value fills DefaultAskBudget tokens from
 // every source, searching as Search does by default.
@@ -40,8 +58,9 @@ type AskOptions struct {
 	Tags     []string
 	// VectorWeight is as in SearchOptions; nil means Search's default.
 	VectorWeight *float64
-	// NoRerank skips the cross-encoder.
-	NoRerank bool
+	// NoRerank skips the cross-encoder; Rerank asks for it, as in
+	// SearchOptions (a warning then says when there is none).
+	NoRerank, Rerank bool
 }
 
 // Ask gathers the evidence for a question: it searches (hybrid, as Search
@@ -68,14 +87,12 @@ func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pac
 	if err := e.mirrored(); err != nil {
 		return nil, err
 	}
-	if docs, _, err := e.st.Counts(); err != nil {
+	if err := e.emptyIndex(); err != nil {
 		return nil, err
-	} else if docs == 0 {
-		return nil, ErrEmptyIndex
 	}
 	// As many chunks as the reranker reads, so every candidate can be reranked.
 	res, err := e.Search(ctx, question, SearchOptions{Limit: DefaultRerankTop, Chunks: true, VectorWeight: opt.VectorWeight,
-		Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, NoRerank: opt.NoRerank})
+		Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, NoRerank: opt.NoRerank, Rerank: opt.Rerank})
 	if err != nil {
 		return nil, err
 	}

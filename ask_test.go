@@ -212,9 +212,44 @@ func TestAskBadInput(t *testing.T) {
 			}
 		})
 	}
-	empty := openEngine(t, nil)
-	if _, err := empty.Ask(ctx, "solar", braid.AskOptions{}); !errors.Is(err, braid.ErrEmptyIndex) || !strings.Contains(err.Error(), "run braid index PATH first") {
-		t.Errorf("Ask on an empty index = %v, want ErrEmptyIndex", err)
+}
+
+// Every search of an index without documents (a new one, or one a typo in
+// --index made) says so, naming the directory and the fix, instead of
+// bleve's "field stat for bm25 not present content" (issue 35, point 1).
+func TestEmptyIndexSays(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "idx")
+	e, err := braid.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	zero := 0.0
+	want := "braid: no documents indexed yet in " + dir + "; run braid index PATH"
+	for _, tc := range []struct {
+		name string
+		run  func() error
+	}{
+		{"search", func() error { _, err := e.Search(ctx, "solar", braid.SearchOptions{}); return err }},
+		{"keyword", func() error { _, err := e.Search(ctx, "solar", braid.SearchOptions{Keyword: true}); return err }},
+		{"weight 0", func() error { _, err := e.Search(ctx, "solar", braid.SearchOptions{VectorWeight: &zero}); return err }},
+		{"hash", func() error { _, err := e.Search(ctx, "", braid.SearchOptions{Hash: "0123456789abcdef"}); return err }},
+		{"ask", func() error { _, err := e.Ask(ctx, "solar", braid.AskOptions{}); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.run()
+			if !errors.Is(err, braid.ErrEmptyIndex) || err.Error() != want {
+				t.Errorf("got %v, want ErrEmptyIndex saying %q", err, want)
+			}
+		})
+	}
+	// One document is enough to search.
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: writeVault(t, map[string]string{"a.md": "# Solar\n\nsolar panels\n"})}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := e.Search(ctx, "solar", braid.SearchOptions{}); err != nil || len(res.Results) != 1 {
+		t.Errorf("search after one document: %v, %v; want one hit", res, err)
 	}
 }
 

@@ -25,7 +25,7 @@ type batchAnswer struct {
 
 // Batch answers the queries in, one JSON object a line ({"id", "query",
 // "vector_weight", "limit", ...}: SearchOptions by their JSON names, and
-// "rerank": false for NoRerank; batch.Query), with one JSON line each on
+// "rerank": false for NoRerank, true for Rerank; batch.Query), with one JSON line each on
 // out, in input order; blank lines are skipped. opt.Workers queries are
 // searched at once. A line that is not a query, a search that fails and a
 // search that panics are that line's answer {"id", "line", "error"}; the
@@ -63,7 +63,7 @@ func batchAnswerLine(ctx context.Context, e *Engine, line int, text []byte) batc
 	opt := SearchOptions{Limit: q.Limit, VectorWeight: q.VectorWeight, Keyword: q.Keyword, Sources: q.Sources,
 		PathGlob: q.Path, Tags: q.Tags, Fuzzy: q.Fuzzy, Similarity: q.Similarity, Chunks: q.Chunks, Explain: q.Explain,
 		Fusion: Fusion(q.Fusion), Normalize: Normalization(q.Normalize), Candidates: q.Candidates,
-		NoRerank: q.Rerank != nil && !*q.Rerank}
+		NoRerank: q.Rerank != nil && !*q.Rerank, Rerank: q.Rerank != nil && *q.Rerank}
 	res, err := batchSearch(e, ctx, q.Query, opt)
 	if err != nil {
 		return batchAnswer{ID: q.ID, Line: line, Error: model.Clause(err)}

@@ -258,8 +258,13 @@ this line is broken
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Results) != 1 || strings.Contains(res.Results[0].Explain.BM25, "title:") || !strings.Contains(res.Results[0].Explain.BM25, "content:") {
-		t.Errorf("BEIR record explain: %+v, want content matches only", res.Results)
+	if len(res.Results) != 1 || res.Results[0].Explain.BM25 == nil {
+		t.Fatalf("BEIR record explain: %+v, want a BM25 breakdown", res.Results)
+	}
+	for _, term := range res.Results[0].Explain.BM25.Terms {
+		if term.Field != "content" {
+			t.Errorf("BEIR record explain: term %+v, want content matches only", term)
+		}
 	}
 	c, err := e.Notes().Get("d2")
 	if err != nil {

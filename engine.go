@@ -138,12 +138,19 @@ type Options struct {
 	RerankTop int
 	// NoRerank says why Reranker is nil when reranking was wanted, in a
 	// short clause (for example "no cross-encoder installed; braid models
-	// pull … adds it"). The first search that would rerank says it in its
-	// warning; later ones do not repeat it (Capabilities always has it).
+	// pull … adds it"). Capabilities always has it. Searches say it only
+	// when the user asked for the cross-encoder: RerankNamed, or
+	// SearchOptions.Rerank; then the first search that would rerank says
+	// it in its warning, and later ones do not repeat it. The default
+	// cross-encoder's absence is left to braid doctor and braid stats,
+	// since every search would repeat what the user did not ask about.
 	NoRerank string
 	// Device says where the models run and why, as plain data for
 	// Capabilities (model.Loaded.Device); the engine does not use it.
 	Device string
+	// RerankNamed says the cross-encoder was named (a --reranker flag,
+	// Models.Reranker), so NoRerank is about something the user asked for.
+	RerankNamed bool
 	// RerankBudget, when not zero, is the cross-encoder's time per search
 	// whatever the index's settings say (a command-line flag); negative
 	// means no limit.
@@ -247,6 +254,14 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	}
 	e.created = created
 	return e, nil
+}
+
+// Exists says whether dir holds an index (its meta.db), so a caller that
+// should not create one (a server started on a mistyped --index) can
+// refuse before Open would.
+func Exists(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, doctor.StoreFile))
+	return err == nil
 }
 
 // CheckDir refuses an index directory that is a file, or lies under one,

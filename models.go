@@ -45,7 +45,7 @@ func OpenLoaded(dir string, opt *Options, lm *LoadedModels) (*Engine, error) {
 	if o.RerankTop < 0 {
 		return nil, fmt.Errorf("%w: Options.RerankTop %d, want 0 (the default) or more", ErrBadOption, o.RerankTop)
 	}
-	o.NoVectors, o.VectorsOff, o.NoRerank, o.Device = lm.NoVectors, lm.VectorsOff, lm.NoRerank, lm.Device
+	o.NoVectors, o.VectorsOff, o.NoRerank, o.RerankNamed, o.Device = lm.NoVectors, lm.VectorsOff, lm.NoRerank, lm.RerankNamed, lm.Device
 	o.Embedder, o.Model, o.Reranker = nil, "", nil
 	if lm.Embedder != nil {
 		o.Embedder, o.Model = lm.Embedder, lm.Embedder.Key()
@@ -59,7 +59,7 @@ func OpenLoaded(dir string, opt *Options, lm *LoadedModels) (*Engine, error) {
 // OpenWithModels loads the models m names (LoadModels) and opens the index
 // in dir with them (OpenLoaded). The engine's own Options.Embedder,
 // Model, Reranker, NoVectors, VectorsOff and NoRerank are replaced by what
-// was loaded. The engine owns the models: its Close closes them too.
+// was loaded (RerankNamed too). The engine owns the models: its Close closes them too.
 func OpenWithModels(dir string, opt *Options, m Models) (*Engine, error) {
 	lm, err := LoadModels(m)
 	if err != nil {

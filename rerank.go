@@ -12,19 +12,15 @@ import (
 
 // rerankTop reorders the best candidates by the cross-encoder's scores:
 // the reranked prefix by its score, the rest after it in fused order
-// (rank.Reranked). It
-// returns how many were reranked and of how many asked for, and a warning
-// when the engine has no reranker though one was wanted: once per
-// engine, since every search would repeat it.
+// (rank.Reranked). It returns how many were reranked and of how many
+// asked for, and a warning when the engine has no reranker though the
+// user asked for one (rerankWarning).
 func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions) ([]rank.Candidate, int, int, string, error) {
-	if opt.NoRerank {
+	if opt.NoRerank || opt.Keyword {
 		return cands, 0, 0, "", nil
 	}
 	if e.opt.Reranker == nil {
-		if e.opt.NoRerank != "" && e.toldNoRerank.CompareAndSwap(false, true) {
-			return cands, 0, 0, "results are not reranked: " + e.opt.NoRerank, nil
-		}
-		return cands, 0, 0, "", nil
+		return cands, 0, 0, e.rerankWarning(opt), nil
 	}
 	top := e.opt.RerankTop
 	if top <= 0 {
@@ -60,4 +56,20 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []rank.Cand
 	}
 	ranked := rank.Reranked(cands, at[:out.Reranked], out.Scores[:out.Reranked])
 	return ranked, out.Reranked, top, "", nil
+}
+
+// rerankWarning says why a search is not reranked when the user asked
+// for the cross-encoder: by this search's Rerank, or by naming it
+// (Options.RerankNamed) for a search not asked to be BM25 only (vector
+// weight 0, by the search or the index's settings); a search on an engine
+// whose default cross-encoder is not installed says nothing (braid doctor
+// and braid stats say that). It is said once per engine, since every
+// search would repeat it.
+func (e *Engine) rerankWarning(opt SearchOptions) string {
+	bm25 := opt.VectorWeight != nil && *opt.VectorWeight == 0
+	asked := opt.Rerank || e.opt.RerankNamed && !bm25
+	if !asked || e.opt.NoRerank == "" || !e.toldNoRerank.CompareAndSwap(false, true) {
+		return ""
+	}
+	return "results are not reranked: " + e.opt.NoRerank
 }

@@ -48,10 +48,12 @@ func TestRerankInSearch(t *testing.T) {
 	}
 }
 
+// A reranker the user named but that is missing is warned of
+// (rerank_warning_test.go has the rest of the rule).
 func TestNoRerankerWarns(t *testing.T) {
 	ctx := context.Background()
 	vault := writeVault(t, notes)
-	e := openEngine(t, &braid.Options{NoRerank: "no reranker model installed: run braid models pull"})
+	e := openEngine(t, &braid.Options{NoRerank: "no reranker model installed: run braid models pull", RerankNamed: true})
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
 		t.Fatal(err)
 	}

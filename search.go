@@ -25,7 +25,7 @@ type SearchOptions struct {
 	// says which and why); without vectors, 0. Without an embedding model
 	// every search is lexical and a weight above 0 adds a warning.
 	VectorWeight *float64
-	Keyword      bool     // BM25 only, whatever the weight
+	Keyword      bool     // BM25 only, whatever the weight, and not reranked
 	Sources      []string // source ids or names; any of them
 	PathGlob     string   // only documents whose path (relative to its source) matches
 	Tags         []string // only documents with all these tags
@@ -75,6 +75,12 @@ type SearchOptions struct {
 	TitleWeight, HeadingWeight *float64
 	// NoRerank skips the cross-encoder for this search.
 	NoRerank bool
+	// Rerank asks for the cross-encoder explicitly (a --rerank flag, a
+	// rerank argument): a search that cannot rerank then says why, once
+	// per Engine. Without it, and without Options.RerankNamed, a missing
+	// cross-encoder is silent (Capabilities says it). A keyword search
+	// never reranks and never warns of it.
+	Rerank bool
 	// RerankBudget is the cross-encoder's time for this search; zero
 	// means the index's setting (Settings), else the engine's, else the
 	// reranker's own; negative means no limit.
@@ -149,9 +155,12 @@ type Weighting = rank.Weighting
 
 // Results is a search's answer.
 type Results struct {
-	Results []Hit   `json:"results"`
-	Total   int     `json:"total"` // chunks that matched the query
-	TookMS  float64 `json:"took_ms"`
+	Results []Hit `json:"results"`
+	// Total is how many chunks matched: BM25's matches, and where vectors
+	// take part at least the chunks fused from both lists; never fewer
+	// than the hits shown.
+	Total  int     `json:"total"`
+	TookMS float64 `json:"took_ms"`
 	// Warning says when the search could not do what was asked, such as a
 	// vector weight without an embedding model (it then ran BM25 only).
 	// That no cross-encoder is loaded is said once per Engine, in the first
@@ -187,11 +196,17 @@ type Timings struct {
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
 
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
+// An embedded index without documents is ErrEmptyIndex.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
 	start := time.Now()
 	opt = e.withSettings(opt) // settings.go
 	if e.cl != nil && len(opt.Metadata) > 0 {
 		return nil, e.embeddedOnly("a metadata filter (the document store's)")
+	}
+	if e.cl == nil { // a cluster's search answers an empty index with no hits
+		if err := e.emptyIndex(); err != nil {
+			return nil, err
+		}
 	}
 	if res, err := e.searchHash(query, opt, start); res != nil || err != nil { // hash.go
 		return res, err
@@ -281,7 +296,6 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		if err != nil {
 			return nil, err
 		}
-		res.Total = total
 		t := time.Now()
 		model := fusion.DefaultModel
 		if opt.WeightModel != nil {
@@ -291,6 +305,10 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		w = res.Weighting.Weight
 		cands := rank.Fuse(lexC, vecC, w, opt.Fusion, opt.Normalize)
 		res.Timings.Fusion = msSince(t)
+		// BM25 counts its matches; the vectors match every chunk by some
+		// degree, so they count the chunks they returned: a query of stop
+		// words (BM25 matches nothing) still has the vector hits it shows.
+		res.Total = max(total, len(cands))
 		if cands, err = rank.Signals(ctx, cands, opt.DocEvidence, opt.LinkPrior, e.ret.Backlinks); err != nil {
 			return nil, err
 		}
@@ -301,6 +319,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if len(hits) > opt.Limit {
 		hits = hits[:opt.Limit]
 	}
+	res.Total = max(res.Total, len(hits)) // never fewer than shown
 	res.Results = hits
 	res.TookMS = msSince(start)
 	return res, nil

@@ -9,7 +9,8 @@ import (
 )
 
 // Query is one input line of a search batch: the root package's
-// SearchOptions by their JSON names, and "rerank": false for NoRerank. ID
+// SearchOptions by their JSON names, "rerank": false for NoRerank and
+// "rerank": true for Rerank (a warning when there is no reranker). ID
 // is the caller's, echoed in the line's answer.
 type Query struct {
 	ID           json.RawMessage `json:"id"`

@@ -15,7 +15,8 @@ type AskCmd struct {
 	Path         string   `help:"Only documents whose path (relative to its source) matches this glob." placeholder:"GLOB"`
 	Tag          []string `help:"Only documents with this tag (repeatable: all must match)." placeholder:"TAG"`
 	VectorWeight *float64 `help:"Weight of vector similarity against BM25, 0..1 (default as braid search)." placeholder:"W"`
-	NoRerank     bool     `help:"Skip the cross-encoder."`
+	NoRerank     bool     `help:"Skip the cross-encoder." xor:"rerank"`
+	Rerank       bool     `help:"Rerank with the cross-encoder, as ask does by default when one is installed, and warn when none can be loaded." xor:"rerank"`
 }
 
 // Run searches and prints the pack: markdown, or the Pack with --json.
@@ -23,7 +24,7 @@ func (c *AskCmd) Run(g *Globals) error {
 	if c.Budget < braid.MinAskBudget || c.Budget > braid.MaxAskBudget {
 		return fmt.Errorf("--budget %d tokens out of range, want %d..%d", c.Budget, braid.MinAskBudget, braid.MaxAskBudget)
 	}
-	opt := braid.AskOptions{Budget: c.Budget, Sources: c.Source, PathGlob: c.Path, Tags: c.Tag, VectorWeight: c.VectorWeight, NoRerank: c.NoRerank}
+	opt := braid.AskOptions{Budget: c.Budget, Sources: c.Source, PathGlob: c.Path, Tags: c.Tag, VectorWeight: c.VectorWeight, NoRerank: c.NoRerank, Rerank: c.Rerank}
 	e, done, err := g.openSearch(braid.SearchOptions{VectorWeight: c.VectorWeight, NoRerank: c.NoRerank})
 	if err != nil {
 		return err

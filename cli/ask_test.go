@@ -56,7 +56,9 @@ func TestAskCLIBadInput(t *testing.T) {
 		{"budget low", []string{"--index", idx, "ask", "alpha", "--budget", "99"}, "braid: --budget 99 tokens out of range, want 100..16000"},
 		{"budget high", []string{"--index", idx, "ask", "alpha", "--budget", "16001"}, "want 100..16000"},
 		{"budget not a number", []string{"--index", idx, "ask", "alpha", "--budget", "lots"}, "--budget"},
-		{"nothing indexed", []string{"--index", empty, "ask", "alpha"}, "braid: the index holds no documents yet; run braid index PATH first"},
+		{"nothing indexed", []string{"--index", empty, "ask", "alpha"}, "braid: no documents indexed yet in " + empty + "; run braid index PATH"},
+		{"nothing indexed: search", []string{"--index", empty, "search", "alpha"}, "braid: no documents indexed yet in " + empty + "; run braid index PATH"},
+		{"nothing indexed: search-keyword", []string{"--index", empty, "search-keyword", "alpha"}, "braid: no documents indexed yet in " + empty + "; run braid index PATH"},
 		{"no index", []string{"--index", filepath.Join(t.TempDir(), "none"), "ask", "alpha"}, "no index here yet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -359,3 +359,12 @@ func (g *Globals) displayPath(abs string) string {
 
 // workDir is the current directory, looked up once (grep names every file).
 var workDir = sync.OnceValues(os.Getwd)
+
+// counted is n with noun, in the plural unless n is 1: "1 broken link",
+// "3 broken links".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

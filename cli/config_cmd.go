@@ -28,9 +28,7 @@ func (c *ConfigListCmd) Run(g *Globals) error {
 	if g.JSON {
 		return g.printJSON(map[string]any{"settings": list})
 	}
-	for _, s := range list {
-		fmt.Fprintln(g.stdout, s)
-	}
+	fmt.Fprint(g.stdout, settings.Table(list))
 	fmt.Fprintln(g.stdout, "* set in this index; braid config set NAME VALUE changes one, braid config reset NAME puts it back")
 	return nil
 }

@@ -2,11 +2,15 @@ package cli
 
 import (
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/index"
 )
 
 // commands lists every command braid has, as "braid name" or "braid name
@@ -69,6 +73,28 @@ func TestDocsNameEveryCommand(t *testing.T) {
 	for _, want := range []string{"make demo", "make test"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README.md lost %q, one of the two commands", want)
+		}
+	}
+}
+
+// TestDocsNameEveryJSONField keeps docs/cli.md's account of search --json
+// whole: every field of a search's answer, its hits and their explain
+// (issue 35, point 4f: doc_evidence, field_bonus and bm25 were missing).
+func TestDocsNameEveryJSONField(t *testing.T) {
+	doc, err := os.ReadFile("../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{braid.Results{}, braid.Hit{}, braid.Timings{}, braid.Explanation{}, index.BM25{}, index.TermBM25{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !strings.Contains(string(doc), "`"+name+"`") && !strings.Contains(string(doc), `"`+name+`"`) {
+				t.Errorf("docs/cli.md does not name %s's JSON field %q", typ, name)
+			}
 		}
 	}
 }

@@ -68,12 +68,12 @@ func TestDownloadOverMCP(t *testing.T) {
 	s := pageServer(t)
 	idx := filepath.Join(t.TempDir(), "idx")
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all")
+	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--init", "--tools", "all")
 	mustRefuse(t, c, "download", map[string]any{"url": s.URL + "/guide.html"}, "loopback")
 	mustRefuse(t, c, "download", map[string]any{"url": "http://169.254.169.254/latest/meta-data/"}, "link-local")
 	mustRefuse(t, c, "download", map[string]any{"url": "file:///etc/passwd"}, "http://")
 
-	c2 := serveClient(t, &errOut, "--index", filepath.Join(t.TempDir(), "idx2"), "--model", "none", "serve", "--tools", "all", "--allow-net", "127.0.0.1/32")
+	c2 := serveClient(t, &errOut, "--index", filepath.Join(t.TempDir(), "idx2"), "--model", "none", "serve", "--init", "--tools", "all", "--allow-net", "127.0.0.1/32")
 	if out, isErr := callTool(t, c2, "download", map[string]any{"url": s.URL + "/guide.html", "collection": "web"}); isErr || !strings.Contains(out, `"title":"Lighthouse guide"`) {
 		t.Fatalf("download with --allow-net: %q", out)
 	}

@@ -236,7 +236,7 @@ func TestHostileClientWithAllow(t *testing.T) {
 func TestAddRefusesDevicesAtOnce(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all", "--allow", "/dev")
+	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--init", "--tools", "all", "--allow", "/dev")
 	start := time.Now()
 	for i := 0; i < 6; i++ { // more calls than mcp-go has workers
 		mustRefuse(t, c, "add", map[string]any{"path": "/dev/zero", "name": "z"}, "character device")

@@ -31,10 +31,10 @@ func (c *LinksCmd) Run(g *Globals) error {
 		return g.withReader("braid links", func(e *braid.Engine) error {
 			if c.Broken {
 				list, err := e.Graph().BrokenLinks()
-				return printList(g, "broken", "broken links", list, err, braid.BrokenLink.String)
+				return printList(g, "broken", "broken link", list, err, braid.BrokenLink.String)
 			}
 			list, err := e.Graph().Orphans()
-			return printList(g, "orphans", "orphans", list, err, func(n braid.GraphNode) string { return n.Path })
+			return printList(g, "orphans", "orphan", list, err, func(n braid.GraphNode) string { return n.Path })
 		})
 	}
 	return g.show("braid links", func(e *braid.Engine) (texter, error) {
@@ -44,7 +44,7 @@ func (c *LinksCmd) Run(g *Globals) error {
 
 // printList prints a whole-graph list: JSON {key: items, "count": n}, else
 // a line an item and, unless --quiet, the count on stderr.
-func printList[T any](g *Globals, key, counted string, items []T, err error, line func(T) string) error {
+func printList[T any](g *Globals, key, noun string, items []T, err error, line func(T) string) error {
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func printList[T any](g *Globals, key, counted string, items []T, err error, lin
 		fmt.Fprintln(g.stdout, line(it))
 	}
 	if !g.Quiet {
-		fmt.Fprintf(g.stderr, "%d %s\n", len(items), counted)
+		fmt.Fprintln(g.stderr, counted(len(items), noun))
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func TestLinksCLI(t *testing.T) {
 	}
 
 	out, errOut, code = runCLI(t, "--index", idx, "links", "--broken")
-	if code != 0 || out != "Worms.md:6: CITES Missing Page\n" || !strings.Contains(errOut, "1 broken links") {
+	if code != 0 || out != "Worms.md:6: CITES Missing Page\n" || errOut != "1 broken link\n" {
 		t.Errorf("links --broken printed %q %q (exit %d)", out, errOut, code)
 	}
 	out, _, _ = runCLI(t, "--index", idx, "--json", "links", "--orphans")

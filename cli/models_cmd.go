@@ -93,10 +93,10 @@ func (g *Globals) sayDevice(device string) {
 
 // openSearch opens the engine for a search, loading the embedding model
 // only when the search may use vectors and the reranker only when it may
-// rerank.
+// rerank (a keyword search never does).
 func (g *Globals) openSearch(opt braid.SearchOptions) (*braid.Engine, func(), error) {
 	vectors := !opt.Keyword && (opt.VectorWeight == nil || *opt.VectorWeight > 0)
-	return g.openFor(true, "braid search", vectors, !opt.NoRerank)
+	return g.openFor(true, "braid search", vectors, !opt.NoRerank && !opt.Keyword)
 }
 
 // ModelsCmd manages embedding and reranking models.

@@ -108,7 +108,7 @@ func TestS3ServeAllow(t *testing.T) {
 	s.Put("notes", "team/a.md", "# Aphids\n\nLadybugs eat aphids.\n")
 	s.Put("notes", "private/p.md", "secret\n")
 	var errOut syncBuffer
-	c := serveClient(t, &errOut, "--index", filepath.Join(t.TempDir(), "idx"), "--model", "none", "serve", "--tools", "all", "--allow", "s3://notes/team")
+	c := serveClient(t, &errOut, "--index", filepath.Join(t.TempDir(), "idx"), "--model", "none", "serve", "--init", "--tools", "all", "--allow", "s3://notes/team")
 	if out, isErr := callTool(t, c, "index_path", map[string]any{"path": "s3://notes/team"}); isErr || !strings.Contains(out, `"added":1`) {
 		t.Fatalf("index_path under --allow s3://notes/team: %q (stderr %q)", out, errOut.String())
 	}

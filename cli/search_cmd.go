@@ -20,7 +20,7 @@ type searchFlags struct {
 	Similarity float64           `help:"With --fuzzy: how similar a word must be, 0..1 (default ${default_similarity})."`
 	PathsOnly  bool              `help:"Print only the paths of the matching documents."`
 	Explain    bool              `help:"Show how each score was made."`
-	NoRerank   bool              `help:"Skip the cross-encoder: results in fused order."`
+	NoRerank   bool              `help:"Skip the cross-encoder: results in fused order." xor:"rerank"`
 	Chunks     bool              `help:"Every matching chunk, not just the best one per document."`
 	Hash       string            `help:"Answer with the document whose content hash starts with this (8-64 hex digits) instead of searching; QUERY may then be left out." placeholder:"HEX"`
 }
@@ -37,6 +37,7 @@ type SearchCmd struct {
 	Fusion       string   `help:"How to combine the lexical and vector lists: linear (normalised scores) or rrf (reciprocal rank); default the index's fusion setting, else linear." placeholder:"linear|rrf"`
 	Normalize    string   `help:"How linear fusion rescales each list's scores: minmax or zscore." enum:"minmax,zscore" default:"minmax"`
 	Candidates   int      `help:"Candidates each retriever hands to fusion (default the index's candidates setting, else ${default_candidates})." placeholder:"K"`
+	Rerank       bool     `help:"Rerank with the cross-encoder, as searches do by default when one is installed, and warn when none can be loaded." xor:"rerank"`
 }
 
 // Run searches.
@@ -49,10 +50,11 @@ func (c *SearchCmd) Run(g *Globals) error {
 	opt.Fusion = braid.Fusion(c.Fusion)
 	opt.Candidates = c.Candidates
 	opt.Normalize = braid.Normalization(c.Normalize)
+	opt.Rerank = c.Rerank
 	return search(g, &c.searchFlags, opt)
 }
 
-// SearchKeywordCmd is BM25-only search.
+// SearchKeywordCmd is BM25-only search, never reranked.
 type SearchKeywordCmd struct {
 	searchFlags
 }
@@ -125,14 +127,14 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 		}
 	}
 	if res.Lookup == braid.LookupHash {
-		fmt.Fprintf(g.stdout, "%d shown, %d documents with that content hash (found by hash, not ranked), %.1f ms\n", len(res.Results), res.Total, res.TookMS)
+		fmt.Fprintf(g.stdout, "%d shown, %s with that content hash (found by hash, not ranked), %.1f ms\n", len(res.Results), counted(res.Total, "document"), res.TookMS)
 		return nil
 	}
 	reranked := ""
 	if res.RerankOf > 0 {
 		reranked = fmt.Sprintf(", reranked %d of %d", res.Reranked, res.RerankOf)
 	}
-	fmt.Fprintf(g.stdout, "%d shown, %d matching chunks%s, %.1f ms\n", len(res.Results), res.Total, reranked, res.TookMS)
+	fmt.Fprintf(g.stdout, "%d shown, %s%s, %.1f ms\n", len(res.Results), counted(res.Total, "matching chunk"), reranked, res.TookMS)
 	return nil
 }
 

@@ -23,7 +23,8 @@ type ServeCmd struct {
 	Allow       []string `help:"A folder agents may name in tools that take a path (index_path, add, restore, inject_tags), besides the index's sources and the roots the client declares; or an s3://bucket[/prefix] URL index_path may index (repeatable)." placeholder:"DIR|S3URL"`
 	AllowWrites bool     `help:"Offer the tools that write files outside the index directory (restore, inject_tags); without it an agent cannot write outside the index."`
 	AllowNet    []string `help:"An address range the download tool may reach although it is not public (loopback, private, link-local such as cloud metadata), e.g. 10.0.0.0/8 (repeatable)." placeholder:"CIDR"`
-	Tools       string   `help:"The tools to offer: a profile (core: search, search_keyword, grep, read, get, read_around, explore_links, list, ask; all: every tool; or a seed system's tool names: amalfa, yams, ks, alloy) or a comma-separated list of profiles and tool names, e.g. core,index_path." default:"core" placeholder:"PROFILE|LIST"`
+	Init        bool     `help:"Create the --index directory's index when there is none; without it braid serve refuses to start there, so a mistyped path is not served as an empty index."`
+	Tools       string   `help:"The tools to offer: a profile (core: search, search_keyword, grep, read, get, read_around, explore_links, list, ask, scratchpad_read; all: every tool; or a seed system's tool names: amalfa, yams, ks, alloy) or a comma-separated list of profiles and tool names, e.g. core,index_path." default:"core" placeholder:"PROFILE|LIST"`
 	promptsFolder
 }
 
@@ -58,6 +59,14 @@ func (c *ServeCmd) Run(g *Globals) error {
 	promptDir, perr := c.promptsFolder.dir(g)
 	if perr != nil {
 		return perr
+	}
+	if g.Backend == "" && !braid.Exists(g.Index) {
+		switch {
+		case !c.Init:
+			return fmt.Errorf("no index in %s; check --index (or BRAID_INDEX) for a typo, or pass --init to create an empty index there (braid index PATH creates and fills one)", g.Index)
+		case c.ReadOnly:
+			return fmt.Errorf("--init creates the index in %s, which --read-only forbids; drop one of them", g.Index)
+		}
 	}
 	opt := &mcpserver.Options{MaxOutput: int(c.MaxOutput), Scratchpads: c.Scratchpads, Log: logs, Version: build().version, Watch: c.Watch,
 		Prompts: promptDir, Allow: allow, AllowWrites: c.AllowWrites, AllowNet: nets, Tools: c.Tools,

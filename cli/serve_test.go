@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -229,12 +230,12 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	}
 	// No model: searches warn in their answers, not on stdout, and give
 	// the reason once and a pointer to get_stats once (which search comes
-	// first is up to the workers); that they are not reranked, for the same
-	// reason, is said once too.
+	// first is up to the workers); that they are not reranked, which no
+	// search asked for, is not said (issue 35, point 2).
 	both := ids[2] + ids[8]
 	if strings.Count(both, "no ONNX Runtime found") != 1 || strings.Count(both, "(see get_stats), so this search is lexical only") != 1 ||
-		strings.Count(both, "results are not reranked either") != 1 {
-		t.Errorf("search warnings:\n%s\n%s\nwant the reason once in full, once shortened, and not reranked said once", ids[2], ids[8])
+		strings.Contains(both, "rerank") {
+		t.Errorf("search warnings:\n%s\n%s\nwant the reason once in full, once shortened, and reranking not mentioned", ids[2], ids[8])
 	}
 	if !strings.Contains(stderr.String(), "braid: warning: indexing without embeddings") {
 		t.Errorf("stderr %q, want the missing-model warning there", stderr.String())
@@ -356,5 +357,39 @@ func TestServeToolProfiles(t *testing.T) {
 	if code != 1 || out != "" || !strings.HasPrefix(errOut, `braid: --tools: "telepathy" is neither a tool profile (core, all, amalfa, yams, ks, alloy) nor a tool (add, ask,`) ||
 		strings.Count(errOut, "\n") != 1 {
 		t.Errorf("serve --tools core,telepathy: code %d, stderr %q", code, errOut)
+	}
+}
+
+// braid serve on an --index that holds no index (a typo such as .briad)
+// refuses to start, naming the path, and creates nothing; --init creates
+// the index and serves it (issue 35, point 1).
+func TestServeRefusesMissingIndex(t *testing.T) {
+	typo := filepath.Join(t.TempDir(), "notes", ".briad")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing", []string{"serve"}, "braid: no index in " + typo + "; check --index (or BRAID_INDEX) for a typo, or pass --init"},
+		{"read-only", []string{"serve", "--read-only"}, "braid: no index in " + typo},
+		{"init and read-only", []string{"serve", "--init", "--read-only"}, "braid: --init creates the index in " + typo + ", which --read-only forbids"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, append([]string{"--index", typo, "--model", "none"}, tc.args...)...)
+			if code != 1 || out != "" || !strings.HasPrefix(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("code %d, stdout %q, stderr %q; want exit 1 and one line starting %q", code, out, errOut, tc.want)
+			}
+			if _, err := os.Stat(filepath.Dir(typo)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the refused serve left %s behind (%v)", filepath.Dir(typo), err)
+			}
+		})
+	}
+	var errOut syncBuffer
+	c := serveClient(t, &errOut, "--index", typo, "--model", "none", "serve", "--init")
+	if out, isErr := callTool(t, c, "search", map[string]any{"query": "alpha"}); !isErr || !strings.Contains(out, "no documents indexed yet in "+typo) {
+		t.Errorf("search on the index --init made: %q, want the empty-index error", out)
+	}
+	if _, err := os.Stat(filepath.Join(typo, "meta.db")); err != nil {
+		t.Errorf("--init made no index: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/model"
 )
 
 // SourcesCmd lists or removes sources.
@@ -107,12 +108,13 @@ func (c *StatsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	device := g.device()
+	device, noRerank := g.device(), g.noReranker()
 	if g.JSON {
 		return g.printJSON(struct {
 			*braid.Stats
-			Device string `json:"device,omitempty"`
-		}{st, device})
+			Device   string `json:"device,omitempty"`
+			NoRerank string `json:"no_rerank,omitempty"`
+		}{st, device, noRerank})
 	}
 	fmt.Fprintf(g.stdout, "index %s (format %d): %d documents, %d chunks, %s indexed, %s on disk\n",
 		st.Dir, st.SchemaVersion, st.Documents, st.Chunks, braid.FormatBytes(st.Bytes), braid.FormatBytes(st.IndexBytes))
@@ -134,6 +136,9 @@ func (c *StatsCmd) Run(g *Globals) error {
 	if device != "" {
 		fmt.Fprintf(g.stdout, "models run on %s\n", device)
 	}
+	if noRerank != "" {
+		fmt.Fprintf(g.stdout, "not reranked: %s; results are in fused order (braid doctor says more)\n", noRerank)
+	}
 	return nil
 }
 
@@ -144,6 +149,20 @@ func (g *Globals) device() string {
 		if c.Name == "device" {
 			return optionFlags.Replace(c.Detail)
 		}
+	}
+	return ""
+}
+
+// noReranker says why searches run without a cross-encoder because the
+// one the flags name (the default when none) is not installed, or "" when
+// it is, or reranking is turned off. Searches say nothing of it unless
+// asked to rerank, so braid stats and braid doctor do. It loads nothing.
+func (g *Globals) noReranker() string {
+	if g.Reranker == "none" {
+		return ""
+	}
+	if _, _, err := model.ResolveKind(g.Reranker, model.ModelsDir(g.Models), model.KindCrossEncoder); err != nil {
+		return brief(err, g.Reranker, model.KindCrossEncoder)
 	}
 	return ""
 }

@@ -60,10 +60,15 @@ func TestSearchWithoutModelWarnsOnce(t *testing.T) {
 	if r := decodeSearch(t, out); r.Warning != "" || errOut != "" {
 		t.Errorf("default search without a model: warning %q stderr %q, want neither", r.Warning, errOut)
 	}
-	// Reranking is on by default: without its model, one warning says so.
+	// Reranking is on by default, but its model was not asked for: silent.
 	out, errOut, _ = runCLI(t, "--index", idx, "--json", "search", "alpha")
+	if r := decodeSearch(t, out); r.Warning != "" || errOut != "" {
+		t.Errorf("default search without a reranker: warning %q stderr %q, want neither", r.Warning, errOut)
+	}
+	// Asked for: one warning says why not.
+	out, errOut, _ = runCLI(t, "--index", idx, "--json", "search", "--rerank", "alpha")
 	if r := decodeSearch(t, out); !strings.Contains(r.Warning, "not reranked") || strings.Count(errOut, "\n") != 1 {
-		t.Errorf("default search without a reranker: warning %q stderr %q, want one rerank warning", r.Warning, errOut)
+		t.Errorf("search --rerank without a reranker: warning %q stderr %q, want one rerank warning", r.Warning, errOut)
 	}
 	// doctor names what is missing and the fix.
 	// doctor names what is missing and the fix; the index itself is healthy.

@@ -65,16 +65,19 @@ func TestBriefReasons(t *testing.T) {
 	}
 }
 
-// Searches in one process without a cross-encoder say so once, briefly:
-// two queries of one braid batch (issue 20, point 7).
-func TestBatchWarnsOnceWithoutReranker(t *testing.T) {
+// Without a cross-encoder installed, searches say nothing of it unless
+// the user asked for one: --rerank, "rerank": true in a batch line, or a
+// named --reranker; then once per process, briefly. A keyword search
+// never mentions it. braid stats says it (issue 35, point 2).
+func TestRerankWarnedOnlyWhenAsked(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	if _, errOut, code := runCLI(t, "--index", idx, "--model", "none", "index", vaultDir(t, 3, "alpha")); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}
 	queries := filepath.Join(t.TempDir(), "q.jsonl")
-	os.WriteFile(queries, []byte(`{"id":1,"query":"alpha"}`+"\n"+`{"id":2,"query":"note"}`+"\n"+`{"id":3,"query":"gardens"}`+"\n"), 0o644)
-	out, errOut, code := runCLI(t, "--index", idx, "--model", "none", "batch", "--workers", "2", queries)
+	os.WriteFile(queries, []byte(`{"id":1,"query":"alpha"}`+"\n"+`{"id":2,"query":"note","rerank":true}`+"\n"+
+		`{"id":3,"query":"gardens","rerank":true}`+"\n"+`{"id":4,"query":"alpha","keyword":true,"rerank":true}`+"\n"), 0o644)
+	out, errOut, code := runCLI(t, "--index", idx, "--model", "none", "batch", "--workers", "1", queries)
 	if code != 0 {
 		t.Fatalf("batch: exit %d, %s", code, errOut)
 	}
@@ -85,21 +88,49 @@ func TestBatchWarnsOnceWithoutReranker(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
 			t.Fatal(err)
 		}
-		if a.Warning != "" {
-			warnings = append(warnings, a.Warning)
-		}
+		warnings = append(warnings, a.Warning)
 	}
-	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], rerankPrefix) || len(warnings[0]) > 120 {
-		t.Errorf("warnings %q: want one, saying briefly (120 characters at most) that results are not reranked", warnings)
+	if len(warnings) != 4 || warnings[0] != "" || !strings.HasPrefix(warnings[1], rerankPrefix) || len(warnings[1]) > 120 ||
+		warnings[2] != "" || warnings[3] != "" {
+		t.Errorf("batch warnings %q: want one, on the first line that asked to rerank, in 120 characters at most", warnings)
 	}
-	// A single search says it too, on one short line.
-	_, errOut, code = runCLI(t, "--index", idx, "--model", "none", "search", "alpha")
-	if line := strings.TrimSpace(errOut); code != 0 || !strings.Contains(line, rerankPrefix) || strings.Contains(line, "\n") || len(line) > 120+len("braid: warning: ") {
-		t.Errorf("search: exit %d, stderr %q: want one short warning line", code, errOut)
+	for _, tc := range []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"search", []string{"search", "alpha"}, false},
+		{"search --json", []string{"--json", "search", "alpha"}, false},
+		{"search-keyword", []string{"search-keyword", "alpha"}, false},
+		{"ask", []string{"ask", "alpha"}, false},
+		{"search --rerank", []string{"search", "--rerank", "alpha"}, true},
+		{"ask --rerank", []string{"ask", "--rerank", "alpha"}, true},
+		{"named reranker", []string{"--reranker", "ms-marco-MiniLM-L-6-v2", "search", "alpha"}, true},
+		{"named reranker, weight 0", []string{"--reranker", "ms-marco-MiniLM-L-6-v2", "search", "--vector-weight", "0", "alpha"}, false},
+		{"named reranker, search-keyword", []string{"--reranker", "ms-marco-MiniLM-L-6-v2", "search-keyword", "alpha"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, append([]string{"--index", idx, "--model", "none"}, tc.args...)...)
+			line := strings.TrimSpace(errOut)
+			switch {
+			case code != 0:
+				t.Fatalf("exit %d: %s", code, errOut)
+			case !tc.warn && (errOut != "" || strings.Contains(out, "not reranked") || strings.Contains(out, `"warning"`)):
+				t.Errorf("stderr %q, stdout %q: want nothing said of reranking", errOut, out)
+			case tc.warn && (!strings.HasPrefix(line, "braid: warning: "+rerankPrefix) || strings.Contains(line, "\n") || len(line) > 120+len("braid: warning: ")):
+				t.Errorf("stderr %q: want one short rerank warning line", errOut)
+			}
+		})
+	}
+	// braid stats says what searches do not.
+	out, errOut, code = runCLI(t, "--index", idx, "--model", "none", "--models", t.TempDir(), "stats")
+	if code != 0 || !strings.Contains(out, "not reranked: no cross-encoder installed") || !strings.Contains(out, "braid doctor") {
+		t.Errorf("stats: exit %d, %q %q; want it to say results are not reranked and why", code, out, errOut)
 	}
 }
 
-// Over MCP, the first search's reply says it is not reranked, in at most
+// Over MCP, a search says nothing of a missing cross-encoder unless it
+// asked for one (rerank: true); then the first reply says it, in at most
 // 120 characters, and later replies do not repeat it.
 func TestServeWarnsOnceWithoutReranker(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
@@ -108,20 +139,18 @@ func TestServeWarnsOnceWithoutReranker(t *testing.T) {
 	}
 	var serveErr syncBuffer
 	c := serveClient(t, &serveErr, "--index", idx, "--model", "none", "serve")
-	var clauses []string
-	for _, q := range []string{"alpha", "note", "gardens"} {
-		out, isErr := callTool(t, c, "search", map[string]any{"query": q})
+	var warnings []string
+	for _, args := range []map[string]any{{"query": "alpha"}, {"query": "note", "rerank": true}, {"query": "gardens", "rerank": true},
+		{"query": "alpha", "rerank": false}} {
+		out, isErr := callTool(t, c, "search", args)
 		var r struct{ Warning string }
 		if isErr || json.Unmarshal([]byte(out), &r) != nil {
-			t.Fatalf("search %q: %.300s", q, out)
+			t.Fatalf("search %v: %.300s", args, out)
 		}
-		if i := strings.Index(r.Warning, rerankPrefix); i >= 0 {
-			clauses = append(clauses, r.Warning[i:])
-		} else if strings.Contains(r.Warning, "rerank") {
-			clauses = append(clauses, r.Warning)
-		}
+		warnings = append(warnings, r.Warning)
 	}
-	if len(clauses) != 1 || len(clauses[0]) > 120 {
-		t.Errorf("rerank warnings %q: want one of at most 120 characters", clauses)
+	if len(warnings) != 4 || warnings[0] != "" || !strings.HasPrefix(warnings[1], rerankPrefix) || len(warnings[1]) > 120 ||
+		warnings[2] != "" || warnings[3] != "" {
+		t.Errorf("warnings %q: want one, of at most 120 characters, on the first search that asked to rerank", warnings)
 	}
 }

@@ -155,8 +155,8 @@ func Fill(ctx context.Context, hits []Hit, budget int, r Reader) (*Pack, error) 
 // headings, quoted, and the passages it stands for.
 func (p *Pack) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d passages from %d documents, %d of %d tokens; braid writes no answer: read the passages and cite their tags.\n",
-		p.Passages, len(p.Documents), p.Tokens, p.Budget)
+	fmt.Fprintf(&b, "%s from %s, %d of %d tokens; braid writes no answer: read the passages and cite their tags.\n",
+		counted(p.Passages, "passage"), counted(len(p.Documents), "document"), p.Tokens, p.Budget)
 	for _, d := range p.Documents {
 		fmt.Fprintf(&b, "\n## %s (%s)\n", d.Title, d.Path)
 		for _, ps := range d.Passages {
@@ -174,4 +174,13 @@ func (p *Pack) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// counted is n with noun, in the plural unless n is 1: "1 document",
+// "3 documents".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

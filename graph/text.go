@@ -89,11 +89,18 @@ func (r *Related) Text() string {
 }
 
 // String is the link as a compiler would point at it:
-// "notes/a.md:12: CITES target|alt".
+// "notes/a.md:12: CITES target". The target of [[target|label]] is the
+// part before '|' (Edge.Target); the label (Edge.Alt, which the resolver
+// tries too, for Dendron's [[label|target]]) is not printed, as it is no
+// part of the name looked for. A link to a heading of its own note has
+// only its heading: "#heading".
 func (k Broken) String() string {
 	target := k.Target
-	if k.Alt != "" {
-		target += "|" + k.Alt
+	switch {
+	case target == "" && k.Alt != "":
+		target = k.Alt
+	case target == "" && k.Heading != "":
+		target = "#" + k.Heading
 	}
 	return fmt.Sprintf("%s:%d: %s %s", k.Doc.Path, k.Line, k.Type, target)
 }

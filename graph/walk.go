@@ -122,7 +122,8 @@ func (r *Reader) edges(id string, reverse bool) ([]Edge, error) {
 }
 
 // far returns the key of the node at the other end of an edge: a document
-// id, "#tag", "file:path" or "?target".
+// id, "#tag", "file:path" or "?target", the target of [[target|label]]
+// being the part before '|' (as Broken.String prints it).
 func (r *Reader) far(e Edge, reverse bool) string {
 	switch {
 	case reverse:
@@ -132,8 +133,8 @@ func (r *Reader) far(e Edge, reverse bool) string {
 	case e.File != "":
 		return "file:" + e.File
 	}
-	if e.Alt != "" {
-		return "?" + e.Target + "|" + e.Alt
+	if e.Target == "" {
+		return "?" + e.Alt
 	}
 	return "?" + e.Target
 }

@@ -331,10 +331,11 @@ type Request struct {
 
 // Candidate is one chunk the lexical index matched.
 type Candidate struct {
-	ChunkID     string
-	Score       float64
-	Explanation string
-	Terms       []string // indexed terms that matched, for highlighting
+	ChunkID string
+	Score   float64
+	// BM25 breaks Score down by the terms matched; filled in with Explain.
+	BM25  *BM25
+	Terms []string // indexed terms that matched, for highlighting
 	// FieldBonus is what a match in the title or headings field added to
 	// Score (Request.TitleWeight, HeadingWeight); filled in with Explain.
 	FieldBonus float64
@@ -377,7 +378,7 @@ func (l *Lexical) search(ctx context.Context, r Request) ([]Candidate, int, erro
 	for _, h := range res.Hits {
 		c := Candidate{ChunkID: h.ID, Score: h.Score, Terms: matchedTerms(h)}
 		if h.Expl != nil {
-			c.Explanation = h.Expl.String()
+			c.BM25 = explainBM25(h.Expl)
 			c.FieldBonus, _, _ = fieldBonus(h.Expl)
 		}
 		out = append(out, c)

@@ -353,6 +353,18 @@ func (s *Store) Chunks(ids []string) ([]*Chunk, error) {
 	return out, err
 }
 
+// HasDocs says whether the store holds any document: one cursor step,
+// where Counts walks every page.
+func (s *Store) HasDocs() (bool, error) {
+	var has bool
+	err := s.view(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketDocs).Cursor().First()
+		has = k != nil
+		return nil
+	})
+	return has, err
+}
+
 // Counts returns the number of documents and chunks.
 func (s *Store) Counts() (docs, chunks int, err error) {
 	err = s.view(func(tx *bolt.Tx) error {

@@ -10,9 +10,11 @@
 //     When the YAML is broken the block is still skipped, Doc.Frontmatter is
 //     nil and Doc.Warnings says why.
 //   - [[wikilinks]], [[page#heading]], [[page#^block]], [[a|b]] and
-//     ![[embeds]]. Obsidian writes [[target|label]] and Dendron writes
-//     [[label|target]]: Link.Target holds the part before '|' and Link.Alt
-//     the part after it, and the resolver tries both. A "#heading" goes to
+//     ![[embeds]]. Link.Target holds the part before '|' and Link.Alt the
+//     part after it: the target and the label in Obsidian's
+//     [[target|label]], which braid's output follows (a broken link is
+//     named by its Target). Dendron writes the label first, so the
+//     resolver tries both. A "#heading" goes to
 //     Link.Heading, taken from Target or, when Target has none, from Alt.
 //     Prefixes such as Dendron's "dendron://vault/" and suffixes such as
 //     "#h,1:#*" are kept as written.

@@ -23,7 +23,7 @@ import (
 func (s *Server) searchDocumentsTool() tool {
 	return s.searchToolAs("search_documents", "Alias of search, under the name other knowledge-base servers use: the same "+
 		"arguments and the same answer. Hybrid search of the indexed notes and documents by meaning and keywords (BM25 fused with "+
-		"vector similarity, reranked by a cross-encoder when one is installed). Returns {results: [{id, chunk_id, path, title, score, snippet, line, "+
+		"vector similarity, reranked by a cross-encoder when one is installed). "+descFilters+", metadata (k=v). Returns {results: [{id, chunk_id, path, title, score, snippet, line, "+
 		"highlights, source}], total, took_ms, warning}; pass a hit's chunk_id to read_around, or its id to read_node_content.",
 		nil)
 }
@@ -36,7 +36,7 @@ func (s *Server) searchKnowledgeTool() tool {
 	t := s.searchToolAs("search_knowledge", "Alias of search with vector_weight fixed at 1: rank the indexed notes by meaning "+
 		"alone (embedding similarity), then rerank when a cross-encoder is installed, so a question finds notes that answer it in other words. Takes search's other "+
 		"arguments and returns the same answer. Without an embedding model it runs on keywords and warning says so; use "+
-		"search_keyword for exact names and search to mix keywords in.", &knowledgeWeight)
+		"search_keyword for exact names and search to mix keywords in. "+descFilters+", metadata (k=v).", &knowledgeWeight)
 	delete(t.def.InputSchema.Properties, "vector_weight")
 	t.def.InputSchema.PropertyOrder = slices.DeleteFunc(slices.Clone(t.def.InputSchema.PropertyOrder),
 		func(p string) bool { return p == "vector_weight" })
@@ -67,9 +67,7 @@ func hasArgument(req mcp.CallToolRequest, name string) bool {
 }
 
 func (s *Server) readTool() tool {
-	return s.readNodeContentToolAs("read", "Alias of read_node_content: return the raw text (markdown with its frontmatter) of "+
-		"one indexed document, read from its file as it is now. Use it to read a whole note after search pointed at it; "+
-		"read_around is cheaper when the chunk around a hit is enough.")
+	return s.readNodeContentToolAs("read", "A document's whole text (markdown, frontmatter and all), read from its file as it is now.")
 }
 
 type datetimeArgs struct {
@@ -101,7 +99,7 @@ func (s *Server) getCurrentDatetimeTool() tool {
 		mcp.WithDescription("Return the current date and time: {datetime (RFC 3339 with the UTC offset), timezone (IANA name), "+
 			"abbreviation, unix (seconds)}. Use it before reasoning about dates in notes (how old a decision is, whether a deadline "+
 			"passed), or to date a note you write. Answers at once: it does not touch the index."),
-		readOnly("Current date and time"),
+		readOnly(),
 		mcp.WithString("timezone", mcp.Description("An IANA time zone such as Europe/Berlin or UTC. Default: the server's local zone.")),
 	)
 	return tool{def, adaptLocal(s, "get_current_datetime", datetimeArgs{}, func(ctx context.Context, c call, a *datetimeArgs) (any, error) {

@@ -19,11 +19,11 @@ func TestDecodeArgs(t *testing.T) {
 		want searchArgs
 		err  string // substring; empty means success
 	}{
-		{"nothing keeps the defaults", ``, searchArgs{Limit: 10, Rerank: true}, ""},
-		{"null keeps the defaults", `null`, searchArgs{Limit: 10, Rerank: true}, ""},
-		{"values replace defaults", `{"query":"q","limit":3,"rerank":false,"tags":["a","b"]}`,
-			searchArgs{Query: "q", Limit: 3, Tags: []string{"a", "b"}}, ""},
-		{"null for one argument keeps its default", `{"limit":null}`, searchArgs{Limit: 10, Rerank: true}, ""},
+		{"nothing keeps the defaults", ``, searchArgs{Limit: 10, Fuzzy: true}, ""},
+		{"null keeps the defaults", `null`, searchArgs{Limit: 10, Fuzzy: true}, ""},
+		{"values replace defaults", `{"query":"q","limit":3,"fuzzy":false,"rerank":false,"tags":["a","b"]}`,
+			searchArgs{Query: "q", Limit: 3, Tags: []string{"a", "b"}, Rerank: new(false)}, ""},
+		{"null for one argument keeps its default", `{"limit":null}`, searchArgs{Limit: 10, Fuzzy: true}, ""},
 		{"unknown name", `{"query":"q","limitt":1}`, searchArgs{}, `unknown argument "limitt"`},
 		{"names match exactly", `{"Query":"q"}`, searchArgs{}, `unknown argument "Query"`},
 		{"wrong type", `{"tags":"a"}`, searchArgs{}, "bad argument tags: got a JSON string, want an array of strings"},
@@ -32,7 +32,7 @@ func TestDecodeArgs(t *testing.T) {
 		{"two objects", `{"query":"a"} {"query":"b"}`, searchArgs{}, "not valid JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := searchArgs{Limit: 10, Rerank: true}
+			got := searchArgs{Limit: 10, Fuzzy: true}
 			err := decodeArgs(json.RawMessage(tc.raw), &got)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, ErrBadArgument) {

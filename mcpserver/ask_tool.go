@@ -28,25 +28,15 @@ func (a *askArgs) check() error {
 
 func (s *Server) askTool() tool {
 	def := mcp.NewTool("ask",
-		mcp.WithDescription("Gather the evidence to answer a question from the indexed notes, in one call: the best passages across "+
-			"documents (the hybrid search of search, reranked), never the same lines of a document twice, near-identical text found in "+
-			"several places kept once (the other places listed in its duplicates), each passage with its citation tag "+
-			"[Title](path#L12-L30), fitted to a token budget and ordered for reading: grouped by document, the best document first, "+
-			"passages in line order. braid runs no language model and writes no answer: you write the answer from the passages and "+
-			"cite their tags. Returns {question, budget, tokens, documents: [{document, title, path, file, passages: [{chunk_id, rank, "+
-			"score, heading_path, start_line, end_line, tag, text, tokens, cut, duplicates}]}], passages, considered, dropped, warning}. "+
-			"The budget bounds the reply (it is not cut at the server's output limit); tokens are counted as braid's chunker counts "+
-			"them, about 4 bytes of English a token."),
-		readOnly("Gather evidence for a question"),
-		mcp.WithString("question", mcp.Required(), mcp.Description("The question, in words; it is searched as search's query is "+
-			"(\"quoted phrases\" must appear, -word excludes; at most 4 KiB).")),
-		mcp.WithInteger("budget", mcp.Description(fmt.Sprintf("The most tokens the passages and their citation tags may take: "+
-			"%d..%d, default %d. Passages that do not fit whole are cut around their best-matching lines.",
-			braid.MinAskBudget, braid.MaxAskBudget, braid.DefaultAskBudget)),
+		mcp.WithDescription("A hybrid search's best passages for a question, deduplicated, within a token budget, "+
+			"each with a tag to cite. "+descFilters+". Returns {documents: [{path, passages: [{tag, text, ...}]}], ...}."),
+		readOnly(),
+		mcp.WithString("question", mcp.Required(), mcp.Description("The question (to 4 KiB).")),
+		mcp.WithInteger("budget", mcp.Description("Most tokens for passages."),
 			mcp.DefaultNumber(braid.DefaultAskBudget), mcp.Min(braid.MinAskBudget), mcp.Max(braid.MaxAskBudget)),
-		mcp.WithString("source_id", mcp.Description(descSourceID)),
-		mcp.WithString("path", mcp.Description(descPath)),
-		mcp.WithArray("tags", mcp.Description(descTags), mcp.WithStringItems()),
+		mcp.WithString("source_id"),
+		mcp.WithString("path"),
+		mcp.WithArray("tags", mcp.WithStringItems()),
 	)
 	return tool{def, adapt(s, "ask", askArgs{Budget: braid.DefaultAskBudget}, func(ctx context.Context, c call, a *askArgs) (any, error) {
 		opt := braid.AskOptions{Budget: a.Budget, PathGlob: a.Path, Tags: a.Tags}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/braidsearch/braid/mcpserver"
 )
 
 // docFile is the tool reference in docs/, made from the server's own tool
@@ -86,8 +89,56 @@ func toolsDoc(tools []mcp.Tool) string {
 				req = " **required**"
 			}
 			desc, _ := p["description"].(string)
+			if desc == "" {
+				desc = "See the tool's description."
+			}
+			lo, hasLo := p["minimum"]
+			hi, hasHi := p["maximum"]
+			switch {
+			case hasLo && hasHi:
+				desc += fmt.Sprintf(" %v..%v.", lo, hi)
+			case hasLo:
+				desc += fmt.Sprintf(" At least %v.", lo)
+			}
+			if d, ok := p["default"]; ok {
+				desc += fmt.Sprintf(" Default %v.", d)
+			}
 			fmt.Fprintf(&b, "| `%s`%s | %s | %s |\n", n, req, typ, strings.ReplaceAll(desc, "|", "\\|"))
 		}
 	}
 	return b.String()
+}
+
+// docs/mcp.md's profile table lists the core profile's tools, every one
+// the server offers and no other (issue 35, point 4g).
+func TestMCPDocCoreProfile(t *testing.T) {
+	doc, err := os.ReadFile("../docs/mcp.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for line := range strings.Lines(string(doc)) {
+		if strings.HasPrefix(line, "| `core` (default) |") {
+			row = strings.TrimPrefix(line, "| `core` (default) |")
+		}
+	}
+	var documented []string
+	for _, m := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(row, -1) {
+		documented = append(documented, m[1])
+	}
+	_, idx := indexed(t, 1, nil)
+	c := &clientT{connect(t, mcpserver.New(opener(idx, nil), nil)), t}
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offered []string
+	for _, tl := range list.Tools {
+		offered = append(offered, tl.Name)
+	}
+	slices.Sort(documented)
+	slices.Sort(offered)
+	if diff := cmp.Diff(offered, documented); diff != "" {
+		t.Errorf("docs/mcp.md core row (-server +doc):\n%s", diff)
+	}
 }

@@ -10,8 +10,7 @@ import (
 	"github.com/braidsearch/braid"
 )
 
-const descDocID = "The document: its id (the id of a search result), its path relative to its source (extension optional), " +
-	"its absolute path, or its exact title. A chunk_id names the document it belongs to."
+const descDocID = "Document id, path, title or chunk_id."
 
 // get reads a document by name, taking a chunk id for its document.
 func get(e *braid.Engine, name string) (*braid.Content, error) {
@@ -43,7 +42,7 @@ func (s *Server) readNodeContentTool() tool {
 func (s *Server) readNodeContentToolAs(name, desc string) tool {
 	def := mcp.NewTool(name,
 		mcp.WithDescription(desc),
-		readOnly("Read a document"),
+		readOnly(),
 		mcp.WithString("id", mcp.Required(), mcp.Description(descDocID)),
 	)
 	return tool{def, adapt(s, name, nodeArgs{}, func(ctx context.Context, c call, a *nodeArgs) (any, error) {
@@ -76,7 +75,7 @@ func (s *Server) getDocumentTool() tool {
 			"(with line numbers), outgoing links, line count, size, content hash, modification and index times, chunk_ids; and, "+
 			"unless include_content is false, its file path, its current content and changed (true when the file was edited "+
 			"since it was indexed)."),
-		readOnly("Get a document"),
+		readOnly(),
 		mcp.WithString("document_id", mcp.Required(), mcp.Description(descDocID)),
 		mcp.WithBoolean("include_content", mcp.Description("Also read the file and return its text. Default true; false returns "+
 			"metadata alone, without touching the file."), mcp.DefaultBool(true)),
@@ -135,13 +134,10 @@ type aroundReply struct {
 
 func (s *Server) readAroundTool() tool {
 	def := mcp.NewTool("read_around",
-		mcp.WithDescription("Return a search hit's chunk with its neighbouring chunks in the document, in order, each labelled "+
-			"before, hit or after with its offset from the hit, its heading path, line range and text. Use it to read the passage "+
-			"around a hit without loading the whole file; more_before and more_after count the chunks not shown."),
-		readOnly("Read around a hit"),
-		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result.")),
-		mcp.WithInteger("radius", mcp.Description("How many chunks to return on each side of the hit. 0..10, default 2."),
-			mcp.DefaultNumber(2), mcp.Min(0), mcp.Max(10)),
+		mcp.WithDescription("A search hit's chunk and its neighbours, each {chunk_id, offset, line, text}: the passage, not the whole file."),
+		readOnly(),
+		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("A search hit's chunk_id.")),
+		mcp.WithInteger("radius", mcp.Description("Chunks on each side."), mcp.DefaultNumber(2), mcp.Min(0), mcp.Max(10)),
 	)
 	return tool{def, adapt(s, "read_around", aroundArgs{Radius: 2}, func(ctx context.Context, c call, a *aroundArgs) (any, error) {
 		n, err := c.e.Notes().Around(a.ChunkID, a.Radius)

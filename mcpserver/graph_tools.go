@@ -27,18 +27,13 @@ func (a *linksArgs) check() error {
 
 func (s *Server) exploreLinksTool() tool {
 	def := mcp.NewTool("explore_links",
-		mcp.WithDescription("Walk the link graph from a document: the notes it links to ([[wikilinks]], markdown links, embeds, "+
-			"frontmatter relations such as dependsOn) or, with reverse, the notes that link to it (backlinks); or, with reverse and "+
-			"an id of \"#tag\", the notes tagged with it. Returns {doc, links: [{node, distance, path, edges}]}, nearest first. Use it "+
-			"to find related notes, context a note relies on, or what would be affected by changing it."),
-		readOnly("Explore links"),
-		mcp.WithString("id", mcp.Required(), mcp.Description(descDocID+" With reverse, \"#tag\" starts from a tag.")),
-		mcp.WithString("relation", mcp.Description("Follow only edges of this type: LINKS_TO, CITES, EMBEDS, TAGGED_AS, or a "+
-			"frontmatter key such as supersededBy (any case). Default: every type.")),
-		mcp.WithInteger("depth", mcp.Description("How many steps to follow. 1..5, default 1 (direct links only)."),
-			mcp.DefaultNumber(1), mcp.Min(1), mcp.Max(5)),
-		mcp.WithBoolean("reverse", mcp.Description("Follow links backwards: the documents linking to this one. Default false."),
-			mcp.DefaultBool(false)),
+		mcp.WithDescription("Notes linked from a note (wikilinks, embeds, frontmatter relations) or, reverse, to it; "+
+			"reverse from id \"#tag\": the notes tagged. Returns {links: [{node, distance, path, edges}]}."),
+		readOnly(),
+		mcp.WithString("id", mcp.Required(), mcp.Description(descDocID)),
+		mcp.WithString("relation", mcp.Description("LINKS_TO, CITES, EMBEDS, TAGGED_AS or a frontmatter key.")),
+		mcp.WithInteger("depth", mcp.Description("Link steps to follow."), mcp.DefaultNumber(1), mcp.Min(1), mcp.Max(5)),
+		mcp.WithBoolean("reverse", mcp.Description("Follow backlinks.")),
 	)
 	return tool{def, adapt(s, "explore_links", linksArgs{Depth: 1}, func(ctx context.Context, c call, a *linksArgs) (any, error) {
 		return c.e.Graph().Links(a.ID, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
@@ -66,7 +61,7 @@ func (s *Server) findGapsTool() tool {
 			"each with its similarity, the words they share and a suggested link. Similarity is the cosine of the notes' embeddings, "+
 			"or without an embedding model the tf-idf cosine of their words (method and warning say which). Use it to suggest "+
 			"missing links or notes to merge."),
-		readOnly("Find missing links"),
+		readOnly(),
 		mcp.WithInteger("limit", mcp.Description("How many pairs to return. 1..100, default 10."), mcp.DefaultNumber(10), mcp.Min(1), mcp.Max(maxLimit)),
 		mcp.WithNumber("threshold", mcp.Description("The least similarity of a pair, 0..1. Default 0.8 with embeddings, 0.3 for "+
 			"word overlap (which scores lower for the same pair)."), mcp.Min(0), mcp.Max(1)),
@@ -85,7 +80,7 @@ func (s *Server) listDirectoryStructureTool() tool {
 		mcp.WithDescription("Show the folder tree of every source, one folder a line, indented, with how many documents it holds "+
 			"(in it and below it). Use it to see how a knowledge base is organised before narrowing a search with path, or to "+
 			"find where notes on a subject live."),
-		readOnly("List folders"),
+		readOnly(),
 	)
 	return tool{def, adapt(s, "list_directory_structure", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
 		roots, err := c.e.Notes().Tree()

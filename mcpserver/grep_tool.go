@@ -56,29 +56,24 @@ func (a *grepArgs) check() error {
 
 func (s *Server) grepTool() tool {
 	def := mcp.NewTool("grep",
-		mcp.WithDescription("Run an RE2 regular expression over the current contents of the indexed files, line by line, and print "+
-			"the matches as ripgrep does (rg --no-heading): path:line:text, with - instead of : for context lines and -- between groups. "+
-			"Use it for exact text, code, patterns and exhaustive lists (every TODO, every link to a page); use search to find "+
-			"documents about something. Prints \"no matches\" when nothing matched."),
-		readOnly("Grep indexed files"),
-		mcp.WithString("pattern", mcp.Required(), mcp.Description("RE2 regular expression (Go syntax: no lookaround or backreferences), "+
-			"matched within single lines. Escape ( [ { . * + ? with \\ to match them literally.")),
-		mcp.WithArray("paths", mcp.Description("Limit the search: absolute paths of indexed files (no other file is read) or "+
-			"directories (standing for the indexed files under them), or s3://bucket/prefix URLs of indexed S3 objects. Default: "+
-			"every indexed file."), mcp.WithStringItems()),
-		mcp.WithBoolean("ignore_case", mcp.Description("Match case-insensitively (rg -i). Default false."), mcp.DefaultBool(false)),
-		mcp.WithBoolean("word", mcp.Description("Match whole words only (rg -w). Default false."), mcp.DefaultBool(false)),
-		mcp.WithBoolean("invert", mcp.Description("Print the lines that do not match (rg -v). Default false."), mcp.DefaultBool(false)),
-		mcp.WithBoolean("line_numbers", mcp.Description("Print line numbers (rg -n). Default false."), mcp.DefaultBool(false)),
-		mcp.WithBoolean("with_filename", mcp.Description("Print the file path on each line (rg -H). Default: true unless paths "+
-			"names exactly one file.")),
-		mcp.WithBoolean("count", mcp.Description("Print only path:count of matching lines per file with a match (rg -c). Default false."), mcp.DefaultBool(false)),
-		mcp.WithBoolean("files_with_matches", mcp.Description("Print only the paths of files with a match (rg -l). Default false."), mcp.DefaultBool(false)),
-		mcp.WithBoolean("files_without_match", mcp.Description("Print only the paths of files without a match. Default false."), mcp.DefaultBool(false)),
-		mcp.WithInteger("context", mcp.Description("Lines of context before and after each match (rg -C). 0..100, default 0."), mcp.DefaultNumber(0), mcp.Min(0), mcp.Max(100)),
-		mcp.WithInteger("before_context", mcp.Description("Lines of context before each match (rg -B); the larger of this and context wins. 0..100, default 0."), mcp.DefaultNumber(0), mcp.Min(0), mcp.Max(100)),
-		mcp.WithInteger("after_context", mcp.Description("Lines of context after each match (rg -A); the larger of this and context wins. 0..100, default 0."), mcp.DefaultNumber(0), mcp.Min(0), mcp.Max(100)),
-		mcp.WithInteger("max_count", mcp.Description("Stop reading a file after this many matching lines (rg -m). Default 0: no limit."), mcp.DefaultNumber(0), mcp.Min(0)),
+		mcp.WithDescription("RE2 regex over the indexed files as they are now, output as rg --no-heading. "+
+			"Flags as rg: ignore_case -i, word -w, invert -v, line_numbers -n, with_filename -H, count -c, "+
+			"files_with_matches -l, files_without_match, context -C, before_context -B, after_context -A, max_count -m."),
+		readOnly(),
+		mcp.WithString("pattern", mcp.Required(), mcp.Description("RE2, no lookaround.")),
+		mcp.WithArray("paths", mcp.Description("Only these files or folders."), mcp.WithStringItems()),
+		mcp.WithBoolean("ignore_case"),
+		mcp.WithBoolean("word"),
+		mcp.WithBoolean("invert"),
+		mcp.WithBoolean("line_numbers"),
+		mcp.WithBoolean("with_filename"),
+		mcp.WithBoolean("count"),
+		mcp.WithBoolean("files_with_matches"),
+		mcp.WithBoolean("files_without_match"),
+		mcp.WithInteger("context", mcp.Min(0), mcp.Max(100)),
+		mcp.WithInteger("before_context", mcp.Min(0), mcp.Max(100)),
+		mcp.WithInteger("after_context", mcp.Min(0), mcp.Max(100)),
+		mcp.WithInteger("max_count", mcp.Min(0)),
 	)
 	return tool{def, adapt(s, "grep", grepArgs{}, func(ctx context.Context, c call, a *grepArgs) (any, error) {
 		before, after := max(a.BeforeContext, a.Context), max(a.AfterContext, a.Context)

@@ -76,35 +76,30 @@ func parseTime(s string) (time.Time, error) {
 
 func (s *Server) listTool() tool {
 	def := mcp.NewTool("list",
-		mcp.WithDescription("List indexed documents, both those stored with add and files of sources, with metadata: {documents: "+
-			"[{id, path, title, source, source_id, stored, collection, kind, mime, size, hash, created, modified, indexed, tags, "+
-			"metadata}], total}. Use it to browse or audit what is indexed (the newest notes, the largest files, everything with a "+
-			"metadata value); use search to find documents by content."),
-		readOnly("List documents"),
-		mcp.WithString("type", mcp.Description("Only documents of this kind."), mcp.Enum("markdown", "text", "beir")),
-		mcp.WithString("extension", mcp.Description("Only documents with this extension, e.g. \"md\" or \".txt\".")),
-		mcp.WithString("mime", mcp.Description("Only documents of this media type, e.g. \"text/markdown\", or a family such as \"text/*\".")),
-		mcp.WithString("stored", mcp.Description("\"stored\": only documents stored with add; \"source\": only files of sources. Default both."),
-			mcp.Enum("stored", "source")),
-		mcp.WithString("source_id", mcp.Description("Only this source: its id or name from list_sources.")),
-		mcp.WithString("collection", mcp.Description("Only stored documents of this collection.")),
-		mcp.WithArray("tags", mcp.Description(descTags), mcp.WithStringItems()),
-		mcp.WithArray("metadata", mcp.Description("Only documents whose metadata has every one of these \"key=value\" pairs."), mcp.WithStringItems()),
-		mcp.WithString("recent", mcp.Description("Only documents modified within this long, e.g. \"24h\", \"7d\", \"2w\".")),
-		mcp.WithString("created_after", mcp.Description("Only documents created after this date (2006-01-02) or RFC 3339 time; "+
-			"a file's creation is its modification time.")),
-		mcp.WithString("created_before", mcp.Description("Only documents created before this date or time.")),
-		mcp.WithString("modified_after", mcp.Description("Only documents modified after this date or time.")),
-		mcp.WithString("modified_before", mcp.Description("Only documents modified before this date or time.")),
-		mcp.WithString("indexed_after", mcp.Description("Only documents indexed after this date or time.")),
-		mcp.WithString("indexed_before", mcp.Description("Only documents indexed before this date or time.")),
-		mcp.WithString("sort_by", mcp.Description("Order by name (default), size, created, modified or indexed."),
-			mcp.Enum("name", "size", "created", "modified", "indexed"), mcp.DefaultString("name")),
-		mcp.WithString("sort_order", mcp.Description("asc (default) or desc (largest or newest first)."), mcp.Enum("asc", "desc"),
-			mcp.DefaultString("asc")),
-		mcp.WithInteger("limit", mcp.Description("How many documents to return. 1..1000, default 100; total counts them all."),
-			mcp.DefaultNumber(100), mcp.Min(1), mcp.Max(1000)),
-		mcp.WithBoolean("paths_only", mcp.Description("Return only {paths, total}. Default false."), mcp.DefaultBool(false)),
+		mcp.WithDescription("Indexed documents with metadata: {documents: [{id, path, title, modified, ...}], "+
+			"total}. Filters: source_id, tags, metadata (k=v), collection, extension (md), mime (text/*), "+
+			"recent (7d), created_after, created_before, modified_after, modified_before, indexed_after, indexed_before (2006-01-02)."),
+		readOnly(),
+		mcp.WithString("type", mcp.Description("Only this kind."), mcp.Enum("markdown", "text", "beir")),
+		mcp.WithString("extension"),
+		mcp.WithString("mime"),
+		mcp.WithString("stored", mcp.Description("Stored ones or source files."), mcp.Enum("stored", "source")),
+		mcp.WithString("source_id"),
+		mcp.WithString("collection"),
+		mcp.WithArray("tags", mcp.WithStringItems()),
+		mcp.WithArray("metadata", mcp.WithStringItems()),
+		mcp.WithString("recent"),
+		mcp.WithString("created_after"),
+		mcp.WithString("created_before"),
+		mcp.WithString("modified_after"),
+		mcp.WithString("modified_before"),
+		mcp.WithString("indexed_after"),
+		mcp.WithString("indexed_before"),
+		mcp.WithString("sort_by", mcp.Description("Order by this field."), mcp.Enum("name", "size", "created", "modified", "indexed"),
+			mcp.DefaultString("name")),
+		mcp.WithString("sort_order", mcp.Description("desc: biggest, newest first."), mcp.Enum("asc", "desc"), mcp.DefaultString("asc")),
+		mcp.WithInteger("limit", mcp.Description("Documents to return."), mcp.DefaultNumber(100), mcp.Min(1), mcp.Max(1000)),
+		mcp.WithBoolean("paths_only", mcp.Description("Only {paths, total}.")),
 	)
 	defaults := listArgs{SortBy: "name", SortOrder: "asc", Limit: 100}
 	return tool{def, adapt(s, "list", defaults, func(ctx context.Context, c call, a *listArgs) (any, error) {

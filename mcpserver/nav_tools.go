@@ -11,8 +11,7 @@ import (
 	"github.com/braidsearch/braid"
 )
 
-const descSearchHash = "Instead of searching, return the document whose content hash (the hash of get_document or get) is this or " +
-	"starts with it: 8 to 64 hex digits. Its one result has score 1 and the reply says lookup: \"hash\"; the filters still apply."
+const descSearchHash = "Content hash prefix to look up."
 
 // checkHash checks a hash argument: 8 to 64 hex digits.
 func checkHash(name, h string) error {
@@ -78,19 +77,14 @@ type getReply struct {
 
 func (s *Server) getTool() tool {
 	def := mcp.NewTool("get",
-		mcp.WithDescription("Get one document by its content hash or by name, with its metadata (id, path, title, tags, headings, "+
-			"links, hash, chunk_ids), by default its current content, and with graph the documents it links to and those linking to it "+
-			"({graph: {depth, links, backlinks}}, each {id, path, title, depth, via, edges}). Use it when a hash or name is known and "+
-			"the document's neighbourhood matters; get_document and read_node_content answer by name alone."),
-		readOnly("Get a document"),
-		mcp.WithString("hash", mcp.Description("The document's content hash (sha256, hex) or its first 8 or more digits. Give hash or name.")),
-		mcp.WithString("name", mcp.Description(descDocID+" Give name or hash.")),
-		mcp.WithBoolean("graph", mcp.Description("Also return its neighbours in the link graph, both ways, up to depth steps. Default false."),
-			mcp.DefaultBool(false)),
-		mcp.WithInteger("depth", mcp.Description("With graph: how many link steps to follow. 1..5, default 1."),
-			mcp.DefaultNumber(1), mcp.Min(1), mcp.Max(5)),
-		mcp.WithBoolean("include_content", mcp.Description("Also read the file and return its text, file and changed. Default true."),
-			mcp.DefaultBool(true)),
+		mcp.WithDescription("One document by content hash or name: metadata, current text, and with graph its links "+
+			"both ways."),
+		readOnly(),
+		mcp.WithString("hash", mcp.Description("Content hash (8+ hex digits).")),
+		mcp.WithString("name", mcp.Description(descDocID)),
+		mcp.WithBoolean("graph", mcp.Description("Add links and backlinks.")),
+		mcp.WithInteger("depth", mcp.Description("Graph: link steps."), mcp.DefaultNumber(1), mcp.Min(1), mcp.Max(5)),
+		mcp.WithBoolean("include_content", mcp.Description("Add the file's text."), mcp.DefaultBool(true)),
 	)
 	return tool{def, adapt(s, "get", getArgs{Depth: 1, IncludeContent: true}, func(ctx context.Context, c call, a *getArgs) (any, error) {
 		var d *braid.Document
@@ -139,7 +133,7 @@ func (s *Server) findTool() tool {
 			"their text. Exact names rank first, then prefixes, substrings at a word start, other substrings, and names holding the "+
 			"query's letters in order; ties go to the shorter path. Use it when you know roughly what a note is called or where it is; "+
 			"use search for what notes say. Returns {results: [{id, source_id, path, title, score, match, field}], total, took_ms}."),
-		readOnly("Find documents by name"),
+		readOnly(),
 		mcp.WithString("query", mcp.Required(), mcp.Description("Part of a title, file name, alias or path, any case; letters in "+
 			"order match too (\"gdn\" finds garden).")),
 		mcp.WithString("parent", mcp.Description("Only documents under this folder: a path relative to its source (\"notes/2024\"), "+
@@ -164,7 +158,7 @@ func (s *Server) getInfoTool() tool {
 			"title, lines, source_id, ancestry}, where ancestry runs from the source down through its folders to the document and, "+
 			"for a chunk, the headings it is under and the chunk itself. Use it to place a search hit or a path in the tree before "+
 			"reading around it."),
-		readOnly("Describe an id"),
+		readOnly(),
 		mcp.WithString("id", mcp.Required(), mcp.Description("A chunk_id, a document (id, path, content hash or its first 8+ hex "+
 			"digits, or title), a source (id or name) or a folder (relative to its source, source-name/folder, or absolute).")),
 	)
@@ -184,7 +178,7 @@ func (s *Server) citeTool() tool {
 		mcp.WithDescription("Return a citation of a search hit's chunk: {chunk_id, document, title, path, file, heading_path, "+
 			"start_line, end_line, snippet, tag}. tag is a ready-to-paste markdown link, [Title](path#L12-L30), the line range being "+
 			"the chunk's lines in the file. Use it to back an answer with its source."),
-		readOnly("Cite a chunk"),
+		readOnly(),
 		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result.")),
 	)
 	return tool{def, adapt(s, "cite", citeArgs{}, func(ctx context.Context, c call, a *citeArgs) (any, error) {

@@ -300,17 +300,33 @@ func TestAskTool(t *testing.T) {
 	}
 }
 
-// ask on an index with nothing in it says how to fill it.
-func TestAskToolEmptyIndex(t *testing.T) {
+// Searching an index with nothing in it says so, naming the directory
+// and a fix the agent has: index_path where the server offers it, else
+// the command for its user (issue 35, point 1).
+func TestEmptyIndexTools(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	e, err := braid.Open(idx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Close()
-	c := &clientT{connect(t, mcpserver.New(opener(idx, nil), nil)), t}
-	if r := c.call("ask", map[string]any{"question": "alpha"}); !r.IsError || !strings.Contains(r.Text, "ask: the index holds no documents yet; call index_path first") {
-		t.Errorf("ask on an empty index: %+v", r)
+	for _, tc := range []struct {
+		tools, tool string
+		args        map[string]any
+		want        string
+	}{
+		{"core", "ask", map[string]any{"question": "alpha"}, "ask: no documents indexed yet in " + idx + "; run braid index PATH"},
+		{"core", "search", map[string]any{"query": "alpha"}, "search: no documents indexed yet in " + idx + "; run braid index PATH"},
+		{"core", "search_keyword", map[string]any{"query": "alpha"}, "search_keyword: no documents indexed yet in " + idx + "; run braid index PATH"},
+		{"core,index_path", "search", map[string]any{"query": "alpha"},
+			"search: no documents indexed yet in " + idx + "; call index_path with the folder to index"},
+	} {
+		t.Run(tc.tools+" "+tc.tool, func(t *testing.T) {
+			c := &clientT{connect(t, mcpserver.New(opener(idx, nil), &mcpserver.Options{Tools: tc.tools})), t}
+			if r := c.call(tc.tool, tc.args); !r.IsError || r.Text != tc.want {
+				t.Errorf("%s on an empty index: %+v, want the error %q", tc.tool, r, tc.want)
+			}
+		})
 	}
 }
 

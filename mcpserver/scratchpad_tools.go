@@ -13,7 +13,7 @@ func (s *Server) scratchpadListTool() tool {
 		mcp.WithDescription(fmt.Sprintf("List the outputs kept in this session's scratchpad, most recently used first: "+
 			"{entries: [{id, tool, bytes, created, preview}]}. A tool whose output is longer than %d bytes replies with the "+
 			"beginning and keeps the whole of it here; the %d most recently used outputs are kept.", s.opt.MaxOutput, s.opt.Scratchpads)),
-		readOnly("List scratchpad"),
+		readOnly(),
 	)
 	return tool{def, adaptLocal(s, "scratchpad_list", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
 		return map[string]any{"entries": s.pad.list()}, nil
@@ -37,11 +37,10 @@ func (a *padArgs) check() error {
 
 func (s *Server) scratchpadReadTool() tool {
 	def := mcp.NewTool("scratchpad_read",
-		mcp.WithDescription(fmt.Sprintf("Read a long tool output kept in the scratchpad, %d bytes at a time from offset. A truncated "+
-			"reply names the id and the offset to continue from; so does this tool's reply while more remains.", s.opt.MaxOutput)),
-		readOnly("Read scratchpad"),
-		mcp.WithString("id", mcp.Required(), mcp.Description("The scratchpad id a truncated reply named, e.g. \"sp-3\" (scratchpad_list lists them).")),
-		mcp.WithInteger("offset", mcp.Description("Byte offset to read from. Default 0: the start."), mcp.DefaultNumber(0), mcp.Min(0)),
+		mcp.WithDescription(fmt.Sprintf("The rest of a long output that was cut at %d bytes; the cut reply names the id and the offset.", s.opt.MaxOutput)),
+		readOnly(),
+		mcp.WithString("id", mcp.Required(), mcp.Description("The id, e.g. \"sp-3\".")),
+		mcp.WithInteger("offset", mcp.Description("Byte to start at."), mcp.Min(0)),
 	)
 	return tool{def, adaptLocal(s, "scratchpad_read", padArgs{}, func(ctx context.Context, c call, a *padArgs) (any, error) {
 		text, ok := s.pad.get(a.ID)

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -17,7 +18,7 @@ type searchArgs struct {
 	Limit        int      `json:"limit"`
 	VectorWeight *float64 `json:"vector_weight"`
 	Fusion       string   `json:"fusion"`
-	Rerank       bool     `json:"rerank"`
+	Rerank       *bool    `json:"rerank"` // nil: rerank when a cross-encoder is installed, silently
 	SourceID     string   `json:"source_id"`
 	Path         string   `json:"path"`
 	Tags         []string `json:"tags"`
@@ -57,71 +58,54 @@ func (a *searchArgs) check() error {
 	return intRange("context", a.Context, 0, 20)
 }
 
-// Descriptions shared by search and search_keyword.
+// Descriptions of the arguments several tools share. Every tool listed
+// costs an agent context on every turn (profiles.go), so they are short,
+// and filters are documented once in the tool's description (descFilters)
+// rather than in a description of each.
 const (
-	descQuery    = "What to look for, in words. \"Quoted phrases\" must appear as written; -word excludes documents with that word."
-	descLimit    = "How many results to return, best first: one per document. 1..100; default the index's limit setting (10 unless changed with configure)."
-	descSourceID = "Only search this source: its id or name from list_sources. Default: every source."
-	descPath     = "Only documents whose path (relative to its source, as results show it) matches this glob, e.g. \"docs/**\" or \"*.md\". Default: all."
-	descTags     = "Only documents that have every one of these tags (frontmatter tags or #hashtags, without the #). Default: no tag filter."
-	descFuzzy    = "Tolerate typos in the query words (edit distance 1 or 2). Default false."
+	descQuery   = "Words; \"phrases\" must appear, -word excludes."
+	descFilters = "Filters: source_id, path (glob), tags"
 )
 
 func (s *Server) searchTool() tool {
-	return s.searchToolAs("search", "Search the indexed notes and documents by meaning and keywords (hybrid: BM25 fused with vector similarity, "+
-		"then reranked by a cross-encoder; each only when its model is installed, as get_stats says). Use it first for questions and "+
-		"topics; use search_keyword for exact names or identifiers "+
-		"and grep for regular expressions. Returns {results: [{id, chunk_id, path, title, score, snippet, line: {start, end}, highlights, "+
-		"source, source_id, heading_path}], total, took_ms, warning}. source says which retrievers found the hit: lexical, vector or hybrid, "+
-		"with +rerank when the cross-encoder reordered it. warning says when the search could not do what was asked (for example no "+
-		"embedding model installed: the search then ran on keywords alone). Pass a hit's chunk_id to read_around, or its id to "+
-		"read_node_content or get_document.", nil)
+	return s.searchToolAs("search", "Hybrid search: BM25 fused with vectors, reranked (each if its model is installed; warning "+
+		"says what was not). "+descFilters+", metadata (k=v). Returns {results: [{id, "+
+		"chunk_id, path, title, snippet, line, ...}], total, warning}.", nil)
 }
 
 // searchToolAs is the search tool named name, described by desc, with
 // vector_weight defaulting to weight, or with nil to the index's setting:
 // search and its aliases.
 func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
-	weightDoc := "the index's vector_weight setting (" + fmt.Sprint(braid.DefaultVectorWeight) + " unless changed with configure)"
+	weightDoc := fmt.Sprint(braid.DefaultVectorWeight)
 	if weight != nil {
 		weightDoc = fmt.Sprint(*weight)
 	}
 	def := mcp.NewTool(name,
 		mcp.WithDescription(desc),
-		readOnly("Search notes"),
-		mcp.WithString("query", mcp.Description(descQuery+" Required unless hash is given; a query that is a content hash "+
-			"(8-64 hex digits) of a document is answered with that document.")),
+		readOnly(),
+		mcp.WithString("query", mcp.Description(descQuery)),
 		mcp.WithString("hash", mcp.Description(descSearchHash)), // nav_tools.go
-		mcp.WithInteger("limit", mcp.Description(descLimit), mcp.Min(1), mcp.Max(maxLimit)),
-		mcp.WithNumber("vector_weight", mcp.Description(fmt.Sprintf("How much meaning counts against keywords: 0 = keyword (BM25) only, "+
-			"1 = vector similarity only. Raise it for vague or conceptual questions, lower it for exact terms. 0..1, default %s. "+
-			"Without an embedding model every search is keyword only and says so in warning.", weightDoc)),
-			mcp.Min(0), mcp.Max(1)),
-		mcp.WithString("fusion", mcp.Description("How keyword and vector rankings are combined: linear (weighted normalised scores) "+
-			"or rrf (weighted reciprocal rank fusion). Default: the index's fusion setting (linear unless changed with configure)."),
-			mcp.Enum("linear", "rrf")),
-		mcp.WithBoolean("rerank", mcp.Description("Reorder the best 50 candidates with the cross-encoder: better order, a few tens of "+
-			"milliseconds more. Default true; ignored when no reranker is installed (warning says so)."), mcp.DefaultBool(true)),
-		mcp.WithString("source_id", mcp.Description(descSourceID)),
-		mcp.WithString("path", mcp.Description(descPath)),
-		mcp.WithArray("tags", mcp.Description(descTags), mcp.WithStringItems()),
-		mcp.WithArray("metadata", mcp.Description("Only documents whose metadata (set by add or update) has every one of these "+
-			"\"key=value\" pairs, e.g. [\"status=final\"]. Default: no metadata filter."), mcp.WithStringItems()),
-		mcp.WithBoolean("fuzzy", mcp.Description(descFuzzy), mcp.DefaultBool(false)),
-		mcp.WithNumber("similarity", mcp.Description("With fuzzy: how similar a word must be to a query word, 0..1; 0.75 and above "+
-			"allows one edit, below two. Default "+fmt.Sprint(braid.DefaultSimilarity)+"."), mcp.DefaultNumber(braid.DefaultSimilarity), mcp.Min(0), mcp.Max(1)),
-		mcp.WithBoolean("paths_only", mcp.Description("Return only {paths, total, took_ms} (and lookup when answered by hash): the paths of the matching documents, "+
-			"best first. Default false."), mcp.DefaultBool(false)),
-		mcp.WithBoolean("line_numbers", mcp.Description("Number the lines of context (N: the focus line, N- the others), and with "+
-			"paths_only return path:start-end. Default false."), mcp.DefaultBool(false)),
-		mcp.WithInteger("context", mcp.Description("Add to each result the lines around its best matching line, read from the file "+
-			"as it is now: this many lines before and after. 0..20, default 0 (none)."), mcp.DefaultNumber(0), mcp.Min(0), mcp.Max(20)),
-		mcp.WithBoolean("explain", mcp.Description("Add to each result how its score was made: BM25 score and rank, cosine and rank, "+
-			"weight, fused score, reranker score and rank before and after. Default false."), mcp.DefaultBool(false)),
+		mcp.WithInteger("limit", mcp.Description("Results (default 10)."), mcp.Min(1), mcp.Max(maxLimit)),
+		mcp.WithNumber("vector_weight", mcp.Description("0 keywords to 1 meaning (default "+weightDoc+")."), mcp.Min(0), mcp.Max(1)),
+		mcp.WithString("fusion", mcp.Description("How to mix the lists."), mcp.Enum("linear", "rrf")),
+		mcp.WithBoolean("rerank", mcp.Description("Default: if installed; true warns if not.")),
+		mcp.WithString("source_id"),
+		mcp.WithString("path"),
+		mcp.WithArray("tags", mcp.WithStringItems()),
+		mcp.WithArray("metadata", mcp.WithStringItems()),
+		mcp.WithBoolean("fuzzy", mcp.Description("Tolerate typos.")),
+		mcp.WithNumber("similarity", mcp.Description("Fuzzy: 0.75+ is 1 edit."),
+			mcp.DefaultNumber(braid.DefaultSimilarity), mcp.Min(0), mcp.Max(1)),
+		mcp.WithBoolean("paths_only", mcp.Description("Only {paths, total}.")),
+		mcp.WithBoolean("line_numbers", mcp.Description("Number context lines.")),
+		mcp.WithInteger("context", mcp.Description("File lines around hits."), mcp.Min(0), mcp.Max(20)),
+		mcp.WithBoolean("explain", mcp.Description("Add score breakdowns.")),
 	)
-	defaults := searchArgs{VectorWeight: weight, Rerank: true, Similarity: braid.DefaultSimilarity}
+	defaults := searchArgs{VectorWeight: weight, Similarity: braid.DefaultSimilarity}
 	return tool{def, adapt(s, name, defaults, func(ctx context.Context, c call, a *searchArgs) (any, error) {
-		opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: a.VectorWeight, Fusion: braid.Fusion(a.Fusion), NoRerank: !a.Rerank,
+		opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: a.VectorWeight, Fusion: braid.Fusion(a.Fusion),
+			NoRerank: a.Rerank != nil && !*a.Rerank, Rerank: a.Rerank != nil && *a.Rerank,
 			PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy, Similarity: a.Similarity, Explain: a.Explain, Hash: a.Hash}
 		opt.Metadata, _ = metaArg("metadata", a.Metadata)
 		if a.SourceID != "" {
@@ -158,16 +142,15 @@ func limitArg(n int) error {
 
 func (s *Server) searchKeywordTool() tool {
 	def := mcp.NewTool("search_keyword",
-		mcp.WithDescription("Search by keywords alone (BM25, no vectors, no reranking): fast and literal. Use it for exact names, "+
-			"identifiers, error messages or rare words, where meaning-based search would blur the match. Returns the same shape as "+
-			"search: {results: [{id, chunk_id, path, title, score, snippet, line, highlights, source: \"lexical\"}], total, took_ms}."),
-		readOnly("Search notes by keyword"),
-		mcp.WithString("query", mcp.Required(), mcp.Description(descQuery)),
-		mcp.WithInteger("limit", mcp.Description(descLimit), mcp.Min(1), mcp.Max(maxLimit)),
-		mcp.WithString("source_id", mcp.Description(descSourceID)),
-		mcp.WithString("path", mcp.Description(descPath)),
-		mcp.WithArray("tags", mcp.Description(descTags), mcp.WithStringItems()),
-		mcp.WithBoolean("fuzzy", mcp.Description(descFuzzy), mcp.DefaultBool(false)),
+		mcp.WithDescription("BM25 only, not reranked: for exact names and rare words. query, limit, fuzzy, "+
+			"source_id, path, tags and the reply are as in search."),
+		readOnly(),
+		mcp.WithString("query", mcp.Required()),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit)),
+		mcp.WithString("source_id"),
+		mcp.WithString("path"),
+		mcp.WithArray("tags", mcp.WithStringItems()),
+		mcp.WithBoolean("fuzzy"),
 	)
 	return tool{def, adapt(s, "search_keyword", keywordArgs{}, func(ctx context.Context, c call, a *keywordArgs) (any, error) {
 		opt := braid.SearchOptions{Limit: a.Limit, Keyword: true, NoRerank: true, PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy}
@@ -244,10 +227,11 @@ func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, o
 		Warning: res.Warning, Reranked: res.Reranked, RerankOf: res.RerankOf, Lookup: res.Lookup}
 	for i, h := range res.Results {
 		if h.Explain != nil {
-			// bleve's BM25 tree runs to kilobytes per hit; the numbers
-			// beside it explain the score.
+			// The per-term BM25 breakdown costs a few hundred bytes a
+			// hit against the output limit; the numbers beside it
+			// explain the score.
 			x := *h.Explain
-			x.BM25 = ""
+			x.BM25 = nil
 			h.Explain = &x
 		}
 		r.Results[i].Hit = h
@@ -285,10 +269,15 @@ func renderExcerpt(x *braid.Excerpt, numbers bool) string {
 
 // shorten gives the reason a model is missing (a long message naming
 // every place the runtime was looked for) in full the first time a search
-// warns of it, and a pointer to get_stats after that.
+// warns of it, and a pointer after that: to get_stats where it is offered,
+// else to the earlier warning.
 func (s *Server) shorten(e *braid.Engine, warning string) string {
 	if warning == "" {
 		return ""
+	}
+	pointer := "given in an earlier warning"
+	if slices.Contains(s.offered, "get_stats") {
+		pointer = "see get_stats"
 	}
 	caps := e.Capabilities()
 	for k, why := range []string{caps.NoVectors, caps.NoRerank} {
@@ -297,7 +286,7 @@ func (s *Server) shorten(e *braid.Engine, warning string) string {
 			continue
 		}
 		if _, told := s.told.LoadOrStore(why, true); told {
-			warning = strings.ReplaceAll(warning, why, "see get_stats")
+			warning = strings.ReplaceAll(warning, why, pointer)
 			continue
 		}
 		end := i + len(why) // the first in full, any repeat shortened

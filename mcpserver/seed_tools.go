@@ -18,7 +18,7 @@ func (s *Server) statusTool() tool {
 		mcp.WithDescription("Alias of get_stats, under the name YAMS clients call: describe the index (its directory, documents, "+
 			"chunks, bytes indexed and on disk, format version, per-source counts), which models searches can use or why not, and "+
 			"the server's output limit."),
-		readOnly("Index statistics"),
+		readOnly(),
 	)
 	return tool{def, adapt(s, "status", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
 		return s.stats(c.e)
@@ -47,7 +47,7 @@ func (s *Server) graphTool() tool {
 		mcp.WithDescription("Alias of explore_links, under the name and arguments YAMS clients use: walk the link graph from a "+
 			"document, given by name or by content hash, to the notes it links to ([[wikilinks]], markdown links, embeds, frontmatter "+
 			"relations) or, with reverse, the notes that link to it. Returns {doc, links: [{node, distance, path, edges}]}, nearest first."),
-		readOnly("Explore links"),
+		readOnly(),
 		mcp.WithString("name", mcp.Description(descDocID+" Give name or hash.")),
 		mcp.WithString("hash", mcp.Description("The document's content hash (sha256, hex) or its first 8 or more digits. Give hash or name.")),
 		mcp.WithString("relation", mcp.Description("Follow only edges of this type: LINKS_TO, CITES, EMBEDS, TAGGED_AS, or a "+

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -174,7 +176,7 @@ func New(open Opener, opt *Options) *Server {
 		server.WithResourceCapabilities(false, false),
 		server.WithStrictInputSchemaDefault(),
 		server.WithRecovery(),
-		server.WithInstructions(instructions+s.profileNote()),
+		server.WithInstructions(s.instructions()),
 		server.WithPromptCapabilities(false),
 		server.WithHooks(hooks),
 	)
@@ -202,12 +204,81 @@ func New(open Opener, opt *Options) *Server {
 	return s
 }
 
-const instructions = "braid searches a local index of markdown notes, docs and code. " +
-	"Start with search (BM25 fused with vector similarity when an embedding model is installed, reranked when a cross-encoder is; " +
-	"get_stats says which, and a search's warning says what it could not do) or search_keyword (exact words); " +
-	"read a hit with read_around (its chunk and neighbours) or read_node_content (the whole file); " +
-	"grep runs a regular expression over the indexed files. " +
-	"Long outputs are cut at a size limit: the reply names a scratchpad id to read the rest with scratchpad_read."
+// instructions is what the server tells an agent at initialize: where to
+// start and how to go on, naming only the tools it offers (a tool it does
+// not offer costs the agent a turn on a refusal). They are fixed before
+// the engine opens, so they promise vectors and reranking only where
+// their models are installed. The prose avoids the English words that
+// are also tool names (find, list, read, search, ...), so a tool named is
+// a tool meant.
+func (s *Server) instructions() string {
+	has := func(name string) bool { return slices.Contains(s.offered, name) }
+	pick := func(glosses [][2]string) []string {
+		var out []string
+		for _, g := range glosses {
+			if has(g[0]) {
+				out = append(out, g[0]+" ("+g[1]+")")
+			}
+		}
+		return out
+	}
+	hybrid := "BM25 fused with vector similarity when an embedding model is installed, reranked when a cross-encoder is; its " +
+		"warning says what it could not do"
+	alias := "the same"
+	if !has("search") {
+		alias = hybrid
+	}
+	start := pick([][2]string{
+		{"search", hybrid},
+		{"search_documents", alias},
+		{"search_knowledge", "by meaning alone"},
+		{"search_keyword", "exact words"},
+		{"ask", "cited passages for a question, in one call"},
+		{"grep", "a regular expression over the files"},
+		{"find", "documents by name"},
+	})
+	then := pick([][2]string{
+		{"read_around", "a hit's chunk and its neighbours"},
+		{"read", "the whole file"},
+		{"read_node_content", "the whole file"},
+		{"get", "metadata and content, by name or hash"},
+		{"get_document", "metadata and content"},
+		{"explore_links", "the notes linked to and from a note"},
+		{"list", "documents by kind, date, size or metadata"},
+		{"list_directory_structure", "the folder tree"},
+	})
+	var b strings.Builder
+	b.WriteString("braid indexes local markdown notes, docs and code.")
+	if len(start) > 0 {
+		b.WriteString(" Start with " + orList(start) + ".")
+	}
+	if len(then) > 0 {
+		b.WriteString(" Then go on with " + orList(then) + ".")
+	}
+	if has("index_path") {
+		b.WriteString(" index_path indexes a folder or file.")
+	}
+	for _, name := range []string{"get_stats", "status"} {
+		if has(name) {
+			b.WriteString(" " + name + " says which models are installed.")
+			break
+		}
+	}
+	if has("scratchpad_read") {
+		b.WriteString(" Long outputs are cut at a size limit; the reply names a scratchpad id to continue with scratchpad_read.")
+	} else {
+		b.WriteString(" Long outputs are cut at a size limit; narrow the request to see the rest.")
+	}
+	return b.String() + s.profileNote()
+}
+
+// orList joins items as "a, b or c".
+func orList(items []string) string {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
 
 // Serve answers MCP requests read from in on out until in ends or ctx is
 // cancelled, then closes the engine. It starts opening the engine at once,

@@ -12,7 +12,7 @@ func (s *Server) listCollectionsTool() tool {
 	def := mcp.NewTool("list_collections",
 		mcp.WithDescription("List the collections that stored documents were put in with add: [{name, documents, bytes}]. A "+
 			"collection can be listed (list), snapshotted (create_snapshot) and written out (restore) as a whole."),
-		readOnly("List collections"),
+		readOnly(),
 	)
 	return tool{def, adapt(s, "list_collections", noArgs{}, func(ctx context.Context, c call, a *noArgs) (any, error) {
 		return c.e.Store().Collections()
@@ -47,7 +47,7 @@ func (s *Server) listSnapshotsTool() tool {
 	def := mcp.NewTool("list_snapshots",
 		mcp.WithDescription("List the snapshots, oldest first: [{id, label, collection, created, documents, bytes}]. Pass an id "+
 			"to restore."),
-		readOnly("List snapshots"),
+		readOnly(),
 	)
 	return tool{def, adapt(s, "list_snapshots", noArgs{}, func(ctx context.Context, c call, a *noArgs) (any, error) {
 		return c.e.Store().Snapshots()

@@ -27,7 +27,7 @@ func (s *Server) listSourcesTool() tool {
 		mcp.WithDescription("List the registered sources (folders, files, BEIR corpora) with id, name, absolute path, kind, "+
 			"documents, chunks, bytes, when each was last indexed, and its include/exclude globs. Use a source's id or name as "+
 			"source_id in search, or with remove_source."),
-		readOnly("List sources"),
+		readOnly(),
 	)
 	return tool{def, adapt(s, "list_sources", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
 		rows, err := sources(c.e)
@@ -228,7 +228,7 @@ func (s *Server) getStatsTool() tool {
 		mcp.WithDescription("Describe the index: its directory, documents, chunks, bytes indexed and on disk, format version, "+
 			"per-source counts; which models searches can use (vectors: an embedding model and how many chunks it embedded; "+
 			"rerank: a cross-encoder) or why not; and the server's output limit."),
-		readOnly("Index statistics"),
+		readOnly(),
 	)
 	return tool{def, adapt(s, "get_stats", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
 		return s.stats(c.e)

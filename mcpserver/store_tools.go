@@ -174,7 +174,7 @@ func (s *Server) listVersionsTool() tool {
 		mcp.WithDescription("List a document's versions, oldest first: {id, path, stored, versions: [{version, hash, size, time, "+
 			"current, kept}]}. Stored documents get a version each time add changes them; a source's files keep versions only when "+
 			"their source was indexed with keep-versions. Pass two version numbers to compare_versions to see what changed."),
-		readOnly("List versions"),
+		readOnly(),
 		mcp.WithString("id", mcp.Required(), mcp.Description(descStoredDoc)),
 	)
 	return tool{def, adapt(s, "list_versions", nodeArgs{}, func(ctx context.Context, c call, a *nodeArgs) (any, error) {
@@ -195,7 +195,7 @@ func (s *Server) compareVersionsTool() tool {
 		mcp.WithDescription("Show what changed between two versions of a document as a unified diff (lines starting - were removed, "+
 			"+ added). Default: the previous version against the current one. Returns {id, path, from, to, diff}; diff is empty when "+
 			"the versions are equal."),
-		readOnly("Compare versions"),
+		readOnly(),
 		mcp.WithString("id", mcp.Required(), mcp.Description(descStoredDoc)),
 		mcp.WithString("from", mcp.Description("The older version: its number from list_versions (1 = oldest) or its hash. Default: "+
 			"the version before to.")),

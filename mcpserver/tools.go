@@ -141,9 +141,12 @@ func handler[A any](s *Server, name string, defaults A, engine bool, fn handlerF
 }
 
 // fail is a tool error an agent can act on: which tool, what was wrong and
-// how to fix it.
+// how to fix it, naming only tools this server offers.
 func (s *Server) fail(tool string, err error) *mcp.CallToolResult {
 	msg := tool + ": " + message(err)
+	if !slices.Contains(s.offered, "index_path") {
+		msg = tool + ": " + noIndexPathHints.Replace(model.Clause(err))
+	}
 	if !errors.Is(err, ErrBadArgument) && !errors.Is(err, braid.ErrNotFound) && !errors.Is(err, braid.ErrBadOption) {
 		s.log.Print(msg)
 	}
@@ -152,18 +155,29 @@ func (s *Server) fail(tool string, err error) *mcp.CallToolResult {
 
 // cliHints turns the engine's advice, written for the command line, into
 // advice about tools.
-var cliHints = strings.NewReplacer(
+var cliHints = strings.NewReplacer(append(indexHints, otherHints...)...)
+
+// indexHints point at index_path; a server that does not offer it leaves
+// that advice as the command line's (noIndexPathHints), for its user to run.
+var indexHints = []string{
+	"run braid index PATH first", "call index_path first",
+	"; run braid index PATH", "; call index_path with the folder to index",
+	"run braid index to drop documents whose files are gone", "call index_path on its source to drop documents whose files are gone",
+	"run braid index to compute them", "call index_path to compute them",
+	"run braid index", "call index_path",
+}
+
+// otherHints turn the rest of the command-line advice into tools'.
+var otherHints = []string{
 	"braid find or braid search can find it", "find or search can find it",
 	"braid tree lists the folders", "list_directory_structure lists the folders",
 	"braid search can find it", "the search tool can find it",
 	"braid sources lists them", "list_sources lists them",
 	"use the id from braid sources", "use the id from list_sources",
-	"run braid index PATH first", "call index_path first",
-	"run braid index to drop documents whose files are gone", "call index_path on its source to drop documents whose files are gone",
-	"run braid index to compute them", "call index_path to compute them",
-	"run braid index", "call index_path",
 	"open it for writing to index", "restart braid serve without --read-only to change the index",
-)
+}
+
+var noIndexPathHints = strings.NewReplacer(otherHints...)
 
 // message is an error as one line without the package prefixes.
 func message(err error) string {
@@ -233,9 +247,13 @@ func moreNote(id string, next, total int) string {
 }
 
 // hints for the annotations of read-only and writing tools.
-func readOnly(title string) mcp.ToolOption {
-	return mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: title, ReadOnlyHint: mcp.ToBoolPtr(true),
-		DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)})
+// readOnly annotates a tool that changes nothing. Only readOnlyHint is
+// given: the destructive and idempotent hints mean something only for
+// tools that write (MCP ToolAnnotations), and a title and openWorldHint
+// did not pay for their place in every tools/list an agent reads (the
+// core profile's stays under 8,000 characters; instructions_test.go).
+func readOnly() mcp.ToolOption {
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(true)})
 }
 
 func writes(title string, destructive bool) mcp.ToolOption {

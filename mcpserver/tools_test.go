@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -71,9 +72,14 @@ func TestToolsGolden(t *testing.T) {
 		if tl.InputSchema.AdditionalProperties != false {
 			t.Errorf("%s: additionalProperties %v, want false (unknown arguments are refused)", tl.Name, tl.InputSchema.AdditionalProperties)
 		}
+		// Every argument is documented: by a description of its own, or,
+		// where a tool's arguments share one (filters, rg's flags), named
+		// in the tool's description (issue 35, point 3).
 		for p, v := range tl.InputSchema.Properties {
-			if d, _ := v.(map[string]any)["description"].(string); len(d) < 15 {
-				t.Errorf("%s.%s: description %q, want one that says what it means and its default", tl.Name, p, d)
+			named := regexp.MustCompile(`\b` + p + `\b`).MatchString(tl.Description)
+			if d, _ := v.(map[string]any)["description"].(string); len(d) < 15 && !named {
+				t.Errorf("%s.%s: description %q, and the tool's description does not name it; want one that says what it means",
+					tl.Name, p, d)
 			}
 		}
 	}
@@ -147,11 +153,15 @@ func TestSearchTools(t *testing.T) {
 	if h.Source != "lexical" || h.ID == "" || !strings.HasPrefix(h.ChunkID, h.ID+"#") || h.Line.Start < 1 || len(h.Highlights) == 0 || h.Explain == nil {
 		t.Errorf("first hit %+v: want a lexical hit with ids, lines, highlights and explain", h)
 	}
-	// Hybrid asked for, but no model: the search says it ran on keywords,
-	// and (the first search of the server) that it is not reranked.
-	if !strings.Contains(r.Warning, "lexical only") || !strings.Contains(r.Warning, noModel) ||
-		!strings.Contains(r.Warning, "results are not reranked: no reranker model installed") {
-		t.Errorf("warning %q, want it to say the search was lexical only and why, and not reranked", r.Warning)
+	// Hybrid asked for, but no model: the search says it ran on keywords;
+	// reranking, not asked for, goes unsaid (issue 35, point 2).
+	if !strings.Contains(r.Warning, "lexical only") || !strings.Contains(r.Warning, noModel) || strings.Contains(r.Warning, "rerank") {
+		t.Errorf("warning %q, want it to say the search was lexical only and why, and nothing of reranking", r.Warning)
+	}
+	// Asked for with rerank: true, the first such search says why not.
+	search("search", map[string]any{"query": "note number alpha", "vector_weight": 0, "rerank": true})
+	if r.Warning != "results are not reranked: no reranker model installed" {
+		t.Errorf("search with rerank: true: warning %q, want why it is not reranked", r.Warning)
 	}
 
 	search("search", map[string]any{"query": "topic4", "context": 1, "line_numbers": true, "rerank": false})
@@ -650,7 +660,7 @@ func TestGraphTools(t *testing.T) {
 func TestLongModelReasonGivenOnce(t *testing.T) {
 	_, idx := indexed(t, 3, nil)
 	why := "ONNX Runtime library not found (looked in /a, /b, /c); run make ort or set BRAID_ORT_LIB"
-	c := &clientT{connect(t, mcpserver.New(opener(idx, &braid.Options{NoVectors: why, NoRerank: why}), &mcpserver.Options{Tools: "all"})), t}
+	c := &clientT{connect(t, mcpserver.New(opener(idx, &braid.Options{NoVectors: why, NoRerank: why, RerankNamed: true, ReadOnly: true}), &mcpserver.Options{Tools: "all"})), t}
 	var first, second searchJSON
 	decode(t, c.ok("search", map[string]any{"query": "alpha", "vector_weight": 0.6}), &first)
 	decode(t, c.ok("search", map[string]any{"query": "note", "vector_weight": 0.6}), &second)
@@ -664,5 +674,12 @@ func TestLongModelReasonGivenOnce(t *testing.T) {
 	var st struct{ Models braid.Capabilities }
 	if decode(t, c.ok("get_stats", nil), &st); st.Models.NoVectors != why {
 		t.Errorf("get_stats no_vectors %q, want the full reason", st.Models.NoVectors)
+	}
+	// The core profile has no get_stats: the pointer is to the first warning.
+	c = &clientT{connect(t, mcpserver.New(opener(idx, &braid.Options{NoVectors: why, ReadOnly: true}), nil)), t}
+	decode(t, c.ok("search", map[string]any{"query": "alpha", "vector_weight": 0.6}), &first)
+	decode(t, c.ok("search", map[string]any{"query": "note", "vector_weight": 0.6}), &second)
+	if !strings.Contains(first.Warning, why) || !strings.Contains(second.Warning, "(given in an earlier warning), so this search is lexical only") {
+		t.Errorf("core warnings %q, %q: want the reason, then a pointer to it naming no tool core lacks", first.Warning, second.Warning)
 	}
 }

@@ -79,6 +79,10 @@ type Loaded struct {
 	// plain data ("cpu (auto: ...)", "cuda:0 (auto: ...)"); "" when no
 	// model is loaded.
 	Device string
+	// RerankNamed says Set.Reranker named the cross-encoder (not the
+	// default, not "none"): the user asked for it, so a NoRerank is worth
+	// telling them in searches, where the default's absence is not.
+	RerankNamed bool
 }
 
 // Load loads the models s names. A model that cannot be used because
@@ -109,6 +113,7 @@ func Load(s Set) (*Loaded, error) {
 		return nil, err
 	}
 	l.CrossEncoder, l.NoRerank = ce, why
+	l.RerankNamed = strings.TrimSpace(s.Reranker) != ""
 	l.setDevice()
 	return l, nil
 }

@@ -24,6 +24,7 @@ func TestLoadWithout(t *testing.T) {
 		noVectors string // part of the reason; "" wants none
 		noRerank  string
 		off       bool
+		named     bool    // RerankNamed: the reranker was named, not the default
 		explained []error // what Explain was given, in order
 	}{
 		{name: "turned off", s: model.Set{Embedder: "none", Reranker: "none"},
@@ -38,6 +39,8 @@ func TestLoadWithout(t *testing.T) {
 			t.Error("Resolve called without a runtime")
 			return "", model.Spec{}, model.ErrNoModel
 		}}, noVectors: "ONNX Runtime library not found", noRerank: "ONNX Runtime library not found"},
+		{name: "no runtime, reranker named", s: model.Set{ORTLib: noRuntime, Reranker: "ms-marco-MiniLM-L-6-v2"},
+			noVectors: "ONNX Runtime library not found", noRerank: "ONNX Runtime library not found", named: true},
 		{name: "not loaded: no reasons", s: model.Set{ORTLib: noRuntime, NoEmbedder: true, NoReranker: true}},
 		{name: "unknown model", s: model.Set{Embedder: "no/such-model", Reranker: "none", ORTLib: modeltest.RuntimePath()}, wantErr: model.ErrUnknownModel},
 		{name: "negative threads", s: model.Set{Threads: -1}, wantErr: model.ErrBadSet},
@@ -73,8 +76,9 @@ func TestLoadWithout(t *testing.T) {
 				t.Fatalf("loaded %+v, want no models", l)
 			}
 			if tc.noVectors == "" && l.NoVectors != "" || !strings.Contains(l.NoVectors, tc.noVectors) ||
-				tc.noRerank == "" && l.NoRerank != "" || !strings.Contains(l.NoRerank, tc.noRerank) || l.VectorsOff != tc.off {
-				t.Errorf("NoVectors %q, NoRerank %q, VectorsOff %v; want %q, %q, %v", l.NoVectors, l.NoRerank, l.VectorsOff, tc.noVectors, tc.noRerank, tc.off)
+				tc.noRerank == "" && l.NoRerank != "" || !strings.Contains(l.NoRerank, tc.noRerank) || l.VectorsOff != tc.off || l.RerankNamed != tc.named {
+				t.Errorf("NoVectors %q, NoRerank %q, VectorsOff %v, RerankNamed %v; want %q, %q, %v, %v",
+					l.NoVectors, l.NoRerank, l.VectorsOff, l.RerankNamed, tc.noVectors, tc.noRerank, tc.off, tc.named)
 			}
 			if len(got) != len(tc.explained) {
 				t.Fatalf("Explain given %v, want %v", got, tc.explained)

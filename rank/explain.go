@@ -3,6 +3,7 @@ package rank
 import (
 	"fmt"
 
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -46,7 +47,9 @@ type Explanation struct {
 	RerankScore float64 `json:"rerank_score,omitempty"`
 	RankBefore  int     `json:"rank_before,omitempty"`
 	RankAfter   int     `json:"rank_after,omitempty"`
-	BM25        string  `json:"bm25,omitempty"` // bleve's explanation tree
+	// BM25 breaks LexicalScore down by the terms matched (index.BM25);
+	// absent when the chunk was not a lexical candidate, and on a cluster.
+	BM25 *index.BM25 `json:"bm25,omitempty"`
 }
 
 // Explain breaks c's score down, for a search at vector weight w fused by

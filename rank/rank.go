@@ -16,7 +16,7 @@ type Candidate struct {
 	ChunkID         string
 	Score           float64     // its score now: fused, then with signals
 	Lexical, Vector fusion.Part // Rank 0: not in that retriever's list
-	BM25            string      // bleve's explanation, with Explain
+	BM25            *index.BM25 // the BM25 score by term, with Explain
 	FieldBonus      float64     // what the title and headings added to BM25, with Explain
 	Terms           []string    // index terms a fuzzy match hit
 
@@ -56,7 +56,7 @@ func Fuse(lex []index.Candidate, vec []fusion.Candidate, w float64, how settings
 	out := make([]Candidate, len(fused))
 	for i, h := range fused {
 		c := byID[h.ID]
-		out[i] = Candidate{ChunkID: h.ID, Score: h.Score, Lexical: h.Lexical, Vector: h.Vector, BM25: c.Explanation, Terms: c.Terms, FieldBonus: c.FieldBonus}
+		out[i] = Candidate{ChunkID: h.ID, Score: h.Score, Fused: h.Score, Lexical: h.Lexical, Vector: h.Vector, BM25: c.BM25, Terms: c.Terms, FieldBonus: c.FieldBonus}
 	}
 	return out
 }

@@ -28,7 +28,7 @@ func ids(cands []Candidate) []string {
 
 func TestFuse(t *testing.T) {
 	lex := []index.Candidate{
-		{ChunkID: "a", Score: 4, Explanation: "bm25 a", Terms: []string{"alpha"}},
+		{ChunkID: "a", Score: 4, BM25: &index.BM25{Score: 4}, Terms: []string{"alpha"}},
 		{ChunkID: "b", Score: 2},
 		{ChunkID: "c", Score: 1},
 	}
@@ -50,9 +50,9 @@ func TestFuse(t *testing.T) {
 			got := Fuse(lex, vec, tc.w, tc.how, tc.norm)
 			var want []Candidate
 			for _, h := range tc.want {
-				c := Candidate{ChunkID: h.ID, Score: h.Score, Lexical: h.Lexical, Vector: h.Vector}
+				c := Candidate{ChunkID: h.ID, Score: h.Score, Fused: h.Score, Lexical: h.Lexical, Vector: h.Vector}
 				if h.ID == "a" {
-					c.BM25, c.Terms = "bm25 a", []string{"alpha"}
+					c.BM25, c.Terms = &index.BM25{Score: 4}, []string{"alpha"}
 				}
 				want = append(want, c)
 			}
@@ -157,8 +157,9 @@ func TestLabel(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
+	tree := &index.BM25{Score: 7, Terms: []index.TermBM25{{Field: "content", Term: "alpha", Score: 7}}}
 	c := Candidate{ChunkID: "a", Score: 3, Lexical: fusion.Part{Rank: 2, Raw: 7, Norm: 0.5}, Vector: fusion.Part{Rank: 1, Raw: 0.8, Norm: 1},
-		BM25: "tree", Fused: 0.7, DocBonus: 0.1, Backlinks: 2, Prior: 1.2, Reranked: true, Rerank: 4.5, Before: 3}
+		BM25: tree, Fused: 0.7, DocBonus: 0.1, Backlinks: 2, Prior: 1.2, Reranked: true, Rerank: 4.5, Before: 3}
 	for _, tc := range []struct {
 		name          string
 		w             float64
@@ -169,15 +170,15 @@ func TestExplain(t *testing.T) {
 		{"hybrid, linear by default", 0.6, "", true, &Explanation{LexicalScore: 7, LexicalRank: 2, LexicalNorm: 0.5,
 			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, VectorWeight: 0.6, Fusion: "linear", Fused: 0.7, Score: 3,
 			DocEvidence: 0.1, NoQueryInstruction: true, LinkPrior: 1.2, Backlinks: 2,
-			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: "tree"}},
+			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: tree}},
 		{"rrf", 0.5, settings.FusionRRF, false, &Explanation{LexicalScore: 7, LexicalRank: 2, LexicalNorm: 0.5,
 			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, VectorWeight: 0.5, Fusion: "rrf", Fused: 0.7, Score: 3,
 			DocEvidence: 0.1, LinkPrior: 1.2, Backlinks: 2,
-			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: "tree"}},
+			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: tree}},
 		{"lexical: no fusion, no instruction to speak of", 0, settings.FusionRRF, true, &Explanation{LexicalScore: 7, LexicalRank: 2, LexicalNorm: 0.5,
 			VectorScore: 0.8, VectorRank: 1, VectorNorm: 1, Fused: 0.7, Score: 3,
 			DocEvidence: 0.1, LinkPrior: 1.2, Backlinks: 2,
-			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: "tree"}},
+			Reranked: true, RerankScore: 4.5, RankBefore: 3, RankAfter: 1, BM25: tree}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, c.Explain(tc.w, tc.how, tc.noInstruction, 1, nil)); diff != "" {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Setting describes one setting for braid config list and the configure
@@ -23,15 +24,35 @@ type Setting struct {
 	Help    string `json:"help"`
 }
 
-// String is the setting on one line, as braid config list prints it: "*"
-// when the index sets it, then its name, value, help, default and what it
-// accepts.
-func (s Setting) String() string {
+// String is the setting on one line: "*" when the index sets it, then
+// its name, value, help, default and what it accepts. Table lines up a
+// list of them.
+func (s Setting) String() string { return s.line(len(s.Name), len(s.Value)) }
+
+// line is s with its name and value padded to the widths given.
+func (s Setting) line(name, value int) string {
 	mark := " "
 	if s.Set {
 		mark = "*"
 	}
-	return fmt.Sprintf("%s %-14s %-8s %s (default %s; %s)", mark, s.Name, s.Value, s.Help, s.Default, s.Allowed)
+	return fmt.Sprintf("%s %-*s  %-*s  %s (default %s; %s)", mark, name, s.Name, value, s.Value, s.Help, s.Default, s.Allowed)
+}
+
+// Table is the settings as braid config list prints them, one a line
+// (String), the name and value columns as wide as their widest cell, so
+// a long name (query_instruction) or value (a tuned weight such as
+// 0.6123) does not push its row out of line.
+func Table(list []Setting) string {
+	name, value := 0, 0
+	for _, s := range list {
+		name, value = max(name, utf8.RuneCountInString(s.Name)), max(value, utf8.RuneCountInString(s.Value))
+	}
+	var b strings.Builder
+	for _, s := range list {
+		b.WriteString(s.line(name, value))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // ErrUnknown is the error for a setting name braid does not have.
