@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // TestMain lets the test binary act as the braid command, so tests can run
@@ -179,9 +180,7 @@ func TestJSONEverywhere(t *testing.T) {
 // checks that the index stays consistent and searchable, holding for every
 // document either its old or its new version.
 func TestKillDuringIndex(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kill -9 loop skipped under -short")
-	}
+	testenv.Slow(t, "kills braid index six times over 1,500 notes")
 	const n = 1500
 	idx := filepath.Join(t.TempDir(), "idx")
 	vault := vaultDir(t, n, "oldmarker")
@@ -246,7 +245,7 @@ func TestSecondWriterRefused(t *testing.T) {
 	}
 	defer cmd.Wait()
 	// Wait for the writer to take the lock.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testenv.Guard)
 	for {
 		b, _ := os.ReadFile(filepath.Join(idx, "lock"))
 		if len(b) > 0 {
@@ -271,7 +270,7 @@ func TestSecondWriterRefused(t *testing.T) {
 func TestGrepAgreesWithRipgrep(t *testing.T) {
 	rg, err := exec.LookPath("rg")
 	if err != nil {
-		t.Skip("rg not installed: apt-get install ripgrep (make test installs it)")
+		t.Skip("no ripgrep: rg not installed: apt-get install ripgrep (make test installs it)")
 	}
 	var dirs []string
 	for _, d := range []string{"markdown/dendron/vault", "markdown/silverbullet/docs"} {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
@@ -18,7 +18,7 @@ func TestInstructionsPromiseOnlyWhatHolds(t *testing.T) {
 	_, idx := indexed(t, 2, nil)
 	c, stop := serve(t, mcpserver.New(opener(idx, &braid.Options{NoRerank: "no cross-encoder installed"}), nil))
 	defer stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	res, err := c.Initialize(ctx, initRequest())
 	if err != nil {
