@@ -363,6 +363,6 @@ func TestHelperOtherUser(t *testing.T) {
 		n, _ := io.Copy(io.Discard, c)
 		fmt.Printf("got %d bytes\n", n)
 	default:
-		t.Skip("a helper process: the other user's side of TestForwardRefusesAnotherUsersSocket and TestServeRefusesAnotherUsersClient")
+		t.Skip("helper, not a test: the other user's side of TestForwardRefusesAnotherUsersSocket and TestServeRefusesAnotherUsersClient")
 	}
 }

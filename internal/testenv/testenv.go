@@ -5,8 +5,9 @@
 // make test, then make test-slow, so no test runs twice.
 //
 // A t.Skip message starts with its reason, a short clause before the first
-// ": " ("slow: ...", "no shared data: ...", "no ripgrep: ..."): the summary
-// line make test ends with (tools/testsummary) groups the skips by it.
+// ": " ("slow (make test-slow): ...", "no shared data: ...", "no ripgrep:
+// ..."): the summary line make test ends with (tools/testsummary) groups
+// the skips by it.
 package testenv
 
 import (
@@ -15,7 +16,7 @@ import (
 )
 
 // SlowReason is the first clause of the message Slow skips with.
-const SlowReason = "slow, make test-slow runs it"
+const SlowReason = "slow (make test-slow)"
 
 // Slow skips the test under -short, saying why it is slow. A test that
 // calls it must be named by SLOW in the Makefile (make test checks).

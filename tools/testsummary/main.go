@@ -61,23 +61,34 @@ type summary struct {
 func main() {
 	slow := flag.String("slow", "", "the `regexp` of top-level tests make test-slow runs; check a -short run against it")
 	flag.Parse()
-	s := &summary{out: os.Stdout, pending: map[string][]line{}, failed: map[string]bool{}, skips: map[string]int{}}
+	var re *regexp.Regexp
 	if *slow != "" {
-		re, err := regexp.Compile(*slow)
-		if err != nil {
+		var err error
+		if re, err = regexp.Compile(*slow); err != nil {
 			fmt.Fprintf(os.Stderr, "testsummary: -slow %q: %v\n", *slow, err)
 			os.Exit(2)
 		}
-		s.slow = re
 	}
-	if err := s.read(os.Stdin); err != nil {
+	ok, err := summarize(os.Stdin, os.Stdout, re)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "testsummary: %v\n", err)
 		os.Exit(1)
 	}
-	s.finish()
-	if s.bad {
+	if !ok {
 		os.Exit(1)
 	}
+}
+
+// summarize reads go test -json from r and writes the summary to w; ok
+// is false when anything failed. slow, when not nil, is checked against
+// the tests as -slow says.
+func summarize(r io.Reader, w io.Writer, slow *regexp.Regexp) (ok bool, err error) {
+	s := &summary{out: w, slow: slow, pending: map[string][]line{}, failed: map[string]bool{}, skips: map[string]int{}}
+	if err := s.read(r); err != nil {
+		return false, err
+	}
+	s.finish()
+	return !s.bad, nil
 }
 
 // read handles each event of r; a line that is not JSON (go test's own
