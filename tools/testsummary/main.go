@@ -5,6 +5,9 @@
 //
 //	skipped 14 tests: 12 no shared data, 2 no ripgrep
 //
+// Before it comes a line naming the five slowest tests, to show where the
+// time of a suite goes.
+//
 // It exits 1 when a test, a package or a build failed (or the input is not
 // go test -json), so `set -o pipefail; go test -json ./... | testsummary`
 // fails as go test does.
@@ -37,7 +40,14 @@ type event struct {
 	Package    string
 	Test       string
 	Output     string
-	ImportPath string // build-output, build-fail
+	Elapsed    float64 // seconds, on pass and fail
+	ImportPath string  // build-output, build-fail
+}
+
+// timing is how long a top-level test ran.
+type timing struct {
+	test    string // package.Test
+	elapsed float64
 }
 
 // line is one line of output from a test or one of its subtests.
@@ -54,6 +64,7 @@ type summary struct {
 	skips   map[string]int    // reason: tests skipped for it
 	nskips  int
 	fails   []string // failed tests, as package.Test
+	times   []timing // top-level tests that ran
 	bad     bool     // a failure of any kind
 	split   []string // tests the -slow check found on the wrong side
 }
@@ -153,6 +164,9 @@ func (s *summary) handle(e event) {
 	}
 	if e.Test == top && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
 		delete(s.pending, key)
+		if e.Action != "skip" {
+			s.times = append(s.times, timing{short(e.Package) + "." + e.Test, e.Elapsed})
+		}
 	}
 }
 
@@ -179,10 +193,19 @@ func (s *summary) packageEvent(e event) {
 	}
 }
 
-// finish writes the failed tests, the split problems and the skip line.
+// finish writes the slowest tests, the failed ones, the split problems
+// and the skip line.
 func (s *summary) finish() {
+	sort.SliceStable(s.times, func(i, j int) bool { return s.times[i].elapsed > s.times[j].elapsed })
+	var slowest []string
+	for _, t := range s.times[:min(5, len(s.times))] {
+		slowest = append(slowest, fmt.Sprintf("%s %.0fs", t.test, t.elapsed))
+	}
+	if len(slowest) > 0 {
+		fmt.Fprintf(s.out, "slowest tests: %s\n", strings.Join(slowest, ", "))
+	}
 	if len(s.fails) > 0 {
-		fmt.Fprintf(s.out, "failed %d tests: %s\n", len(s.fails), strings.Join(s.fails, ", "))
+		fmt.Fprintf(s.out, "failed %s: %s\n", tests(len(s.fails)), strings.Join(s.fails, ", "))
 	}
 	for _, m := range s.split {
 		fmt.Fprintln(s.out, "testsummary: "+m)
@@ -207,7 +230,15 @@ func (s *summary) finish() {
 	for i, r := range reasons {
 		parts[i] = fmt.Sprintf("%d %s", s.skips[r], r)
 	}
-	fmt.Fprintf(s.out, "skipped %d tests: %s\n", s.nskips, strings.Join(parts, ", "))
+	fmt.Fprintf(s.out, "skipped %s: %s\n", tests(s.nskips), strings.Join(parts, ", "))
+}
+
+// tests is "1 test" or "n tests".
+func tests(n int) string {
+	if n == 1 {
+		return "1 test"
+	}
+	return fmt.Sprintf("%d tests", n)
 }
 
 // framing reports go test -json's own lines about running tests.

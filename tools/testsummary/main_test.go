@@ -44,7 +44,7 @@ func skipped(test, message string) []event {
 }
 
 func passed(test string) []event {
-	return []event{end("run", test), out(test, "=== RUN   "+test+"\n"), out(test, "    x_test.go:20: fine\n"), out(test, "--- PASS: "+test+" (0.01s)\n"), end("pass", test)}
+	return []event{end("run", test), out(test, "=== RUN   "+test+"\n"), out(test, "    x_test.go:20: fine\n"), out(test, "--- PASS: "+test+" (0.01s)\n"), {Action: "pass", Test: test, Elapsed: float64(len(test))}}
 }
 
 func join(parts ...[]event) []event {
@@ -75,7 +75,7 @@ func TestSummarize(t *testing.T) {
 				passed("TestE"), skipped("TestE/sub", "not root: needs root"),
 				okLine),
 			ok:       true,
-			want:     []string{"ok  \t" + pkg + "\t1.2s", "skipped 4 tests: 2 no shared data, 1 no ripgrep, 1 not root"},
+			want:     []string{"ok  \t" + pkg + "\t1.2s", "slowest tests: x.TestA 5s, x.TestE 5s\n", "skipped 4 tests: 2 no shared data, 1 no ripgrep, 1 not root"},
 			dontWant: []string{"fine", "=== RUN", "--- SKIP"},
 		},
 		{
@@ -93,7 +93,7 @@ func TestSummarize(t *testing.T) {
 				out("TestF", "--- FAIL: TestF (0.01s)\n"), end("fail", "TestF"),
 				out("", "FAIL\n"), out("", "FAIL\t"+pkg+"\t0.5s\n"), end("fail", ""),
 			}),
-			want:     []string{"    x_test.go:9: boom", "--- FAIL: TestF/bad (0.00s)", "--- FAIL: TestF (0.01s)", "FAIL\t" + pkg + "\t0.5s", "failed 1 tests: x.TestF"},
+			want:     []string{"    x_test.go:9: boom", "--- FAIL: TestF/bad (0.00s)", "--- FAIL: TestF (0.01s)", "FAIL\t" + pkg + "\t0.5s", "failed 1 test: x.TestF"},
 			dontWant: []string{"all good", "--- PASS"},
 		},
 		{
