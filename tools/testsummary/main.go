@@ -171,11 +171,12 @@ func (s *summary) handle(e event) {
 }
 
 // packageEvent prints a package's own output (its ok or FAIL line, a
-// panic, a timeout) as go test does, less the PASS line.
+// panic, a timeout) as go test does, less the PASS line and the warning
+// of a package that -run leaves without tests (its ok line says so).
 func (s *summary) packageEvent(e event) {
 	switch e.Action {
 	case "output":
-		if e.Output != "PASS\n" && !framing(e.Output) {
+		if e.Output != "PASS\n" && e.Output != "testing: warning: no tests to run\n" && !framing(e.Output) {
 			fmt.Fprint(s.out, e.Output)
 		}
 	case "fail":

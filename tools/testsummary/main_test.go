@@ -85,6 +85,13 @@ func TestSummarize(t *testing.T) {
 			want: []string{"skipped no tests"},
 		},
 		{
+			name:     "a package -run leaves without tests",
+			in:       []event{out("", "testing: warning: no tests to run\n"), out("", "PASS\n"), out("", "ok  \t"+pkg+"\t0.1s [no tests to run]\n"), end("pass", "")},
+			ok:       true,
+			want:     []string{"ok  \t" + pkg + "\t0.1s [no tests to run]"},
+			dontWant: []string{"warning", "PASS"},
+		},
+		{
 			name: "a failing subtest's output, not its passing sibling's",
 			in: join([]event{
 				end("run", "TestF"), out("TestF", "=== RUN   TestF\n"),
