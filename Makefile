@@ -12,7 +12,7 @@ export BRAID_ORT_LIB ?= $(ORT_LIB)
 MODELS ?= BAAI/bge-small-en-v1.5 BAAI/bge-small-en-v1.5:int8 sentence-transformers/all-MiniLM-L6-v2:int8
 PYTHON ?= python3
 
-.PHONY: build install uninstall test test-short demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
+.PHONY: build install uninstall test test-slow test-all test-short demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
 
 # braid version says what it was built from: git describe and the commit,
 # stamped in (a build outside a checkout falls back to Go's build information).
@@ -21,13 +21,36 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/braid
 
-# The test command (README, .ci/run): vet, then every test with the race
-# detector. The model tests run a generated fixture through ONNX Runtime and
-# the S3 source tests a moto server; BRAID_REQUIRE_ORT and BRAID_REQUIRE_S3
-# make a missing runtime or moto a failure instead of a skip.
+# The tests come in two suites that together are every test, each run
+# once. The fast suite is make test, the README's test command: vet, then
+# go test -short with the race detector (about ten minutes on two busy
+# cores). The slow suite is make test-slow: the top-level tests SLOW names,
+# which skip under -short (internal/testenv.Slow) because they start
+# OpenSearch clusters, kill braid in loops, index SciFact or hostile
+# vaults. make test-all runs both; .ci/run runs make test, then make
+# test-slow.
+#
+# Both end with one line of what was skipped and why (tools/testsummary,
+# which prints failing tests' output as go test does and fails the run
+# when a test skipped as slow is not in SLOW, or one in SLOW ran in the
+# fast suite). The model tests run a generated fixture through ONNX
+# Runtime and the S3 source tests a moto server; BRAID_REQUIRE_ORT and
+# BRAID_REQUIRE_S3 make a missing runtime or moto a failure instead of a
+# skip (BRAID_REQUIRE_OPENSEARCH=1 does the same for java and mvn). The
+# tests find the shared data in BRAID_TESTDATA, set from DATA.
+SLOW := ^(TestCluster.*|TestOpenSearch|TestBackendCommands|TestTwoNodesFormOneCluster|TestHostileVault|TestSciFactGolden|TestEvalSciFactLexical|TestRealVaults|TestLexicalRankingIgnoresLayout|TestLinksDendron|TestGoModTidy|TestKillDuringIndex|TestGrepAgreesWithRipgrep|TestCrashKillLoop|TestAddCrashKillLoop|TestDamagedIndexFiles|TestRecall)$$
+export BRAID_TESTDATA ?= $(abspath $(DATA))
+GOTEST := BRAID_REQUIRE_ORT=1 BRAID_REQUIRE_S3=1 $(GO) test -race -count=1 -json
+SUMMARY := $(GO) run ./tools/testsummary
+
 test: tools ort moto
 	$(GO) vet ./...
-	BRAID_REQUIRE_ORT=1 BRAID_REQUIRE_S3=1 $(GO) test -race -count=1 -timeout 25m ./...
+	set -o pipefail; $(GOTEST) -short -timeout 20m ./... | $(SUMMARY) -slow '$(SLOW)'
+
+test-slow: tools ort moto
+	set -o pipefail; $(GOTEST) -run '$(SLOW)' -timeout 60m ./... | $(SUMMARY)
+
+test-all: test test-slow
 
 test-short:
 	$(GO) test -short ./...

@@ -28,7 +28,9 @@ type Backend struct {
 	// Shards and Replicas shape a new index; zero means 1 shard and no
 	// replica. An existing index keeps its own.
 	Shards, Replicas int
-	// Timeout bounds every request to the cluster; zero means 10 s.
+	// Timeout bounds every request to the cluster; zero means 2 minutes
+	// per request (a bulk write of a batch on a busy cluster may take
+	// that long) and 30 s for the first, which checks the cluster answers.
 	Timeout time.Duration
 }
 

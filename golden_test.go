@@ -12,6 +12,7 @@ import (
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 const goldenFile = "testdata/scifact-lexical-golden.json"
@@ -26,9 +27,7 @@ const goldenQueries = 30
 // baseline (bench/scifact-baseline.json) says whether quality went up.
 func TestSciFactGolden(t *testing.T) {
 	dir := testdata.Dir(t, "scifact")
-	if testing.Short() {
-		t.Skip("indexes SciFact's 5,183 abstracts")
-	}
+	testenv.Slow(t, "indexes SciFact's 5,183 abstracts")
 	col, err := eval.LoadBEIR(dir, "test")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // go.mod and go.sum are tidy: a module the code imports is a direct
@@ -12,9 +14,7 @@ import (
 // 8g). It runs offline; when the module cache lacks what tidy needs, it
 // skips.
 func TestGoModTidy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the go command")
-	}
+	testenv.Slow(t, "runs the go command")
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // indexed opens a fresh engine over the given directories.
@@ -220,6 +221,7 @@ func inFence(t *testing.T, file string, line int) bool {
 
 func TestLinksDendron(t *testing.T) {
 	dir := testdata.Dir(t, "markdown/dendron/vault")
+	testenv.Slow(t, "indexes the Dendron vault")
 	e := indexed(t, nil, dir)
 	mustContain(t, filepath.Join(dir, "dendron.tutorial.vaults.md"), "[[Remove Vault|dendron.ref.commands#remove-vault]]")
 	mustContain(t, filepath.Join(dir, "changelog.md"), "[[docs|dendron://dendron.dendron-site/dendron.topic.lookup.create]]")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // TestLexicalRankingIgnoresLayout indexes one vault three ways (commits of
@@ -17,6 +18,7 @@ import (
 // how bleve happens to cut the index into segments.
 func TestLexicalRankingIgnoresLayout(t *testing.T) {
 	vault := testdata.Dir(t, "markdown/silverbullet/docs")
+	testenv.Slow(t, "indexes a real vault three times")
 	ctx := context.Background()
 	build := func(batch int) string {
 		dir := filepath.Join(t.TempDir(), "idx")

@@ -6,15 +6,14 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // TestRealVaults indexes both markdown vaults into one index and checks the
 // counts, that an unchanged re-index rewrites nothing, and that BM25 puts
 // the right page in the top 5 for most natural-language questions.
 func TestRealVaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real vaults skipped under -short")
-	}
+	testenv.Slow(t, "indexes both real vaults")
 	sb := testdata.Dir(t, "markdown/silverbullet/docs")
 	dn := testdata.Dir(t, "markdown/dendron/vault")
 	ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -32,11 +33,8 @@ func init() {
 // document, answer braid search, and a rerun must finish with every
 // document at its newest version.
 func TestCrashKillLoop(t *testing.T) {
-	const n = 300
-	rounds := 16
-	if testing.Short() {
-		rounds = 4
-	}
+	testenv.Slow(t, "kills braid index 16 times over 300 notes")
+	const n, rounds = 300, 16
 	vault := vaultDir(t, n, "crashmarker0")
 	idx := filepath.Join(t.TempDir(), "idx")
 	self, err := os.Executable()
@@ -71,8 +69,10 @@ func TestCrashKillLoop(t *testing.T) {
 		// One delay per stratum of the run, random within it.
 		frac := 0.1 + 0.85*(float64(i-1)+r.Float64())/float64(rounds)
 		delay := time.Duration(frac * float64(full))
-		if killAfter(t, command("index"), delay) {
+		if landed, took := killAfter(t, command("index"), delay); landed {
 			mid++
+		} else {
+			full = took // the run was quicker than the first: aim within this one
 		}
 
 		out, errOut, code := runCLI(t, "--index", idx, "--json", "doctor")
@@ -253,16 +253,29 @@ func TestDoctorDetectsAndRepairsCorruption(t *testing.T) {
 	}
 }
 
-// killAfter starts cmd, kills it with SIGKILL after delay and reports
-// whether the kill landed while it ran (rather than after it finished).
-func killAfter(t *testing.T, cmd *exec.Cmd, delay time.Duration) bool {
+// killAfter starts cmd and kills it with SIGKILL after delay unless it
+// ends first. It reports whether the kill landed while it ran and, when it
+// did not, how long the run took: the machine may be busier or quieter
+// than when the caller timed a full run, so the caller scales its next
+// delays to that.
+func killAfter(t *testing.T, cmd *exec.Cmd, delay time.Duration) (landed bool, took time.Duration) {
 	t.Helper()
+	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(delay)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+		return false, time.Since(start)
+	case <-time.After(delay):
+	}
 	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	<-done
 	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled()
+	if ok && ws.Signaled() {
+		return true, 0
+	}
+	return false, time.Since(start)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // damage is one way of damaging an index file.
@@ -115,17 +116,15 @@ func (r runOut) errorLines() []string {
 // an index run that succeeds leaves an index doctor passes; and a repair
 // that succeeds leaves one that finds what the vault holds.
 func TestDamagedIndexFiles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs about 200 braid processes")
-	}
+	testenv.Slow(t, "runs about 200 braid processes")
 	t.Setenv("BRAID_ORT_LIB", modeltest.NeedRuntime(t))
 	t.Setenv("BRAID_MODEL", modeltest.TinyDir())
 	vault := vaultDir(t, 60, "damagemarker")
 	base := filepath.Join(t.TempDir(), "idx")
-	if r := runProc(t, 2*time.Minute, "--index", base, "-q", "index", vault); r.code != 0 {
+	if r := runProc(t, testenv.Guard, "--index", base, "-q", "index", vault); r.code != 0 {
 		t.Fatalf("index: %s", r.stderr)
 	}
-	if r := runProc(t, time.Minute, "--index", base, "config", "set", "limit", "7"); r.code != 0 {
+	if r := runProc(t, testenv.Guard, "--index", base, "config", "set", "limit", "7"); r.code != 0 {
 		t.Fatalf("config: %s", r.stderr)
 	}
 	zaps, _ := filepath.Glob(filepath.Join(base, "lexical.bleve", "store", "*.zap"))
@@ -156,7 +155,7 @@ func TestDamagedIndexFiles(t *testing.T) {
 				d.do(t, filepath.Join(idx, f.rel))
 				run := func(args ...string) runOut {
 					t.Helper()
-					r := runProc(t, time.Minute, append([]string{"--index", idx}, args...)...)
+					r := runProc(t, testenv.Guard, append([]string{"--index", idx}, args...)...)
 					all := r.stdout + r.stderr
 					for _, bad := range []string{"panic:", "goroutine ", "fatal error", "SIGSEGV", "SIGBUS"} {
 						if strings.Contains(all, bad) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // beirDir writes a small BEIR collection in which each query's words
@@ -130,9 +131,7 @@ func TestEvalBEIRModes(t *testing.T) {
 // The lexical SciFact eval CI runs, held to the floor.
 func TestEvalSciFactLexical(t *testing.T) {
 	dir := testdata.Dir(t, "scifact")
-	if testing.Short() {
-		t.Skip("indexes SciFact's 5,183 abstracts")
-	}
+	testenv.Slow(t, "indexes SciFact's 5,183 abstracts")
 	out, errOut, code := runCLI(t, "--json", "-q", "--model", "none", "eval", "--beir", dir, "--modes", "lexical")
 	if code != 0 {
 		t.Fatalf("eval: %s", errOut)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/internal/relay"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // socketPath is the socket of the index in idx.
@@ -28,7 +29,7 @@ func socketPath(t *testing.T, idx string) string {
 // waitForSocket waits until a braid serve answers on the index's socket.
 func waitForSocket(t *testing.T, idx string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testenv.Guard)
 	for {
 		c, err := relay.Dial(socketPath(t, idx))
 		if err == nil {
@@ -123,7 +124,7 @@ func TestCLIBesideServe(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Guard)
 	for _, err := os.Stat(socketPath(t, idx)); err == nil && time.Now().Before(deadline); _, err = os.Stat(socketPath(t, idx)) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -145,7 +146,7 @@ func TestForwardRefusals(t *testing.T) {
 	vault := vaultDir(t, 3, "alpha")
 	t.Run("another user's socket", func(t *testing.T) {
 		if os.Getuid() != 0 {
-			t.Skip("needs root to give a socket to another user (uid 65534)")
+			t.Skip("not root: giving a socket to another user (uid 65534) needs root")
 		}
 		idx := filepath.Join(t.TempDir(), "idx")
 		if _, errOut, code := runCLI(t, "--index", idx, "--model", "none", "index", vault); code != 0 {

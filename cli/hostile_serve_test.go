@@ -14,6 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // The hostile-client suite: braid serve, run as its own process, driven
@@ -91,7 +93,7 @@ func rootsClient(t *testing.T, r *roots, errOut *syncBuffer, args ...string) *cl
 	}
 	tr := transport.NewStdioWithOptions(self, []string{"BRAID_TEST_MAIN=1"}, args, transport.WithCommandStderrWriter(errOut))
 	c := client.NewClient(tr, client.WithRootsHandler(r))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	if err := c.Start(context.Background()); err != nil { // the server lives as long as the client
 		t.Fatal(err)
@@ -112,7 +114,7 @@ func mustRefuse(t *testing.T, c *client.Client, name string, args map[string]any
 	t.Helper()
 	var req mcp.CallToolRequest
 	req.Params.Name, req.Params.Arguments = name, args
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
@@ -237,12 +239,11 @@ func TestAddRefusesDevicesAtOnce(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	var errOut syncBuffer
 	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--init", "--tools", "all", "--allow", "/dev")
-	start := time.Now()
+	// A call that read the device would never answer: mustRefuse fails it
+	// at its deadline, and one stuck worker per call would leave none for
+	// get_stats.
 	for i := 0; i < 6; i++ { // more calls than mcp-go has workers
 		mustRefuse(t, c, "add", map[string]any{"path": "/dev/zero", "name": "z"}, "character device")
-	}
-	if d := time.Since(start); d > 20*time.Second {
-		t.Errorf("six adds of /dev/zero took %v", d)
 	}
 	if _, isErr := callTool(t, c, "get_stats", nil); isErr {
 		t.Error("the server stopped answering")
@@ -271,7 +272,7 @@ func TestClientRoots(t *testing.T) {
 	if err := c.RootListChanges(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Guard)
 	for {
 		out, isErr := callTool(t, c, "index_path", map[string]any{"path": other})
 		if !isErr {
@@ -287,8 +288,8 @@ func TestClientRoots(t *testing.T) {
 	}
 }
 
-// braid serve ends within a few seconds of SIGTERM or of its client
-// closing stdin.
+// braid serve ends after SIGTERM or its client closing stdin (within
+// testenv.Guard: a hang, not a timing claim).
 func TestServeShutdownIsBounded(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
@@ -317,9 +318,9 @@ func TestServeShutdownIsBounded(t *testing.T) {
 			go func() { done <- cmd.Wait() }()
 			select {
 			case <-done:
-			case <-time.After(15 * time.Second):
+			case <-time.After(testenv.Guard):
 				_ = cmd.Process.Kill()
-				t.Fatal("braid serve still running 15 s after " + how)
+				t.Fatalf("braid serve still running %v after %s", testenv.Guard, how)
 			}
 		})
 	}

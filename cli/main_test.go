@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // TestMain lets the test binary act as the braid command, so tests can run
@@ -179,9 +180,7 @@ func TestJSONEverywhere(t *testing.T) {
 // checks that the index stays consistent and searchable, holding for every
 // document either its old or its new version.
 func TestKillDuringIndex(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kill -9 loop skipped under -short")
-	}
+	testenv.Slow(t, "kills braid index six times over 1,500 notes")
 	const n = 1500
 	idx := filepath.Join(t.TempDir(), "idx")
 	vault := vaultDir(t, n, "oldmarker")
@@ -244,18 +243,25 @@ func TestSecondWriterRefused(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	// The first writer need not finish: once the second is refused, it
+	// has served its purpose.
+	defer func() { cmd.Process.Kill(); <-exited }()
 	// Wait for the writer to take the lock.
-	deadline := time.Now().Add(20 * time.Second)
+	guard := time.After(testenv.Guard)
 	for {
 		b, _ := os.ReadFile(filepath.Join(idx, "lock"))
 		if len(b) > 0 {
 			break
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-exited:
 			t.Skip("the writer finished before the test could race it")
+		case <-guard:
+			t.Fatalf("the writer did not take the lock within %v", testenv.Guard)
+		case <-time.After(5 * time.Millisecond):
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	_, errOut, code := runCLI(t, "--index", idx, "index", vault)
 	if code == 0 {
@@ -269,9 +275,10 @@ func TestSecondWriterRefused(t *testing.T) {
 // TestGrepAgreesWithRipgrep runs braid grep over both indexed vaults and rg
 // over the same folders, and compares their output byte for byte.
 func TestGrepAgreesWithRipgrep(t *testing.T) {
+	testenv.Slow(t, "indexes both real vaults through the CLI")
 	rg, err := exec.LookPath("rg")
 	if err != nil {
-		t.Skip("rg not installed: apt-get install ripgrep (make test installs it)")
+		t.Skip("no ripgrep: rg not installed: apt-get install ripgrep (make test installs it)")
 	}
 	var dirs []string
 	for _, d := range []string{"markdown/dendron/vault", "markdown/silverbullet/docs"} {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // braid serve answers every malformed line on stdin with a JSON-RPC error
@@ -52,8 +54,8 @@ func TestServeMalformedLines(t *testing.T) {
 				t.Fatalf("%s: the server closed stdout; stderr:\n%s", what, stderr.String())
 			}
 			return l
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%s: no reply in 20s; stderr:\n%s", what, stderr.String())
+		case <-time.After(testenv.Guard):
+			t.Fatalf("%s: no reply in %v; stderr:\n%s", what, testenv.Guard, stderr.String())
 		}
 		return ""
 	}
@@ -119,7 +121,7 @@ func TestServeMalformedLines(t *testing.T) {
 		if err != nil {
 			t.Errorf("braid serve after stdin closed: %v; stderr:\n%s", err, stderr.String())
 		}
-	case <-time.After(10 * time.Second):
-		t.Error("braid serve did not end within 10s of stdin closing")
+	case <-time.After(testenv.Guard):
+		t.Errorf("braid serve did not end within %v of stdin closing", testenv.Guard)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
@@ -40,7 +41,7 @@ func serveClient(t *testing.T, errOut *syncBuffer, args ...string) *client.Clien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	var req mcp.InitializeRequest
 	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
@@ -59,7 +60,7 @@ func callTool(t *testing.T, c *client.Client, name string, args map[string]any) 
 	t.Helper()
 	var req mcp.CallToolRequest
 	req.Params.Name, req.Params.Arguments = name, args
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
@@ -182,7 +183,7 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 			lines <- append([]byte(nil), sc.Bytes()...)
 		}
 	}()
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(testenv.Guard)
 	for len(ids) < 8 {
 		var line []byte
 		select {
@@ -341,7 +342,7 @@ func TestServeToolProfiles(t *testing.T) {
 			}
 			var req mcp.CallToolRequest
 			req.Params.Name = tc.outside
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 			defer cancel()
 			if _, err := c.CallTool(ctx, req); err == nil || !strings.Contains(err.Error(), `"`+tc.outside+`" is not offered: braid serve runs with --tools `+tc.profile) ||
 				!strings.Contains(err.Error(), "--tools all") {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // newIndex makes an empty index directory the way the engine does: VERSION,
@@ -153,8 +154,8 @@ func TestVersionNotRegular(t *testing.T) {
 			}()
 			select {
 			case <-done:
-			case <-time.After(60 * time.Second): // a last guard: a read blocked on the FIFO
-				t.Fatal("Version, CheckFiles and Repair did not finish within 60s")
+			case <-time.After(testenv.Guard): // a last guard: a read blocked on the FIFO
+				t.Fatalf("Version, CheckFiles and Repair did not finish within %v", testenv.Guard)
 			}
 		})
 	}

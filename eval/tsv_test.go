@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testdata"
 )
 
 func writeTSV(t *testing.T, body string) string {
@@ -70,10 +72,7 @@ func TestVaultQuerySet(t *testing.T) {
 	if len(tune.Queries) < 30 || len(test.Queries) < 30 {
 		t.Errorf("%d tune and %d test queries, want 30 or more each", len(tune.Queries), len(test.Queries))
 	}
-	corpus := "../../shared/data/markdown"
-	if _, err := os.Stat(corpus); err != nil {
-		t.Skipf("%s is absent, so the judged paths are not checked", corpus)
-	}
+	corpus := testdata.Dir(t, "markdown") // the judged paths are checked against it
 	for _, c := range []*Collection{tune, test} {
 		for q, rel := range c.Qrels {
 			best := 0

@@ -111,7 +111,7 @@ func rgArgs(opt Options, f Format) []string {
 func ripgrep(t testing.TB, dir, pattern string, opt Options, f Format, names ...string) string {
 	t.Helper()
 	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("rg not installed: apt-get install ripgrep")
+		t.Skip("no ripgrep: rg not installed: apt-get install ripgrep (make test installs it)")
 	}
 	args := append(rgArgs(opt, f), "-e", pattern, "--")
 	cmd := exec.Command("rg", append(args, names...)...)

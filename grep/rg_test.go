@@ -2,37 +2,26 @@ package grep
 
 import (
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testdata"
 )
 
 // vaults are the markdown corpora, relative to the shared data directory.
 var vaults = []string{"markdown/silverbullet/docs", "markdown/dendron/vault"}
 
-// dataDir returns the shared data directory: $BRAID_TESTDATA, or
-// ../../shared/data from the package directory.
-func dataDir() string {
-	if d := os.Getenv("BRAID_TESTDATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "data")
-}
-
 // vaultFiles lists the files of both vaults, sorted, relative to the data
 // directory; it skips tb when a vault is absent.
 func vaultFiles(tb testing.TB) (root string, names []string) {
 	tb.Helper()
-	root = dataDir()
+	root = testdata.Dir(tb, "")
 	for _, v := range vaults {
-		dir := filepath.Join(root, v)
-		if _, err := os.Stat(dir); err != nil {
-			tb.Skipf("test vault %s absent (set BRAID_TESTDATA to the shared data directory): %v", dir, err)
-		}
+		dir := testdata.Dir(tb, v)
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -63,7 +52,7 @@ func vaultFiles(tb testing.TB) (root string, names []string) {
 // (?-u), class set operations ([a&&b]).
 func TestRipgrepAgreement(t *testing.T) {
 	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("rg not installed: apt-get install ripgrep")
+		t.Skip("no ripgrep: rg not installed: apt-get install ripgrep (make test installs it)")
 	}
 	root, names := vaultFiles(t)
 	hn := Format{LineNumbers: true, WithFilename: true}
@@ -109,9 +98,6 @@ func TestRipgrepAgreement(t *testing.T) {
 		{"template braces", `\$\{[^}]*\}|\{\{[^}]*\}\}`, Options{}, hn},
 		{"any char", `a.c.e`, Options{}, count},
 		{"non-word", `\W{3}\w`, Options{NoRanges: true}, count},
-	}
-	if testing.Short() {
-		tests = tests[:8]
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

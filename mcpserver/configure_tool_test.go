@@ -56,20 +56,7 @@ func TestConfigureTool(t *testing.T) {
 
 	// watch on: a change to the vault is re-indexed without a call.
 	decode(t, c.ok("configure", map[string]any{"name": "watch", "value": "true"}), &list)
-	deadline := time.Now().Add(15 * time.Second)
-	for i := 0; ; i++ {
-		if err := os.WriteFile(filepath.Join(vault, "note-0002.md"), []byte("# Changed\n\nnow about wombats "+string(rune('a'+i%26))+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		decode(t, c.ok("search_keyword", map[string]any{"query": "wombats"}), &sr)
-		if sr.Total > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("with the watch setting on, a change was not re-indexed within 15s")
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
+	searchable(t, c, "wombats", func() { save(t, filepath.Join(vault, "note-0002.md"), "# Changed\n\nnow about wombats\n") })
 	// watch off: changes wait for index_path.
 	decode(t, c.ok("configure", map[string]any{"name": "watch", "value": "false"}), &list)
 	time.Sleep(500 * time.Millisecond)

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
@@ -29,7 +30,7 @@ func connect(tb testing.TB, srv *mcpserver.Server, opts ...client.ClientOption) 
 	tb.Helper()
 	c, stop := serve(tb, srv, opts...)
 	tb.Cleanup(stop)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	if _, err := c.Initialize(ctx, initRequest()); err != nil {
 		tb.Fatalf("initialize: %v", err)
@@ -61,7 +62,7 @@ func serve(tb testing.TB, srv *mcpserver.Server, opts ...client.ClientOption) (*
 			if err != nil {
 				tb.Errorf("Serve: %v", err)
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(testenv.Guard):
 			tb.Error("Serve did not return after the client closed its end")
 		}
 	}
@@ -102,7 +103,7 @@ func call(tb testing.TB, c *client.Client, name string, args map[string]any) cal
 }
 
 func callErr(c *client.Client, name string, args map[string]any, meta *mcp.Meta) (callResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	var req mcp.CallToolRequest
 	req.Params.Name = name

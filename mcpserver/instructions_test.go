@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
@@ -22,7 +22,7 @@ func TestInstructionsPromiseOnlyWhatHolds(t *testing.T) {
 	_, idx := indexed(t, 2, nil)
 	c, stop := serve(t, mcpserver.New(opener(idx, &braid.Options{NoRerank: "no cross-encoder installed"}), nil))
 	defer stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	res, err := c.Initialize(ctx, initRequest())
 	if err != nil {

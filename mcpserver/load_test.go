@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
@@ -24,11 +25,12 @@ func openFDs(tb testing.TB) int {
 	return len(ents)
 }
 
-// settle waits until count() is at most want, for a few seconds, and
-// returns the last count: goroutines and descriptors take a moment to go.
+// settle waits until count() is at most want (for up to testenv.Guard)
+// and returns the last count: goroutines and descriptors take a moment to
+// go, and a busy machine a longer one.
 func settle(want int, count func() int) int {
 	n := count()
-	for deadline := time.Now().Add(10 * time.Second); n > want && time.Now().Before(deadline); n = count() {
+	for deadline := time.Now().Add(testenv.Guard); n > want && time.Now().Before(deadline); n = count() {
 		runtime.GC()
 		time.Sleep(20 * time.Millisecond)
 	}

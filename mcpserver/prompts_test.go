@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
@@ -42,7 +43,7 @@ func TestPrompts(t *testing.T) {
 	}, &mcpserver.Options{Prompts: dir})
 	c := connect(t, srv)
 	t.Cleanup(func() { close(blocked) }) // before connect's cleanup closes the server
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 
 	list := func() map[string]mcp.Prompt {
@@ -178,11 +179,11 @@ func TestPromptsFolderWithFIFO(t *testing.T) {
 	var srv *mcpserver.Server
 	select {
 	case srv = <-made:
-	case <-time.After(60 * time.Second): // a last guard: New blocked on the FIFO
-		t.Fatal("mcpserver.New did not return within 60s")
+	case <-time.After(testenv.Guard): // a last guard: New blocked on the FIFO
+		t.Fatalf("mcpserver.New did not return within %v", testenv.Guard)
 	}
 	c := connect(t, srv) // fails the test when initialize gets no answer
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	res, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
 	if err != nil {

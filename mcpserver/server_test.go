@@ -18,6 +18,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 	"github.com/braidsearch/braid/rerank"
 )
@@ -91,14 +92,12 @@ func TestInitializeDoesNotWaitForModels(t *testing.T) {
 			close(release)
 		}
 	}()
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// The engine cannot open before release: an answer at all shows
+	// that initialize did not wait for it.
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 	defer cancel()
 	if _, err := c.Initialize(ctx, initRequest()); err != nil {
 		t.Fatalf("initialize while the engine opens: %v", err)
-	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("initialize took %v", took)
 	}
 	if r := call(t, c, "scratchpad_list", nil); r.IsError || !strings.Contains(r.Text, `"entries":[]`) {
 		t.Errorf("scratchpad_list while the engine opens: %+v", r)
@@ -116,7 +115,7 @@ func TestInitializeDoesNotWaitForModels(t *testing.T) {
 		if r.IsError || !strings.Contains(r.Text, "note-0000.md") {
 			t.Errorf("search once the engine is open: %+v", r)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Guard):
 		t.Fatal("search did not answer after the engine opened")
 	}
 	call(t, c, "get_stats", nil)
@@ -226,7 +225,7 @@ func TestSearchesRunDuringIndexPath(t *testing.T) {
 	go func() { indexDone <- c.call("index_path", map[string]any{"path": big}) }()
 	select {
 	case <-emb.entered:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testenv.Guard):
 		t.Fatal("index_path never reached the embedding step")
 	}
 
@@ -266,7 +265,7 @@ func TestSearchesRunDuringIndexPath(t *testing.T) {
 		if r.IsError || !strings.Contains(r.Text, `"added":200`) {
 			t.Fatalf("index_path: %+v", r)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(testenv.Guard):
 		t.Fatal("index_path did not finish")
 	}
 	var sr searchJSON
@@ -302,7 +301,7 @@ func TestModernProtocolClient(t *testing.T) {
 	if err != nil || r.IsError || !strings.Contains(r.Text, `"added":3`) {
 		t.Fatalf("index_path: %v %+v", err, r)
 	}
-	for deadline := time.Now().Add(5 * time.Second); progress.Load() == 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(testenv.Guard); progress.Load() == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if progress.Load() == 0 {
@@ -376,20 +375,18 @@ func TestServeShutdownWithAStuckCall(t *testing.T) {
 	}()
 	select {
 	case <-emb.entered:
-	case <-time.After(20 * time.Second):
+	case <-time.After(testenv.Guard):
 		t.Fatal("index_path never reached the embedder")
 	}
-	start := time.Now()
 	fromClient.Close() // the client goes away
+	// The call never ends by itself: Serve returning at all, with
+	// ErrShutdownTimeout, shows it gave up on it after ShutdownTimeout.
 	select {
 	case err := <-done:
 		if !errors.Is(err, mcpserver.ErrShutdownTimeout) {
 			t.Errorf("Serve: %v, want ErrShutdownTimeout", err)
 		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("Serve took %v to return", d)
-		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(testenv.Guard):
 		t.Fatal("Serve did not return after its input ended with a call stuck")
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/grep"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
@@ -396,7 +397,7 @@ func TestSourceTools(t *testing.T) {
 		t.Errorf("index_path: %+v", idx)
 	}
 	// Notifications may trail the answer by a moment.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testenv.Guard)
 	for {
 		mu.Lock()
 		n := len(notes)

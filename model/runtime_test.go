@@ -36,7 +36,7 @@ func needRuntime(tb testing.TB) {
 			_, err := FindRuntime("")
 			tb.Fatalf("BRAID_REQUIRE_ORT=1 but %v", err)
 		}
-		tb.Skip("ONNX Runtime not found: run `make ort` or set BRAID_ORT_LIB")
+		tb.Skip("no ONNX Runtime: run `make ort` or set BRAID_ORT_LIB")
 	}
 	if err := InitRuntime(p); err != nil {
 		tb.Fatalf("InitRuntime(%s): %v", p, err)

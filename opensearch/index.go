@@ -36,8 +36,14 @@ var ErrUnreachable = errors.New("opensearch: cluster unreachable")
 
 // Defaults for the zero values of Options.
 const (
-	DefaultIndex   = "braid"
-	DefaultTimeout = 10 * time.Second
+	DefaultIndex = "braid"
+	// DefaultTimeout bounds each request: a bulk write of one batch (500
+	// documents, a few thousand chunks) or an index creation on a busy
+	// cluster, or a busy machine, can take well over ten seconds.
+	DefaultTimeout = 2 * time.Minute
+	// DefaultPingTimeout bounds Open's reachability check, so that an
+	// address where nothing answers fails in seconds, not minutes.
+	DefaultPingTimeout = 30 * time.Second
 )
 
 // Options says which cluster and index to use. The zero value of every
@@ -64,7 +70,8 @@ type Options struct {
 	// create a missing index.
 	AnyDim bool
 	// Timeout bounds the reachability check in Open and every request
-	// made without a deadline of its own; 0 means DefaultTimeout.
+	// made without a deadline of its own; 0 means DefaultPingTimeout for
+	// the check and DefaultTimeout for each request.
 	Timeout time.Duration
 }
 
@@ -93,8 +100,9 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 	if o.Shards == 0 {
 		o.Shards = 1
 	}
+	ping := o.Timeout
 	if o.Timeout == 0 {
-		o.Timeout = DefaultTimeout
+		o.Timeout, ping = DefaultTimeout, DefaultPingTimeout
 	}
 	switch {
 	case o.URL == "":
@@ -128,14 +136,14 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 	}
 	x := &Index{client: client, url: o.URL, name: o.Index, files: o.Index + "-files", sources: o.Index + "-sources", dim: o.Dim, timeout: o.Timeout}
 
-	pctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	pctx, cancel := context.WithTimeout(ctx, ping)
 	defer cancel()
 	if _, err := client.Info(pctx, nil); err != nil {
 		client.Close()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("opensearch: open %s: %w", o.URL, ctx.Err())
 		}
-		return nil, fmt.Errorf("%w: %s did not answer (timeout %v): %v; start one with scripts/opensearch.sh start, or set the URL of a running node", ErrUnreachable, o.URL, o.Timeout, err)
+		return nil, fmt.Errorf("%w: %s did not answer (timeout %v): %v; start one with scripts/opensearch.sh start, or set the URL of a running node", ErrUnreachable, o.URL, ping, err)
 	}
 
 	ctx, cancel = x.bound(ctx)

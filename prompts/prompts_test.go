@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/prompts"
 )
 
@@ -127,8 +128,8 @@ func TestLoadRefusesLinksAndFIFOs(t *testing.T) {
 	var r result
 	select {
 	case r = <-done:
-	case <-time.After(60 * time.Second): // a last guard: Load blocked on the FIFO
-		t.Fatal("Load did not return within 60s")
+	case <-time.After(testenv.Guard): // a last guard: Load blocked on the FIFO
+		t.Fatalf("Load did not return within %v", testenv.Guard)
 	}
 	if diff := cmp.Diff([]string{"find_gaps_review", "research_topic", "summarize_document", "trip"}, r.set.Names()); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)

@@ -21,7 +21,8 @@
 #   BRAID_OPENSEARCH_CACHE    jar and class cache, may be shared by several
 #                             state dirs; default $BRAID_OPENSEARCH_HOME/cache
 #   BRAID_OPENSEARCH_HEAP     heap per node (-Xms/-Xmx); default 512m
-#   BRAID_OPENSEARCH_TIMEOUT  seconds start waits for green; default 120
+#   BRAID_OPENSEARCH_TIMEOUT  seconds start waits for green; default 300 (a
+#                             busy machine may take minutes to start nodes)
 #   BRAID_OPENSEARCH_JAVA_OPTS  extra JVM options for every node
 #
 # Progress and errors go to stderr; URLs (start) and the status report go
@@ -35,7 +36,7 @@ src_dir=$script_dir/opensearch
 work=${BRAID_OPENSEARCH_HOME:-$repo_root/.tools/opensearch}
 cache=${BRAID_OPENSEARCH_CACHE:-$work/cache}
 heap=${BRAID_OPENSEARCH_HEAP:-512m}
-timeout=${BRAID_OPENSEARCH_TIMEOUT:-120}
+timeout=${BRAID_OPENSEARCH_TIMEOUT:-300}
 run_dir=$work/run
 nodes_dir=$work/nodes
 

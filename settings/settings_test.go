@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -301,8 +302,8 @@ func TestLoadRefusesNonRegular(t *testing.T) {
 			var r result
 			select {
 			case r = <-done:
-			case <-time.After(60 * time.Second): // a last guard: Load blocked
-				t.Fatal("Load did not return within 60s")
+			case <-time.After(testenv.Guard): // a last guard: Load blocked
+				t.Fatalf("Load did not return within %v", testenv.Guard)
 			}
 			if r.err == nil || !strings.Contains(r.err.Error(), c.want) || !strings.Contains(r.err.Error(), "delete it to go back to the default settings") {
 				t.Errorf("Load: %+v, %v; want an error saying %q", r.v, r.err, c.want)

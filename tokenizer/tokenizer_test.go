@@ -12,10 +12,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/braidsearch/braid/internal/testdata"
 )
 
 // modelsDir holds the real tokenizer.json files, outside the repository.
-const modelsDir = "../../shared/models/tokenizers"
+var modelsDir = filepath.Join(testdata.ModelsDir(), "tokenizers")
 
 // goldenModels are the real BERT tokenizers, read from modelsDir (their
 // tests skip when it is missing); goldenFixtures the SentencePiece Unigram
@@ -30,11 +32,7 @@ func loadModel(tb testing.TB, name string) *Tokenizer {
 	if slices.Contains(goldenFixtures, name) {
 		return loadFile(tb, filepath.Join("testdata", name+".json"))
 	}
-	path := filepath.Join(modelsDir, name, "tokenizer.json")
-	if _, err := os.Stat(path); err != nil {
-		tb.Skipf("real tokenizer missing, skipping: %s (%v)", path, err)
-	}
-	return loadFile(tb, path)
+	return loadFile(tb, testdata.Models(tb, filepath.Join("tokenizers", name, "tokenizer.json")))
 }
 
 func loadFile(tb testing.TB, path string) *Tokenizer {

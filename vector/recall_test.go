@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // dataset is a reproducible set of unit vectors and queries.
@@ -129,9 +131,7 @@ func truths(d dataset, k int) [][]string {
 // TestRecall checks the default options against brute force at 2,000
 // vectors; BenchmarkSearch10k measures the same at 10,000.
 func TestRecall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two 2,000-vector graphs")
-	}
+	testenv.Slow(t, "builds two 2,000-vector graphs")
 	for _, d := range []dataset{randomSet(2000, 100, 384, 1), clusteredSet(2000, 100, 384, 2)} {
 		t.Run(d.name, func(t *testing.T) {
 			x := build(t, d, nil)

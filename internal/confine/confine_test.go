@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // tree makes root/in/{a.md, sub/b.md}, secret outside root, and links:
@@ -86,7 +88,7 @@ func TestReadFile(t *testing.T) {
 			}()
 			select {
 			case <-done:
-			case <-time.After(5 * time.Second):
+			case <-time.After(testenv.Guard):
 				t.Fatal("ReadFile blocked")
 			}
 			if tc.err != nil {

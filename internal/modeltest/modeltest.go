@@ -51,7 +51,7 @@ func NeedRuntime(tb testing.TB) string {
 			_, err := model.FindRuntime(os.Getenv(model.EnvRuntimeLib))
 			tb.Fatalf("BRAID_REQUIRE_ORT=1 but %v", err)
 		}
-		tb.Skip("ONNX Runtime not found: run `make ort` or set BRAID_ORT_LIB")
+		tb.Skip("no ONNX Runtime: run `make ort` or set BRAID_ORT_LIB")
 	}
 	if err := model.InitRuntime(p); err != nil {
 		tb.Fatalf("InitRuntime(%s): %v", p, err)

@@ -6,8 +6,14 @@
 // compiled launcher live in one shared cache (BRAID_OPENSEARCH_CACHE,
 // default .tools/opensearch/cache in the repository), resolved once.
 //
-// Without java, mvn or curl the tests that need a cluster skip, saying
-// so; with BRAID_REQUIRE_OPENSEARCH=1 they fail instead.
+// A test that starts a cluster belongs to the slow suite: it skips under
+// -short (make test) and make test-slow runs it (testenv.Slow). Without
+// java, mvn or curl the tests that need a cluster skip, saying so; with
+// BRAID_REQUIRE_OPENSEARCH=1 they fail instead.
+//
+// A busy machine (other builds, the race detector) may take minutes to
+// start nodes: the script waits up to greenWait for green unless
+// BRAID_OPENSEARCH_TIMEOUT says otherwise.
 package opensearchtest
 
 import (
@@ -24,6 +30,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // Environment variables the helper reads.
@@ -31,6 +39,7 @@ const (
 	EnvRequire = "BRAID_REQUIRE_OPENSEARCH" // "1": missing tools fail the test
 	EnvCache   = "BRAID_OPENSEARCH_CACHE"   // shared jar/class cache dir
 	EnvHome    = "BRAID_OPENSEARCH_HOME"    // per-cluster state dir (set by the helper)
+	EnvTimeout = "BRAID_OPENSEARCH_TIMEOUT" // seconds the script waits for green
 )
 
 // Ports the helper picks from: HTTP in [httpLow, httpHigh), transport at
@@ -41,8 +50,15 @@ const (
 	transportOffset = 1000
 )
 
-// startTimeout bounds one start, including a cold Maven resolution.
-const startTimeout = 4 * time.Minute
+// greenWait is how long the script waits for a started cluster to be
+// green, unless EnvTimeout is set; startTimeout bounds one start of the
+// script, which adds a cold Maven resolution to that. Both are last
+// guards against a hang, sized for a machine at a load average of 12 or
+// more, not expectations.
+const (
+	greenWait    = 15 * time.Minute
+	startTimeout = greenWait + 10*time.Minute
+)
 
 // Cluster is a running OpenSearch cluster started by StartCluster.
 type Cluster struct {
@@ -68,9 +84,10 @@ func Start(t testing.TB, nodes int) (url string) {
 // the tools the script needs are missing.
 func StartCluster(t testing.TB, nodes int) *Cluster {
 	t.Helper()
+	testenv.Slow(t, "starts an OpenSearch cluster")
 	for _, tool := range []string{"java", "mvn", "curl"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			msg := fmt.Sprintf("opensearchtest: %s not found on PATH: install a JDK 11+, Apache Maven and curl to run OpenSearch tests", tool)
+			msg := fmt.Sprintf("no %s: opensearchtest: %s not found on PATH: install a JDK 11+, Apache Maven and curl to run OpenSearch tests", tool, tool)
 			if os.Getenv(EnvRequire) == "1" {
 				t.Fatalf("%s (%s=1)", msg, EnvRequire)
 			}
@@ -90,6 +107,9 @@ func StartCluster(t testing.TB, nodes int) *Cluster {
 		tb:   t,
 		home: home,
 		env:  append(os.Environ(), EnvHome+"="+home, EnvCache+"="+cache),
+	}
+	if os.Getenv(EnvTimeout) == "" {
+		c.env = append(c.env, fmt.Sprintf("%s=%d", EnvTimeout, int(greenWait.Seconds())))
 	}
 	script := filepath.Join(root, "scripts", "opensearch.sh")
 
@@ -167,8 +187,10 @@ func (c *Cluster) Kill(n int) {
 	if err != nil {
 		c.tb.Fatalf("opensearchtest: kill node %d (pid %d): %v", n, pid, err)
 	}
-	// Wait until its HTTP port stops answering, so the test sees a dead node.
-	deadline := time.Now().Add(30 * time.Second)
+	// Wait until its HTTP port stops answering, so the test sees a dead
+	// node (the deadline is a last guard: a killed process closes its
+	// sockets at once, but a loaded machine may take a while to reap it).
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(c.URLs[n-1], "http://"), time.Second)
 		if err != nil {
@@ -177,7 +199,7 @@ func (c *Cluster) Kill(n int) {
 		conn.Close()
 		time.Sleep(100 * time.Millisecond)
 	}
-	c.tb.Fatalf("opensearchtest: node %d still answers 30 s after SIGKILL", n)
+	c.tb.Fatalf("opensearchtest: node %d still answers 2 minutes after SIGKILL", n)
 }
 
 // Restart starts the cluster's nodes again on the same ports and data

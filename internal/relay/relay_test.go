@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func listen(t *testing.T, h Handler) *Server {
@@ -98,7 +100,7 @@ func TestCancelAndPanic(t *testing.T) {
 	}
 	select {
 	case <-cancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.Guard):
 		t.Fatal("the server's command was not cancelled when its client went away")
 	}
 	_, errOut, code, err := call(t, s, context.Background(), "panic", nil)
@@ -157,7 +159,7 @@ func TestCloseAndTakeOver(t *testing.T) {
 	if _, err := Dial(path); !errors.Is(err, ErrNoServer) {
 		t.Fatalf("dial after close: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testenv.Guard)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // privateEnv points the temporary directory at a fresh folder and unsets
@@ -112,7 +114,7 @@ func TestSocketPathRefusesUnsafeFolder(t *testing.T) {
 		}, "is open to other users"},
 		{"another user's", func(t *testing.T, folder string) {
 			if os.Getuid() != 0 {
-				t.Skip("needs root to give the folder to another user (uid 65534)")
+				t.Skip("not root: giving the folder to another user (uid 65534) needs root")
 			}
 			os.Mkdir(folder, 0o700)
 			os.Chown(folder, 65534, 65534)
@@ -224,7 +226,7 @@ func startOtherUser(t *testing.T, mode, dir string) *otherUser {
 // next is the helper's next line that starts with prefix.
 func (h *otherUser) next(t *testing.T, prefix string) string {
 	t.Helper()
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(testenv.Guard)
 	for {
 		select {
 		case line, ok := <-h.lines:
@@ -244,7 +246,7 @@ func (h *otherUser) next(t *testing.T, prefix string) string {
 func sharedDir(t *testing.T) string {
 	t.Helper()
 	if os.Getuid() != 0 {
-		t.Skip("needs root to run a process as another user (uid 65534); run the relay tests as root to cover another user's socket")
+		t.Skip("not root: running a process as another user (uid 65534) needs root; run the relay tests as root to cover another user's socket")
 	}
 	dir, err := os.MkdirTemp("", "braid-relay-")
 	if err != nil {
@@ -361,6 +363,6 @@ func TestHelperOtherUser(t *testing.T) {
 		n, _ := io.Copy(io.Discard, c)
 		fmt.Printf("got %d bytes\n", n)
 	default:
-		t.Skip("the other user's side of TestForwardRefusesAnotherUsersSocket and TestServeRefusesAnotherUsersClient")
+		t.Skip("helper, not a test: the other user's side of TestForwardRefusesAnotherUsersSocket and TestServeRefusesAnotherUsersClient")
 	}
 }

@@ -86,7 +86,7 @@ func Start(tb testing.TB, opt *Options) *Server {
 	tb.Helper()
 	bin := MotoPath()
 	if bin == "" {
-		msg := fmt.Sprintf("moto_server not found ($%s=%q): run `make moto`, or set %s to a moto_server", EnvMoto, os.Getenv(EnvMoto), EnvMoto)
+		msg := fmt.Sprintf("no moto: moto_server not found ($%s=%q): run `make moto`, or set %s to a moto_server", EnvMoto, os.Getenv(EnvMoto), EnvMoto)
 		if os.Getenv(EnvRequire) == "1" {
 			tb.Fatalf("%s=1 but %s", EnvRequire, msg)
 		}
