@@ -48,7 +48,7 @@ func TestProfilesNameOnlyTheirTools(t *testing.T) {
 	for _, profile := range profileNames {
 		t.Run(profile, func(t *testing.T) {
 			c := &clientT{connect(t, mcpserver.New(opener(idx, nil), &mcpserver.Options{Tools: profile, AllowWrites: true})), t}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
 			defer cancel()
 			init, err := c.Initialize(ctx, initRequest())
 			if err != nil {
