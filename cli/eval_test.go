@@ -214,6 +214,7 @@ func TestTuneSave(t *testing.T) {
 	}
 	type point struct {
 		Weight     float64 `json:"vector_weight"`
+		Auto       bool    `json:"auto"` // the weight chosen per query: saved as no fixed vector_weight
 		Fusion     string  `json:"fusion"`
 		Candidates int     `json:"candidates"`
 		Score      struct {
@@ -269,7 +270,11 @@ func TestTuneSave(t *testing.T) {
 			got[s.Name] = s.Value
 		}
 	}
-	if got["vector_weight"] != fmt.Sprint(rep.Best.Weight) || got["candidates"] != fmt.Sprint(rep.Best.Candidates) || got["fusion"] != rep.Best.Fusion {
+	wantWeight := fmt.Sprint(rep.Best.Weight)
+	if rep.Best.Auto {
+		wantWeight = ""
+	}
+	if got["vector_weight"] != wantWeight || got["candidates"] != fmt.Sprint(rep.Best.Candidates) || got["fusion"] != rep.Best.Fusion {
 		t.Errorf("saved settings %v, want the best %+v", got, rep.Best)
 	}
 	text, _, _ := runCLI(t, "--index", idx, "stats")
