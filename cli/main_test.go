@@ -283,6 +283,11 @@ func TestGrepAgreesWithRipgrep(t *testing.T) {
 	var dirs []string
 	for _, d := range []string{"markdown/dendron/vault", "markdown/silverbullet/docs"} {
 		abs, _ := filepath.Abs(testdata.Dir(t, d))
+		// braid registers a source at its real path, so ripgrep is given
+		// the same: the shared folder may be reached through a link.
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
 		dirs = append(dirs, (&Globals{}).displayPath(abs))
 	}
 	idx := filepath.Join(t.TempDir(), "idx")
