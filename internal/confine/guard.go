@@ -2,7 +2,6 @@ package confine
 
 import (
 	"fmt"
-	"io"
 	"os"
 )
 
@@ -61,12 +60,6 @@ func ReadConfig(path string, limit int64) ([]byte, error) {
 	if !info.Mode().IsRegular() || !os.SameFile(before, info) {
 		return nil, fmt.Errorf("%w: %s was replaced by %s while being opened", ErrNotRegular, path, Kind(info.Mode()))
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: %s grew past %d bytes while being read", ErrTooLarge, path, limit)
-	}
-	return data, nil
+	data, _, err := readAll(f, path, limit)
+	return data, err
 }

@@ -217,12 +217,7 @@ func (d *Dir) Mkdir(rel string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	real, err := fdPath(fd)
-	if err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	return &Dir{root: real, fd: fd}, nil
+	return dirOf(fd)
 }
 
 // Sub opens the existing folder rel beneath the root as a Dir of its own.
@@ -231,12 +226,7 @@ func (d *Dir) Sub(rel string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	real, err := fdPath(fd)
-	if err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	return &Dir{root: real, fd: fd}, nil
+	return dirOf(fd)
 }
 
 // Stat reports on the entry name in the folder, not following a link.
@@ -381,6 +371,17 @@ func readlink(fd int) (string, error) {
 			return "", unix.ENAMETOOLONG
 		}
 	}
+}
+
+// dirOf is the Dir of an open folder descriptor, named by the path the
+// kernel records for it; it closes fd when that cannot be read.
+func dirOf(fd int) (*Dir, error) {
+	real, err := fdPath(fd)
+	if err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return &Dir{root: real, fd: fd}, nil
 }
 
 // fdPath is the path the kernel records for an open descriptor.
