@@ -312,6 +312,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		if cands, err = rank.Signals(ctx, cands, opt.DocEvidence, opt.LinkPrior, e.ret.Backlinks); err != nil {
 			return nil, err
 		}
+		cands = res.Weighting.Keep(cands) // the guard: a confident list's best stays in the top
 		if hits, err = e.rerankAndHydrate(ctx, q, cands, opt, w, res); err != nil {
 			return nil, err
 		}

@@ -63,7 +63,9 @@ func TestFitDefaultModel(t *testing.T) {
 			s := fusion.Sample{Gain: make([]float64, len(runs)), Share: 1 / float64(n)}
 			for i, r := range runs {
 				s.Gain[i] = r.PerQuery[j].NDCG10
-				if p := r.PerQuery[j].Predictors; p != nil {
+				// Only a hybrid run read both lists: a vector run's
+				// predictors have no lexical side.
+				if p := r.PerQuery[j].Predictors; p != nil && r.Mode == Hybrid {
 					s.P = *p
 				}
 			}

@@ -142,6 +142,43 @@ type Model struct {
 	Coef [7]float64 `json:"coef"`
 	Min  float64    `json:"min"`
 	Max  float64    `json:"max"`
+	// Guard keeps a confident list's best candidate in the fused top
+	// where the two lists disagree (Model.Guarded): 0 fields, off.
+	Guard Guard `json:"guard,omitzero"`
+}
+
+// Guard is when a list's best candidate is kept in the fused top ranks
+// whatever the weight: the two lists' top 10s share at most Overlap, and
+// that list's best stands out from its second by at least LexGap (BM25,
+// relative to the best) or VecGap (cosine). Rank is the 1-based rank it is
+// moved up to when fusion put it lower; 0 turns the guard off.
+type Guard struct {
+	LexGap  float64 `json:"lex_gap,omitempty"`
+	VecGap  float64 `json:"vec_gap,omitempty"`
+	Overlap float64 `json:"overlap,omitempty"`
+	Rank    int     `json:"rank,omitempty"`
+}
+
+// Guarded says which lists' best candidates the guard keeps for a query
+// with predictors p, and why, in a phrase for --explain.
+func (m Model) Guarded(p Predictors) (lex, vec bool, why string) {
+	g := m.Guard
+	if g.Rank <= 0 || p.Overlap > g.Overlap {
+		return false, false, ""
+	}
+	lex = g.LexGap > 0 && p.LexGap >= g.LexGap
+	vec = g.VecGap > 0 && p.VecGap >= g.VecGap
+	var parts []string
+	if lex {
+		parts = append(parts, fmt.Sprintf("BM25's best (lex_gap %.3f >= %.3f)", p.LexGap, g.LexGap))
+	}
+	if vec {
+		parts = append(parts, fmt.Sprintf("the vectors' best (vec_gap %.3f >= %.3f)", p.VecGap, g.VecGap))
+	}
+	if len(parts) > 0 {
+		why = fmt.Sprintf("the lists disagree (overlap %.2f <= %.2f): %s kept within the top %d", p.Overlap, g.Overlap, strings.Join(parts, " and "), g.Rank)
+	}
+	return lex, vec, why
 }
 
 // DefaultModel is the adaptive weighting a search gets when it names no

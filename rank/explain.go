@@ -43,6 +43,9 @@ type Explanation struct {
 	// Reranked says the cross-encoder read this hit: RerankScore is its
 	// logit (the hit's score), RankBefore and RankAfter its chunk's place
 	// among the candidates before and after reranking.
+	// Guarded says the adaptive weighting's guard moved this hit up
+	// (Weighting.Guard says why): it ranks above hits of higher score.
+	Guarded     bool    `json:"guarded,omitempty"`
 	Reranked    bool    `json:"reranked"`
 	RerankScore float64 `json:"rerank_score,omitempty"`
 	RankBefore  int     `json:"rank_before,omitempty"`
@@ -62,7 +65,7 @@ func (c Candidate) Explain(w float64, how settings.Fusion, noInstruction bool, r
 		VectorScore: c.Vector.Raw, VectorRank: c.Vector.Rank, VectorNorm: c.Vector.Norm,
 		VectorWeight: w, Fused: c.Fused, Score: c.Score, Weighting: wt, BM25: c.BM25, FieldBonus: c.FieldBonus,
 		DocEvidence: c.DocBonus, Backlinks: c.Backlinks, LinkPrior: c.Prior,
-		NoQueryInstruction: w > 0 && noInstruction,
+		NoQueryInstruction: w > 0 && noInstruction, Guarded: c.Guarded,
 	}
 	if w > 0 {
 		x.Fusion = string(settings.FusionLinear)
@@ -107,6 +110,9 @@ func (x *Explanation) String() string {
 		case x.DocEvidence != 0:
 			line += fmt.Sprintf(" + doc_evidence %.4f = score %.4f", x.DocEvidence, x.Score)
 		}
+	}
+	if x.Guarded && x.Weighting != nil {
+		line += "; kept up by the guard: " + x.Weighting.Guard
 	}
 	if x.Reranked {
 		line += fmt.Sprintf("; rerank %.4f (rank %d -> %d)", x.RerankScore, x.RankBefore, x.RankAfter)

@@ -25,6 +25,8 @@ type Candidate struct {
 	Backlinks int     // documents linking to its document, with the link prior
 	Prior     float64 // the factor the link prior multiplied by (0: not applied)
 
+	Guarded bool // moved up by the adaptive weighting's guard (Weighting.Guard)
+
 	Reranked bool    // the cross-encoder scored it
 	Rerank   float64 // its score
 	Before   int     // 1-based rank before reranking
@@ -168,6 +170,12 @@ type Weighting struct {
 	Adaptive   bool              `json:"adaptive"`
 	Why        string            `json:"why,omitempty"`
 	Predictors fusion.Predictors `json:"predictors"`
+	// Guard says which list's best candidate the adaptive weighting kept
+	// in the fused top, and why (fusion.Model.Guarded); empty when none.
+	Guard string `json:"guard,omitempty"`
+
+	keepLex, keepVec string // the chunks the guard keeps, by id
+	keepAt           int    // within this 1-based rank
 }
 
 // Weigh reads the predictors of the two lists and decides the weight:
@@ -180,6 +188,42 @@ func Weigh(lex []index.Candidate, vec []fusion.Candidate, w float64, adaptive bo
 	wt := &Weighting{Weight: w, Adaptive: adaptive, Predictors: fusion.Predict(lexF, vec)}
 	if adaptive {
 		wt.Weight, wt.Why = m.Weight(wt.Predictors)
+		lex, vec2, why := m.Guarded(wt.Predictors)
+		if lex && len(lexF) > 0 {
+			wt.keepLex = lexF[0].ID
+		}
+		if vec2 && len(vec) > 0 {
+			wt.keepVec = vec[0].ID
+		}
+		if wt.keepLex != "" || wt.keepVec != "" {
+			wt.Guard, wt.keepAt = why, m.Guard.Rank
+		}
 	}
 	return wt
+}
+
+// Keep moves the chunks the weighting's guard keeps (Weigh) up to its
+// rank where the fused order put them lower, marking them Guarded; the
+// rest keep their order. With no guard it returns cands as they are.
+func (wt *Weighting) Keep(cands []Candidate) []Candidate {
+	if wt == nil || wt.keepAt <= 0 {
+		return cands
+	}
+	// BM25's best first, so that where both lists' bests are kept it
+	// ends up above the vectors'.
+	for _, id := range []string{wt.keepVec, wt.keepLex} {
+		if id == "" {
+			continue
+		}
+		i := slices.IndexFunc(cands, func(c Candidate) bool { return c.ChunkID == id })
+		to := min(wt.keepAt, len(cands)) - 1
+		if i <= to {
+			continue // already there, or not a candidate
+		}
+		c := cands[i]
+		c.Guarded = true
+		copy(cands[to+1:i+1], cands[to:i])
+		cands[to] = c
+	}
+	return cands
 }

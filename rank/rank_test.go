@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -263,5 +264,42 @@ func TestExplainAddsUp(t *testing.T) {
 	want := "bm25 7.0000 (rank 1, normalised 1.000); cosine 0.8000 (rank 4, normalised 0.700); w 0.35 adaptive [0.60 -0.25 (lex_gap 0.500)], linear fused 0.8001 + doc_evidence 0.2619 = score 1.0620"
 	if got := c.Explain(0.35, "", false, 1, wt).String(); got != want {
 		t.Errorf("String:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestGuardKeepsTheConfidentBest: where BM25's best stands far above its
+// second and the lists share nothing, the adaptive weighting keeps it in
+// the top 2 even when fusion ranks it lower; a named weight or a lower gap
+// leaves the fused order alone.
+func TestGuardKeepsTheConfidentBest(t *testing.T) {
+	lex := []index.Candidate{{ChunkID: "L1", Score: 10}, {ChunkID: "L2", Score: 3}, {ChunkID: "L3", Score: 2}}
+	vec := []fusion.Candidate{{ID: "V1", Score: 0.9}, {ID: "V2", Score: 0.8}, {ID: "V3", Score: 0.7}}
+	fused := func() []Candidate {
+		return []Candidate{{ChunkID: "V1"}, {ChunkID: "V2"}, {ChunkID: "V3"}, {ChunkID: "L1"}, {ChunkID: "L2"}}
+	}
+	m := fusion.Model{Bias: 0.8, Min: 0.1, Max: 0.9, Guard: fusion.Guard{LexGap: 0.5, Overlap: 0.2, Rank: 2}}
+
+	wt := Weigh(lex, vec, 0.6, true, m)
+	if wt.Guard == "" {
+		t.Fatalf("lex_gap %.2f, overlap %.2f: want the guard on", wt.Predictors.LexGap, wt.Predictors.Overlap)
+	}
+	got := wt.Keep(fused())
+	if diff := cmp.Diff([]string{"V1", "L1", "V2", "V3", "L2"}, ids(got)); diff != "" {
+		t.Errorf("guarded order (-want +got):\n%s", diff)
+	}
+	if !got[1].Guarded || got[0].Guarded {
+		t.Errorf("Guarded marks: %v, %v; want only L1", got[0].Guarded, got[1].Guarded)
+	}
+	if x := got[1].Explain(wt.Weight, "", false, 2, wt).String(); !strings.Contains(x, "kept up by the guard") {
+		t.Errorf("explain does not say the guard moved it: %s", x)
+	}
+
+	named := Weigh(lex, vec, 0.6, false, m) // --vector-weight 0.6: exactly that
+	if diff := cmp.Diff(ids(fused()), ids(named.Keep(fused()))); diff != "" || named.Guard != "" {
+		t.Errorf("a named weight was guarded (%q):\n%s", named.Guard, diff)
+	}
+	m.Guard.LexGap = 0.8 // L1's gap is 0.7
+	if g := Weigh(lex, vec, 0.6, true, m); g.Guard != "" || cmp.Diff(ids(fused()), ids(g.Keep(fused()))) != "" {
+		t.Errorf("guard on below its gap: %q", g.Guard)
 	}
 }
