@@ -75,7 +75,7 @@ DEMO_QUERY := what can an AI agent read or write through the MCP server
 endif
 QUERY ?= $(DEMO_QUERY)
 ifneq ($(QUERY),)
-DEMO_SEARCH = $(BIN) --index $(DEMO_INDEX) search --vector-weight 0.7 --limit 5 --explain '$(subst ','\'',$(QUERY))'
+DEMO_SEARCH = $(BIN) --index $(DEMO_INDEX) search --limit 5 --explain '$(subst ','\'',$(QUERY))'
 else
 DEMO_SEARCH = @echo "demo: ask it something: $(BIN) --index $(DEMO_INDEX) search 'your question' (or make demo QUERY='your question')"
 endif

@@ -199,12 +199,16 @@ func (t *target) docs(ctx context.Context, changes []index.Change) ([]opensearch
 			c := &ch.Chunks[i]
 			heads := strings.Join(c.HeadingPath, " / ")
 			title := d.Title + "\n" + strings.TrimSuffix(d.Path, path.Ext(d.Path))
+			sum := d.Summary()
+			if sum != "" {
+				title += "\n" + sum // as index/lexical.go
+			}
 			if d.Kind == index.KindBEIR {
 				title = "" // a record's title is a sentence of it, not a name (index/lexical.go)
 			}
 			out = append(out, opensearch.Doc{
 				ChunkID: c.ID, DocID: d.ID, Source: d.SourceID, Path: d.Path, Title: title, DocTitle: d.Title,
-				Headings: heads, Content: d.Title + "\n" + heads + "\n" + c.Text, Text: c.Text,
+				Headings: heads, Content: index.ContentText(d.Title, sum, heads, c), Text: c.Text,
 				HeadingPath: c.HeadingPath, Tags: tags, Ord: c.Ord, StartLine: c.StartLine, EndLine: c.EndLine,
 				DocHash: d.Hash, Kind: string(d.Kind), Aliases: d.Aliases, Lines: d.Lines,
 			})

@@ -200,7 +200,7 @@ func storeMeta(s *Store) func(string) ChunkMeta {
 		}
 		var m ChunkMeta
 		if d, _ := s.Doc(id); d != nil {
-			m = ChunkMeta{Title: d.Title, SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
+			m = ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
 		}
 		cache[id] = m
 		return m
@@ -224,7 +224,7 @@ func (ix *Indexer) commit(ctx context.Context, changes []Change) error {
 		if d == nil {
 			continue
 		}
-		meta[d.ID] = ChunkMeta{Title: d.Title, SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
+		meta[d.ID] = ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
 		for j := range changes[i].Chunks {
 			adds = append(adds, &changes[i].Chunks[j])
 		}

@@ -33,7 +33,7 @@ import (
 // Field names in the lexical index.
 const (
 	fieldContent  = "content"  // title + heading path + chunk text: the flat BM25 field
-	fieldTitle    = "title"    // title and file path, weighed by Request.TitleWeight
+	fieldTitle    = "title"    // title, file path and summary (Document.Summary), weighed by Request.TitleWeight
 	fieldHeadings = "headings" // weighed by Request.HeadingWeight
 	fieldDoc      = "doc"
 	fieldSource   = "source"
@@ -206,6 +206,7 @@ func (l *Lexical) DocCount() (n uint64, err error) {
 // ChunkMeta is the document-level data indexed with each chunk.
 type ChunkMeta struct {
 	Title    string
+	Summary  string // Document.Summary: searched with the title
 	SourceID string
 	Path     string
 	Tags     []string
@@ -215,6 +216,18 @@ type ChunkMeta struct {
 	// title would outweigh the body (SciFact train nDCG@10 0.62 with the
 	// boost, 0.69 without).
 	Record bool
+}
+
+// ContentText is what the flat BM25 field holds for chunk c of a
+// document titled title with summary (Document.Summary): the title, the
+// heading path and the text, and on the document's first chunk the
+// summary, so that words only the summary uses find the note (once, not
+// on every chunk, where they would count as much as the body's).
+func ContentText(title, summary, heads string, c *Chunk) string {
+	if summary != "" && c.Ord == 0 {
+		return title + "\n" + summary + "\n" + heads + "\n" + c.Text
+	}
+	return title + "\n" + heads + "\n" + c.Text
 }
 
 // Apply deletes and adds chunks and records gen, in one persisted batch.
@@ -227,12 +240,15 @@ func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID 
 		m := meta(c.DocID)
 		heads := strings.Join(c.HeadingPath, " / ")
 		tags := chunkTagTerms(m.Tags, c.Ord)
-		title := m.Title + "\n" + strings.TrimSuffix(m.Path, path.Ext(m.Path))
+		title, summary := m.Title+"\n"+strings.TrimSuffix(m.Path, path.Ext(m.Path)), m.Summary
+		if summary != "" {
+			title += "\n" + summary
+		}
 		if m.Record {
-			title = ""
+			title, summary = "", ""
 		}
 		d := lexDoc{
-			Content:  m.Title + "\n" + heads + "\n" + c.Text,
+			Content:  ContentText(m.Title, summary, heads, c),
 			Title:    title,
 			Headings: heads,
 			Doc:      c.DocID,

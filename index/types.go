@@ -169,6 +169,38 @@ type Document struct {
 	ETag string `json:"etag,omitempty"`
 }
 
+// summaryKeys are the frontmatter keys notes keep a one-line summary
+// under: description (SilverBullet, Hugo, Jekyll, Obsidian Publish), desc
+// (Dendron) and summary.
+var summaryKeys = []string{"description", "desc", "summary"}
+
+// maxSummary caps the summary searched with a document's title: a
+// summary longer than a paragraph is a body, not a summary.
+const maxSummary = 1024
+
+// Summary is the document's own summary of itself, from its frontmatter
+// (summaryKeys, the first that is a non-empty string), cut at maxSummary
+// bytes on a word; "" when it has none. BM25 searches it with the title
+// (index/lexical.go), since a note's description is often the only place
+// the words a question uses for it appear.
+func (d *Document) Summary() string {
+	for _, k := range summaryKeys {
+		s, _ := d.Frontmatter[k].(string)
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if len(s) > maxSummary {
+			s = s[:maxSummary]
+			if i := strings.LastIndexAny(s, " \t\n"); i > 0 {
+				s = s[:i]
+			}
+			s = strings.ToValidUTF8(s, "")
+		}
+		return s
+	}
+	return ""
+}
+
 // Heading is a markdown heading and the line it is on.
 type Heading struct {
 	Level int    `json:"level"`
