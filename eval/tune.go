@@ -239,6 +239,21 @@ func Tune(ctx context.Context, col *Collection, cur Point, o TuneOptions, search
 			p.Auto, p.Model = true, m
 		})
 	}
+	if !o.Lexical {
+		// The guard, on an adaptive weighting: BM25's best kept in the
+		// top 2 (fusion.KeepLexicalBest), or off.
+		dim(1, func(p *Point, _ int) {
+			if p.Auto && p.Model != nil {
+				m := *p.Model
+				if m.Guard == (fusion.Guard{}) {
+					m.Guard = fusion.KeepLexicalBest
+				} else {
+					m.Guard = fusion.Guard{}
+				}
+				p.Model = &m
+			}
+		})
+	}
 	if len(weights) > 1 || weights[0] != 0 {
 		dim(len(fusions), func(p *Point, i int) { p.Fusion, p.Normalize = fusions[i].f, fusions[i].n })
 	}

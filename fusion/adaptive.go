@@ -159,6 +159,12 @@ type Guard struct {
 	Rank    int     `json:"rank,omitempty"`
 }
 
+// KeepLexicalBest is the guard braid tune tries on an adaptive weighting:
+// BM25's best chunk within the fused top 2 whatever the lists say. Off in
+// DefaultModel: on the tuning splits it gained 0.001 nDCG@10 on the vault
+// questions and lost 0.002 on SciFact train (docs/benchmarks.md).
+var KeepLexicalBest = Guard{LexGap: 1e-9, Overlap: 1, Rank: 2}
+
 // Guarded says which lists' best candidates the guard keeps for a query
 // with predictors p, and why, in a phrase for --explain.
 func (m Model) Guarded(p Predictors) (lex, vec bool, why string) {
@@ -185,7 +191,7 @@ func (m Model) Guarded(p Predictors) (lex, vec bool, why string) {
 // weight, fitted on SciFact's train split and the tuning half of
 // bench/vaults/queries.tsv (docs/benchmarks.md, issue 31); the held-back
 // halves were not read.
-var DefaultModel = Model{Bias: 0.6, Min: 0.1, Max: 0.9}
+var DefaultModel = Model{Bias: 0.6, Coef: [7]float64{-0.575, 0, 0, -0.275, 0.575, 0.325, 0.1}, Min: 0.1, Max: 0.9}
 
 // Weight is the vector weight of a query with predictors p, and why: the
 // terms that moved it from the bias, largest first.
