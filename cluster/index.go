@@ -215,7 +215,7 @@ func (t *target) docs(ctx context.Context, changes []index.Change) ([]opensearch
 			if c.Ord == 0 {
 				out[len(out)-1].Record = record
 			}
-			texts = append(texts, index.EmbedInput(d.Title, c))
+			texts = append(texts, index.EmbedInput(d.Title, sum, c))
 		}
 	}
 	em := t.c.cfg.Embedder

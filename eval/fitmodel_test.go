@@ -75,6 +75,8 @@ func TestFitDefaultModel(t *testing.T) {
 	start := fusion.DefaultModel
 	start.Coef = [7]float64{}
 	_, fixed := fusion.Fit(samples, grid, start, fusion.Features...)
-	m, got := fusion.Fit(samples, grid, start)
+	m, got := fusion.Fit(samples, grid, start, fusion.Unfitted()...)
+	all, inSample := fusion.Fit(samples, grid, start)
+	t.Logf("all seven predictors fitted (in-sample only, for comparison): %.4f, %#v", inSample, all.Coef)
 	t.Logf("grid %v; best single weight (bias only): mean nDCG@10 %.4f; fitted: %.4f\nfusion.Model{Bias: %g, Coef: %#v, Min: %g, Max: %g}", grid, fixed, got, m.Bias, m.Coef, m.Min, m.Max)
 }

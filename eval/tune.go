@@ -333,6 +333,6 @@ func refit(col *Collection, weights []float64, at func(w float64) []QueryScore) 
 		}
 		samples = append(samples, s)
 	}
-	m, _ := fusion.Fit(samples, grid, fusion.DefaultModel)
+	m, _ := fusion.Fit(samples, grid, fusion.DefaultModel, fusion.Unfitted()...)
 	return &m
 }

@@ -159,6 +159,25 @@ type Guard struct {
 	Rank    int     `json:"rank,omitempty"`
 }
 
+// FitFeatures are the predictors a refit moves (braid tune, and the fit
+// of DefaultModel); the others keep their coefficients. Chosen by
+// cross-validation on the tuning splits (docs/benchmarks.md): fitting all
+// seven gained in-sample and lost on the held-out folds, and of the
+// subsets tried only the lists' rank agreement beat a fixed weight there.
+var FitFeatures = []string{"agreement"}
+
+// Unfitted names the Features not in FitFeatures: Fit's fixed argument
+// for a refit.
+func Unfitted() []string {
+	var out []string
+	for _, f := range Features {
+		if !slices.Contains(FitFeatures, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // KeepLexicalBest is the guard braid tune tries on an adaptive weighting:
 // BM25's best chunk within the fused top 2 whatever the lists say. Off in
 // DefaultModel: on the tuning splits it gained 0.001 nDCG@10 on the vault
@@ -191,7 +210,7 @@ func (m Model) Guarded(p Predictors) (lex, vec bool, why string) {
 // weight, fitted on SciFact's train split and the tuning half of
 // bench/vaults/queries.tsv (docs/benchmarks.md, issue 31); the held-back
 // halves were not read.
-var DefaultModel = Model{Bias: 0.6, Coef: [7]float64{-0.575, 0, 0, -0.275, 0.575, 0.325, 0.1}, Min: 0.1, Max: 0.9}
+var DefaultModel = Model{Bias: 0.65, Coef: [7]float64{0, 0, 0, 0, 0, 0, 0.225}, Min: 0.1, Max: 0.9}
 
 // Weight is the vector weight of a query with predictors p, and why: the
 // terms that moved it from the bias, largest first.

@@ -45,13 +45,19 @@ type TokenCounter interface {
 
 // EmbedInput is the text a chunk is embedded as: its document's title and
 // heading path, then its text, so a section's vector knows what it is
-// about. The title is left out when the text already starts with it.
-func EmbedInput(title string, c *Chunk) string {
+// about. The title is left out when the text already starts with it. The
+// document's first chunk carries its summary (Document.Summary) after the
+// title, as BM25 searches it there (ContentText).
+func EmbedInput(title, summary string, c *Chunk) string {
 	var b strings.Builder
 	t := strings.TrimSpace(title)
 	body := strings.TrimLeft(c.Text, "# \n")
 	if t != "" && !strings.HasPrefix(body, t) {
 		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	if summary != "" && c.Ord == 0 {
+		b.WriteString(summary)
 		b.WriteByte('\n')
 	}
 	if n := len(c.HeadingPath); n > 1 || (n == 1 && c.HeadingPath[0] != t) {
@@ -68,21 +74,22 @@ func EmbedInput(title string, c *Chunk) string {
 	return b.String()
 }
 
-// titles looks up document titles, once per document.
-type titles func(docID string) (string, error)
+// titles looks up a document's title and summary, once per document.
+type titles func(docID string) (title, summary string, err error)
 
 func storeTitles(st *Store) titles {
-	cache := map[string]string{}
-	return func(id string) (string, error) {
+	type ts struct{ title, summary string }
+	cache := map[string]ts{}
+	return func(id string) (string, string, error) {
 		if t, ok := cache[id]; ok {
-			return t, nil
+			return t.title, t.summary, nil
 		}
 		d, err := st.Doc(id)
 		if err != nil || d == nil {
-			return "", err
+			return "", "", err
 		}
-		cache[id] = d.Title
-		return d.Title, nil
+		cache[id] = ts{d.Title, d.Summary()}
+		return d.Title, d.Summary(), nil
 	}
 }
 
@@ -100,11 +107,11 @@ func inputs(chunks []*Chunk, title titles) (texts, hashes []string, err error) {
 	texts = make([]string, len(chunks))
 	hashes = make([]string, len(chunks))
 	for i, c := range chunks {
-		t, err := title(c.DocID)
+		t, sum, err := title(c.DocID)
 		if err != nil {
 			return nil, nil, err
 		}
-		texts[i] = EmbedInput(t, c)
+		texts[i] = EmbedInput(t, sum, c)
 		hashes[i] = TextHash(texts[i])
 	}
 	return texts, hashes, nil
@@ -240,9 +247,12 @@ func (v *Vectors) stored(st *Store, chunks []*Chunk, title titles) ([]*Chunk, er
 // Prune deletes the model's stored embeddings that no chunk's text needs
 // any more, and returns how many went.
 func (v *Vectors) Prune(st *Store) (int, error) {
-	docTitle := map[string]string{}
+	docTitle, docSummary := map[string]string{}, map[string]string{}
 	err := st.ForEachDoc(func(d *Document) error {
 		docTitle[d.ID] = d.Title
+		if sum := d.Summary(); sum != "" {
+			docSummary[d.ID] = sum
+		}
 		return nil
 	})
 	if err != nil {
@@ -250,7 +260,7 @@ func (v *Vectors) Prune(st *Store) (int, error) {
 	}
 	live := map[string]bool{}
 	err = st.ForEachChunk(func(c *Chunk) error {
-		live[TextHash(EmbedInput(docTitle[c.DocID], c))] = true
+		live[TextHash(EmbedInput(docTitle[c.DocID], docSummary[c.DocID], c))] = true
 		return nil
 	})
 	if err != nil {

@@ -238,7 +238,7 @@ func (ix *Indexer) commit(ctx context.Context, changes []Change) error {
 	if ix.Vectors == nil {
 		return nil
 	}
-	return ix.Vectors.sync(ctx, ix.Store, p.Delete, adds, func(id string) (string, error) { return meta[id].Title, nil })
+	return ix.Vectors.sync(ctx, ix.Store, p.Delete, adds, func(id string) (string, string, error) { return meta[id].Title, meta[id].Summary, nil })
 }
 
 // batch gathers changes and commits them whenever limit are waiting.

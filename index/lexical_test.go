@@ -230,3 +230,16 @@ func TestSummarySearchedWithTitle(t *testing.T) {
 		t.Errorf("no frontmatter: summary %q", s)
 	}
 }
+
+// TestEmbedInputCarriesTheSummary: the first chunk of a note is embedded
+// with its description after the title, the others without it.
+func TestEmbedInputCarriesTheSummary(t *testing.T) {
+	first := &Chunk{Ord: 0, Text: "definitions live in fenced blocks"}
+	later := &Chunk{Ord: 1, Text: "expressions render live"}
+	if got, want := EmbedInput("Space Lua", "The embedded scripting environment.", first), "Space Lua\nThe embedded scripting environment.\ndefinitions live in fenced blocks"; got != want {
+		t.Errorf("first chunk embedded as %q, want %q", got, want)
+	}
+	if got := EmbedInput("Space Lua", "The embedded scripting environment.", later); strings.Contains(got, "scripting") {
+		t.Errorf("a later chunk carries the summary: %q", got)
+	}
+}
