@@ -118,7 +118,17 @@ func Save(ctx context.Context, st *index.Store, dir string, vs *index.Vectors, f
 		return err
 	}
 	vs.Index.SetGen(gen)
-	if err := vs.Index.Save(File(dir, vs.Model)); err != nil {
+	path := File(dir, vs.Model)
+	if !vs.Index.Changed() {
+		if _, err := os.Stat(path); err == nil {
+			// The file holds this graph already (nothing was added,
+			// deleted or committed since it was loaded or saved), and no
+			// chunk changed, so no stored embedding became unneeded: a
+			// no-change braid index writes nothing.
+			return nil
+		}
+	}
+	if err := vs.Index.Save(path); err != nil {
 		return fmt.Errorf("braid: save vector index: %w", err)
 	}
 	_, err = vs.Prune(st)

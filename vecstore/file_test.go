@@ -177,3 +177,37 @@ func TestLoadDropsStale(t *testing.T) {
 		t.Errorf("Load after deleting the document = %d chunks (%v), damaged %q; want 0, \"\"", vi.Len(), vi.IDs(), damaged)
 	}
 }
+
+// A graph saved again with nothing changed since it was loaded is not
+// rewritten (a no-change braid index writes nothing); one chunk more is.
+func TestSaveUnchangedWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	saved(t, dir, st)
+	path := vecstore.File(dir, "m")
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := &fakeEmbedder{dim: 4}
+	vi, _, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := &index.Vectors{Embedder: emb, Model: "m", Index: vi}
+	if err := vecstore.Save(context.Background(), st, dir, vs, true); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
+		t.Errorf("an unchanged graph was written again (err %v)", err)
+	}
+	if err := vi.Add("extra", []float32{0, 1, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := vecstore.Save(context.Background(), st, dir, vs, false); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(path); err != nil || os.SameFile(before, after) {
+		t.Errorf("a changed graph was not written (err %v)", err)
+	}
+}

@@ -44,6 +44,7 @@ func (x *Index) Save(path string) error {
 	if err := writeAtomic(path, x.encode); err != nil {
 		return fmt.Errorf("vector: save %s: %w", path, err)
 	}
+	x.changed.Store(false) // no mutation ran: they wait for the read lock
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Defaults for the zero Options.
@@ -96,6 +97,11 @@ type Index struct {
 	slot map[string]uint32 // live id → slot
 	ids  []string          // slot → id; "" for a tombstone
 	gen  uint64
+	// changed: added to, deleted from or given another gen since it was
+	// made, loaded or saved (Changed). Set under mu's write lock, cleared
+	// by Save under its read lock (which keeps mutations out): atomic for
+	// the readers.
+	changed atomic.Bool
 }
 
 // New returns an empty index of dim-dimensional vectors. opt may be nil.
@@ -131,9 +137,17 @@ func (x *Index) Gen() uint64 {
 // Save writes it to the file.
 func (x *Index) SetGen(g uint64) {
 	x.mu.Lock()
+	if x.gen != g {
+		x.changed.Store(true)
+	}
 	x.gen = g
 	x.mu.Unlock()
 }
+
+// Changed says whether the index differs from the file it was loaded from
+// or last saved to: an Add, a Delete or another gen since. A new index
+// that was never saved is unchanged until something is added.
+func (x *Index) Changed() bool { return x.changed.Load() }
 
 // IDs returns the ids the index holds, in no particular order.
 func (x *Index) IDs() []string {
@@ -183,6 +197,7 @@ func (x *Index) Add(id string, vec []float32) error {
 	}
 	x.insert(id, v)
 	x.maybeRebuild()
+	x.changed.Store(true)
 	return nil
 }
 
@@ -196,6 +211,7 @@ func (x *Index) Delete(id string) bool {
 	}
 	x.kill(s)
 	x.maybeRebuild()
+	x.changed.Store(true)
 	return true
 }
 

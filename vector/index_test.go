@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -389,5 +390,49 @@ func TestVector(t *testing.T) {
 	}
 	if x.Vector("missing") != nil {
 		t.Error("Vector of a missing id is not nil")
+	}
+}
+
+func TestChanged(t *testing.T) {
+	x := New(2, nil)
+	if x.Changed() {
+		t.Error("a new index is changed")
+	}
+	if err := x.Add("a", []float32{1, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if !x.Changed() {
+		t.Error("Add left the index unchanged")
+	}
+	path := filepath.Join(t.TempDir(), "g.hnsw")
+	if err := x.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if x.Changed() {
+		t.Error("changed after Save")
+	}
+	y, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y.Changed() {
+		t.Error("a loaded index is changed")
+	}
+	y.SetGen(y.Gen())
+	if y.Changed() {
+		t.Error("SetGen to the same gen changed it")
+	}
+	y.SetGen(y.Gen() + 1)
+	if !y.Changed() {
+		t.Error("another gen left it unchanged")
+	}
+	if err := y.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if y.Delete("nope") || y.Changed() {
+		t.Error("deleting nothing changed it")
+	}
+	if !y.Delete("a") || !y.Changed() {
+		t.Error("Delete left it unchanged")
 	}
 }
