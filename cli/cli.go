@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/memlimit"
 	"github.com/braidsearch/braid/model"
 )
 
@@ -30,7 +31,9 @@ type Globals struct {
 	// KeyFile is this user's key, which seals the sources braid registers
 	// (docs/mcp.md, the trust model); the default is braid/key in the
 	// user's config folder.
-	KeyFile string `help:"This user's key file, which seals the sources braid registers (default: braid/key in the user's config folder)." env:"BRAID_KEY_FILE" type:"path" placeholder:"FILE" hidden:""`
+	// MemoryLimit is the Go runtime's soft memory limit (internal/memlimit).
+	MemoryLimit string `name:"memory-limit" help:"Soft memory limit: the garbage collector works harder near it (default: half the machine's or the cgroup's memory, or GOMEMLIMIT; off for none; e.g. 4GiB)." env:"BRAID_MEMORY_LIMIT" placeholder:"SIZE"`
+	KeyFile     string `help:"This user's key file, which seals the sources braid registers (default: braid/key in the user's config folder)." env:"BRAID_KEY_FILE" type:"path" placeholder:"FILE" hidden:""`
 	modelFlags
 	backendFlags
 
@@ -133,6 +136,10 @@ func Run(args []string, stdout, stderr io.Writer) (code int) {
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v (see braid --help)\n", err)
+		return 1
+	}
+	if _, err := memlimit.Apply(cli.MemoryLimit); err != nil {
+		fmt.Fprintf(stderr, "braid: %v (--memory-limit or BRAID_MEMORY_LIMIT)\n", err)
 		return 1
 	}
 	cli.indexSet = os.Getenv("BRAID_INDEX") != "" || slices.ContainsFunc(args, func(a string) bool {
