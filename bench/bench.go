@@ -10,6 +10,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -188,7 +189,7 @@ func runSize(ctx context.Context, cfg Config, n int) (*Size, error) {
 	dir := filepath.Join(cfg.Dir, fmt.Sprint(n))
 	src := filepath.Join(dir, "corpus")
 	cfg.Log("%d chunks: writing the synthetic corpus", n)
-	queries, err := corpus(ctx, src, n, min(cfg.Queries, 500))
+	queries, natural, err := corpus(ctx, src, n, min(cfg.Queries, 500))
 	if err != nil {
 		return nil, err
 	}
@@ -235,6 +236,30 @@ func runSize(ctx context.Context, cfg Config, n int) (*Size, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	// BM25 on questions in words, common words and all: what a user
+	// types grows the posting lists read with the corpus.
+	zero := 0.0
+	var nat []float64
+	for i := range cfg.Queries {
+		res, err := e.Search(ctx, natural[i%len(natural)], braid.SearchOptions{VectorWeight: &zero, NoRerank: true})
+		if err != nil {
+			return nil, err
+		}
+		nat = append(nat, res.Timings.Lexical)
+	}
+	for _, p := range []float64{50, 95, 99} {
+		s.Metrics[fmt.Sprintf("lexical_natural.p%.0f_ms", p)] = round(eval.Percentile(nat, p))
+	}
+	// What a user pays to re-run braid index with nothing changed, and
+	// what the index holds on disk per chunk.
+	t0 := time.Now()
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: src}}, nil); err != nil {
+		return nil, err
+	}
+	s.Metrics["reindex_unchanged.s"] = round(time.Since(t0).Seconds())
+	if b := dirBytes(filepath.Join(dir, "index")); b > 0 && s.Chunks > 0 {
+		s.Metrics["disk.bytes_per_chunk"] = round(float64(b) / float64(s.Chunks))
 	}
 	s.Metrics["rss_peak_mb"] = peakRSSMB()
 	if cfg.Backend.URL != "" {
@@ -323,6 +348,20 @@ func modelIngest(ctx context.Context, cfg Config, n int, src string, s *Size) er
 		m["model_ingest.peak_fraction"] = round(gflops / ceiling)
 	}
 	return nil
+}
+
+// dirBytes is the size of the files under dir; 0 when it cannot be read.
+func dirBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }

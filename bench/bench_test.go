@@ -20,16 +20,21 @@ import (
 func TestCorpusDeterministic(t *testing.T) {
 	ctx := context.Background()
 	a, b := t.TempDir(), t.TempDir()
-	qa, err := corpus(ctx, a, 200, 7)
+	qa, na, err := corpus(ctx, a, 200, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	qb, err := corpus(ctx, b, 200, 7)
+	qb, nb, err := corpus(ctx, b, 200, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(qa, qb) || len(qa) != 7 {
-		t.Fatalf("queries differ between runs or wrong count: %q vs %q", qa, qb)
+	if !slices.Equal(qa, qb) || len(qa) != 7 || !slices.Equal(na, nb) || len(na) != 7 {
+		t.Fatalf("queries differ between runs or wrong count: %q vs %q, %q vs %q", qa, qb, na, nb)
+	}
+	for _, q := range na {
+		if w := len(strings.Fields(q)); w < 8 || w > 12 {
+			t.Errorf("natural query %q has %d words, want 8 to 12", q, w)
+		}
 	}
 	files, _ := filepath.Glob(filepath.Join(a, "*", "*.md"))
 	if len(files) != 20 {
@@ -93,13 +98,17 @@ func TestRunLexicalOnly(t *testing.T) {
 	if s.Chunks != 200 || s.Docs != 20 {
 		t.Errorf("indexed %d chunks in %d docs, want 200 in 20", s.Chunks, s.Docs)
 	}
-	for _, k := range []string{"search_lexical.p50_ms", "search_lexical.p99_ms", "lexical.p50_ms", "ingest.chunks_per_s", "rss_peak_mb"} {
+	for _, k := range []string{"search_lexical.p50_ms", "search_lexical.p99_ms", "lexical.p50_ms", "ingest.chunks_per_s", "rss_peak_mb",
+		"lexical_natural.p50_ms", "lexical_natural.p95_ms", "disk.bytes_per_chunk"} {
 		if s.Metrics[k] <= 0 {
 			t.Errorf("%s = %v, want > 0", k, s.Metrics[k])
 		}
 	}
 	if _, ok := s.Metrics["vector.p50_ms"]; ok {
 		t.Error("vector stage reported without an embedder")
+	}
+	if _, ok := s.Metrics["reindex_unchanged.s"]; !ok {
+		t.Error("no time for a re-index with nothing changed")
 	}
 	if !strings.HasPrefix(rep.Embedder, "none") {
 		t.Errorf("embedder %q, want it to say there is none", rep.Embedder)

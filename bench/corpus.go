@@ -44,8 +44,11 @@ func vocab(r *rand.Rand) []string {
 
 // corpus writes the synthetic files for about chunks chunks under dir and
 // returns queries drawn from the same vocabulary: three to five words of
-// middling frequency, the kind that selects a few hundred chunks.
-func corpus(ctx context.Context, dir string, chunks, queries int) ([]string, error) {
+// middling frequency, the kind that selects a few hundred chunks; and as
+// many natural ones: eight to twelve words drawn as the text draws them,
+// common words included, as a question in words is (their posting lists
+// grow with the corpus, which the middling words hide).
+func corpus(ctx context.Context, dir string, chunks, queries int) (qs, natural []string, err error) {
 	r := rand.New(rand.NewPCG(7, uint64(chunks)))
 	words := vocab(r)
 	zipf := rand.NewZipf(rand.New(rand.NewPCG(8, uint64(chunks))), 1.07, 2, vocabSize-1)
@@ -54,7 +57,7 @@ func corpus(ctx context.Context, dir string, chunks, queries int) ([]string, err
 	for d := range docs {
 		if d%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		b.Reset()
@@ -75,14 +78,14 @@ func corpus(ctx context.Context, dir string, chunks, queries int) ([]string, err
 		sub := filepath.Join(dir, fmt.Sprintf("d%03d", d/1000))
 		if d%1000 == 0 {
 			if err := os.MkdirAll(sub, 0o755); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("note-%06d.md", d)), []byte(b.String()), 0o644); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	qs := make([]string, queries)
+	qs, natural = make([]string, queries), make([]string, queries)
 	for i := range qs {
 		n := 3 + r.IntN(3)
 		q := make([]string, n)
@@ -90,8 +93,13 @@ func corpus(ctx context.Context, dir string, chunks, queries int) ([]string, err
 			q[j] = words[50+r.IntN(5000)]
 		}
 		qs[i] = strings.Join(q, " ")
+		q = make([]string, 8+r.IntN(5))
+		for j := range q {
+			q[j] = words[zipf.Uint64()]
+		}
+		natural[i] = strings.Join(q, " ")
 	}
-	return qs, nil
+	return qs, natural, nil
 }
 
 // synthetic stands in for the embedding model when the corpus is indexed:

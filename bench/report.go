@@ -13,6 +13,7 @@ var stageRows = []struct{ key, label string }{
 	{"hnsw", "HNSW top-50"},
 	{"vector", "vector stage (embed + HNSW)"},
 	{"lexical", "BM25 top-50"},
+	{"lexical_natural", "BM25 top-50, questions in words (8-12, common words too)"},
 	{"fusion", "fusion"},
 	{"lexical_fusion", "BM25 + fusion"},
 	{"hydrate", "hydrate 10 hits"},
@@ -53,6 +54,7 @@ func (r *Report) Markdown(w io.Writer) {
 		for _, row := range []struct{ key, label string }{
 			{"ingest.chunks_per_s", "ingest, chunks/s"}, {"ingest.docs_per_s", "ingest, files/s"},
 			{"ingest.s", "ingest, s"}, {"rss_peak_mb", "peak RSS so far, MB"},
+			{"reindex_unchanged.s", "braid index again, nothing changed, s"}, {"disk.bytes_per_chunk", "index on disk, bytes per chunk"},
 			{"cluster.ingest.chunks_per_s", "OpenSearch ingest, chunks/s"}, {"cluster.ingest.s", "OpenSearch ingest, s"},
 			{"model_ingest.chunks_per_s", "ingest embedding with the model, chunks/s"},
 			{"model_ingest.tokens_per_s", "… tokens/s"}, {"model_ingest.s", "… s"},
