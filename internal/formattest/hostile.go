@@ -1,0 +1,71 @@
+package formattest
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"fmt"
+	"hash/adler32"
+	"strings"
+)
+
+// rawPDF writes a PDF of the given objects (numbered from 1, object 1 the
+// catalog) with a correct cross-reference table.
+func rawPDF(objs []string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
+
+// HugeCount is a one-page PDF whose page tree claims a million pages.
+func HugeCount() []byte {
+	return rawPDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1000000 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+		streamObj("", []byte("BT ET")),
+	})
+}
+
+// HugeStream is a one-page PDF whose content stream is a flate stream of
+// under a MiB that inflates to size bytes.
+func HugeStream(size int) []byte {
+	const block = 1 << 20
+	spaces := bytes.Repeat([]byte{' '}, block)
+	var first bytes.Buffer
+	w, _ := flate.NewWriter(&first, flate.BestCompression)
+	w.Write(spaces)
+	w.Flush() // a non-final block ending on a byte: it can be repeated
+	blk := first.Bytes()
+	var z bytes.Buffer
+	z.Write([]byte{0x78, 0xda})
+	sum := adler32.New()
+	n := size / block
+	for range n {
+		z.Write(blk)
+		sum.Write(spaces)
+	}
+	z.Write([]byte{0x03, 0x00}) // an empty final block
+	binary.Write(&z, binary.BigEndian, sum.Sum32())
+	return rawPDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+		streamObj("/Filter /FlateDecode", z.Bytes()),
+	})
+}
+
+func streamObj(dict string, data []byte) string {
+	return fmt.Sprintf("<< /Length %d %s >>\nstream\n%s\nendstream", len(data), dict, strings.TrimSuffix(string(data), "\n"))
+}
