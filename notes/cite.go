@@ -21,6 +21,9 @@ type Citation struct {
 	StartLine int    `json:"start_line"`
 	EndLine   int    `json:"end_line"`
 	Snippet   string `json:"snippet"` // the chunk's text, white space collapsed, cut to about 300 bytes at a word
+	// Page is the page of a paged document (a PDF) the chunk is on; 0 for
+	// others. Its Tag then links path#page=N and reads "Title, p. N".
+	Page int `json:"page,omitempty"`
 	// Tag is a ready-to-paste markdown link, [Title](path#L12-L30): the
 	// line anchor of GitHub and most editors; a one-line chunk is #L12.
 	Tag string `json:"tag"`
@@ -64,7 +67,18 @@ func (r *Reader) Cite(chunkID string) (*Citation, error) {
 		}
 	}
 	ct.Tag = citeTag(d.Title, file, ct.StartLine, ct.EndLine)
+	if len(d.Pages) > 0 {
+		ct.Page = d.Page(c.StartLine) // = c.Page, which a cluster's copy lacks
+		ct.Tag = pageTag(d.Title, file, ct.Page)
+	}
 	return ct, nil
+}
+
+// pageTag writes [title, p. N](path#page=N), escaped for markdown.
+func pageTag(title, file string, page int) string {
+	t := citeTag(title, file, 1, 1)
+	t = t[:strings.LastIndex(t, "](")] + fmt.Sprintf(", p. %d](", page) + t[strings.LastIndex(t, "](")+2:]
+	return strings.TrimSuffix(t, "#L1)") + fmt.Sprintf("#page=%d)", page)
 }
 
 // citeTag writes [title](path#Lstart-Lend), escaped for markdown.

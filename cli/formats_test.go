@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/braidsearch/braid/internal/formattest"
+)
+
+// TestPDFPageEndToEnd indexes a folder holding a PDF whose page 7 alone
+// answers a question: the search hit names the page (paper.pdf#page=7),
+// cite says p. 7, get --page 7 prints that page and grep names it.
+func TestPDFPageEndToEnd(t *testing.T) {
+	vault := t.TempDir()
+	pdf := formattest.Paper(9, map[int]string{7: "The flux capacitor needs 1.21 gigawatts of power."})
+	os.WriteFile(filepath.Join(vault, "paper.pdf"), pdf, 0o644)
+	os.WriteFile(filepath.Join(vault, "locked.pdf"), formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644)
+	os.WriteFile(filepath.Join(vault, "note.md"), []byte("# Note\n\nSee the paper.\n"), 0o644)
+	idx := filepath.Join(t.TempDir(), "idx")
+
+	var sum struct {
+		Added        int
+		Skipped      map[string]int
+		Errors       []any
+		NotExtracted []struct{ Path, Error string } `json:"not_extracted"`
+	}
+	out, errOut, code := runCLI(t, "--index", idx, "--json", "index", vault)
+	if code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("index --json printed %q: %v", out, err)
+	}
+	if sum.Added != 2 || sum.Skipped["encrypted"] != 1 || len(sum.Errors) != 0 || len(sum.NotExtracted) != 1 || !strings.Contains(sum.NotExtracted[0].Error, "password") {
+		t.Fatalf("index summary %+v, want 2 added and locked.pdf skipped as encrypted", sum)
+	}
+	out, _, _ = runCLI(t, "--index", idx, "index", vault)
+	if !strings.Contains(out, "1 encrypted") {
+		t.Errorf("index text %q does not count the encrypted PDF", out)
+	}
+
+	var res struct {
+		Results []struct {
+			Path string
+			Page int
+		}
+	}
+	out, errOut, code = runCLI(t, "--index", idx, "--json", "search", "flux capacitor gigawatts")
+	if code != 0 {
+		t.Fatalf("search: %s", errOut)
+	}
+	json.Unmarshal([]byte(out), &res)
+	if len(res.Results) == 0 || res.Results[0].Page != 7 {
+		t.Fatalf("search %s: want the top hit on page 7", out)
+	}
+	var raw struct {
+		Results []map[string]any
+	}
+	json.Unmarshal([]byte(out), &raw)
+	if raw.Results[0]["path"] != "paper.pdf#page=7" {
+		t.Errorf("hit path %v, want paper.pdf#page=7", raw.Results[0]["path"])
+	}
+	chunkID, _ := raw.Results[0]["chunk_id"].(string)
+
+	out, errOut, code = runCLI(t, "--index", idx, "cite", chunkID)
+	if code != 0 || !strings.Contains(out, "p. 7") || !strings.Contains(out, "paper.pdf#page=7") {
+		t.Errorf("cite: exit %d %q %q; want p. 7 and paper.pdf#page=7", code, out, errOut)
+	}
+
+	out, errOut, code = runCLI(t, "--index", idx, "get", "--page", "7", "paper.pdf")
+	if code != 0 || !strings.Contains(out, "gigawatts") || !strings.Contains(out, "page 7 of") || strings.Contains(out, "page 6 of") || strings.Contains(out, "page 8 of") {
+		t.Errorf("get --page 7: exit %d %q %q", code, out, errOut)
+	}
+	out, _, code = runCLI(t, "--index", idx, "get", "--page", "6-8", "paper.pdf#page=7")
+	if code != 0 || !strings.Contains(out, "page 6 of") || !strings.Contains(out, "page 8 of") || strings.Contains(out, "page 9 of") {
+		t.Errorf("get --page 6-8: exit %d %q", code, out)
+	}
+	if _, errOut, code := runCLI(t, "--index", idx, "get", "--page", "12", "paper.pdf"); code != 1 || !strings.Contains(errOut, "9 pages") {
+		t.Errorf("get --page 12: exit %d %q", code, errOut)
+	}
+
+	out, errOut, code = runCLI(t, "--index", idx, "grep", "gigawatts")
+	if code != 0 || !strings.Contains(out, "paper.pdf:page 7:") {
+		t.Errorf("grep: exit %d %q %q; want paper.pdf:page 7:", code, out, errOut)
+	}
+}
