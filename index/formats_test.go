@@ -105,3 +105,61 @@ func TestByPage(t *testing.T) {
 		t.Errorf("byPage lines (-want +got):\n%s", diff)
 	}
 }
+
+// TestImages indexes the images notes embed as documents whose text is
+// the text around the embeds; an image no note embeds is still found by
+// its name, and changing the note re-indexes the image.
+func TestImages(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "notes"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "img"), 0o755)
+	os.WriteFile(filepath.Join(dir, "img", "diagram.png"), formattest.PNG(8, 8), 0o644)
+	os.WriteFile(filepath.Join(dir, "img", "logo.svg"), []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), 0o644)
+	os.WriteFile(filepath.Join(dir, "img", "unused-photo.jpg"), []byte("\xff\xd8\xff\xe0 jpeg"), 0o644)
+	note := "# Design\n\n## System overview\n\nThe architecture diagram shows the parts.\n\n![[diagram.png]]\n\n## Brand\n\n![our logo](../img/logo.svg)\n"
+	os.WriteFile(filepath.Join(dir, "notes", "design.md"), []byte(note), 0o644)
+	src := &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir}
+	st, lex := openPair(t, t.TempDir())
+	t.Cleanup(func() { lex.Close(); st.Close() })
+	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 2}}
+	sum := &Summary{}
+	if err := ix.Index(t.Context(), src, sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Added != 4 || sum.Skipped.Total() != 0 {
+		t.Fatalf("added %d, skipped %v; want the note and 3 images", sum.Added, sum.Skipped)
+	}
+	text := func(rel string) string {
+		d, _ := st.DocByPath("s1", rel)
+		if d == nil || d.Kind != KindImage {
+			t.Fatalf("%s: %+v, want an image document", rel, d)
+		}
+		cs, _ := st.Chunks(d.ChunkIDs)
+		var b strings.Builder
+		for _, c := range cs {
+			b.WriteString(c.Text)
+		}
+		return b.String()
+	}
+	if got := text("img/diagram.png"); !strings.Contains(got, "architecture diagram") || !strings.Contains(got, "System overview") || strings.Contains(got, "![[") {
+		t.Errorf("diagram.png text %q, want its paragraph and heading, no embed", got)
+	}
+	if got := text("img/logo.svg"); !strings.Contains(got, "our logo") || !strings.Contains(got, "Brand") {
+		t.Errorf("logo.svg text %q, want its alt text and heading", got)
+	}
+	if got := text("img/unused-photo.jpg"); !strings.Contains(got, "unused photo") {
+		t.Errorf("unused-photo.jpg text %q, want its name", got)
+	}
+	// A second run changes nothing; editing the note re-indexes its image.
+	sum = &Summary{}
+	ix.Index(t.Context(), src, sum)
+	if sum.Unchanged != 4 {
+		t.Errorf("second run: %+v, want 4 unchanged", sum)
+	}
+	os.WriteFile(filepath.Join(dir, "notes", "design.md"), []byte(strings.Replace(note, "parts", "services", 1)), 0o644)
+	sum = &Summary{}
+	ix.Index(t.Context(), src, sum)
+	if sum.Updated != 2 || !strings.Contains(text("img/diagram.png"), "services") {
+		t.Errorf("after the edit: %+v, want the note and diagram.png updated", sum)
+	}
+}

@@ -422,6 +422,19 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 			files = files[:limit]
 		}
 	}
+	var imgs []file
+	if src.Kind == SourceDir && ix.Remote == nil {
+		// Images are indexed last, by the text of the notes around them.
+		kept := files[:0]
+		for _, f := range files {
+			if IsImage(f.rel) && utf8.ValidString(f.rel) {
+				imgs = append(imgs, f)
+			} else {
+				kept = append(kept, f)
+			}
+		}
+		files = kept
+	}
 	entries, err := ix.target().Entries(ctx, src.ID)
 	if err != nil {
 		return err
@@ -486,8 +499,11 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 			}
 		}
 		if ix.Progress != nil {
-			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files)})
+			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files) + len(imgs)})
 		}
+	}
+	if err := ix.indexImages(src, imgs, entries, seen, sum, b); err != nil {
+		return err
 	}
 	return b.finish(entries, seen, sum)
 }
@@ -527,15 +543,7 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 	}
 	// The walk checked the file; confine checks again as it opens it, in
 	// case a link or a FIFO took its place since.
-	root, limit := src.Path, src.MaxFileSize
-	if src.Kind == SourceFile {
-		root = f.abs // just that file, by its registered path
-	} else if src.Kind != SourceDir || src.FollowLinks {
-		root = ""
-	}
-	if limit <= 0 {
-		limit = DefaultMaxFileSize
-	}
+	root, limit := readRoot(src, f)
 	data, err := confine.ReadFile(root, f.abs, limit)
 	if err != nil {
 		p.err = err
