@@ -178,6 +178,9 @@ type Content struct {
 	Doc  *index.Document
 	File string // absolute path of the file read; for an S3 object, its s3:// URL
 	Data []byte
+	// Raw is the file's own bytes when Data is the text extracted from it
+	// (a PDF, HTML, DOCX or ODT document); nil otherwise.
+	Raw []byte
 	// Changed is true when the file differs from what was indexed: the
 	// index is stale for it until the next braid index.
 	Changed bool
@@ -265,7 +268,7 @@ func (c *Content) extract() error {
 	if err != nil {
 		return fmt.Errorf("braid: read %s: %w", c.File, err)
 	}
-	c.Data = x.Text
+	c.Raw, c.Data = c.Data, x.Text
 	return nil
 }
 
