@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -173,5 +174,19 @@ func TestHostile(t *testing.T) {
 				t.Fatalf("got %v, want %v", err, c.want)
 			}
 		})
+	}
+}
+
+// TestLoopedOutline reads a PDF whose outline loops (a bookmark its own
+// sibling and child): its text is indexed without the outline, promptly,
+// where the outline's reader would recurse until the time bound or the
+// stack ran out.
+func TestLoopedOutline(t *testing.T) {
+	d, err := extract.PDF(context.Background(), formattest.LoopedOutline(), &extract.Options{Timeout: time.Minute})
+	if err != nil {
+		t.Fatalf("PDF: %v, want its text", err)
+	}
+	if got := string(d.Text); got != "Looping outline text\n" {
+		t.Errorf("text %q, want the page's text and no heading", got)
 	}
 }

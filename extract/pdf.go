@@ -246,6 +246,9 @@ type heading struct {
 // bound.)
 func (s *session) outline(pages int) [][]heading {
 	out := make([][]heading, pages)
+	if !s.outlineBounded() {
+		return out // a looping or huge outline: the pages' text is enough
+	}
 	r, err := s.in.GetBookmarks(&requests.GetBookmarks{Document: s.doc})
 	if err != nil {
 		return out
@@ -268,6 +271,36 @@ func (s *session) outline(pages int) [][]heading {
 	}
 	walk(r.Bookmarks, 1)
 	return out
+}
+
+// outlineBounded walks the outline without recursion and reports whether
+// it ends within maxBookmarks entries: GetBookmarks recurses without a
+// bound, and an outline whose bookmark is its own child or sibling would
+// never end.
+func (s *session) outlineBounded() bool {
+	in := s.in
+	first, err := in.FPDFBookmark_GetFirstChild(&requests.FPDFBookmark_GetFirstChild{Document: s.doc})
+	if err != nil {
+		return false
+	}
+	var stack []references.FPDF_BOOKMARK
+	if first.Bookmark != nil {
+		stack = append(stack, *first.Bookmark)
+	}
+	for n := 0; len(stack) > 0; n++ {
+		if n >= maxBookmarks || s.ctx.Err() != nil {
+			return false
+		}
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if next, err := in.FPDFBookmark_GetNextSibling(&requests.FPDFBookmark_GetNextSibling{Document: s.doc, Bookmark: b}); err == nil && next.Bookmark != nil {
+			stack = append(stack, *next.Bookmark)
+		}
+		if child, err := in.FPDFBookmark_GetFirstChild(&requests.FPDFBookmark_GetFirstChild{Document: s.doc, Bookmark: &b}); err == nil && child.Bookmark != nil {
+			stack = append(stack, *child.Bookmark)
+		}
+	}
+	return true
 }
 
 // RenderPDFPage renders page (1-based) of a PDF as an image at dpi dots

@@ -69,3 +69,17 @@ func HugeStream(size int) []byte {
 func streamObj(dict string, data []byte) string {
 	return fmt.Sprintf("<< /Length %d %s >>\nstream\n%s\nendstream", len(data), dict, strings.TrimSuffix(string(data), "\n"))
 }
+
+// LoopedOutline is a one-page PDF with text whose outline loops: its
+// first bookmark is its own next sibling and its own first child.
+func LoopedOutline() []byte {
+	return rawPDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R /Outlines 5 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 7 0 R >> >> >>",
+		streamObj("", []byte("BT /F1 12 Tf 72 700 Td (Looping outline text) Tj ET")),
+		"<< /Type /Outlines /First 6 0 R /Last 6 0 R /Count 1 >>",
+		"<< /Title (Loop) /Parent 5 0 R /Next 6 0 R /First 6 0 R /Last 6 0 R /Count 1 /Dest [3 0 R /XYZ 0 792 0] >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	})
+}
