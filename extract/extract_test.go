@@ -170,7 +170,9 @@ func TestHostile(t *testing.T) {
 		}, extract.ErrOverLimit},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if err := c.run(); !errors.Is(err, c.want) {
+			err := c.run()
+			t.Log(err)
+			if !errors.Is(err, c.want) {
 				t.Fatalf("got %v, want %v", err, c.want)
 			}
 		})
