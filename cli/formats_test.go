@@ -87,3 +87,24 @@ func TestPDFPageEndToEnd(t *testing.T) {
 		t.Errorf("grep: exit %d %q %q; want paper.pdf:page 7:", code, out, errOut)
 	}
 }
+
+// TestIndexOnePDF registers a PDF file as a source of its own; an
+// encrypted one is refused with the reason, as a single file that cannot
+// be indexed always is.
+func TestIndexOnePDF(t *testing.T) {
+	dir := t.TempDir()
+	good, locked := filepath.Join(dir, "paper.pdf"), filepath.Join(dir, "locked.pdf")
+	os.WriteFile(good, formattest.Paper(2, map[int]string{2: "Wombats dig burrows."}), 0o644)
+	os.WriteFile(locked, formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644)
+	idx := filepath.Join(t.TempDir(), "idx")
+	if _, errOut, code := runCLI(t, "--index", idx, "-q", "index", good); code != 0 {
+		t.Fatalf("index paper.pdf: exit %d %s", code, errOut)
+	}
+	out, _, code := runCLI(t, "--index", idx, "search", "wombats")
+	if code != 0 || !strings.Contains(out, "paper.pdf#page=2") {
+		t.Errorf("search: exit %d %q", code, out)
+	}
+	if _, errOut, code := runCLI(t, "--index", idx, "-q", "index", locked); code != 1 || !strings.Contains(errOut, "password") {
+		t.Errorf("index locked.pdf: exit %d %q, want 1 naming the password", code, errOut)
+	}
+}

@@ -505,6 +505,9 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 	if err := ix.indexImages(src, imgs, entries, seen, sum, b); err != nil {
 		return err
 	}
+	if len(imgs) > 0 && ix.Progress != nil {
+		ix.Progress(Progress{Source: src.Name, Done: len(files) + len(imgs), Total: len(files) + len(imgs)})
+	}
 	return b.finish(entries, seen, sum)
 }
 
