@@ -144,9 +144,9 @@ func TestHTML(t *testing.T) {
 // TestHostile feeds each parser a file made to exhaust it; each must stop
 // at its bound with the error that says which.
 func TestHostile(t *testing.T) {
-	bomb := formattest.Zip([]string{"word/document.xml"}, map[string]string{
-		"word/document.xml": "<w:document><w:body><w:p><w:r><w:t>" + strings.Repeat("A", extract.MaxXML+1) + "</w:t></w:r></w:p></w:body></w:document>",
-	})
+	size := extract.MaxXML + 1<<20
+	bomb := formattest.ZipBomb("word/document.xml", size, uint64(size))
+	liar := formattest.ZipBomb("word/document.xml", size, 4096) // its header claims 4 KiB
 	if len(bomb) > 1<<20 {
 		t.Fatalf("the bomb is %d bytes; it should compress", len(bomb))
 	}
@@ -157,15 +157,17 @@ func TestHostile(t *testing.T) {
 		want error
 	}{
 		{"zip bomb docx", func() error { _, err := extract.DOCX(bomb); return err }, extract.ErrOverLimit},
+		{"zip bomb docx with a lying header", func() error { _, err := extract.DOCX(liar); return err }, extract.ErrDamaged},
 		{"zip bomb odt", func() error {
-			_, err := extract.ODT(formattest.Zip([]string{"content.xml"}, map[string]string{"content.xml": "<text:p>" + strings.Repeat("B", extract.MaxXML+1)}))
+			_, err := extract.ODT(formattest.ZipBomb("content.xml", size, uint64(size)))
 			return err
 		}, extract.ErrOverLimit},
 		{"deeply nested html", func() error { _, err := extract.HTML(nested); return err }, extract.ErrOverLimit},
 		{"docx not a zip", func() error { _, err := extract.DOCX([]byte("PK\x03\x04 broken")); return err }, extract.ErrDamaged},
 		{"pdf claiming a huge page count", func() error { _, err := extract.PDF(context.Background(), formattest.HugeCount(), nil); return err }, extract.ErrOverLimit},
+		// 320 MiB: inflating it grows a buffer by doubling, past the 512 MiB bound.
 		{"pdf with a huge content stream", func() error {
-			_, err := extract.PDF(context.Background(), formattest.HugeStream(extract.MaxPDFMemory+64<<20), nil)
+			_, err := extract.PDF(context.Background(), formattest.HugeStream(extract.MaxPDFMemory*5/8), nil)
 			return err
 		}, extract.ErrOverLimit},
 	} {

@@ -226,6 +226,9 @@ func zipXML(data []byte, name string) (io.Reader, error) {
 		if f.Name != name {
 			continue
 		}
+		if f.UncompressedSize64 > MaxXML {
+			return nil, fmt.Errorf("%w: %s is %d MiB once decompressed, over the %d MiB limit", ErrOverLimit, name, f.UncompressedSize64>>20, MaxXML>>20)
+		}
 		rc, err := f.Open()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrDamaged, name, err)

@@ -30,7 +30,7 @@ func TestFormats(t *testing.T) {
 		"minutes.odt":   formattest.ODT([]formattest.Para{{Style: "Heading1", Text: "Minutes"}, {Text: "We met."}}),
 		"page.html":     []byte(`<html><head><title>Guide</title></head><body><p>Read <a href="note.md">the note</a>.</p></body></html>`),
 		"note.md":       []byte("# Note\n\nplain\n"),
-		"bomb.docx":     formattest.Zip([]string{"word/document.xml"}, map[string]string{"word/document.xml": "<w:p><w:t>" + strings.Repeat("A", 65<<20)}),
+		"bomb.docx":     formattest.ZipBomb("word/document.xml", 65<<20, 65<<20),
 	}
 	for n, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {

@@ -1,11 +1,11 @@
 package formattest
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
 	"fmt"
-	"hash/adler32"
 	"strings"
 )
 
@@ -38,32 +38,55 @@ func HugeCount() []byte {
 	})
 }
 
-// HugeStream is a one-page PDF whose content stream is a flate stream of
-// under a MiB that inflates to size bytes.
-func HugeStream(size int) []byte {
+// deflated is a raw deflate stream of about size bytes of c, made from
+// one compressed MiB repeated: cheap to build whatever its size.
+func deflated(c byte, size int) []byte {
 	const block = 1 << 20
-	spaces := bytes.Repeat([]byte{' '}, block)
 	var first bytes.Buffer
 	w, _ := flate.NewWriter(&first, flate.BestCompression)
-	w.Write(spaces)
+	w.Write(bytes.Repeat([]byte{c}, block))
 	w.Flush() // a non-final block ending on a byte: it can be repeated
 	blk := first.Bytes()
 	var z bytes.Buffer
-	z.Write([]byte{0x78, 0xda})
-	sum := adler32.New()
-	n := size / block
-	for range n {
+	for range max(size/block, 1) {
 		z.Write(blk)
-		sum.Write(spaces)
 	}
 	z.Write([]byte{0x03, 0x00}) // an empty final block
-	binary.Write(&z, binary.BigEndian, sum.Sum32())
+	return z.Bytes()
+}
+
+// HugeStream is a one-page PDF whose content stream is a flate stream of
+// under a MiB that inflates to size bytes. Its checksum is left zero: the
+// reader meets the memory bound long before it would check it.
+func HugeStream(size int) []byte {
+	var z bytes.Buffer
+	z.Write([]byte{0x78, 0xda})
+	z.Write(deflated(' ', size))
+	binary.Write(&z, binary.BigEndian, uint32(0))
 	return rawPDF([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
 		streamObj("/Filter /FlateDecode", z.Bytes()),
 	})
+}
+
+// ZipBomb is a zip archive whose one file, name, inflates to size bytes
+// of XML text; declared is the size its headers claim (size itself for an
+// honest header, less for one that lies).
+func ZipBomb(name string, size int, declared uint64) []byte {
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	body := deflated('A', size)
+	w, err := z.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CompressedSize64: uint64(len(body)), UncompressedSize64: declared})
+	if err != nil {
+		panic(err)
+	}
+	w.Write(body)
+	if err := z.Close(); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
 }
 
 func streamObj(dict string, data []byte) string {
