@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/internal/formattest"
+	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/opensearchtest"
 )
 
 // TestPDFPageEndToEnd indexes a folder holding a PDF whose page 7 alone
@@ -106,5 +108,31 @@ func TestIndexOnePDF(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, "--index", idx, "-q", "index", locked); code != 1 || !strings.Contains(errOut, "password") {
 		t.Errorf("index locked.pdf: exit %d %q, want 1 naming the password", code, errOut)
+	}
+}
+
+// TestBackendPDF indexes a PDF into an OpenSearch cluster: its hits and
+// citations name the page there too, from the document record's page
+// starts (the cluster's chunk records have no page field).
+func TestBackendPDF(t *testing.T) {
+	url := opensearchtest.Start(t, 1)
+	t.Setenv("BRAID_ORT_LIB", modeltest.NeedRuntime(t))
+	t.Setenv("BRAID_MODEL", modeltest.TinyDir())
+	t.Setenv("BRAID_BACKEND", url)
+	t.Setenv("BRAID_BACKEND_INDEX", "pdf")
+	vault := t.TempDir()
+	os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(9, map[int]string{7: "The flux capacitor needs 1.21 gigawatts."}), 0o644)
+	os.WriteFile(filepath.Join(vault, "locked.pdf"), formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644)
+	if out, errOut, code := runCLI(t, "index", vault); code != 0 || !strings.Contains(out, "1 encrypted") {
+		t.Fatalf("index on the cluster: exit %d %q %q", code, out, errOut)
+	}
+	out, errOut, code := runCLI(t, "--json", "search-keyword", "gigawatts")
+	var raw struct{ Results []map[string]any }
+	if code != 0 || json.Unmarshal([]byte(out), &raw) != nil || len(raw.Results) == 0 || raw.Results[0]["path"] != "paper.pdf#page=7" {
+		t.Fatalf("search on the cluster: exit %d %s %s; want paper.pdf#page=7", code, out, errOut)
+	}
+	chunkID, _ := raw.Results[0]["chunk_id"].(string)
+	if out, errOut, code := runCLI(t, "cite", chunkID); code != 0 || !strings.Contains(out, "p. 7") {
+		t.Errorf("cite on the cluster: exit %d %q %q; want p. 7", code, out, errOut)
 	}
 }
