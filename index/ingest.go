@@ -607,16 +607,9 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 	if isMarkdown(f.rel) {
 		md := markdown.Parse(filepath.Base(f.rel), data)
 		d.Kind = KindMarkdown
-		d.Title = md.Title
 		d.Frontmatter = md.Frontmatter
 		d.Aliases = md.Aliases
-		d.Tags = md.Tags
-		for _, h := range md.Headings {
-			d.Headings = append(d.Headings, Heading{Level: h.Level, Text: h.Text, Line: h.Line})
-		}
-		for _, l := range md.Links {
-			d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
-		}
+		d.fill(md)
 		p.capped = capped(md)
 		p.warnings = md.Warnings
 		pieces = chunk.Markdown(data, md, chunkOptions(src))
@@ -669,16 +662,9 @@ func (ix *Indexer) parseExtracted(src *Source, f file, format string, data []byt
 		Pages:     x.Pages,
 	}
 	md := markdown.Parse(filepath.Base(f.rel), x.Text)
-	d.Title = md.Title
+	d.fill(md)
 	if x.Title != "" {
 		d.Title = x.Title
-	}
-	d.Tags = md.Tags
-	for _, h := range md.Headings {
-		d.Headings = append(d.Headings, Heading{Level: h.Level, Text: h.Text, Line: h.Line})
-	}
-	for _, l := range md.Links {
-		d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
 	}
 	p.capped = capped(md)
 	pieces := chunk.Markdown(x.Text, md, chunkOptions(src))
@@ -695,6 +681,18 @@ func (ix *Indexer) parseExtracted(src *Source, f file, format string, data []byt
 		p.chunks[i].Page = d.Page(p.chunks[i].StartLine)
 	}
 	return p
+}
+
+// fill gives d the title, tags, headings and links markdown found.
+func (d *Document) fill(md *markdown.Doc) {
+	d.Title = md.Title
+	d.Tags = md.Tags
+	for _, h := range md.Headings {
+		d.Headings = append(d.Headings, Heading{Level: h.Level, Text: h.Text, Line: h.Line})
+	}
+	for _, l := range md.Links {
+		d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
+	}
 }
 
 // byPage cuts the chunks that cross a page start (pages: the line each
