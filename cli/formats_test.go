@@ -21,6 +21,7 @@ func TestPDFPageEndToEnd(t *testing.T) {
 	os.WriteFile(filepath.Join(vault, "paper.pdf"), pdf, 0o644)
 	os.WriteFile(filepath.Join(vault, "locked.pdf"), formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644)
 	os.WriteFile(filepath.Join(vault, "note.md"), []byte("# Note\n\nSee the paper.\n"), 0o644)
+	os.WriteFile(filepath.Join(vault, "guide.html"), []byte(`<html><title>Guide</title><body><p>Read <a href="note.md">the note</a>.</p></body></html>`), 0o644)
 	idx := filepath.Join(t.TempDir(), "idx")
 
 	var sum struct {
@@ -36,8 +37,8 @@ func TestPDFPageEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("index --json printed %q: %v", out, err)
 	}
-	if sum.Added != 2 || sum.Skipped["encrypted"] != 1 || len(sum.Errors) != 0 || len(sum.NotExtracted) != 1 || !strings.Contains(sum.NotExtracted[0].Error, "password") {
-		t.Fatalf("index summary %+v, want 2 added and locked.pdf skipped as encrypted", sum)
+	if sum.Added != 3 || sum.Skipped["encrypted"] != 1 || len(sum.Errors) != 0 || len(sum.NotExtracted) != 1 || !strings.Contains(sum.NotExtracted[0].Error, "password") {
+		t.Fatalf("index summary %+v, want 3 added and locked.pdf skipped as encrypted", sum)
 	}
 	out, _, _ = runCLI(t, "--index", idx, "index", vault)
 	if !strings.Contains(out, "1 encrypted") {
@@ -82,6 +83,11 @@ func TestPDFPageEndToEnd(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, "--index", idx, "get", "--page", "12", "paper.pdf"); code != 1 || !strings.Contains(errOut, "9 pages") {
 		t.Errorf("get --page 12: exit %d %q", code, errOut)
+	}
+
+	// An HTML link to a note is an edge of the link graph.
+	if out, errOut, code := runCLI(t, "--index", idx, "links", "--reverse", "note.md"); code != 0 || !strings.Contains(out, "guide.html") {
+		t.Errorf("links --reverse note.md: exit %d %q %q; want guide.html linking it", code, out, errOut)
 	}
 
 	out, errOut, code = runCLI(t, "--index", idx, "grep", "gigawatts")
