@@ -53,10 +53,10 @@ func (e *Engine) ChunkImage(ctx context.Context, chunkID string) (*Image, error)
 	switch {
 	case d.Kind == index.KindImage:
 		mime := imageTypes[strings.ToLower(path.Ext(d.Path))]
-		if len(c.Data) > MaxImage {
-			return nil, fmt.Errorf("braid: %s is %s, over the %s an image may be; open the file itself", d.Path, index.FormatBytes(int64(len(c.Data))), index.FormatBytes(MaxImage))
+		if len(c.Raw) > MaxImage {
+			return nil, fmt.Errorf("braid: %s is %s, over the %s an image may be; open the file itself", d.Path, index.FormatBytes(int64(len(c.Raw))), index.FormatBytes(MaxImage))
 		}
-		return &Image{Data: c.Data, MIME: mime, Path: d.Path}, nil
+		return &Image{Data: c.Raw, MIME: mime, Path: d.Path}, nil
 	case d.Kind == index.KindPDF && ct.Page > 0 && c.Raw != nil:
 		img, err := extract.RenderPDFPage(ctx, c.Raw, ct.Page, 100, nil)
 		if err != nil {

@@ -43,6 +43,10 @@ func TestViewChunkImage(t *testing.T) {
 		return r.Results[0]
 	}
 	img, pdf, text := hit("architecture diagram parts"), hit("quokkas"), hit("zebras")
+	// What get and read show of an image is the text it was indexed by.
+	if c, err := e.Notes().Get("diagram.png"); err != nil || !strings.Contains(string(c.Data), "architecture diagram") || !bytes.Equal(c.Raw, pngData) {
+		t.Errorf("Get(diagram.png) = %v; want its text as Data and the PNG as Raw", err)
+	}
 	e.Close()
 	if img.Path != "diagram.png" || pdf.Path != "paper.pdf#page=2" {
 		t.Fatalf("hits %s and %s, want diagram.png and paper.pdf#page=2", img.Path, pdf.Path)

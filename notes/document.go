@@ -178,8 +178,9 @@ type Content struct {
 	Doc  *index.Document
 	File string // absolute path of the file read; for an S3 object, its s3:// URL
 	Data []byte
-	// Raw is the file's own bytes when Data is the text extracted from it
-	// (a PDF, HTML, DOCX or ODT document); nil otherwise.
+	// Raw is the file's own bytes when Data is text braid made of it: the
+	// text extracted from a PDF, HTML, DOCX or ODT document, or the text
+	// an image was indexed by; nil otherwise.
 	Raw []byte
 	// Changed is true when the file differs from what was indexed: the
 	// index is stale for it until the next braid index.
@@ -252,9 +253,37 @@ func (r *Reader) Get(name string) (*Content, error) {
 	if err != nil {
 		return nil, fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", c.File, err)
 	}
+	if d.Kind == index.KindImage {
+		// An image's hash covers the text around it too; its text is
+		// what its chunks hold.
+		return c, r.imageText(c)
+	}
 	sum := sha256.Sum256(c.Data)
 	c.Changed = hex.EncodeToString(sum[:]) != d.Hash
 	return c, c.extract()
+}
+
+// imageText makes an image document's Content its indexed text (its file
+// name and the text around its embeds, from its chunks), the image's bytes
+// going to Raw: what get, read and grep show of an image is text.
+func (r *Reader) imageText(c *Content) error {
+	chunks, err := r.Chunks(context.Background(), c.Doc.ChunkIDs)
+	if err != nil {
+		return err
+	}
+	lines := make([]string, c.Doc.Lines)
+	for _, ch := range chunks {
+		if ch == nil {
+			continue
+		}
+		for i, l := range strings.Split(ch.Text, "\n") {
+			if n := ch.StartLine - 1 + i; n >= 0 && n < len(lines) {
+				lines[n] = l
+			}
+		}
+	}
+	c.Raw, c.Data = c.Data, []byte(strings.Join(lines, "\n"))
+	return nil
 }
 
 // extract replaces a PDF's, HTML page's, DOCX's or ODT's bytes with the
