@@ -18,7 +18,9 @@
 // compiled once per process, a few seconds the first time; the compiled
 // code is cached in Options.CacheDir (default: braid/pdfium under the
 // user's cache folder), so later processes start in a fraction of a second.
-// The engine sees no file system: it gets the PDF's bytes only.
+// The engine sees no file system: it gets the PDF's bytes only. An
+// instance is used again after a PDF under 1 MiB whose calls all
+// succeeded, and dropped otherwise.
 //
 // Caveat: the PDF engine is shared by the whole process, and the first
 // call's CacheDir is the one it uses.

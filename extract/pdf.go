@@ -30,6 +30,11 @@ const (
 	maxBookmarkDepth = 6
 )
 
+// reuseBelow is the largest PDF after which its engine instance is used
+// again: WebAssembly memory never shrinks, so an instance that read a
+// large file is dropped, as is one whose call failed.
+const reuseBelow = 1 << 20
+
 // engine is the process's PDF engine: the compiled PDFium module and its
 // pool of instances, one per file being read.
 var engine struct {
@@ -61,7 +66,7 @@ func pool(opt *Options) (pdfium.Pool, error) {
 			}
 		}
 		engine.pool, engine.err = webassembly.Init(webassembly.Config{
-			MinIdle: 0, MaxIdle: 0, MaxTotal: max(runtime.NumCPU(), 2),
+			MinIdle: 0, MaxIdle: max(runtime.NumCPU(), 2), MaxTotal: max(runtime.NumCPU(), 2), ReuseWorkers: true,
 			RuntimeConfig: rc,
 			FSConfig:      wazero.NewFSConfig(), // no file system: the engine gets bytes only
 			Stdout:        io.Discard, Stderr: io.Discard,
@@ -76,6 +81,7 @@ func pool(opt *Options) (pdfium.Pool, error) {
 // session is one PDF open in an engine instance, killed when its context
 // ends.
 type session struct {
+	bad  bool // a call failed: the instance's state is not to be trusted again
 	ctx  context.Context
 	in   pdfium.Pdfium
 	doc  references.FPDF_DOCUMENT
@@ -100,7 +106,11 @@ func open(ctx context.Context, data []byte, opt *Options) (*session, context.Can
 	s.stop = context.AfterFunc(ctx, func() { in.Kill() })
 	done := func() {
 		if s.stop() {
-			in.Close()
+			if s.bad || len(data) > reuseBelow {
+				in.Kill()
+			} else {
+				in.Close()
+			}
 		}
 		cancel()
 	}
@@ -114,6 +124,7 @@ func open(ctx context.Context, data []byte, opt *Options) (*session, context.Can
 		default:
 			err = fmt.Errorf("%w: not a readable PDF (%v)", ErrDamaged, err)
 		}
+		s.bad = true
 		done()
 		return nil, nil, err
 	}
@@ -138,6 +149,7 @@ func bound(ctx context.Context, err error, opt *Options) error {
 // fail says why a call on an open PDF failed: the time bound, the memory
 // bound, or a damaged file.
 func (s *session) fail(what string, err error, opt *Options) error {
+	s.bad = true
 	if s.ctx.Err() != nil {
 		return bound(s.ctx, err, opt)
 	}
@@ -251,6 +263,7 @@ func (s *session) outline(pages int) [][]heading {
 	}
 	r, err := s.in.GetBookmarks(&requests.GetBookmarks{Document: s.doc})
 	if err != nil {
+		s.bad = true
 		return out
 	}
 	count := 0
