@@ -163,3 +163,36 @@ func TestImages(t *testing.T) {
 		t.Errorf("after the edit: %+v, want the note and diagram.png updated", sum)
 	}
 }
+
+// TestFormatsUpgrade re-indexes an HTML file that an older braid indexed as
+// plain text, though its content did not change.
+func TestFormatsUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "page.html"), []byte(`<html><title>Guide</title><body><p>Hello.</p></body></html>`), 0o644)
+	src := &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir}
+	st, lex := openPair(t, t.TempDir())
+	t.Cleanup(func() { lex.Close(); st.Close() })
+	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 1}}
+	if err := ix.Index(t.Context(), src, &Summary{}); err != nil {
+		t.Fatal(err)
+	}
+	// As an older braid left it: the same content, indexed as text.
+	d, _ := st.DocByPath("s1", "page.html")
+	old := *d
+	old.Kind = KindText
+	if err := ix.commit(t.Context(), []Change{{Doc: &old}}); err != nil {
+		t.Fatal(err)
+	}
+	sum := &Summary{}
+	if err := ix.Index(t.Context(), src, sum); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := st.DocByPath("s1", "page.html"); sum.Updated != 1 || d.Kind != KindHTML {
+		t.Errorf("re-index: %+v, kind %s; want page.html updated as HTML", sum, d.Kind)
+	}
+	sum = &Summary{}
+	ix.Index(t.Context(), src, sum)
+	if sum.Unchanged != 1 {
+		t.Errorf("third run: %+v, want it unchanged", sum)
+	}
+}

@@ -555,7 +555,7 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 	p.f.size = int64(len(data))
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	if e, ok := entries[f.rel]; ok && e.Hash == hash && !ix.Force {
+	if e, ok := entries[f.rel]; ok && e.Hash == hash && !ix.Force && !ix.unextracted(e, f.rel) {
 		p.same = true
 		return p
 	}
@@ -571,6 +571,18 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 		}
 	}
 	return p
+}
+
+// unextracted reports whether the indexed document of e, a file of a format
+// package extract reads, was indexed before braid extracted that format
+// (an HTML file as plain text, say): its content is unchanged, and it is
+// parsed again all the same. A Remote target's documents are not checked.
+func (ix *Indexer) unextracted(e Entry, rel string) bool {
+	if ix.Remote != nil || extract.Format(rel) == "" {
+		return false
+	}
+	d, err := ix.Store.Doc(e.DocID)
+	return err == nil && d != nil && !d.Kind.Extracted()
 }
 
 // parse turns a document's content into a document and its chunks.
