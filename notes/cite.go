@@ -74,23 +74,33 @@ func (r *Reader) Cite(chunkID string) (*Citation, error) {
 	return ct, nil
 }
 
-// pageTag writes [title, p. N](path#page=N), escaped for markdown.
+// pageTag writes [title, p. N](path#page=N), escaped for markdown: the
+// page anchor PDF viewers and browsers open a PDF at.
 func pageTag(title, file string, page int) string {
-	t := citeTag(title, file, 1, 1)
-	t = t[:strings.LastIndex(t, "](")] + fmt.Sprintf(", p. %d](", page) + t[strings.LastIndex(t, "](")+2:]
-	return strings.TrimSuffix(t, "#L1)") + fmt.Sprintf("#page=%d)", page)
+	return link(citeTitle(title, file)+fmt.Sprintf(", p. %d", page), file, fmt.Sprintf("#page=%d", page))
 }
 
 // citeTag writes [title](path#Lstart-Lend), escaped for markdown.
 func citeTag(title, file string, start, end int) string {
-	if title == "" {
-		title = path.Base(file)
-	}
-	text := strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "\n", " ").Replace(title)
-	dest := strings.NewReplacer("%", "%25", " ", "%20", "(", "%28", ")", "%29", "#", "%23", "<", "%3C", ">", "%3E").Replace(file)
 	anchor := fmt.Sprintf("#L%d", start)
 	if end > start {
 		anchor += fmt.Sprintf("-L%d", end)
 	}
+	return link(citeTitle(title, file), file, anchor)
+}
+
+// citeTitle is the title a citation shows: the document's, else its file
+// name.
+func citeTitle(title, file string) string {
+	if title == "" {
+		return path.Base(file)
+	}
+	return title
+}
+
+// link writes [text](file+anchor), text and file escaped for markdown.
+func link(text, file, anchor string) string {
+	text = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "\n", " ").Replace(text)
+	dest := strings.NewReplacer("%", "%25", " ", "%20", "(", "%28", ")", "%29", "#", "%23", "<", "%3C", ">", "%3E").Replace(file)
 	return fmt.Sprintf("[%s](%s%s)", text, dest, anchor)
 }
