@@ -94,12 +94,13 @@ func open(ctx context.Context, data []byte, opt *Options) (*session, context.Can
 	if err != nil {
 		return nil, nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, opt.timeout())
+	// Waiting for a free instance is not the file's time: the bound
+	// starts once it has one.
 	in, err := p.GetInstanceWithContext(ctx)
 	if err != nil {
-		cancel()
-		return nil, nil, bound(ctx, fmt.Errorf("extract: no PDF engine free: %w", err), opt)
+		return nil, nil, fmt.Errorf("extract: no PDF engine instance: %w", err)
 	}
+	ctx, cancel := context.WithTimeout(ctx, opt.timeout())
 	s := &session{ctx: ctx, in: in}
 	// Past the time bound the instance is killed: its call in flight
 	// returns an error, and the pool makes a fresh one.
