@@ -165,6 +165,10 @@ func TestHostile(t *testing.T) {
 		{"deeply nested html", func() error { _, err := extract.HTML(nested); return err }, extract.ErrOverLimit},
 		{"docx not a zip", func() error { _, err := extract.DOCX([]byte("PK\x03\x04 broken")); return err }, extract.ErrDamaged},
 		{"pdf claiming a huge page count", func() error { _, err := extract.PDF(context.Background(), formattest.HugeCount(), nil); return err }, extract.ErrOverLimit},
+		{"pdf with a huge object stream", func() error {
+			_, err := extract.PDF(context.Background(), formattest.HugeObjectStream(extract.MaxPDFMemory*5/8), nil)
+			return err
+		}, extract.ErrOverLimit},
 		// 320 MiB: inflating it grows a buffer by doubling, past the 512 MiB bound.
 		{"pdf with a huge content stream", func() error {
 			_, err := extract.PDF(context.Background(), formattest.HugeStream(extract.MaxPDFMemory*5/8), nil)

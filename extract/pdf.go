@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -123,7 +124,7 @@ func open(ctx context.Context, data []byte, opt *Options) (*session, context.Can
 		case ctx.Err() != nil:
 			err = bound(ctx, err, opt)
 		default:
-			err = fmt.Errorf("%w: not a readable PDF (%v)", ErrDamaged, err)
+			err = failure(in, "the file", err)
 		}
 		s.bad = true
 		done()
@@ -148,17 +149,38 @@ func bound(ctx context.Context, err error, opt *Options) error {
 }
 
 // fail says why a call on an open PDF failed: the time bound, the memory
-// bound, or a damaged file.
+// bound, or a damaged file. The instance is not used again.
 func (s *session) fail(what string, err error, opt *Options) error {
 	s.bad = true
 	if s.ctx.Err() != nil {
 		return bound(s.ctx, err, opt)
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "memory") || strings.Contains(msg, "unreachable") || strings.Contains(msg, "out of bounds") {
-		return fmt.Errorf("%w: the PDF engine stopped while reading %s, likely at its %d MiB memory bound (%v)", ErrOverLimit, what, MaxPDFMemory>>20, err)
+	return failure(s.in, what, err)
+}
+
+// failure says why the engine failed at what: past its memory bound when
+// PDFium stopped (a WebAssembly trap, as when malloc finds no memory) with
+// at least a quarter of that bound in use, else a damaged file.
+func failure(in pdfium.Pdfium, what string, err error) error {
+	msg, _, _ := strings.Cut(err.Error(), "\n") // not the WebAssembly stack trace
+	if strings.Contains(msg, "wasm error") && memoryUsed(in) >= MaxPDFMemory/4 {
+		return fmt.Errorf("%w: the PDF engine ran out of its %d MiB of memory reading %s (%s)", ErrOverLimit, MaxPDFMemory>>20, what, msg)
 	}
-	return fmt.Errorf("%w: %s: %v", ErrDamaged, what, err)
+	return fmt.Errorf("%w: PDFium could not read %s (%s)", ErrDamaged, what, msg)
+}
+
+// memoryUsed is the size of an instance's WebAssembly memory, read through
+// go-pdfium's implementation (the exported Module field of an internal
+// type); 0 when it cannot be read.
+func memoryUsed(in pdfium.Pdfium) (n uint64) {
+	defer func() {
+		if recover() != nil {
+			n = 0
+		}
+	}()
+	m := reflect.Indirect(reflect.ValueOf(in.GetImplementation())).FieldByName("Module")
+	mem := m.MethodByName("Memory").Call(nil)[0]
+	return mem.MethodByName("Size").Call(nil)[0].Uint()
 }
 
 // PDF extracts a PDF's text, page by page in reading order, its outline

@@ -106,3 +106,48 @@ func LoopedOutline() []byte {
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	})
 }
+
+// HugeObjectStream is a PDF whose page tree lies in an object stream (PDF
+// 1.5, with a cross-reference stream) that inflates to about size bytes:
+// the reader must inflate it to find the pages.
+func HugeObjectStream(size int) []byte {
+	pages := "<< /Type /Pages /Kids [3 0 R] /Count 1 >>"
+	header := "2 0 "
+	var z bytes.Buffer
+	z.Write([]byte{0x78, 0xda})
+	var pre bytes.Buffer
+	w, _ := flate.NewWriter(&pre, flate.BestCompression)
+	w.Write([]byte(header + pages + " "))
+	w.Flush()
+	z.Write(pre.Bytes())
+	body := deflated(' ', size)
+	z.Write(body) // ends with the final block
+	binary.Write(&z, binary.BigEndian, uint32(0))
+
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n")
+	offs := map[int]int{}
+	obj := func(n int, s string) {
+		offs[n] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", n, s)
+	}
+	obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+	obj(3, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>")
+	obj(4, fmt.Sprintf("<< /Type /ObjStm /N 1 /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream", len(header), z.Len(), z.String()))
+	offs[5] = b.Len()
+	var x bytes.Buffer
+	entry := func(typ byte, a uint32, c uint16) {
+		x.WriteByte(typ)
+		binary.Write(&x, binary.BigEndian, a)
+		binary.Write(&x, binary.BigEndian, c)
+	}
+	entry(0, 0, 65535)
+	entry(1, uint32(offs[1]), 0)
+	entry(2, 4, 0) // object 2: the first of object stream 4
+	entry(1, uint32(offs[3]), 0)
+	entry(1, uint32(offs[4]), 0)
+	entry(1, uint32(offs[5]), 0)
+	fmt.Fprintf(&b, "5 0 obj\n<< /Type /XRef /Size 6 /W [1 4 2] /Root 1 0 R /Length %d >>\nstream\n%s\nendstream\nendobj\n", x.Len(), x.String())
+	fmt.Fprintf(&b, "startxref\n%d\n%%%%EOF\n", offs[5])
+	return b.Bytes()
+}
