@@ -142,3 +142,31 @@ func TestBackendPDF(t *testing.T) {
 		t.Errorf("cite on the cluster: exit %d %q %q; want p. 7", code, out, errOut)
 	}
 }
+
+// TestPDFHybrid searches a PDF's pages with vectors as well (the
+// generated model fixture): the hybrid hit names its page too.
+func TestPDFHybrid(t *testing.T) {
+	t.Setenv("BRAID_ORT_LIB", modeltest.NeedRuntime(t))
+	t.Setenv("BRAID_MODEL", modeltest.TinyDir())
+	vault := t.TempDir()
+	os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(9, map[int]string{7: "The flux capacitor needs 1.21 gigawatts."}), 0o644)
+	idx := filepath.Join(t.TempDir(), "idx")
+	out, errOut, code := runCLI(t, "--index", idx, "--json", "index", vault)
+	var sum struct{ Embedded int }
+	if code != 0 || json.Unmarshal([]byte(out), &sum) != nil || sum.Embedded == 0 {
+		t.Fatalf("index: exit %d %s %s; want chunks embedded", code, out, errOut)
+	}
+	var res struct {
+		Results []struct {
+			Path, Source string
+			Page         int
+		}
+	}
+	out, errOut, code = runCLI(t, "--index", idx, "--json", "search", "--vector-weight", "0.5", "flux capacitor gigawatts")
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Results) == 0 {
+		t.Fatalf("search: exit %d %s %s", code, out, errOut)
+	}
+	if h := res.Results[0]; h.Path != "paper.pdf#page=7" || h.Page != 7 || h.Source != "hybrid" {
+		t.Errorf("top hit %+v, want a hybrid hit on paper.pdf#page=7", h)
+	}
+}
