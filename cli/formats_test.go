@@ -170,3 +170,23 @@ func TestPDFHybrid(t *testing.T) {
 		t.Errorf("top hit %+v, want a hybrid hit on paper.pdf#page=7", h)
 	}
 }
+
+// TestPDFVersions keeps versions of a PDF: diff compares their text, not
+// their bytes.
+func TestPDFVersions(t *testing.T) {
+	vault := t.TempDir()
+	file := filepath.Join(vault, "paper.pdf")
+	os.WriteFile(file, formattest.Paper(2, map[int]string{2: "The answer is forty-one."}), 0o644)
+	idx := filepath.Join(t.TempDir(), "idx")
+	if _, errOut, code := runCLI(t, "--index", idx, "-q", "index", "--keep-versions", "2", vault); code != 0 {
+		t.Fatalf("index: %s", errOut)
+	}
+	os.WriteFile(file, formattest.Paper(2, map[int]string{2: "The answer is forty-two."}), 0o644)
+	if _, errOut, code := runCLI(t, "--index", idx, "-q", "index"); code != 0 {
+		t.Fatalf("index again: %s", errOut)
+	}
+	out, errOut, code := runCLI(t, "--index", idx, "diff", "paper.pdf")
+	if code != 0 || !strings.Contains(out, "-The answer is forty-one.") || !strings.Contains(out, "+The answer is forty-two.") || strings.Contains(out, "%PDF") {
+		t.Errorf("diff paper.pdf: exit %d %q %q; want the changed line of text", code, out, errOut)
+	}
+}
