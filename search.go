@@ -9,6 +9,7 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/snippet"
@@ -135,7 +136,8 @@ func (h Hit) Marked() []string {
 type Hit struct {
 	ID          string       `json:"id"` // document id
 	ChunkID     string       `json:"chunk_id"`
-	Path        string       `json:"path"` // relative to its source
+	Path        string       `json:"path"`           // relative to its source; in a PDF with the page: "paper.pdf#page=7"
+	Page        int          `json:"page,omitempty"` // the page of a PDF the chunk is on
 	Title       string       `json:"title"`
 	Score       float64      `json:"score"`
 	Snippet     string       `json:"snippet"`
@@ -486,12 +488,16 @@ func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candid
 			terms[t] = true
 		}
 		snip, hl := snippet.Best(ch.Text, terms, 240)
+		page := ch.Page
+		if page == 0 && len(d.Pages) > 0 {
+			page = d.Page(ch.StartLine) // a cluster's chunk records have no page; its document's page starts do
+		}
 		source, score := label, c.Score
 		if c.Reranked {
 			source, score = label+"+rerank", c.Rerank
 		}
 		h := Hit{
-			ID: d.ID, ChunkID: ch.ID, Path: d.Path, Title: d.Title, Score: score,
+			ID: d.ID, ChunkID: ch.ID, Path: notes.PageAnchor(d.Path, page), Page: page, Title: d.Title, Score: score,
 			Snippet: snip, Highlights: hl, Line: Lines{Start: ch.StartLine, End: ch.EndLine},
 			Source: source, SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
 		}

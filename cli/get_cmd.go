@@ -12,6 +12,7 @@ import (
 type GetCmd struct {
 	Doc   string `arg:"" help:"Document id, path relative to its source (extension optional), content hash (or its first 8+ hex digits), or exact title."`
 	Lines string `help:"Only lines A to B (1-based, inclusive; A: or :B leave a side open)." placeholder:"A:B"`
+	Page  string `help:"Only page P of a PDF, or pages P-Q (1-based, inclusive), of its extracted text." placeholder:"P[-Q]"`
 	Graph bool   `help:"Also list the documents it links to and those linking to it (the link graph, up to --depth steps)."`
 	Depth int    `help:"With --graph: how many link steps to follow, 1..5." default:"1"`
 }
@@ -34,6 +35,14 @@ func (c *GetCmd) Run(g *Globals) error {
 	if content.Changed {
 		g.warn("%s changed since it was indexed; run braid index to refresh the index", g.displayPath(content.File))
 	}
+	if c.Page != "" {
+		if c.Lines != "" {
+			return fmt.Errorf("--page and --lines both choose lines; give one")
+		}
+		if from, to, err = pageLines(content.Doc, c.Page); err != nil {
+			return err
+		}
+	}
 	text, at, total := content.Slice(braid.Lines{Start: from, End: to})
 	if at.Start == 0 {
 		return fmt.Errorf("--lines %s starts past the end: %s has %d lines", c.Lines, content.Doc.Path, total)
@@ -49,7 +58,8 @@ func (c *GetCmd) Run(g *Globals) error {
 		out := map[string]any{
 			"id": d.ID, "path": d.Path, "title": d.Title, "file": content.File, "changed": content.Changed,
 			"lines": map[string]int{"start": at.Start, "end": at.End}, "content": text,
-			"tags": d.Tags, "frontmatter": d.Frontmatter, "hash": d.Hash,
+			"pages": d.Pages,
+			"tags":  d.Tags, "frontmatter": d.Frontmatter, "hash": d.Hash,
 		}
 		if rel != nil {
 			out["graph"] = rel // braid.Related
@@ -61,6 +71,29 @@ func (c *GetCmd) Run(g *Globals) error {
 		fmt.Fprint(g.stdout, rel.Text())
 	}
 	return nil
+}
+
+// pageLines is the first and last line of pages "P" or "P-Q" of d.
+func pageLines(d *braid.Document, pages string) (from, to int, err error) {
+	a, b, ranged := strings.Cut(pages, "-")
+	p, err1 := strconv.Atoi(strings.TrimSpace(a))
+	q := p
+	var err2 error
+	if ranged {
+		q, err2 = strconv.Atoi(strings.TrimSpace(b))
+	}
+	if err1 != nil || err2 != nil || p < 1 || q < p {
+		return 0, 0, fmt.Errorf("--page %q: want a page number P or a range P-Q, from 1", pages)
+	}
+	if len(d.Pages) == 0 {
+		return 0, 0, fmt.Errorf("--page: %s has no pages (only PDFs do); use --lines", d.Path)
+	}
+	from, _, ok := d.PageLines(p)
+	_, to, ok2 := d.PageLines(q)
+	if !ok || !ok2 {
+		return 0, 0, fmt.Errorf("--page %s: %s has %d pages", pages, d.Path, len(d.Pages))
+	}
+	return from, to, nil
 }
 
 // parseLines reads "A:B", "A:", ":B" or "A"; empty means every line.

@@ -319,7 +319,7 @@ func TestServeToolProfiles(t *testing.T) {
 		{"yams", []string{"search", "grep", "download", "add", "get", "list", "status", "delete_by_name", "update", "restore",
 			"list_collections", "list_snapshots", "graph"}, "search_keyword", "search",
 			map[string]any{"query": "alpha", "path_pattern": "note-0002.md", "vector_weight": 0}, `"path":"note-0002.md"`},
-		{"ks", []string{"search_knowledge", "search_keyword", "read", "read_around", "cite", "ask", "find", "get_info",
+		{"ks", []string{"search_knowledge", "search_keyword", "read", "read_around", "cite", "view_chunk_image", "ask", "find", "get_info",
 			"get_current_datetime", "compare_versions"}, "search", "search_keyword", map[string]any{"query": "alpha", "top_k": 1}, `"total":`},
 		{"alloy", alloy, "grep", "list_sources", nil, `"documents":4`},
 	} {

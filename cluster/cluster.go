@@ -194,7 +194,35 @@ func (c *Cluster) Read(ctx context.Context, ids []string) ([]*index.Chunk, []*in
 		chunks[i] = &index.Chunk{ID: d.ChunkID, DocID: d.DocID, Ord: d.Ord, Text: d.Text, HeadingPath: d.HeadingPath, StartLine: d.StartLine, EndLine: d.EndLine}
 		docs[i] = &index.Document{ID: d.DocID, SourceID: d.Source, Path: d.Path, Kind: index.DocKind(d.Kind), Title: d.DocTitle, Hash: d.DocHash, Lines: d.Lines, Aliases: d.Aliases, Tags: d.Tags}
 	}
+	c.pages(ctx, chunks, docs)
 	return chunks, docs, nil
+}
+
+// pages gives the chunks of PDFs their page: the cluster's chunk records
+// have no page field (its mapping predates them), and the document
+// record, kept in the mirror, has the line each page starts on.
+func (c *Cluster) pages(ctx context.Context, chunks []*index.Chunk, docs []*index.Document) {
+	if c.cfg.Mirror == nil || !slices.ContainsFunc(docs, func(d *index.Document) bool { return d != nil && d.Kind == index.KindPDF }) {
+		return
+	}
+	if err := c.Sync(ctx); err != nil {
+		return // the hits go without their page rather than fail
+	}
+	starts := map[string][]int{}
+	for i, d := range docs {
+		if d == nil || d.Kind != index.KindPDF {
+			continue
+		}
+		p, ok := starts[d.ID]
+		if !ok {
+			if m, err := c.cfg.Mirror.Doc(d.ID); err == nil && m != nil && m.Hash == d.Hash {
+				p = m.Pages
+			}
+			starts[d.ID] = p
+		}
+		d.Pages = p
+		chunks[i].Page = d.Page(chunks[i].StartLine)
+	}
 }
 
 // Backlinks counts, for each of docIDs, the other documents that link to

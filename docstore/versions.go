@@ -111,6 +111,14 @@ func (s *Store) CompareVersions(ref, from, to string) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.c.Text != nil {
+		if a, err = s.c.Text(l.Path, a); err != nil {
+			return nil, fmt.Errorf("braid: version %d of %s: %w", vs[fi].Version.Version, l.Path, err)
+		}
+		if b, err = s.c.Text(l.Path, b); err != nil {
+			return nil, fmt.Errorf("braid: version %d of %s: %w", vs[ti].Version.Version, l.Path, err)
+		}
+	}
 	name := func(v VersionInfo) string { return fmt.Sprintf("%s@v%d (%s)", l.Path, v.Version.Version, v.Hash[:12]) }
 	return &Comparison{ID: l.ID, Path: l.Path, From: vs[fi], To: vs[ti],
 		Diff: diff.Unified(name(vs[fi]), name(vs[ti]), string(a), string(b), 3)}, nil

@@ -29,8 +29,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
-	"golang.org/x/net/html"
+	"github.com/braidsearch/braid/extract"
 )
 
 // Defaults for the zero Options.
@@ -364,37 +363,8 @@ func mediaType(header string, body []byte) (string, error) {
 	return "", fmt.Errorf("content type %s; braid stores text, markdown and HTML", mt)
 }
 
-// toMarkdown turns an HTML page into markdown, with its title.
+// toMarkdown turns an HTML page into markdown, with its title, as braid
+// index converts HTML files (package extract).
 func toMarkdown(body []byte) (string, []byte, error) {
-	doc, err := html.Parse(bytes.NewReader(body))
-	if err != nil {
-		return "", nil, err
-	}
-	title := strings.TrimSpace(findTitle(doc))
-	md, err := htmltomarkdown.ConvertNode(doc)
-	if err != nil {
-		return "", nil, err
-	}
-	if title != "" && !bytes.HasPrefix(bytes.TrimSpace(md), []byte("# ")) {
-		md = append([]byte("# "+title+"\n\n"), md...)
-	}
-	return title, md, nil
-}
-
-func findTitle(n *html.Node) string {
-	if n.Type == html.ElementNode && n.Data == "title" {
-		var b strings.Builder
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.TextNode {
-				b.WriteString(c.Data)
-			}
-		}
-		return b.String()
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if t := findTitle(c); t != "" {
-			return t
-		}
-	}
-	return ""
+	return extract.HTMLMarkdown(body)
 }

@@ -75,6 +75,11 @@ func (f *Format) Write(w io.Writer, r Result) error {
 				b = append(b, name...)
 				b = append(b, sep)
 			}
+			if p := r.File.Page(l.Number); p > 0 {
+				b = append(b, "page "...)
+				b = strconv.AppendInt(b, int64(p), 10)
+				b = append(b, sep)
+			}
 			if f.LineNumbers {
 				b = strconv.AppendInt(b, int64(l.Number), 10)
 				b = append(b, sep)

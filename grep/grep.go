@@ -40,6 +40,24 @@ type File struct {
 	// Root, when set, is a folder the file must stay inside once symbolic
 	// links are followed: a link out of it is not read.
 	Root string
+	// Text, when set, reads the text to search instead of the file: the
+	// text braid extracted from a PDF, HTML, DOCX or ODT file.
+	Text func() ([]byte, error)
+	// Pages holds the line each page of Text starts on (a PDF's): a
+	// printed line then names its page, "paper.pdf:page 7:text".
+	Pages []int
+}
+
+// Page is the 1-based page line is on, 0 without Pages.
+func (f File) Page(line int) int {
+	p := 0
+	for i, start := range f.Pages {
+		if start > line {
+			break
+		}
+		p = i + 1
+	}
+	return p
 }
 
 // Line is a selected or context line of a file.

@@ -20,6 +20,7 @@ type JSON struct {
 type jsonLine struct {
 	Path   string      `json:"path"`
 	Line   int         `json:"line"`
+	Page   int         `json:"page,omitempty"` // a PDF's page the line is on
 	Text   string      `json:"text"`
 	Match  bool        `json:"match"`
 	Ranges []jsonRange `json:"ranges,omitempty"`
@@ -57,7 +58,7 @@ func (j *JSON) Write(w io.Writer, r Result) error {
 		return nil
 	}
 	for _, l := range r.Lines {
-		jl := jsonLine{Path: r.File.Name, Line: l.Number, Text: l.Text, Match: l.Match}
+		jl := jsonLine{Path: r.File.Name, Line: l.Number, Page: r.File.Page(l.Number), Text: l.Text, Match: l.Match}
 		for _, rg := range l.Ranges {
 			jl.Ranges = append(jl.Ranges, jsonRange{rg[0], rg[1]})
 		}

@@ -112,11 +112,19 @@ func (s *searcher) searchFile(ctx context.Context, f File) (r Result) {
 	if err := ctx.Err(); err != nil {
 		return Result{File: f, Err: err}
 	}
-	buf, err := readFile(f, s.buf, &s.dirs)
+	var buf []byte
+	var err error
+	if f.Text != nil {
+		buf, err = f.Text()
+	} else {
+		buf, err = readFile(f, s.buf, &s.dirs)
+	}
 	if err != nil {
 		return Result{File: f, Err: fmt.Errorf("grep: %w", err)}
 	}
-	s.buf = buf
+	if f.Text == nil {
+		s.buf = buf
+	}
 	if bytes.IndexByte(buf, 0) >= 0 {
 		return Result{File: f, Binary: true}
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/chunk"
+	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/internal/confine"
 	"github.com/braidsearch/braid/markdown"
 )
@@ -99,6 +100,11 @@ type Summary struct {
 	// not read, such as frontmatter whose YAML is broken (the note is
 	// indexed without it), each saying what.
 	Warnings []FileError `json:"warnings,omitempty"`
+	// NotExtracted lists the files of a format braid extracts (PDF, HTML,
+	// DOCX, ODT) that it skipped, each saying why: encrypted, no text
+	// layer, damaged or over a limit (counted in Skipped too). They are
+	// not errors: the run succeeds without them.
+	NotExtracted []FileError `json:"not_extracted,omitempty"`
 }
 
 // Indexer brings the store and the lexical index in step with sources.
@@ -127,6 +133,9 @@ type Indexer struct {
 	// Lexical and Vectors (which are then unused): an index kept in a
 	// cluster. Folder, file and BEIR sources only.
 	Remote Target
+	// Extract bounds the extraction of PDF, HTML, DOCX and ODT files; nil
+	// means package extract's defaults.
+	Extract *extract.Options
 }
 
 // Target is what an index run writes to: the embedded index (Store,
@@ -413,6 +422,19 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 			files = files[:limit]
 		}
 	}
+	var imgs []file
+	if src.Kind == SourceDir && ix.Remote == nil {
+		// Images are indexed last, by the text of the notes around them.
+		kept := files[:0]
+		for _, f := range files {
+			if IsImage(f.rel) && utf8.ValidString(f.rel) {
+				imgs = append(imgs, f)
+			} else {
+				kept = append(kept, f)
+			}
+		}
+		files = kept
+	}
 	entries, err := ix.target().Entries(ctx, src.ID)
 	if err != nil {
 		return err
@@ -436,6 +458,13 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 				sum.Skipped.TooManyChunks++
 				sum.Errors = append(sum.Errors, FileError{Path: p.f.abs, Err: p.err.Error()})
 				seen[p.f.rel] = false
+			case p.err != nil && p.skip != "":
+				if src.Kind == SourceFile {
+					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
+				}
+				sum.Skipped.add(p.skip)
+				sum.NotExtracted = append(sum.NotExtracted, FileError{Path: p.f.abs, Err: p.err.Error()})
+				seen[p.f.rel] = false
 			case p.err != nil:
 				if src.Kind == SourceFile {
 					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
@@ -446,11 +475,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 				if src.Kind == SourceFile {
 					return fmt.Errorf("index %s: %w (it is %s); braid indexes UTF-8 text files only", p.f.abs, ErrNotText, strings.ReplaceAll(p.skip, "_", " "))
 				}
-				if p.skip == "binary" {
-					sum.Skipped.Binary++
-				} else {
-					sum.Skipped.NotUTF8++
-				}
+				sum.Skipped.add(p.skip)
 				seen[p.f.rel] = false
 			case p.same:
 				sum.Unchanged++
@@ -474,8 +499,14 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 			}
 		}
 		if ix.Progress != nil {
-			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files)})
+			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files) + len(imgs)})
 		}
+	}
+	if err := ix.indexImages(src, imgs, entries, seen, sum, b); err != nil {
+		return err
+	}
+	if len(imgs) > 0 && ix.Progress != nil {
+		ix.Progress(Progress{Source: src.Name, Done: len(files) + len(imgs), Total: len(files) + len(imgs)})
 	}
 	return b.finish(entries, seen, sum)
 }
@@ -515,15 +546,7 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 	}
 	// The walk checked the file; confine checks again as it opens it, in
 	// case a link or a FIFO took its place since.
-	root, limit := src.Path, src.MaxFileSize
-	if src.Kind == SourceFile {
-		root = f.abs // just that file, by its registered path
-	} else if src.Kind != SourceDir || src.FollowLinks {
-		root = ""
-	}
-	if limit <= 0 {
-		limit = DefaultMaxFileSize
-	}
+	root, limit := readRoot(src, f)
 	data, err := confine.ReadFile(root, f.abs, limit)
 	if err != nil {
 		p.err = err
@@ -532,7 +555,7 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 	p.f.size = int64(len(data))
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	if e, ok := entries[f.rel]; ok && e.Hash == hash && !ix.Force {
+	if e, ok := entries[f.rel]; ok && e.Hash == hash && !ix.Force && !ix.unextracted(e, f.rel) {
 		p.same = true
 		return p
 	}
@@ -550,6 +573,18 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 	return p
 }
 
+// unextracted reports whether the indexed document of e, a file of a format
+// package extract reads, was indexed before braid extracted that format
+// (an HTML file as plain text, say): its content is unchanged, and it is
+// parsed again all the same. A Remote target's documents are not checked.
+func (ix *Indexer) unextracted(e Entry, rel string) bool {
+	if ix.Remote != nil || extract.Format(rel) == "" {
+		return false
+	}
+	d, err := ix.Store.Doc(e.DocID)
+	return err == nil && d != nil && !d.Kind.Extracted()
+}
+
 // parse turns a document's content into a document and its chunks.
 func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time.Time) (p prepared) {
 	p.f = f
@@ -559,6 +594,9 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 		}
 	}()
 	p.f.size = int64(len(data))
+	if format := extract.Format(f.rel); format != "" {
+		return ix.parseExtracted(src, f, format, data, hash, mod)
+	}
 	switch {
 	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0:
 		p.skip = "binary"
@@ -581,16 +619,9 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 	if isMarkdown(f.rel) {
 		md := markdown.Parse(filepath.Base(f.rel), data)
 		d.Kind = KindMarkdown
-		d.Title = md.Title
 		d.Frontmatter = md.Frontmatter
 		d.Aliases = md.Aliases
-		d.Tags = md.Tags
-		for _, h := range md.Headings {
-			d.Headings = append(d.Headings, Heading{Level: h.Level, Text: h.Text, Line: h.Line})
-		}
-		for _, l := range md.Links {
-			d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
-		}
+		d.fill(md)
 		p.capped = capped(md)
 		p.warnings = md.Warnings
 		pieces = chunk.Markdown(data, md, chunkOptions(src))
@@ -606,6 +637,111 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 	p.doc = d
 	p.chunks = toChunks(d, pieces)
 	return p
+}
+
+// parseExtracted turns a PDF, HTML, DOCX or ODT file into a document
+// through package extract: its markdown is parsed and chunked as a note's,
+// and a paged document's chunks are cut at page ends, each naming its page.
+// A file extract refuses is skipped with the reason (p.skip) and why (p.err).
+func (ix *Indexer) parseExtracted(src *Source, f file, format string, data []byte, hash string, mod time.Time) (p prepared) {
+	p.f = f
+	p.f.size = int64(len(data))
+	x, err := extract.File(context.Background(), f.rel, data, ix.Extract)
+	if err != nil {
+		p.err = err
+		switch {
+		case errors.Is(err, extract.ErrEncrypted):
+			p.skip = "encrypted"
+		case errors.Is(err, extract.ErrNoText):
+			p.skip = "no_text_layer"
+		case errors.Is(err, extract.ErrDamaged):
+			p.skip = "damaged"
+		case errors.Is(err, extract.ErrOverLimit):
+			p.skip = "over_limit"
+		}
+		return p
+	}
+	d := &Document{
+		ID:        docID(src.ID, f.rel),
+		SourceID:  src.ID,
+		Path:      f.rel,
+		Kind:      DocKind(format),
+		Hash:      hash,
+		Size:      int64(len(data)),
+		IndexedAt: time.Now().UTC(),
+		Lines:     bytes.Count(x.Text, []byte{'\n'}) + 1,
+		ModTime:   mod,
+		Pages:     x.Pages,
+	}
+	md := markdown.Parse(filepath.Base(f.rel), x.Text)
+	d.fill(md)
+	if x.Title != "" {
+		d.Title = x.Title
+	}
+	p.capped = capped(md)
+	pieces := chunk.Markdown(x.Text, md, chunkOptions(src))
+	if len(x.Pages) > 0 {
+		pieces = byPage(pieces, x.Pages)
+	}
+	if err := checkChunks(src, len(pieces)); err != nil {
+		p.skip, p.err = "too_many_chunks", err
+		return p
+	}
+	p.doc = d
+	p.chunks = toChunks(d, pieces)
+	for i := range p.chunks {
+		p.chunks[i].Page = d.Page(p.chunks[i].StartLine)
+	}
+	return p
+}
+
+// fill gives d the title, tags, headings and links markdown found.
+func (d *Document) fill(md *markdown.Doc) {
+	d.Title = md.Title
+	d.Tags = md.Tags
+	for _, h := range md.Headings {
+		d.Headings = append(d.Headings, Heading{Level: h.Level, Text: h.Text, Line: h.Line})
+	}
+	for _, l := range md.Links {
+		d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
+	}
+}
+
+// byPage cuts the chunks that cross a page start (pages: the line each
+// page starts on) at it, so that no chunk spans two pages.
+func byPage(pieces []chunk.Chunk, pages []int) []chunk.Chunk {
+	var out []chunk.Chunk
+	for _, c := range pieces {
+		lines := strings.Split(c.Text, "\n")
+		if extract.PageOf(pages, c.StartLine) == extract.PageOf(pages, c.EndLine) || len(lines) > c.EndLine-c.StartLine+1 {
+			out = append(out, c)
+			continue
+		}
+		for len(lines) < c.EndLine-c.StartLine+1 {
+			lines = append(lines, "") // the blank lines Text ends without
+		}
+		for c.StartLine <= c.EndLine {
+			end := c.EndLine
+			if next := extract.PageOf(pages, c.StartLine); next < len(pages) && pages[next]-1 < end {
+				end = pages[next] - 1
+			}
+			n := end - c.StartLine + 1
+			piece := c
+			piece.EndLine = end
+			piece.Text = strings.TrimRight(strings.Join(lines[:n], "\n"), " \t\n")
+			lines = lines[n:]
+			c.StartLine = end + 1
+			if strings.TrimSpace(piece.Text) == "" {
+				continue
+			}
+			if k := len(out) - 1; k >= 0 && out[k].StartLine <= piece.StartLine && piece.EndLine <= out[k].EndLine {
+				continue // the overlap with the chunk before, which holds it
+			}
+			piece.Tokens = chunk.Count(piece.Text)
+			out = append(out, piece)
+		}
+	}
+	return out
 }
 
 // capped says what Parse left out of md past its caps, or "" when nothing.

@@ -206,15 +206,15 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 				sum.Skipped.TooManyChunks++
 				sum.Errors = append(sum.Errors, FileError{Path: where, Err: p.err.Error()})
 				seen[rel] = false
+			case p.err != nil && p.skip != "":
+				sum.Skipped.add(p.skip)
+				sum.NotExtracted = append(sum.NotExtracted, FileError{Path: where, Err: p.err.Error()})
+				skipped[rel] = skippedObject{p.etag, p.skip}
+				seen[rel] = false
 			case p.err != nil:
 				sum.Errors = append(sum.Errors, FileError{Path: where, Err: p.err.Error()})
 				seen[rel] = known // keep what the index has rather than drop it
-			case p.skip == "binary" || p.skip == "not_utf8":
-				if p.skip == "binary" {
-					sum.Skipped.Binary++
-				} else {
-					sum.Skipped.NotUTF8++
-				}
+			case p.skip != "" && sum.Skipped.add(p.skip):
 				skipped[rel] = skippedObject{p.etag, p.skip}
 				seen[rel] = false
 			case p.same, p.retag:

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func openPair(t *testing.T, dir string) (*Store, *Lexical) {
+func openPair(t testing.TB, dir string) (*Store, *Lexical) {
 	t.Helper()
 	st, err := OpenStore(filepath.Join(dir, "meta.db"), false)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
@@ -138,7 +139,18 @@ const (
 	KindMarkdown DocKind = "markdown"
 	KindText     DocKind = "text"
 	KindBEIR     DocKind = "beir"
+	// A file package extract turned into markdown: its format.
+	KindPDF  DocKind = "pdf"
+	KindHTML DocKind = "html"
+	KindDOCX DocKind = "docx"
+	KindODT  DocKind = "odt"
 )
+
+// Extracted reports whether a document of kind k is read through package
+// extract: its text is the file's extraction, not its bytes.
+func (k DocKind) Extracted() bool {
+	return k == KindPDF || k == KindHTML || k == KindDOCX || k == KindODT
+}
 
 // Document is one indexed file (or one line of a BEIR corpus) with what
 // ingest extracted from it. Links and tags are kept so the link graph can be
@@ -167,6 +179,26 @@ type Document struct {
 	// ETag is an S3 object's ETag when it was downloaded (empty for
 	// files): an object listed with the same ETag is not downloaded again.
 	ETag string `json:"etag,omitempty"`
+	// Pages holds, for a paged document (a PDF), the line of its extracted
+	// text each page starts on: Pages[0] is page 1's (extract.Doc.Pages).
+	Pages []int `json:"pages,omitempty"`
+}
+
+// Page is the 1-based page that line of d's text is on; 0 for a document
+// without pages.
+func (d *Document) Page(line int) int { return extract.PageOf(d.Pages, line) }
+
+// PageLines is the first and last line of page p (1-based) of d's text,
+// given its lines; ok is false for a page d does not have.
+func (d *Document) PageLines(p int) (from, to int, ok bool) {
+	if p < 1 || p > len(d.Pages) {
+		return 0, 0, false
+	}
+	from, to = d.Pages[p-1], d.Lines
+	if p < len(d.Pages) {
+		to = d.Pages[p] - 1
+	}
+	return from, max(to, from), true
 }
 
 // summaryKeys are the frontmatter keys notes keep a one-line summary
@@ -230,6 +262,9 @@ type Chunk struct {
 	StartLine   int      `json:"start_line"`
 	EndLine     int      `json:"end_line"`
 	Tokens      int      `json:"tokens"`
+	// Page is the 1-based page of a paged document (a PDF) the chunk is
+	// on; a chunk never spans pages. Zero for other documents.
+	Page int `json:"page,omitempty"`
 }
 
 // FormatMeta writes metadata on one line, keys sorted: "k=v k2=v2", or

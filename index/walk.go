@@ -53,11 +53,42 @@ type Skips struct {
 	// BrokenLink counts symbolic links that lead nowhere: to a missing
 	// file, or round in a loop.
 	BrokenLink int `json:"broken_link"`
+	// Encrypted, NoText, Damaged and OverLimit count files of a format
+	// braid extracts (PDF, HTML, DOCX, ODT) that it could not: a PDF that
+	// needs a password, a file without text (a scanned PDF), a broken or
+	// truncated file, and one past a bound on its pages, time, memory,
+	// decompressed size or nesting (package extract).
+	Encrypted int `json:"encrypted"`
+	NoText    int `json:"no_text_layer"`
+	Damaged   int `json:"damaged"`
+	OverLimit int `json:"over_limit"`
+}
+
+// add counts a file skipped for reason (a prepared file's skip), and says
+// whether reason is one it counts.
+func (s *Skips) add(reason string) bool {
+	switch reason {
+	case "binary":
+		s.Binary++
+	case "not_utf8":
+		s.NotUTF8++
+	case "encrypted":
+		s.Encrypted++
+	case "no_text_layer":
+		s.NoText++
+	case "damaged":
+		s.Damaged++
+	case "over_limit":
+		s.OverLimit++
+	default:
+		return false
+	}
+	return true
 }
 
 // Total is the number of skipped files.
 func (s Skips) Total() int {
-	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks + s.LinkOutside + s.NotRegular + s.BrokenLink
+	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks + s.LinkOutside + s.NotRegular + s.BrokenLink + s.Encrypted + s.NoText + s.Damaged + s.OverLimit
 }
 
 type gitignore struct {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -172,6 +173,27 @@ type citeArgs struct {
 }
 
 func (a *citeArgs) check() error { return required("chunk_id", a.ChunkID) }
+
+func (s *Server) viewChunkImageTool() tool {
+	def := mcp.NewTool("view_chunk_image",
+		mcp.WithDescription("Return the image behind a search hit's chunk as image content: for a chunk of an image "+
+			"(PNG, JPEG, GIF, WebP, SVG, found by the text around its embeds in notes) the image itself, for a chunk of a "+
+			"PDF its page rendered as a PNG. A chunk of text has no image: read it with read or cite."),
+		readOnly(),
+		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result whose path is an image or a PDF page.")),
+	)
+	return tool{def, adapt(s, "view_chunk_image", citeArgs{}, func(ctx context.Context, c call, a *citeArgs) (any, error) {
+		img, err := c.e.ChunkImage(ctx, a.ChunkID)
+		if err != nil {
+			return nil, err
+		}
+		what := img.Path
+		if img.Page > 0 {
+			what = fmt.Sprintf("%s, page %d", img.Path, img.Page)
+		}
+		return mcp.NewToolResultImage(what, base64.StdEncoding.EncodeToString(img.Data), img.MIME), nil
+	})}
+}
 
 func (s *Server) citeTool() tool {
 	def := mcp.NewTool("cite",

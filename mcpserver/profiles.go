@@ -32,8 +32,7 @@ import (
 //     source for the server's whole run), and mcp.echo (a protocol test).
 //   - ks (github.com/knowledgestack/ks-mcp, src/ks_mcp/tools/): list_contents
 //     (the immediate children of a folder by id; braid has no folder
-//     ids), view_chunk_image (braid indexes no images),
-//     get_organization_info (tenants) and trace_chunk_lineage (chunk
+//     ids), get_organization_info (tenants) and trace_chunk_lineage (chunk
 //     merge/split history, which braid does not keep).
 //   - alloy (github.com/periplon/alloy v0.2.0, src/mcp/server.rs, the
 //     version braid was designed from; later versions added dozens of
@@ -64,7 +63,7 @@ var profiles = []profile{
 			"search":  {"path_pattern": "path"},
 			"restore": {"include_patterns": "include", "exclude_patterns": "exclude"},
 		}},
-	{name: "ks", tools: []string{"search_knowledge", "search_keyword", "read", "read_around", "cite", "ask", "find", "get_info",
+	{name: "ks", tools: []string{"search_knowledge", "search_keyword", "read", "read_around", "cite", "view_chunk_image", "ask", "find", "get_info",
 		"get_current_datetime", "compare_versions"},
 		args: map[string]map[string]string{
 			"search_knowledge": {"top_k": "limit"},

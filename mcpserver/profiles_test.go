@@ -25,7 +25,7 @@ var seedTools = map[string][]string{
 		"scratchpad_read", "scratchpad_list"},
 	"yams": {"search", "grep", "download", "add", "get", "list", "status", "delete_by_name", "update", "restore", "list_collections",
 		"list_snapshots", "graph"},
-	"ks": {"search_knowledge", "search_keyword", "read", "read_around", "cite", "ask", "find", "get_info", "get_current_datetime",
+	"ks": {"search_knowledge", "search_keyword", "read", "read_around", "cite", "view_chunk_image", "ask", "find", "get_info", "get_current_datetime",
 		"compare_versions"},
 	"alloy": {"index_path", "search", "get_document", "list_sources", "remove_source", "get_stats", "configure"},
 }

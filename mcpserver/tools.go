@@ -37,6 +37,7 @@ func (s *Server) tools() []tool {
 		s.findTool(),
 		s.getInfoTool(),
 		s.citeTool(),
+		s.viewChunkImageTool(),
 		s.askTool(),
 		s.listSourcesTool(),
 		s.indexPathTool(),

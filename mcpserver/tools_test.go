@@ -88,7 +88,7 @@ func TestToolsGolden(t *testing.T) {
 		"get_current_datetime", "get_document", "get_info", "get_stats", "graph", "grep", "index_path", "inject_tags", "list", "list_collections",
 		"list_directory_structure", "list_snapshots", "list_sources", "list_versions", "read", "read_around", "read_node_content",
 		"remove_source", "restore", "scratchpad_list", "scratchpad_read", "search", "search_documents", "search_keyword", "search_knowledge",
-		"status", "update"}
+		"status", "update", "view_chunk_image"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}

@@ -21,6 +21,9 @@ type Citation struct {
 	StartLine int    `json:"start_line"`
 	EndLine   int    `json:"end_line"`
 	Snippet   string `json:"snippet"` // the chunk's text, white space collapsed, cut to about 300 bytes at a word
+	// Page is the page of a paged document (a PDF) the chunk is on; 0 for
+	// others. Its Tag then links path#page=N and reads "Title, p. N".
+	Page int `json:"page,omitempty"`
 	// Tag is a ready-to-paste markdown link, [Title](path#L12-L30): the
 	// line anchor of GitHub and most editors; a one-line chunk is #L12.
 	Tag string `json:"tag"`
@@ -64,19 +67,40 @@ func (r *Reader) Cite(chunkID string) (*Citation, error) {
 		}
 	}
 	ct.Tag = citeTag(d.Title, file, ct.StartLine, ct.EndLine)
+	if len(d.Pages) > 0 {
+		ct.Page = d.Page(c.StartLine) // = c.Page, which a cluster's copy lacks
+		ct.Tag = pageTag(d.Title, file, ct.Page)
+	}
 	return ct, nil
+}
+
+// pageTag writes [title, p. N](path#page=N), escaped for markdown: the
+// page anchor PDF viewers and browsers open a PDF at.
+func pageTag(title, file string, page int) string {
+	return link(citeTitle(title, file)+fmt.Sprintf(", p. %d", page), file, fmt.Sprintf("#page=%d", page))
 }
 
 // citeTag writes [title](path#Lstart-Lend), escaped for markdown.
 func citeTag(title, file string, start, end int) string {
-	if title == "" {
-		title = path.Base(file)
-	}
-	text := strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "\n", " ").Replace(title)
-	dest := strings.NewReplacer("%", "%25", " ", "%20", "(", "%28", ")", "%29", "#", "%23", "<", "%3C", ">", "%3E").Replace(file)
 	anchor := fmt.Sprintf("#L%d", start)
 	if end > start {
 		anchor += fmt.Sprintf("-L%d", end)
 	}
+	return link(citeTitle(title, file), file, anchor)
+}
+
+// citeTitle is the title a citation shows: the document's, else its file
+// name.
+func citeTitle(title, file string) string {
+	if title == "" {
+		return path.Base(file)
+	}
+	return title
+}
+
+// link writes [text](file+anchor), text and file escaped for markdown.
+func link(text, file, anchor string) string {
+	text = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "\n", " ").Replace(text)
+	dest := strings.NewReplacer("%", "%25", " ", "%20", "(", "%28", ")", "%29", "#", "%23", "<", "%3C", ">", "%3E").Replace(file)
 	return fmt.Sprintf("[%s](%s%s)", text, dest, anchor)
 }

@@ -2,6 +2,7 @@ package notes
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,9 +13,11 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/braidsearch/braid/bucket"
+	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
 )
@@ -83,6 +86,12 @@ func (r *Reader) Document(name string) (*index.Document, error) {
 	if len(byPath) > 0 {
 		return one(name, byPath)
 	}
+	if base, ok := pageAnchor(name); ok {
+		// A search hit's path in a PDF: paper.pdf#page=7.
+		if d, err := r.Document(base); err == nil {
+			return d, nil
+		}
+	}
 	if d, ok, err := r.byHash(name); ok { // a content hash or its first 8+ hex digits (hash.go)
 		return d, err
 	}
@@ -127,6 +136,27 @@ func (r *Reader) Document(name string) (*index.Document, error) {
 	return nil, fmt.Errorf("%w: no document is named %q (tried id, path and title); braid search can find it", index.ErrNotFound, name)
 }
 
+// pageAnchor cuts a page anchor (#page=7) off a name.
+func pageAnchor(name string) (string, bool) {
+	i := strings.LastIndex(name, "#page=")
+	if i <= 0 {
+		return "", false
+	}
+	if _, err := strconv.Atoi(name[i+len("#page="):]); err != nil {
+		return "", false
+	}
+	return name[:i], true
+}
+
+// PageAnchor writes the path of a place in a paged document as search hits
+// and citations name it: "paper.pdf#page=7"; path alone for page 0.
+func PageAnchor(path string, page int) string {
+	if page <= 0 {
+		return path
+	}
+	return path + "#page=" + strconv.Itoa(page)
+}
+
 func one(name string, ds []*index.Document) (*index.Document, error) {
 	if len(ds) == 1 {
 		return ds[0], nil
@@ -148,6 +178,10 @@ type Content struct {
 	Doc  *index.Document
 	File string // absolute path of the file read; for an S3 object, its s3:// URL
 	Data []byte
+	// Raw is the file's own bytes when Data is text braid made of it: the
+	// text extracted from a PDF, HTML, DOCX or ODT document, or the text
+	// an image was indexed by; nil otherwise.
+	Raw []byte
 	// Changed is true when the file differs from what was indexed: the
 	// index is stale for it until the next braid index.
 	Changed bool
@@ -198,7 +232,7 @@ func (r *Reader) Get(name string) (*Content, error) {
 		if c.Data, err = r.blobs.Get(d.Hash); err != nil {
 			return nil, fmt.Errorf("braid: read %s: its indexed content is missing from the blob store (%w); run braid index to download it again", c.File, err)
 		}
-		return c, nil
+		return c, c.extract()
 	default:
 		c.File = filepath.Join(src.Path, filepath.FromSlash(d.Path))
 		if err := inside(src.Path, c.File); err != nil && !src.FollowLinks {
@@ -219,9 +253,52 @@ func (r *Reader) Get(name string) (*Content, error) {
 	if err != nil {
 		return nil, fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", c.File, err)
 	}
+	if d.Kind == index.KindImage {
+		// An image's hash covers the text around it too; its text is
+		// what its chunks hold.
+		return c, r.imageText(c)
+	}
 	sum := sha256.Sum256(c.Data)
 	c.Changed = hex.EncodeToString(sum[:]) != d.Hash
-	return c, nil
+	return c, c.extract()
+}
+
+// imageText makes an image document's Content its indexed text (its file
+// name and the text around its embeds, from its chunks), the image's bytes
+// going to Raw: what get, read and grep show of an image is text.
+func (r *Reader) imageText(c *Content) error {
+	chunks, err := r.Chunks(context.Background(), c.Doc.ChunkIDs)
+	if err != nil {
+		return err
+	}
+	lines := make([]string, c.Doc.Lines)
+	for _, ch := range chunks {
+		if ch == nil {
+			continue
+		}
+		for i, l := range strings.Split(ch.Text, "\n") {
+			if n := ch.StartLine - 1 + i; n >= 0 && n < len(lines) {
+				lines[n] = l
+			}
+		}
+	}
+	c.Raw, c.Data = c.Data, []byte(strings.Join(lines, "\n"))
+	return nil
+}
+
+// extract replaces a PDF's, HTML page's, DOCX's or ODT's bytes with the
+// text braid indexed of it (package extract), whose lines chunks and
+// pages refer to.
+func (c *Content) extract() error {
+	if !c.Doc.Kind.Extracted() {
+		return nil
+	}
+	x, err := extract.File(context.Background(), c.Doc.Path, c.Data, nil)
+	if err != nil {
+		return fmt.Errorf("braid: read %s: %w", c.File, err)
+	}
+	c.Raw, c.Data = c.Data, x.Text
+	return nil
 }
 
 // inside refuses a file whose real path, symbolic links followed, is not

@@ -1,6 +1,7 @@
 package notes
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid/bucket"
+	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/grep"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
@@ -63,6 +65,32 @@ func (r *Reader) Files(opt FilesOptions) ([]grep.File, error) {
 	return files, nil
 }
 
+// extracted makes f, the file of document rel of source sourceID, read
+// as braid indexed it when it is a PDF, HTML, DOCX or ODT file: its
+// extracted text (read through the same confinement), with a PDF's pages.
+func (r *Reader) extracted(f grep.File, sourceID, rel string) grep.File {
+	if extract.Format(rel) == "" {
+		return f
+	}
+	d, err := r.st.DocByPath(sourceID, rel)
+	if err != nil || d == nil || !d.Kind.Extracted() {
+		return f
+	}
+	f.Pages = d.Pages
+	f.Text = func() ([]byte, error) {
+		data, err := confine.ReadFile(f.Root, f.Path, 0)
+		if err != nil {
+			return nil, err
+		}
+		x, err := extract.File(context.Background(), rel, data, nil)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		return x.Text, nil
+	}
+	return f
+}
+
 // storeFiles maps the blob of each stored document to its "store:NAME".
 func (r *Reader) storeFiles() (map[string]string, error) {
 	if r.cfg.StoreFiles == nil {
@@ -102,7 +130,7 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 				return nil, err
 			}
 			for rel, en := range entries {
-				indexed = append(indexed, grep.File{Path: blobs.Path(en.Hash), Root: blobs.Dir(), Name: index.ObjectURL(s, rel)})
+				indexed = append(indexed, r.extracted(grep.File{Path: blobs.Path(en.Hash), Root: blobs.Dir(), Name: index.ObjectURL(s, rel)}, s.ID, rel))
 			}
 			continue
 		}
@@ -114,14 +142,16 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 			return nil, err
 		}
 		for _, rel := range rels {
+			var f grep.File
 			switch {
 			case s.Kind == index.SourceFile:
-				indexed = append(indexed, grep.File{Path: s.Path, Root: s.Path})
+				f = grep.File{Path: s.Path, Root: s.Path}
 			case s.FollowLinks:
-				indexed = append(indexed, grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel))})
+				f = grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel))}
 			default:
-				indexed = append(indexed, grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel)), Root: s.Path})
+				f = grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel)), Root: s.Path}
 			}
+			indexed = append(indexed, r.extracted(f, s.ID, rel))
 		}
 	}
 	sort.Slice(indexed, func(i, j int) bool { return pathLess(fileKey(indexed[i]), fileKey(indexed[j])) })

@@ -73,6 +73,9 @@ func (c *Citation) Text(file string) string {
 	if c.File == "" {
 		where = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.EndLine)
 	}
+	if c.Page > 0 {
+		where += fmt.Sprintf("  p. %d", c.Page)
+	}
 	if len(c.HeadingPath) > 0 {
 		where += "  § " + strings.Join(c.HeadingPath, " › ")
 	}
