@@ -398,10 +398,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 		if !info.Mode().IsRegular() {
 			return fmt.Errorf("index: %s is %s; braid indexes folders and regular files", src.Path, confine.Kind(info.Mode()))
 		}
-		max := src.MaxFileSize
-		if max <= 0 {
-			max = DefaultMaxFileSize
-		}
+		max := fileLimit(src, filepath.Base(src.Path))
 		if info.Size() > max {
 			return fmt.Errorf("index: %s is %s, over the %s limit; raise it with SourceSpec.MaxFileSize", src.Path, FormatBytes(info.Size()), FormatBytes(max))
 		}

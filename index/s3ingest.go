@@ -137,7 +137,6 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 	if err != nil {
 		return fmt.Errorf("%w; the index is unchanged", err)
 	}
-	maxSize := maxFileSize(src)
 	var objs []bucket.Object
 	for _, o := range listed {
 		switch {
@@ -146,7 +145,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 		case src.NoRecursive && strings.Contains(o.Rel, "/"):
 		case (include != nil && !include.Match(o.Rel)) || exclude.Match(o.Rel):
 			sum.Skipped.Excluded++
-		case o.Size > maxSize:
+		case o.Size > fileLimit(src, o.Rel):
 			sum.Skipped.Oversized++
 		default:
 			objs = append(objs, o)
@@ -312,7 +311,7 @@ func (ix *Indexer) fetchOne(ctx context.Context, r *bucket.Reader, src *Source, 
 	}
 	if data == nil {
 		var err error
-		data, etag, err = r.Get(ctx, o.Key, maxFileSize(src))
+		data, etag, err = r.Get(ctx, o.Key, fileLimit(src, o.Rel))
 		switch {
 		case errors.Is(err, bucket.ErrNoKey):
 			p.gone = true

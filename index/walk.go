@@ -11,11 +11,33 @@ import (
 
 	ignore "github.com/sabhiram/go-gitignore"
 
+	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
 // DefaultMaxFileSize is the largest file indexed when a source sets no limit.
 const DefaultMaxFileSize = 8 << 20
+
+// DefaultMaxDocumentSize is the largest PDF, DOCX or ODT file indexed when
+// a source sets no limit: their bytes are mostly compressed streams, fonts
+// and images, so a paper or a manual is often over DefaultMaxFileSize, and
+// package extract bounds what reading one costs (its memory, pages, time
+// and decompressed size) whatever the file's size.
+const DefaultMaxDocumentSize = 64 << 20
+
+// fileLimit is the largest file at rel a source indexes: its own limit,
+// else DefaultMaxDocumentSize for the formats extract reads from a
+// compressed container, else DefaultMaxFileSize.
+func fileLimit(src *Source, rel string) int64 {
+	if src.MaxFileSize > 0 {
+		return src.MaxFileSize
+	}
+	switch extract.Format(rel) {
+	case "pdf", "docx", "odt":
+		return DefaultMaxDocumentSize
+	}
+	return DefaultMaxFileSize
+}
 
 // DefaultMaxFiles is the most files indexed from one directory source when
 // it sets no limit.
@@ -114,10 +136,6 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxSize := src.MaxFileSize
-	if maxSize <= 0 {
-		maxSize = DefaultMaxFileSize
-	}
 	var ignores []gitignore
 	ignored := func(rel string, isDir bool) bool {
 		for _, g := range ignores {
@@ -211,7 +229,7 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 			}
 			return nil
 		}
-		if info.Size() > maxSize {
+		if info.Size() > fileLimit(src, rel) {
 			skips.Oversized++
 			return nil
 		}
