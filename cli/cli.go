@@ -85,7 +85,7 @@ type CLI struct {
 	Tune          TuneCmd          `cmd:"" help:"Find the fusion settings (vector weight, fusion, normalisation, candidates) that rank judged queries best; --save makes them the index's defaults."`
 	Bench         BenchCmd         `cmd:"" help:"Time each search stage, ingest and the rerankers on synthetic corpora of 1k-100k chunks; targets beside."`
 	Models        ModelsCmd        `cmd:"" help:"List, pull, verify and locate embedding and reranking models."`
-	Config        ConfigCmd        `cmd:"" help:"Read and change the settings the index keeps: default vector weight, fusion and its normalisation, ranking signals, limit, candidates, rerank and its budget, watch."`
+	Config        ConfigCmd        `cmd:"" help:"Read and change the settings the index keeps: default vector weight, fusion and its normalisation, ranking signals, limit, candidates, rerank and its budget, watch, and the index's name, language and time zone."`
 	Serve         ServeCmd         `cmd:"" help:"Serve the index to AI agents over MCP on stdin/stdout (tools: search, grep, read, index_path, ...)."`
 	Prompts       PromptsCmd       `cmd:"" help:"List the MCP prompts braid serve offers (built-ins and PROMPT-*.md files), or print one filled in."`
 	Version       VersionCmd       `cmd:"" help:"Print the version, the commit, the Go release, the ONNX Runtime that loads and the embedding model."`

@@ -2,6 +2,8 @@ package index
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -341,3 +343,13 @@ func forget(tx *bolt.Tx, docID string) error {
 
 // DocID is the id of the document at path rel in a source.
 func DocID(sourceID, rel string) string { return docID(sourceID, rel) }
+
+// FolderID is the stable id of the folder at rel (slash-separated,
+// relative to the source, not "") in a source: like a document's, a hash
+// of the source and the path, so it is the same on every run and in
+// every index that registers the same path. A source's own root is named
+// by the source's id.
+func FolderID(sourceID, rel string) string {
+	h := sha256.Sum256([]byte("folder\x00" + sourceID + "\x00" + rel))
+	return hex.EncodeToString(h[:6])
+}

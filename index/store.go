@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -43,6 +44,7 @@ var (
 	keySchema  = []byte("schema")
 	keyGen     = []byte("gen")
 	keyPending = []byte("pending")
+	keyID      = []byte("id") // the index's own id (ID), written when a writer first opens it
 )
 
 // Store is the bbolt metadata store: sources, documents, chunks, the link
@@ -109,6 +111,11 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 				}
 			}
 			meta := tx.Bucket(bucketMeta)
+			if meta.Get(keyID) == nil {
+				if err := meta.Put(keyID, []byte(newID())); err != nil {
+					return err
+				}
+			}
 			switch string(meta.Get(keySchema)) {
 			case "":
 				if err := graph.Init(tx); err != nil {
@@ -493,6 +500,28 @@ func gen(meta *bolt.Bucket) uint64 {
 		return 0
 	}
 	return binary.BigEndian.Uint64(v)
+}
+
+// newID is a random UUID (version 4), the id of a new index.
+func newID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on the platforms Go supports
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// ID is the index's own id, a UUID written the first time a writer
+// opened it; "" for an index no writer has opened since braid kept one.
+func (s *Store) ID() (string, error) {
+	var id string
+	err := s.view(func(tx *bolt.Tx) error {
+		id = string(tx.Bucket(bucketMeta).Get(keyID))
+		return nil
+	})
+	return id, err
 }
 
 // Gen is the number of the last commit.

@@ -65,3 +65,37 @@ func (s *Server) graphTool() tool {
 		return c.e.Graph().Links(doc, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
 	})}
 }
+
+type listContentsArgs struct {
+	FolderID string `json:"folder_id"`
+}
+
+// listContentsTool is knowledge-stack's list_contents: the immediate
+// children of a folder, by the folder's id or path.
+func (s *Server) listContentsTool() tool {
+	def := mcp.NewTool("list_contents",
+		mcp.WithDescription("List the immediate children of a folder: {folder, items: [{path_part_id, name, part_type (FOLDER or "+
+			"DOCUMENT), materialized_path, source_id, path, title, docs}], total}, folders first. Without folder_id, the sources. "+
+			"Ids are stable across runs; pass a FOLDER's path_part_id back to go down, a DOCUMENT's to read or get_info."),
+		readOnly(),
+		mcp.WithString("folder_id", mcp.Description("A folder's path_part_id from an earlier listing, a source's id or name, or a "+
+			"folder's path (source-name/folder, relative to a source, or absolute). Omit it for the sources.")),
+	)
+	return tool{def, adapt(s, "list_contents", listContentsArgs{}, func(ctx context.Context, c call, a *listContentsArgs) (any, error) {
+		return c.e.Notes().Contents(a.FolderID)
+	})}
+}
+
+// getOrganizationInfoTool is knowledge-stack's get_organization_info: the
+// index's own identity.
+func (s *Server) getOrganizationInfoTool() tool {
+	def := mcp.NewTool("get_organization_info",
+		mcp.WithDescription("The index's identity: {id, tenant_id (the same), name, default_language (BCP 47), timezone (IANA), "+
+			"language_from and timezone_from (setting or machine), documents, sources, index}. braid config set name, language or "+
+			"timezone changes them."),
+		readOnly(),
+	)
+	return tool{def, adapt(s, "get_organization_info", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
+		return c.e.Organization()
+	})}
+}

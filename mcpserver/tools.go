@@ -68,6 +68,8 @@ func (s *Server) tools() []tool {
 		s.getCurrentDatetimeTool(),
 		s.statusTool(), // seed_tools.go
 		s.graphTool(),
+		s.listContentsTool(),
+		s.getOrganizationInfoTool(),
 	}
 }
 
