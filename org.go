@@ -147,3 +147,9 @@ func machineZone() string {
 	}
 	return "UTC"
 }
+
+// Text is the organization as braid org prints it.
+func (o *Organization) Text() string {
+	return fmt.Sprintf("id        %s\nname      %s\nlanguage  %s (%s)\ntimezone  %s (%s)\ndocuments %d\nsources   %d\nindex     %s\n",
+		o.ID, o.Name, o.Language, o.LanguageFrom, o.TimeZone, o.TimeZoneFrom, o.Documents, o.Sources, o.Dir)
+}

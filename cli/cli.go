@@ -67,6 +67,7 @@ type CLI struct {
 	Gaps          GapsCmd          `cmd:"" help:"List pairs of similar documents that are not linked either way, with the words they share and a link to add."`
 	Tag           TagCmd           `cmd:"" help:"Add tags to a markdown file's frontmatter (or a <!-- tags: --> comment), changing nothing else, and re-index it."`
 	Tree          TreeCmd          `cmd:"" help:"Print the folder tree of the indexed sources with document counts."`
+	Contents      ContentsCmd      `cmd:"" help:"List a folder's immediate children (folders, then documents) with their stable ids; no FOLDER lists the sources."`
 	Add           AddCmd           `cmd:"" help:"Store a document (a file's copy, or --content) in the index itself, deduplicated by content, and index it; adding a name again keeps the old version."`
 	Download      DownloadCmd      `cmd:"" help:"Fetch a web page or file (text, markdown, HTML as markdown) into the document store and index it; public addresses only unless --allow-net."`
 	Update        UpdateCmd        `cmd:"" help:"Set a document's metadata (KEY=VALUE, searchable with --meta) or a stored document's tags."`
@@ -78,6 +79,8 @@ type CLI struct {
 	Snapshot      SnapshotCmd      `cmd:"" help:"Record (create) or list snapshots of the stored documents' content."`
 	Restore       RestoreCmd       `cmd:"" help:"Write stored documents (a --collection, or a --snapshot) to files under --output; existing files are kept unless --overwrite."`
 	Sources       SourcesCmd       `cmd:"" help:"List or remove sources."`
+	Sessions      SessionsCmd      `cmd:"" help:"List, start, pin, unpin, stop and watch sessions: named working sets that braid serve's search, grep and list can be scoped to."`
+	Org           OrgCmd           `cmd:"" help:"Print the index's identity: its id, name, language and time zone (braid config set name, language, timezone), documents and sources."`
 	Stats         StatsCmd         `cmd:"" help:"Count documents, chunks and bytes."`
 	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime and the embedding model; exit 0 when healthy."`
 	Batch         BatchCmd         `cmd:"" help:"Answer a JSONL file of queries (one search per line), with the index and models opened once; JSONL out in input order."`

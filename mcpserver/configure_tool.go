@@ -57,7 +57,7 @@ func (s *Server) configureTool() tool {
 				if set.Value == "true" || s.opt.Watch {
 					s.watchAll(c.e)
 				} else {
-					s.unwatchAll()
+					s.unwatchAll(c.e)
 				}
 			}
 			return map[string]any{"settings": []*braid.Setting{set}}, nil

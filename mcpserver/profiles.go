@@ -59,7 +59,8 @@ var profiles = []profile{
 	{name: "amalfa", tools: []string{"search_documents", "read_node_content", "explore_links", "list_directory_structure",
 		"find_gaps", "inject_tags", "scratchpad_read", "scratchpad_list"}},
 	{name: "yams", tools: []string{"search", "grep", "download", "add", "get", "list", "status", "delete_by_name", "update",
-		"restore", "list_collections", "list_snapshots", "graph"},
+		"restore", "list_collections", "list_snapshots", "graph", "session_start", "session_stop", "session_pin", "session_unpin",
+		"watch"},
 		args: map[string]map[string]string{
 			"search":  {"path_pattern": "path"},
 			"restore": {"include_patterns": "include", "exclude_patterns": "exclude"},
@@ -205,6 +206,11 @@ func (s *Server) offer(all []tool) []tool {
 	}
 	if len(missing) > 0 {
 		s.log.Printf("tool profile %s names %s, which this braid does not have yet; skipped", ts.spec, strings.Join(missing, ", "))
+	}
+	if !s.sessions() {
+		for i := range out {
+			out[i] = withoutSessionArgs(out[i])
+		}
 	}
 	return out
 }

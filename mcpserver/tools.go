@@ -70,6 +70,12 @@ func (s *Server) tools() []tool {
 		s.graphTool(),
 		s.listContentsTool(),
 		s.getOrganizationInfoTool(),
+		// YAMS's sessions (session_tools.go).
+		s.sessionStartTool(),
+		s.sessionStopTool(),
+		s.sessionPinTool(),
+		s.sessionUnpinTool(),
+		s.sessionWatchTool(),
 	}
 }
 

@@ -107,3 +107,28 @@ func (l *Listing) Text() string {
 	}
 	return b.String()
 }
+
+// Text is the listing as braid contents prints it: the folder, then one
+// line a child, its type, id and name.
+func (c *Contents) Text() string {
+	var b strings.Builder
+	if c.Folder != nil {
+		fmt.Fprintf(&b, "%s  %s (%d documents)\n", c.Folder.ID, c.Folder.Materialized, c.Folder.Docs)
+	}
+	if len(c.Items) == 0 {
+		b.WriteString("  (empty)\n")
+	}
+	for _, p := range c.Items {
+		switch p.Type {
+		case PartFolder:
+			fmt.Fprintf(&b, "  %-12s  %s/  (%d documents)\n", p.ID, p.Name, p.Docs)
+		default:
+			fmt.Fprintf(&b, "  %-12s  %s", p.ID, p.Name)
+			if p.Title != "" && p.Title != p.Name {
+				fmt.Fprintf(&b, "  %q", p.Title)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
