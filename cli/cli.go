@@ -61,6 +61,7 @@ type CLI struct {
 	Get           GetCmd           `cmd:"" help:"Print a document's file as it is on disk now."`
 	Find          FindCmd          `cmd:"" help:"Find documents by name: fuzzy match on titles, file names, aliases and paths (not their text); --parent limits it to a folder."`
 	Info          InfoCmd          `cmd:"" help:"Say what an id (chunk, document, content hash, source or folder) names and where it sits: source, folders, document, headings."`
+	Lineage       LineageCmd       `cmd:"" help:"Trace a chunk across re-indexes: the versions of its document that held the same text, and the chunks it was split from or merged into (the last 8 versions kept)."`
 	Cite          CiteCmd          `cmd:"" help:"Print a ready-to-paste citation of a search hit's chunk: [Title](path#L12-L30), its file and lines, and its text."`
 	Ask           AskCmd           `cmd:"" help:"Gather the evidence for a question: the best passages across the index, de-duplicated and cited, within a token budget (braid writes no answer)."`
 	Links         LinksCmd         `cmd:"" help:"Follow a document's links (or, with --reverse, its backlinks) up to 5 steps; --broken and --orphans check the whole graph."`

@@ -19,3 +19,13 @@ type ContentsCmd struct {
 func (c *ContentsCmd) Run(g *Globals) error {
 	return g.show("braid contents", func(e *braid.Engine) (texter, error) { return e.Notes().Contents(c.Folder) })
 }
+
+// LineageCmd traces a chunk across its document's kept versions.
+type LineageCmd struct {
+	ChunkID string `arg:"" name:"chunk-id" help:"A chunk id, as search --json's chunk_id gives it (DOCUMENT#HASH.N)."`
+}
+
+// Run traces it.
+func (c *LineageCmd) Run(g *Globals) error {
+	return g.show("braid lineage", func(e *braid.Engine) (texter, error) { return e.Notes().Lineage(c.ChunkID) })
+}

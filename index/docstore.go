@@ -142,7 +142,7 @@ func (s *Store) DeleteStored(names, docIDs []string) error {
 			if err := tx.Bucket(bucketStored).Delete([]byte(n)); err != nil {
 				return err
 			}
-			for _, b := range [][]byte{bucketVersions, bucketDocMeta} {
+			for _, b := range [][]byte{bucketVersions, bucketDocMeta, bucketLineage} {
 				if err := tx.Bucket(b).Delete([]byte(docIDs[i])); err != nil {
 					return err
 				}
@@ -331,7 +331,7 @@ func (s *Store) BlobRefs() (map[string]bool, error) {
 // forget drops a removed document's versions and metadata. A bucket an
 // older index lacks is created by the writer that opens it, so it is there.
 func forget(tx *bolt.Tx, docID string) error {
-	for _, b := range [][]byte{bucketVersions, bucketDocMeta} {
+	for _, b := range [][]byte{bucketVersions, bucketDocMeta, bucketLineage} {
 		if bk := tx.Bucket(b); bk != nil {
 			if err := bk.Delete([]byte(docID)); err != nil {
 				return err

@@ -434,6 +434,26 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 			}
 			return docs.Delete([]byte(id))
 		}
+		// lineage records d's version before remove drops the chunks of
+		// the one it replaces (lineage.go).
+		lineage := func(d *Document, next []Chunk) error {
+			old, err := getDoc(tx, d.ID)
+			if err != nil {
+				return err
+			}
+			var texts []string
+			if old != nil && old.Hash != d.Hash {
+				for _, cid := range old.ChunkIDs {
+					c := new(Chunk)
+					if v := chunks.Get([]byte(cid)); v != nil && json.Unmarshal(v, c) == nil {
+						texts = append(texts, c.Text)
+					} else {
+						texts = append(texts, "")
+					}
+				}
+			}
+			return recordLineage(tx, d, next, old, texts)
+		}
 		for _, ch := range changes {
 			if ch.Doc == nil {
 				if err := remove(ch.DeleteID); err != nil {
@@ -451,6 +471,9 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 				}
 			}
 			d := ch.Doc
+			if err := lineage(d, ch.Chunks); err != nil {
+				return err
+			}
 			if err := remove(d.ID); err != nil {
 				return err
 			}

@@ -66,7 +66,7 @@ var profiles = []profile{
 			"restore": {"include_patterns": "include", "exclude_patterns": "exclude"},
 		}},
 	{name: "ks", tools: []string{"search_knowledge", "search_keyword", "read", "read_around", "cite", "ask", "list_contents", "find",
-		"get_info", "get_organization_info", "get_current_datetime", "compare_versions"},
+		"get_info", "get_organization_info", "get_current_datetime", "trace_chunk_lineage", "compare_versions"},
 		args: map[string]map[string]string{
 			"search_knowledge": {"top_k": "limit"},
 			"search_keyword":   {"top_k": "limit"},

@@ -99,3 +99,27 @@ func (s *Server) getOrganizationInfoTool() tool {
 		return c.e.Organization()
 	})}
 }
+
+type lineageArgs struct {
+	ChunkID string `json:"chunk_id"`
+}
+
+func (a *lineageArgs) check() error { return required("chunk_id", a.ChunkID) }
+
+// traceChunkLineageTool is knowledge-stack's trace_chunk_lineage: a
+// chunk's history across its document's kept versions.
+func (s *Server) traceChunkLineageTool() tool {
+	def := mcp.NewTool("trace_chunk_lineage",
+		mcp.WithDescription("Where a chunk came from and what became of it across re-indexes (the last 8 versions of its "+
+			"document): {chunk_id, document_id, path, text_hash, current, edges: [{parent_chunk_id, child_chunk_id, relation "+
+			"(split, merge, edit, re-ingest), created_at}], same_text: [{document_id, path, version, content_hash, indexed_at, "+
+			"chunk_id, current, store_version}], versions, summary}. Use it to say whether a cited passage survives in the "+
+			"current version or since when it reads as it does."),
+		readOnly(),
+		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("A chunk id, as search's chunk_id or an earlier trace gives it "+
+			"(DOCUMENT#HASH.N); an older version's chunk works while its version is kept.")),
+	)
+	return tool{def, adapt(s, "trace_chunk_lineage", lineageArgs{}, func(ctx context.Context, c call, a *lineageArgs) (any, error) {
+		return c.e.Notes().Lineage(a.ChunkID)
+	})}
+}

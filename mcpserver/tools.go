@@ -70,6 +70,7 @@ func (s *Server) tools() []tool {
 		s.graphTool(),
 		s.listContentsTool(),
 		s.getOrganizationInfoTool(),
+		s.traceChunkLineageTool(),
 		// YAMS's sessions (session_tools.go).
 		s.sessionStartTool(),
 		s.sessionStopTool(),

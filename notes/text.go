@@ -132,3 +132,33 @@ func (c *Contents) Text() string {
 	}
 	return b.String()
 }
+
+// Text is the lineage as braid lineage prints it: the summary, the
+// document's kept versions, the edges and the versions holding the text.
+func (l *Lineage) Text() string {
+	var b strings.Builder
+	b.WriteString(l.Summary + "\n")
+	fmt.Fprintf(&b, "document %s %s\n", l.DocumentID, l.Path)
+	for _, v := range l.Versions {
+		cur := ""
+		if v.Current {
+			cur = "  (current)"
+		}
+		fmt.Fprintf(&b, "  version %d  %s  %s  %d chunks%s\n", v.Version, v.Hash[:min(12, len(v.Hash))], v.IndexedAt.Local().Format(time.DateTime), v.Chunks, cur)
+	}
+	if len(l.Edges) > 0 {
+		b.WriteString("edges:\n")
+	}
+	for _, e := range l.Edges {
+		fmt.Fprintf(&b, "  %s -> %s  %s  %s\n", e.Parent, e.Child, e.Relation, e.CreatedAt.Local().Format(time.DateTime))
+	}
+	b.WriteString("same text in:\n")
+	for _, h := range l.SameText {
+		cur := ""
+		if h.Current {
+			cur = "  (current)"
+		}
+		fmt.Fprintf(&b, "  %s  %s version %d  %s%s\n", h.ChunkID, h.Path, h.Version, h.IndexedAt.Local().Format(time.DateTime), cur)
+	}
+	return b.String()
+}
