@@ -22,19 +22,16 @@ import (
 // alias, alias_tools.go and seed_tools.go), with the seed's argument
 // names where they differ (profile.args).
 //
-// Seed tools braid cannot provide are left out, not faked:
+// Seed tools braid cannot provide are left out, not faked (and listed,
+// with why, in testdata/seed_tools.json, which the tests check tools/list
+// against):
 //   - amalfa (github.com/pjsvis/amalfa, src/mcp/index.ts and docs/MCP-TOOLS.md): none.
 //   - yams (github.com/trvon/yams, src/mcp/mcp_server.cpp before its
 //     February 2026 "code mode" folded the tools into query, execute and
-//     session; docs/api/mcp_tools.md): session_start, session_stop,
-//     session_pin, session_unpin and watch (YAMS sessions: named working
-//     sets whose watch can be switched off per call; braid watches a
-//     source for the server's whole run), and mcp.echo (a protocol test).
-//   - ks (github.com/knowledgestack/ks-mcp, src/ks_mcp/tools/): list_contents
-//     (the immediate children of a folder by id; braid has no folder
-//     ids), view_chunk_image (braid indexes no images),
-//     get_organization_info (tenants) and trace_chunk_lineage (chunk
-//     merge/split history, which braid does not keep).
+//     session; docs/api/mcp_tools.md): mcp.echo (a protocol test). Its
+//     sessions are session_tools.go.
+//   - ks (github.com/knowledgestack/ks-mcp, src/ks_mcp/tools/):
+//     view_chunk_image (braid indexes no images yet).
 //   - alloy (github.com/periplon/alloy v0.2.0, src/mcp/server.rs, the
 //     version braid was designed from; later versions added dozens of
 //     tools for backups, ACLs, webhooks and GTD): none; configure is named
