@@ -83,6 +83,7 @@ func (r *Reader) Lineage(chunkID string) (*Lineage, error) {
 	if err != nil {
 		return nil, err
 	}
+	vs = soundVersions(vs)
 	doc, err := r.st.Doc(docID)
 	if err != nil {
 		return nil, err
@@ -190,7 +191,7 @@ func (r *Reader) Lineage(chunkID string) (*Lineage, error) {
 	// Every kept version of any document that held the same text. The
 	// documents are read once the walk's transaction is over.
 	err = r.st.ForEachLineage(func(d string, dvs []index.LineageVersion) error {
-		for i, v := range dvs {
+		for i, v := range soundVersions(dvs) {
 			for o, c := range v.Chunks {
 				if c.Hash == out.TextHash {
 					out.SameText = append(out.SameText, LineageHolder{DocumentID: d, Version: i + 1, Hash: v.Hash, IndexedAt: v.Time,
@@ -282,4 +283,17 @@ func lineageSummary(l *Lineage) string {
 	}
 	return fmt.Sprintf("Chunk %s is %s; %s across %d kept versions of its document; its text is held by %d document versions.",
 		l.ChunkID, state, edges, len(l.Versions), len(l.SameText))
+}
+
+// soundVersions drops the versions a damaged or edited lineage record
+// could hold that would not name chunks: a content hash shorter than a
+// chunk id's 8 digits.
+func soundVersions(vs []index.LineageVersion) []index.LineageVersion {
+	out := vs[:0:0]
+	for _, v := range vs {
+		if len(v.Hash) >= 8 {
+			out = append(out, v)
+		}
+	}
+	return out
 }
