@@ -162,6 +162,12 @@ func TestGetOrganizationInfo(t *testing.T) {
 			Sources      int    `json:"sources"`
 		}
 		decode(t, c.ok("get_organization_info", nil), &raw)
+		// The engine is open now: get_current_datetime takes the zone.
+		var now struct{ Timezone string }
+		decode(t, c.ok("get_current_datetime", nil), &now)
+		if raw.TimeZoneFrom == "setting" && now.Timezone != raw.TimeZone {
+			t.Errorf("get_current_datetime in zone %q, want the index's %q", now.Timezone, raw.TimeZone)
+		}
 		return orgJSON(raw)
 	}
 	first := info()

@@ -407,6 +407,18 @@ func (s *Server) engine(ctx context.Context) (*braid.Engine, error) {
 	}
 }
 
+// openEngine is the engine when it is open already, else nil: for a
+// tool that answers at once and uses the engine only when it is there.
+func (s *Server) openEngine() *braid.Engine {
+	s.mu.Lock()
+	o := s.cur
+	s.mu.Unlock()
+	if o == nil || !ended(o) || o.err != nil {
+		return nil
+	}
+	return o.e
+}
+
 func ended(o *opening) bool {
 	select {
 	case <-o.done:

@@ -164,7 +164,7 @@ var defs = []def{
 		func(time.Duration) string { return MachineDefault },
 		func(v *Values) (string, bool) { return optString(v.Language, ident) },
 		func(v *Values, s string) error { return setParsed(&v.Language, s, parseLanguage) }},
-	{"timezone", "an IANA time zone such as UTC or Europe/Berlin", "the index's time zone, as get_organization_info reports it",
+	{"timezone", "an IANA time zone such as UTC or Europe/Berlin", "the index's time zone, as get_organization_info reports it and get_current_datetime uses by default",
 		func(time.Duration) string { return MachineDefault },
 		func(v *Values) (string, bool) { return optString(v.TimeZone, ident) },
 		func(v *Values, s string) error { return setParsed(&v.TimeZone, s, parseZone) }},
