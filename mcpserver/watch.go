@@ -53,9 +53,9 @@ func (s *Server) watch(e *braid.Engine, path string) error {
 	go func() {
 		defer s.watchers.Done()
 		defer cancel()
-		s.log.Printf("watching %s", path)
 		err := e.Watch(ctx, []string{path}, &braid.WatchOptions{
 			Serialize: s.write,
+			Ready:     func() { s.log.Printf("watching %s", path) },
 			Warn:      func(err error) { s.log.Printf("watch %s: %v", path, err) },
 			Indexed: func(src *braid.Source, sum *braid.Summary, err error) {
 				switch {
