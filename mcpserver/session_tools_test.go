@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 )
@@ -267,4 +268,51 @@ func TestSessionWatch(t *testing.T) {
 	}
 	logs.wait(t, n, "stopped watching "+vault)
 	stop()
+}
+
+// An index made by someone else (a committed .braid/, here a record this
+// user's key did not seal) whose session watches its set: the server
+// reads the session, but neither watches nor greps the untrusted source.
+func TestSessionOfAnUntrustedIndex(t *testing.T) {
+	vault := folderVault(t)
+	idx := filepath.Join(t.TempDir(), "idx")
+	other := &braid.Options{KeyFile: filepath.Join(t.TempDir(), "someone-else.key")}
+	e, err := braid.Open(idx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: vault}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Sessions().Start("planted", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Sessions().Pin("planted", []string{"**"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Sessions().SetWatch("planted", true); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+
+	logs := newLogLines()
+	c, stop := startServer(t, idx, &mcpserver.Options{Tools: "yams", Log: logs})
+	var w struct {
+		Session  string
+		Enabled  bool
+		Watching []string
+	}
+	decode(t, c.ok("watch", map[string]any{"session": "planted"}), &w)
+	if !w.Enabled || len(w.Watching) != 0 {
+		t.Errorf("watch of a session over an untrusted source: %+v, want no source watched", w)
+	}
+	if out := c.ok("grep", map[string]any{"pattern": "folders"}); !strings.HasPrefix(out, "no matches") {
+		t.Errorf("grep in the planted session read the untrusted source: %q", out)
+	}
+	stop()
+	for _, l := range logs.lines {
+		if strings.Contains(l, "watching "+vault) {
+			t.Errorf("the server watched the untrusted source: %s", l)
+		}
+	}
 }
