@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 )
 
 func TestDerive(t *testing.T) {
@@ -77,5 +78,43 @@ func TestLineageKeepsLastVersions(t *testing.T) {
 	commit(Change{DeleteID: "doc1"})
 	if vs, err := s.Lineage("doc1"); err != nil || vs != nil {
 		t.Errorf("lineage after delete: %v, %v; want none", vs, err)
+	}
+}
+
+// A store whose lineage bucket is missing (an index from before lineage)
+// records, at a document's first change, the version before it from the
+// chunks it still holds.
+func TestLineageOnAnOlderStore(t *testing.T) {
+	s, err := OpenStore(filepath.Join(t.TempDir(), "meta.db"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	commit := func(hash, text string) {
+		t.Helper()
+		d := &Document{ID: "doc1", SourceID: "src", Path: "n.md", Kind: KindMarkdown, Hash: hash}
+		p, err := s.Commit([]Change{{Doc: d, Chunks: []Chunk{{ID: ChunkID("doc1", hash, 0), DocID: "doc1", Text: text}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ClearPending(p.Gen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(fmt.Sprintf("%064x", 1), "## Note\nthe first text")
+	if err := s.update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketLineage) }); err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := s.Lineage("doc1"); err != nil || vs != nil {
+		t.Fatalf("lineage without its bucket: %v, %v; want none", vs, err)
+	}
+	commit(fmt.Sprintf("%064x", 2), "## Note\nthe second text")
+	vs, err := s.Lineage("doc1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[0].Hash != fmt.Sprintf("%064x", 1) || vs[0].Chunks[0].Hash != ChunkTextHash("## Note\nthe first text") ||
+		!cmp.Equal(vs[1].Chunks[0].From, []int{0}) {
+		t.Errorf("lineage after the first change: %+v, want the version before from the store, then the new one derived from it", vs)
 	}
 }
