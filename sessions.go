@@ -179,6 +179,32 @@ func (s *Sessions) Start(name, description string) (*SessionStart, error) {
 	return &SessionStart{SessionInfo: *info, Created: created}, nil
 }
 
+// Create creates the named session, neither started nor current, unless
+// it exists; created says whether it did.
+func (s *Sessions) Create(name, description string) (info *SessionInfo, created bool, err error) {
+	if s.e.opt.ReadOnly {
+		return nil, false, ErrReadOnly
+	}
+	if err := checkName(name); err != nil {
+		return nil, false, err
+	}
+	var cur string
+	now := time.Now().UTC()
+	se, err := s.e.st.UpdateSession(name, func(se *index.Session, c *string) (*index.Session, error) {
+		cur = *c
+		if se != nil {
+			return se, nil
+		}
+		created = true
+		return &index.Session{Description: description, Pins: []string{}, Created: now, Updated: now}, nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	info, err = s.info(se, cur)
+	return info, created, err
+}
+
 // Stop stops the named session ("" for the current one): it is no longer
 // current nor watched. Its pins are kept, for a later Start.
 func (s *Sessions) Stop(name string) (*SessionInfo, error) {

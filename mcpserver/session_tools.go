@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -233,13 +234,20 @@ func (s *Server) sessionWatchTool() tool {
 			}
 			if _, err := ss.Resolve(name); errors.Is(err, braid.ErrNotFound) {
 				if !yes(a.AllowCreate) {
+					return fmt.Errorf("%w (allow_create is false)", err)
+				}
+				desc := "made by watch"
+				if a.Root != "" {
+					desc += " for " + a.Root
+				}
+				var err error
+				if _, r.Created, err = ss.Create(name, desc); err != nil {
 					return err
 				}
-				r.Created = true
 			} else if err != nil {
 				return err
 			}
-			if r.Created || yes(a.SetCurrent) {
+			if yes(a.SetCurrent) {
 				if _, err := ss.Start(name, ""); err != nil {
 					return err
 				}

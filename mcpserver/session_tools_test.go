@@ -316,3 +316,31 @@ func TestSessionOfAnUntrustedIndex(t *testing.T) {
 		}
 	}
 }
+
+// watch with set_current false creates the session without making it
+// current; allow_create false refuses a session that does not exist.
+func TestWatchLeavesTheCurrentSession(t *testing.T) {
+	vault := folderVault(t)
+	idx := indexDir(t, vault)
+	c, _ := startServer(t, idx, &mcpserver.Options{Tools: "yams"})
+	c.ok("session_start", map[string]any{"name": "main"})
+	var w struct {
+		Session string
+		Created bool
+	}
+	decode(t, c.ok("watch", map[string]any{"session": "side", "root": "c", "set_current": false, "enable": false}), &w)
+	if w.Session != "side" || !w.Created {
+		t.Errorf("watch of a new session: %+v", w)
+	}
+	var l struct{ Session string }
+	decode(t, c.ok("list", nil), &l)
+	if l.Session != "main" {
+		t.Errorf("current session after watch set_current false: %q, want main", l.Session)
+	}
+	if got := listPaths(t, c, map[string]any{"session": "side"}); !cmp.Equal(got, []string{"c/four.md"}) {
+		t.Errorf("list of the watch's session: %v, want its root's document", got)
+	}
+	if r := c.call("watch", map[string]any{"session": "nope", "allow_create": false}); !r.IsError || !strings.Contains(r.Text, "allow_create is false") {
+		t.Errorf("watch allow_create false: %+v", r)
+	}
+}
