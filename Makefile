@@ -12,7 +12,7 @@ export BRAID_ORT_LIB ?= $(ORT_LIB)
 MODELS ?= BAAI/bge-small-en-v1.5 BAAI/bge-small-en-v1.5:int8 sentence-transformers/all-MiniLM-L6-v2:int8
 PYTHON ?= python3
 
-.PHONY: build install uninstall test test-slow test-all test-short demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
+.PHONY: build install uninstall test test-slow test-all test-short mcpclient-deps mcpclient-test demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
 
 # braid version says what it was built from: git describe and the commit,
 # stamped in (a build outside a checkout falls back to Go's build information).
@@ -54,6 +54,18 @@ test-all: test test-slow
 
 test-short:
 	$(GO) test -short ./...
+
+# The TypeScript MCP client test (tests/mcpclient): the official
+# @modelcontextprotocol/sdk client, as package-lock.json pins it, against
+# braid serve's seed profiles. mcpclient-deps installs it with npm ci
+# (the registry must be reachable once; node_modules is not committed);
+# go test ./tests/mcpclient then runs it, and skips without it.
+mcpclient-deps:
+	@command -v npm >/dev/null || { echo "mcpclient-deps: npm not found; install Node.js 18 or later to run the TypeScript MCP client test (go test skips it meanwhile)"; exit 1; }
+	@cd tests/mcpclient && npm ci --no-audit --no-fund --loglevel=error || { echo "mcpclient-deps: npm ci failed (offline, or the npm registry unreachable?); the TypeScript MCP client test skips until it succeeds"; exit 1; }
+
+mcpclient-test: mcpclient-deps
+	$(GO) test -count=1 -v ./tests/mcpclient/
 
 # Index real markdown and answer a hybrid question about it: CORPUS (or
 # DATA naming a folder of notes), else the SilverBullet docs in the shared

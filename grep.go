@@ -19,6 +19,9 @@ type GrepOptions struct {
 	Name func(abs string) string
 	// Workers bounds parallel file reads; zero means the number of CPUs.
 	Workers int
+	// Session keeps the documents the named session's pins select
+	// (Sessions); empty means any.
+	Session string
 }
 
 // ManyFiles says whether the grep may read more than one file, so that
@@ -45,7 +48,7 @@ func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit
 	if err != nil {
 		return err
 	}
-	files, err := e.nt.Files(notes.FilesOptions{Paths: opt.Paths, Name: opt.Name})
+	files, err := e.nt.Files(notes.FilesOptions{Paths: opt.Paths, Name: opt.Name, Session: opt.Session})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package braid
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,5 +55,27 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 // the sources' ids, the path glob, the tags and the documents whose
 // metadata (set with Store().Update) the metadata filter keeps.
 func (e *Engine) filters(opt SearchOptions) (index.Request, error) {
-	return e.nt.Request(opt.Sources, opt.PathGlob, opt.Tags, opt.Metadata)
+	req, err := e.nt.Request(opt.Sources, opt.PathGlob, opt.Tags, opt.Metadata)
+	if err != nil || opt.Session == "" {
+		return req, err
+	}
+	only, err := e.nt.SessionDocs(opt.Session)
+	if err != nil {
+		return req, err
+	}
+	ids := []string{}
+	if req.DocIDs == nil {
+		for id := range only {
+			ids = append(ids, id)
+		}
+	} else {
+		for _, id := range req.DocIDs {
+			if only[id] {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	req.DocIDs = ids
+	return req, nil
 }

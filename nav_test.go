@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/testdata"
 
 	"github.com/braidsearch/braid"
@@ -267,9 +268,9 @@ func TestInfo(t *testing.T) {
 	}
 	docAnc := []node{
 		{"source", src.ID, "kb", src.Path, ""},
-		{"folder", "", "notes", "notes", ""},
-		{"folder", "", "projects", "notes/projects", ""},
-		{"folder", "", "alpha", "notes/projects/alpha", ""},
+		{"folder", index.FolderID(src.ID, "notes"), "notes", "notes", ""},
+		{"folder", index.FolderID(src.ID, "notes/projects"), "projects", "notes/projects", ""},
+		{"folder", index.FolderID(src.ID, "notes/projects/alpha"), "alpha", "notes/projects/alpha", ""},
 		{"document", plan.ID, "plan.md", "notes/projects/alpha/plan.md", "Alpha Plan"},
 	}
 	for _, id := range []string{plan.ID, "notes/projects/alpha/plan.md", plan.Hash[:10], "Alpha Plan"} {

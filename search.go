@@ -37,6 +37,9 @@ type SearchOptions struct {
 	// Metadata keeps only documents whose metadata (set with Add or
 	// Update) has every one of these key=value pairs.
 	Metadata map[string]string
+	// Session keeps the documents the named session's pins select
+	// (Sessions); empty means any.
+	Session string
 	// Fusion combines the lexical and vector lists: FusionLinear (the zero
 	// value) or FusionRRF.
 	Fusion Fusion

@@ -31,6 +31,9 @@ type WatchOptions struct {
 	Indexed func(src *Source, sum *Summary, err error)
 	// Warn receives problems that do not stop watching. nil discards them.
 	Warn func(error)
+	// Ready is called once the sources are watched: a change made after
+	// it returns is re-indexed. nil means no call.
+	Ready func()
 }
 
 // Watch keeps registered sources indexed until ctx is done: a change to a
@@ -67,7 +70,7 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 		}
 		byRoot[s.Path] = s
 	}
-	wopt := &watch.Options{Debounce: o.Debounce, Rescan: o.Rescan, Warn: o.Warn}
+	wopt := &watch.Options{Debounce: o.Debounce, Rescan: o.Rescan, Warn: o.Warn, Ready: o.Ready}
 	if e.cl == nil {
 		dir, err := filepath.Abs(e.dir)
 		if err != nil {

@@ -64,12 +64,14 @@ type CLI struct {
 	Get           GetCmd           `cmd:"" help:"Print a document's file as it is on disk now."`
 	Find          FindCmd          `cmd:"" help:"Find documents by name: fuzzy match on titles, file names, aliases and paths (not their text); --parent limits it to a folder."`
 	Info          InfoCmd          `cmd:"" help:"Say what an id (chunk, document, content hash, source or folder) names and where it sits: source, folders, document, headings."`
+	Lineage       LineageCmd       `cmd:"" help:"Trace a chunk across re-indexes: the versions of its document that held the same text, and the chunks it was split from or merged into (the last 8 versions kept)."`
 	Cite          CiteCmd          `cmd:"" help:"Print a ready-to-paste citation of a search hit's chunk: [Title](path#L12-L30), its file and lines, and its text."`
 	Ask           AskCmd           `cmd:"" help:"Gather the evidence for a question: the best passages across the index, de-duplicated and cited, within a token budget (braid writes no answer)."`
 	Links         LinksCmd         `cmd:"" help:"Follow a document's links (or, with --reverse, its backlinks) up to 5 steps; --broken and --orphans check the whole graph."`
 	Gaps          GapsCmd          `cmd:"" help:"List pairs of similar documents that are not linked either way, with the words they share and a link to add."`
 	Tag           TagCmd           `cmd:"" help:"Add tags to a markdown file's frontmatter (or a <!-- tags: --> comment), changing nothing else, and re-index it."`
 	Tree          TreeCmd          `cmd:"" help:"Print the folder tree of the indexed sources with document counts."`
+	Contents      ContentsCmd      `cmd:"" help:"List a folder's immediate children (folders, then documents) with their stable ids; no FOLDER lists the sources."`
 	Add           AddCmd           `cmd:"" help:"Store a document (a file's copy, or --content) in the index itself, deduplicated by content, and index it; adding a name again keeps the old version."`
 	Download      DownloadCmd      `cmd:"" help:"Fetch a web page or file (text, markdown, HTML as markdown) into the document store and index it; public addresses only unless --allow-net."`
 	Update        UpdateCmd        `cmd:"" help:"Set a document's metadata (KEY=VALUE, searchable with --meta) or a stored document's tags."`
@@ -81,6 +83,8 @@ type CLI struct {
 	Snapshot      SnapshotCmd      `cmd:"" help:"Record (create) or list snapshots of the stored documents' content."`
 	Restore       RestoreCmd       `cmd:"" help:"Write stored documents (a --collection, or a --snapshot) to files under --output; existing files are kept unless --overwrite."`
 	Sources       SourcesCmd       `cmd:"" help:"List or remove sources."`
+	Sessions      SessionsCmd      `cmd:"" help:"List, start, pin, unpin, stop and watch sessions: named working sets that braid serve's search, grep and list can be scoped to."`
+	Org           OrgCmd           `cmd:"" help:"Print the index's identity: its id, name, language and time zone (braid config set name, language, timezone), documents and sources."`
 	Stats         StatsCmd         `cmd:"" help:"Count documents, chunks and bytes."`
 	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime and the embedding model; exit 0 when healthy."`
 	Batch         BatchCmd         `cmd:"" help:"Answer a JSONL file of queries (one search per line), with the index and models opened once; JSONL out in input order."`
@@ -88,7 +92,7 @@ type CLI struct {
 	Tune          TuneCmd          `cmd:"" help:"Find the fusion settings (vector weight, fusion, normalisation, candidates) that rank judged queries best; --save makes them the index's defaults."`
 	Bench         BenchCmd         `cmd:"" help:"Time each search stage, ingest and the rerankers on synthetic corpora of 1k-100k chunks; targets beside."`
 	Models        ModelsCmd        `cmd:"" help:"List, pull, verify and locate embedding and reranking models."`
-	Config        ConfigCmd        `cmd:"" help:"Read and change the settings the index keeps: default vector weight, fusion and its normalisation, ranking signals, limit, candidates, rerank and its budget, watch."`
+	Config        ConfigCmd        `cmd:"" help:"Read and change the settings the index keeps: default vector weight, fusion and its normalisation, ranking signals, limit, candidates, rerank and its budget, watch, and the index's name, language and time zone."`
 	Serve         ServeCmd         `cmd:"" help:"Serve the index to AI agents over MCP on stdin/stdout (tools: search, grep, read, index_path, ...)."`
 	Prompts       PromptsCmd       `cmd:"" help:"List the MCP prompts braid serve offers (built-ins and PROMPT-*.md files), or print one filled in."`
 	Version       VersionCmd       `cmd:"" help:"Print the version, the commit, the Go release, the ONNX Runtime that loads and the embedding model."`

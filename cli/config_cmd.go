@@ -35,7 +35,7 @@ func (c *ConfigListCmd) Run(g *Globals) error {
 
 // ConfigGetCmd prints a setting.
 type ConfigGetCmd struct {
-	Name string `arg:"" help:"The setting: vector_weight, fusion, normalize, doc_evidence, link_prior, title_weight, heading_weight, query_instruction, limit, candidates, rerank, rerank_budget or watch."`
+	Name string `arg:"" help:"The setting: vector_weight, fusion, normalize, doc_evidence, link_prior, title_weight, heading_weight, query_instruction, limit, candidates, rerank, rerank_budget, watch, name, language or timezone."`
 }
 
 // Run prints it.

@@ -12,6 +12,7 @@ import (
 type GrepCmd struct {
 	Pattern           string      `arg:"" help:"RE2 regular expression (https://github.com/google/re2/wiki/Syntax)."`
 	Paths             []pathOrURL `arg:"" optional:"" help:"Indexed files to search (no other file is read), or directories standing for the indexed documents under them, or s3://bucket/prefix URLs of indexed S3 objects (default: every indexed file)."`
+	Session           string      `help:"Only the documents this session pins (braid sessions)." placeholder:"NAME"`
 	IgnoreCase        bool        `short:"i" help:"Match case-insensitively."`
 	Word              bool        `short:"w" help:"Match whole words only."`
 	Invert            bool        `short:"v" help:"Print lines that do not match."`
@@ -39,8 +40,9 @@ func (c *GrepCmd) Run(g *Globals) error {
 	opt := braid.GrepOptions{
 		Options: grep.Options{IgnoreCase: c.IgnoreCase, Word: c.Word, Invert: c.Invert, Before: before, After: after, MaxCount: c.MaxCount,
 			NoRanges: !g.JSON}, // match ranges cost time and only JSON shows them
-		Paths: strs(c.Paths),
-		Name:  g.displayPath,
+		Paths:   strs(c.Paths),
+		Name:    g.displayPath,
+		Session: c.Session,
 	}
 	if _, err := grep.Compile(c.Pattern, opt.Options); err != nil {
 		return err

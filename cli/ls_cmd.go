@@ -29,6 +29,7 @@ type LsCmd struct {
 	Desc           bool              `help:"Reverse the order (largest or newest first)."`
 	Limit          int               `help:"Print at most this many (0: all)." short:"n" default:"0"`
 	PathsOnly      bool              `help:"Print only the paths."`
+	Session        string            `help:"Only the documents this session pins (braid sessions)." placeholder:"NAME"`
 }
 
 // Run lists.
@@ -40,7 +41,7 @@ func (c *LsCmd) Run(g *Globals) error {
 	opt := braid.ListOptions{Kind: c.Type, Extension: c.Ext, MIME: c.Mime, Source: c.Source, Collection: c.Collection, Tags: c.Tag,
 		Metadata: c.Meta, Recent: age, CreatedAfter: c.CreatedAfter, CreatedBefore: c.CreatedBefore, ModifiedAfter: c.ModifiedAfter,
 		ModifiedBefore: c.ModifiedBefore, IndexedAfter: c.IndexedAfter, IndexedBefore: c.IndexedBefore, SortBy: c.Sort,
-		Descending: c.Desc, Limit: c.Limit}
+		Descending: c.Desc, Limit: c.Limit, Session: c.Session}
 	switch {
 	case c.Stored:
 		opt.Stored = "stored"

@@ -23,11 +23,13 @@ type searchFlags struct {
 	NoRerank   bool              `help:"Skip the cross-encoder: results in fused order." xor:"rerank"`
 	Chunks     bool              `help:"Every matching chunk, not just the best one per document."`
 	Hash       string            `help:"Answer with the document whose content hash starts with this (8-64 hex digits) instead of searching; QUERY may then be left out." placeholder:"HEX"`
+	Session    string            `help:"Only the documents this session pins (braid sessions)." placeholder:"NAME"`
 }
 
 func (f *searchFlags) options() braid.SearchOptions {
 	return braid.SearchOptions{Limit: f.Limit, Sources: f.Source, PathGlob: f.Path, Tags: f.Tag, Metadata: f.Meta,
-		Fuzzy: f.Fuzzy, Similarity: f.Similarity, Chunks: f.Chunks, Explain: f.Explain, NoRerank: f.NoRerank, Hash: f.Hash}
+		Fuzzy: f.Fuzzy, Similarity: f.Similarity, Chunks: f.Chunks, Explain: f.Explain, NoRerank: f.NoRerank, Hash: f.Hash,
+		Session: f.Session}
 }
 
 // SearchCmd is the hybrid search.

@@ -2,6 +2,8 @@ package index
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -140,7 +142,7 @@ func (s *Store) DeleteStored(names, docIDs []string) error {
 			if err := tx.Bucket(bucketStored).Delete([]byte(n)); err != nil {
 				return err
 			}
-			for _, b := range [][]byte{bucketVersions, bucketDocMeta} {
+			for _, b := range [][]byte{bucketVersions, bucketDocMeta, bucketLineage} {
 				if err := tx.Bucket(b).Delete([]byte(docIDs[i])); err != nil {
 					return err
 				}
@@ -329,7 +331,7 @@ func (s *Store) BlobRefs() (map[string]bool, error) {
 // forget drops a removed document's versions and metadata. A bucket an
 // older index lacks is created by the writer that opens it, so it is there.
 func forget(tx *bolt.Tx, docID string) error {
-	for _, b := range [][]byte{bucketVersions, bucketDocMeta} {
+	for _, b := range [][]byte{bucketVersions, bucketDocMeta, bucketLineage} {
 		if bk := tx.Bucket(b); bk != nil {
 			if err := bk.Delete([]byte(docID)); err != nil {
 				return err
@@ -341,3 +343,13 @@ func forget(tx *bolt.Tx, docID string) error {
 
 // DocID is the id of the document at path rel in a source.
 func DocID(sourceID, rel string) string { return docID(sourceID, rel) }
+
+// FolderID is the stable id of the folder at rel (slash-separated,
+// relative to the source, not "") in a source: like a document's, a hash
+// of the source and the path, so it is the same on every run and in
+// every index that registers the same path. A source's own root is named
+// by the source's id.
+func FolderID(sourceID, rel string) string {
+	h := sha256.Sum256([]byte("folder\x00" + sourceID + "\x00" + rel))
+	return hex.EncodeToString(h[:6])
+}

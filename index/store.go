@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -43,6 +44,7 @@ var (
 	keySchema  = []byte("schema")
 	keyGen     = []byte("gen")
 	keyPending = []byte("pending")
+	keyID      = []byte("id") // the index's own id (ID), written when a writer first opens it
 )
 
 // Store is the bbolt metadata store: sources, documents, chunks, the link
@@ -103,12 +105,17 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 		err = s.view(func(tx *bolt.Tx) error { return checkSchema(tx.Bucket(bucketMeta)) })
 	} else {
 		err = s.update(func(tx *bolt.Tx) error {
-			for _, b := range append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped}, storeBuckets...) {
+			for _, b := range append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped, bucketSessions, bucketLineage}, storeBuckets...) {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
 				}
 			}
 			meta := tx.Bucket(bucketMeta)
+			if meta.Get(keyID) == nil {
+				if err := meta.Put(keyID, []byte(newID())); err != nil {
+					return err
+				}
+			}
 			switch string(meta.Get(keySchema)) {
 			case "":
 				if err := graph.Init(tx); err != nil {
@@ -427,6 +434,26 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 			}
 			return docs.Delete([]byte(id))
 		}
+		// lineage records d's version before remove drops the chunks of
+		// the one it replaces (lineage.go).
+		lineage := func(d *Document, next []Chunk) error {
+			old, err := getDoc(tx, d.ID)
+			if err != nil {
+				return err
+			}
+			var texts []string
+			if old != nil && old.Hash != d.Hash {
+				for _, cid := range old.ChunkIDs {
+					c := new(Chunk)
+					if v := chunks.Get([]byte(cid)); v != nil && json.Unmarshal(v, c) == nil {
+						texts = append(texts, c.Text)
+					} else {
+						texts = append(texts, "")
+					}
+				}
+			}
+			return recordLineage(tx, d, next, old, texts)
+		}
 		for _, ch := range changes {
 			if ch.Doc == nil {
 				if err := remove(ch.DeleteID); err != nil {
@@ -444,6 +471,9 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 				}
 			}
 			d := ch.Doc
+			if err := lineage(d, ch.Chunks); err != nil {
+				return err
+			}
 			if err := remove(d.ID); err != nil {
 				return err
 			}
@@ -493,6 +523,28 @@ func gen(meta *bolt.Bucket) uint64 {
 		return 0
 	}
 	return binary.BigEndian.Uint64(v)
+}
+
+// newID is a random UUID (version 4), the id of a new index.
+func newID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on the platforms Go supports
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// ID is the index's own id, a UUID written the first time a writer
+// opened it; "" for an index no writer has opened since braid kept one.
+func (s *Store) ID() (string, error) {
+	var id string
+	err := s.view(func(tx *bolt.Tx) error {
+		id = string(tx.Bucket(bucketMeta).Get(keyID))
+		return nil
+	})
+	return id, err
 }
 
 // Gen is the number of the last commit.

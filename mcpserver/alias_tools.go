@@ -100,10 +100,18 @@ func (s *Server) getCurrentDatetimeTool() tool {
 			"abbreviation, unix (seconds)}. Use it before reasoning about dates in notes (how old a decision is, whether a deadline "+
 			"passed), or to date a note you write. Answers at once: it does not touch the index."),
 		readOnly(),
-		mcp.WithString("timezone", mcp.Description("An IANA time zone such as Europe/Berlin or UTC. Default: the server's local zone.")),
+		mcp.WithString("timezone", mcp.Description("An IANA time zone such as Europe/Berlin or UTC. Default: the index's timezone setting, else the server's local zone.")),
 	)
 	return tool{def, adaptLocal(s, "get_current_datetime", datetimeArgs{}, func(ctx context.Context, c call, a *datetimeArgs) (any, error) {
 		loc := time.Local
+		if e := s.openEngine(); a.Timezone == "" && e != nil {
+			// The index's timezone setting, as ks's tenant zone.
+			if tz := e.Config().Values().TimeZone; tz != nil {
+				if l, err := time.LoadLocation(*tz); err == nil {
+					loc = l
+				}
+			}
+		}
 		if a.Timezone != "" {
 			var err error
 			if loc, err = time.LoadLocation(a.Timezone); err != nil {

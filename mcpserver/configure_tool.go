@@ -34,7 +34,7 @@ func (s *Server) configureTool() tool {
 			"name and value: change it (checked against its range; used by the next search and by every braid process on this "+
 			"index). name and reset: put the built-in default back. Returns {settings: [{name, value, default, set, allowed, help}]}."),
 		writes("Configure the index", false),
-		mcp.WithString("name", mcp.Description("The setting: vector_weight, fusion, normalize, doc_evidence, link_prior, title_weight, heading_weight, query_instruction, limit, candidates, rerank, rerank_budget or watch. "+
+		mcp.WithString("name", mcp.Description("The setting: vector_weight, fusion, normalize, doc_evidence, link_prior, title_weight, heading_weight, query_instruction, limit, candidates, rerank, rerank_budget, watch, name, language or timezone. "+
 			"Default: list every setting."), mcp.Enum(braid.SettingNames()...)),
 		mcp.WithString("value", mcp.Description("The new value, as text: \"0.7\", \"rrf\", \"20\", \"false\", \"500ms\". Default: read only.")),
 		mcp.WithBoolean("reset", mcp.Description("Put the setting back to the built-in default. Default false."), mcp.DefaultBool(false)),
@@ -57,7 +57,7 @@ func (s *Server) configureTool() tool {
 				if set.Value == "true" || s.opt.Watch {
 					s.watchAll(c.e)
 				} else {
-					s.unwatchAll()
+					s.unwatchAll(c.e)
 				}
 			}
 			return map[string]any{"settings": []*braid.Setting{set}}, nil

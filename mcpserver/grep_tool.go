@@ -34,6 +34,8 @@ type grepArgs struct {
 	BeforeContext     int      `json:"before_context"`
 	AfterContext      int      `json:"after_context"`
 	MaxCount          int      `json:"max_count"`
+	Session           string   `json:"session"`
+	UseSession        *bool    `json:"use_session"`
 }
 
 func (a *grepArgs) check() error {
@@ -74,6 +76,8 @@ func (s *Server) grepTool() tool {
 		mcp.WithInteger("before_context", mcp.Min(0), mcp.Max(100)),
 		mcp.WithInteger("after_context", mcp.Min(0), mcp.Max(100)),
 		mcp.WithInteger("max_count", mcp.Min(0)),
+		mcp.WithString("session", mcp.Description(descSession)),
+		mcp.WithBoolean("use_session", mcp.Description(descUseSession)),
 	)
 	return tool{def, adapt(s, "grep", grepArgs{}, func(ctx context.Context, c call, a *grepArgs) (any, error) {
 		before, after := max(a.BeforeContext, a.Context), max(a.AfterContext, a.Context)
@@ -82,6 +86,10 @@ func (s *Server) grepTool() tool {
 				MaxCount: a.MaxCount, NoRanges: true},
 			Paths: a.Paths,
 		}
+		var err error
+		if opt.Session, err = s.scope(c.e, a.Session, a.UseSession); err != nil {
+			return nil, err
+		}
 		withName := opt.ManyFiles()
 		if a.WithFilename != nil {
 			withName = *a.WithFilename
@@ -89,7 +97,7 @@ func (s *Server) grepTool() tool {
 		format := grep.Format{LineNumbers: a.LineNumbers, WithFilename: withName, Count: a.Count,
 			FilesWithMatches: a.FilesWithMatches, FilesWithoutMatch: a.FilesWithoutMatch, Before: before, After: after}
 		var out, problems bytes.Buffer
-		err := c.e.Grep(ctx, a.Pattern, opt, func(r grep.Result) error {
+		err = c.e.Grep(ctx, a.Pattern, opt, func(r grep.Result) error {
 			if r.Err != nil {
 				fmt.Fprintf(&problems, "cannot read %s: %v\n", r.File.Name, r.Err)
 				return nil
@@ -112,6 +120,9 @@ func (s *Server) grepTool() tool {
 		}
 		if out.Len() == 0 {
 			out.WriteString("no matches\n")
+			if opt.Session != "" {
+				fmt.Fprintf(&out, "(grep read only session %s's pinned documents; use_session false reads them all)\n", opt.Session)
+			}
 		}
 		out.Write(problems.Bytes())
 		return out.String(), nil

@@ -29,6 +29,8 @@ type listArgs struct {
 	SortOrder      string   `json:"sort_order"`
 	Limit          int      `json:"limit"`
 	PathsOnly      bool     `json:"paths_only"`
+	Session        string   `json:"session"`
+	UseSession     *bool    `json:"use_session"`
 }
 
 func (a *listArgs) check() error {
@@ -100,6 +102,8 @@ func (s *Server) listTool() tool {
 		mcp.WithString("sort_order", mcp.Description("desc: biggest, newest first."), mcp.Enum("asc", "desc"), mcp.DefaultString("asc")),
 		mcp.WithInteger("limit", mcp.Description("Documents to return."), mcp.DefaultNumber(100), mcp.Min(1), mcp.Max(1000)),
 		mcp.WithBoolean("paths_only", mcp.Description("Only {paths, total}.")),
+		mcp.WithString("session", mcp.Description(descSession)),
+		mcp.WithBoolean("use_session", mcp.Description(descUseSession)),
 	)
 	defaults := listArgs{SortBy: "name", SortOrder: "asc", Limit: 100}
 	return tool{def, adapt(s, "list", defaults, func(ctx context.Context, c call, a *listArgs) (any, error) {
@@ -109,7 +113,11 @@ func (s *Server) listTool() tool {
 		for name, v := range a.times() {
 			t[name], _ = parseTime(v)
 		}
-		l, err := c.e.Notes().List(braid.ListOptions{Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID,
+		session, err := s.scope(c.e, a.Session, a.UseSession)
+		if err != nil {
+			return nil, err
+		}
+		l, err := c.e.Notes().List(braid.ListOptions{Session: session, Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID,
 			Collection: a.Collection, Tags: a.Tags, Metadata: meta, Recent: age,
 			CreatedAfter: t["created_after"], CreatedBefore: t["created_before"], ModifiedAfter: t["modified_after"],
 			ModifiedBefore: t["modified_before"], IndexedAfter: t["indexed_after"], IndexedBefore: t["indexed_before"],
@@ -121,6 +129,9 @@ func (s *Server) listTool() tool {
 			paths := make([]string, len(l.Documents))
 			for i, d := range l.Documents {
 				paths[i] = d.Path
+			}
+			if session != "" {
+				return map[string]any{"paths": paths, "total": l.Total, "session": session}, nil
 			}
 			return map[string]any{"paths": paths, "total": l.Total}, nil
 		}

@@ -22,18 +22,15 @@ import (
 // alias, alias_tools.go and seed_tools.go), with the seed's argument
 // names where they differ (profile.args).
 //
-// Seed tools braid cannot provide are left out, not faked:
+// Seed tools braid cannot provide are left out, not faked (and listed,
+// with why, in testdata/seed_tools.json, which the tests check tools/list
+// against):
 //   - amalfa (github.com/pjsvis/amalfa, src/mcp/index.ts and docs/MCP-TOOLS.md): none.
 //   - yams (github.com/trvon/yams, src/mcp/mcp_server.cpp before its
 //     February 2026 "code mode" folded the tools into query, execute and
-//     session; docs/api/mcp_tools.md): session_start, session_stop,
-//     session_pin, session_unpin and watch (YAMS sessions: named working
-//     sets whose watch can be switched off per call; braid watches a
-//     source for the server's whole run), and mcp.echo (a protocol test).
-//   - ks (github.com/knowledgestack/ks-mcp, src/ks_mcp/tools/): list_contents
-//     (the immediate children of a folder by id; braid has no folder
-//     ids), get_organization_info (tenants) and trace_chunk_lineage (chunk
-//     merge/split history, which braid does not keep).
+//     session; docs/api/mcp_tools.md): mcp.echo (a protocol test). Its
+//     sessions are session_tools.go.
+//   - ks (github.com/knowledgestack/ks-mcp, src/ks_mcp/tools/): none.
 //   - alloy (github.com/periplon/alloy v0.2.0, src/mcp/server.rs, the
 //     version braid was designed from; later versions added dozens of
 //     tools for backups, ACLs, webhooks and GTD): none; configure is named
@@ -58,13 +55,14 @@ var profiles = []profile{
 	{name: "amalfa", tools: []string{"search_documents", "read_node_content", "explore_links", "list_directory_structure",
 		"find_gaps", "inject_tags", "scratchpad_read", "scratchpad_list"}},
 	{name: "yams", tools: []string{"search", "grep", "download", "add", "get", "list", "status", "delete_by_name", "update",
-		"restore", "list_collections", "list_snapshots", "graph"},
+		"restore", "list_collections", "list_snapshots", "graph", "session_start", "session_stop", "session_pin", "session_unpin",
+		"watch"},
 		args: map[string]map[string]string{
 			"search":  {"path_pattern": "path"},
 			"restore": {"include_patterns": "include", "exclude_patterns": "exclude"},
 		}},
-	{name: "ks", tools: []string{"search_knowledge", "search_keyword", "read", "read_around", "cite", "view_chunk_image", "ask", "find", "get_info",
-		"get_current_datetime", "compare_versions"},
+	{name: "ks", tools: []string{"search_knowledge", "search_keyword", "read", "read_around", "cite", "view_chunk_image", "ask", "list_contents", "find",
+		"get_info", "get_organization_info", "get_current_datetime", "trace_chunk_lineage", "compare_versions"},
 		args: map[string]map[string]string{
 			"search_knowledge": {"top_k": "limit"},
 			"search_keyword":   {"top_k": "limit"},
@@ -204,6 +202,11 @@ func (s *Server) offer(all []tool) []tool {
 	}
 	if len(missing) > 0 {
 		s.log.Printf("tool profile %s names %s, which this braid does not have yet; skipped", ts.spec, strings.Join(missing, ", "))
+	}
+	if !s.sessions() {
+		for i := range out {
+			out[i] = withoutSessionArgs(out[i])
+		}
 	}
 	return out
 }

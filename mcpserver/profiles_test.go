@@ -3,7 +3,10 @@ package mcpserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,18 +20,46 @@ import (
 	"github.com/braidsearch/braid/mcpserver"
 )
 
-// seedTools are the profiles' tools as the seed systems name them
-// (profiles.go says where each list comes from).
-var seedTools = map[string][]string{
-	"core": {"search", "search_keyword", "grep", "read", "get", "read_around", "explore_links", "list", "ask", "scratchpad_read"},
-	"amalfa": {"search_documents", "read_node_content", "explore_links", "list_directory_structure", "find_gaps", "inject_tags",
-		"scratchpad_read", "scratchpad_list"},
-	"yams": {"search", "grep", "download", "add", "get", "list", "status", "delete_by_name", "update", "restore", "list_collections",
-		"list_snapshots", "graph"},
-	"ks": {"search_knowledge", "search_keyword", "read", "read_around", "cite", "view_chunk_image", "ask", "find", "get_info", "get_current_datetime",
-		"compare_versions"},
-	"alloy": {"index_path", "search", "get_document", "list_sources", "remove_source", "get_stats", "configure"},
+// seedProfiles are the profiles' tools as the seed systems name them,
+// and the seed tools braid leaves out with why, from
+// testdata/seed_tools.json, which the TypeScript client test
+// (tests/mcpclient) reads too.
+var seedProfiles = func() map[string]seedProfile {
+	data, err := os.ReadFile(filepath.Join("testdata", "seed_tools.json"))
+	if err != nil {
+		panic(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		panic(fmt.Sprintf("testdata/seed_tools.json: %v", err))
+	}
+	out := map[string]seedProfile{}
+	for name, raw := range m {
+		if strings.HasPrefix(name, "_") {
+			continue
+		}
+		var p seedProfile
+		if err := json.Unmarshal(raw, &p); err != nil {
+			panic(fmt.Sprintf("testdata/seed_tools.json: %s: %v", name, err))
+		}
+		out[name] = p
+	}
+	return out
+}()
+
+type seedProfile struct {
+	Tools   []string          `json:"tools"`
+	LeftOut map[string]string `json:"left_out"`
 }
+
+// seedTools are the tools of each profile (seedProfiles).
+var seedTools = func() map[string][]string {
+	out := map[string][]string{}
+	for name, p := range seedProfiles {
+		out[name] = p.Tools
+	}
+	return out
+}()
 
 // lockedBuffer collects a server's log lines.
 type lockedBuffer struct {

@@ -30,6 +30,8 @@ type searchArgs struct {
 	Context      int      `json:"context"`
 	Explain      bool     `json:"explain"`
 	Hash         string   `json:"hash"`
+	Session      string   `json:"session"`
+	UseSession   *bool    `json:"use_session"`
 }
 
 func (a *searchArgs) check() error {
@@ -101,6 +103,8 @@ func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
 		mcp.WithBoolean("line_numbers", mcp.Description("Number context lines.")),
 		mcp.WithInteger("context", mcp.Description("File lines around hits."), mcp.Min(0), mcp.Max(20)),
 		mcp.WithBoolean("explain", mcp.Description("Add score breakdowns.")),
+		mcp.WithString("session", mcp.Description(descSession)),
+		mcp.WithBoolean("use_session", mcp.Description(descUseSession)),
 	)
 	defaults := searchArgs{VectorWeight: weight, Similarity: braid.DefaultSimilarity}
 	return tool{def, adapt(s, name, defaults, func(ctx context.Context, c call, a *searchArgs) (any, error) {
@@ -110,6 +114,10 @@ func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
 		opt.Metadata, _ = metaArg("metadata", a.Metadata)
 		if a.SourceID != "" {
 			opt.Sources = []string{a.SourceID}
+		}
+		var err error
+		if opt.Session, err = s.scope(c.e, a.Session, a.UseSession); err != nil {
+			return nil, err
 		}
 		return s.runSearch(ctx, c.e, a.Query, opt, a.PathsOnly, a.LineNumbers, a.Context)
 	})}
@@ -175,7 +183,8 @@ type searchReply struct {
 	Warning  string      `json:"warning,omitempty"`
 	Reranked int         `json:"reranked,omitempty"`
 	RerankOf int         `json:"rerank_of,omitempty"`
-	Lookup   string      `json:"lookup,omitempty"` // "hash": answered by content hash, not ranked
+	Lookup   string      `json:"lookup,omitempty"`  // "hash": answered by content hash, not ranked
+	Session  string      `json:"session,omitempty"` // the session the search was scoped to
 	// Truncated says that only the first results fit the output limit,
 	// and where the whole answer is.
 	Truncated string `json:"truncated,omitempty"`
@@ -201,6 +210,7 @@ type pathsReply struct {
 	TookMS  float64  `json:"took_ms"`
 	Warning string   `json:"warning,omitempty"`
 	Lookup  string   `json:"lookup,omitempty"`
+	Session string   `json:"session,omitempty"`
 }
 
 func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, opt braid.SearchOptions, pathsOnly, lineNumbers bool, context int) (any, error) {
@@ -213,7 +223,7 @@ func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, o
 	}
 	res.Warning = s.shorten(e, res.Warning)
 	if pathsOnly {
-		r := pathsReply{Paths: []string{}, Total: res.Total, TookMS: res.TookMS, Warning: res.Warning, Lookup: res.Lookup}
+		r := pathsReply{Paths: []string{}, Total: res.Total, TookMS: res.TookMS, Warning: res.Warning, Lookup: res.Lookup, Session: opt.Session}
 		for _, h := range res.Results {
 			p := h.Path
 			if lineNumbers {
@@ -224,7 +234,7 @@ func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, o
 		return r, nil
 	}
 	r := searchReply{Results: make([]searchHit, len(res.Results)), Total: res.Total, TookMS: res.TookMS,
-		Warning: res.Warning, Reranked: res.Reranked, RerankOf: res.RerankOf, Lookup: res.Lookup}
+		Warning: res.Warning, Reranked: res.Reranked, RerankOf: res.RerankOf, Lookup: res.Lookup, Session: opt.Session}
 	for i, h := range res.Results {
 		if h.Explain != nil {
 			// The per-term BM25 breakdown costs a few hundred bytes a

@@ -65,3 +65,61 @@ func (s *Server) graphTool() tool {
 		return c.e.Graph().Links(doc, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
 	})}
 }
+
+type listContentsArgs struct {
+	FolderID string `json:"folder_id"`
+}
+
+// listContentsTool is knowledge-stack's list_contents: the immediate
+// children of a folder, by the folder's id or path.
+func (s *Server) listContentsTool() tool {
+	def := mcp.NewTool("list_contents",
+		mcp.WithDescription("List the immediate children of a folder: {folder, items: [{path_part_id, name, part_type (FOLDER or "+
+			"DOCUMENT), materialized_path, source_id, path, title, docs}], total}, folders first. Without folder_id, the sources. "+
+			"Ids are stable across runs; pass a FOLDER's path_part_id back to go down, a DOCUMENT's to read or get_info."),
+		readOnly(),
+		mcp.WithString("folder_id", mcp.Description("A folder's path_part_id from an earlier listing, a source's id or name, or a "+
+			"folder's path (source-name/folder, relative to a source, or absolute). Omit it for the sources.")),
+	)
+	return tool{def, adapt(s, "list_contents", listContentsArgs{}, func(ctx context.Context, c call, a *listContentsArgs) (any, error) {
+		return c.e.Notes().Contents(a.FolderID)
+	})}
+}
+
+// getOrganizationInfoTool is knowledge-stack's get_organization_info: the
+// index's own identity.
+func (s *Server) getOrganizationInfoTool() tool {
+	def := mcp.NewTool("get_organization_info",
+		mcp.WithDescription("The index's identity: {id, tenant_id (the same), name, default_language (BCP 47), timezone (IANA), "+
+			"language_from and timezone_from (setting or machine), documents, sources, index}. braid config set name, language or "+
+			"timezone changes them."),
+		readOnly(),
+	)
+	return tool{def, adapt(s, "get_organization_info", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
+		return c.e.Organization()
+	})}
+}
+
+type lineageArgs struct {
+	ChunkID string `json:"chunk_id"`
+}
+
+func (a *lineageArgs) check() error { return required("chunk_id", a.ChunkID) }
+
+// traceChunkLineageTool is knowledge-stack's trace_chunk_lineage: a
+// chunk's history across its document's kept versions.
+func (s *Server) traceChunkLineageTool() tool {
+	def := mcp.NewTool("trace_chunk_lineage",
+		mcp.WithDescription("Where a chunk came from and what became of it across re-indexes (the last 8 versions of its "+
+			"document): {chunk_id, document_id, path, text_hash, current, edges: [{parent_chunk_id, child_chunk_id, relation "+
+			"(split, merge, edit, re-ingest), created_at}], same_text: [{document_id, path, version, content_hash, indexed_at, "+
+			"chunk_id, current, store_version}], versions, summary}. Use it to say whether a cited passage survives in the "+
+			"current version or since when it reads as it does."),
+		readOnly(),
+		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("A chunk id, as search's chunk_id or an earlier trace gives it "+
+			"(DOCUMENT#HASH.N); an older version's chunk works while its version is kept.")),
+	)
+	return tool{def, adapt(s, "trace_chunk_lineage", lineageArgs{}, func(ctx context.Context, c call, a *lineageArgs) (any, error) {
+		return c.e.Notes().Lineage(a.ChunkID)
+	})}
+}

@@ -131,10 +131,14 @@ type Server struct {
 	rootsMu sync.Mutex
 	roots   clientRoots
 
-	watching map[string]bool    // source paths being watched
-	stopAll  context.CancelFunc // stops every watch; Close calls it
+	watching map[string]*watchRun // source paths being watched (watch.go)
+	stopAll  context.CancelFunc   // stops every watch; Close calls it
 	watchCtx context.Context
 	watchers sync.WaitGroup
+	// sessionWatching are the source paths watched only because a
+	// session watches its set; sessMu orders the syncs that change it.
+	sessMu          sync.Mutex
+	sessionWatching map[string]bool
 }
 
 // opening is one attempt to open the engine; done closes when it ends.
@@ -147,7 +151,8 @@ type opening struct {
 
 // New returns a server answering from the engine open returns.
 func New(open Opener, opt *Options) *Server {
-	s := &Server{open: open, writing: make(chan struct{}, 1), watching: map[string]bool{}}
+	s := &Server{open: open, writing: make(chan struct{}, 1), watching: map[string]*watchRun{},
+		sessionWatching: map[string]bool{}}
 	s.watchCtx, s.stopAll = context.WithCancel(context.Background())
 	if opt != nil {
 		s.opt = *opt
@@ -374,6 +379,9 @@ func (s *Server) launch() *opening {
 		if (s.opt.Watch || watchSetting(o.e)) && !c.ReadOnly {
 			s.watchAll(o.e)
 		}
+		if !c.ReadOnly {
+			s.syncSessionWatches(o.e) // sessions that watch their sets, from an earlier run
+		}
 	}()
 	return o
 }
@@ -397,6 +405,18 @@ func (s *Server) engine(ctx context.Context) (*braid.Engine, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// openEngine is the engine when it is open already, else nil: for a
+// tool that answers at once and uses the engine only when it is there.
+func (s *Server) openEngine() *braid.Engine {
+	s.mu.Lock()
+	o := s.cur
+	s.mu.Unlock()
+	if o == nil || !ended(o) || o.err != nil {
+		return nil
+	}
+	return o.e
 }
 
 func ended(o *opening) bool {

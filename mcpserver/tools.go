@@ -69,6 +69,15 @@ func (s *Server) tools() []tool {
 		s.getCurrentDatetimeTool(),
 		s.statusTool(), // seed_tools.go
 		s.graphTool(),
+		s.listContentsTool(),
+		s.getOrganizationInfoTool(),
+		s.traceChunkLineageTool(),
+		// YAMS's sessions (session_tools.go).
+		s.sessionStartTool(),
+		s.sessionStopTool(),
+		s.sessionPinTool(),
+		s.sessionUnpinTool(),
+		s.sessionWatchTool(),
 	}
 }
 

@@ -85,10 +85,10 @@ func TestToolsGolden(t *testing.T) {
 		}
 	}
 	want := []string{"add", "ask", "cite", "compare_versions", "configure", "create_snapshot", "delete_by_name", "download", "explore_links", "find", "find_gaps", "get",
-		"get_current_datetime", "get_document", "get_info", "get_stats", "graph", "grep", "index_path", "inject_tags", "list", "list_collections",
-		"list_directory_structure", "list_snapshots", "list_sources", "list_versions", "read", "read_around", "read_node_content",
+		"get_current_datetime", "get_document", "get_info", "get_organization_info", "get_stats", "graph", "grep", "index_path", "inject_tags", "list", "list_collections",
+		"list_contents", "list_directory_structure", "list_snapshots", "list_sources", "list_versions", "read", "read_around", "read_node_content",
 		"remove_source", "restore", "scratchpad_list", "scratchpad_read", "search", "search_documents", "search_keyword", "search_knowledge",
-		"status", "update", "view_chunk_image"}
+		"session_pin", "session_start", "session_stop", "session_unpin", "status", "trace_chunk_lineage", "update", "view_chunk_image", "watch"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}

@@ -33,6 +33,9 @@ type FilesOptions struct {
 	// keeps the absolute path. Stored documents are named "store:NAME"
 	// and S3 objects by their URL whatever Name does.
 	Name func(abs string) string
+	// Session keeps the documents the named session's pins select
+	// (SessionDocs); empty means any.
+	Session string
 }
 
 // Files lists the current files of the indexed documents (or those
@@ -46,7 +49,15 @@ func (r *Reader) Files(opt FilesOptions) ([]grep.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := r.files(opt.Paths, stored)
+	var keep func(sourceID, rel string) bool
+	if opt.Session != "" {
+		only, err := r.SessionDocs(opt.Session)
+		if err != nil {
+			return nil, err
+		}
+		keep = func(sourceID, rel string) bool { return only[index.DocID(sourceID, rel)] }
+	}
+	files, err := r.files(opt.Paths, stored, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +113,8 @@ func (r *Reader) storeFiles() (map[string]string, error) {
 // files lists the indexed files named by paths (all of them when paths is
 // empty), sorted, each with the folder it must stay inside; stored maps the
 // stored documents' blobs to their names.
-func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, error) {
+// keep, when not nil, keeps only the documents it says yes to.
+func (r *Reader) files(paths []string, stored map[string]string, keep func(sourceID, rel string) bool) ([]grep.File, error) {
 	srcs, err := r.st.Sources()
 	if err != nil {
 		return nil, err
@@ -118,8 +130,10 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 		case index.SourceJSONL:
 			continue
 		case index.SourceStore:
-			for f := range stored {
-				indexed = append(indexed, grep.File{Path: f, Root: blobs.Dir()})
+			for f, name := range stored {
+				if keep == nil || keep(s.ID, strings.TrimPrefix(name, "store:")) {
+					indexed = append(indexed, grep.File{Path: f, Root: blobs.Dir()})
+				}
 			}
 			continue
 		case index.SourceS3:
@@ -130,6 +144,9 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 				return nil, err
 			}
 			for rel, en := range entries {
+				if keep != nil && !keep(s.ID, rel) {
+					continue
+				}
 				indexed = append(indexed, r.extracted(grep.File{Path: blobs.Path(en.Hash), Root: blobs.Dir(), Name: index.ObjectURL(s, rel)}, s.ID, rel))
 			}
 			continue
@@ -142,6 +159,9 @@ func (r *Reader) files(paths []string, stored map[string]string) ([]grep.File, e
 			return nil, err
 		}
 		for _, rel := range rels {
+			if keep != nil && !keep(s.ID, rel) {
+				continue
+			}
 			var f grep.File
 			switch {
 			case s.Kind == index.SourceFile:

@@ -12,7 +12,7 @@ import (
 // InfoNode is one step of an Info's ancestry.
 type InfoNode struct {
 	Type string `json:"type"`           // source, folder, document, heading or chunk
-	ID   string `json:"id,omitempty"`   // of a source, document or chunk
+	ID   string `json:"id,omitempty"`   // of a source, folder (index.FolderID), document or chunk
 	Name string `json:"name,omitempty"` // of a source or folder; a heading's text
 	// Path is relative to the source, slash-separated (a heading's and a
 	// chunk's is their document's); a source's is its absolute path.
@@ -32,7 +32,8 @@ type Info struct {
 
 // Info resolves an id: a chunk id, a document (as Document names one:
 // id, path, content hash or prefix, title), a source id or name, or a
-// folder (relative to its source, source name/folder, or absolute).
+// folder (its id, as Contents gives it, or its path: relative to its
+// source, source name/folder, or absolute).
 func (r *Reader) Info(id string) (*Info, error) {
 	if err := r.sync(); err != nil {
 		return nil, err
@@ -65,6 +66,16 @@ func (r *Reader) Info(id string) (*Info, error) {
 		return &Info{InfoNode: n, SourceID: s.ID, Ancestry: []InfoNode{n}}, nil
 	} else if !isNotFound(err) {
 		return nil, err
+	}
+	if isHexID(id) { // a folder's id, from Contents
+		if sc, err := r.folderScope(id, srcs); err == nil && sc.prefix != "" {
+			for _, s := range srcs {
+				if s.ID == sc.sourceID {
+					anc := folderNodes(s, sc.prefix)
+					return &Info{InfoNode: anc[len(anc)-1], SourceID: s.ID, Ancestry: anc}, nil
+				}
+			}
+		}
 	}
 	var found []scope
 	for _, sc := range parentScopes(id, srcs) {
@@ -120,7 +131,8 @@ func folderNodes(s *index.Source, dir string) []InfoNode {
 	}
 	parts := strings.Split(dir, "/")
 	for i, p := range parts {
-		out = append(out, InfoNode{Type: "folder", Name: p, Path: strings.Join(parts[:i+1], "/")})
+		rel := strings.Join(parts[:i+1], "/")
+		out = append(out, InfoNode{Type: "folder", ID: index.FolderID(s.ID, rel), Name: p, Path: rel})
 	}
 	return out
 }

@@ -37,6 +37,9 @@ type ListOptions struct {
 	SortBy                        string // name (default), size, created, modified or indexed
 	Descending                    bool
 	Limit                         int // zero means all
+	// Session keeps the documents the named session's pins select
+	// (SessionDocs); empty means any.
+	Session string
 }
 
 // Listed is one document in List's answer.
@@ -64,6 +67,7 @@ type Listed struct {
 type Listing struct {
 	Documents []Listed `json:"documents"`
 	Total     int      `json:"total"`
+	Session   string   `json:"session,omitempty"` // ListOptions.Session
 }
 
 // mimeType is a document's media type: text/markdown for what ingest
@@ -123,6 +127,13 @@ func (r *Reader) List(opt ListOptions) (*Listing, error) {
 	if opt.Limit < 0 {
 		return nil, fmt.Errorf("%w: limit %d, want 0 (all) or more", index.ErrBadOption, opt.Limit)
 	}
+	var only map[string]bool
+	if opt.Session != "" {
+		var err error
+		if only, err = r.SessionDocs(opt.Session); err != nil {
+			return nil, err
+		}
+	}
 	srcs, err := r.st.Sources()
 	if err != nil {
 		return nil, err
@@ -171,7 +182,8 @@ func (r *Reader) List(opt ListOptions) (*Listing, error) {
 			l.Collection, l.Created, l.Modified = r.Collection, r.Created, r.Modified
 		}
 		switch {
-		case opt.Kind != "" && l.Kind != opt.Kind,
+		case only != nil && !only[d.ID],
+			opt.Kind != "" && l.Kind != opt.Kind,
 			ext != "" && strings.ToLower(path.Ext(d.Path)) != ext,
 			opt.MIME != "" && !mimeMatch(l.MIME, opt.MIME),
 			opt.Stored == "stored" && !isStored, opt.Stored == "source" && isStored,
@@ -216,7 +228,7 @@ func (r *Reader) List(opt ListOptions) (*Listing, error) {
 		}
 		return c
 	})
-	res := &Listing{Documents: out, Total: len(out)}
+	res := &Listing{Documents: out, Total: len(out), Session: opt.Session}
 	if opt.Limit > 0 && len(out) > opt.Limit {
 		res.Documents = out[:opt.Limit]
 	}

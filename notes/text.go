@@ -110,3 +110,58 @@ func (l *Listing) Text() string {
 	}
 	return b.String()
 }
+
+// Text is the listing as braid contents prints it: the folder, then one
+// line a child, its type, id and name.
+func (c *Contents) Text() string {
+	var b strings.Builder
+	if c.Folder != nil {
+		fmt.Fprintf(&b, "%s  %s (%d documents)\n", c.Folder.ID, c.Folder.Materialized, c.Folder.Docs)
+	}
+	if len(c.Items) == 0 {
+		b.WriteString("  (empty)\n")
+	}
+	for _, p := range c.Items {
+		switch p.Type {
+		case PartFolder:
+			fmt.Fprintf(&b, "  %-12s  %s/  (%d documents)\n", p.ID, p.Name, p.Docs)
+		default:
+			fmt.Fprintf(&b, "  %-12s  %s", p.ID, p.Name)
+			if p.Title != "" && p.Title != p.Name {
+				fmt.Fprintf(&b, "  %q", p.Title)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// Text is the lineage as braid lineage prints it: the summary, the
+// document's kept versions, the edges and the versions holding the text.
+func (l *Lineage) Text() string {
+	var b strings.Builder
+	b.WriteString(l.Summary + "\n")
+	fmt.Fprintf(&b, "document %s %s\n", l.DocumentID, l.Path)
+	for _, v := range l.Versions {
+		cur := ""
+		if v.Current {
+			cur = "  (current)"
+		}
+		fmt.Fprintf(&b, "  version %d  %s  %s  %d chunks%s\n", v.Version, v.Hash[:min(12, len(v.Hash))], v.IndexedAt.Local().Format(time.DateTime), v.Chunks, cur)
+	}
+	if len(l.Edges) > 0 {
+		b.WriteString("edges:\n")
+	}
+	for _, e := range l.Edges {
+		fmt.Fprintf(&b, "  %s -> %s  %s  %s\n", e.Parent, e.Child, e.Relation, e.CreatedAt.Local().Format(time.DateTime))
+	}
+	b.WriteString("same text in:\n")
+	for _, h := range l.SameText {
+		cur := ""
+		if h.Current {
+			cur = "  (current)"
+		}
+		fmt.Fprintf(&b, "  %s  %s version %d  %s%s\n", h.ChunkID, h.Path, h.Version, h.IndexedAt.Local().Format(time.DateTime), cur)
+	}
+	return b.String()
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -155,6 +156,68 @@ var defs = []def{
 		func(time.Duration) string { return "false" },
 		func(v *Values) (string, bool) { return optString(v.Watch, strconv.FormatBool) },
 		func(v *Values, s string) error { return setParsed(&v.Watch, s, parseBool) }},
+	{"name", "any text of 1 to 200 characters, no control characters", "the index's name, as get_organization_info reports it",
+		func(time.Duration) string { return MachineDefault },
+		func(v *Values) (string, bool) { return optString(v.Name, ident) },
+		func(v *Values, s string) error { return setParsed(&v.Name, s, parseName) }},
+	{"language", "a BCP 47 language tag such as en, de or pt-BR", "the index's default language, as get_organization_info reports it",
+		func(time.Duration) string { return MachineDefault },
+		func(v *Values) (string, bool) { return optString(v.Language, ident) },
+		func(v *Values, s string) error { return setParsed(&v.Language, s, parseLanguage) }},
+	{"timezone", "an IANA time zone such as UTC or Europe/Berlin", "the index's time zone, as get_organization_info reports it and get_current_datetime uses by default",
+		func(time.Duration) string { return MachineDefault },
+		func(v *Values) (string, bool) { return optString(v.TimeZone, ident) },
+		func(v *Values, s string) error { return setParsed(&v.TimeZone, s, parseZone) }},
+}
+
+// MachineDefault is the built-in value of the identity settings (name,
+// language, timezone): the engine fills in the index folder's name and
+// the machine's language and time zone.
+const MachineDefault = "(this machine's)"
+
+func ident(s string) string { return s }
+
+func parseName(s string) (string, bool) {
+	if s == "" || utf8.RuneCountInString(s) > 200 || !utf8.ValidString(s) {
+		return "", false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return "", false
+		}
+	}
+	return s, true
+}
+
+// parseLanguage accepts a BCP 47 tag's shape: a 2 or 3 letter language,
+// then subtags of 1 to 8 letters or digits, joined by - (or _, as in
+// locale names, which it turns into -).
+func parseLanguage(s string) (string, bool) {
+	parts := strings.Split(strings.ReplaceAll(s, "_", "-"), "-")
+	if l := len(parts[0]); l < 2 || l > 3 {
+		return "", false
+	}
+	for i, p := range parts {
+		if p == "" || len(p) > 8 {
+			return "", false
+		}
+		for _, r := range p {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+				return "", false
+			}
+		}
+	}
+	parts[0] = strings.ToLower(parts[0])
+	return strings.Join(parts, "-"), true
+}
+
+// parseZone accepts a time zone the Go runtime can load.
+func parseZone(s string) (string, bool) {
+	if s == "" || s == "Local" || strings.Contains(s, "..") {
+		return "", false
+	}
+	_, err := time.LoadLocation(s)
+	return s, err == nil
 }
 
 // tuned are the settings braid tune chooses.

@@ -31,6 +31,13 @@ type Values struct {
 	Rerank           *bool          `json:"rerank,omitempty"`            // built in: true (when a cross-encoder is installed)
 	RerankBudget     *Millis        `json:"rerank_budget,omitempty"`     // 0 (no limit) ..10s; built in: the reranker's own (250ms)
 	Watch            *bool          `json:"watch,omitempty"`             // braid serve watches every source; built in: false
+	// Name, Language and TimeZone are the index's identity as
+	// get_organization_info reports it: a name for people (built in: the
+	// index folder's name), a BCP 47 language tag such as en or de-CH and
+	// an IANA time zone such as Europe/Zurich (built in: the machine's).
+	Name     *string `json:"name,omitempty"`
+	Language *string `json:"language,omitempty"`
+	TimeZone *string `json:"timezone,omitempty"`
 	// Tuned says where the search settings came from when braid tune
 	// saved them (SetTuned); Set of a search setting clears it, since
 	// the record would no longer be true.

@@ -38,6 +38,9 @@ func TestSet(t *testing.T) {
 		{"rerank budget", "rerank_budget", "100ms", settings.Values{RerankBudget: ptr(settings.Millis(100 * time.Millisecond))}},
 		{"no rerank budget", "rerank_budget", "0", settings.Values{RerankBudget: ptr(settings.Millis(0))}},
 		{"watch", "watch", "true", settings.Values{Watch: ptr(true)}},
+		{"name", "name", "Team notes", settings.Values{Name: ptr("Team notes")}},
+		{"language", "language", "pt_BR", settings.Values{Language: ptr("pt-BR")}},
+		{"timezone", "timezone", "Europe/Berlin", settings.Values{TimeZone: ptr("Europe/Berlin")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var v settings.Values
@@ -73,6 +76,11 @@ func TestSetRefuses(t *testing.T) {
 		{"rerank_budget", "1h", "to 10s"},
 		{"rerank_budget", "250", "a duration"},
 		{"candidates", "5", "from 10 to 1000"},
+		{"name", "a\nb", "no control characters"},
+		{"language", "english!", "BCP 47"},
+		{"language", "e", "BCP 47"},
+		{"timezone", "Mars/Olympus", "IANA time zone"},
+		{"timezone", "../../etc/passwd", "IANA time zone"},
 	} {
 		t.Run(c.name+"="+c.value, func(t *testing.T) {
 			v := settings.Values{Limit: ptr(7)}
@@ -102,8 +110,8 @@ func TestSetUnknown(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	names := settings.Names()
-	if !slices.IsSorted(names) || len(names) != 13 || !slices.Contains(names, "vector_weight") || !slices.Contains(names, "title_weight") {
-		t.Errorf("names: %v, want the 13 settings sorted", names)
+	if !slices.IsSorted(names) || len(names) != 16 || !slices.Contains(names, "vector_weight") || !slices.Contains(names, "title_weight") {
+		t.Errorf("names: %v, want the 16 settings sorted", names)
 	}
 }
 
@@ -115,7 +123,7 @@ func TestList(t *testing.T) {
 		got[s.Name] = s
 		order = append(order, s.Name)
 	}
-	if order[0] != "vector_weight" || order[len(order)-1] != "watch" || len(order) != len(settings.Names()) {
+	if order[0] != "vector_weight" || order[len(order)-1] != "timezone" || len(order) != len(settings.Names()) {
 		t.Errorf("list order: %v", order)
 	}
 	for _, c := range []settings.Setting{

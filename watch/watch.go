@@ -42,6 +42,9 @@ type Options struct {
 	// Warn receives problems that do not stop watching (a watch that could
 	// not be added, an unreadable folder). nil discards them.
 	Warn func(error)
+	// Ready, when set, is called once the roots are watched: a change made
+	// after it returns is reported. nil means no call.
+	Ready func()
 }
 
 func (o *Options) defaults() Options {
@@ -149,6 +152,9 @@ func Run(ctx context.Context, roots []string, opt *Options, fn func(context.Cont
 		} else {
 			w.addTree(r.path, nil, nil)
 		}
+	}
+	if w.opt.Ready != nil {
+		w.opt.Ready()
 	}
 	return w.loop(ctx, fn)
 }

@@ -320,3 +320,38 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("missing root: %v, want a not-exist error", err)
 	}
 }
+
+// Ready is called once the folder is watched: the first change made after
+// it is reported, with no need to make it again.
+func TestReady(t *testing.T) {
+	dir := t.TempDir()
+	ready := make(chan struct{})
+	batches := make(chan []watch.Batch, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- watch.Run(ctx, []string{dir}, &watch.Options{Rescan: -1, Ready: func() { close(ready) }},
+			func(_ context.Context, bs []watch.Batch) { batches <- bs })
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	guard := time.After(testenv.Guard)
+	select {
+	case <-ready:
+	case <-guard:
+		t.Fatalf("Ready not called within %v", testenv.Guard)
+	}
+	write(t, filepath.Join(dir, "once.md"), "x")
+	select {
+	case bs := <-batches:
+		if len(bs) != 1 || len(bs[0].Paths) != 1 || filepath.Base(bs[0].Paths[0]) != "once.md" {
+			t.Errorf("batches %+v, want once.md", bs)
+		}
+	case <-guard:
+		t.Fatalf("the change made after Ready was not reported within %v", testenv.Guard)
+	}
+}
