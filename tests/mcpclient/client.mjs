@@ -42,6 +42,16 @@ braid("index", "--chunk-tokens", "40", vault);
 write("c/long.md", `# Long\n\n## Part\n\n${section(["a1", "a2"])}\n\n## Rest\n\n${section(["a3", "a4"])}\n`);
 braid("index", "--chunk-tokens", "40", vault);
 
+// A second vault for view_chunk_image: a note embedding a PNG, which
+// braid indexes as a document of its own by the text around the embed.
+const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+const vault2 = join(work, "vault2");
+const idx2 = join(work, "index2");
+mkdirSync(vault2, { recursive: true });
+writeFileSync(join(vault2, "design.md"), "# Design\n\nThe overview of the system.\n\n![the architecture diagram](diagram.png)\n");
+writeFileSync(join(vault2, "diagram.png"), png);
+execFileSync(bin, ["--index", idx2, "--model", "none", "index", vault2], { stdio: ["ignore", "pipe", "pipe"] });
+
 const failures = [];
 async function check(name, fn) {
   try {
@@ -54,11 +64,11 @@ async function check(name, fn) {
 }
 
 // session opens an MCP session with braid serve --tools profile.
-async function session(profile) {
+async function session(profile, index = idx) {
   const transport = new StdioClientTransport({
     command: bin,
     // --allow-writes: the seed lists restore, which braid offers only with it.
-    args: ["--index", idx, "--model", "none", "serve", "--allow-writes", "--tools", profile],
+    args: ["--index", index, "--model", "none", "serve", "--allow-writes", "--tools", profile],
     stderr: "pipe",
   });
   const client = new Client({ name: "braid-mcpclient-test", version: "1" });
@@ -124,6 +134,25 @@ try {
     assert.match(l.summary, /lineage edges/);
   });
   await ks.close();
+
+  const ks2 = await session("ks", idx2);
+  await check("ks: view_chunk_image returns an embedded image as image content", async () => {
+    const hits = await call(ks2, "search_keyword", { query: "architecture diagram", top_k: 5 });
+    const img = hits.results.find((h) => h.path === "diagram.png");
+    assert.ok(img, `no hit on diagram.png: ${JSON.stringify(hits.results.map((h) => h.path))}`);
+    const res = await ks2.callTool({ name: "view_chunk_image", arguments: { chunk_id: img.chunk_id } });
+    assert.ok(!res.isError, JSON.stringify(res.content));
+    const image = res.content.find((c) => c.type === "image");
+    assert.ok(image, `no image content: ${JSON.stringify(res.content.map((c) => c.type))}`);
+    assert.equal(image.mimeType, "image/png");
+    assert.equal(image.data, png.toString("base64"));
+    const text = hits.results.find((h) => h.path === "design.md");
+    assert.ok(text, "the note embedding the image is a hit too");
+    const refused = await ks2.callTool({ name: "view_chunk_image", arguments: { chunk_id: text.chunk_id } });
+    const said = refused.content.filter((c) => c.type === "text").map((c) => c.text).join("");
+    assert.ok(refused.isError && /read/.test(said) && /cite/.test(said), `a text chunk: ${said}`);
+  });
+  await ks2.close();
 
   const yams = await session("yams");
   await check("yams: tools/list equals the seed's list", () => checkTools(yams, "yams"));
