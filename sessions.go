@@ -80,33 +80,39 @@ func (s *Sessions) Current() (string, error) { return s.e.st.CurrentSession() }
 // session; ErrNotFound when that session does not exist, or when name is
 // "" and no session is current.
 func (s *Sessions) Resolve(name string) (string, error) {
+	se, err := s.load(name)
+	if err != nil {
+		return "", err
+	}
+	return se.Name, nil
+}
+
+// load reads the named session ("" for the current one), as Resolve
+// finds it.
+func (s *Sessions) load(name string) (*index.Session, error) {
 	if name == "" {
 		cur, err := s.Current()
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if cur == "" {
-			return "", fmt.Errorf("%w: no session is current; start one (braid sessions start NAME, or session_start) or name one", ErrNotFound)
+			return nil, fmt.Errorf("%w: no session is current; start one (braid sessions start NAME, or session_start) or name one", ErrNotFound)
 		}
 		name = cur
 	}
 	se, err := s.e.st.Session(name)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if se == nil {
-		return "", fmt.Errorf("%w: no session %q; braid sessions lists them", ErrNotFound, name)
+		return nil, fmt.Errorf("%w: no session %q; braid sessions lists them", ErrNotFound, name)
 	}
-	return name, nil
+	return se, nil
 }
 
 // Get describes the named session ("" for the current one).
 func (s *Sessions) Get(name string) (*SessionInfo, error) {
-	name, err := s.Resolve(name)
-	if err != nil {
-		return nil, err
-	}
-	se, err := s.e.st.Session(name)
+	se, err := s.load(name)
 	if err != nil {
 		return nil, err
 	}
@@ -397,17 +403,13 @@ func within(path, dir string) bool {
 // session ("" for the current one) pins: those a watch of its set
 // follows.
 func (s *Sessions) Sources(name string) ([]*Source, error) {
-	name, err := s.Resolve(name)
-	if err != nil {
-		return nil, err
-	}
-	se, err := s.e.st.Session(name)
+	se, err := s.load(name)
 	if err != nil {
 		return nil, err
 	}
 	m, err := notes.CompilePins(se.Pins)
 	if err != nil {
-		return nil, fmt.Errorf("session %s: %w", name, err)
+		return nil, fmt.Errorf("session %s: %w", se.Name, err)
 	}
 	return s.e.nt.PinnedSources(m)
 }

@@ -307,6 +307,12 @@ func (g *Globals) show(purpose string, fn func(*braid.Engine) (texter, error)) e
 // model (openWith), for writing unless readOnly.
 func (g *Globals) showWith(readOnly bool, purpose string, fn func(*braid.Engine) (texter, error)) error {
 	e, done, err := g.openWith(readOnly, purpose)
+	return g.showOpened(e, done, err, fn)
+}
+
+// showOpened prints what fn answers of an engine just opened (err: the
+// opening failed), and closes it.
+func (g *Globals) showOpened(e *braid.Engine, done func(), err error, fn func(*braid.Engine) (texter, error)) error {
 	if err != nil {
 		return err
 	}

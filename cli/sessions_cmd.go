@@ -97,13 +97,5 @@ func (c *SessionsWatchCmd) Run(g *Globals) error {
 // write opens the engine for writing and prints what fn answers.
 func (g *Globals) write(purpose string, fn func(*braid.Engine) (texter, error)) error {
 	e, done, err := g.open(false, purpose)
-	if err != nil {
-		return err
-	}
-	defer done()
-	v, err := fn(e)
-	if err != nil {
-		return err
-	}
-	return g.print(v, v.Text)
+	return g.showOpened(e, done, err, fn)
 }

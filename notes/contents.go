@@ -47,16 +47,10 @@ type Contents struct {
 // takes it (relative to its source, source name/folder, or absolute);
 // empty lists the sources.
 func (r *Reader) Contents(folder string) (*Contents, error) {
-	if err := r.sync(); err != nil {
-		return nil, err
-	}
-	srcs, err := r.st.Sources()
+	srcs, err := r.sortedSources()
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(srcs, func(i, j int) bool {
-		return srcs[i].Name < srcs[j].Name || srcs[i].Name == srcs[j].Name && srcs[i].ID < srcs[j].ID
-	})
 	folder = strings.TrimSpace(folder)
 	if folder == "" {
 		out := &Contents{Items: []Part{}}

@@ -27,16 +27,10 @@ type Folder struct {
 // corpus is one folder; an S3 source's folders are its keys'), with
 // document counts, by source name.
 func (r *Reader) Tree() ([]*Folder, error) {
-	if err := r.sync(); err != nil {
-		return nil, err
-	}
-	srcs, err := r.st.Sources()
+	srcs, err := r.sortedSources()
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(srcs, func(i, j int) bool {
-		return srcs[i].Name < srcs[j].Name || srcs[i].Name == srcs[j].Name && srcs[i].ID < srcs[j].ID
-	})
 	out := []*Folder{}
 	for _, s := range srcs {
 		paths, err := r.st.Paths(s.ID)
@@ -72,4 +66,20 @@ func (f *Folder) child(name, path string) *Folder {
 	c := &Folder{Name: name, Path: path}
 	f.Folders = append(f.Folders, c)
 	return c
+}
+
+// sortedSources is the index's sources, brought up to date, by name (then
+// id).
+func (r *Reader) sortedSources() ([]*index.Source, error) {
+	if err := r.sync(); err != nil {
+		return nil, err
+	}
+	srcs, err := r.st.Sources()
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(srcs, func(i, j int) bool {
+		return srcs[i].Name < srcs[j].Name || srcs[i].Name == srcs[j].Name && srcs[i].ID < srcs[j].ID
+	})
+	return srcs, nil
 }
