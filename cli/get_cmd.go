@@ -39,7 +39,7 @@ func (c *GetCmd) Run(g *Globals) error {
 		if c.Lines != "" {
 			return fmt.Errorf("--page and --lines both choose lines; give one")
 		}
-		if from, to, err = pageLines(content.Doc, c.Page); err != nil {
+		if from, to, err = content.Doc.PageRange(c.Page); err != nil {
 			return err
 		}
 	}
@@ -71,29 +71,6 @@ func (c *GetCmd) Run(g *Globals) error {
 		fmt.Fprint(g.stdout, rel.Text())
 	}
 	return nil
-}
-
-// pageLines is the first and last line of pages "P" or "P-Q" of d.
-func pageLines(d *braid.Document, pages string) (from, to int, err error) {
-	a, b, ranged := strings.Cut(pages, "-")
-	p, err1 := strconv.Atoi(strings.TrimSpace(a))
-	q := p
-	var err2 error
-	if ranged {
-		q, err2 = strconv.Atoi(strings.TrimSpace(b))
-	}
-	if err1 != nil || err2 != nil || p < 1 || q < p {
-		return 0, 0, fmt.Errorf("--page %q: want a page number P or a range P-Q, from 1", pages)
-	}
-	if len(d.Pages) == 0 {
-		return 0, 0, fmt.Errorf("--page: %s has no pages (only PDFs do); use --lines", d.Path)
-	}
-	from, _, ok := d.PageLines(p)
-	_, to, ok2 := d.PageLines(q)
-	if !ok || !ok2 {
-		return 0, 0, fmt.Errorf("--page %s: %s has %d pages", pages, d.Path, len(d.Pages))
-	}
-	return from, to, nil
 }
 
 // parseLines reads "A:B", "A:", ":B" or "A"; empty means every line.

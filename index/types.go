@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -199,6 +200,32 @@ func (d *Document) PageLines(p int) (from, to int, ok bool) {
 		to = d.Pages[p] - 1
 	}
 	return from, max(to, from), true
+}
+
+// PageRange is the first and last line of pages "P" or "P-Q" (1-based,
+// inclusive) of a paged document (a PDF's extracted text); an error that
+// says why when pages does not parse, the document has no pages, or it
+// has fewer.
+func (d *Document) PageRange(pages string) (from, to int, err error) {
+	a, b, ranged := strings.Cut(pages, "-")
+	p, err1 := strconv.Atoi(strings.TrimSpace(a))
+	q := p
+	var err2 error
+	if ranged {
+		q, err2 = strconv.Atoi(strings.TrimSpace(b))
+	}
+	if err1 != nil || err2 != nil || p < 1 || q < p {
+		return 0, 0, fmt.Errorf("%w: page %q: want a page number P or a range P-Q, from 1", ErrBadOption, pages)
+	}
+	if len(d.Pages) == 0 {
+		return 0, 0, fmt.Errorf("%w: page %s: %s has no pages (only PDFs do); give lines instead", ErrBadOption, pages, d.Path)
+	}
+	from, _, ok := d.PageLines(p)
+	_, to, ok2 := d.PageLines(q)
+	if !ok || !ok2 {
+		return 0, 0, fmt.Errorf("%w: page %s: %s has %d pages", ErrBadOption, pages, d.Path, len(d.Pages))
+	}
+	return from, to, nil
 }
 
 // summaryKeys are the frontmatter keys notes keep a one-line summary

@@ -67,7 +67,7 @@ func hasArgument(req mcp.CallToolRequest, name string) bool {
 }
 
 func (s *Server) readTool() tool {
-	return s.readNodeContentToolAs("read", "A document's whole text (markdown, frontmatter and all), read from its file as it is now.")
+	return s.readNodeContentToolAs("read", "A document's text (markdown, frontmatter and all) as its file is now, or PDF pages.")
 }
 
 type datetimeArgs struct {

@@ -26,10 +26,27 @@ func get(e *braid.Engine, name string) (*braid.Content, error) {
 }
 
 type nodeArgs struct {
-	ID string `json:"id"`
+	ID   string `json:"id"`
+	Page string `json:"page"`
 }
 
 func (a *nodeArgs) check() error { return required("id", a.ID) }
+
+// descPage describes the page argument of read and get.
+const descPage = "PDF page P or P-Q."
+
+// pages is content cut to the pages named ("" for all of it).
+func pages(content *braid.Content, page string) (string, error) {
+	if page == "" {
+		return string(content.Data), nil
+	}
+	from, to, err := content.Doc.PageRange(page)
+	if err != nil {
+		return "", argError("page", "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), braid.ErrBadOption.Error()+": "), "page "))
+	}
+	text, _, _ := content.Slice(braid.Lines{Start: from, End: to})
+	return text, nil
+}
 
 func (s *Server) readNodeContentTool() tool {
 	return s.readNodeContentToolAs("read_node_content", "Return the raw text (markdown with its frontmatter) of one indexed document, "+
@@ -44,13 +61,14 @@ func (s *Server) readNodeContentToolAs(name, desc string) tool {
 		mcp.WithDescription(desc),
 		readOnly(),
 		mcp.WithString("id", mcp.Required(), mcp.Description(descDocID)),
+		mcp.WithString("page", mcp.Description(descPage)),
 	)
 	return tool{def, adapt(s, name, nodeArgs{}, func(ctx context.Context, c call, a *nodeArgs) (any, error) {
 		content, err := get(c.e, a.ID)
 		if err != nil {
 			return nil, err
 		}
-		return string(content.Data), nil
+		return pages(content, a.Page)
 	})}
 }
 

@@ -100,3 +100,40 @@ func TestViewChunkImage(t *testing.T) {
 		t.Errorf("text chunk: error %v %q; want an error naming read and cite", res.IsError, msg.String())
 	}
 }
+
+// TestReadByPage: read takes a PDF's page (or pages) as hits name them,
+// and returns only that text; a note has no pages, and a page
+// past the end is refused saying how many there are.
+func TestReadByPage(t *testing.T) {
+	vault := t.TempDir()
+	os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(3, map[int]string{2: "Quokkas live on page two."}), 0o644)
+	os.WriteFile(filepath.Join(vault, "note.md"), []byte("# Note\n\nNo pages here.\n"), 0o644)
+	idx := filepath.Join(t.TempDir(), "idx")
+	e, err := braid.Open(idx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: vault}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	c := connect(t, mcpserver.New(opener(idx, nil), trusting(t)))
+
+	page2 := ok(t, c, "read", map[string]any{"id": "paper.pdf", "page": "2"})
+	if !strings.Contains(page2, "Quokkas") || strings.Contains(page2, "page 1 of") || strings.Contains(page2, "page 3 of") {
+		t.Errorf("read page 2 = %q; want page 2's text alone", page2)
+	}
+	both := ok(t, c, "read", map[string]any{"id": "paper.pdf", "page": "2-3"})
+	if !strings.Contains(both, "Quokkas") || !strings.Contains(both, "page 3 of") || strings.Contains(both, "page 1 of") {
+		t.Errorf("read pages 2-3 = %q", both)
+	}
+	for _, bad := range []map[string]any{{"id": "paper.pdf", "page": "4"}, {"id": "note.md", "page": "1"}, {"id": "paper.pdf", "page": "two"}} {
+		r := call(t, c, "read", bad)
+		if !r.IsError || !strings.Contains(r.Text, "page") {
+			t.Errorf("read %v = %q (error %v); want a refusal naming the page", bad, r.Text, r.IsError)
+		}
+	}
+	if r := call(t, c, "read", map[string]any{"id": "paper.pdf", "page": "4"}); !strings.Contains(r.Text, "3 pages") {
+		t.Errorf("read page 4 of 3: %q; want it to say the paper has 3 pages", r.Text)
+	}
+}

@@ -78,8 +78,7 @@ type getReply struct {
 
 func (s *Server) getTool() tool {
 	def := mcp.NewTool("get",
-		mcp.WithDescription("One document by content hash or name: metadata, current text, and with graph its links "+
-			"both ways."),
+		mcp.WithDescription("One document by content hash or name: metadata, current text, with graph its links both ways."),
 		readOnly(),
 		mcp.WithString("hash", mcp.Description("Content hash (8+ hex digits).")),
 		mcp.WithString("name", mcp.Description(descDocID)),
