@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
@@ -195,17 +194,11 @@ func (t *target) docs(ctx context.Context, changes []index.Change) ([]opensearch
 		if err != nil {
 			return nil, fmt.Errorf("encode document %s: %w", d.Path, err)
 		}
+		sum := d.Summary()
+		title := index.TitleText(d.Title, d.Path, sum, d.Kind == index.KindBEIR) // as the embedded index's
 		for i := range ch.Chunks {
 			c := &ch.Chunks[i]
 			heads := strings.Join(c.HeadingPath, " / ")
-			title := d.Title + "\n" + strings.TrimSuffix(d.Path, path.Ext(d.Path))
-			sum := d.Summary()
-			if sum != "" {
-				title += "\n" + sum // as index/lexical.go
-			}
-			if d.Kind == index.KindBEIR {
-				title = "" // a record's title is a sentence of it, not a name (index/lexical.go)
-			}
 			out = append(out, opensearch.Doc{
 				ChunkID: c.ID, DocID: d.ID, Source: d.SourceID, Path: d.Path, Title: title, DocTitle: d.Title,
 				Headings: heads, Content: index.ContentText(d.Title, sum, heads, c), Text: c.Text,

@@ -88,8 +88,9 @@ func storeTitles(st *Store) titles {
 		if err != nil || d == nil {
 			return "", "", err
 		}
-		cache[id] = ts{d.Title, d.Summary()}
-		return d.Title, d.Summary(), nil
+		t := ts{d.Title, d.Summary()}
+		cache[id] = t
+		return t.title, t.summary, nil
 	}
 }
 

@@ -230,6 +230,21 @@ func ContentText(title, summary, heads string, c *Chunk) string {
 	return title + "\n" + heads + "\n" + c.Text
 }
 
+// TitleText is what the boosted BM25 title field holds for the chunks of
+// a document: its title, its path without the extension and its summary
+// (Document.Summary); nothing for a corpus record, whose title is a
+// sentence of its text, not a name (ChunkMeta.Record).
+func TitleText(title, docPath, summary string, record bool) string {
+	if record {
+		return ""
+	}
+	t := title + "\n" + strings.TrimSuffix(docPath, path.Ext(docPath))
+	if summary != "" {
+		t += "\n" + summary
+	}
+	return t
+}
+
 // Apply deletes and adds chunks and records gen, in one persisted batch.
 func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID string) ChunkMeta) error {
 	b := l.idx.NewBatch()
@@ -240,16 +255,13 @@ func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID 
 		m := meta(c.DocID)
 		heads := strings.Join(c.HeadingPath, " / ")
 		tags := chunkTagTerms(m.Tags, c.Ord)
-		title, summary := m.Title+"\n"+strings.TrimSuffix(m.Path, path.Ext(m.Path)), m.Summary
-		if summary != "" {
-			title += "\n" + summary
-		}
+		summary := m.Summary
 		if m.Record {
-			title, summary = "", ""
+			summary = ""
 		}
 		d := lexDoc{
 			Content:  ContentText(m.Title, summary, heads, c),
-			Title:    title,
+			Title:    TitleText(m.Title, m.Path, m.Summary, m.Record),
 			Headings: heads,
 			Doc:      c.DocID,
 			Source:   m.SourceID,
