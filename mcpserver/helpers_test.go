@@ -161,7 +161,19 @@ func indexed(tb testing.TB, n int, opt *braid.Options) (vault, idx string) {
 	tb.Helper()
 	vault = tb.TempDir()
 	writeVault(tb, vault, n, "alpha")
-	idx = filepath.Join(tb.TempDir(), "idx")
+	return vault, indexDirWith(tb, vault, opt)
+}
+
+// indexDir indexes vault into a fresh index directory.
+func indexDir(tb testing.TB, vault string) string {
+	tb.Helper()
+	return indexDirWith(tb, vault, nil)
+}
+
+// indexDirWith is indexDir with opt configuring the engine that builds it.
+func indexDirWith(tb testing.TB, vault string, opt *braid.Options) string {
+	tb.Helper()
+	idx := filepath.Join(tb.TempDir(), "idx")
 	e, err := braid.Open(idx, opt)
 	if err != nil {
 		tb.Fatal(err)
@@ -170,7 +182,7 @@ func indexed(tb testing.TB, n int, opt *braid.Options) (vault, idx string) {
 	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: vault}}, nil); err != nil {
 		tb.Fatal(err)
 	}
-	return vault, idx
+	return idx
 }
 
 // clientT is a client bound to a test, for short calls.

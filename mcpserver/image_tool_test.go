@@ -108,16 +108,7 @@ func TestReadByPage(t *testing.T) {
 	vault := t.TempDir()
 	os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(3, map[int]string{2: "Quokkas live on page two."}), 0o644)
 	os.WriteFile(filepath.Join(vault, "note.md"), []byte("# Note\n\nNo pages here.\n"), 0o644)
-	idx := filepath.Join(t.TempDir(), "idx")
-	e, err := braid.Open(idx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: vault}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
-	c := connect(t, mcpserver.New(opener(idx, nil), trusting(t)))
+	c := connect(t, mcpserver.New(opener(indexDir(t, vault), nil), trusting(t)))
 
 	page2 := ok(t, c, "read", map[string]any{"id": "paper.pdf", "page": "2"})
 	if !strings.Contains(page2, "Quokkas") || strings.Contains(page2, "page 1 of") || strings.Contains(page2, "page 3 of") {

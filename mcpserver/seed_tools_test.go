@@ -32,20 +32,6 @@ func folderVault(t *testing.T) string {
 	return vault
 }
 
-// indexDir indexes vault into a fresh index directory.
-func indexDir(t *testing.T, vault string) string {
-	t.Helper()
-	idx := filepath.Join(t.TempDir(), "idx")
-	e, err := braid.Open(idx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: vault}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	return idx
-}
 
 type contentsJSON struct {
 	Folder *partJSON  `json:"folder"`

@@ -576,16 +576,7 @@ func TestGraphTools(t *testing.T) {
 	os.WriteFile(inner, []byte("# Inner\n\nLinks to [[Note 1]].\n"), 0o644)
 	os.WriteFile(filepath.Join(vault, "sub", "kiwi-a.md"), []byte("# Kiwi vines\n\nKiwi vines want pruning in winter; kiwi fruit ripens off the vine.\n"), 0o644)
 	os.WriteFile(filepath.Join(vault, "sub", "kiwi-b.md"), []byte("# Growing kiwi\n\nPrune kiwi vines in winter and let kiwi fruit ripen off the vine.\n"), 0o644)
-	idx := filepath.Join(t.TempDir(), "idx")
-	e, err := braid.Open(idx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: vault}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
-	c := &clientT{connect(t, mcpserver.New(opener(idx, nil), trusting(t))), t}
+	c := &clientT{connect(t, mcpserver.New(opener(indexDir(t, vault), nil), trusting(t))), t}
 
 	type step struct {
 		Path  string
