@@ -32,7 +32,6 @@ func folderVault(t *testing.T) string {
 	return vault
 }
 
-
 type contentsJSON struct {
 	Folder *partJSON  `json:"folder"`
 	Items  []partJSON `json:"items"`
