@@ -40,7 +40,7 @@ func (c *GetCmd) Run(g *Globals) error {
 			return fmt.Errorf("--page and --lines both choose lines; give one")
 		}
 		if from, to, err = content.Doc.PageRange(c.Page); err != nil {
-			return err
+			return fmt.Errorf("--page %q: %w", c.Page, err)
 		}
 	}
 	text, at, total := content.Slice(braid.Lines{Start: from, End: to})

@@ -205,7 +205,8 @@ func (d *Document) PageLines(p int) (from, to int, ok bool) {
 // PageRange is the first and last line of pages "P" or "P-Q" (1-based,
 // inclusive) of a paged document (a PDF's extracted text); an error that
 // says why when pages does not parse, the document has no pages, or it
-// has fewer.
+// has fewer. The errors do not name the argument: the CLI's --page and
+// MCP's page prefix them with their own.
 func (d *Document) PageRange(pages string) (from, to int, err error) {
 	a, b, ranged := strings.Cut(pages, "-")
 	p, err1 := strconv.Atoi(strings.TrimSpace(a))
@@ -215,15 +216,15 @@ func (d *Document) PageRange(pages string) (from, to int, err error) {
 		q, err2 = strconv.Atoi(strings.TrimSpace(b))
 	}
 	if err1 != nil || err2 != nil || p < 1 || q < p {
-		return 0, 0, fmt.Errorf("%w: page %q: want a page number P or a range P-Q, from 1", ErrBadOption, pages)
+		return 0, 0, errors.New("want a page number P or a range P-Q, from 1")
 	}
 	if len(d.Pages) == 0 {
-		return 0, 0, fmt.Errorf("%w: page %s: %s has no pages (only PDFs do); give lines instead", ErrBadOption, pages, d.Path)
+		return 0, 0, fmt.Errorf("%s has no pages (only PDFs do); read it by lines", d.Path)
 	}
 	from, _, ok := d.PageLines(p)
 	_, to, ok2 := d.PageLines(q)
 	if !ok || !ok2 {
-		return 0, 0, fmt.Errorf("%w: page %s: %s has %d pages", ErrBadOption, pages, d.Path, len(d.Pages))
+		return 0, 0, fmt.Errorf("%s has %d pages", d.Path, len(d.Pages))
 	}
 	return from, to, nil
 }

@@ -42,7 +42,7 @@ func pages(content *braid.Content, page string) (string, error) {
 	}
 	from, to, err := content.Doc.PageRange(page)
 	if err != nil {
-		return "", argError("page", "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), braid.ErrBadOption.Error()+": "), "page "))
+		return "", argError("page", "%q: %v", page, err)
 	}
 	text, _, _ := content.Slice(braid.Lines{Start: from, End: to})
 	return text, nil
