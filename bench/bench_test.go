@@ -99,13 +99,16 @@ func TestRunLexicalOnly(t *testing.T) {
 		t.Errorf("indexed %d chunks in %d docs, want 200 in 20", s.Chunks, s.Docs)
 	}
 	for _, k := range []string{"search_lexical.p50_ms", "search_lexical.p99_ms", "lexical.p50_ms", "ingest.chunks_per_s", "rss_peak_mb",
-		"lexical_natural.p50_ms", "lexical_natural.p95_ms", "disk.bytes_per_chunk"} {
+		"lexical_natural.p50_ms", "lexical_natural.p95_ms", "disk.bytes_per_chunk", "reopen.ms"} {
 		if s.Metrics[k] <= 0 {
 			t.Errorf("%s = %v, want > 0", k, s.Metrics[k])
 		}
 	}
 	if _, ok := s.Metrics["vector.p50_ms"]; ok {
 		t.Error("vector stage reported without an embedder")
+	}
+	if _, ok := s.Metrics["reopen.heap_mb"]; !ok {
+		t.Error("no heap for the index opened again")
 	}
 	if _, ok := s.Metrics["reindex_unchanged.s"]; !ok {
 		t.Error("no time for a re-index with nothing changed")

@@ -228,9 +228,10 @@ func withStoreFix(path string, err error) error {
 	return fmt.Errorf("%w; %s", err, index.StoreFix(path))
 }
 
-// checkVectors loads a graph file and says what is wrong with it.
+// checkVectors reads a graph file whole (vector.Verify) and says what is
+// wrong with it.
 func checkVectors(path string) error {
-	_, err := vector.Load(path, nil)
+	err := vector.Verify(path)
 	if fe := (*vector.FormatError)(nil); errors.As(err, &fe) {
 		return fe.Reason
 	}

@@ -9,6 +9,14 @@
 //	x.SetGen(storeCommit)
 //	err = x.Save(path)               // atomic: temp file, fsync, rename
 //	x, err = vector.Load(path, nil)  // ErrFormat: rebuild from the embeddings
+//	err = vector.Verify(path)        // every byte, the vectors' checksum too
+//
+// Load reads the graph's nodes and links and maps the vectors from the
+// file into memory (read-only, where the system maps files) instead of
+// reading them, so opening a graph costs its links, not its vectors, and
+// the vectors are not on the Go heap; the first Add or rebuild copies
+// them into memory. Load checks every link and the nodes' checksum; the
+// vectors' own checksum is Verify's (braid doctor).
 //
 // Vectors are normalised on the way in, so Score is the cosine similarity
 // even for a query that is not unit length. Options.EfSearch trades

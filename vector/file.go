@@ -14,23 +14,38 @@ import (
 	"path/filepath"
 )
 
-// File format, version 1, little endian:
+// File format, version 2, little endian:
 //
 //	header  magic "BRAIDVEC", version u32, dim u32, M u32, efConstruction u32,
 //	        gen u64, count u64 (live vectors), nodes u64 (with tombstones),
 //	        entry u32 (MaxUint32: none), top u32, seed u64
 //	nodes   per slot: flags u8 (1: tombstone), level u8, id (uvarint length,
-//	        bytes; empty for a tombstone), dim × f32, then for each layer
-//	        0..level: link count (uvarint) and that many u32 slots
-//	trailer CRC-32C of everything before it, u32
+//	        bytes; empty for a tombstone), then for each layer 0..level:
+//	        link count (uvarint) and that many u32 slots
+//	        CRC-32C of the header and nodes, u32
+//	        zero bytes up to the next multiple of 64 from the file's start
+//	vectors nodes × dim × f32, slot by slot
+//	        CRC-32C of the vectors, u32
+//
+// Load reads the header and nodes and maps the vectors into memory
+// instead of reading them (where the system can map files and is little
+// endian), so opening costs the nodes' size, not the vectors', and a
+// search touches only the pages of the vectors it compares. The vectors'
+// checksum is checked by Verify (braid doctor), not at every open: a
+// damaged vector can only misrank, while every link is checked at load.
+//
+// Version 1 (still read; the next Save writes version 2) kept each node's
+// vector inline, before its links, under one trailing checksum.
 //
 // Bump formatVersion on any change; Load reports other versions as
 // ErrFormat so the engine rebuilds the graph.
 const (
 	magic         = "BRAIDVEC"
-	formatVersion = 1
+	formatVersion = 2
+	formatInline  = 1 // version 1: vectors inline with their nodes
 	headerSize    = 8 + 4*4 + 8*3 + 4*2 + 8
 	maxDim        = 1 << 16
+	vectorAlign   = 64
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -89,7 +104,8 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 func (x *Index) encode(w io.Writer) error {
 	g := x.g
 	h := crc32.New(castagnoli)
-	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
+	cw := &counter{w: w}
+	bw := bufio.NewWriterSize(io.MultiWriter(cw, h), 1<<16)
 	var b []byte
 	b = append(b, magic...)
 	b = binary.LittleEndian.AppendUint32(b, formatVersion)
@@ -115,9 +131,6 @@ func (x *Index) encode(w io.Writer) error {
 		b = append(b, flags, byte(len(ls)-1))
 		b = binary.AppendUvarint(b, uint64(len(x.ids[s])))
 		b = append(b, x.ids[s]...)
-		for _, f := range g.vec(uint32(s)) {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
-		}
 		for _, l := range ls {
 			b = binary.AppendUvarint(b, uint64(len(l)))
 			for _, n := range l {
@@ -131,8 +144,43 @@ func (x *Index) encode(w io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
+	b = binary.LittleEndian.AppendUint32(b[:0], h.Sum32())
+	b = append(b, make([]byte, pad(cw.n+4))...)
+	if _, err := cw.Write(b); err != nil {
+		return err
+	}
+	h.Reset()
+	bw.Reset(io.MultiWriter(cw, h))
+	for s := range g.size() {
+		b = b[:0]
+		for _, f := range g.vec(uint32(s)) {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+		}
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
 	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, h.Sum32()))
 	return err
+}
+
+// pad is the number of zero bytes that bring offset n to a multiple of
+// vectorAlign.
+func pad(n int64) int64 { return (vectorAlign - n%vectorAlign) % vectorAlign }
+
+// counter counts the bytes written through it.
+type counter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Load reads an index written by Save. A missing file gives an error
@@ -150,20 +198,56 @@ func Load(path string, opt *Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vector: load: %w", err)
 	}
-	x, err := decode(bufio.NewReaderSize(f, 1<<16), st.Size(), opt)
+	x, err := decode(f, st.Size(), opt)
 	if err != nil {
-		// A read error from the file system is not the file's fault; any
-		// other failure means the bytes are not a valid graph.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("vector: load %s: %w", path, err)
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = errors.New("file is truncated")
-		}
-		return nil, &FormatError{Path: path, Reason: err}
+		return nil, loadError(path, err)
 	}
 	return x, nil
+}
+
+// loadError is Load's error for err: a read error from the file system is
+// not the file's fault; any other failure means the bytes are not a valid
+// graph.
+func loadError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("vector: load %s: %w", path, err)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = errors.New("file is truncated")
+	}
+	return &FormatError{Path: path, Reason: err}
+}
+
+// Verify checks the graph file at path whole: what Load checks, and the
+// vectors' checksum, which Load leaves to it. Its errors are Load's.
+func Verify(path string) error {
+	x, err := Load(path, nil)
+	if err != nil {
+		return err
+	}
+	g := x.g
+	if g.vecOff == 0 {
+		return nil // version 1: Load read and checked every byte
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("vector: verify: %w", err)
+	}
+	defer f.Close()
+	n := int64(len(g.vecs)) * 4
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, io.NewSectionReader(f, g.vecOff, n)); err != nil {
+		return loadError(path, err)
+	}
+	var sum [4]byte
+	if _, err := f.ReadAt(sum[:], g.vecOff+n); err != nil {
+		return loadError(path, err)
+	}
+	if binary.LittleEndian.Uint32(sum[:]) != h.Sum32() {
+		return loadError(path, errors.New("checksum mismatch in the vectors"))
+	}
+	return nil
 }
 
 // FormatError is Load's error for a file that is not a valid graph of this
@@ -189,12 +273,14 @@ type reader struct {
 	r   *bufio.Reader
 	h   hash.Hash32
 	buf []byte
+	n   int64 // bytes read
 }
 
 func (r *reader) ReadByte() (byte, error) {
 	c, err := r.r.ReadByte()
 	if err == nil {
 		r.h.Write([]byte{c})
+		r.n++
 	}
 	return c, err
 }
@@ -208,12 +294,16 @@ func (r *reader) next(n int) ([]byte, error) {
 		return nil, err
 	}
 	r.h.Write(b)
+	r.n += int64(n)
 	return b, nil
 }
 
 func (r *reader) uvarint() (uint64, error) { return binary.ReadUvarint(r) }
 
-func decode(br *bufio.Reader, size int64, opt *Options) (*Index, error) {
+// decode reads a graph file of size bytes from f; an *os.File has its
+// vectors mapped into memory where it can.
+func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
+	br := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<16)
 	r := &reader{r: br, h: crc32.New(castagnoli)}
 	b, err := r.next(headerSize)
 	if err != nil {
@@ -223,9 +313,11 @@ func decode(br *bufio.Reader, size int64, opt *Options) (*Index, error) {
 		return nil, bad("not a braid vector file")
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(b[8:]); v != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", ErrMismatch, v, formatVersion)
+	version := le.Uint32(b[8:])
+	if version != formatVersion && version != formatInline {
+		return nil, fmt.Errorf("%w: format version %d, want %d", ErrMismatch, version, formatVersion)
 	}
+	inline := version == formatInline
 	dim, m, efc := int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
 	gen, count, nodes := le.Uint64(b[24:]), le.Uint64(b[32:]), le.Uint64(b[40:])
 	entry, top, seed := le.Uint32(b[48:]), int(le.Uint32(b[52:])), le.Uint64(b[56:])
@@ -250,7 +342,9 @@ func decode(br *bufio.Reader, size int64, opt *Options) (*Index, error) {
 	g := newGraph(dim, m, o.EfConstruction)
 	g.entry, g.top, g.seed = entry, top, seed
 	n := int(nodes)
-	g.vecs = make([]float32, n*dim)
+	if inline {
+		g.vecs = make([]float32, n*dim)
+	}
 	g.dead = make([]bool, n)
 	g.links = make([][][]uint32, n)
 	x := &Index{dim: dim, opt: o, g: g, slot: make(map[string]uint32, count), ids: make([]string, n), gen: gen}
@@ -287,12 +381,14 @@ func decode(br *bufio.Reader, size int64, opt *Options) (*Index, error) {
 			x.ids[s] = id
 			g.live++
 		}
-		if b, err = r.next(dim * 4); err != nil {
-			return nil, err
-		}
-		v := g.vecs[s*dim : (s+1)*dim]
-		for i := range v {
-			v[i] = math.Float32frombits(le.Uint32(b[i*4:]))
+		if inline {
+			if b, err = r.next(dim * 4); err != nil {
+				return nil, err
+			}
+			v := g.vecs[s*dim : (s+1)*dim]
+			for i := range v {
+				v[i] = math.Float32frombits(le.Uint32(b[i*4:]))
+			}
 		}
 		ls := make([][]uint32, level+1)
 		for l := range ls {
@@ -321,8 +417,23 @@ func decode(br *bufio.Reader, size int64, opt *Options) (*Index, error) {
 	if le.Uint32(b) != sum {
 		return nil, bad("checksum mismatch")
 	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, bad("trailing data")
+	if inline {
+		if _, err := br.ReadByte(); err != io.EOF {
+			return nil, bad("trailing data")
+		}
+		x.changed.Store(true) // the next Save writes the current format
+	} else {
+		g.vecOff = r.n + pad(r.n)
+		want := g.vecOff + int64(n)*int64(dim)*4 + 4
+		switch {
+		case size < want:
+			return nil, bad("file is truncated: %d bytes, the vectors need %d", size, want)
+		case size > want:
+			return nil, bad("trailing data")
+		}
+		if err := g.mapVectors(f, size, n*dim); err != nil {
+			return nil, err
+		}
 	}
 	if uint64(g.live) != count {
 		return nil, bad("%d live vectors, header says %d", g.live, count)

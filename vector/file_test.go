@@ -1,7 +1,6 @@
 package vector
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -16,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/v1.vec")
+var update = flag.Bool("update", false, "rewrite testdata/v2.vec, the current format's fixture")
 
 func searchAll(t *testing.T, x *Index, qs [][]float32, k int) [][]Result {
 	t.Helper()
@@ -46,8 +45,14 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if y.Gen() != 42 || y.Len() != x.Len() || y.Dim() != 24 {
-		t.Errorf("loaded Gen, Len, Dim = %d, %d, %d, want 42, %d, 24", y.Gen(), y.Len(), y.Dim(), x.Len())
+	if y.Gen() != 42 || y.Len() != x.Len() || y.Dim() != 24 || y.Changed() {
+		t.Errorf("loaded Gen, Len, Dim, Changed = %d, %d, %d, %v, want 42, %d, 24, false", y.Gen(), y.Len(), y.Dim(), y.Changed(), x.Len())
+	}
+	if mapped := y.g.mapped != nil; mapped != (littleEndian && mapFileWorks) {
+		t.Errorf("vectors mapped = %v, want %v", mapped, littleEndian && mapFileWorks)
+	}
+	if err := Verify(path); err != nil {
+		t.Errorf("Verify: %v", err)
 	}
 	if diff := cmp.Diff(searchAll(t, x, d.queries, 10), searchAll(t, y, d.queries, 10)); diff != "" {
 		t.Errorf("search after round trip (-saved +loaded):\n%s", diff)
@@ -62,6 +67,21 @@ func TestSaveLoad(t *testing.T) {
 	}
 	if diff := cmp.Diff(searchAll(t, x, d.queries, 10), searchAll(t, y, d.queries, 10)); diff != "" {
 		t.Errorf("search after adds to both (-saved +loaded):\n%s", diff)
+	}
+	if y.g.mapped != nil {
+		t.Error("an Add left the vectors mapped")
+	}
+	// The changed graph saves over the file it was mapped from, and loads
+	// back the same.
+	if err := y.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	z, err := Load(path, &Options{EfSearch: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(searchAll(t, y, d.queries, 10), searchAll(t, z, d.queries, 10)); diff != "" {
+		t.Errorf("search after saving over the mapped file (-saved +loaded):\n%s", diff)
 	}
 
 	// An empty index round-trips too.
@@ -90,7 +110,15 @@ func TestLoadErrors(t *testing.T) {
 		copy(out[off:], b)
 		return out
 	}
-	version2 := patch(8, binary.LittleEndian.AppendUint32(nil, 2)...)
+	version3 := patch(8, binary.LittleEndian.AppendUint32(nil, 3)...)
+	nodesEnd := int(x.g.vecOff) // Save wrote the vectors from here in x's file too
+	if nodesEnd == 0 {
+		y, err := Load(good, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodesEnd = int(y.g.vecOff)
+	}
 	tests := []struct {
 		name string
 		data []byte
@@ -99,12 +127,12 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"empty", nil, nil, "not a braid vector file"},
 		{"garbage", []byte(strings.Repeat("not a graph ", 20)), nil, "not a braid vector file"},
-		{"other version", version2, nil, "format version 2, want 1"},
+		{"other version", version3, nil, "format version 3, want 2"},
 		{"truncated header", data[:20], nil, "not a braid vector file"},
 		{"truncated body", data[:len(data)/2], nil, "truncated"},
 		{"no trailer", data[:len(data)-4], nil, "truncated"},
 		{"trailing data", append(bytes.Clone(data), 0), nil, "trailing data"},
-		{"flipped bit", patch(len(data)/2, data[len(data)/2]^0x10), nil, ""},
+		{"flipped bit", patch(nodesEnd/2, data[nodesEnd/2]^0x10), nil, ""},
 		{"huge count", patch(40, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f), nil, "cannot fit"},
 		{"other M", data, &Options{M: 32}, "built with M=16, want 32"},
 	}
@@ -124,9 +152,23 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 
+	// A flipped bit among the vectors is Verify's to find: Load maps them
+	// unread.
+	at := nodesEnd + (len(data)-nodesEnd)/2
+	flipped := filepath.Join(dir, "flipped.vec")
+	if err := os.WriteFile(flipped, patch(at, data[at]^0x10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(flipped, nil); err != nil {
+		t.Errorf("Load with a damaged vector: %v", err)
+	}
+	if err := Verify(flipped); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "checksum mismatch in the vectors") {
+		t.Errorf("Verify with a damaged vector: %v, want ErrFormat naming the vectors' checksum", err)
+	}
+
 	// Every cut of the file is reported, none panics.
 	for n := range len(data) {
-		if _, err := decode(bufioReader(data[:n]), int64(n), nil); err == nil {
+		if _, err := decode(bytes.NewReader(data[:n]), int64(n), nil); err == nil {
 			t.Fatalf("cut at %d of %d bytes: no error", n, len(data))
 		}
 	}
@@ -175,8 +217,8 @@ func TestSaveAtomic(t *testing.T) {
 	}
 }
 
-// fixture is the index in testdata/v1.vec: 20 vectors of 8 dimensions,
-// one deleted, gen 7.
+// fixture is the index in testdata/v1.vec and v2.vec: 20 vectors of 8
+// dimensions, one deleted, gen 7.
 func fixture() (*Index, dataset) {
 	d := randomSet(20, 5, 8, 11)
 	x := New(8, nil)
@@ -188,32 +230,44 @@ func fixture() (*Index, dataset) {
 	return x, d
 }
 
-// TestBackwardsCompat reads the committed version-1 file; regenerate it
-// with -update only when the format version changes.
+// TestBackwardsCompat reads the committed files of each format version
+// (v1.vec: vectors inline; v2.vec: vectors after the nodes, mapped);
+// regenerate v2.vec with -update only when the format version changes,
+// and keep the older ones. A version-1 file loads as changed, so the next
+// Save writes the current format.
 func TestBackwardsCompat(t *testing.T) {
-	path := filepath.Join("testdata", "v1.vec")
 	want, d := fixture()
 	if *update {
-		if err := want.Save(path); err != nil {
+		if err := want.Save(filepath.Join("testdata", "v2.vec")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := Load(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Gen() != 7 || got.Len() != 19 || got.Dim() != 8 || got.Has(idOf(4)) {
-		t.Errorf("Gen, Len, Dim, Has(deleted) = %d, %d, %d, %v, want 7, 19, 8, false", got.Gen(), got.Len(), got.Dim(), got.Has(idOf(4)))
-	}
-	for i, q := range d.queries {
-		res, err := got.Search(q, 3)
+	for _, tc := range []struct {
+		file    string
+		changed bool
+	}{{"v1.vec", true}, {"v2.vec", false}} {
+		path := filepath.Join("testdata", tc.file)
+		got, err := Load(path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantIDs := exact(d.vecs, q, 4)
-		wantIDs = slicesDelete(wantIDs, idOf(4))[:3]
-		if diff := cmp.Diff(wantIDs, ids(res)); diff != "" {
-			t.Errorf("query %d (-exact +loaded):\n%s", i, diff)
+		if err := Verify(path); err != nil {
+			t.Errorf("%s: Verify: %v", tc.file, err)
+		}
+		if got.Gen() != 7 || got.Len() != 19 || got.Dim() != 8 || got.Has(idOf(4)) || got.Changed() != tc.changed {
+			t.Errorf("%s: Gen, Len, Dim, Has(deleted), Changed = %d, %d, %d, %v, %v, want 7, 19, 8, false, %v",
+				tc.file, got.Gen(), got.Len(), got.Dim(), got.Has(idOf(4)), got.Changed(), tc.changed)
+		}
+		for i, q := range d.queries {
+			res, err := got.Search(q, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantIDs := exact(d.vecs, q, 4)
+			wantIDs = slicesDelete(wantIDs, idOf(4))[:3]
+			if diff := cmp.Diff(wantIDs, ids(res)); diff != "" {
+				t.Errorf("%s: query %d (-exact +loaded):\n%s", tc.file, i, diff)
+			}
 		}
 	}
 }
@@ -237,9 +291,14 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add(data)
 	f.Add(data[:70])
+	v2, err := os.ReadFile(filepath.Join("testdata", "v2.vec"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(v2)
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		x, err := decode(bufioReader(b), int64(len(b)), nil)
+		x, err := decode(bytes.NewReader(b), int64(len(b)), nil)
 		if err == nil {
 			// Whatever decodes must be searchable.
 			q := make([]float32, x.Dim())
@@ -248,5 +307,3 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
-
-func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }

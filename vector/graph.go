@@ -20,16 +20,20 @@ const maxLevel = 16
 // through, never returned) until the Index rebuilds the graph. It has no
 // locking of its own; Index guards it.
 type graph struct {
-	dim   int
-	m     int // max links per node above layer 0; layer 0 keeps 2m
-	efc   int // candidate list size while inserting
-	ml    float64
-	vecs  []float32    // slot i is vecs[i*dim : (i+1)*dim]
-	links [][][]uint32 // links[slot][layer]
-	dead  []bool
-	entry uint32
-	top   int // layer of the entry point
-	live  int
+	dim  int
+	m    int // max links per node above layer 0; layer 0 keeps 2m
+	efc  int // candidate list size while inserting
+	ml   float64
+	vecs []float32 // slot i is vecs[i*dim : (i+1)*dim]
+	// mapped holds the file vecs is mapped from (Load), nil when vecs is
+	// in memory; vecOff is where the vectors start in a version 2 file.
+	mapped *mapping
+	vecOff int64
+	links  [][][]uint32 // links[slot][layer]
+	dead   []bool
+	entry  uint32
+	top    int // layer of the entry point
+	live   int
 	// rng state for level draws (splitmix64): deterministic per graph.
 	seed uint64
 	pool sync.Pool // *visitSet
@@ -74,6 +78,7 @@ func (g *graph) randomLevel() int {
 func (g *graph) add(v []float32) uint32 {
 	slot := uint32(g.size())
 	level := g.randomLevel()
+	g.thaw()
 	g.vecs = append(g.vecs, v...)
 	g.dead = append(g.dead, false)
 	ls := make([][]uint32, level+1)

@@ -1,0 +1,57 @@
+package vector
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"unsafe"
+)
+
+// mapping is a graph file mapped into memory, unmapped once no graph
+// holds it.
+type mapping struct{ b []byte }
+
+// littleEndian: the file's floats can be used in place.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// mapVectors points g.vecs at the count floats at g.vecOff of f (size
+// bytes): mapped read-only where f is a file the system can map, else
+// read into memory.
+func (g *graph) mapVectors(f io.ReaderAt, size int64, count int) error {
+	if count == 0 {
+		return nil
+	}
+	if file, ok := f.(*os.File); ok && littleEndian {
+		if b, err := mapFile(file, size); err == nil {
+			mp := &mapping{b: b}
+			runtime.AddCleanup(mp, unmapFile, b)
+			g.vecs = unsafe.Slice((*float32)(unsafe.Pointer(&b[g.vecOff])), count)
+			g.mapped = mp
+			return nil
+		}
+	}
+	g.vecs = make([]float32, count)
+	r := bufio.NewReaderSize(io.NewSectionReader(f, g.vecOff, int64(count)*4), 1<<16)
+	var buf [4]byte
+	for i := range g.vecs {
+		if _, err := io.ReadFull(r, buf[:]); err != nil {
+			return err
+		}
+		g.vecs[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[:]))
+	}
+	return nil
+}
+
+// thaw moves mapped vectors into memory before the graph changes them:
+// the mapping is read-only, and the file may be replaced.
+func (g *graph) thaw() {
+	if g.mapped == nil {
+		return
+	}
+	v := make([]float32, len(g.vecs), len(g.vecs)+len(g.vecs)/4+g.dim)
+	copy(v, g.vecs)
+	g.vecs, g.mapped = v, nil
+}
