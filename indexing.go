@@ -28,9 +28,10 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 	}
 	start := time.Now()
 	// An index run that finds nothing to change must not report success
-	// on a store doctor calls damaged.
+	// on a store doctor calls damaged: the store is checked in full unless
+	// it is as the last checked run of this user's braid left it.
 	if e.cl == nil {
-		if err := e.st.Verify(); err != nil {
+		if err := e.st.VerifyChanged(); err != nil {
 			return nil, err
 		}
 	}
@@ -105,6 +106,9 @@ func (e *Engine) index(ctx context.Context, sources []*Source, force map[string]
 		sum.Embedded = vs.Embedded
 		sum.EmbedMS = vs.EmbedTime.Milliseconds()
 		sum.Tokens = vs.Tokens
+	}
+	if runErr == nil {
+		e.st.Stamp()
 	}
 	sum.TookMS = time.Since(start).Milliseconds()
 	return sum, runErr

@@ -101,11 +101,27 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{db: db}
-	if readOnly {
+	buckets := append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped, bucketSessions, bucketLineage}, storeBuckets...)
+	// A writer's open writes only when the store lacks a bucket or its
+	// schema is older: a write transaction rewrites the file's meta page
+	// even when it changes nothing, which would change the file under the
+	// stamp that lets an index run skip its full check (VerifyChanged).
+	ready := false
+	if !readOnly {
+		err = s.view(func(tx *bolt.Tx) error {
+			ready = tx.Bucket(bucketMeta) != nil && tx.Bucket(bucketMeta).Get(keyID) != nil &&
+				string(tx.Bucket(bucketMeta).Get(keySchema)) == fmt.Sprint(SchemaVersion)
+			for _, b := range buckets {
+				ready = ready && tx.Bucket(b) != nil
+			}
+			return nil
+		})
+	}
+	if readOnly || ready {
 		err = s.view(func(tx *bolt.Tx) error { return checkSchema(tx.Bucket(bucketMeta)) })
-	} else {
+	} else if err == nil {
 		err = s.update(func(tx *bolt.Tx) error {
-			for _, b := range append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped, bucketSessions, bucketLineage}, storeBuckets...) {
+			for _, b := range buckets {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
 				}
