@@ -42,9 +42,6 @@ func (s *Store) Stamp() {
 	}
 }
 
-// Unstamp removes the stamp: the next VerifyChanged checks in full.
-func (s *Store) Unstamp() { os.Remove(s.stampPath()) }
-
 func (s *Store) stampPath() string { return s.db.Path() + StampSuffix }
 
 // stamped says whether the stamp beside the store matches the store file
