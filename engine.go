@@ -233,6 +233,9 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	if err := CheckDir(dir); err != nil {
 		return nil, err
 	}
+	if err := doctor.CheckEntries(dir); err != nil {
+		return nil, err
+	}
 	if err := doctor.StoreMissing(dir); err != nil {
 		return nil, err
 	}

@@ -2,12 +2,17 @@ package braid_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // An index directory that is a file, or lies under one, is one error that
@@ -42,5 +47,42 @@ func TestOpenDir(t *testing.T) {
 	e.Close()
 	if _, err := os.Stat(filepath.Join(root, "a")); !os.IsNotExist(err) {
 		t.Errorf("a failed first index left %s: %v", filepath.Join(root, "a"), err)
+	}
+}
+
+// An index directory whose meta.db is a link to a FIFO (a .braid/ that
+// came with a cloned vault) is refused by Open, naming the file, before
+// anything opens it: bbolt would block on it for ever.
+func TestOpenRefusesFIFOLink(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	e, err := braid.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	meta := filepath.Join(dir, "meta.db")
+	os.Remove(meta)
+	if err := os.Symlink(fifo, meta); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		e, err := braid.Open(dir, nil)
+		if err == nil {
+			e.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), meta) || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("Open: %v, want ErrCorrupt naming %s as a link", err, meta)
+		}
+	case <-time.After(testenv.Guard):
+		t.Fatal("Open blocked on a FIFO behind meta.db")
 	}
 }

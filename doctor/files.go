@@ -89,6 +89,10 @@ func CheckFiles(dir string) ([]Check, error) {
 	if _, err := os.Stat(filepath.Join(dir, StoreFile)); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	if err := CheckEntries(dir); err != nil {
+		// Nothing else is opened: a link or FIFO can block an open.
+		return []Check{{Name: "files", OK: false, Detail: err.Error()}}, nil
+	}
 	lock, err := index.AcquireLock(filepath.Join(dir, LockFile), false, "braid doctor")
 	if err != nil {
 		return nil, err
@@ -145,6 +149,9 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 // (after StoreMissing, which tells a lost meta.db from no index).
 func Repair(dir string) ([]string, error) {
 	sp := filepath.Join(dir, StoreFile)
+	if err := CheckEntries(dir); err != nil {
+		return nil, err
+	}
 	lock, err := index.AcquireLock(filepath.Join(dir, LockFile), true, "braid doctor --repair")
 	if err != nil {
 		return nil, err

@@ -12,6 +12,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // File format, version 2, little endian:
@@ -189,7 +191,7 @@ func (c *counter) Write(p []byte) (int, error) {
 // another M than a non-zero opt.M gives ErrFormat. Dim and M come from the
 // file; EfSearch from opt, which may be nil.
 func Load(path string, opt *Options) (*Index, error) {
-	f, err := os.Open(path)
+	f, err := confine.Open("", path) // never blocks on a FIFO put in its place
 	if err != nil {
 		return nil, fmt.Errorf("vector: load: %w", err)
 	}
@@ -197,6 +199,9 @@ func Load(path string, opt *Options) (*Index, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("vector: load: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &FormatError{Path: path, Reason: fmt.Errorf("it is %s, not a file", confine.Kind(st.Mode()))}
 	}
 	x, err := decode(f, st.Size(), opt)
 	if err != nil {
@@ -230,7 +235,7 @@ func Verify(path string) error {
 	if g.vecOff == 0 {
 		return nil // version 1: Load read and checked every byte
 	}
-	f, err := os.Open(path)
+	f, err := confine.Open("", path)
 	if err != nil {
 		return fmt.Errorf("vector: verify: %w", err)
 	}
