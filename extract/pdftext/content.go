@@ -1,0 +1,580 @@
+package pdftext
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// matrix is a PDF transformation matrix [a b c d e f].
+type matrix [6]float64
+
+var identity = matrix{1, 0, 0, 1, 0, 0}
+
+// mul is m × n.
+func (m matrix) mul(n matrix) matrix {
+	return matrix{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+// gstate is the graphics state text extraction follows.
+type gstate struct {
+	ctm                        matrix
+	font                       *font
+	size, tc, tw, th, tl, rise float64
+}
+
+// operand is one operand of a content stream operator.
+type operand struct {
+	kind byte // 'n' number, 's' string, '/' name, '[' and ']' array marks
+	num  float64
+	s    []byte
+}
+
+// interp runs content streams and writes a page's text; it is used again
+// for every page, so its buffers are.
+type interp struct {
+	r     *reader
+	out   []byte
+	ops   []operand
+	arena []byte
+	gs    gstate
+	stack []gstate
+	tm    matrix
+	tlm   matrix
+	forms []int // form XObjects being drawn, by object number
+	nops  int
+	glyph int
+	// The previous glyph: where it ended, its direction and size.
+	have           bool
+	px, py, ux, uy float64
+	psize          float64
+}
+
+// page returns a page's text.
+func (ip *interp) page(pg page) (string, error) {
+	ip.out = ip.out[:0]
+	ip.gs = gstate{ctm: identity, th: 1}
+	ip.stack = ip.stack[:0]
+	ip.forms = ip.forms[:0]
+	ip.nops, ip.glyph, ip.have = 0, 0, false
+	c, err := ip.r.resolve(pg.dict[name("Contents")])
+	if err != nil {
+		return "", err
+	}
+	var parts []any
+	switch c := c.(type) {
+	case nil:
+	case *stream:
+		parts = []any{c}
+	case array:
+		parts = c
+	default:
+		return "", errors.New("bad /Contents")
+	}
+	// The parts of an array are one stream, split anywhere between tokens.
+	var data []byte
+	for i, part := range parts {
+		s, err := ip.r.resolve(part)
+		if err != nil {
+			return "", err
+		}
+		st, ok := s.(*stream)
+		if !ok {
+			if s == nil {
+				continue
+			}
+			return "", errors.New("bad /Contents")
+		}
+		d, err := ip.r.decode(st)
+		if err != nil {
+			return "", err
+		}
+		if len(parts) == 1 {
+			data = d
+			break
+		}
+		if i > 0 {
+			data = append(data, '\n')
+		}
+		data = append(data, d...)
+	}
+	if err := ip.run(data, pg.res); err != nil {
+		return "", err
+	}
+	return string(bytes.TrimRight(ip.out, " \n")), nil
+}
+
+// run interprets one content stream with its resources.
+func (ip *interp) run(b []byte, res dict) error {
+	p := parser{b: b}
+	ip.ops = ip.ops[:0]
+	ip.arena = ip.arena[:0]
+	for {
+		p.skip()
+		if p.pos >= len(b) {
+			return nil
+		}
+		if len(ip.ops) >= maxOperands {
+			return fmt.Errorf("over %d operands", maxOperands)
+		}
+		c := b[p.pos]
+		switch {
+		case c == '/':
+			p.pos++
+			s := p.pos
+			for p.pos < len(b) && isRegular(b[p.pos]) {
+				p.pos++
+			}
+			ip.ops = append(ip.ops, operand{kind: '/', s: b[s:p.pos]})
+		case c == '(':
+			p.pos++
+			s := len(ip.arena)
+			a, err := p.literal(ip.arena)
+			if err != nil {
+				return err
+			}
+			ip.arena = a
+			ip.ops = append(ip.ops, operand{kind: 's', s: a[s:]})
+		case c == '<' && p.pos+1 < len(b) && b[p.pos+1] == '<':
+			p.pos += 2
+		case c == '>' && p.pos+1 < len(b) && b[p.pos+1] == '>':
+			p.pos += 2
+		case c == '<':
+			p.pos++
+			s := len(ip.arena)
+			a, err := p.hex(ip.arena)
+			if err != nil {
+				return err
+			}
+			ip.arena = a
+			ip.ops = append(ip.ops, operand{kind: 's', s: a[s:]})
+		case c == '[' || c == ']':
+			p.pos++
+			ip.ops = append(ip.ops, operand{kind: c})
+		case c == '{' || c == '}' || c == ')' || c == '>':
+			p.pos++
+		default:
+			k := p.keyword()
+			if len(k) == 0 {
+				p.pos++
+				continue
+			}
+			if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' {
+				if v, ok := parseReal(k); ok {
+					ip.ops = append(ip.ops, operand{kind: 'n', num: v})
+					continue
+				}
+			}
+			if string(k) == "ID" {
+				if err := ip.skipImage(&p); err != nil {
+					return err
+				}
+			} else if err := ip.op(k, res); err != nil {
+				return err
+			}
+			ip.ops = ip.ops[:0]
+			ip.arena = ip.arena[:0]
+		}
+	}
+}
+
+// skipImage skips an inline image's data after ID: its length from its
+// dictionary when it is unfiltered, else up to the first EI between white
+// space.
+func (ip *interp) skipImage(p *parser) error {
+	w, h, bpc, comps := 0.0, 0.0, 8.0, 1.0
+	filtered, mask := false, false
+	for i := 0; i+1 < len(ip.ops); i++ {
+		if ip.ops[i].kind != '/' {
+			continue
+		}
+		v := ip.ops[i+1]
+		switch string(ip.ops[i].s) {
+		case "W", "Width":
+			w = v.num
+		case "H", "Height":
+			h = v.num
+		case "BPC", "BitsPerComponent":
+			bpc = v.num
+		case "IM", "ImageMask":
+			mask = v.kind == '/' || bytes.Equal(v.s, []byte("true"))
+		case "F", "Filter":
+			filtered = true
+		case "CS", "ColorSpace":
+			switch string(v.s) {
+			case "RGB", "DeviceRGB", "CalRGB":
+				comps = 3
+			case "CMYK", "DeviceCMYK":
+				comps = 4
+			case "G", "DeviceGray", "CalGray", "I", "Indexed":
+				comps = 1
+			default:
+				filtered = true // an unknown length: search for EI
+			}
+		default:
+			continue
+		}
+		i++
+	}
+	if p.pos < len(p.b) && isSpace(p.b[p.pos]) {
+		p.pos++
+	}
+	if mask {
+		bpc, comps = 1, 1
+	}
+	if !filtered && w > 0 && h > 0 && w*h < 1<<31 {
+		n := int(math.Ceil(w*comps*bpc/8)) * int(h)
+		if n <= len(p.b)-p.pos {
+			end := p.pos + n
+			q := parser{b: p.b, pos: end}
+			q.skip()
+			if bytes.HasPrefix(p.b[q.pos:], []byte("EI")) && (q.pos+2 == len(p.b) || !isRegular(p.b[q.pos+2])) {
+				p.pos = q.pos + 2
+				return nil
+			}
+		}
+	}
+	for i := p.pos; i+1 < len(p.b); i++ {
+		if p.b[i] == 'E' && p.b[i+1] == 'I' && i > 0 && isSpace(p.b[i-1]) && (i+2 == len(p.b) || isSpace(p.b[i+2])) {
+			p.pos = i + 2
+			return nil
+		}
+	}
+	return errors.New("an inline image without EI")
+}
+
+func (ip *interp) num(i int) float64 {
+	if i < len(ip.ops) && ip.ops[i].kind == 'n' {
+		return ip.ops[i].num
+	}
+	return 0
+}
+
+// nums reports whether the operator has n number operands.
+func (ip *interp) nums(n int) bool {
+	if len(ip.ops) < n {
+		return false
+	}
+	for _, o := range ip.ops[len(ip.ops)-n:] {
+		if o.kind != 'n' {
+			return false
+		}
+	}
+	ip.ops = ip.ops[len(ip.ops)-n:]
+	return true
+}
+
+// op runs one operator.
+func (ip *interp) op(k []byte, res dict) error {
+	if ip.nops++; ip.nops > maxOps {
+		return fmt.Errorf("over %d operators on a page", maxOps)
+	}
+	if ip.nops%checkEvery == 0 {
+		if err := ip.r.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	gs := &ip.gs
+	switch string(k) {
+	case "BT":
+		ip.tm, ip.tlm = identity, identity
+	case "Tf":
+		if len(ip.ops) < 2 || ip.ops[len(ip.ops)-2].kind != '/' {
+			return errors.New("bad Tf")
+		}
+		f, err := ip.font(res, ip.ops[len(ip.ops)-2].s)
+		if err != nil {
+			return err
+		}
+		gs.font, gs.size = f, ip.ops[len(ip.ops)-1].num
+	case "Td":
+		if ip.nums(2) {
+			ip.td(ip.num(0), ip.num(1))
+		}
+	case "TD":
+		if ip.nums(2) {
+			gs.tl = -ip.num(1)
+			ip.td(ip.num(0), ip.num(1))
+		}
+	case "Tm":
+		if ip.nums(6) {
+			ip.tm = matrix{ip.num(0), ip.num(1), ip.num(2), ip.num(3), ip.num(4), ip.num(5)}
+			ip.tlm = ip.tm
+		}
+	case "T*":
+		ip.td(0, -gs.tl)
+	case "Tc":
+		if ip.nums(1) {
+			gs.tc = ip.num(0)
+		}
+	case "Tw":
+		if ip.nums(1) {
+			gs.tw = ip.num(0)
+		}
+	case "Tz":
+		if ip.nums(1) {
+			gs.th = ip.num(0) / 100
+		}
+	case "TL":
+		if ip.nums(1) {
+			gs.tl = ip.num(0)
+		}
+	case "Ts":
+		if ip.nums(1) {
+			gs.rise = ip.num(0)
+		}
+	case "Tj":
+		if n := len(ip.ops); n > 0 && ip.ops[n-1].kind == 's' {
+			return ip.show(ip.ops[n-1].s)
+		}
+	case "'":
+		ip.td(0, -gs.tl)
+		if n := len(ip.ops); n > 0 && ip.ops[n-1].kind == 's' {
+			return ip.show(ip.ops[n-1].s)
+		}
+	case "\"":
+		if n := len(ip.ops); n >= 3 && ip.ops[n-1].kind == 's' {
+			gs.tw, gs.tc = ip.ops[n-3].num, ip.ops[n-2].num
+			ip.td(0, -gs.tl)
+			return ip.show(ip.ops[n-1].s)
+		}
+	case "TJ":
+		start := -1
+		for i := len(ip.ops) - 1; i >= 0; i-- {
+			if ip.ops[i].kind == '[' {
+				start = i
+				break
+			}
+		}
+		if start < 0 {
+			return nil
+		}
+		for _, o := range ip.ops[start+1:] {
+			switch o.kind {
+			case 's':
+				if err := ip.show(o.s); err != nil {
+					return err
+				}
+			case 'n':
+				ip.tm = matrix{1, 0, 0, 1, -o.num / 1000 * gs.size * gs.th, 0}.mul(ip.tm)
+			}
+		}
+	case "cm":
+		if ip.nums(6) {
+			gs.ctm = matrix{ip.num(0), ip.num(1), ip.num(2), ip.num(3), ip.num(4), ip.num(5)}.mul(gs.ctm)
+		}
+	case "q":
+		if len(ip.stack) >= maxStack {
+			return fmt.Errorf("q nested over %d deep", maxStack)
+		}
+		ip.stack = append(ip.stack, *gs)
+	case "Q":
+		if n := len(ip.stack); n > 0 {
+			*gs = ip.stack[n-1]
+			ip.stack = ip.stack[:n-1]
+		}
+	case "Do":
+		if n := len(ip.ops); n > 0 && ip.ops[n-1].kind == '/' {
+			return ip.do(res, ip.ops[n-1].s)
+		}
+	case "BDC":
+		for _, o := range ip.ops {
+			if o.kind == '/' && string(o.s) == "ActualText" {
+				return errors.New("marked content with ActualText")
+			}
+		}
+	case "d0", "d1":
+		return errors.New("Type3 glyph operators in a page")
+	}
+	return nil
+}
+
+func (ip *interp) td(tx, ty float64) {
+	ip.tlm = matrix{1, 0, 0, 1, tx, ty}.mul(ip.tlm)
+	ip.tm = ip.tlm
+}
+
+// resource looks up name in the res subdictionary cat.
+func (ip *interp) resource(res dict, cat string, n []byte) (any, error) {
+	sub, err := ip.r.dictOf(res[name(cat)])
+	if err != nil {
+		return nil, err
+	}
+	v, ok := sub[name(n)]
+	if !ok {
+		return nil, fmt.Errorf("no %s %s in the resources", cat, n)
+	}
+	return v, nil
+}
+
+func (ip *interp) font(res dict, n []byte) (*font, error) {
+	v, err := ip.resource(res, "Font", n)
+	if err != nil {
+		return nil, err
+	}
+	return ip.r.fontOf(v)
+}
+
+// do draws a form XObject's text; images and the rest are skipped.
+func (ip *interp) do(res dict, n []byte) error {
+	v, err := ip.resource(res, "XObject", n)
+	if err != nil {
+		return err
+	}
+	rf, isRef := v.(ref)
+	o, err := ip.r.resolve(v)
+	if err != nil {
+		return err
+	}
+	s, ok := o.(*stream)
+	if !ok {
+		return fmt.Errorf("XObject %s is not a stream", n)
+	}
+	if s.dict[name("Subtype")] != name("Form") {
+		return nil
+	}
+	if len(ip.forms) >= maxFormDepth {
+		return fmt.Errorf("forms nested over %d deep", maxFormDepth)
+	}
+	if isRef {
+		for _, f := range ip.forms {
+			if f == rf.num {
+				return errors.New("a form draws itself")
+			}
+		}
+	}
+	data, err := ip.r.decode(s)
+	if err != nil {
+		return err
+	}
+	fres := res
+	if fr, ok := s.dict[name("Resources")]; ok {
+		if fres, err = ip.r.dictOf(fr); err != nil {
+			return err
+		}
+	}
+	m := identity
+	if mv, err := ip.r.resolve(s.dict[name("Matrix")]); err == nil {
+		if a, ok := mv.(array); ok && len(a) == 6 {
+			for i := range m {
+				m[i] = num(a[i])
+			}
+		}
+	}
+	// The form runs in its own graphics state, and its operands and
+	// arena must not clobber the caller's.
+	saved, savedStack := ip.gs, len(ip.stack)
+	ops, arena := ip.ops, ip.arena
+	ip.ops, ip.arena = nil, nil
+	ip.gs.ctm = m.mul(ip.gs.ctm)
+	ip.forms = append(ip.forms, rf.num)
+	err = ip.run(data, fres)
+	ip.forms = ip.forms[:len(ip.forms)-1]
+	ip.gs, ip.stack = saved, ip.stack[:savedStack]
+	ip.ops, ip.arena = ops, arena
+	return err
+}
+
+// show writes the glyphs of string s, with a line break or a space before
+// a glyph where its position says so.
+func (ip *interp) show(s []byte) error {
+	gs := &ip.gs
+	f := gs.font
+	if f == nil {
+		return errors.New("text shown without a font")
+	}
+	step := 1
+	if f.cid {
+		step = 2
+	}
+	for i := 0; i+step <= len(s); i += step {
+		if ip.glyph++; ip.glyph > maxGlyphs {
+			return fmt.Errorf("over %d glyphs on a page", maxGlyphs)
+		}
+		var text string
+		var w float64
+		space := false
+		if f.cid {
+			c := int(s[i])<<8 | int(s[i+1])
+			t, ok := f.cidText(c)
+			if !ok {
+				return fmt.Errorf("code %04X has no text in its font's ToUnicode", c)
+			}
+			text = t
+			w = f.cidDW
+			if cw, ok := f.cidW[c]; ok {
+				w = cw
+			}
+		} else {
+			c := s[i]
+			if f.isBad(c) {
+				return fmt.Errorf("code %d has no known text in its font", c)
+			}
+			text, w = f.text[c], f.width[c]
+			space = c == ' '
+		}
+		// Where the glyph starts, on the device, and its direction and size.
+		trm := matrix{gs.size * gs.th, 0, 0, gs.size, 0, gs.rise}.mul(ip.tm).mul(gs.ctm)
+		x, y := trm[4], trm[5]
+		ux, uy := trm[0], trm[1]
+		if l := math.Hypot(ux, uy); l > 0 {
+			ux, uy = ux/l, uy/l
+		} else {
+			ux, uy = 1, 0
+		}
+		size := math.Hypot(trm[2], trm[3])
+		if ip.have {
+			ip.place(x, y, ux, uy, size, text)
+		}
+		for j := 0; j < len(text); j++ {
+			if text[j] != 0 {
+				ip.out = append(ip.out, text[j])
+			}
+		}
+		adv := (w/1000*gs.size + gs.tc) * gs.th
+		if space {
+			adv += gs.tw * gs.th
+		}
+		ip.tm = matrix{1, 0, 0, 1, adv, 0}.mul(ip.tm)
+		end := matrix{gs.size * gs.th, 0, 0, gs.size, 0, gs.rise}.mul(ip.tm).mul(gs.ctm)
+		ip.px, ip.py, ip.ux, ip.uy, ip.psize, ip.have = end[4], end[5], ux, uy, size, true
+	}
+	return nil
+}
+
+// place writes a line break or a space before a glyph at (x, y) when its
+// distance from where the previous one ended says so: a new line when it
+// is off that one's baseline by half its size, goes back by more than
+// its size, or runs another way; a space when it starts a fifth of its
+// size or more after it.
+func (ip *interp) place(x, y, ux, uy, size float64, text string) {
+	dx, dy := x-ip.px, y-ip.py
+	along := dx*ip.ux + dy*ip.uy
+	across := -dx*ip.uy + dy*ip.ux
+	em := max(size, ip.psize)
+	if em <= 0 {
+		em = 1
+	}
+	n := len(ip.out)
+	switch {
+	case ux*ip.ux+uy*ip.uy < 0.99, math.Abs(across) > em/2, along < -em:
+		if n > 0 && ip.out[n-1] != '\n' {
+			for n > 0 && ip.out[n-1] == ' ' {
+				n--
+			}
+			ip.out = append(ip.out[:n], '\n')
+		}
+	case along > em*spaceGap:
+		if n > 0 && ip.out[n-1] != ' ' && ip.out[n-1] != '\n' && (text == "" || text[0] != ' ') {
+			ip.out = append(ip.out, ' ')
+		}
+	}
+}
+
+// spaceGap is the gap between glyphs, in ems, that reads as a space.
+const spaceGap = 0.2
