@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unicode"
+	"unicode/utf8"
 )
 
 // matrix is a PDF transformation matrix [a b c d e f].
@@ -52,7 +54,11 @@ type interp struct {
 	// The previous glyph: where it ended, its direction and size.
 	have           bool
 	px, py, ux, uy float64
-	psize          float64
+	psize, pw      float64
+	// object is set at the start of a text object (Tj, TJ, ' or "), and
+	// kern is how far, in ems, a TJ array's numbers moved the next glyph.
+	object bool
+	kern   float64
 }
 
 // page returns a page's text.
@@ -329,15 +335,18 @@ func (ip *interp) op(k []byte, res dict) error {
 			gs.rise = ip.num(0)
 		}
 	case "Tj":
+		ip.object = true
 		if n := len(ip.ops); n > 0 && ip.ops[n-1].kind == 's' {
 			return ip.show(ip.ops[n-1].s)
 		}
 	case "'":
+		ip.object = true
 		ip.td(0, -gs.tl)
 		if n := len(ip.ops); n > 0 && ip.ops[n-1].kind == 's' {
 			return ip.show(ip.ops[n-1].s)
 		}
 	case "\"":
+		ip.object = true
 		if n := len(ip.ops); n >= 3 && ip.ops[n-1].kind == 's' {
 			gs.tw, gs.tc = ip.ops[n-3].num, ip.ops[n-2].num
 			ip.td(0, -gs.tl)
@@ -354,6 +363,7 @@ func (ip *interp) op(k []byte, res dict) error {
 		if start < 0 {
 			return nil
 		}
+		ip.object = true
 		for _, o := range ip.ops[start+1:] {
 			switch o.kind {
 			case 's':
@@ -362,6 +372,7 @@ func (ip *interp) op(k []byte, res dict) error {
 				}
 			case 'n':
 				ip.tm = matrix{1, 0, 0, 1, -o.num / 1000 * gs.size * gs.th, 0}.mul(ip.tm)
+				ip.kern -= o.num / 1000
 			}
 		}
 	case "cm":
@@ -492,6 +503,18 @@ func (ip *interp) show(s []byte) error {
 	if f.cid {
 		step = 2
 	}
+	// Text space to the device, once for the string: a glyph tx along
+	// the baseline starts at (tx, rise) in it. Its direction and size on
+	// the device are those of the text rendering matrix.
+	a := ip.tm.mul(gs.ctm)
+	ux, uy := gs.size*gs.th*a[0], gs.size*gs.th*a[1]
+	if l := math.Hypot(ux, uy); l > 0 {
+		ux, uy = ux/l, uy/l
+	} else {
+		ux, uy = 1, 0
+	}
+	size := math.Abs(gs.size) * math.Hypot(a[2], a[3])
+	tx := 0.0
 	for i := 0; i+step <= len(s); i += step {
 		if ip.glyph++; ip.glyph > maxGlyphs {
 			return fmt.Errorf("over %d glyphs on a page", maxGlyphs)
@@ -518,19 +541,11 @@ func (ip *interp) show(s []byte) error {
 			text, w = f.text[c], f.width[c]
 			space = c == ' '
 		}
-		// Where the glyph starts, on the device, and its direction and size.
-		trm := matrix{gs.size * gs.th, 0, 0, gs.size, 0, gs.rise}.mul(ip.tm).mul(gs.ctm)
-		x, y := trm[4], trm[5]
-		ux, uy := trm[0], trm[1]
-		if l := math.Hypot(ux, uy); l > 0 {
-			ux, uy = ux/l, uy/l
-		} else {
-			ux, uy = 1, 0
+		x, y := tx*a[0]+gs.rise*a[2]+a[4], tx*a[1]+gs.rise*a[3]+a[5]
+		if ip.have && text != "" {
+			ip.place(x, y, ux, uy, size, w, text)
 		}
-		size := math.Hypot(trm[2], trm[3])
-		if ip.have {
-			ip.place(x, y, ux, uy, size, text)
-		}
+		ip.kern, ip.object = 0, false
 		for j := 0; j < len(text); j++ {
 			if text[j] != 0 {
 				ip.out = append(ip.out, text[j])
@@ -540,19 +555,24 @@ func (ip *interp) show(s []byte) error {
 		if space {
 			adv += gs.tw * gs.th
 		}
-		ip.tm = matrix{1, 0, 0, 1, adv, 0}.mul(ip.tm)
-		end := matrix{gs.size * gs.th, 0, 0, gs.size, 0, gs.rise}.mul(ip.tm).mul(gs.ctm)
-		ip.px, ip.py, ip.ux, ip.uy, ip.psize, ip.have = end[4], end[5], ux, uy, size, true
+		tx += adv
+		ip.px, ip.py = tx*a[0]+gs.rise*a[2]+a[4], tx*a[1]+gs.rise*a[3]+a[5]
+		ip.ux, ip.uy, ip.psize, ip.pw, ip.have = ux, uy, size, w, true
 	}
+	ip.tm = matrix{1, 0, 0, 1, tx, 0}.mul(ip.tm)
 	return nil
 }
 
-// place writes a line break or a space before a glyph at (x, y) when its
-// distance from where the previous one ended says so: a new line when it
-// is off that one's baseline by half its size, goes back by more than
-// its size, or runs another way; a space when it starts a fifth of its
-// size or more after it.
-func (ip *interp) place(x, y, ux, uy, size float64, text string) {
+// place writes a line break or a space before a glyph at (x, y) of width
+// w, as PDFium's text page would. A line break where the glyph is off the
+// previous one's baseline by over lineGap of their size, goes back by more
+// than that size, or runs another way. A space, between text objects
+// (Tj, TJ, ' and "), where the gap from where the previous glyph ended is
+// over a quarter of the wider glyph; inside a TJ array, where its numbers
+// move the glyph on by half the font's space, or, when the font's space
+// is wider than a third of an em, by a share of the wider glyph
+// (normalized as PDFium does).
+func (ip *interp) place(x, y, ux, uy, size, w float64, text string) {
 	dx, dy := x-ip.px, y-ip.py
 	along := dx*ip.ux + dy*ip.uy
 	across := -dx*ip.uy + dy*ip.ux
@@ -561,20 +581,75 @@ func (ip *interp) place(x, y, ux, uy, size float64, text string) {
 		em = 1
 	}
 	n := len(ip.out)
+	if n == 0 || ip.out[n-1] == '\n' {
+		return
+	}
 	switch {
-	case ux*ip.ux+uy*ip.uy < 0.99, math.Abs(across) > em/2, along < -em:
-		if n > 0 && ip.out[n-1] != '\n' {
-			for n > 0 && ip.out[n-1] == ' ' {
-				n--
-			}
-			ip.out = append(ip.out[:n], '\n')
+	case ux*ip.ux+uy*ip.uy < 0.99, math.Abs(across) > em*lineGap, along < -em:
+		for n > 0 && ip.out[n-1] == ' ' {
+			n--
 		}
-	case along > em*spaceGap:
-		if n > 0 && ip.out[n-1] != ' ' && ip.out[n-1] != '\n' && (text == "" || text[0] != ' ') {
+		ip.out = ip.out[:n]
+		if ip.hyphen(text) {
+			return
+		}
+		ip.out = append(ip.out, '\n')
+		return
+	case ip.out[n-1] == ' ' || text[0] == ' ':
+		return
+	case ip.object:
+		if along > max(ip.pw*ip.psize, w*size)/1000/4 {
+			ip.out = append(ip.out, ' ')
+		}
+	case ip.kern > 0:
+		f := ip.gs.font
+		thr := f.spaceW / 2
+		if f.spaceW <= 0 || f.spaceW > 1000.0/3 {
+			thr = normalize(max(math.Abs(w), math.Abs(ip.pw)))
+		}
+		if ip.kern*1000 >= thr {
 			ip.out = append(ip.out, ' ')
 		}
 	}
 }
 
-// spaceGap is the gap between glyphs, in ems, that reads as a space.
-const spaceGap = 0.2
+// lineGap is how far off the previous glyph's baseline, in ems, a glyph
+// starts a new line: about where PDFium finds their boxes apart.
+const lineGap = 0.7
+
+// normalize is PDFium's NormalizeThreshold(w, 300, 500, 700).
+func normalize(w float64) float64 {
+	switch {
+	case w < 300:
+		return w / 2
+	case w < 500:
+		return w / 4
+	case w < 700:
+		return w / 5
+	}
+	return w / 6
+}
+
+// hyphen joins a word broken at a line's end, as PDFium does: where the
+// line ends in a letter and a hyphen and the next starts with a letter,
+// the hyphen and the line break become U+FFFE.
+func (ip *interp) hyphen(next string) bool {
+	out := ip.out
+	n := len(out)
+	hl := 0
+	switch {
+	case n >= 1 && out[n-1] == '-':
+		hl = 1
+	case n >= 2 && out[n-2] == 0xC2 && out[n-1] == 0xAD:
+		hl = 2
+	default:
+		return false
+	}
+	prev, _ := utf8.DecodeLastRune(out[:n-hl])
+	first, _ := utf8.DecodeRuneInString(next)
+	if !unicode.IsLetter(prev) || !unicode.IsLetter(first) {
+		return false
+	}
+	ip.out = append(out[:n-hl], "\uFFFE"...)
+	return true
+}

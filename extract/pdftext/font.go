@@ -22,6 +22,8 @@ type font struct {
 	cidW  map[int]float64
 	cidDW float64
 	seen  map[int]string // codes looked up in cmap
+	// spaceW is the width of the font's space, 0 when it has none.
+	spaceW float64
 }
 
 // cidText is a Type0 font's text for code c, false when its CMap lacks it.
@@ -31,9 +33,38 @@ func (f *font) cidText(c int) (string, bool) {
 	}
 	t, ok := f.cmap.lookup(c)
 	if ok {
+		t = unligate(t)
 		f.seen[c] = t
 	}
 	return t, ok
+}
+
+// unligate spells out the Latin ligatures U+FB00 to U+FB06 (ﬁ as "fi"),
+// as PDFium's text extraction does.
+func unligate(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r >= 0xFB00 && r <= 0xFB06 }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case 0xFB00:
+			b.WriteString("ff")
+		case 0xFB01:
+			b.WriteString("fi")
+		case 0xFB02:
+			b.WriteString("fl")
+		case 0xFB03:
+			b.WriteString("ffi")
+		case 0xFB04:
+			b.WriteString("ffl")
+		case 0xFB05, 0xFB06:
+			b.WriteString("st")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func (f *font) isBad(c byte) bool { return f.bad[c>>6]&(1<<(c&63)) != 0 }
@@ -281,6 +312,12 @@ func (r *reader) simpleFont(d dict) (*font, error) {
 			}
 		}
 	}
+	for c := range f.text {
+		f.text[c] = unligate(f.text[c])
+		if f.text[c] == " " && f.spaceW == 0 && !f.isBad(byte(c)) {
+			f.spaceW = f.width[c]
+		}
+	}
 	return f, nil
 }
 
@@ -437,6 +474,12 @@ func (r *reader) type0Font(d dict) (*font, error) {
 		}
 		i += 3
 	}
+	if c, ok := cm.reverse(" "); ok {
+		f.spaceW = f.cidDW
+		if w, ok := f.cidW[c]; ok {
+			f.spaceW = w
+		}
+	}
 	return f, nil
 }
 
@@ -474,6 +517,25 @@ func (m *cmap) lookup(c int) (string, bool) {
 		return string(d), true
 	}
 	return "", false
+}
+
+// reverse is the lowest code mapped to text t.
+func (m *cmap) reverse(t string) (int, bool) {
+	best, found := 0, false
+	for c, s := range m.single {
+		if s == t && (!found || c < best) {
+			best, found = c, true
+		}
+	}
+	for _, rg := range m.ranges {
+		for c := rg.lo; c <= rg.hi && (!found || c < best); c++ {
+			if s, ok := m.lookup(c); ok && s == t {
+				best, found = c, true
+				break
+			}
+		}
+	}
+	return best, found
 }
 
 // parseCMap reads the bfchar and bfrange sections of a ToUnicode CMap.

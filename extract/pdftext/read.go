@@ -114,7 +114,10 @@ func (r *reader) read() (*Doc, error) {
 		return nil, err
 	}
 	root, err := r.dictOf(r.trailer[name("Root")])
-	if err != nil || root == nil {
+	if err != nil {
+		return nil, fmt.Errorf("document catalog: %w", err)
+	}
+	if root == nil {
 		return nil, errors.New("no document catalog")
 	}
 	r.root = root
@@ -186,7 +189,10 @@ type page struct {
 func (r *reader) pages() ([]page, error) {
 	rootRef := r.root[name("Pages")]
 	top, err := r.dictOf(rootRef)
-	if err != nil || top == nil {
+	if err != nil {
+		return nil, fmt.Errorf("page tree: %w", err)
+	}
+	if top == nil {
 		return nil, errors.New("no page tree")
 	}
 	var out []page
