@@ -29,7 +29,7 @@
 // ToUnicode, and any glyph whose text it cannot tell; marked content with
 // /ActualText; files without text (scans).
 //
-// Bounds: 2^20 objects, 64 MiB decoded a stream and 256 MiB a file,
+// Bounds: 2^20 objects, 32 MiB decoded a stream and 256 MiB a file,
 // nesting of 64 arrays and dictionaries, 64 cross-reference sections, 64
 // levels of the page tree, forms 8 deep, 4 Mi operators and 1 Mi glyphs a
 // page, Limits.MaxPages and Limits.MaxOutline; the page tree, /Prev

@@ -19,7 +19,7 @@ var ErrUnsupported = errors.New("pdftext: unsupported")
 // ErrUnsupported.
 const (
 	maxObjects      = 1 << 20  // objects numbered or parsed
-	maxStreamBytes  = 64 << 20 // one stream decoded
+	maxStreamBytes  = 32 << 20 // one stream decoded
 	maxTotalBytes   = 256 << 20
 	maxNesting      = 64 // arrays and dictionaries in one another
 	maxXrefSections = 64 // cross-reference sections along /Prev
