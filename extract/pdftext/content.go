@@ -55,10 +55,17 @@ type interp struct {
 	have           bool
 	px, py, ux, uy float64
 	psize, pw      float64
-	// object is set at the start of a text object (Tj, TJ, ' or "), and
 	// kern is how far, in ems, a TJ array's numbers moved the next glyph.
-	object bool
-	kern   float64
+	kern float64
+	// The text objects (one a Tj, TJ, ' or ") of the line being
+	// gathered, their glyphs and codes, and the last few objects.
+	line   []textObj
+	glyphs []glyph
+	codes  []byte
+	cur    int // the first glyph of the object being shown
+	curC   int // its first code byte
+	recent [5]textObj
+	nrec   int
 }
 
 // page returns a page's text.
@@ -68,6 +75,7 @@ func (ip *interp) page(pg page) (string, error) {
 	ip.stack = ip.stack[:0]
 	ip.forms = ip.forms[:0]
 	ip.nops, ip.glyph, ip.have = 0, 0, false
+	ip.line, ip.glyphs, ip.codes, ip.nrec = ip.line[:0], ip.glyphs[:0], ip.codes[:0], 0
 	c, err := ip.r.resolve(pg.dict[name("Contents")])
 	if err != nil {
 		return "", err
@@ -112,6 +120,7 @@ func (ip *interp) page(pg page) (string, error) {
 	if err := ip.run(data, pg.res); err != nil {
 		return "", err
 	}
+	ip.flush()
 	return string(bytes.TrimRight(ip.out, " \n")), nil
 }
 
@@ -335,21 +344,24 @@ func (ip *interp) op(k []byte, res dict) error {
 			gs.rise = ip.num(0)
 		}
 	case "Tj":
-		ip.object = true
 		if n := len(ip.ops); n > 0 && ip.ops[n-1].kind == 's' {
+			ip.begin()
+			defer ip.end()
 			return ip.show(ip.ops[n-1].s)
 		}
 	case "'":
-		ip.object = true
 		ip.td(0, -gs.tl)
 		if n := len(ip.ops); n > 0 && ip.ops[n-1].kind == 's' {
+			ip.begin()
+			defer ip.end()
 			return ip.show(ip.ops[n-1].s)
 		}
 	case "\"":
-		ip.object = true
 		if n := len(ip.ops); n >= 3 && ip.ops[n-1].kind == 's' {
 			gs.tw, gs.tc = ip.ops[n-3].num, ip.ops[n-2].num
 			ip.td(0, -gs.tl)
+			ip.begin()
+			defer ip.end()
 			return ip.show(ip.ops[n-1].s)
 		}
 	case "TJ":
@@ -363,7 +375,8 @@ func (ip *interp) op(k []byte, res dict) error {
 		if start < 0 {
 			return nil
 		}
-		ip.object = true
+		ip.begin()
+		defer ip.end()
 		for _, o := range ip.ops[start+1:] {
 			switch o.kind {
 			case 's':
@@ -541,42 +554,60 @@ func (ip *interp) show(s []byte) error {
 			text, w = f.text[c], f.width[c]
 			space = c == ' '
 		}
-		x, y := tx*a[0]+gs.rise*a[2]+a[4], tx*a[1]+gs.rise*a[3]+a[5]
-		if ip.have && text != "" {
-			ip.place(x, y, ux, uy, size, w, text)
-		}
-		ip.kern, ip.object = 0, false
-		for j := 0; j < len(text); j++ {
-			if text[j] != 0 {
-				ip.out = append(ip.out, text[j])
-			}
-		}
 		adv := (w/1000*gs.size + gs.tc) * gs.th
 		if space {
 			adv += gs.tw * gs.th
 		}
+		ip.glyphs = append(ip.glyphs, glyph{
+			text: text, w: w, kern: ip.kern, spaceW: f.spaceW,
+			x: tx*a[0] + gs.rise*a[2] + a[4], y: tx*a[1] + gs.rise*a[3] + a[5],
+			ex: (tx+adv)*a[0] + gs.rise*a[2] + a[4], ey: (tx+adv)*a[1] + gs.rise*a[3] + a[5],
+			ux: ux, uy: uy, size: size,
+		})
+		ip.codes = append(ip.codes, s[i:i+step]...)
+		ip.kern = 0
 		tx += adv
-		ip.px, ip.py = tx*a[0]+gs.rise*a[2]+a[4], tx*a[1]+gs.rise*a[3]+a[5]
-		ip.ux, ip.uy, ip.psize, ip.pw, ip.have = ux, uy, size, w, true
 	}
 	ip.tm = matrix{1, 0, 0, 1, tx, 0}.mul(ip.tm)
 	return nil
 }
 
-// place writes a line break or a space before a glyph at (x, y) of width
-// w, as PDFium's text page would. A line break where the glyph is off the
-// previous one's baseline by over lineGap of their size, goes back by more
-// than that size, or runs another way. A space, between text objects
-// (Tj, TJ, ' and "), where the gap from where the previous glyph ended is
-// over a quarter of the wider glyph; inside a TJ array, where its numbers
-// move the glyph on by half the font's space, or, when the font's space
-// is wider than a third of an em, by a share of the wider glyph
-// (normalized as PDFium does).
-func (ip *interp) place(x, y, ux, uy, size, w float64, text string) {
-	dx, dy := x-ip.px, y-ip.py
+// emit writes glyph g's text, after a line break or a space where its
+// place says so; first says it starts a text object, and group that it
+// starts a line's worth of them.
+func (ip *interp) emit(g *glyph, first, group bool) {
+	if g.text != "" {
+		if ip.have {
+			ip.place(g, first, group)
+		}
+		n := len(ip.out)
+		if g.text == " " && n > 0 && (ip.out[n-1] == ' ' || ip.out[n-1] == '\n') {
+			// PDFium writes one space for a run of them.
+		} else {
+			for j := 0; j < len(g.text); j++ {
+				if g.text[j] != 0 {
+					ip.out = append(ip.out, g.text[j])
+				}
+			}
+		}
+	}
+	ip.px, ip.py, ip.ux, ip.uy, ip.psize, ip.pw, ip.have = g.ex, g.ey, g.ux, g.uy, g.size, g.w, true
+}
+
+// place writes a line break or a space before glyph g, as PDFium's text
+// page would. A line break where the glyph is off the previous one's
+// baseline by over lineGap of their size, or runs another way. A space,
+// between text objects (first), where the gap from where the previous
+// glyph ended is over a quarter of the wider glyph, or where a new line's
+// worth of objects (group) goes back on the same line; inside a TJ array,
+// where its numbers move the glyph on by half the font's space, or, when
+// the font's space is wider than a third of an em, by a share of the
+// wider glyph (normalized as PDFium does).
+func (ip *interp) place(g *glyph, first, group bool) {
+	dx, dy := g.x-ip.px, g.y-ip.py
 	along := dx*ip.ux + dy*ip.uy
 	across := -dx*ip.uy + dy*ip.ux
-	em := max(size, ip.psize)
+	em := max(g.size, ip.psize)
 	if em <= 0 {
 		em = 1
 	}
@@ -585,29 +616,28 @@ func (ip *interp) place(x, y, ux, uy, size, w float64, text string) {
 		return
 	}
 	switch {
-	case ux*ip.ux+uy*ip.uy < 0.99, math.Abs(across) > em*lineGap, along < -em:
+	case g.ux*ip.ux+g.uy*ip.uy < 0.99, math.Abs(across) > em*lineGap:
 		for n > 0 && ip.out[n-1] == ' ' {
 			n--
 		}
 		ip.out = ip.out[:n]
-		if ip.hyphen(text) {
+		if ip.hyphen(g.text) {
 			return
 		}
 		ip.out = append(ip.out, '\n')
 		return
-	case ip.out[n-1] == ' ' || text[0] == ' ':
+	case ip.out[n-1] == ' ' || g.text[0] == ' ':
 		return
-	case ip.object:
-		if along > max(ip.pw*ip.psize, w*size)/1000/4 {
+	case first:
+		if group && along < 0 || along > max(ip.pw*ip.psize, g.w*g.size)/1000/4 {
 			ip.out = append(ip.out, ' ')
 		}
-	case ip.kern > 0:
-		f := ip.gs.font
-		thr := f.spaceW / 2
-		if f.spaceW <= 0 || f.spaceW > 1000.0/3 {
-			thr = normalize(max(math.Abs(w), math.Abs(ip.pw)))
+	case g.kern > 0:
+		thr := g.spaceW / 2
+		if g.spaceW <= 0 || g.spaceW > 1000.0/3 {
+			thr = normalize(max(math.Abs(g.w), math.Abs(ip.pw)))
 		}
-		if ip.kern*1000 >= thr {
+		if g.kern*1000 >= thr {
 			ip.out = append(ip.out, ' ')
 		}
 	}

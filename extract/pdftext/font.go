@@ -40,9 +40,10 @@ func (f *font) cidText(c int) (string, bool) {
 }
 
 // unligate spells out the Latin ligatures U+FB00 to U+FB06 (ﬁ as "fi"),
-// as PDFium's text extraction does.
+// and writes a no-break space as a space and a soft hyphen as a hyphen, as
+// PDFium's text extraction does.
 func unligate(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r >= 0xFB00 && r <= 0xFB06 }) < 0 {
+	if strings.IndexFunc(s, func(r rune) bool { return r >= 0xFB00 && r <= 0xFB06 || r == 0xA0 || r == 0xAD }) < 0 {
 		return s
 	}
 	var b strings.Builder
@@ -60,6 +61,10 @@ func unligate(s string) string {
 			b.WriteString("ffl")
 		case 0xFB05, 0xFB06:
 			b.WriteString("st")
+		case 0xA0:
+			b.WriteByte(' ')
+		case 0xAD:
+			b.WriteByte('-')
 		default:
 			b.WriteRune(r)
 		}

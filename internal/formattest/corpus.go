@@ -136,6 +136,19 @@ endcmap CMapName currentdict /CMap defineresource pop end end`
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>",
 	), "")
 
+	layout := []string{
+		"BT /F1 12 Tf 300 760 Td (right) Tj -100 0 Td (left) Tj -30 0 Td (less) Tj -10 0 Td (tiny) Tj ET",
+		"BT /F1 12 Tf 72 730 Td (over) Tj -20 0 Td (lap) Tj ET",
+		"BT /F1 12 Tf 72 700 Td (al) Tj 0 -6 Td (bl) Tj 0 -6 Td (cl) Tj 0 -7 Td (dl) Tj 0 -8 Td (el) Tj 0 -9 Td (fl) Tj 0 -10 Td (gl) Tj ET",
+		"BT /F1 12 Tf 72 560 Td (base) Tj 0 -4 Td (low) Tj 0 -3 Td (lower) Tj 0 -8 Td (next) Tj ET",
+		"BT /F1 10 Tf 300 500 Td (c2 line1) Tj 0 -12 Td (c2 line2) Tj ET BT /F1 10 Tf 72 500 Td (c1 line1) Tj 0 -12 Td (c1 line2) Tj ET",
+		"BT /F1 12 Tf 72 440 Td (Bold) Tj ET BT /F1 12 Tf 72.3 440 Td (Bold) Tj ET BT /F1 12 Tf 72 420 Td (after bold) Tj ET",
+		"BT /F1 0 Tf 72 400 Td (zero size) Tj ET BT /F1 12 Tf 72 380 Td (a  double  space, nb\240sp and soft\255hy) Tj ET",
+		"BT /F1 12 Tf 72 340 Td (invisible) Tj 3 Tr 0 -20 Td (visible) Tj 0 Tr ET BT /F1 12 Tf 2000 300 Td (off the page) Tj ET",
+		"q 0 0 100 100 re W n BT /F1 12 Tf 72 280 Td (clipped away) Tj ET Q BT /F1 12 Tf -1 0 0 1 300 260 Tm (mirrored) Tj ET",
+	}
+	c["layout rules"] = RawPDF(onePage(strings.Join(layout, "\n"), ""), "")
+
 	c["named destinations"] = RawPDF([]string{
 		"<< /Type /Catalog /Pages 2 0 R /Outlines 7 0 R /Names << /Dests 10 0 R >> /Dests << /third [6 0 R /Fit] >> >>",
 		"<< /Type /Pages /Kids [3 0 R 5 0 R 6 0 R] /Count 3 >>",
