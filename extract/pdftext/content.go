@@ -242,10 +242,14 @@ func (ip *interp) skipImage(p *parser) error {
 	if mask {
 		bpc, comps = 1, 1
 	}
-	if !filtered && w > 0 && h > 0 && w*h < 1<<31 {
-		n := int(math.Ceil(w*comps*bpc/8)) * int(h)
-		if n <= len(p.b)-p.pos {
-			end := p.pos + n
+	switch bpc {
+	case 1, 2, 4, 8, 16:
+	default:
+		filtered = true
+	}
+	if !filtered && w > 0 && h > 0 {
+		if n := math.Ceil(w*comps*bpc/8) * math.Ceil(h); n <= float64(len(p.b)-p.pos) {
+			end := p.pos + int(n)
 			q := parser{b: p.b, pos: end}
 			q.skip()
 			if bytes.HasPrefix(p.b[q.pos:], []byte("EI")) && (q.pos+2 == len(p.b) || !isRegular(p.b[q.pos+2])) {

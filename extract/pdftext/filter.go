@@ -121,6 +121,9 @@ func predict(data []byte, parm dict) ([]byte, error) {
 	}
 	bpp := int(max((colors*bpc+7)/8, 1))
 	row := int((colors*bpc*cols + 7) / 8)
+	if row+1 > len(data) && len(data) > 0 {
+		return nil, errors.New("predictor: a short row")
+	}
 	out := make([]byte, 0, len(data))
 	prev := make([]byte, row)
 	for len(data) > 0 {

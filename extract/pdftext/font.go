@@ -3,6 +3,8 @@ package pdftext
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -504,40 +506,56 @@ func (m *cmap) lookup(c int) (string, bool) {
 	if t, ok := m.single[c]; ok {
 		return t, true
 	}
-	for _, rg := range m.ranges {
-		if c < rg.lo || c > rg.hi {
-			continue
-		}
-		if rg.arr != nil {
-			if i := c - rg.lo; i < len(rg.arr) {
-				return rg.arr[i], true
-			}
-			return "", false
-		}
-		if len(rg.dst) == 0 {
-			return "", false
-		}
-		d := append([]rune(nil), rg.dst...)
-		d[len(d)-1] += rune(c - rg.lo)
-		return string(d), true
+	// The ranges are sorted and apart (parseCMap checks).
+	i := sort.Search(len(m.ranges), func(i int) bool { return m.ranges[i].hi >= c })
+	if i == len(m.ranges) || c < m.ranges[i].lo {
+		return "", false
 	}
-	return "", false
+	rg := &m.ranges[i]
+	if rg.arr != nil {
+		if i := c - rg.lo; i < len(rg.arr) {
+			return rg.arr[i], true
+		}
+		return "", false
+	}
+	if len(rg.dst) == 0 {
+		return "", false
+	}
+	d := append([]rune(nil), rg.dst...)
+	d[len(d)-1] += rune(c - rg.lo)
+	return string(d), true
 }
 
 // reverse is the lowest code mapped to text t.
 func (m *cmap) reverse(t string) (int, bool) {
 	best, found := 0, false
-	for c, s := range m.single {
-		if s == t && (!found || c < best) {
+	take := func(c int) {
+		if !found || c < best {
 			best, found = c, true
 		}
 	}
+	for c, s := range m.single {
+		if s == t {
+			take(c)
+		}
+	}
 	for _, rg := range m.ranges {
-		for c := rg.lo; c <= rg.hi && (!found || c < best); c++ {
-			if s, ok := m.lookup(c); ok && s == t {
-				best, found = c, true
-				break
+		if rg.arr != nil {
+			for i, s := range rg.arr {
+				if s == t && rg.lo+i <= rg.hi {
+					take(rg.lo + i)
+					break
+				}
 			}
+			continue
+		}
+		// Only the last rune of a range's text counts up.
+		tr := []rune(t)
+		if len(tr) != len(rg.dst) || len(tr) == 0 || string(tr[:len(tr)-1]) != string(rg.dst[:len(rg.dst)-1]) {
+			continue
+		}
+		if d := int(tr[len(tr)-1] - rg.dst[len(rg.dst)-1]); d >= 0 && d <= rg.hi-rg.lo {
+			take(rg.lo + d)
 		}
 	}
 	return best, found
@@ -599,7 +617,7 @@ func parseCMap(data []byte) (*cmap, error) {
 				}
 				entries += len(ops) / 3
 			}
-			if entries > 1<<17 {
+			if entries > 1<<17 || len(m.ranges) > 1<<14 {
 				return nil, errors.New("ToUnicode CMap too large")
 			}
 			ops = ops[:0]
@@ -611,6 +629,12 @@ func parseCMap(data []byte) (*cmap, error) {
 		}
 		if len(ops) < 1<<16 {
 			ops = append(ops, o)
+		}
+	}
+	slices.SortStableFunc(m.ranges, func(a, b cmapRange) int { return a.lo - b.lo })
+	for i := 1; i < len(m.ranges); i++ {
+		if m.ranges[i].lo <= m.ranges[i-1].hi {
+			return nil, errors.New("ToUnicode CMap with overlapping bfranges")
 		}
 	}
 	return m, nil

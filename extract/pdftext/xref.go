@@ -228,7 +228,7 @@ func (r *reader) xrefStream(s *stream) error {
 			case 1:
 				r.setEntry(num, xrefEntry{set: true, off: int(a)})
 			case 2:
-				if a > maxObjects || b > maxObjects {
+				if a < 0 || b < 0 || a > maxObjects || b > maxObjects {
 					return errors.New("bad cross-reference stream entry")
 				}
 				r.setEntry(num, xrefEntry{set: true, inStm: true, off: int(a), idx: int(b)})
@@ -276,7 +276,7 @@ func (r *reader) resolve(v any) (any, error) {
 	if r.parsed++; r.parsed > maxObjects {
 		return nil, fmt.Errorf("over %d objects parsed", maxObjects)
 	}
-	if rf.num >= len(r.xref) || !r.xref[rf.num].set || r.xref[rf.num].free {
+	if rf.num < 0 || rf.num >= len(r.xref) || !r.xref[rf.num].set || r.xref[rf.num].free {
 		// A reference to a missing object is null; PDFium may treat it
 		// otherwise where it matters, so a caller needing it refuses.
 		r.cache[rf.num] = nil
