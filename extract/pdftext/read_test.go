@@ -165,7 +165,7 @@ func unsupported() []struct {
 	}
 	var bomb bytes.Buffer
 	z, _ := zlib.NewWriterLevel(&bomb, zlib.BestCompression)
-	z.Write(bytes.Repeat([]byte(" "), 80<<20))
+	z.Write(bytes.Repeat([]byte(" "), 40<<20))
 	z.Close()
 	return []struct {
 		name, why string
@@ -214,7 +214,7 @@ func unsupported() []struct {
 		{"form drawing itself", "a form draws itself", formattest.RawPDF(page("/Fm1 Do", "/XObject << /Fm1 6 0 R >>",
 			formattest.Stream("/Type /XObject /Subtype /Form /BBox [0 0 1 1] /Resources << /XObject << /Fm1 6 0 R >> >>", []byte("/Fm1 Do"))), "")},
 		{"page count disagrees", "/Count", formattest.HugeCount()},
-		{"huge object stream", "inflates past", formattest.HugeObjectStream(100 << 20)},
+		{"huge object stream", "inflates past", formattest.HugeObjectStream(40 << 20)},
 	}
 }
 
