@@ -543,7 +543,7 @@ func (ip *interp) show(s []byte) error {
 			c := int(s[i])<<8 | int(s[i+1])
 			t, ok := f.cidText(c)
 			if !ok {
-				return fmt.Errorf("code %04X has no text in its font's ToUnicode", c)
+				return fmt.Errorf("code %04X has no text in its font's ToUnicode, or right-to-left text", c)
 			}
 			text = t
 			w = f.cidDW

@@ -25,9 +25,11 @@
 // It refuses, with ErrUnsupported wrapping the reason: encrypted files;
 // damaged ones (a wrong offset, a missing object, a page count that does
 // not match the page tree); other filters; Type3 fonts, Type0 fonts
-// without ToUnicode or with another CMap, symbolic fonts without
-// ToUnicode, and any glyph whose text it cannot tell; marked content with
-// /ActualText; files without text (scans).
+// without ToUnicode or with another CMap, and any glyph whose text it
+// cannot tell (a symbolic font's code that neither its ToUnicode nor its
+// /Differences map, an unknown glyph name); right-to-left text, which
+// PDFium reorders; marked content with /ActualText; files without text
+// (scans).
 //
 // Bounds: 2^20 objects, 32 MiB decoded a stream and 256 MiB a file,
 // nesting of 64 arrays and dictionaries, 64 cross-reference sections, 64

@@ -34,11 +34,26 @@ func (f *font) cidText(c int) (string, bool) {
 		return t, true
 	}
 	t, ok := f.cmap.lookup(c)
+	if ok && rtl(t) {
+		return "", false
+	}
 	if ok {
 		t = unligate(t)
 		f.seen[c] = t
 	}
 	return t, ok
+}
+
+// rtl reports whether s holds right-to-left letters (Hebrew, Arabic,
+// Syriac, Thaana, N'Ko and their presentation forms), which PDFium
+// reorders (bidi) and this reader does not: such text goes to PDFium.
+func rtl(s string) bool {
+	for _, r := range s {
+		if r >= 0x0590 && r <= 0x08FF || r >= 0xFB1D && r <= 0xFDFF || r >= 0xFE70 && r <= 0xFEFF || r >= 0x10800 && r <= 0x10FFF || r >= 0x1E800 && r <= 0x1EFFF {
+			return true
+		}
+	}
+	return false
 }
 
 // unligate spells out the Latin ligatures U+FB00 to U+FB06 (ﬁ as "fi"),
@@ -175,7 +190,9 @@ func (r *reader) simpleFont(d dict) (*font, error) {
 	}
 	symbolic := flags&4 != 0
 	std := std14(base)
-	symbolFont := base == "Symbol" || base == "ZapfDingbats" || strings.HasPrefix(base, "Symbol,") || strings.HasPrefix(base, "ZapfDingbats")
+	// A symbolic font's codes mean what its font program says, whatever
+	// encoding it names: only /Differences and ToUnicode tell its text.
+	symbolFont := symbolic || base == "Symbol" || base == "ZapfDingbats" || strings.HasPrefix(base, "Symbol,") || strings.HasPrefix(base, "ZapfDingbats")
 
 	// The base encoding, as PDFium's CPDF_SimpleFont::LoadPDFEncoding.
 	var enc *[256]rune
@@ -320,6 +337,9 @@ func (r *reader) simpleFont(d dict) (*font, error) {
 		}
 	}
 	for c := range f.text {
+		if rtl(f.text[c]) {
+			f.setBad(byte(c))
+		}
 		f.text[c] = unligate(f.text[c])
 		if f.text[c] == " " && f.spaceW == 0 && !f.isBad(byte(c)) {
 			f.spaceW = f.width[c]
