@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/braidsearch/braid/extract/pdftext"
-
 	"github.com/klippa-app/go-pdfium"
 	pdfiumerr "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
@@ -24,6 +22,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/braidsearch/braid/extract/pdftext"
 )
 
 // maxBookmarks bounds the outline entries read from one PDF, and
