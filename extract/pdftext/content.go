@@ -531,6 +531,13 @@ func (ip *interp) show(s []byte) error {
 		ux, uy = 1, 0
 	}
 	size := math.Abs(gs.size) * math.Hypot(a[2], a[3])
+	// Which way is up for the glyphs on the device (down, when mirrored).
+	vx, vy := a[2]*gs.size, a[3]*gs.size
+	if l := math.Hypot(vx, vy); l > 0 {
+		vx, vy = vx/l, vy/l
+	} else {
+		vx, vy = -uy, ux
+	}
 	tx := 0.0
 	for i := 0; i+step <= len(s); i += step {
 		if ip.glyph++; ip.glyph > maxGlyphs {
@@ -563,7 +570,7 @@ func (ip *interp) show(s []byte) error {
 			adv += gs.tw * gs.th
 		}
 		ip.glyphs = append(ip.glyphs, glyph{
-			text: text, w: w, kern: ip.kern, spaceW: f.spaceW,
+			text: text, w: w, kern: ip.kern, spaceW: f.spaceW, vx: vx, vy: vy,
 			x: tx*a[0] + gs.rise*a[2] + a[4], y: tx*a[1] + gs.rise*a[3] + a[5],
 			ex: (tx+adv)*a[0] + gs.rise*a[2] + a[4], ey: (tx+adv)*a[1] + gs.rise*a[3] + a[5],
 			ux: ux, uy: uy, size: size,
@@ -602,8 +609,9 @@ func (ip *interp) emit(g *glyph, first, group bool) {
 // page would. A line break where the glyph is off the previous one's
 // baseline by over lineGap of their size, or runs another way. A space,
 // between text objects (first), where the gap from where the previous
-// glyph ended is over a quarter of the wider glyph, or where a new line's
-// worth of objects (group) goes back on the same line; inside a TJ array,
+// glyph ended is over a quarter of the wider glyph, where it starts over
+// its size before the previous glyph started, or where a new line's worth
+// of objects (group) goes back on the same line; inside a TJ array,
 // where its numbers move the glyph on by half the font's space, or, when
 // the font's space is wider than a third of an em, by a share of the
 // wider glyph (normalized as PDFium does).
@@ -633,7 +641,10 @@ func (ip *interp) place(g *glyph, first, group bool) {
 	case ip.out[n-1] == ' ' || g.text[0] == ' ':
 		return
 	case first:
-		if group && along < 0 || along > max(ip.pw*ip.psize, g.w*g.size)/1000/4 {
+		// Going back past where the previous glyph started, by over its
+		// size, is a new word too (text overlapping text).
+		back := -along - ip.pw*ip.psize/1000
+		if group && along < 0 || back > em || along > max(ip.pw*ip.psize, g.w*g.size)/1000/4 {
 			ip.out = append(ip.out, ' ')
 		}
 	case g.kern > 0:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"slices"
+	"strings"
 )
 
 // glyph is one glyph shown: its text, where it starts and ends on the
@@ -14,6 +15,7 @@ type glyph struct {
 	x, y, ex, ey    float64
 	ux, uy, size    float64
 	w, kern, spaceW float64
+	vx, vy          float64 // which way is up for it
 }
 
 // textObj is the glyphs one operator (Tj, TJ, ' or ") shows: PDFium's
@@ -49,19 +51,25 @@ func (ip *interp) end() {
 		firstW: math.Abs(g[0].w / 1000 * g[0].size), lastW: math.Abs(g[len(g)-1].w / 1000 * g[len(g)-1].size),
 		minX: math.Inf(1), maxX: math.Inf(-1), minY: math.Inf(1), maxY: math.Inf(-1),
 	}
-	// Its box: the glyphs' advances along the baseline, from a fifth of
-	// their size below it to four fifths above (one string's glyphs share
-	// their direction and size).
+	// Its box: the glyphs' advances along the baseline, from their cap
+	// height above it to their descent below, where they have one (PDFium
+	// boxes glyphs by their outlines, which decides whether text drawn
+	// mirrored over itself repeats it). One string's glyphs share their
+	// direction and size.
+	desc := 0.02 // round glyphs overshoot the baseline
 	for k := range g {
 		o.minX, o.maxX = min(o.minX, g[k].x, g[k].ex), max(o.maxX, g[k].x, g[k].ex)
 		o.minY, o.maxY = min(o.minY, g[k].y, g[k].ey), max(o.maxY, g[k].y, g[k].ey)
+		if strings.ContainsAny(g[k].text, "gjpqy,;()[]{}|@$") {
+			desc = 0.2
+		}
 	}
 	s0 := g[0].size
-	px, py := -g[0].uy*s0, g[0].ux*s0
-	o.minX += min(-0.2*px, 0.8*px)
-	o.maxX += max(-0.2*px, 0.8*px)
-	o.minY += min(-0.2*py, 0.8*py)
-	o.maxY += max(-0.2*py, 0.8*py)
+	px, py := g[0].vx*s0, g[0].vy*s0
+	o.minX += min(-desc*px, 0.72*px)
+	o.maxX += max(-desc*px, 0.72*px)
+	o.minY += min(-desc*py, 0.72*py)
+	o.maxY += max(-desc*py, 0.72*py)
 	if o.maxX-o.minX < 1e-4 || g[0].size == 0 || ip.repeats(&o) {
 		ip.glyphs, ip.codes = ip.glyphs[:ip.cur], ip.codes[:ip.curC]
 		return

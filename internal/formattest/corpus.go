@@ -146,6 +146,12 @@ endcmap CMapName currentdict /CMap defineresource pop end end`
 		"BT /F1 0 Tf 72 400 Td (zero size) Tj ET BT /F1 12 Tf 72 380 Td (a  double  space, nb\240sp and soft\255hy) Tj ET",
 		"BT /F1 12 Tf 72 340 Td (invisible) Tj 3 Tr 0 -20 Td (visible) Tj 0 Tr ET BT /F1 12 Tf 2000 300 Td (off the page) Tj ET",
 		"q 0 0 100 100 re W n BT /F1 12 Tf 72 280 Td (clipped away) Tj ET Q BT /F1 12 Tf -1 0 0 1 300 260 Tm (mirrored) Tj ET",
+		"BT /F1 12 Tf 72 240 Td (Overlapping) Tj ET q 1 0 0 -1 0 477 cm BT /F1 12 Tf 72 240 Td (Overlapping) Tj ET Q",
+		"BT /F1 12 Tf 300 240 Td (Transformations) Tj ET q 1 0 0 -1 0 477 cm BT /F1 12 Tf 300 240 Td (Transformations) Tj ET Q",
+		"BT /F1 12 Tf 300 225 Td (Mirrored) Tj ET q 1 0 0 -1 0 451 cm BT /F1 12 Tf 300 225 Td (Mirrored) Tj ET Q",
+		"BT /F1 12 Tf 17 210 Td (laborum.) Tj ET BT /F1 12 Tf 17 210 Td (Lorem ipsum) Tj ET",
+		"BT /F1 12 Tf 31.19 190 Td (21:AAAAAAAAAAAAAAAAAAAAA) Tj ET BT /F1 12 Tf 201.26 190 Td (21:AAAAAAAAAAAAAAAAAAAAA) Tj ET",
+		"BT /F1 12 Tf 31.19 170 Td (22:AAAAAAAAAAAAAAAAAAAAAA) Tj ET BT /F1 12 Tf 201.26 170 Td (22:AAAAAAAAAAAAAAAAAAAAAA) Tj ET",
 	}
 	c["layout rules"] = RawPDF(onePage(strings.Join(layout, "\n"), ""), "")
 
