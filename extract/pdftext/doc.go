@@ -39,4 +39,6 @@
 // context every page and every 4096 operators. Past a bound it refuses
 // the file too. It does not panic on hostile input: besides its checks, a
 // recover in Read turns a panic (a bug) into ErrUnsupported.
+//
+// Read keeps no state between calls: it is safe for concurrent use.
 package pdftext
