@@ -293,6 +293,9 @@ func (ip *interp) op(k []byte, res dict) error {
 	if ip.nops++; ip.nops > maxOps {
 		return fmt.Errorf("over %d operators on a page", maxOps)
 	}
+	if ip.r.ops++; ip.r.ops > maxFileOps {
+		return fmt.Errorf("over %d operators in the file", maxFileOps)
+	}
 	if ip.nops%checkEvery == 0 {
 		if err := ip.r.ctx.Err(); err != nil {
 			return err
@@ -508,8 +511,8 @@ func (ip *interp) do(res dict, n []byte) error {
 	return err
 }
 
-// show writes the glyphs of string s, with a line break or a space before
-// a glyph where its position says so.
+// show adds the glyphs of string s to the text object begun, with where
+// each starts and ends on the device.
 func (ip *interp) show(s []byte) error {
 	gs := &ip.gs
 	f := gs.font

@@ -33,8 +33,8 @@
 //
 // Bounds: 2^20 objects, 32 MiB decoded a stream and 256 MiB a file,
 // nesting of 64 arrays and dictionaries, 64 cross-reference sections, 64
-// levels of the page tree, forms 8 deep, 4 Mi operators and 1 Mi glyphs a
-// page, Limits.MaxPages and Limits.MaxOutline; the page tree, /Prev
+// levels of the page tree, forms 8 deep, 4 Mi operators and 256 Ki glyphs a
+// page and 64 Mi operators a file, Limits.MaxPages and Limits.MaxOutline; the page tree, /Prev
 // chain, outline, name tree and forms are checked for loops, and the
 // context every page and every 4096 operators. Past a bound it refuses
 // the file too. It does not panic on hostile input: besides its checks, a

@@ -21,12 +21,13 @@ const (
 	maxObjects      = 1 << 20  // objects numbered or parsed
 	maxStreamBytes  = 32 << 20 // one stream decoded
 	maxTotalBytes   = 256 << 20
-	maxNesting      = 64 // arrays and dictionaries in one another
-	maxXrefSections = 64 // cross-reference sections along /Prev
-	maxTreeDepth    = 64 // page tree and name tree levels
-	maxFormDepth    = 8  // form XObjects drawn inside one another
-	maxOps          = 4 << 20
-	maxGlyphs       = 1 << 20 // glyphs on one page
+	maxNesting      = 64       // arrays and dictionaries in one another
+	maxXrefSections = 64       // cross-reference sections along /Prev
+	maxTreeDepth    = 64       // page tree and name tree levels
+	maxFormDepth    = 8        // form XObjects drawn inside one another
+	maxOps          = 4 << 20  // operators on one page
+	maxFileOps      = 64 << 20 // and in the whole file
+	maxGlyphs       = 1 << 18  // glyphs on one page (about 30 MB of them held)
 	maxOperands     = 4096
 	maxStack        = 64 // q without Q
 	maxNames        = 1 << 16
@@ -72,6 +73,7 @@ type reader struct {
 	loading  map[int]bool
 	objStms  map[int]*objStm
 	parsed   int
+	ops      int // content stream operators run
 	inflated int64
 	zr       io.ReadCloser
 	fonts    map[int]*font

@@ -220,6 +220,11 @@ func unsupported() []struct {
 			fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", bomb.Len(), bomb.String())}, "")},
 		{"form drawing itself", "a form draws itself", formattest.RawPDF(page("/Fm1 Do", "/XObject << /Fm1 6 0 R >>",
 			formattest.Stream("/Type /XObject /Subtype /Form /BBox [0 0 1 1] /Resources << /XObject << /Fm1 6 0 R >> >>", []byte("/Fm1 Do"))), "")},
+		{"too many operators on a page", "over 4194304 operators on a page", formattest.RawPDF([]string{
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+			formattest.FlateStream("", bytes.Repeat([]byte("n "), 4<<20+1))}, "")},
 		{"page count disagrees", "/Count", formattest.HugeCount()},
 		{"huge object stream", "inflates past", formattest.HugeObjectStream(40 << 20)},
 	}
