@@ -62,8 +62,9 @@ type interp struct {
 	line   []textObj
 	glyphs []glyph
 	codes  []byte
-	cur    int // the first glyph of the object being shown
-	curC   int // its first code byte
+	cur    int     // the first glyph of the object being shown
+	curC   int     // its first code byte
+	obj    objLook // its direction and size
 	recent [5]textObj
 	nrec   int
 }
@@ -541,6 +542,9 @@ func (ip *interp) show(s []byte) error {
 	} else {
 		vx, vy = -uy, ux
 	}
+	// One operator's strings share a font and a direction: they are the
+	// text object's.
+	ip.obj = objLook{ux: ux, uy: uy, vx: vx, vy: vy, size: size, spaceW: f.spaceW}
 	tx := 0.0
 	for i := 0; i+step <= len(s); i += step {
 		if ip.glyph++; ip.glyph > maxGlyphs {
@@ -573,10 +577,9 @@ func (ip *interp) show(s []byte) error {
 			adv += gs.tw * gs.th
 		}
 		ip.glyphs = append(ip.glyphs, glyph{
-			text: text, w: w, kern: ip.kern, spaceW: f.spaceW, vx: vx, vy: vy,
+			text: text, w: w, kern: ip.kern, desc: descends(text),
 			x: tx*a[0] + gs.rise*a[2] + a[4], y: tx*a[1] + gs.rise*a[3] + a[5],
 			ex: (tx+adv)*a[0] + gs.rise*a[2] + a[4], ey: (tx+adv)*a[1] + gs.rise*a[3] + a[5],
-			ux: ux, uy: uy, size: size,
 		})
 		ip.codes = append(ip.codes, s[i:i+step]...)
 		ip.kern = 0
@@ -589,10 +592,10 @@ func (ip *interp) show(s []byte) error {
 // emit writes glyph g's text, after a line break or a space where its
 // place says so; first says it starts a text object, and group that it
 // starts a line's worth of them.
-func (ip *interp) emit(g *glyph, first, group bool) {
+func (ip *interp) emit(g *glyph, k *objLook, first, group bool) {
 	if g.text != "" {
 		if ip.have {
-			ip.place(g, first, group)
+			ip.place(g, k, first, group)
 		}
 		n := len(ip.out)
 		if g.text == " " && n > 0 && (ip.out[n-1] == ' ' || ip.out[n-1] == '\n') {
@@ -605,7 +608,7 @@ func (ip *interp) emit(g *glyph, first, group bool) {
 			}
 		}
 	}
-	ip.px, ip.py, ip.ux, ip.uy, ip.psize, ip.pw, ip.have = g.ex, g.ey, g.ux, g.uy, g.size, g.w, true
+	ip.px, ip.py, ip.ux, ip.uy, ip.psize, ip.pw, ip.have = g.ex, g.ey, k.ux, k.uy, k.size, g.w, true
 }
 
 // place writes a line break or a space before glyph g, as PDFium's text
@@ -618,11 +621,11 @@ func (ip *interp) emit(g *glyph, first, group bool) {
 // where its numbers move the glyph on by half the font's space, or, when
 // the font's space is wider than a third of an em, by a share of the
 // wider glyph (normalized as PDFium does).
-func (ip *interp) place(g *glyph, first, group bool) {
+func (ip *interp) place(g *glyph, k *objLook, first, group bool) {
 	dx, dy := g.x-ip.px, g.y-ip.py
 	along := dx*ip.ux + dy*ip.uy
 	across := -dx*ip.uy + dy*ip.ux
-	em := max(g.size, ip.psize)
+	em := max(k.size, ip.psize)
 	if em <= 0 {
 		em = 1
 	}
@@ -631,7 +634,7 @@ func (ip *interp) place(g *glyph, first, group bool) {
 		return
 	}
 	switch {
-	case g.ux*ip.ux+g.uy*ip.uy < 0.99, math.Abs(across) > em*lineGap:
+	case k.ux*ip.ux+k.uy*ip.uy < 0.99, math.Abs(across) > em*lineGap:
 		for n > 0 && ip.out[n-1] == ' ' {
 			n--
 		}
@@ -647,12 +650,12 @@ func (ip *interp) place(g *glyph, first, group bool) {
 		// Going back past where the previous glyph started, by over its
 		// size, is a new word too (text overlapping text).
 		back := -along - ip.pw*ip.psize/1000
-		if group && along < 0 || back > em || along > max(ip.pw*ip.psize, g.w*g.size)/1000/4 {
+		if group && along < 0 || back > em || along > max(ip.pw*ip.psize, g.w*k.size)/1000/4 {
 			ip.out = append(ip.out, ' ')
 		}
 	case g.kern > 0:
-		thr := g.spaceW / 2
-		if g.spaceW <= 0 || g.spaceW > 1000.0/3 {
+		thr := k.spaceW / 2
+		if k.spaceW <= 0 || k.spaceW > 1000.0/3 {
 			thr = normalize(max(math.Abs(g.w), math.Abs(ip.pw)))
 		}
 		if g.kern*1000 >= thr {

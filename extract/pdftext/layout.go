@@ -8,14 +8,33 @@ import (
 )
 
 // glyph is one glyph shown: its text, where it starts and ends on the
-// device, its direction and size there, its width (thousandths of an em),
-// how far a TJ array moved it on (ems), and its font's space width.
+// device, its width (thousandths of an em), how far a TJ array moved it
+// on (ems), and whether it descends below the baseline.
 type glyph struct {
-	text            string
-	x, y, ex, ey    float64
-	ux, uy, size    float64
-	w, kern, spaceW float64
-	vx, vy          float64 // which way is up for it
+	text         string
+	x, y, ex, ey float64
+	w, kern      float64
+	desc         bool
+}
+
+// objLook is what a text object's glyphs share: their direction on the
+// device (along the baseline, and up), size there, and their font's
+// space width.
+type objLook struct {
+	ux, uy, vx, vy, size, spaceW float64
+}
+
+// descends reports whether text has a letter or sign that goes below the
+// baseline.
+func descends(text string) bool {
+	if len(text) == 1 {
+		switch text[0] {
+		case 'g', 'j', 'p', 'q', 'y', ',', ';', '(', ')', '[', ']', '{', '}', '|', '@', '$', 'Q':
+			return true
+		}
+		return false
+	}
+	return strings.ContainsAny(text, "gjpqy,;()[]{}|@$Q")
 }
 
 // textObj is the glyphs one operator (Tj, TJ, ' or ") shows: PDFium's
@@ -25,6 +44,7 @@ type textObj struct {
 	c0, c1                 int     // its codes in interp.codes
 	x, y                   float64 // where it starts
 	fsize                  float64 // its font size (Tf)
+	look                   objLook
 	firstW, lastW          float64 // its first and last glyph's widths on the device
 	minX, maxX, minY, maxY float64 // its box
 }
@@ -47,8 +67,8 @@ func (ip *interp) end() {
 	}
 	o := textObj{
 		g0: ip.cur, g1: len(ip.glyphs), c0: ip.curC, c1: len(ip.codes),
-		x: g[0].x, y: g[0].y, fsize: ip.gs.size,
-		firstW: math.Abs(g[0].w / 1000 * g[0].size), lastW: math.Abs(g[len(g)-1].w / 1000 * g[len(g)-1].size),
+		x: g[0].x, y: g[0].y, fsize: ip.gs.size, look: ip.obj,
+		firstW: math.Abs(g[0].w / 1000 * ip.obj.size), lastW: math.Abs(g[len(g)-1].w / 1000 * ip.obj.size),
 		minX: math.Inf(1), maxX: math.Inf(-1), minY: math.Inf(1), maxY: math.Inf(-1),
 	}
 	// Its box: the glyphs' advances along the baseline, from their cap
@@ -60,17 +80,16 @@ func (ip *interp) end() {
 	for k := range g {
 		o.minX, o.maxX = min(o.minX, g[k].x, g[k].ex), max(o.maxX, g[k].x, g[k].ex)
 		o.minY, o.maxY = min(o.minY, g[k].y, g[k].ey), max(o.maxY, g[k].y, g[k].ey)
-		if strings.ContainsAny(g[k].text, "gjpqy,;()[]{}|@$") {
+		if g[k].desc {
 			desc = 0.2
 		}
 	}
-	s0 := g[0].size
-	px, py := g[0].vx*s0, g[0].vy*s0
+	px, py := o.look.vx*o.look.size, o.look.vy*o.look.size
 	o.minX += min(-desc*px, 0.72*px)
 	o.maxX += max(-desc*px, 0.72*px)
 	o.minY += min(-desc*py, 0.72*py)
 	o.maxY += max(-desc*py, 0.72*py)
-	if o.maxX-o.minX < 1e-4 || g[0].size == 0 || ip.repeats(&o) {
+	if o.maxX-o.minX < 1e-4 || o.look.size == 0 || ip.repeats(&o) {
 		ip.glyphs, ip.codes = ip.glyphs[:ip.cur], ip.codes[:ip.curC]
 		return
 	}
@@ -125,9 +144,10 @@ func (ip *interp) repeats(o *textObj) bool {
 
 // flush writes the line's text objects.
 func (ip *interp) flush() {
-	for k, o := range ip.line {
+	for k := range ip.line {
+		o := &ip.line[k]
 		for i := o.g0; i < o.g1; i++ {
-			ip.emit(&ip.glyphs[i], i == o.g0, k == 0 && i == o.g0)
+			ip.emit(&ip.glyphs[i], &o.look, i == o.g0, k == 0 && i == o.g0)
 		}
 	}
 	ip.line = ip.line[:0]
