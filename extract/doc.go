@@ -13,15 +13,34 @@
 // cannot be read wraps ErrDamaged, ErrEncrypted or ErrNoText. None of them
 // panics on hostile input.
 //
-// PDFs are read by PDFium compiled to WebAssembly and run by wazero (pure
+// PDFs have two readers. The pure-Go one in package pdftext takes the
+// common text PDFs: cross-reference tables or streams, object streams,
+// incremental updates, Flate (or ASCII) streams, and fonts whose text it
+// can tell (simple fonts by ToUnicode or a standard encoding, Type0 fonts
+// with Identity-H and ToUnicode). It reads a page in a fraction of a
+// millisecond, following PDFium's rules for spaces, line breaks and the
+// order of text on a line, so that its words are PDFium's (a test checks
+// them page by page on a corpus of PDFs). Everything else it
+// refuses, and PDFium reads it as before: encrypted or damaged files,
+// scans, Type3 fonts, Type0 fonts without ToUnicode, other filters, a
+// glyph it cannot name, and any file past the pure-Go reader's own bounds
+// (32 MiB decoded a stream, 256 MiB a file, 2^20 objects, nesting, loops
+// in the page tree, /Prev chain, outline and forms: see pdftext). The same
+// markdown writer, page and outline bounds, ErrNoText rule and title
+// fallback apply to both. Options.OnlyPDFium sends every PDF to PDFium.
+//
+// PDFium is compiled to WebAssembly and run by wazero (pure
 // Go, no cgo), through github.com/klippa-app/go-pdfium. The module is
 // compiled once per process, a few seconds the first time; the compiled
 // code is cached in Options.CacheDir (default: braid/pdfium under the
 // user's cache folder), so later processes start in a fraction of a second.
 // The engine sees no file system: it gets the PDF's bytes only. An
 // instance is used again after a PDF under 1 MiB whose calls all
-// succeeded, and dropped otherwise.
+// succeeded, and dropped otherwise. Pages are rendered (RenderPDFPage) by
+// PDFium only.
 //
-// Caveat: the PDF engine is shared by the whole process, and the first
-// call's CacheDir is the one it uses.
+// Caveats: the PDF engine is shared by the whole process, and the first
+// call's CacheDir is the one it uses. The two readers each get
+// Options.Timeout, so a file the pure-Go reader gives up on late may take
+// up to twice it.
 package extract

@@ -38,7 +38,7 @@ const (
 	MaxPDFMemory = 512 << 20
 )
 
-// Options bound the PDF engine. The zero value (or nil) means the
+// Options bound the PDF readers. The zero value (or nil) means the
 // defaults.
 type Options struct {
 	// Timeout is the most time one PDF may take; zero means 60 seconds.
@@ -48,6 +48,9 @@ type Options struct {
 	// CacheDir is where the PDF engine's compiled code is cached; empty
 	// means braid/pdfium in the user's cache folder, and "-" no cache.
 	CacheDir string
+	// OnlyPDFium reads every PDF with PDFium, none with the pure-Go
+	// reader that takes the common text PDFs first (to compare them).
+	OnlyPDFium bool
 }
 
 func (o *Options) timeout() time.Duration {

@@ -22,6 +22,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/braidsearch/braid/extract/pdftext"
 )
 
 // maxBookmarks bounds the outline entries read from one PDF, and
@@ -189,7 +191,42 @@ func memoryUsed(in pdfium.Pdfium) (n uint64) {
 // without text adds no line but keeps its number. A PDF that needs a
 // password gives ErrEncrypted, one without any text ErrNoText, one that
 // cannot be read ErrDamaged, and one over opt's bounds ErrOverLimit.
+//
+// The pure-Go reader (package pdftext) reads it when it takes the file;
+// PDFium reads the rest, and every PDF when opt.OnlyPDFium is set.
 func PDF(ctx context.Context, data []byte, opt *Options) (*Doc, error) {
+	if opt == nil || !opt.OnlyPDFium {
+		d, err := fastPDF(ctx, data, opt)
+		if !errors.Is(err, pdftext.ErrUnsupported) || ctx.Err() != nil {
+			return d, err
+		}
+	}
+	return pdfiumPDF(ctx, data, opt)
+}
+
+// fastPDF reads a PDF with the pure-Go reader, within opt's time bound;
+// an error wrapping pdftext.ErrUnsupported means PDFium should read it.
+func fastPDF(ctx context.Context, data []byte, opt *Options) (*Doc, error) {
+	tctx, cancel := context.WithTimeout(ctx, opt.timeout())
+	defer cancel()
+	p, err := pdftext.Read(tctx, data, pdftext.Limits{MaxPages: opt.maxPages(), MaxOutline: maxBookmarks})
+	if tctx.Err() != nil {
+		return nil, bound(tctx, err, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	heads := make([][]heading, len(p.Pages))
+	for _, e := range p.Outline {
+		if depth := e.Level + 1; depth <= maxBookmarkDepth && e.Page >= 0 && e.Page < len(p.Pages) {
+			heads[e.Page] = append(heads[e.Page], heading{depth, e.Title})
+		}
+	}
+	return pdfDoc(p.Title, heads, func(i int) (string, error) { return p.Pages[i], nil })
+}
+
+// pdfiumPDF reads a PDF with PDFium.
+func pdfiumPDF(ctx context.Context, data []byte, opt *Options) (*Doc, error) {
 	s, closeDoc, err := open(ctx, data, opt)
 	if err != nil {
 		return nil, err
@@ -207,30 +244,44 @@ func PDF(ctx context.Context, data []byte, opt *Options) (*Doc, error) {
 		return nil, fmt.Errorf("%w: the PDF has no pages", ErrNoText)
 	}
 	heads := s.outline(n.PageCount)
-	d := &Doc{Pages: make([]int, n.PageCount)}
+	title := ""
 	if t, err := in.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: s.doc, Tag: "Title"}); err == nil {
-		d.Title = oneLine(t.Value)
+		title = t.Value
 	}
+	return pdfDoc(title, heads, func(i int) (string, error) {
+		if err := s.ctx.Err(); err != nil {
+			return "", bound(s.ctx, err, opt)
+		}
+		text, err := s.pageText(i)
+		if err != nil {
+			return "", s.fail(fmt.Sprintf("page %d", i+1), err, opt)
+		}
+		return text, nil
+	})
+}
+
+// pdfDoc writes a PDF's pages as markdown, as both readers give them: its
+// title, the outline's headings by page (one slice a page) and each
+// page's text.
+func pdfDoc(title string, heads [][]heading, pageText func(i int) (string, error)) (*Doc, error) {
+	d := &Doc{Title: oneLine(title), Pages: make([]int, len(heads))}
 	w := newWriter()
 	chars := 0
-	for i := range n.PageCount {
-		if err := s.ctx.Err(); err != nil {
-			return nil, bound(s.ctx, err, opt)
+	for i := range heads {
+		text, err := pageText(i)
+		if err != nil {
+			return nil, err
 		}
 		w.gap()
 		d.Pages[i] = w.next()
 		for _, h := range heads[i] {
 			w.heading(h.level, h.text)
 		}
-		text, err := s.pageText(i)
-		if err != nil {
-			return nil, s.fail(fmt.Sprintf("page %d", i+1), err, opt)
-		}
 		chars += len(strings.TrimSpace(text))
 		w.text(text)
 	}
 	if chars == 0 {
-		return nil, fmt.Errorf("%w: none of its %d pages has text (scanned pages need OCR first)", ErrNoText, n.PageCount)
+		return nil, fmt.Errorf("%w: none of its %d pages has text (scanned pages need OCR first)", ErrNoText, len(heads))
 	}
 	if d.Title == "" {
 		for _, hs := range heads {

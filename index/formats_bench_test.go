@@ -13,8 +13,10 @@ import (
 
 // BenchmarkIndexPDF indexes a folder holding one PDF of n pages, and the
 // same text as a markdown note (a heading a page), without embeddings:
-// the cost of extraction beside markdown's. Its pages/s metric is what
-// docs/benchmarks.md reports; each run re-indexes (Force).
+// the cost of extraction beside markdown's. The PDF is read as braid reads
+// it (pdf: the pure-Go reader, which takes it) and by PDFium alone
+// (pdfium). Its pages/s metric is what docs/benchmarks.md reports; each
+// run re-indexes (Force).
 func BenchmarkIndexPDF(b *testing.B) {
 	for _, n := range []int{10, 100} {
 		var pages []formattest.Page
@@ -28,18 +30,22 @@ func BenchmarkIndexPDF(b *testing.B) {
 			"pdf":      formattest.PDF(pages, formattest.PDFOptions{Title: "Bench"}),
 			"markdown": []byte(md.String()),
 		}
+		files["pdfium"] = files["pdf"]
 		// Start the PDF engine outside the timings: once per process.
-		if _, err := extract.PDF(b.Context(), files["pdf"], nil); err != nil {
+		if _, err := extract.PDF(b.Context(), files["pdf"], &extract.Options{OnlyPDFium: true}); err != nil {
 			b.Fatal(err)
 		}
-		for _, kind := range []string{"markdown", "pdf"} {
+		for _, kind := range []string{"markdown", "pdf", "pdfium"} {
 			b.Run(fmt.Sprintf("%s/%dpages", kind, n), func(b *testing.B) {
 				dir := b.TempDir()
-				name := map[string]string{"pdf": "doc.pdf", "markdown": "doc.md"}[kind]
+				name := map[string]string{"pdf": "doc.pdf", "pdfium": "doc.pdf", "markdown": "doc.md"}[kind]
 				os.WriteFile(filepath.Join(dir, name), files[kind], 0o644)
 				st, lex := openPair(b, b.TempDir())
 				defer func() { lex.Close(); st.Close() }()
 				ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 1}, Force: true}
+				if kind == "pdfium" {
+					ix.Extract = &extract.Options{OnlyPDFium: true}
+				}
 				src := &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir}
 				b.SetBytes(int64(len(files[kind])))
 				b.ReportAllocs()

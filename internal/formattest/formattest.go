@@ -28,6 +28,10 @@ type Page struct {
 type PDFOptions struct {
 	Title    string
 	Password string // a user password: the PDF is encrypted
+	// CP1252 writes the lines and bookmarks in WinAnsi (cp1252), as a
+	// program that means its accents does; without it their UTF-8 bytes
+	// are written as they are.
+	CP1252 bool
 }
 
 // PDF makes a PDF of pages.
@@ -40,17 +44,21 @@ func PDF(pages []Page, opt PDFOptions) []byte {
 		f.SetTitle(opt.Title, true)
 	}
 	f.SetFont("Helvetica", "", 11)
+	tr := func(s string) string { return s }
+	if opt.CP1252 {
+		tr = f.UnicodeTranslatorFromDescriptor("")
+	}
 	for _, p := range pages {
 		f.AddPage()
 		if p.Bookmark != "" {
-			f.Bookmark(p.Bookmark, p.Level, -1)
+			f.Bookmark(tr(p.Bookmark), p.Level, -1)
 		}
 		for _, l := range p.Lines {
-			f.MultiCell(0, 6, l, "", "L", false)
+			f.MultiCell(0, 6, tr(l), "", "L", false)
 		}
 		for _, row := range p.Table {
 			for _, c := range row {
-				f.CellFormat(40, 7, c, "1", 0, "L", false, 0, "")
+				f.CellFormat(40, 7, tr(c), "1", 0, "L", false, 0, "")
 			}
 			f.Ln(-1)
 		}

@@ -1,0 +1,217 @@
+package pdftext
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// decode returns a stream's data with its filters undone, within
+// maxStreamBytes for the stream and maxTotalBytes for the file.
+func (r *reader) decode(s *stream) ([]byte, error) {
+	filters, err := r.resolve(s.dict[name("Filter")])
+	if err != nil {
+		return nil, err
+	}
+	parms, err := r.resolve(s.dict[name("DecodeParms")])
+	if err != nil {
+		return nil, err
+	}
+	var fs array
+	var ps array
+	switch f := filters.(type) {
+	case nil:
+	case name:
+		fs = array{f}
+		ps = array{parms}
+	case array:
+		fs = f
+		ps, _ = parms.(array)
+	default:
+		return nil, errors.New("bad /Filter")
+	}
+	if len(fs) > 4 {
+		return nil, errors.New("over 4 filters on a stream")
+	}
+	data := s.raw
+	for i, f := range fs {
+		f, err := r.resolve(f)
+		if err != nil {
+			return nil, err
+		}
+		var parm dict
+		if i < len(ps) {
+			p, err := r.resolve(ps[i])
+			if err != nil {
+				return nil, err
+			}
+			parm, _ = p.(dict)
+		}
+		switch f {
+		case name("FlateDecode"), name("Fl"):
+			data, err = r.inflate(data)
+			if err == nil {
+				data, err = predict(data, parm)
+			}
+		case name("ASCIIHexDecode"), name("AHx"):
+			p := parser{b: data}
+			data, err = p.hex(make([]byte, 0, len(data)/2))
+			if errors.Is(err, errEOF) { // the '>' may be missing at the end
+				err = nil
+			}
+		case name("ASCII85Decode"), name("A85"):
+			data, err = ascii85(data)
+		default:
+			return nil, fmt.Errorf("filter %v", f)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
+}
+
+// inflate undoes a zlib stream, bounded.
+func (r *reader) inflate(data []byte) ([]byte, error) {
+	var err error
+	if r.zr == nil {
+		r.zr, err = zlib.NewReader(bytes.NewReader(data))
+	} else {
+		err = r.zr.(zlib.Resetter).Reset(bytes.NewReader(data), nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("flate: %w", err)
+	}
+	limit := min(int64(maxStreamBytes), maxTotalBytes-r.inflated)
+	out := bytes.NewBuffer(make([]byte, 0, min(4*len(data)+512, int(limit)+1)))
+	n, err := out.ReadFrom(io.LimitReader(r.zr, limit+1))
+	r.inflated += n
+	if n > limit {
+		return nil, fmt.Errorf("a stream inflates past %d MiB (or the file's past %d MiB)", maxStreamBytes>>20, maxTotalBytes>>20)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("flate: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// predict undoes a Flate stream's PNG (10-15) or no (1) predictor.
+func predict(data []byte, parm dict) ([]byte, error) {
+	pred, _ := parm[name("Predictor")].(int64)
+	if pred <= 1 {
+		return data, nil
+	}
+	if pred < 10 {
+		return nil, fmt.Errorf("predictor %d", pred)
+	}
+	colors, bpc, cols := int64(1), int64(8), int64(1)
+	if v, ok := parm[name("Colors")].(int64); ok {
+		colors = v
+	}
+	if v, ok := parm[name("BitsPerComponent")].(int64); ok {
+		bpc = v
+	}
+	if v, ok := parm[name("Columns")].(int64); ok {
+		cols = v
+	}
+	if colors < 1 || colors > 32 || bpc < 1 || bpc > 16 || cols < 1 || cols > 1<<20 {
+		return nil, errors.New("bad predictor parameters")
+	}
+	bpp := int(max((colors*bpc+7)/8, 1))
+	row := int((colors*bpc*cols + 7) / 8)
+	if row+1 > len(data) && len(data) > 0 {
+		return nil, errors.New("predictor: a short row")
+	}
+	out := make([]byte, 0, len(data))
+	prev := make([]byte, row)
+	for len(data) > 0 {
+		if len(data) < row+1 {
+			return nil, errors.New("predictor: a short row")
+		}
+		typ, cur := data[0], data[1:row+1]
+		data = data[row+1:]
+		start := len(out)
+		out = append(out, cur...)
+		c := out[start:]
+		for i := range c {
+			var left, upLeft byte
+			if i >= bpp {
+				left, upLeft = c[i-bpp], prev[i-bpp]
+			}
+			up := prev[i]
+			switch typ {
+			case 0:
+			case 1:
+				c[i] += left
+			case 2:
+				c[i] += up
+			case 3:
+				c[i] += byte((int(left) + int(up)) / 2)
+			case 4:
+				c[i] += paeth(left, up, upLeft)
+			default:
+				return nil, fmt.Errorf("predictor: row type %d", typ)
+			}
+		}
+		copy(prev, c)
+	}
+	return out, nil
+}
+
+func paeth(a, b, c byte) byte {
+	p := int(a) + int(b) - int(c)
+	pa, pb, pc := abs(p-int(a)), abs(p-int(b)), abs(p-int(c))
+	switch {
+	case pa <= pb && pa <= pc:
+		return a
+	case pb <= pc:
+		return b
+	}
+	return c
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// ascii85 decodes ASCII base-85 data up to its "~>".
+func ascii85(data []byte) ([]byte, error) {
+	out := make([]byte, 0, len(data)*4/5+4)
+	var v uint32
+	n := 0
+	for _, c := range data {
+		switch {
+		case isSpace(c):
+			continue
+		case c == '~':
+			goto end
+		case c == 'z' && n == 0:
+			out = append(out, 0, 0, 0, 0)
+			continue
+		case c < '!' || c > 'u':
+			return nil, fmt.Errorf("ascii85: bad byte %q", c)
+		}
+		v = v*85 + uint32(c-'!')
+		if n++; n == 5 {
+			out = append(out, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+			v, n = 0, 0
+		}
+	}
+end:
+	if n == 1 {
+		return nil, errors.New("ascii85: a lone final byte")
+	}
+	if n > 1 {
+		for i := n; i < 5; i++ {
+			v = v*85 + 84
+		}
+		b := []byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+		out = append(out, b[:n-1]...)
+	}
+	return out, nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pdftext_test
+
+const slow = 1
