@@ -1,5 +1,9 @@
-// Code generated from go-pdf/fpdf's code page maps and core font metrics, and the
-// PDF reference's encoding tables (Annex D); DO NOT EDIT by hand.
+// The tables below are data, not code: the PDF reference's encodings
+// (ISO 32000-1, Annex D), the Adobe Glyph List's names for Latin text, and
+// the standard 14 fonts' widths as go-pdf/fpdf (a dependency) ships them.
+// They were written out once by a throwaway program that is not kept; a
+// change is made by hand and checked by the differential tests against
+// PDFium (extract/readers_test.go).
 
 package pdftext
 
