@@ -277,6 +277,10 @@ func pdfDoc(title string, heads [][]heading, pageText func(i int) (string, error
 		for _, h := range heads[i] {
 			w.heading(h.level, h.text)
 		}
+		// Both readers mark a word broken by a hyphen at a line's end
+		// with U+FFFE (PDFium's soft hyphen): the word is joined, as it
+		// was written before the line broke it.
+		text = strings.ReplaceAll(text, "\uFFFE", "")
 		chars += len(strings.TrimSpace(text))
 		w.text(text)
 	}

@@ -110,3 +110,18 @@ func TestReadersFallBack(t *testing.T) {
 		})
 	}
 }
+
+// TestHyphenJoined: a word broken by a hyphen at a line's end comes out
+// whole from either reader, with no U+FFFE (PDFium's soft-hyphen mark).
+func TestHyphenJoined(t *testing.T) {
+	data := formattest.PDF([]formattest.Page{{Lines: []string{"the quick docu-", "mentation of hybrid retrieval"}}}, formattest.PDFOptions{})
+	for name, opt := range map[string]*Options{"default": nil, "PDFium": {OnlyPDFium: true}} {
+		d, err := PDF(t.Context(), data, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if text := string(d.Text); !strings.Contains(text, "documentation") || strings.ContainsRune(text, '\uFFFE') {
+			t.Errorf("%s: %q, want documentation joined and no U+FFFE", name, text)
+		}
+	}
+}

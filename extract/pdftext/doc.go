@@ -20,7 +20,7 @@
 // Its text is meant to be PDFium's (FPDFText_GetText) in words: it starts
 // a line and puts a space where PDFium's rules would, spells out the
 // ligatures U+FB00 to U+FB06, and joins a word hyphenated at a line's end
-// with U+FFFE, as PDFium does.
+// with U+FFFE, as PDFium does (extract.PDF then joins the word).
 //
 // It refuses, with ErrUnsupported wrapping the reason: encrypted files;
 // damaged ones (a wrong offset, a missing object, a page count that does
