@@ -259,6 +259,29 @@ func runSize(ctx context.Context, cfg Config, n int) (*Size, error) {
 		return nil, err
 	}
 	s.Metrics["reindex_unchanged.s"] = round(time.Since(t0).Seconds())
+	// What --watch does for one edited note: the same run, with one file
+	// changed (embedding its chunks again: synthetic vectors here).
+	note := filepath.Join(src, "d000", "note-000000.md")
+	f, err := os.OpenFile(note, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.WriteString("\nAn edited line.\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	t0 = time.Now()
+	sum, err = e.Index(ctx, []braid.SourceSpec{{Path: src}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if sum.Updated != 1 {
+		return nil, fmt.Errorf("bench: editing %s updated %d documents, want 1", note, sum.Updated)
+	}
+	s.Metrics["reindex_one_note.s"] = round(time.Since(t0).Seconds())
 	if b := dirBytes(filepath.Join(dir, "index")); b > 0 && s.Chunks > 0 {
 		s.Metrics["disk.bytes_per_chunk"] = round(float64(b) / float64(s.Chunks))
 	}
