@@ -746,6 +746,21 @@ func (s *Store) ForEachChunk(fn func(*Chunk) error) error {
 
 // PruneVectors deletes a model's embeddings whose hash is not live, and
 // returns how many went.
+// CountVectors is how many embeddings the store holds for model: a walk
+// over their keys, none decoded.
+func (s *Store) CountVectors(model string) (int, error) {
+	n := 0
+	err := s.view(func(tx *bolt.Tx) error {
+		prefix := []byte(model + "\x00")
+		cur := tx.Bucket(bucketVectors).Cursor()
+		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
 func (s *Store) PruneVectors(model string, live map[string]bool) (int, error) {
 	n := 0
 	err := s.update(func(tx *bolt.Tx) error {

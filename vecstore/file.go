@@ -102,7 +102,7 @@ func dropStale(st *index.Store, vi *vector.Index) error {
 
 // Save writes vs's graph to its model's file in dir, atomically, stamped
 // with the store's commit number, then prunes the stored embeddings the
-// graph no longer needs. With fill it first embeds every chunk the graph
+// graph no longer needs once they are more than a few (pruneAbove). With fill it first embeds every chunk the graph
 // still lacks. A nil vs saves nothing.
 func Save(ctx context.Context, st *index.Store, dir string, vs *index.Vectors, fill bool) error {
 	if vs == nil {
@@ -131,9 +131,19 @@ func Save(ctx context.Context, st *index.Store, dir string, vs *index.Vectors, f
 	if err := vs.Index.Save(path); err != nil {
 		return fmt.Errorf("braid: save vector index: %w", err)
 	}
+	if n, err := st.CountVectors(vs.Model); err == nil && n <= pruneAbove(vs.Index.Len()) {
+		return nil
+	}
 	_, err = vs.Prune(st)
 	return err
 }
+
+// pruneAbove is how many stored embeddings a graph of n vectors lets
+// stand before Save prunes those no chunk needs: the stored embeddings are
+// a cache by text (an edit undone embeds nothing), and pruning reads
+// every document and chunk, so a run that changed one note does not pay
+// it until the unneeded ones are about a twentieth.
+func pruneAbove(n int) int { return n + max(64, n/20) }
 
 // OtherModels names, joined with ", ", the models other than model whose
 // embeddings the store holds; "" when there are none or the store cannot

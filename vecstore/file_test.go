@@ -3,6 +3,7 @@ package vecstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -209,5 +210,49 @@ func TestSaveUnchangedWritesNothing(t *testing.T) {
 	}
 	if after, err := os.Stat(path); err != nil || os.SameFile(before, after) {
 		t.Errorf("a changed graph was not written (err %v)", err)
+	}
+}
+
+// TestSavePrunesOnlyPastAFew: embeddings no chunk needs are a cache Save
+// keeps while they are few (pruning reads every chunk), and prunes once
+// they pass pruneAbove; the live ones always stay.
+func TestSavePrunesOnlyPastAFew(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	saved(t, dir, st)
+	stale := func(n int) {
+		t.Helper()
+		hashes, vecs := make([]string, n), make([][]float32, n)
+		for i := range n {
+			hashes[i], vecs[i] = fmt.Sprintf("stale-%d-%d", n, i), []float32{1, 0, 0, 0}
+		}
+		if err := st.PutVectors("m", hashes, vecs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save := func() int {
+		t.Helper()
+		emb := &fakeEmbedder{dim: 4}
+		vi, _, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vi.SetGen(vi.Gen() + 1) // a changed graph, as after an index run
+		if err := vecstore.Save(context.Background(), st, dir, &index.Vectors{Embedder: emb, Model: "m", Index: vi}, false); err != nil {
+			t.Fatal(err)
+		}
+		n, err := st.CountVectors("m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	stale(10)
+	if n := save(); n != 12 {
+		t.Errorf("%d embeddings after a save with 10 unneeded, want all 12 kept", n)
+	}
+	stale(100)
+	if n := save(); n != 2 {
+		t.Errorf("%d embeddings after a save with 110 unneeded, want the 2 live ones", n)
 	}
 }
