@@ -248,31 +248,10 @@ func TitleText(title, docPath, summary string, record bool) string {
 // Apply deletes and adds chunks and records gen, in one persisted batch.
 func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID string) ChunkMeta) error {
 	b := l.idx.NewBatch()
-	// The statistics move with the batch when they are known for the
-	// index as it is and every chunk in it has its counts kept.
-	delta := l.startDelta()
-	gone := make(map[string]bool, len(del))
-	out := func(id string) {
-		if delta == nil || gone[id] {
-			return
-		}
-		gone[id] = true
-		kept, err := l.idx.GetInternal(countsKey(id))
-		switch {
-		case err != nil:
-			delta = nil
-		case kept == nil: // not in the index
-		case !delta.remove(kept):
-			delta = nil
-		}
-	}
 	for _, id := range del {
-		out(id)
 		b.Delete(id)
-		b.DeleteInternal(countsKey(id))
 	}
 	for _, c := range add {
-		out(c.ID) // indexed again: its old counts go
 		m := meta(c.DocID)
 		heads := strings.Join(c.HeadingPath, " / ")
 		tags := chunkTagTerms(m.Tags, c.Ord)
@@ -292,15 +271,6 @@ func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID 
 		if err := b.Index(c.ID, d); err != nil {
 			return fmt.Errorf("lexical index chunk %s: %w", c.ID, err)
 		}
-		counts := termCounts(d)
-		kept, err := json.Marshal(counts)
-		if err != nil {
-			return err
-		}
-		b.SetInternal(countsKey(c.ID), kept)
-		if delta != nil {
-			delta.add(counts)
-		}
 	}
 	b.SetInternal(keyLexGen, []byte(strconv.FormatUint(gen, 10)))
 	l.statsMu.Lock()
@@ -308,11 +278,6 @@ func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID 
 	l.statsMu.Unlock()
 	if err := l.guard(func() error { return l.idx.Batch(b) }); err != nil {
 		return fmt.Errorf("lexical index batch: %w", err)
-	}
-	if delta != nil {
-		l.statsMu.Lock()
-		l.stats = delta.st
-		l.statsMu.Unlock()
 	}
 	return nil
 }
