@@ -9,33 +9,14 @@ import (
 	"strings"
 )
 
-// rawPDF writes a PDF of the given objects (numbered from 1, object 1 the
-// catalog) with a correct cross-reference table.
-func rawPDF(objs []string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
-
 // HugeCount is a one-page PDF whose page tree claims a million pages.
 func HugeCount() []byte {
-	return rawPDF([]string{
+	return RawPDF([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1000000 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
 		streamObj("", []byte("BT ET")),
-	})
+	}, "")
 }
 
 // deflated is a raw deflate stream of about size bytes of c, made from
@@ -63,12 +44,12 @@ func HugeStream(size int) []byte {
 	z.Write([]byte{0x78, 0xda})
 	z.Write(deflated(' ', size))
 	binary.Write(&z, binary.BigEndian, uint32(0))
-	return rawPDF([]string{
+	return RawPDF([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
 		streamObj("/Filter /FlateDecode", z.Bytes()),
-	})
+	}, "")
 }
 
 // ZipBomb is a zip archive whose one file, name, inflates to size bytes
@@ -96,7 +77,7 @@ func streamObj(dict string, data []byte) string {
 // LoopedOutline is a one-page PDF with text whose outline loops: its
 // first bookmark is its own next sibling and its own first child.
 func LoopedOutline() []byte {
-	return rawPDF([]string{
+	return RawPDF([]string{
 		"<< /Type /Catalog /Pages 2 0 R /Outlines 5 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 7 0 R >> >> >>",
@@ -104,7 +85,7 @@ func LoopedOutline() []byte {
 		"<< /Type /Outlines /First 6 0 R /Last 6 0 R /Count 1 >>",
 		"<< /Title (Loop) /Parent 5 0 R /Next 6 0 R /First 6 0 R /Last 6 0 R /Count 1 /Dest [3 0 R /XYZ 0 792 0] >>",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	})
+	}, "")
 }
 
 // HugeObjectStream is a PDF whose page tree lies in an object stream (PDF
