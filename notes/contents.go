@@ -170,25 +170,9 @@ func (r *Reader) folderScope(folder string, srcs []*index.Source) (scope, error)
 			}
 		}
 	}
-	var found []scope
-	for _, sc := range parentScopes(folder, srcs) {
-		if containsScope(found, sc) {
-			continue
-		}
-		if sc.prefix == "" {
-			found = append(found, sc)
-			continue
-		}
-		paths, err := r.st.Paths(sc.sourceID)
-		if err != nil {
-			return scope{}, err
-		}
-		for _, p := range paths {
-			if strings.HasPrefix(p, sc.prefix+"/") {
-				found = append(found, sc)
-				break
-			}
-		}
+	found, err := r.heldScopes(folder, srcs, true)
+	if err != nil {
+		return scope{}, err
 	}
 	switch len(found) {
 	case 0:

@@ -77,21 +77,9 @@ func (r *Reader) Info(id string) (*Info, error) {
 			}
 		}
 	}
-	var found []scope
-	for _, sc := range parentScopes(id, srcs) {
-		if sc.prefix == "" || containsScope(found, sc) {
-			continue
-		}
-		paths, err := r.st.Paths(sc.sourceID)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range paths {
-			if strings.HasPrefix(p, sc.prefix+"/") {
-				found = append(found, sc)
-				break
-			}
-		}
+	found, err := r.heldScopes(id, srcs, false)
+	if err != nil {
+		return nil, err
 	}
 	switch len(found) {
 	case 0:
@@ -108,6 +96,33 @@ func (r *Reader) Info(id string) (*Info, error) {
 }
 
 func isNotFound(err error) bool { return err != nil && errors.Is(err, index.ErrNotFound) }
+
+// heldScopes are the scopes name can mean (parentScopes) that hold a
+// document: a folder with a file under it, each once, and with roots a
+// source's root as well.
+func (r *Reader) heldScopes(name string, srcs []*index.Source, roots bool) ([]scope, error) {
+	var found []scope
+	for _, sc := range parentScopes(name, srcs) {
+		if containsScope(found, sc) || sc.prefix == "" && !roots {
+			continue
+		}
+		if sc.prefix == "" {
+			found = append(found, sc)
+			continue
+		}
+		paths, err := r.st.Paths(sc.sourceID)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			if strings.HasPrefix(p, sc.prefix+"/") {
+				found = append(found, sc)
+				break
+			}
+		}
+	}
+	return found, nil
+}
 
 func containsScope(list []scope, sc scope) bool {
 	for _, x := range list {
