@@ -107,19 +107,18 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 	// even when it changes nothing, which would change the file under the
 	// stamp that lets an index run skip its full check (VerifyChanged).
 	ready := false
-	if !readOnly {
-		err = s.view(func(tx *bolt.Tx) error {
-			ready = tx.Bucket(bucketMeta) != nil && tx.Bucket(bucketMeta).Get(keyID) != nil &&
-				string(tx.Bucket(bucketMeta).Get(keySchema)) == fmt.Sprint(SchemaVersion)
-			for _, b := range buckets {
-				ready = ready && tx.Bucket(b) != nil
-			}
-			return nil
-		})
-	}
-	if readOnly || ready {
-		err = s.view(func(tx *bolt.Tx) error { return checkSchema(tx.Bucket(bucketMeta)) })
-	} else if err == nil {
+	err = s.view(func(tx *bolt.Tx) error {
+		if readOnly {
+			return checkSchema(tx.Bucket(bucketMeta))
+		}
+		meta := tx.Bucket(bucketMeta)
+		ready = meta != nil && meta.Get(keyID) != nil && checkSchema(meta) == nil
+		for _, b := range buckets {
+			ready = ready && tx.Bucket(b) != nil
+		}
+		return nil
+	})
+	if err == nil && !readOnly && !ready {
 		err = s.update(func(tx *bolt.Tx) error {
 			for _, b := range buckets {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
