@@ -172,14 +172,15 @@ func (v *Vectors) add(ctx context.Context, st *Store, chunks []*Chunk, title tit
 			v.Progress(v.Embedded)
 		}
 	}
+	ids := make([]string, len(chunks))
 	for i, c := range chunks {
-		vec := vecs[i]
-		if vec == nil {
-			vec = fresh[hashes[i]]
+		ids[i] = c.ID
+		if vecs[i] == nil {
+			vecs[i] = fresh[hashes[i]]
 		}
-		if err := v.Index.Add(c.ID, vec); err != nil {
-			return fmt.Errorf("add chunk %s to the vector index: %w", c.ID, err)
-		}
+	}
+	if err := v.Index.AddBatch(ids, vecs); err != nil {
+		return fmt.Errorf("add chunks to the vector index: %w", err)
 	}
 	return nil
 }

@@ -17,10 +17,12 @@ func Nearest(vecs [][]float32, k int) ([][]graph.Neighbor, error) {
 		return nil, nil
 	}
 	idx := vector.New(len(vecs[0]), &vector.Options{M: 12, EfConstruction: 64, EfSearch: max(64, 2*k)})
-	for i, v := range vecs {
-		if err := idx.Add(strconv.Itoa(i), v); err != nil {
-			return nil, fmt.Errorf("graph: document vector %d: %w", i, err)
-		}
+	ids := make([]string, len(vecs))
+	for i := range vecs {
+		ids[i] = strconv.Itoa(i)
+	}
+	if err := idx.AddBatch(ids, vecs); err != nil {
+		return nil, fmt.Errorf("graph: document vectors: %w", err)
 	}
 	out := make([][]graph.Neighbor, len(vecs))
 	for i, v := range vecs {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/viterin/vek/vek32"
 )
@@ -37,7 +38,18 @@ type graph struct {
 	// rng state for level draws (splitmix64): deterministic per graph.
 	seed uint64
 	pool sync.Pool // *visitSet
+	// lk guards the link lists while addBatch links nodes from several
+	// goroutines, and entryMu the entry point; lk is nil otherwise, when
+	// the Index's lock alone keeps the graph consistent.
+	lk      *stripes
+	entryMu sync.Mutex
 }
+
+// stripes are the locks of the link lists during a parallel addBatch: node
+// i's lists are guarded by stripe i mod len.
+type stripes [1024]sync.Mutex
+
+func (s *stripes) of(n uint32) *sync.Mutex { return &s[n%uint32(len(s))] }
 
 func newGraph(dim, m, efc int) *graph {
 	return &graph{dim: dim, m: m, efc: efc, ml: 1 / math.Log(float64(m)), entry: none, seed: 0x9e3779b97f4a7c15}
@@ -76,33 +88,97 @@ func (g *graph) randomLevel() int {
 
 // add appends a node holding v (unit length, len dim) and links it in.
 func (g *graph) add(v []float32) uint32 {
-	slot := uint32(g.size())
-	level := g.randomLevel()
-	g.thaw()
-	g.vecs = append(g.vecs, v...)
-	g.dead = append(g.dead, false)
-	ls := make([][]uint32, level+1)
-	for l := range ls {
-		ls[l] = make([]uint32, 0, g.maxLinks(l)+1)
-	}
-	g.links = append(g.links, ls)
-	g.live++
-	g.link(slot, level)
-	return slot
+	return g.addBatch([][]float32{v}, 1)
 }
 
-// link wires a freshly appended node into every layer up to level.
+// parallelFrom is the smallest batch addBatch links from several
+// goroutines: below it, starting them costs more than it saves.
+const parallelFrom = 64
+
+// addBatch appends nodes holding vs (unit length, len dim each) and links
+// them in, from up to workers goroutines, returning the first one's slot
+// (the others follow in order). Every node is appended, with its level
+// drawn, before any is linked, so one worker builds exactly the graph
+// that adding them one at a time would. Several workers link nodes
+// concurrently, as hnswlib does, each link list under its stripe's lock:
+// a node can then find a neighbour of its batch before or after that one
+// is linked, so the graph depends on the scheduling, and its quality does
+// not (TestRecall).
+func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
+	first := uint32(g.size())
+	g.thaw()
+	levels := make([]int, len(vs))
+	for i, v := range vs {
+		levels[i] = g.randomLevel()
+		g.vecs = append(g.vecs, v...)
+		g.dead = append(g.dead, false)
+		ls := make([][]uint32, levels[i]+1)
+		for l := range ls {
+			ls[l] = make([]uint32, 0, g.maxLinks(l)+1)
+		}
+		g.links = append(g.links, ls)
+	}
+	g.live += len(vs)
+	if workers <= 1 || len(vs) < parallelFrom {
+		for i, level := range levels {
+			g.link(first+uint32(i), level)
+		}
+		return first
+	}
+	g.lk = new(stripes)
+	defer func() { g.lk = nil }()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(vs)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(vs) {
+					return
+				}
+				g.link(first+uint32(i), levels[i])
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// neighbours returns node n's links on layer l: the list itself, or a copy
+// into buf taken under the node's lock while addBatch links in parallel.
+func (g *graph) neighbours(n uint32, l int, buf []uint32) []uint32 {
+	if g.lk == nil {
+		return g.links[n][l]
+	}
+	mu := g.lk.of(n)
+	mu.Lock()
+	buf = append(buf[:0], g.links[n][l]...)
+	mu.Unlock()
+	return buf
+}
+
+// link wires an appended node into every layer up to level.
 func (g *graph) link(slot uint32, level int) {
-	if g.entry == none {
+	g.entryMu.Lock()
+	entry, top := g.entry, g.top
+	if entry == none {
 		g.entry, g.top = slot, level
+		g.entryMu.Unlock()
 		return
 	}
+	g.entryMu.Unlock()
 	q := g.vec(slot)
-	ep := cand{g.entry, g.dist(q, g.entry)}
-	for l := g.top; l > level; l-- {
+	ep := cand{entry, g.dist(q, entry)}
+	for l := top; l > level; l-- {
 		ep = g.greedy(q, ep, l)
 	}
-	for l := min(level, g.top); l >= 0; l-- {
+	// Every layer's neighbours are chosen, and the node's own lists set,
+	// before any neighbour links back: until then no other node can reach
+	// it, so a concurrent insert never walks into its lists half made (and
+	// never has its link to it overwritten). Serially this is the paper's
+	// order: a layer's back links do not change the search of the next.
+	picks := make([][]uint32, min(level, top)+1)
+	for l := len(picks) - 1; l >= 0; l-- {
 		found := g.searchLayer(q, ep, g.efc, l, true)
 		if len(found) == 0 {
 			// Every node near the entry is a tombstone: link to them anyway
@@ -110,20 +186,39 @@ func (g *graph) link(slot uint32, level int) {
 			found = g.searchLayer(q, ep, g.efc, l, false)
 		}
 		ep = found[0]
-		nbrs := g.selectNeighbors(found, g.m)
+		picks[l] = g.selectNeighbors(found, g.m)
+	}
+	if g.lk != nil {
+		g.lk.of(slot).Lock()
+	}
+	for l, nbrs := range picks {
 		g.links[slot][l] = append(g.links[slot][l][:0], nbrs...)
-		for _, n := range nbrs {
+	}
+	if g.lk != nil {
+		g.lk.of(slot).Unlock()
+	}
+	for l := len(picks) - 1; l >= 0; l-- {
+		for _, n := range picks[l] {
 			g.connect(n, slot, l)
 		}
 	}
-	if level > g.top {
-		g.entry, g.top = slot, level
+	if level > top {
+		g.entryMu.Lock()
+		if level > g.top {
+			g.entry, g.top = slot, level
+		}
+		g.entryMu.Unlock()
 	}
 }
 
 // connect adds the edge from→to on layer l, pruning from's list with the
 // neighbour heuristic when it overflows.
 func (g *graph) connect(from, to uint32, l int) {
+	if g.lk != nil {
+		mu := g.lk.of(from)
+		mu.Lock()
+		defer mu.Unlock()
+	}
 	ls := append(g.links[from][l], to)
 	if len(ls) <= g.maxLinks(l) {
 		g.links[from][l] = ls
@@ -182,9 +277,11 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 
 // greedy walks layer l from ep to the nearest node it can reach.
 func (g *graph) greedy(q []float32, ep cand, l int) cand {
+	var buf []uint32
 	for changed := true; changed; {
 		changed = false
-		for _, n := range g.links[ep.id][l] {
+		buf = g.neighbours(ep.id, l, buf)
+		for _, n := range buf {
 			if d := g.dist(q, n); d < ep.d {
 				ep, changed = cand{n, d}, true
 			}
@@ -207,12 +304,14 @@ func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []ca
 	if !liveOnly || !g.dead[ep.id] {
 		best.add(ep)
 	}
+	var buf []uint32
 	for len(todo) > 0 {
 		c := todo.pop()
 		if best.full() && c.d > best.worst() {
 			break
 		}
-		for _, n := range g.links[c.id][l] {
+		buf = g.neighbours(c.id, l, buf)
+		for _, n := range buf {
 			if !vs.visit(n) {
 				continue
 			}

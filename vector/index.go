@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -201,6 +202,55 @@ func (x *Index) Add(id string, vec []float32) error {
 	return nil
 }
 
+// AddBatch adds each vecs[i] under ids[i] as Add would, one after another
+// (an id named twice keeps its last vector), linking them into the graph
+// from as many goroutines as GOMAXPROCS allows: building a large graph
+// takes about 1/N of the time on N cores. It checks every vector before
+// changing anything.
+func (x *Index) AddBatch(ids []string, vecs [][]float32) error {
+	if len(ids) != len(vecs) {
+		return fmt.Errorf("vector: %d ids for %d vectors", len(ids), len(vecs))
+	}
+	last := make(map[string]int, len(ids))
+	for i, id := range ids {
+		last[id] = i
+	}
+	units := make([][]float32, len(ids))
+	for i, vec := range vecs {
+		if last[ids[i]] != i {
+			continue
+		}
+		v, err := x.unit(vec)
+		if err != nil {
+			return fmt.Errorf("%w, for id %q", err, ids[i])
+		}
+		units[i] = v
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var addIDs []string
+	var addVecs [][]float32
+	for i, id := range ids {
+		if units[i] == nil {
+			continue
+		}
+		if s, ok := x.slot[id]; ok {
+			if slices.Equal(x.g.vec(s), units[i]) {
+				continue
+			}
+			x.kill(s)
+		}
+		addIDs, addVecs = append(addIDs, id), append(addVecs, units[i])
+	}
+	if len(addIDs) == 0 {
+		return nil
+	}
+	x.insertBatch(addIDs, addVecs)
+	x.maybeRebuild()
+	x.changed.Store(true)
+	return nil
+}
+
 // Delete removes id's vector and reports whether there was one.
 func (x *Index) Delete(id string) bool {
 	x.mu.Lock()
@@ -284,6 +334,18 @@ func (x *Index) insert(id string, v []float32) {
 	x.slot[id] = s
 }
 
+// insertBatch inserts vecs under ids, none of which the index holds.
+func (x *Index) insertBatch(ids []string, vecs [][]float32) {
+	if x.g.size()+len(ids) >= math.MaxUint32-1 {
+		x.rebuild()
+	}
+	first := x.g.addBatch(vecs, runtime.GOMAXPROCS(0))
+	for i, id := range ids {
+		x.ids = append(x.ids, id)
+		x.slot[id] = first + uint32(i)
+	}
+}
+
 // kill turns slot s into a tombstone.
 func (x *Index) kill(s uint32) {
 	delete(x.slot, x.ids[s])
@@ -312,10 +374,12 @@ func (x *Index) rebuild() {
 	x.g.seed = old.seed
 	x.ids = make([]string, 0, old.live)
 	x.g.vecs = make([]float32, 0, old.live*old.dim)
+	ids := make([]string, 0, old.live)
+	vecs := make([][]float32, 0, old.live)
 	for s, id := range oldIDs {
-		if old.dead[s] {
-			continue
+		if !old.dead[s] {
+			ids, vecs = append(ids, id), append(vecs, old.vec(uint32(s)))
 		}
-		x.insert(id, old.vec(uint32(s)))
 	}
+	x.insertBatch(ids, vecs)
 }

@@ -1,0 +1,140 @@
+package vector
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+// One worker links a batch exactly as adding its vectors one at a time
+// does: the same levels, links and entry point.
+func TestAddBatchOneWorkerIsAdd(t *testing.T) {
+	d := clusteredSet(600, 1, 16, 3)
+	one := newGraph(16, 8, 40)
+	for _, v := range d.vecs {
+		one.add(v)
+	}
+	batch := newGraph(16, 8, 40)
+	batch.addBatch(d.vecs[:100], 1)
+	batch.addBatch(d.vecs[100:], 1)
+	if one.entry != batch.entry || one.top != batch.top {
+		t.Fatalf("entry %d top %d, want %d %d", batch.entry, batch.top, one.entry, one.top)
+	}
+	for i := range one.links {
+		if len(one.links[i]) != len(batch.links[i]) {
+			t.Fatalf("node %d has %d layers, want %d", i, len(batch.links[i]), len(one.links[i]))
+		}
+		for l := range one.links[i] {
+			if !slices.Equal(one.links[i][l], batch.links[i][l]) {
+				t.Fatalf("node %d layer %d links %v, want %v", i, l, batch.links[i][l], one.links[i][l])
+			}
+		}
+	}
+}
+
+// Linked from several goroutines (under -race in make test), the graph is
+// sound and as good as one built serially: every node reachable from the
+// entry point, no list over its bound, no self or repeated link, and the
+// recall of a narrow search as high.
+func TestAddBatchParallel(t *testing.T) {
+	d := randomSet(1500, 100, 24, 5)
+	truth := truths(d, 10)
+	serial := New(24, &Options{EfSearch: 16})
+	serial.insertBatchWith(idsOf(0, 1500), d.vecs, 1)
+	par := New(24, &Options{EfSearch: 16})
+	par.insertBatchWith(idsOf(0, 500), d.vecs[:500], 4)
+	par.insertBatchWith(idsOf(500, 1500), d.vecs[500:], 4)
+	checkGraph(t, par.g)
+	rs, rp := recall(t, serial, d, truth, 10), recall(t, par, d, truth, 10)
+	t.Logf("recall@10 at EfSearch 16: serial %.4f, parallel %.4f", rs, rp)
+	if rp < rs-0.02 {
+		t.Errorf("parallel build recall@10 %.4f, serial %.4f", rp, rs)
+	}
+}
+
+func idsOf(from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, idOf(i))
+	}
+	return out
+}
+
+func (x *Index) insertBatchWith(ids []string, vecs [][]float32, workers int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	first := x.g.addBatch(vecs, workers)
+	for i, id := range ids {
+		x.ids = append(x.ids, id)
+		x.slot[id] = first + uint32(i)
+	}
+}
+
+func checkGraph(t *testing.T, g *graph) {
+	t.Helper()
+	seen := make([]bool, g.size())
+	todo := []uint32{g.entry}
+	seen[g.entry] = true
+	for len(todo) > 0 {
+		n := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for l, ls := range g.links[n] {
+			if len(ls) > g.maxLinks(l) {
+				t.Fatalf("node %d layer %d has %d links, bound %d", n, l, len(ls), g.maxLinks(l))
+			}
+			sorted := slices.Clone(ls)
+			slices.Sort(sorted)
+			if len(slices.Compact(sorted)) != len(ls) || slices.Contains(ls, n) {
+				t.Fatalf("node %d layer %d links %v: repeated or self", n, l, ls)
+			}
+			for _, m := range ls {
+				if len(g.links[m]) <= l {
+					t.Fatalf("node %d links %d on layer %d, above its level", n, m, l)
+				}
+				if !seen[m] {
+					seen[m] = true
+					todo = append(todo, m)
+				}
+			}
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			t.Fatalf("node %d is not reachable from the entry point", i)
+		}
+	}
+}
+
+// AddBatch means what Adds one after another mean: a repeated id keeps its
+// last vector, an equal vector changes nothing, a bad vector changes
+// nothing at all.
+func TestAddBatch(t *testing.T) {
+	d := clusteredSet(200, 5, 8, 9)
+	x := New(8, nil)
+	if err := x.AddBatch(idsOf(0, 200), d.vecs); err != nil {
+		t.Fatal(err)
+	}
+	if x.Len() != 200 || !x.Changed() {
+		t.Fatalf("len %d changed %v, want 200 true", x.Len(), x.Changed())
+	}
+	if got := recall(t, x, d, truths(d, 10), 10); got != 1 {
+		t.Errorf("recall@10 %.4f on 200 vectors (searched exactly), want 1", got)
+	}
+	x.changed.Store(false)
+	if err := x.AddBatch(idsOf(0, 50), d.vecs[:50]); err != nil || x.Changed() || x.g.size() != 200 {
+		t.Fatalf("equal vectors again: err %v changed %v size %d, want nil false 200", err, x.Changed(), x.g.size())
+	}
+	a, b := d.vecs[0], d.vecs[1]
+	if err := x.AddBatch([]string{"r", "r"}, [][]float32{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if got := x.Vector("r"); !slices.Equal(got, b) {
+		t.Errorf("repeated id kept %v, want the last vector %v", got, b)
+	}
+	if err := x.AddBatch([]string{"s", "t"}, [][]float32{a, make([]float32, 8)}); !errors.Is(err, ErrVector) || x.Has("s") {
+		t.Errorf("a zero vector in the batch: err %v, s added %v; want ErrVector and nothing added", err, x.Has("s"))
+	}
+	if err := x.AddBatch([]string{"u"}, nil); err == nil {
+		t.Error("one id and no vector: no error")
+	}
+}
