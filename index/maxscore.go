@@ -15,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/scorer"
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	bleveindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
@@ -45,14 +46,19 @@ func (r Request) prunable() bool {
 		r.Fuzziness == 0 && !r.Explain && r.Size > 0
 }
 
-// msTerm is one term searcher of the query: a query word in one field.
+// msTerm is a query word in one field's disjunction.
 type msTerm struct {
-	s     search.Searcher
-	group int     // index into the query's field groups
-	bound float64 // above any score the term gives a chunk
-	cur   *search.DocumentMatch
-	doc   uint64 // cur's document number; math.MaxUint64 when done
-	count uint64
+	word  []byte
+	group int    // index into the query's field groups
+	df    uint64 // the chunks that hold it, over the index
+	// idf and the query weight, as bleve's TermQueryScorer has them.
+	idf, weight, avg float64
+	bound            float64 // above any score the term gives a chunk
+
+	// In the segment being searched:
+	it  segment.PostingsIterator
+	p   segment.Posting // at doc
+	doc uint64          // a local document number; msDone when done
 }
 
 // msGroup is the query words in one field: a bleve disjunction with its
@@ -69,8 +75,12 @@ type maxScore struct {
 	groups []msGroup
 	order  []int     // terms by bound, smallest first
 	prefix []float64 // prefix[i]: the sum of the bounds of order[:i]
-	sctx   *search.SearchContext
-	idbuf  []byte
+	top    topK
+	// essential: order[essential:] lead; the others cannot reach the
+	// k-th score alone.
+	essential int
+	scores    []float64
+	matched   []bool
 }
 
 const msDone = math.MaxUint64
@@ -92,10 +102,6 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 	if !isScorch {
 		return nil, 0, false, nil
 	}
-	ctx = context.WithValue(ctx, search.BM25StatsKey, stats)
-	ctx = context.WithValue(ctx, search.GetScoringModelCallbackKey,
-		search.GetScoringModelCallbackFn(func() string { return bleveindex.BM25Scoring }))
-
 	var words [][]byte
 	for _, t := range analyzer().Analyze([]byte(joinTerms(r.Query.Terms))) {
 		words = append(words, t.Term)
@@ -103,8 +109,7 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 	if len(words) == 0 {
 		return nil, 0, true, nil // bleve's match query matches nothing
 	}
-	ms := &maxScore{idbuf: make([]byte, 8)}
-	defer ms.close()
+	ms := &maxScore{top: topK{k: r.Size}}
 	fields := []msGroup{{field: fieldContent, boost: 1}}
 	if r.TitleWeight > 0 {
 		fields = append(fields, msGroup{field: fieldTitle, boost: r.TitleWeight})
@@ -112,20 +117,40 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 	if r.HeadingWeight > 0 {
 		fields = append(fields, msGroup{field: fieldHeadings, boost: r.HeadingWeight})
 	}
-	opts := search.SearcherOptions{}
+	segs := snap.Segments()
+	dicts := make([][]segment.TermDictionary, len(fields)) // per field, per segment
 	for g, f := range fields {
-		for _, w := range words {
-			s, err := searcher.NewTermSearcherBytes(ctx, rd, w, f.field, f.boost, opts)
-			if err != nil {
+		if _, ok := stats.FieldCardinality[f.field]; !ok {
+			return nil, 0, false, fmt.Errorf("lexical search: field stat for bm25 not present %s", f.field)
+		}
+		dicts[g] = make([]segment.TermDictionary, len(segs))
+		for i, ss := range segs {
+			if dicts[g][i], err = ss.Segment().Dictionary(f.field); err != nil {
 				return nil, 0, false, fmt.Errorf("lexical search: %w", err)
 			}
-			ms.terms = append(ms.terms, &msTerm{s: s, group: g, count: s.Count()})
+		}
+		avg := avgFieldLength(stats, f.field)
+		for _, w := range words {
+			t := &msTerm{word: w, group: g, avg: avg}
+			for i, ss := range segs {
+				pl, err := dicts[g][i].PostingsList(w, ss.Deleted(), nil)
+				if err != nil {
+					return nil, 0, false, fmt.Errorf("lexical search: %w", err)
+				}
+				t.df += pl.Count()
+			}
+			if avg <= 0 && t.df > 0 {
+				return nil, 0, false, nil // bleve scores such a field by TF-IDF
+			}
+			n, df := float64(uint64(stats.DocCount)), float64(t.df)
+			t.idf = math.Log(1 + (n-df+0.5)/(df+0.5))
+			ms.terms = append(ms.terms, t)
 			f.terms = append(f.terms, len(ms.terms)-1)
 		}
 		// A disjunction of more than searcher.DisjunctionHeapTakeover
 		// terms sums them in query order, a smaller one by posting count.
 		if len(f.terms) <= searcher.DisjunctionHeapTakeover {
-			slices.SortStableFunc(f.terms, func(a, b int) int { return cmpUint(ms.terms[a].count, ms.terms[b].count) })
+			slices.SortStableFunc(f.terms, func(a, b int) int { return cmpUint(ms.terms[a].df, ms.terms[b].df) })
 		}
 		ms.groups = append(ms.groups, f)
 	}
@@ -135,7 +160,8 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 	for g, f := range ms.groups {
 		var w float64
 		for _, i := range f.terms {
-			w += ms.terms[i].s.Weight()
+			bi := f.boost * ms.terms[i].idf
+			w += bi * bi
 		}
 		if g == 0 {
 			content = w
@@ -145,18 +171,9 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 	}
 	norm := 1 / math.Sqrt(content+should)
 	for _, t := range ms.terms {
-		t.s.SetQueryNorm(norm)
-		f := ms.groups[t.group]
-		avg := avgFieldLength(stats, f.field)
-		if avg <= 0 && t.count > 0 {
-			return nil, 0, false, nil // bleve scores such a field by TF-IDF
-		}
-		n, df := stats.DocCount, float64(t.count)
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		// idf · tf·k1/(tf + k1·(1-b+b·len/avg)) < idf·k1, times the
-		// query weight boost·idf·norm; a margin over rounding.
-		t.bound = idf * search.BM25_k1 * (f.boost * idf * norm) * (1 + 1e-9)
-		if t.count == 0 {
+		t.weight = ms.groups[t.group].boost * t.idf * norm
+		t.bound = t.idf * saturation(t.avg) * t.weight * (1 + 1e-9) // a margin over rounding
+		if t.df == 0 {
 			t.bound = 0
 		}
 	}
@@ -166,23 +183,62 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 			return nil, 0, false, err
 		}
 	}
-	n, countable, err := ms.count(snap, words, keep)
-	if err != nil || !countable {
-		return nil, 0, false, err
+	ms.prepare()
+	offsets := segmentOffsets(snap)
+	var n uint64
+	for i, ss := range segs {
+		var kept *roaring.Bitmap
+		if keep != nil {
+			kept = keep[i]
+		}
+		c, countable, err := ms.segment(ctx, ss.Deleted(), dicts, i, offsets[i], kept)
+		if err != nil || !countable {
+			return nil, 0, false, err
+		}
+		n += c
 	}
-	hits, err := ms.run(ctx, r.Size, snap, keep)
-	if err != nil {
-		return nil, 0, false, err
-	}
+	hits := ms.top.sorted()
 	out = make([]Candidate, 0, len(hits))
 	for _, h := range hits {
-		id, err := rd.ExternalID(h.id)
+		id, err := rd.ExternalID(binary.BigEndian.AppendUint64(nil, h.seq))
 		if err != nil {
 			return nil, 0, false, fmt.Errorf("lexical search: %w", err)
 		}
 		out = append(out, Candidate{ChunkID: id, Score: h.score})
 	}
 	return out, int(n), true, nil
+}
+
+// saturation bounds BM25's term frequency part, tf·k1/(tf + k1·(1-b +
+// b·len/avg)) with tf the square root of the term's count in the field
+// (as bleve has it), over every count and field length len: a field holds
+// at least as many words as any one of them, so len ≥ tf², less the
+// rounding of the length bleve keeps (a float32 norm), and the
+// expression k1·tf/(tf + A + B·tf²) is largest at tf² = A/B.
+func saturation(avg float64) float64 {
+	k1, b := search.BM25_k1, search.BM25_b
+	a, bb := k1*(1-b), k1*b*(1-1e-6)/avg
+	tf := math.Sqrt(a / bb)
+	return k1 * tf / (tf + 2*a)
+}
+
+// score is t's score at its posting, computed as bleve's TermQueryScorer
+// computes it.
+func (t *msTerm) score() float64 {
+	var tf float64
+	if f := t.p.Frequency(); f < scorer.MaxSqrtCache {
+		tf = scorer.SqrtCache[int(f)]
+	} else {
+		tf = math.Sqrt(float64(f))
+	}
+	norm := t.p.Norm()
+	fieldLength := 1 / (norm * norm)
+	score := t.idf * (tf * search.BM25_k1) /
+		(tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/t.avg)))
+	if t.weight != 1.0 {
+		score = score * t.weight
+	}
+	return score
 }
 
 func joinTerms(terms []string) string {
@@ -216,16 +272,9 @@ func avgFieldLength(stats *search.BM25Stats, field string) float64 {
 	return math.Ceil(float64(c) / float64(uint64(stats.DocCount)))
 }
 
-func (ms *maxScore) close() {
-	for _, t := range ms.terms {
-		t.s.Close()
-	}
-}
-
 type msHit struct {
-	id    bleveindex.IndexInternalID
 	score float64
-	seq   uint64 // the order bleve's collector would have seen it in
+	seq   uint64 // the chunk's document number: the order bleve's collector sees it in
 }
 
 // worse says whether a is worse than b in bleve's top k: a lower score,
@@ -244,6 +293,21 @@ type topK struct {
 }
 
 func (t *topK) full() bool { return len(t.h) == t.k }
+
+// sorted is the hits kept, best first.
+func (t *topK) sorted() []msHit {
+	out := slices.Clone(t.h)
+	slices.SortFunc(out, func(a, b msHit) int {
+		if worse(a, b) {
+			return 1
+		}
+		if worse(b, a) {
+			return -1
+		}
+		return 0
+	})
+	return out
+}
 
 // offer keeps h when it is better than the worst kept, and says so.
 func (t *topK) offer(h msHit) bool {
@@ -280,42 +344,32 @@ func (t *topK) offer(h msHit) bool {
 	return true
 }
 
-// advance moves t to its first document at or after doc.
-func (ms *maxScore) advance(t *msTerm, doc uint64) error {
-	if t.doc >= doc {
-		return nil
-	}
-	if t.cur != nil {
-		ms.sctx.DocumentMatchPool.Put(t.cur)
-	}
-	binary.BigEndian.PutUint64(ms.idbuf, doc)
-	var err error
-	t.cur, err = t.s.Advance(ms.sctx, ms.idbuf)
+func (t *msTerm) next() (err error) {
+	t.p, err = t.it.Next()
 	t.setDoc()
 	return err
 }
 
-func (ms *maxScore) next(t *msTerm) error {
-	if t.cur != nil {
-		ms.sctx.DocumentMatchPool.Put(t.cur)
+// advance moves t to its first document at or after doc.
+func (t *msTerm) advance(doc uint64) (err error) {
+	if t.doc >= doc {
+		return nil
 	}
-	var err error
-	t.cur, err = t.s.Next(ms.sctx)
+	t.p, err = t.it.Advance(doc)
 	t.setDoc()
 	return err
 }
 
 func (t *msTerm) setDoc() {
-	if t.cur == nil {
+	if t.p == nil {
 		t.doc = msDone
 	} else {
-		t.doc = binary.BigEndian.Uint64(t.cur.IndexInternalID)
+		t.doc = t.p.Number()
 	}
 }
 
-// run is the MaxScore loop: the k best chunks, best first.
-func (ms *maxScore) run(ctx context.Context, k int, snap *scorch.IndexSnapshot, keep []*roaring.Bitmap) ([]msHit, error) {
-	ms.sctx = &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(2*len(ms.terms)+4, 0)}
+// prepare orders the terms by their bounds.
+func (ms *maxScore) prepare() {
 	ms.order = make([]int, len(ms.terms))
 	for i := range ms.order {
 		ms.order[i] = i
@@ -325,86 +379,108 @@ func (ms *maxScore) run(ctx context.Context, k int, snap *scorch.IndexSnapshot, 
 	for i, o := range ms.order {
 		ms.prefix[i+1] = ms.prefix[i] + ms.terms[o].bound
 	}
+	ms.scores = make([]float64, len(ms.terms))
+	ms.matched = make([]bool, len(ms.terms))
+}
+
+// segment runs the MaxScore loop over one segment (number seg, its
+// documents numbered from offset in the index, deleted those deleted,
+// keep those the filters keep, nil without filters), keeping the best
+// chunks in ms.top, and returns how many chunks of it match: the union
+// of the content words' posting bitmaps. countable is false where they
+// are not bitmaps.
+func (ms *maxScore) segment(ctx context.Context, deleted *roaring.Bitmap, dicts [][]segment.TermDictionary, seg int, offset uint64, keep *roaring.Bitmap) (n uint64, countable bool, err error) {
+	var bms []*roaring.Bitmap
+	one := roaring.New()
 	for _, t := range ms.terms {
-		if err := ms.next(t); err != nil {
-			return nil, err
+		pl, err := dicts[t.group][seg].PostingsList(t.word, deleted, nil)
+		if err != nil {
+			return 0, false, fmt.Errorf("lexical search: %w", err)
+		}
+		t.it = pl.Iterator(true, true, false, nil)
+		if t.group == 0 && pl.Count() > 0 {
+			o, ok := t.it.(segment.OptimizablePostingsIterator)
+			if !ok {
+				return 0, false, nil
+			}
+			if d, ok := o.DocNum1Hit(); ok {
+				one.Add(uint32(d))
+			} else if bm := o.ActualBitmap(); bm != nil {
+				bms = append(bms, bm)
+			}
+		}
+		if err := t.next(); err != nil {
+			return 0, false, err
 		}
 	}
-	offsets := segmentOffsets(snap)
-	top := &topK{k: k}
-	essential := 0 // order[essential:] lead; the others cannot reach the k-th score alone
-	scores := make([]float64, len(ms.terms))
-	matched := make([]bool, len(ms.terms))
-	var seq uint64
+	u := roaring.FastOr(append(bms, one)...)
+	if keep != nil {
+		n = u.AndCardinality(keep)
+	} else {
+		n = u.GetCardinality()
+	}
 	for visits := 0; ; visits++ {
-		if visits%1024 == 0 {
+		if visits%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return 0, false, err
 			}
 		}
 		doc := uint64(msDone)
-		for _, o := range ms.order[essential:] {
+		for _, o := range ms.order[ms.essential:] {
 			doc = min(doc, ms.terms[o].doc)
 		}
 		if doc == msDone {
 			break
 		}
-		if keep == nil || kept(keep, offsets, doc) {
-			score, ok, err := ms.score(doc, essential, top, scores, matched)
+		if keep == nil || keep.Contains(uint32(doc)) {
+			score, ok, err := ms.score(doc)
 			if err != nil {
-				return nil, err
+				return 0, false, err
 			}
-			if ok && top.offer(msHit{id: binary.BigEndian.AppendUint64(nil, doc), score: score, seq: seq}) && top.full() {
-				theta := top.h[0].score
-				for essential < len(ms.order) && ms.prefix[essential+1] < theta {
-					essential++
+			if ok && ms.top.offer(msHit{score: score, seq: offset + doc}) && ms.top.full() {
+				theta := ms.top.h[0].score
+				for ms.essential < len(ms.order) && ms.prefix[ms.essential+1] < theta {
+					ms.essential++
 				}
 			}
-			seq++
 		}
-		for _, o := range ms.order[essential:] {
+		for _, o := range ms.order[ms.essential:] {
 			if t := ms.terms[o]; t.doc == doc {
-				if err := ms.next(t); err != nil {
-					return nil, err
+				if err := t.next(); err != nil {
+					return 0, false, err
 				}
 			}
 		}
 	}
-	slices.SortFunc(top.h, func(a, b msHit) int {
-		if worse(a, b) {
-			return 1
-		}
-		if worse(b, a) {
-			return -1
-		}
-		return 0
-	})
-	return top.h, nil
+	return n, true, nil
 }
 
 // score is doc's score as bleve computes it, with ok false where doc is
 // no match (no content word) or cannot enter the top k.
-func (ms *maxScore) score(doc uint64, essential int, top *topK, scores []float64, matched []bool) (float64, bool, error) {
+func (ms *maxScore) score(doc uint64) (float64, bool, error) {
+	scores, matched := ms.scores, ms.matched
 	clear(matched)
 	var sum float64
-	for _, o := range ms.order[essential:] {
+	for _, o := range ms.order[ms.essential:] {
 		if t := ms.terms[o]; t.doc == doc {
-			scores[o], matched[o] = t.cur.Score, true
-			sum += t.cur.Score
+			s := t.score()
+			scores[o], matched[o] = s, true
+			sum += s
 		}
 	}
-	for i := essential - 1; i >= 0; i-- {
-		if top.full() && sum+ms.prefix[i+1] < top.h[0].score {
+	for i := ms.essential - 1; i >= 0; i-- {
+		if ms.top.full() && sum+ms.prefix[i+1] < ms.top.h[0].score {
 			return 0, false, nil
 		}
 		o := ms.order[i]
 		t := ms.terms[o]
-		if err := ms.advance(t, doc); err != nil {
+		if err := t.advance(doc); err != nil {
 			return 0, false, err
 		}
 		if t.doc == doc {
-			scores[o], matched[o] = t.cur.Score, true
-			sum += t.cur.Score
+			s := t.score()
+			scores[o], matched[o] = s, true
+			sum += s
 		}
 	}
 	// bleve's sum: the content disjunction (a must clause), plus the
@@ -469,11 +545,6 @@ func locate(offsets []uint64, doc uint64) (int, uint32) {
 	return i, uint32(doc - offsets[i])
 }
 
-func kept(keep []*roaring.Bitmap, offsets []uint64, doc uint64) bool {
-	i, local := locate(offsets, doc)
-	return keep[i] != nil && keep[i].Contains(local)
-}
-
 // filterBitmaps are the documents the filters all keep, per segment of
 // snap.
 func filterBitmaps(ctx context.Context, rd bleveindex.IndexReader, m mapping.IndexMapping, snap *scorch.IndexSnapshot, filters []query.Query) ([]*roaring.Bitmap, error) {
@@ -507,44 +578,4 @@ func filterBitmaps(ctx context.Context, rd bleveindex.IndexReader, m mapping.Ind
 		sctx.DocumentMatchPool.Put(d)
 	}
 	return out, nil
-}
-
-// count is how many chunks hold a content word (and pass the filters,
-// keep): the union of the words' posting bitmaps, segment by segment,
-// without their deleted documents. countable is false where a segment's
-// postings are not bitmaps.
-func (ms *maxScore) count(snap *scorch.IndexSnapshot, words [][]byte, keep []*roaring.Bitmap) (n uint64, countable bool, err error) {
-	for i, ss := range snap.Segments() {
-		dict, err := ss.Segment().Dictionary(fieldContent)
-		if err != nil {
-			return 0, false, fmt.Errorf("lexical search: count: %w", err)
-		}
-		var bms []*roaring.Bitmap
-		one := roaring.New()
-		for _, w := range words {
-			pl, err := dict.PostingsList(w, ss.Deleted(), nil)
-			if err != nil {
-				return 0, false, fmt.Errorf("lexical search: count: %w", err)
-			}
-			if pl == nil || pl.Count() == 0 {
-				continue
-			}
-			it, ok := pl.Iterator(false, false, false, nil).(segment.OptimizablePostingsIterator)
-			if !ok {
-				return 0, false, nil
-			}
-			if d, ok := it.DocNum1Hit(); ok {
-				one.Add(uint32(d))
-			} else if bm := it.ActualBitmap(); bm != nil {
-				bms = append(bms, bm)
-			}
-		}
-		u := roaring.FastOr(append(bms, one)...)
-		if keep != nil {
-			n += u.AndCardinality(keep[i])
-		} else {
-			n += u.GetCardinality()
-		}
-	}
-	return n, true, nil
 }

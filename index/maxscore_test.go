@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2/search"
 )
 
 // The pruned search returns what bleve's searchers return: the same
@@ -143,4 +145,30 @@ func randomLexical(t *testing.T, seed uint64) (*Lexical, *zipfCorpus) {
 	}
 	t.Cleanup(func() { l.Close() })
 	return l, z
+}
+
+// saturation bounds the term frequency part of every score bleve can
+// give: any count in a field at least that long, with the field length
+// rounded as bleve keeps it (1/sqrt of it, as a float32), for short and
+// long average fields; and is close to the largest such value.
+func TestSaturationBound(t *testing.T) {
+	k1, b := search.BM25_k1, search.BM25_b
+	for _, avg := range []float64{1, 2, 3, 7, 40, 111, 2000} {
+		bound, best := saturation(avg), 0.0
+		for freq := 1; freq <= 300; freq++ {
+			for n := freq; n <= freq*4+50; n++ {
+				norm := float64(float32(1 / math.Sqrt(float64(n))))
+				fieldLength := 1 / (norm * norm)
+				tf := math.Sqrt(float64(freq))
+				s := tf * k1 / (tf + k1*(1-b+(b*fieldLength/avg)))
+				if s > bound {
+					t.Fatalf("avg %v: count %d in a field of %d gives %v, above the bound %v", avg, freq, n, s, bound)
+				}
+				best = max(best, s)
+			}
+		}
+		if best < bound*0.9 {
+			t.Errorf("avg %v: bound %v, the largest value %v: looser than it need be", avg, bound, best)
+		}
+	}
 }
