@@ -142,8 +142,7 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 			if avg <= 0 && t.df > 0 {
 				return nil, 0, false, nil // bleve scores such a field by TF-IDF
 			}
-			n, df := float64(uint64(stats.DocCount)), float64(t.df)
-			t.idf = math.Log(1 + (n-df+0.5)/(df+0.5))
+			t.idf = idf(uint64(stats.DocCount), t.df, avg)
 			ms.terms = append(ms.terms, t)
 			f.terms = append(f.terms, len(ms.terms)-1)
 		}
@@ -207,6 +206,17 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 		out = append(out, Candidate{ChunkID: id, Score: h.score})
 	}
 	return out, int(n), true, nil
+}
+
+// idf is a word's inverse document frequency as bleve's TermQueryScorer
+// has it: BM25's where the field has an average length, else TF-IDF's (a
+// field no chunk holds words in, whose words weigh in the query norm all
+// the same).
+func idf(docs, df uint64, avg float64) float64 {
+	if avg > 0 {
+		return math.Log(1 + (float64(docs)-float64(df)+0.5)/(float64(df)+0.5))
+	}
+	return 1.0 + math.Log(float64(docs)/float64(df+1.0))
 }
 
 // saturation bounds BM25's term frequency part, tf·k1/(tf + k1·(1-b +

@@ -112,7 +112,7 @@ func randomLexical(t *testing.T, seed uint64) (*Lexical, *zipfCorpus) {
 				m.Tags = append(m.Tags, fmt.Sprintf("t%d", i))
 			}
 		}
-		m.Record = d%20 == 3
+		m.Record = d%20 == 3 || seed == 2 // seed 2: no title holds a word
 		meta[doc] = m
 		for c := range 1 + r.IntN(6) {
 			ch := &Chunk{ID: fmt.Sprintf("%s#00000000.%d", doc, c), DocID: doc, Ord: c, Text: z.text(3 + r.IntN(80))}
