@@ -27,18 +27,29 @@ import (
 // every chunk that holds any query word, and a question in words holds
 // common ones, whose postings grow with the corpus.
 //
-// A word's BM25 score in a chunk is below idf·k1·queryWeight whatever its
-// frequency and the chunk's length, and bleve's coordination factors are
-// at most 1, so a chunk's score is below the sum of these bounds over the
-// words it holds. Once k chunks are kept, a chunk that holds only words
-// whose bounds sum below the k-th score cannot enter, and the words with
-// the smallest bounds (the common ones, of low idf) no longer lead: their
-// postings are read only at the chunks the other words name (skipping
-// through the posting lists). Each chunk that is scored gets bleve's own
-// term scores (its term searchers), combined as bleve's searchers combine
-// them; ties keep bleve's order (the earlier chunk), so the top k is the
-// one bleve returns. How many chunks matched is counted from the posting
-// lists' bitmaps, not by visiting them.
+// A word's BM25 score in a chunk is below idf·saturation·queryWeight
+// whatever its count and the chunk's length (see saturation), and bleve's
+// coordination factors are at most 1, so a chunk's score is below the sum
+// of these bounds over the words it holds. Once k chunks are kept, a chunk
+// that holds only words whose bounds sum below the k-th score cannot
+// enter, and the words with the smallest bounds (the common ones, of low
+// idf) no longer lead: their postings are read only at the chunks the
+// other words name, skipping through the posting lists, and not even
+// there once the words read so far leave a chunk short of the k-th score.
+//
+// It reads scorch's segments directly (their term dictionaries and
+// posting iterators), scores a posting as bleve's TermQueryScorer does,
+// with the query norm and idf bleve's searchers compute, and combines the
+// words' scores as bleve's searchers combine them (the content
+// disjunction and its coordination factor, plus the title and headings
+// disjunctions'); ties keep bleve's order (the earlier chunk), so the top
+// k is bleve's. One difference is left: a field's disjunction of more
+// than ten words (bleve's heap disjunction) sums in an order bleve's heap
+// happens to pop, so scores may differ in the last bit (1e-16) and two
+// chunks that close may swap (one pair in one of SciFact's 300 test
+// queries). How many chunks matched is counted from the posting lists'
+// bitmaps, not by visiting them. Phrases, exclusions, fuzzy matching and
+// explanations go through bleve (searchWith).
 
 // prunable says whether searchPruned can answer r.
 func (r Request) prunable() bool {
@@ -48,9 +59,9 @@ func (r Request) prunable() bool {
 
 // msTerm is a query word in one field's disjunction.
 type msTerm struct {
-	word  []byte
-	group int    // index into the query's field groups
-	df    uint64 // the chunks that hold it, over the index
+	group int                    // index into the query's field groups
+	lists []segment.PostingsList // its postings, per segment
+	df    uint64                 // the chunks that hold it, over the index
 	// idf and the query weight, as bleve's TermQueryScorer has them.
 	idf, weight, avg float64
 	bound            float64 // above any score the term gives a chunk
@@ -118,25 +129,25 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 		fields = append(fields, msGroup{field: fieldHeadings, boost: r.HeadingWeight})
 	}
 	segs := snap.Segments()
-	dicts := make([][]segment.TermDictionary, len(fields)) // per field, per segment
+	dicts := make([]segment.TermDictionary, len(segs))
 	for g, f := range fields {
 		if _, ok := stats.FieldCardinality[f.field]; !ok {
-			return nil, 0, false, fmt.Errorf("lexical search: field stat for bm25 not present %s", f.field)
+			return nil, 0, false, fmt.Errorf("lexical search: no BM25 statistics for field %s; run braid index to count them", f.field)
 		}
-		dicts[g] = make([]segment.TermDictionary, len(segs))
 		for i, ss := range segs {
-			if dicts[g][i], err = ss.Segment().Dictionary(f.field); err != nil {
+			if dicts[i], err = ss.Segment().Dictionary(f.field); err != nil {
 				return nil, 0, false, fmt.Errorf("lexical search: %w", err)
 			}
 		}
 		avg := avgFieldLength(stats, f.field)
 		for _, w := range words {
-			t := &msTerm{word: w, group: g, avg: avg}
+			t := &msTerm{group: g, avg: avg, lists: make([]segment.PostingsList, len(segs))}
 			for i, ss := range segs {
-				pl, err := dicts[g][i].PostingsList(w, ss.Deleted(), nil)
+				pl, err := dicts[i].PostingsList(w, ss.Deleted(), nil)
 				if err != nil {
 					return nil, 0, false, fmt.Errorf("lexical search: %w", err)
 				}
+				t.lists[i] = pl
 				t.df += pl.Count()
 			}
 			if avg <= 0 && t.df > 0 {
@@ -185,12 +196,12 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 	ms.prepare()
 	offsets := segmentOffsets(snap)
 	var n uint64
-	for i, ss := range segs {
+	for i := range segs {
 		var kept *roaring.Bitmap
 		if keep != nil {
 			kept = keep[i]
 		}
-		c, countable, err := ms.segment(ctx, ss.Deleted(), dicts, i, offsets[i], kept)
+		c, countable, err := ms.segment(ctx, i, offsets[i], kept)
 		if err != nil || !countable {
 			return nil, 0, false, err
 		}
@@ -394,19 +405,15 @@ func (ms *maxScore) prepare() {
 }
 
 // segment runs the MaxScore loop over one segment (number seg, its
-// documents numbered from offset in the index, deleted those deleted,
-// keep those the filters keep, nil without filters), keeping the best
+// documents numbered from offset in the index, keep those the filters keep, nil without filters), keeping the best
 // chunks in ms.top, and returns how many chunks of it match: the union
 // of the content words' posting bitmaps. countable is false where they
 // are not bitmaps.
-func (ms *maxScore) segment(ctx context.Context, deleted *roaring.Bitmap, dicts [][]segment.TermDictionary, seg int, offset uint64, keep *roaring.Bitmap) (n uint64, countable bool, err error) {
+func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *roaring.Bitmap) (n uint64, countable bool, err error) {
 	var bms []*roaring.Bitmap
 	one := roaring.New()
 	for _, t := range ms.terms {
-		pl, err := dicts[t.group][seg].PostingsList(t.word, deleted, nil)
-		if err != nil {
-			return 0, false, fmt.Errorf("lexical search: %w", err)
-		}
+		pl := t.lists[seg]
 		t.it = pl.Iterator(true, true, false, nil)
 		if t.group == 0 && pl.Count() > 0 {
 			o, ok := t.it.(segment.OptimizablePostingsIterator)
