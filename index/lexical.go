@@ -380,6 +380,12 @@ func (l *Lexical) Search(ctx context.Context, r Request) (out []Candidate, total
 }
 
 func (l *Lexical) search(ctx context.Context, r Request) ([]Candidate, int, error) {
+	return l.searchWith(ctx, r, true)
+}
+
+// searchWith is search, through the pruned search (searchPruned) where
+// prune allows and it can answer r, else through bleve's searchers.
+func (l *Lexical) searchWith(ctx context.Context, r Request, prune bool) ([]Candidate, int, error) {
 	stats, err := l.bm25Stats()
 	if err != nil {
 		return nil, 0, err
@@ -388,6 +394,20 @@ func (l *Lexical) search(ctx context.Context, r Request) ([]Candidate, int, erro
 	tags, err := l.tagFilter(ctx, r)
 	if err != nil {
 		return nil, 0, err
+	}
+	if prune && r.prunable() {
+		filters, err := r.filters(tags)
+		if err != nil {
+			return nil, 0, err
+		}
+		out, total, ok, err := l.searchPruned(ctx, r, stats, filters)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			sortCandidates(out)
+			return out, total, nil
+		}
 	}
 	q, err := r.bleveQuery(tags)
 	if err != nil {
@@ -411,13 +431,18 @@ func (l *Lexical) search(ctx context.Context, r Request) ([]Candidate, int, erro
 		}
 		out = append(out, c)
 	}
+	sortCandidates(out)
+	return out, int(res.Total), nil
+}
+
+// sortCandidates puts candidates best first, equal scores in id order.
+func sortCandidates(out []Candidate) {
 	slices.SortStableFunc(out, func(a, b Candidate) int {
 		if a.Score != b.Score {
 			return cmp.Compare(b.Score, a.Score)
 		}
 		return strings.Compare(a.ChunkID, b.ChunkID)
 	})
-	return out, int(res.Total), nil
 }
 
 // bm25Stats are the collection statistics BM25 scores with: the number
@@ -663,6 +688,19 @@ func (r Request) bleveQuery(tags []query.Query) (query.Query, error) {
 	if len(should) == 0 && len(r.Query.Phrases) == 0 {
 		return nil, ErrEmptyQuery
 	}
+	filters, err := r.filters(tags)
+	if err != nil {
+		return nil, err
+	}
+	if len(filters) > 0 {
+		main.AddFilter(bleve.NewConjunctionQuery(filters...))
+	}
+	return main, nil
+}
+
+// filters are the filters of r, all of which a chunk must pass, with tags
+// the filters for its tags (see tagFilter).
+func (r Request) filters(tags []query.Query) ([]query.Query, error) {
 	var filters []query.Query
 	if len(r.SourceIDs) > 0 {
 		var any []query.Query
@@ -692,10 +730,7 @@ func (r Request) bleveQuery(tags []query.Query) (query.Query, error) {
 		rq.SetField(fieldPath)
 		filters = append(filters, rq)
 	}
-	if len(filters) > 0 {
-		main.AddFilter(bleve.NewConjunctionQuery(filters...))
-	}
-	return main, nil
+	return filters, nil
 }
 
 // Token is an analysed term and where its word is in the analysed text.

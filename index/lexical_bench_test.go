@@ -1,0 +1,152 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// zipfCorpus is a synthetic corpus shaped as braid bench's (package
+// bench, corpus.go): pseudo-words drawn from a Zipf distribution, so the
+// common words are in most chunks, as in natural text.
+type zipfCorpus struct {
+	words []string
+	zipf  *rand.Zipf
+	r     *rand.Rand
+}
+
+func newZipfCorpus(seed uint64, vocab int) *zipfCorpus {
+	r := rand.New(rand.NewPCG(seed, 7))
+	syl := strings.Fields("ka lo mi ne ru sa ti vo be da fe gi ho ju ke la mo nu pi ro se tu wa ye zo an el in on un ar er or ix us")
+	seen := map[string]bool{}
+	var words []string
+	for len(words) < vocab {
+		var b strings.Builder
+		for range 2 + r.IntN(3) {
+			b.WriteString(syl[r.IntN(len(syl))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	return &zipfCorpus{words: words, zipf: rand.NewZipf(r, 1.07, 2, uint64(vocab-1)), r: r}
+}
+
+func (z *zipfCorpus) text(n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = z.words[z.zipf.Uint64()]
+	}
+	return strings.Join(w, " ")
+}
+
+// question is a query of 8 to 12 words drawn as the text draws them.
+func (z *zipfCorpus) question() string { return z.text(8 + z.r.IntN(5)) }
+
+// fill adds n chunks, 10 a document, to l in batches.
+func (z *zipfCorpus) fill(tb testing.TB, l *Lexical, n, words int) {
+	tb.Helper()
+	meta := map[string]ChunkMeta{}
+	var batch []*Chunk
+	flush := func() {
+		if err := l.Apply(1, nil, batch, func(id string) ChunkMeta { return meta[id] }); err != nil {
+			tb.Fatal(err)
+		}
+		batch = batch[:0]
+		clear(meta)
+	}
+	for i := range n {
+		doc := fmt.Sprintf("doc%06d", i/10)
+		if i%10 == 0 {
+			meta[doc] = ChunkMeta{Title: z.text(2), Path: "d/" + doc + ".md", SourceID: fmt.Sprintf("s%d", i/10%3), Tags: []string{fmt.Sprintf("t%d", i/10%4)}}
+		}
+		batch = append(batch, &Chunk{ID: fmt.Sprintf("%s#00000000.%d", doc, i%10), DocID: doc, Ord: i % 10, Text: z.text(words), HeadingPath: []string{z.text(2)}})
+		if len(batch) == 1000 {
+			flush()
+		}
+	}
+	if len(batch) > 0 {
+		flush()
+	}
+}
+
+// benchLexical opens (building it on first use, kept in the temporary
+// folder across runs) a lexical index of n chunks of braid bench's shape.
+func benchLexical(b *testing.B, n int) (*Lexical, *zipfCorpus) {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("braid-lexbench-v1-%d", n))
+	z := newZipfCorpus(uint64(n), 40000)
+	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
+		os.RemoveAll(dir)
+		l, err := OpenLexical(filepath.Join(dir, "lex"), false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		z.fill(b, l, n, 110)
+		if err := l.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "done"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	l, err := OpenLexical(filepath.Join(dir, "lex"), true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	return l, z
+}
+
+// BenchmarkLexicalQuestions is BM25 top-50 on questions in words over
+// braid bench's synthetic corpora, with the default title weight (a
+// lexical search asks for 80 chunks), through bleve's searchers and
+// through the pruned search.
+func BenchmarkLexicalQuestions(b *testing.B) {
+	for _, n := range []int{10000, 30000} {
+		for _, prune := range []bool{false, true} {
+			name := map[bool]string{false: "bleve", true: "pruned"}[prune]
+			b.Run(fmt.Sprintf("%dk/%s", n/1000, name), func(b *testing.B) {
+				l, z := benchLexical(b, n)
+				var reqs []Request
+				for range 100 {
+					q, err := ParseQuery(z.question())
+					if err != nil {
+						b.Fatal(err)
+					}
+					reqs = append(reqs, Request{Query: q, Size: 80, TitleWeight: 0.5})
+				}
+				ctx := context.Background()
+				if _, _, err := l.Search(ctx, reqs[0]); err != nil { // the statistics, counted once
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				for i := 0; i < b.N; i++ {
+					if _, _, err := l.searchWith(ctx, reqs[i%len(reqs)], prune); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// The process's CPU time, steadier than the wall time
+				// on a machine other work shares.
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
+}
+
+// cpuTime is the user and system CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

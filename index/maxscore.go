@@ -1,0 +1,598 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/scorer"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	bleveindex "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+)
+
+// The pruned search (MaxScore, Turtle and Flood 1995) answers a query of
+// free words, the common case, with the scores and the top k bleve gives
+// for bleveQuery's query, without scoring every posting: bleve scores
+// every chunk that holds any query word, and a question in words holds
+// common ones, whose postings grow with the corpus.
+//
+// A word's BM25 score in a chunk is below idf·saturation·queryWeight
+// whatever its count and the chunk's length (see saturation), and bleve's
+// coordination factors are at most 1, so a chunk's score is below the sum
+// of these bounds over the words it holds. Once k chunks are kept, a chunk
+// that holds only words whose bounds sum below the k-th score cannot
+// enter, and the words with the smallest bounds (the common ones, of low
+// idf) no longer lead: their postings are read only at the chunks the
+// other words name, skipping through the posting lists, and not even
+// there once the words read so far leave a chunk short of the k-th score.
+//
+// It reads scorch's segments directly (their term dictionaries and
+// posting iterators), scores a posting as bleve's TermQueryScorer does,
+// with the query norm and idf bleve's searchers compute, and combines the
+// words' scores as bleve's searchers combine them (the content
+// disjunction and its coordination factor, plus the title and headings
+// disjunctions'); ties keep bleve's order (the earlier chunk), so the top
+// k is bleve's. One difference is left: a field's disjunction of more
+// than ten words (bleve's heap disjunction) sums in an order bleve's heap
+// happens to pop, so scores may differ in the last bit (1e-16) and two
+// chunks that close may swap (one pair in one of SciFact's 300 test
+// queries). How many chunks matched is counted from the posting lists'
+// bitmaps, not by visiting them. Phrases, exclusions, fuzzy matching and
+// explanations go through bleve (searchWith).
+
+// prunable says whether searchPruned can answer r.
+func (r Request) prunable() bool {
+	return len(r.Query.Terms) > 0 && len(r.Query.Phrases) == 0 && len(r.Query.Excluded) == 0 &&
+		r.Fuzziness == 0 && !r.Explain && r.Size > 0
+}
+
+// msTerm is a query word in one field's disjunction.
+type msTerm struct {
+	group int                    // index into the query's field groups
+	lists []segment.PostingsList // its postings, per segment
+	df    uint64                 // the chunks that hold it, over the index
+	// idf and the query weight, as bleve's TermQueryScorer has them.
+	idf, weight, avg float64
+	bound            float64 // above any score the term gives a chunk
+
+	// In the segment being searched:
+	it  segment.PostingsIterator
+	p   segment.Posting // at doc
+	doc uint64          // a local document number; msDone when done
+}
+
+// msGroup is the query words in one field: a bleve disjunction with its
+// coordination factor.
+type msGroup struct {
+	field string
+	boost float64
+	terms []int // indexes into the terms, in the order bleve sums them
+}
+
+// maxScore is the state of one pruned search.
+type maxScore struct {
+	terms  []*msTerm
+	groups []msGroup
+	order  []int     // terms by bound, smallest first
+	prefix []float64 // prefix[i]: the sum of the bounds of order[:i]
+	top    topK
+	// essential: order[essential:] lead; the others cannot reach the
+	// k-th score alone.
+	essential int
+	scores    []float64
+	matched   []bool
+}
+
+const msDone = math.MaxUint64
+
+// searchPruned answers r (see prunable) as search does through bleve,
+// with ok false where it cannot (an index that is not scorch's); stats
+// are the collection statistics, filters r's filters.
+func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM25Stats, filters []query.Query) (out []Candidate, total int, ok bool, err error) {
+	adv, err := l.idx.Advanced()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	rd, err := adv.Reader()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	defer rd.Close()
+	snap, isScorch := rd.(*scorch.IndexSnapshot)
+	if !isScorch {
+		return nil, 0, false, nil
+	}
+	var words [][]byte
+	for _, t := range analyzer().Analyze([]byte(joinTerms(r.Query.Terms))) {
+		words = append(words, t.Term)
+	}
+	if len(words) == 0 {
+		return nil, 0, true, nil // bleve's match query matches nothing
+	}
+	ms := &maxScore{top: topK{k: r.Size}}
+	fields := []msGroup{{field: fieldContent, boost: 1}}
+	if r.TitleWeight > 0 {
+		fields = append(fields, msGroup{field: fieldTitle, boost: r.TitleWeight})
+	}
+	if r.HeadingWeight > 0 {
+		fields = append(fields, msGroup{field: fieldHeadings, boost: r.HeadingWeight})
+	}
+	segs := snap.Segments()
+	dicts := make([]segment.TermDictionary, len(segs))
+	for g, f := range fields {
+		if _, ok := stats.FieldCardinality[f.field]; !ok {
+			return nil, 0, false, fmt.Errorf("lexical search: no BM25 statistics for field %s; run braid index to count them", f.field)
+		}
+		for i, ss := range segs {
+			if dicts[i], err = ss.Segment().Dictionary(f.field); err != nil {
+				return nil, 0, false, fmt.Errorf("lexical search: %w", err)
+			}
+		}
+		avg := avgFieldLength(stats, f.field)
+		for _, w := range words {
+			t := &msTerm{group: g, avg: avg, lists: make([]segment.PostingsList, len(segs))}
+			for i, ss := range segs {
+				pl, err := dicts[i].PostingsList(w, ss.Deleted(), nil)
+				if err != nil {
+					return nil, 0, false, fmt.Errorf("lexical search: %w", err)
+				}
+				t.lists[i] = pl
+				t.df += pl.Count()
+			}
+			if avg <= 0 && t.df > 0 {
+				return nil, 0, false, nil // bleve scores such a field by TF-IDF
+			}
+			t.idf = idf(uint64(stats.DocCount), t.df, avg)
+			ms.terms = append(ms.terms, t)
+			f.terms = append(f.terms, len(ms.terms)-1)
+		}
+		// A disjunction of more than searcher.DisjunctionHeapTakeover
+		// terms sums them in query order, a smaller one by posting count.
+		if len(f.terms) <= searcher.DisjunctionHeapTakeover {
+			slices.SortStableFunc(f.terms, func(a, b int) int { return cmpUint(ms.terms[a].df, ms.terms[b].df) })
+		}
+		ms.groups = append(ms.groups, f)
+	}
+	// The query norm, summed as bleve's searchers sum their weights: the
+	// content disjunction, then the title and headings disjunctions.
+	var content, should float64
+	for g, f := range ms.groups {
+		var w float64
+		for _, i := range f.terms {
+			bi := f.boost * ms.terms[i].idf
+			w += bi * bi
+		}
+		if g == 0 {
+			content = w
+		} else {
+			should += w
+		}
+	}
+	norm := 1 / math.Sqrt(content+should)
+	for _, t := range ms.terms {
+		t.weight = ms.groups[t.group].boost * t.idf * norm
+		t.bound = t.idf * saturation(t.avg) * t.weight * (1 + 1e-9) // a margin over rounding
+		if t.df == 0 {
+			t.bound = 0
+		}
+	}
+	var keep []*roaring.Bitmap // per segment; nil without filters
+	if len(filters) > 0 {
+		if keep, err = filterBitmaps(ctx, rd, l.idx.Mapping(), snap, filters); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	ms.prepare()
+	offsets := segmentOffsets(snap)
+	var n uint64
+	for i := range segs {
+		var kept *roaring.Bitmap
+		if keep != nil {
+			kept = keep[i]
+		}
+		c, countable, err := ms.segment(ctx, i, offsets[i], kept)
+		if err != nil || !countable {
+			return nil, 0, false, err
+		}
+		n += c
+	}
+	hits := ms.top.sorted()
+	out = make([]Candidate, 0, len(hits))
+	for _, h := range hits {
+		id, err := rd.ExternalID(binary.BigEndian.AppendUint64(nil, h.seq))
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("lexical search: %w", err)
+		}
+		out = append(out, Candidate{ChunkID: id, Score: h.score})
+	}
+	return out, int(n), true, nil
+}
+
+// idf is a word's inverse document frequency as bleve's TermQueryScorer
+// has it: BM25's where the field has an average length, else TF-IDF's (a
+// field no chunk holds words in, whose words weigh in the query norm all
+// the same).
+func idf(docs, df uint64, avg float64) float64 {
+	if avg > 0 {
+		return math.Log(1 + (float64(docs)-float64(df)+0.5)/(float64(df)+0.5))
+	}
+	return 1.0 + math.Log(float64(docs)/float64(df+1.0))
+}
+
+// saturation bounds BM25's term frequency part, tf·k1/(tf + k1·(1-b +
+// b·len/avg)) with tf the square root of the term's count in the field
+// (as bleve has it), over every count and field length len: a field holds
+// at least as many words as any one of them, so len ≥ tf², less the
+// rounding of the length bleve keeps (a float32 norm), and the
+// expression k1·tf/(tf + A + B·tf²) is largest at tf² = A/B.
+func saturation(avg float64) float64 {
+	k1, b := search.BM25_k1, search.BM25_b
+	a, bb := k1*(1-b), k1*b*(1-1e-6)/avg
+	tf := math.Sqrt(a / bb)
+	return k1 * tf / (tf + 2*a)
+}
+
+// score is t's score at its posting, computed as bleve's TermQueryScorer
+// computes it.
+func (t *msTerm) score() float64 {
+	var tf float64
+	if f := t.p.Frequency(); f < scorer.MaxSqrtCache {
+		tf = scorer.SqrtCache[int(f)]
+	} else {
+		tf = math.Sqrt(float64(f))
+	}
+	norm := t.p.Norm()
+	fieldLength := 1 / (norm * norm)
+	score := t.idf * (tf * search.BM25_k1) /
+		(tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/t.avg)))
+	if t.weight != 1.0 {
+		score = score * t.weight
+	}
+	return score
+}
+
+func joinTerms(terms []string) string {
+	var b bytes.Buffer
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+func cmpUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// avgFieldLength is the average field length bleve's BM25 takes from
+// stats (searcher's bm25ScoreMetrics).
+func avgFieldLength(stats *search.BM25Stats, field string) float64 {
+	c := stats.FieldCardinality[field]
+	if stats.DocCount == 0 && c == 0 {
+		return 0
+	}
+	return math.Ceil(float64(c) / float64(uint64(stats.DocCount)))
+}
+
+type msHit struct {
+	score float64
+	seq   uint64 // the chunk's document number: the order bleve's collector sees it in
+}
+
+// worse says whether a is worse than b in bleve's top k: a lower score,
+// or an equal one seen later.
+func worse(a, b msHit) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.seq > b.seq
+}
+
+// topK keeps the k best hits, the worst at the root.
+type topK struct {
+	k int
+	h []msHit
+}
+
+func (t *topK) full() bool { return len(t.h) == t.k }
+
+// sorted is the hits kept, best first.
+func (t *topK) sorted() []msHit {
+	out := slices.Clone(t.h)
+	slices.SortFunc(out, func(a, b msHit) int {
+		if worse(a, b) {
+			return 1
+		}
+		if worse(b, a) {
+			return -1
+		}
+		return 0
+	})
+	return out
+}
+
+// offer keeps h when it is better than the worst kept, and says so.
+func (t *topK) offer(h msHit) bool {
+	if len(t.h) < t.k {
+		t.h = append(t.h, h)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !worse(t.h[i], t.h[p]) {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
+		return true
+	}
+	if !worse(t.h[0], h) {
+		return false
+	}
+	t.h[0] = h
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(t.h) {
+			break
+		}
+		if c+1 < len(t.h) && worse(t.h[c+1], t.h[c]) {
+			c++
+		}
+		if !worse(t.h[c], t.h[i]) {
+			break
+		}
+		t.h[i], t.h[c] = t.h[c], t.h[i]
+		i = c
+	}
+	return true
+}
+
+func (t *msTerm) next() (err error) {
+	t.p, err = t.it.Next()
+	t.setDoc()
+	return err
+}
+
+// advance moves t to its first document at or after doc.
+func (t *msTerm) advance(doc uint64) (err error) {
+	if t.doc >= doc {
+		return nil
+	}
+	t.p, err = t.it.Advance(doc)
+	t.setDoc()
+	return err
+}
+
+func (t *msTerm) setDoc() {
+	if t.p == nil {
+		t.doc = msDone
+	} else {
+		t.doc = t.p.Number()
+	}
+}
+
+// prepare orders the terms by their bounds.
+func (ms *maxScore) prepare() {
+	ms.order = make([]int, len(ms.terms))
+	for i := range ms.order {
+		ms.order[i] = i
+	}
+	slices.SortStableFunc(ms.order, func(a, b int) int { return cmpFloat(ms.terms[a].bound, ms.terms[b].bound) })
+	ms.prefix = make([]float64, len(ms.order)+1)
+	for i, o := range ms.order {
+		ms.prefix[i+1] = ms.prefix[i] + ms.terms[o].bound
+	}
+	ms.scores = make([]float64, len(ms.terms))
+	ms.matched = make([]bool, len(ms.terms))
+}
+
+// segment runs the MaxScore loop over one segment (number seg, its
+// documents numbered from offset in the index, keep those the filters keep, nil without filters), keeping the best
+// chunks in ms.top, and returns how many chunks of it match: the union
+// of the content words' posting bitmaps. countable is false where they
+// are not bitmaps.
+func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *roaring.Bitmap) (n uint64, countable bool, err error) {
+	var bms []*roaring.Bitmap
+	one := roaring.New()
+	for _, t := range ms.terms {
+		pl := t.lists[seg]
+		t.it = pl.Iterator(true, true, false, nil)
+		if t.group == 0 && pl.Count() > 0 {
+			o, ok := t.it.(segment.OptimizablePostingsIterator)
+			if !ok {
+				return 0, false, nil
+			}
+			if d, ok := o.DocNum1Hit(); ok {
+				one.Add(uint32(d))
+			} else if bm := o.ActualBitmap(); bm != nil {
+				bms = append(bms, bm)
+			}
+		}
+		if err := t.next(); err != nil {
+			return 0, false, err
+		}
+	}
+	u := roaring.FastOr(append(bms, one)...)
+	if keep != nil {
+		n = u.AndCardinality(keep)
+	} else {
+		n = u.GetCardinality()
+	}
+	for visits := 0; ; visits++ {
+		if visits%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, false, err
+			}
+		}
+		doc := uint64(msDone)
+		for _, o := range ms.order[ms.essential:] {
+			doc = min(doc, ms.terms[o].doc)
+		}
+		if doc == msDone {
+			break
+		}
+		if keep == nil || keep.Contains(uint32(doc)) {
+			score, ok, err := ms.score(doc)
+			if err != nil {
+				return 0, false, err
+			}
+			if ok && ms.top.offer(msHit{score: score, seq: offset + doc}) && ms.top.full() {
+				theta := ms.top.h[0].score
+				for ms.essential < len(ms.order) && ms.prefix[ms.essential+1] < theta {
+					ms.essential++
+				}
+			}
+		}
+		for _, o := range ms.order[ms.essential:] {
+			if t := ms.terms[o]; t.doc == doc {
+				if err := t.next(); err != nil {
+					return 0, false, err
+				}
+			}
+		}
+	}
+	return n, true, nil
+}
+
+// score is doc's score as bleve computes it, with ok false where doc is
+// no match (no content word) or cannot enter the top k.
+func (ms *maxScore) score(doc uint64) (float64, bool, error) {
+	scores, matched := ms.scores, ms.matched
+	clear(matched)
+	var sum float64
+	for _, o := range ms.order[ms.essential:] {
+		if t := ms.terms[o]; t.doc == doc {
+			s := t.score()
+			scores[o], matched[o] = s, true
+			sum += s
+		}
+	}
+	for i := ms.essential - 1; i >= 0; i-- {
+		if ms.top.full() && sum+ms.prefix[i+1] < ms.top.h[0].score {
+			return 0, false, nil
+		}
+		o := ms.order[i]
+		t := ms.terms[o]
+		if err := t.advance(doc); err != nil {
+			return 0, false, err
+		}
+		if t.doc == doc {
+			s := t.score()
+			scores[o], matched[o] = s, true
+			sum += s
+		}
+	}
+	// bleve's sum: the content disjunction (a must clause), plus the
+	// should clause's disjunction of the title and headings disjunctions,
+	// each times its coordination factor.
+	var total, should float64
+	shouldMatched := 0
+	for g, f := range ms.groups {
+		var s float64
+		n := 0
+		for _, i := range f.terms {
+			if matched[i] {
+				s += scores[i]
+				n++
+			}
+		}
+		if n == 0 {
+			if g == 0 {
+				return 0, false, nil
+			}
+			continue
+		}
+		s *= float64(n) / float64(len(f.terms))
+		if g == 0 {
+			total = s
+		} else {
+			should += s
+			shouldMatched++
+		}
+	}
+	if shouldMatched > 0 {
+		total += should * (float64(shouldMatched) / float64(len(ms.groups)-1))
+	}
+	return total, true, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// segmentOffsets are the first document numbers of snap's segments, as
+// scorch numbers them.
+func segmentOffsets(snap *scorch.IndexSnapshot) []uint64 {
+	segs := snap.Segments()
+	out := make([]uint64, len(segs))
+	var running uint64
+	for i, s := range segs {
+		out[i] = running
+		running += uint64(s.FullSize())
+	}
+	return out
+}
+
+func locate(offsets []uint64, doc uint64) (int, uint32) {
+	i := sort.Search(len(offsets), func(x int) bool { return offsets[x] > doc }) - 1
+	return i, uint32(doc - offsets[i])
+}
+
+// filterBitmaps are the documents the filters all keep, per segment of
+// snap.
+func filterBitmaps(ctx context.Context, rd bleveindex.IndexReader, m mapping.IndexMapping, snap *scorch.IndexSnapshot, filters []query.Query) ([]*roaring.Bitmap, error) {
+	q := bleve.NewConjunctionQuery(filters...)
+	s, err := q.Searcher(ctx, rd, m, search.SearcherOptions{Score: "none"})
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: filters: %w", err)
+	}
+	defer s.Close()
+	offsets := segmentOffsets(snap)
+	out := make([]*roaring.Bitmap, len(offsets))
+	for i := range out {
+		out[i] = roaring.New()
+	}
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0)}
+	for n := 0; ; n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		d, err := s.Next(sctx)
+		if err != nil {
+			return nil, fmt.Errorf("lexical search: filters: %w", err)
+		}
+		if d == nil {
+			break
+		}
+		i, local := locate(offsets, binary.BigEndian.Uint64(d.IndexInternalID))
+		out[i].Add(local)
+		sctx.DocumentMatchPool.Put(d)
+	}
+	return out, nil
+}
