@@ -78,7 +78,8 @@ func (z *zipfCorpus) fill(tb testing.TB, l *Lexical, n, words int) {
 }
 
 // benchLexical opens (building it on first use, kept in the temporary
-// folder across runs) a lexical index of n chunks of braid bench's shape.
+// folder across runs; delete it after changing the mapping or the
+// corpus) a lexical index of n chunks of braid bench's shape.
 func benchLexical(b *testing.B, n int) (*Lexical, *zipfCorpus) {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("braid-lexbench-v1-%d", n))
 	z := newZipfCorpus(uint64(n), 40000)

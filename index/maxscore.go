@@ -1,13 +1,14 @@
 package index
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
@@ -114,7 +115,7 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 		return nil, 0, false, nil
 	}
 	var words [][]byte
-	for _, t := range analyzer().Analyze([]byte(joinTerms(r.Query.Terms))) {
+	for _, t := range analyzer().Analyze([]byte(strings.Join(r.Query.Terms, " "))) {
 		words = append(words, t.Term)
 	}
 	if len(words) == 0 {
@@ -160,7 +161,7 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 		// A disjunction of more than searcher.DisjunctionHeapTakeover
 		// terms sums them in query order, a smaller one by posting count.
 		if len(f.terms) <= searcher.DisjunctionHeapTakeover {
-			slices.SortStableFunc(f.terms, func(a, b int) int { return cmpUint(ms.terms[a].df, ms.terms[b].df) })
+			slices.SortStableFunc(f.terms, func(a, b int) int { return cmp.Compare(ms.terms[a].df, ms.terms[b].df) })
 		}
 		ms.groups = append(ms.groups, f)
 	}
@@ -260,27 +261,6 @@ func (t *msTerm) score() float64 {
 		score = score * t.weight
 	}
 	return score
-}
-
-func joinTerms(terms []string) string {
-	var b bytes.Buffer
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // avgFieldLength is the average field length bleve's BM25 takes from
@@ -395,7 +375,7 @@ func (ms *maxScore) prepare() {
 	for i := range ms.order {
 		ms.order[i] = i
 	}
-	slices.SortStableFunc(ms.order, func(a, b int) int { return cmpFloat(ms.terms[a].bound, ms.terms[b].bound) })
+	slices.SortStableFunc(ms.order, func(a, b int) int { return cmp.Compare(ms.terms[a].bound, ms.terms[b].bound) })
 	ms.prefix = make([]float64, len(ms.order)+1)
 	for i, o := range ms.order {
 		ms.prefix[i+1] = ms.prefix[i] + ms.terms[o].bound
@@ -532,16 +512,6 @@ func (ms *maxScore) score(doc uint64) (float64, bool, error) {
 		total += should * (float64(shouldMatched) / float64(len(ms.groups)-1))
 	}
 	return total, true, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // segmentOffsets are the first document numbers of snap's segments, as
