@@ -191,7 +191,7 @@ func TestSaveAtomic(t *testing.T) {
 	before, _ := os.ReadFile(path)
 
 	full := errors.New("disk full")
-	err := writeAtomic(path, func(w io.Writer) error {
+	_, err := writeAtomic(path, func(w io.Writer) error {
 		w.Write([]byte("half a graph"))
 		return full
 	})

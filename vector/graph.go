@@ -24,16 +24,25 @@ type graph struct {
 	m    int // max links per node above layer 0; layer 0 keeps 2m
 	efc  int // candidate list size while inserting
 	ml   float64
-	vecs []float32 // slot i is vecs[i*dim : (i+1)*dim]
+	vecs []float32 // slot i is vecs[i*dim : (i+1)*dim], up to len(vecs)/dim
+	// tail holds the vectors of the slots after vecs': those a change log
+	// added to a graph whose vectors are mapped (Load). It is nil
+	// otherwise: the first change moves vecs and tail into memory, as one.
+	tail []float32
 	// mapped holds the file vecs is mapped from (Load), nil when vecs is
 	// in memory; vecOff is where the vectors start in a version 2 file.
 	mapped *mapping
 	vecOff int64
-	links  [][][]uint32 // links[slot][layer]
-	dead   []bool
-	entry  uint32
-	top    int // layer of the entry point
-	live   int
+	// saved is the number of slots the graph's file (and its log) hold;
+	// dirty marks those of them whose links or tombstone changed since,
+	// for the next Save to append (log.go). nil: none did.
+	saved int
+	dirty []uint64
+	links [][][]uint32 // links[slot][layer]
+	dead  []bool
+	entry uint32
+	top   int // layer of the entry point
+	live  int
 	// rng state for level draws (splitmix64): deterministic per graph.
 	seed uint64
 	pool sync.Pool // *visitSet
@@ -46,7 +55,29 @@ func newGraph(dim, m, efc int) *graph {
 func (g *graph) size() int { return len(g.dead) }
 
 func (g *graph) vec(i uint32) []float32 {
-	return g.vecs[int(i)*g.dim : (int(i)+1)*g.dim]
+	o := int(i) * g.dim
+	if o < len(g.vecs) {
+		return g.vecs[o : o+g.dim]
+	}
+	o -= len(g.vecs)
+	return g.tail[o : o+g.dim]
+}
+
+// touch records that slot s's links or tombstone changed, for the next
+// Save: a slot past saved is new and written whole anyway.
+func (g *graph) touch(s uint32) {
+	if int(s) >= g.saved {
+		return
+	}
+	if g.dirty == nil {
+		g.dirty = make([]uint64, (g.saved+63)/64)
+	}
+	g.dirty[s/64] |= 1 << (s % 64)
+}
+
+// isDirty says whether touch marked slot s since the last save.
+func (g *graph) isDirty(s int) bool {
+	return s < g.saved && g.dirty != nil && g.dirty[s/64]&(1<<(s%64)) != 0
 }
 
 // dist is the negated dot product: lower is nearer, and for unit vectors
@@ -124,6 +155,7 @@ func (g *graph) link(slot uint32, level int) {
 // connect adds the edge from→to on layer l, pruning from's list with the
 // neighbour heuristic when it overflows.
 func (g *graph) connect(from, to uint32, l int) {
+	g.touch(from)
 	ls := append(g.links[from][l], to)
 	if len(ls) <= g.maxLinks(l) {
 		g.links[from][l] = ls

@@ -45,13 +45,16 @@ func (g *graph) mapVectors(f io.ReaderAt, size int64, count int) error {
 	return nil
 }
 
-// thaw moves mapped vectors into memory before the graph changes them:
-// the mapping is read-only, and the file may be replaced.
+// thaw moves mapped vectors, and those a log added after them (tail),
+// into memory, as one slice, before the graph changes them: the mapping
+// is read-only, and the file may be replaced.
 func (g *graph) thaw() {
-	if g.mapped == nil {
+	if g.mapped == nil && g.tail == nil {
 		return
 	}
-	v := make([]float32, len(g.vecs), len(g.vecs)+len(g.vecs)/4+g.dim)
+	n := len(g.vecs) + len(g.tail)
+	v := make([]float32, n, n+n/4+g.dim)
 	copy(v, g.vecs)
-	g.vecs, g.mapped = v, nil
+	copy(v[len(g.vecs):], g.tail)
+	g.vecs, g.tail, g.mapped = v, nil, nil
 }
