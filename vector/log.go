@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"path/filepath"
 
 	"github.com/braidsearch/braid/internal/confine"
 )
@@ -195,7 +196,7 @@ func (x *Index) replay(lp string) error {
 		return fmt.Errorf("vector: load: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return &FormatError{Path: lp, Reason: fmt.Errorf("it is %s, not a file", confine.Kind(st.Mode()))}
+		return x.logError(lp, fmt.Errorf("it is %s, not a file", confine.Kind(st.Mode())))
 	}
 	d := x.disk
 	if st.Size() > d.sum.size {
@@ -220,12 +221,18 @@ func (x *Index) replay(lp string) error {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				err = errors.New("record cut short")
 			}
-			return &FormatError{Path: lp, Reason: fmt.Errorf("the record at byte %d: %w", off, err)}
+			return x.logError(lp, fmt.Errorf("the record at byte %d: %w", off, err))
 		}
 		off = next
 	}
 	d.log, d.logInfo = int64(off), st
 	return nil
+}
+
+// logError is Load's error for the damaged log at lp: the graph file's,
+// since the two are one graph, removed and rebuilt together.
+func (x *Index) logError(lp string, reason error) error {
+	return &FormatError{Path: x.disk.path, Reason: fmt.Errorf("its change log %s: %w", filepath.Base(lp), reason)}
 }
 
 // nextRecord returns the payload of the record at off in b and the offset
