@@ -207,26 +207,36 @@ func (x *Index) replay(lp string) error {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("vector: load %s: %w", lp, err)
 	}
-	b = b[:n] // cut short since the Stat: what is there
-	if len(b) < logHeaderSize || string(b[:logHeaderSize]) != string(d.sum.header()) {
-		return nil // another file's log, or none
+	off, err := x.replayBytes(b[:n]) // cut short since the Stat: what is there
+	if err != nil {
+		return x.logError(lp, err)
+	}
+	if off > 0 {
+		d.log, d.logInfo = int64(off), st
+	}
+	return nil
+}
+
+// replayBytes applies the log b up to its last sound record and returns
+// where that ends; 0 when b is not a log of the graph file decoded.
+func (x *Index) replayBytes(b []byte) (int, error) {
+	if len(b) < logHeaderSize || string(b[:logHeaderSize]) != string(x.disk.sum.header()) {
+		return 0, nil // another file's log, or none
 	}
 	off := logHeaderSize
 	for {
 		p, next, ok := nextRecord(b, off)
 		if !ok {
-			break
+			return off, nil
 		}
 		if err := x.apply(&record{b: p}); err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				err = errors.New("record cut short")
 			}
-			return x.logError(lp, fmt.Errorf("the record at byte %d: %w", off, err))
+			return 0, fmt.Errorf("the record at byte %d: %w", off, err)
 		}
 		off = next
 	}
-	d.log, d.logInfo = int64(off), st
-	return nil
 }
 
 // logError is Load's error for the damaged log at lp: the graph file's,
