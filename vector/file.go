@@ -39,6 +39,9 @@ import (
 // Version 1 (still read; the next Save writes version 2) kept each node's
 // vector inline, before its links, under one trailing checksum.
 //
+// A change log beside the file (LogPath, log.go) may hold what changed
+// since it was written; it has a format version of its own.
+//
 // Bump formatVersion on any change; Load reports other versions as
 // ErrFormat so the engine rebuilds the graph.
 const (
@@ -159,7 +162,8 @@ func (x *Index) encode(w io.Writer) (sum fileSum, err error) {
 		return sum, err
 	}
 	for s := range g.size() {
-		if _, err := bw.Write(x.appendNode(b[:0], s)); err != nil {
+		b = x.appendNode(b[:0], s)
+		if _, err := bw.Write(b); err != nil {
 			return sum, err
 		}
 	}
