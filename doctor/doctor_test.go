@@ -3,6 +3,7 @@ package doctor_test
 import (
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/testenv"
+	"github.com/braidsearch/braid/vector"
 )
 
 // newIndex makes an empty index directory the way the engine does: VERSION,
@@ -72,6 +74,38 @@ func TestCheckFilesAndRepair(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "vectors-m.hnsw is damaged", "removed "},
+		{"damaged change log", func(t *testing.T, dir string) {
+			// A sound graph, and a log whose one record is there twice:
+			// the second passes its checksum and does not fit.
+			p := filepath.Join(dir, "vectors-m.hnsw")
+			x := vector.New(8, nil)
+			r := rand.New(rand.NewSource(1))
+			vec := func() []float32 {
+				v := make([]float32, 8)
+				for i := range v {
+					v[i] = float32(r.NormFloat64())
+				}
+				return v
+			}
+			for i := range 1000 {
+				x.Add(fmt.Sprint(i), vec())
+			}
+			if err := x.Save(p); err != nil {
+				t.Fatal(err)
+			}
+			x.Add("one more", vec())
+			if err := x.Save(p); err != nil {
+				t.Fatal(err)
+			}
+			log, err := os.ReadFile(vector.LogPath(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const header = 32 // the log's header, then its record
+			if err := os.WriteFile(vector.LogPath(p), append(log, log[header:]...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "vectors-m.hnsw is damaged (its change log vectors-m.hnsw.log: the record at byte", "removed " + "vectors-m.hnsw and its log"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +120,7 @@ func TestCheckFilesAndRepair(t *testing.T) {
 				t.Fatalf("CheckFiles after damage = %+v, %v; want one failed check naming %q", got, err, tt.found)
 			}
 			did, err := doctor.Repair(dir)
-			if err != nil || len(did) != 1 || !strings.HasPrefix(did[0], tt.did) {
+			if err != nil || len(did) != 1 || !strings.HasPrefix(strings.ReplaceAll(did[0], dir+string(filepath.Separator), ""), tt.did) {
 				t.Fatalf("Repair = %q, %v; want one line starting %q", did, err, tt.did)
 			}
 			if got, err := doctor.CheckFiles(dir); err != nil || cmp.Diff(sound, got) != "" {

@@ -30,7 +30,7 @@ func TestCheckEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, f := range []string{"meta.db", "VERSION", "lock", "vectors-ab.hnsw", "lexical.bleve/index_meta.json", "lexical.bleve/store/root.bolt", "lexical.bleve/store/000000000001.zap"} {
+		for _, f := range []string{"meta.db", "VERSION", "lock", "vectors-ab.hnsw", "vectors-ab.hnsw.log", "lexical.bleve/index_meta.json", "lexical.bleve/store/root.bolt", "lexical.bleve/store/000000000001.zap"} {
 			if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -57,6 +57,8 @@ func TestCheckEntries(t *testing.T) {
 		{"meta.db", func(p string) error { return os.Symlink(fifo, p) }, "a symbolic link"},
 		{"lock", func(p string) error { return syscall.Mkfifo(p, 0o600) }, "FIFO"},
 		{"vectors-ab.hnsw", func(p string) error { return os.Symlink("/etc/passwd", p) }, "a symbolic link"},
+		{"vectors-ab.hnsw.log", func(p string) error { return os.Symlink(fifo, p) }, "a symbolic link"},
+		{"vectors-ab.hnsw.log", func(p string) error { return syscall.Mkfifo(p, 0o600) }, "FIFO"},
 		{"lexical.bleve/index_meta.json", func(p string) error { return os.Symlink(fifo, p) }, "a symbolic link"},
 		{"lexical.bleve/store/root.bolt", func(p string) error { return syscall.Mkfifo(p, 0o600) }, "FIFO"},
 		{"lexical.bleve", func(p string) error { return os.Symlink(t.TempDir(), p) }, "a symbolic link"},

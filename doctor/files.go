@@ -57,7 +57,9 @@ func Size(dir string) int64 {
 	return n
 }
 
-// VectorFiles is the vectors-*.hnsw files of the index in dir, sorted.
+// VectorFiles is the vectors-*.hnsw files of the index in dir, sorted;
+// each may have a change log beside it (vector.LogPath), which
+// CheckEntries covers with the rest of the directory.
 func VectorFiles(dir string) []string {
 	ps, _ := filepath.Glob(filepath.Join(dir, "vectors-*.hnsw"))
 	sort.Strings(ps)
@@ -82,8 +84,8 @@ func StoreMissing(dir string) error {
 
 // CheckFiles looks at the files of the index in dir without opening it as
 // an engine: VERSION is readable, meta.db is a sound bbolt file, the lexical
-// index opens, and every vectors-*.hnsw file decodes with a good checksum.
-// Each failed check names the file and the fix. A directory without
+// index opens, and every vectors-*.hnsw file decodes with a good checksum,
+// its change log's records included (vector.Verify). Each failed check names the file and the fix. A directory without
 // meta.db gives no checks (there is no index to check).
 func CheckFiles(dir string) ([]Check, error) {
 	if _, err := os.Stat(filepath.Join(dir, StoreFile)); errors.Is(err, os.ErrNotExist) {
@@ -138,7 +140,8 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 
 // Repair fixes what CheckFiles finds and can be fixed from the index
 // itself: a garbled VERSION is rewritten (when meta.db holds the current
-// schema), a corrupt vectors-*.hnsw file is removed (it is rebuilt from the
+// schema), a corrupt vectors-*.hnsw file is removed with its change log
+// (vector.LogPath; it is rebuilt from the
 // stored embeddings when a model next opens the index), and a missing or
 // damaged lexical.bleve is rebuilt from the chunks in meta.db. A corrupt
 // meta.db cannot be repaired: the error says to re-index. Blobs of the
@@ -175,10 +178,19 @@ func Repair(dir string) ([]string, error) {
 	}
 	for _, p := range VectorFiles(dir) {
 		if checkVectors(p) != nil {
+			// The log first: a log left without its file is ignored, a file
+			// left without its log is an earlier sound graph.
+			what := p
+			switch err := os.Remove(vector.LogPath(p)); {
+			case err == nil:
+				what = p + " and its log"
+			case !errors.Is(err, fs.ErrNotExist):
+				return did, err
+			}
 			if err := os.Remove(p); err != nil {
 				return did, err
 			}
-			did = append(did, "removed "+p+" (rebuilt from the stored embeddings, without model calls, whenever the model opens the index; the next braid index saves it again)")
+			did = append(did, "removed "+what+" (rebuilt from the stored embeddings, without model calls, whenever the model opens the index; the next braid index saves it again)")
 		}
 	}
 	lp := filepath.Join(dir, LexicalDir)

@@ -15,7 +15,8 @@ import (
 )
 
 // File names the HNSW file of a model in the index directory dir, so
-// switching models never mixes embeddings.
+// switching models never mixes embeddings; its change log, when it has
+// one, is vector.LogPath(File(dir, model)).
 func File(dir, model string) string {
 	h := sha256.Sum256([]byte(model))
 	return filepath.Join(dir, "vectors-"+hex.EncodeToString(h[:4])+".hnsw")
@@ -100,8 +101,11 @@ func dropStale(st *index.Store, vi *vector.Index) error {
 	return nil
 }
 
-// Save writes vs's graph to its model's file in dir, atomically, stamped
-// with the store's commit number, then prunes the stored embeddings the
+// Save writes vs's graph to its model's file in dir, stamped with the
+// store's commit number: a few changes since the graph was loaded or
+// saved are appended to the file's change log, anything more rewrites the
+// file atomically (vector.Index.Save); either way a crash leaves the graph
+// as an earlier Save left it, which Load brings in step. It then prunes the stored embeddings the
 // graph no longer needs once they are more than a few (pruneAbove). With fill it first embeds every chunk the graph
 // still lacks. A nil vs saves nothing.
 func Save(ctx context.Context, st *index.Store, dir string, vs *index.Vectors, fill bool) error {

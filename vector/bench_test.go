@@ -108,13 +108,17 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 
-// BenchmarkSave10k writes the clustered 10k graph; file-bytes is the file
-// size.
+// BenchmarkSave10k writes the clustered 10k graph whole (to two files in
+// turn, so no Save finds its file holding the graph already); file-bytes
+// is the file size.
 func BenchmarkSave10k(b *testing.B) {
 	x := bench10k()[1].x
-	path := filepath.Join(b.TempDir(), "v.vec")
+	dir := b.TempDir()
+	paths := []string{filepath.Join(dir, "v.vec"), filepath.Join(dir, "w.vec")}
+	path := paths[0]
 	b.ReportAllocs()
-	for range b.N {
+	for i := range b.N {
+		path = paths[i%2]
 		if err := x.Save(path); err != nil {
 			b.Fatal(err)
 		}
@@ -125,6 +129,87 @@ func BenchmarkSave10k(b *testing.B) {
 	}
 	b.SetBytes(st.Size())
 	b.ReportMetric(float64(st.Size()), "file-bytes")
+}
+
+// savedGraph is a graph of n clustered 384-d vectors (built with a small
+// EfConstruction, which changes how long it takes to build, not what it
+// takes to save), built once per process.
+var savedGraph = map[int]func() *Index{}
+
+func init() {
+	for _, n := range []int{10_000, 50_000} {
+		savedGraph[n] = sync.OnceValue(func() *Index {
+			x := New(384, &Options{EfConstruction: 32})
+			for i, v := range clusteredSet(n, 0, 384, 3).vecs {
+				if err := x.Add(idOf(i), v); err != nil {
+					panic(err)
+				}
+			}
+			return x
+		})
+	}
+}
+
+// BenchmarkSaveChanged times the Save after 10 vectors of a loaded graph
+// were replaced (an edit of a note of 10 chunks), as the log appends them
+// (log) and as a whole file (whole: what every such Save did before the
+// log); bytes-written/op counts the log's growth, or the whole file when
+// Save compacts or writes whole. The edits are not timed.
+func BenchmarkSaveChanged(b *testing.B) {
+	for _, n := range []int{10_000, 50_000} {
+		for _, mode := range []string{"log", "whole"} {
+			b.Run(fmt.Sprintf("n=%dk/%s", n/1000, mode), func(b *testing.B) {
+				path := filepath.Join(b.TempDir(), "v.vec")
+				if err := savedGraph[n]().Save(path); err != nil {
+					b.Fatal(err)
+				}
+				x, err := Load(path, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := rand.New(rand.NewSource(1))
+				size := func(p string) (os.FileInfo, int64) {
+					st, err := os.Stat(p)
+					if err != nil {
+						return nil, 0
+					}
+					return st, st.Size()
+				}
+				var written int64
+				b.ResetTimer()
+				for range b.N {
+					b.StopTimer()
+					for range 10 {
+						if err := x.Add(idOf(r.Intn(n)), unitVec(r, 384)); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if mode == "whole" {
+						x.disk = nil
+					}
+					f0, _ := size(path)
+					_, l0 := size(LogPath(path))
+					b.StartTimer()
+					if err := x.Save(path); err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					f1, fn := size(path)
+					_, l1 := size(LogPath(path))
+					switch {
+					case !os.SameFile(f0, f1):
+						written += fn
+					case l1 >= l0:
+						written += l1 - l0
+					default:
+						written += l1
+					}
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(written)/float64(b.N), "bytes-written/op")
+			})
+		}
+	}
 }
 
 // BenchmarkLoad10k reads the clustered 10k graph back.

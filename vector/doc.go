@@ -7,15 +7,27 @@
 //	err := x.Add("notes/plugins.md#3", embedding)
 //	hits, err := x.Search(query, 10) // best first, Score = cosine similarity
 //	x.SetGen(storeCommit)
-//	err = x.Save(path)               // atomic: temp file, fsync, rename
+//	err = x.Save(path)               // whole: temp file, fsync, rename
 //	x, err = vector.Load(path, nil)  // ErrFormat: rebuild from the embeddings
+//	x.Add(id, v); x.SetGen(next)
+//	err = x.Save(path)               // a few changes: appended to LogPath(path)
 //	err = vector.Verify(path)        // every byte, the vectors' checksum too
+//
+// A Save of an index loaded from path, or last saved there, appends what
+// changed since (new nodes with their vectors, the links of every node an
+// insert rewired, tombstones, the gen) as one checksummed record to the
+// file's change log and leaves the file alone, until the log would pass an
+// eighth of the file: then Save writes the file whole and removes the log.
+// Load replays the log's sound records; a record cut short by a crash or
+// still being written is dropped, and a log written for another file is
+// ignored, so a reader sees the graph as some Save left it (log.go).
 //
 // Load reads the graph's nodes and links and maps the vectors from the
 // file into memory (read-only, where the system maps files) instead of
 // reading them, so opening a graph costs its links, not its vectors, and
-// the vectors are not on the Go heap; the first Add or rebuild copies
-// them into memory. Load checks every link and the nodes' checksum; the
+// the vectors are not on the Go heap; those the log adds are read into
+// memory beside them, as are those added later: the mapped ones never
+// change and never move (a rebuild makes a new graph in memory). Load checks every link and the nodes' checksum; the
 // vectors' own checksum is Verify's (braid doctor).
 //
 // Vectors are normalised on the way in, so Score is the cosine similarity

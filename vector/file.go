@@ -39,6 +39,9 @@ import (
 // Version 1 (still read; the next Save writes version 2) kept each node's
 // vector inline, before its links, under one trailing checksum.
 //
+// A change log beside the file (LogPath, log.go) may hold what changed
+// since it was written; it has a format version of its own.
+//
 // Bump formatVersion on any change; Load reports other versions as
 // ErrFormat so the engine rebuilds the graph.
 const (
@@ -52,29 +55,59 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Save writes the index to path atomically: into a temporary file in the
-// same directory, synced, then renamed over path. A failed Save leaves any
-// previous file untouched. Searches may run during Save; mutations wait.
+// Save writes the index to path. An index loaded from path, or last saved
+// there, that changed little since appends its changes to path's log
+// (LogPath), synced, and leaves the graph file alone; otherwise, or once
+// the log would pass an eighth of the file, Save writes the whole file
+// atomically (a temporary file in the same directory, synced, renamed over
+// path) and removes the log. A failed Save leaves what Load reads as it
+// was. Searches may run during Save; mutations wait.
 func (x *Index) Save(path string) error {
+	x.saveMu.Lock()
+	defer x.saveMu.Unlock()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	if err := writeAtomic(path, x.encode); err != nil {
+	done, err := x.saveLog(path)
+	if err == nil && !done {
+		err = x.saveFull(path)
+	}
+	if err != nil {
 		return fmt.Errorf("vector: save %s: %w", path, err)
 	}
 	x.changed.Store(false) // no mutation ran: they wait for the read lock
 	return nil
 }
 
+// saveFull writes the whole graph file at path and removes its log,
+// which no longer belongs to it.
+func (x *Index) saveFull(path string) error {
+	var sum fileSum
+	info, err := writeAtomic(path, func(w io.Writer) (err error) {
+		sum, err = x.encode(w)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// A log left behind (a crash, or a failed removal) names the file it
+	// was written beside, not this one, so Load ignores it and the next
+	// append replaces it.
+	os.Remove(LogPath(path))
+	x.g.saved, x.g.dirty = x.g.size(), nil
+	x.disk = &onDisk{path: path, g: x.g, sum: sum, info: info}
+	return nil
+}
+
 // writeAtomic runs write into a temporary file beside path and renames it
-// over path once it is written and synced.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
+// over path once it is written and synced; info describes the file.
+func writeAtomic(path string, write func(io.Writer) error) (info os.FileInfo, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -83,16 +116,19 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	if err = write(f); err != nil {
-		return err
+		return nil, err
 	}
 	if err = f.Sync(); err != nil {
-		return err
+		return nil, err
+	}
+	if info, err = f.Stat(); err != nil {
+		return nil, err
 	}
 	if err = f.Close(); err != nil {
-		return err
+		return nil, err
 	}
 	if err = os.Rename(f.Name(), path); err != nil {
-		return err
+		return nil, err
 	}
 	// Make the rename durable; some file systems cannot sync a directory,
 	// and the data is safe either way.
@@ -100,10 +136,12 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 		d.Sync()
 		d.Close()
 	}
-	return nil
+	return info, nil
 }
 
-func (x *Index) encode(w io.Writer) error {
+// encode writes the graph file; sum is its size and checksums, the
+// identity a log names.
+func (x *Index) encode(w io.Writer) (sum fileSum, err error) {
 	g := x.g
 	h := crc32.New(castagnoli)
 	cw := &counter{w: w}
@@ -121,35 +159,22 @@ func (x *Index) encode(w io.Writer) error {
 	b = binary.LittleEndian.AppendUint32(b, uint32(g.top))
 	b = binary.LittleEndian.AppendUint64(b, g.seed)
 	if _, err := bw.Write(b); err != nil {
-		return err
+		return sum, err
 	}
 	for s := range g.size() {
-		b = b[:0]
-		var flags byte
-		if g.dead[s] {
-			flags = 1
-		}
-		ls := g.links[s]
-		b = append(b, flags, byte(len(ls)-1))
-		b = binary.AppendUvarint(b, uint64(len(x.ids[s])))
-		b = append(b, x.ids[s]...)
-		for _, l := range ls {
-			b = binary.AppendUvarint(b, uint64(len(l)))
-			for _, n := range l {
-				b = binary.LittleEndian.AppendUint32(b, n)
-			}
-		}
+		b = x.appendNode(b[:0], s)
 		if _, err := bw.Write(b); err != nil {
-			return err
+			return sum, err
 		}
 	}
 	if err := bw.Flush(); err != nil {
-		return err
+		return sum, err
 	}
-	b = binary.LittleEndian.AppendUint32(b[:0], h.Sum32())
+	sum.nodes = h.Sum32()
+	b = binary.LittleEndian.AppendUint32(b[:0], sum.nodes)
 	b = append(b, make([]byte, pad(cw.n+4))...)
 	if _, err := cw.Write(b); err != nil {
-		return err
+		return sum, err
 	}
 	h.Reset()
 	bw.Reset(io.MultiWriter(cw, h))
@@ -159,14 +184,37 @@ func (x *Index) encode(w io.Writer) error {
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
 		}
 		if _, err := bw.Write(b); err != nil {
-			return err
+			return sum, err
 		}
 	}
 	if err := bw.Flush(); err != nil {
-		return err
+		return sum, err
 	}
-	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, h.Sum32()))
-	return err
+	sum.vecs = h.Sum32()
+	_, err = cw.Write(binary.LittleEndian.AppendUint32(nil, sum.vecs))
+	sum.size = cw.n
+	return sum, err
+}
+
+// appendNode appends slot s as the file keeps it: flags (1: tombstone),
+// level, the id's length and bytes, then each layer's link count and
+// links.
+func (x *Index) appendNode(b []byte, s int) []byte {
+	var flags byte
+	if x.g.dead[s] {
+		flags = 1
+	}
+	ls := x.g.links[s]
+	b = append(b, flags, byte(len(ls)-1))
+	b = binary.AppendUvarint(b, uint64(len(x.ids[s])))
+	b = append(b, x.ids[s]...)
+	for _, l := range ls {
+		b = binary.AppendUvarint(b, uint64(len(l)))
+		for _, n := range l {
+			b = binary.LittleEndian.AppendUint32(b, n)
+		}
+	}
+	return b
 }
 
 // pad is the number of zero bytes that bring offset n to a multiple of
@@ -207,6 +255,13 @@ func Load(path string, opt *Options) (*Index, error) {
 	if err != nil {
 		return nil, loadError(path, err)
 	}
+	if x.disk != nil {
+		x.disk.path, x.disk.info = path, st
+		if err := x.replay(LogPath(path)); err != nil {
+			return nil, err
+		}
+	}
+	x.g.saved = x.g.size()
 	return x, nil
 }
 
@@ -224,8 +279,10 @@ func loadError(path string, err error) error {
 	return &FormatError{Path: path, Reason: err}
 }
 
-// Verify checks the graph file at path whole: what Load checks, and the
-// vectors' checksum, which Load leaves to it. Its errors are Load's.
+// Verify checks the graph file at path whole: what Load checks (the log's
+// records included), and the vectors' checksum, which Load leaves to it.
+// Its errors are Load's. A log Load ignores (another file's, or cut short
+// by a crash) is no error: the graph is then as its last sound save.
 func Verify(path string) error {
 	x, err := Load(path, nil)
 	if err != nil {
@@ -240,7 +297,7 @@ func Verify(path string) error {
 		return fmt.Errorf("vector: verify: %w", err)
 	}
 	defer f.Close()
-	n := int64(len(g.vecs)) * 4
+	n := x.disk.sum.size - g.vecOff - 4
 	h := crc32.New(castagnoli)
 	if _, err := io.Copy(h, io.NewSectionReader(f, g.vecOff, n)); err != nil {
 		return loadError(path, err)
@@ -303,7 +360,49 @@ func (r *reader) next(n int) ([]byte, error) {
 	return b, nil
 }
 
-func (r *reader) uvarint() (uint64, error) { return binary.ReadUvarint(r) }
+// source is what a node is read from: the graph file (reader) or a log
+// record (record).
+type source interface {
+	io.ByteReader
+	next(n int) ([]byte, error)
+}
+
+// readID reads slot s's id, of at most limit bytes.
+func readID(r source, s int, limit uint64) (string, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return "", err
+	}
+	if n > limit {
+		return "", bad("node %d: id of %d bytes", s, n)
+	}
+	b, err := r.next(int(n))
+	return string(b), err
+}
+
+// readLinks reads slot s's link lists, layers 0 to level; their targets
+// are for the caller to check once every node is read.
+func readLinks(r source, g *graph, s, level int) ([][]uint32, error) {
+	ls := make([][]uint32, level+1)
+	for l := range ls {
+		c, err := binary.ReadUvarint(r)
+		if err != nil {
+			return nil, err
+		}
+		if c > uint64(g.maxLinks(l)) {
+			return nil, bad("node %d: %d links on layer %d", s, c, l)
+		}
+		b, err := r.next(int(c) * 4)
+		if err != nil {
+			return nil, err
+		}
+		ls[l] = make([]uint32, c, g.maxLinks(l)+1)
+		for i := range ls[l] {
+			ls[l][i] = binary.LittleEndian.Uint32(b[i*4:])
+		}
+	}
+	return ls, nil
+}
 
 // decode reads a graph file of size bytes from f; an *os.File has its
 // vectors mapped into memory where it can.
@@ -362,18 +461,10 @@ func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
 		if flags > 1 || level > top {
 			return nil, bad("node %d: flags %d, layer %d of %d", s, flags, level, top)
 		}
-		ln, err := r.uvarint()
+		id, err := readID(r, s, uint64(size))
 		if err != nil {
 			return nil, err
 		}
-		if ln > uint64(size) {
-			return nil, bad("node %d: id of %d bytes", s, ln)
-		}
-		b, err = r.next(int(ln))
-		if err != nil {
-			return nil, err
-		}
-		id := string(b)
 		if g.dead[s] = flags == 1; g.dead[s] {
 			if id != "" {
 				return nil, bad("node %d: tombstone with id %q", s, id)
@@ -395,22 +486,9 @@ func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
 				v[i] = math.Float32frombits(le.Uint32(b[i*4:]))
 			}
 		}
-		ls := make([][]uint32, level+1)
-		for l := range ls {
-			c, err := r.uvarint()
-			if err != nil {
-				return nil, err
-			}
-			if c > uint64(g.maxLinks(l)) {
-				return nil, bad("node %d: %d links on layer %d", s, c, l)
-			}
-			if b, err = r.next(int(c) * 4); err != nil {
-				return nil, err
-			}
-			ls[l] = make([]uint32, c, g.maxLinks(l)+1)
-			for i := range ls[l] {
-				ls[l][i] = le.Uint32(b[i*4:])
-			}
+		ls, err := readLinks(r, g, s, level)
+		if err != nil {
+			return nil, err
 		}
 		g.links[s] = ls
 	}
@@ -439,6 +517,11 @@ func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
 		if err := g.mapVectors(f, size, n*dim); err != nil {
 			return nil, err
 		}
+		var vs [4]byte
+		if _, err := f.ReadAt(vs[:], size-4); err != nil {
+			return nil, err
+		}
+		x.disk = &onDisk{g: g, sum: fileSum{size: size, nodes: sum, vecs: le.Uint32(vs[:])}}
 	}
 	if uint64(g.live) != count {
 		return nil, bad("%d live vectors, header says %d", g.live, count)

@@ -25,16 +25,27 @@ type graph struct {
 	m    int // max links per node above layer 0; layer 0 keeps 2m
 	efc  int // candidate list size while inserting
 	ml   float64
-	vecs []float32 // slot i is vecs[i*dim : (i+1)*dim]
+	vecs []float32 // slot i is vecs[i*dim : (i+1)*dim], up to len(vecs)/dim
+	// tail holds the vectors of the slots after vecs' when vecs is mapped
+	// (Load): those a change log added, and those added since (appendVec).
+	// The mapped ones never move into memory: they never change, and the
+	// file is only ever replaced by a rename, which leaves the mapping as
+	// it was. nil when vecs is in memory.
+	tail []float32
 	// mapped holds the file vecs is mapped from (Load), nil when vecs is
 	// in memory; vecOff is where the vectors start in a version 2 file.
 	mapped *mapping
 	vecOff int64
-	links  [][][]uint32 // links[slot][layer]
-	dead   []bool
-	entry  uint32
-	top    int // layer of the entry point
-	live   int
+	// saved is the number of slots the graph's file (and its log) hold;
+	// dirty marks those of them whose links or tombstone changed since,
+	// for the next Save to append (log.go). nil: none did.
+	saved int
+	dirty []uint64
+	links [][][]uint32 // links[slot][layer]
+	dead  []bool
+	entry uint32
+	top   int // layer of the entry point
+	live  int
 	// rng state for level draws (splitmix64): deterministic per graph.
 	seed uint64
 	pool sync.Pool // *visitSet
@@ -58,7 +69,31 @@ func newGraph(dim, m, efc int) *graph {
 func (g *graph) size() int { return len(g.dead) }
 
 func (g *graph) vec(i uint32) []float32 {
-	return g.vecs[int(i)*g.dim : (int(i)+1)*g.dim]
+	o := int(i) * g.dim
+	if o < len(g.vecs) {
+		return g.vecs[o : o+g.dim]
+	}
+	o -= len(g.vecs)
+	return g.tail[o : o+g.dim]
+}
+
+// touch records that slot s's links or tombstone changed, for the next
+// Save: a slot past saved is new and written whole anyway.
+func (g *graph) touch(s uint32) {
+	if int(s) >= g.saved {
+		return
+	}
+	if g.dirty == nil {
+		g.dirty = make([]uint64, (g.saved+63)/64)
+	}
+	// Atomic: addBatch's workers touch nodes of one word under different
+	// stripes' locks (it makes dirty before they start).
+	atomic.OrUint64(&g.dirty[s/64], 1<<(s%64))
+}
+
+// isDirty says whether touch marked slot s since the last save.
+func (g *graph) isDirty(s int) bool {
+	return s < g.saved && g.dirty != nil && g.dirty[s/64]&(1<<(s%64)) != 0
 }
 
 // dist is the negated dot product: lower is nearer, and for unit vectors
@@ -106,11 +141,10 @@ const parallelFrom = 64
 // not (TestRecall).
 func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 	first := uint32(g.size())
-	g.thaw()
 	levels := make([]int, len(vs))
 	for i, v := range vs {
 		levels[i] = g.randomLevel()
-		g.vecs = append(g.vecs, v...)
+		g.appendVec(v)
 		g.dead = append(g.dead, false)
 		ls := make([][]uint32, levels[i]+1)
 		for l := range ls {
@@ -124,6 +158,9 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 			g.link(first+uint32(i), level)
 		}
 		return first
+	}
+	if g.saved > 0 && g.dirty == nil {
+		g.dirty = make([]uint64, (g.saved+63)/64)
 	}
 	g.lk = new(stripes)
 	defer func() { g.lk = nil }()
@@ -142,6 +179,16 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 	}
 	wg.Wait()
 	return first
+}
+
+// appendVec stores the vector of a new slot: after the others in memory,
+// or in tail after the mapped ones (see tail).
+func (g *graph) appendVec(v []float32) {
+	if g.mapped != nil {
+		g.tail = append(g.tail, v...)
+		return
+	}
+	g.vecs = append(g.vecs, v...)
 }
 
 // neighbours returns node n's links on layer l: the list itself, or a copy
@@ -219,6 +266,7 @@ func (g *graph) connect(from, to uint32, l int) {
 		mu.Lock()
 		defer mu.Unlock()
 	}
+	g.touch(from)
 	ls := append(g.links[from][l], to)
 	if len(ls) <= g.maxLinks(l) {
 		g.links[from][l] = ls

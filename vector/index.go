@@ -103,6 +103,11 @@ type Index struct {
 	// by Save under its read lock (which keeps mutations out): atomic for
 	// the readers.
 	changed atomic.Bool
+	// disk is what the graph's file and log hold, for Save to append to
+	// them (log.go); nil when the next Save writes a whole file. Save
+	// writes it, serialised by saveMu, under mu's read lock.
+	disk   *onDisk
+	saveMu sync.Mutex
 }
 
 // New returns an empty index of dim-dimensional vectors. opt may be nil.
@@ -348,6 +353,7 @@ func (x *Index) insertBatch(ids []string, vecs [][]float32) {
 
 // kill turns slot s into a tombstone.
 func (x *Index) kill(s uint32) {
+	x.g.touch(s)
 	delete(x.slot, x.ids[s])
 	x.ids[s] = ""
 	x.g.dead[s] = true

@@ -44,14 +44,3 @@ func (g *graph) mapVectors(f io.ReaderAt, size int64, count int) error {
 	}
 	return nil
 }
-
-// thaw moves mapped vectors into memory before the graph changes them:
-// the mapping is read-only, and the file may be replaced.
-func (g *graph) thaw() {
-	if g.mapped == nil {
-		return
-	}
-	v := make([]float32, len(g.vecs), len(g.vecs)+len(g.vecs)/4+g.dim)
-	copy(v, g.vecs)
-	g.vecs, g.mapped = v, nil
-}
