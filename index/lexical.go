@@ -194,8 +194,9 @@ func OpenLexical(path string, readOnly bool) (*Lexical, error) {
 	return l, nil
 }
 
-// Close releases the index. A writer that changed it first saves the BM25
-// statistics, so that later processes need not count them.
+// Close releases the index. A writer that changed it, where the store
+// does not keep the BM25 statistics of the change (bm25.go), first saves
+// them in the index, so that later processes need not count them.
 func (l *Lexical) Close() error {
 	var err error
 	if l.writable && l.dirty {
@@ -488,12 +489,14 @@ func (l *Lexical) search(ctx context.Context, r Request) ([]Candidate, int, erro
 // average is the number of distinct terms per chunk, which the OpenSearch
 // backend's similarity reads as sumDocFreq / docCount (so both backends
 // score alike). Against the distinct-term count: SciFact lexical nDCG@10
-// train 0.6864 → 0.6858, test 0.6779 → 0.6862. They are counted once per
-// change of the index (170 ms for SciFact's 5,728 chunks: a term
-// reader per term, since the dictionary's own counts vary with the
-// segment layout),
-// and saved with the commit they were counted at by the writer that made
-// it (see Close), so a search process reads them.
+// train 0.6864 → 0.6858, test 0.6779 → 0.6862. Counting them over the
+// whole index (countStats: a term reader per term, since the dictionary's
+// own counts vary with the segment layout) is linear in the index (170 ms
+// for SciFact's 5,728 chunks), so meta.db keeps them, moved by each
+// commit (bm25.go), and a lexical index given its store (StatsFrom) reads
+// them there. When the store's totals do not describe the index's commit
+// they are the ones a writer saved with the commit in the lexical index
+// itself (see Close), or else counted.
 func (l *Lexical) bm25Stats() (*search.BM25Stats, error) {
 	l.statsMu.Lock()
 	defer l.statsMu.Unlock()
