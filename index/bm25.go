@@ -446,3 +446,34 @@ func sameStats(a, b *search.BM25Stats) bool {
 	}
 	return true
 }
+
+// StatsCheck compares the BM25 statistics meta.db keeps for the lexical
+// index (see StatsFrom) with a full count of it, for braid doctor: kept
+// is false when the store keeps none for the index's commit (they are
+// then counted when a search needs them), same whether the kept ones
+// agree with the count.
+func (l *Lexical) StatsCheck() (kept, same bool, err error) {
+	l.statsMu.Lock()
+	s := l.store
+	l.statsMu.Unlock()
+	if s == nil {
+		return false, false, nil
+	}
+	var gen, n uint64
+	var st *search.BM25Stats
+	err = l.guard(func() (err error) {
+		if gen, err = l.Gen(); err != nil {
+			return err
+		}
+		if n, err = l.idx.DocCount(); err != nil {
+			return err
+		}
+		if st = s.countsStats(gen, n); st == nil {
+			return nil
+		}
+		counted, err := l.countStats()
+		same = err == nil && sameStats(st, counted)
+		return err
+	})
+	return st != nil, same, err
+}
