@@ -30,7 +30,8 @@ type Handles struct {
 
 // Consistency checks an open index for consistency: format version,
 // interrupted commits, the store and the lexical index agreeing chunk for
-// chunk, every document's chunks present, every document in the link
+// chunk, the BM25 statistics the store keeps equal to a count of the
+// lexical index, every document's chunks present, every document in the link
 // graph, every chunk in the vector index (when there is one), the document
 // store's blobs, and every source's path still there. A damaged file found
 // on the way is a failed "files" check, not an error.
@@ -81,6 +82,18 @@ func consistency(h Handles) ([]Check, error) {
 		return nil, err
 	}
 	add("lexical", uint64(chunks) == n, "%d chunks in the store, %d in the lexical index", chunks, n)
+
+	kept, same, err := lex.StatsCheck()
+	switch {
+	case err != nil:
+		return nil, err
+	case !kept:
+		add("bm25", true, "meta.db keeps no BM25 statistics of this commit: they are counted when a search needs them, and kept from the next braid index that changes something")
+	case same:
+		add("bm25", true, "the BM25 statistics kept in meta.db equal a count of the lexical index")
+	default:
+		add("bm25", false, "the BM25 statistics kept in meta.db differ from a count of the lexical index; delete the index's %s and run braid index, which rebuilds it and them from meta.db", LexicalDir)
+	}
 
 	var missing []string
 	owned := 0

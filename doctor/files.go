@@ -198,17 +198,21 @@ func Repair(dir string) ([]string, error) {
 		if err := os.RemoveAll(lp); err != nil {
 			return did, err
 		}
-		st, err := index.OpenStore(sp, true)
+		// Written: the rebuild starts the BM25 counts kept in meta.db again.
+		st, err := index.OpenStore(sp, false)
 		if err != nil {
 			return did, err
 		}
-		defer st.Close()
 		lex, err := index.OpenLexical(lp, false)
 		if err != nil {
+			st.Close()
 			return did, err
 		}
 		err = index.RebuildLexical(st, lex)
 		if cerr := lex.Close(); err == nil {
+			err = cerr
+		}
+		if cerr := st.Close(); err == nil { // before the blob check opens it again
 			err = cerr
 		}
 		if err != nil {

@@ -80,6 +80,7 @@ func OpenLexical(dir string, st *index.Store, readOnly bool) (*index.Lexical, er
 	if err != nil {
 		return nil, err
 	}
+	lex.StatsFrom(st)
 	if missing && gen > 0 {
 		if err := index.RebuildLexical(st, lex); err != nil {
 			lex.Close()

@@ -12,15 +12,18 @@
 //
 // Crash safety: Store.Commit writes the metadata and a Pending record of the
 // lexical work in one transaction; Lexical.Apply persists that work in one
-// bleve batch tagged with the commit number; Store.ClearPending drops the
-// record. Recover finishes a commit a crash interrupted. Readers drop
-// lexical hits the store does not know, so they never see half a commit.
+// bleve batch tagged with the commit number; the transaction that drops
+// the record also moves the BM25 statistics Store keeps by what the batch
+// indexed (bm25.go). Recover finishes a commit a crash interrupted. Readers
+// drop lexical hits the store does not know, so they never see half a
+// commit.
 //
 // Concurrency: Store and Lexical are safe for concurrent use; an Indexer is
 // not, and Lock keeps other processes from writing at the same time.
 //
 //	st, _ := index.OpenStore("meta.db", false)
 //	lex, _ := index.OpenLexical("lexical.bleve", false)
+//	lex.StatsFrom(st)
 //	_ = index.Recover(st, lex)
 //	ix := &index.Indexer{Store: st, Lexical: lex}
 //	var sum index.Summary

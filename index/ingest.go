@@ -183,7 +183,10 @@ func Recover(s *Store, l *Lexical) error {
 	if err != nil {
 		return err
 	}
-	if lg < p.Gen {
+	// A commit whose lexical batch is in but whose BM25 counts are not
+	// (the crash came between the two) is indexed again, which changes
+	// nothing in the lexical index and gives the counts.
+	if lg < p.Gen || lg == p.Gen && s.countsAt(p.Gen-1) {
 		chunks, err := s.Chunks(p.Add)
 		if err != nil {
 			return err
@@ -194,11 +197,18 @@ func Recover(s *Store, l *Lexical) error {
 				live = append(live, c)
 			}
 		}
-		if err := l.Apply(p.Gen, p.Delete, live, storeMeta(s)); err != nil {
+		counts, err := l.apply(p.Gen, p.Delete, live, storeMeta(s))
+		if err != nil {
 			return fmt.Errorf("recover interrupted commit %d: %w", p.Gen, err)
 		}
+		err = s.clearPending(p.Gen, counts)
+	} else {
+		err = s.ClearPending(p.Gen)
 	}
-	return s.ClearPending(p.Gen)
+	if err != nil {
+		return err
+	}
+	return keepStats(s, l)
 }
 
 func storeMeta(s *Store) func(string) ChunkMeta {
@@ -238,10 +248,14 @@ func (ix *Indexer) commit(ctx context.Context, changes []Change) error {
 			adds = append(adds, &changes[i].Chunks[j])
 		}
 	}
-	if err := ix.Lexical.Apply(p.Gen, p.Delete, adds, func(id string) ChunkMeta { return meta[id] }); err != nil {
+	counts, err := ix.Lexical.apply(p.Gen, p.Delete, adds, func(id string) ChunkMeta { return meta[id] })
+	if err != nil {
 		return err
 	}
-	if err := ix.Store.ClearPending(p.Gen); err != nil {
+	if err := ix.Store.clearPending(p.Gen, counts); err != nil {
+		return err
+	}
+	if err := keepStats(ix.Store, ix.Lexical); err != nil {
 		return err
 	}
 	if ix.Vectors == nil {
@@ -999,28 +1013,57 @@ func ChunkDocID(chunkID string) string {
 
 // RebuildLexical fills an empty lexical index with every chunk in the
 // store, at the store's commit, so a lost or damaged lexical index can be
-// rebuilt without reading the sources again.
+// rebuilt without reading the sources again. The BM25 counts start again
+// with it.
 func RebuildLexical(s *Store, l *Lexical) error {
 	g, err := s.Gen()
 	if err != nil {
 		return err
 	}
-	meta := storeMeta(s)
-	var buf []*Chunk
-	flush := func() error {
-		err := l.Apply(g, nil, buf, meta)
-		buf = buf[:0]
+	if err := s.resetCounts(zeroTotals(g)); err != nil {
 		return err
 	}
-	err = s.ForEachChunk(func(c *Chunk) error {
-		buf = append(buf, c)
-		if len(buf) == 1000 {
-			return flush()
+	after := ""
+	for {
+		page, err := s.chunkPage(after, 1000)
+		if err != nil {
+			return err
 		}
-		return nil
-	})
+		counts, err := l.apply(g, nil, page, storeMeta(s))
+		if err != nil {
+			return err
+		}
+		if err := s.keepCounts(g, g, counts); err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	return keepStats(s, l)
+}
+
+// keepStats hands l the BM25 statistics the store keeps of it, after a
+// change. When the store's counts are missing or out of step (an index
+// an older braid wrote) it counts them once (seedCounts), unless such a
+// count found them differing from the lexical index before; then l
+// counts the statistics as it always did.
+func keepStats(s *Store, l *Lexical) error {
+	gen, err := l.Gen()
 	if err != nil {
 		return err
 	}
-	return flush()
+	n, err := l.DocCount()
+	if err != nil {
+		return err
+	}
+	if st := s.countsStats(gen, n); st != nil {
+		l.setStats(gen, st, true)
+		return nil
+	}
+	if s.countsFailed() {
+		return nil
+	}
+	return seedCounts(s, l)
 }

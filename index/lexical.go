@@ -24,6 +24,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -64,7 +65,32 @@ type Lexical struct {
 	statsMu  sync.Mutex
 	stats    *search.BM25Stats // see bm25Stats; nil until a search needs them
 	writable bool
-	dirty    bool // an Apply since the saved statistics
+	dirty    bool // an Apply since the statistics were saved, here or in the store
+	// store keeps the BM25 counts (bm25.go), when StatsFrom gave it.
+	store *Store
+}
+
+// StatsFrom makes the lexical index read its BM25 statistics from the
+// totals s keeps of it (see bm25.go) when they are of its commit, rather
+// than count them: s must be the index's own meta.db.
+func (l *Lexical) StatsFrom(s *Store) {
+	l.statsMu.Lock()
+	l.store = s
+	l.statsMu.Unlock()
+}
+
+// setStats records st as the statistics of commit gen, which the store
+// keeps (kept) or a writer's Close must save.
+func (l *Lexical) setStats(gen uint64, st *search.BM25Stats, kept bool) {
+	l.statsMu.Lock()
+	defer l.statsMu.Unlock()
+	if g, err := l.Gen(); err != nil || g != gen {
+		return
+	}
+	l.stats = st
+	if kept {
+		l.dirty = false
+	}
 }
 
 // lexDoc is what bleve indexes for one chunk.
@@ -168,8 +194,9 @@ func OpenLexical(path string, readOnly bool) (*Lexical, error) {
 	return l, nil
 }
 
-// Close releases the index. A writer that changed it first saves the BM25
-// statistics, so that later processes need not count them.
+// Close releases the index. A writer that changed it, where the store
+// does not keep the BM25 statistics of the change (bm25.go), first saves
+// them in the index, so that later processes need not count them.
 func (l *Lexical) Close() error {
 	var err error
 	if l.writable && l.dirty {
@@ -247,39 +274,68 @@ func TitleText(title, docPath, summary string, record bool) string {
 
 // Apply deletes and adds chunks and records gen, in one persisted batch.
 func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID string) ChunkMeta) error {
+	_, err := l.apply(gen, del, add, meta)
+	return err
+}
+
+// apply is Apply, returning the batch's counts for the store (bm25.go):
+// each added chunk's, read from the document bleve analysed.
+func (l *Lexical) apply(gen uint64, del []string, add []*Chunk, meta func(docID string) ChunkMeta) (*batchCounts, error) {
 	b := l.idx.NewBatch()
 	for _, id := range del {
 		b.Delete(id)
 	}
+	docs := make(map[string]*document.Document, len(add))
 	for _, c := range add {
-		m := meta(c.DocID)
-		heads := strings.Join(c.HeadingPath, " / ")
-		tags := chunkTagTerms(m.Tags, c.Ord)
-		summary := m.Summary
-		if m.Record {
-			summary = ""
+		doc, err := l.document(c, meta(c.DocID))
+		if err == nil {
+			err = b.IndexAdvanced(doc)
 		}
-		d := lexDoc{
-			Content:  ContentText(m.Title, summary, heads, c),
-			Title:    TitleText(m.Title, m.Path, m.Summary, m.Record),
-			Headings: heads,
-			Doc:      c.DocID,
-			Source:   m.SourceID,
-			Path:     m.Path,
-			Tags:     tags,
+		if err != nil {
+			return nil, fmt.Errorf("lexical index chunk %s: %w", c.ID, err)
 		}
-		if err := b.Index(c.ID, d); err != nil {
-			return fmt.Errorf("lexical index chunk %s: %w", c.ID, err)
-		}
+		docs[c.ID] = doc // a chunk added twice is indexed as its last
 	}
 	b.SetInternal(keyLexGen, []byte(strconv.FormatUint(gen, 10)))
 	l.statsMu.Lock()
 	l.stats, l.dirty = nil, true
 	l.statsMu.Unlock()
 	if err := l.guard(func() error { return l.idx.Batch(b) }); err != nil {
-		return fmt.Errorf("lexical index batch: %w", err)
+		return nil, fmt.Errorf("lexical index batch: %w", err)
 	}
-	return nil
+	counts := &batchCounts{del: del, add: make(map[string]termCounts, len(docs))}
+	for id, doc := range docs {
+		n, err := docCounts(doc)
+		if err != nil {
+			return nil, err
+		}
+		counts.add[id] = n
+	}
+	return counts, nil
+}
+
+// document is the bleve document of chunk c of a document with meta m,
+// mapped (not yet analysed).
+func (l *Lexical) document(c *Chunk, m ChunkMeta) (*document.Document, error) {
+	heads := strings.Join(c.HeadingPath, " / ")
+	summary := m.Summary
+	if m.Record {
+		summary = ""
+	}
+	d := lexDoc{
+		Content:  ContentText(m.Title, summary, heads, c),
+		Title:    TitleText(m.Title, m.Path, m.Summary, m.Record),
+		Headings: heads,
+		Doc:      c.DocID,
+		Source:   m.SourceID,
+		Path:     m.Path,
+		Tags:     chunkTagTerms(m.Tags, c.Ord),
+	}
+	doc := document.NewDocument(c.ID)
+	if err := l.idx.Mapping().MapDocument(doc, d); err != nil {
+		return nil, err
+	}
+	return doc, nil
 }
 
 // chunkTagTerms returns the terms of the tags field of a document's chunk
@@ -458,12 +514,14 @@ func sortCandidates(out []Candidate) {
 // average is the number of distinct terms per chunk, which the OpenSearch
 // backend's similarity reads as sumDocFreq / docCount (so both backends
 // score alike). Against the distinct-term count: SciFact lexical nDCG@10
-// train 0.6864 → 0.6858, test 0.6779 → 0.6862. They are counted once per
-// change of the index (170 ms for SciFact's 5,728 chunks: a term
-// reader per term, since the dictionary's own counts vary with the
-// segment layout),
-// and saved with the commit they were counted at by the writer that made
-// it (see Close), so a search process reads them.
+// train 0.6864 → 0.6858, test 0.6779 → 0.6862. Counting them over the
+// whole index (countStats: a term reader per term, since the dictionary's
+// own counts vary with the segment layout) is linear in the index (170 ms
+// for SciFact's 5,728 chunks), so meta.db keeps them, moved by each
+// commit (bm25.go), and a lexical index given its store (StatsFrom) reads
+// them there. When the store's totals do not describe the index's commit
+// they are the ones a writer saved with the commit in the lexical index
+// itself (see Close), or else counted.
 func (l *Lexical) bm25Stats() (*search.BM25Stats, error) {
 	l.statsMu.Lock()
 	defer l.statsMu.Unlock()
@@ -473,6 +531,16 @@ func (l *Lexical) bm25Stats() (*search.BM25Stats, error) {
 	gen, err := l.Gen()
 	if err != nil {
 		return nil, err
+	}
+	if l.store != nil {
+		n, err := l.idx.DocCount()
+		if err != nil {
+			return nil, err
+		}
+		if s := l.store.countsStats(gen, n); s != nil {
+			l.stats = s
+			return s, nil
+		}
 	}
 	if s := l.savedStats(gen); s != nil {
 		l.stats = s

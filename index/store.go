@@ -101,7 +101,7 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{db: db}
-	buckets := append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped, bucketSessions, bucketLineage}, storeBuckets...)
+	buckets := append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped, bucketSessions, bucketLineage, bucketBM25}, storeBuckets...)
 	// A writer's open writes only when the store lacks a bucket or its
 	// schema is older: a write transaction rewrites the file's meta page
 	// even when it changes nothing, which would change the file under the
@@ -583,8 +583,14 @@ func (s *Store) PendingWork() (*Pending, error) {
 	return p, err
 }
 
-// ClearPending marks the lexical work of commit gen as done.
-func (s *Store) ClearPending(gen uint64) error {
+// ClearPending marks the lexical work of commit gen as done. The BM25
+// counts (bm25.go) do not follow it: the next commit counts them again.
+func (s *Store) ClearPending(gen uint64) error { return s.clearPending(gen, nil) }
+
+// clearPending marks the lexical work of commit gen as done and moves the
+// BM25 counts by what that lexical batch did (moveCounts), in one
+// transaction.
+func (s *Store) clearPending(gen uint64, counts *batchCounts) error {
 	return s.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		v := meta.Get(keyPending)
@@ -597,6 +603,9 @@ func (s *Store) ClearPending(gen uint64) error {
 		}
 		if p.Gen != gen {
 			return fmt.Errorf("index: pending commit is %d, not %d", p.Gen, gen)
+		}
+		if err := moveCounts(tx, gen-1, gen, counts); err != nil {
+			return err
 		}
 		return meta.Delete(keyPending)
 	})

@@ -120,8 +120,15 @@ func (s *Server) indexPathTool() tool {
 			spec.Patterns = []string{a.Pattern}
 		}
 		var sum *braid.Summary
+		var rows []sourceRow
 		err = s.write(ctx, func() (err error) {
 			sum, err = c.e.Index(ctx, []braid.SourceSpec{spec}, s.indexProgress(ctx, c.req))
+			if err == nil {
+				// Read under the writer slot: a Close that waits for
+				// the slot (a shutdown that gave up on this call) then
+				// finds the engine no longer in use.
+				rows, _ = sources(c.e)
+			}
 			return err
 		})
 		if err != nil {
@@ -138,11 +145,9 @@ func (s *Server) indexPathTool() tool {
 			}
 			reply["watching"] = true
 		}
-		if rows, err := sources(c.e); err == nil {
-			for _, r := range rows {
-				if r.Path == abs {
-					reply["source"] = r
-				}
+		for _, r := range rows {
+			if r.Path == abs {
+				reply["source"] = r
 			}
 		}
 		return reply, nil
