@@ -130,6 +130,15 @@ func (ix *Indexer) indexPaths(ctx context.Context, src *Source, rels []string, s
 		return fmt.Sprintf("%d new file(s) could take the source's %d files past its %d-file limit", added, src.Files, limit), nil
 	}
 	sum.Paths = len(rels)
+	if added > 0 {
+		// Counted before the commits, so that a run cut short leaves an
+		// upper bound.
+		src.Files += added
+		if err := ix.Store.PutSource(src); err != nil {
+			return "", err
+		}
+		src.Files -= added
+	}
 	// The images the changed notes linked to before: their text may lose
 	// a passage.
 	var links []imageLink
