@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/watch"
 )
 
 // SourceSpec names a path to index and how (index.SourceSpec).
@@ -80,6 +81,41 @@ func (e *Engine) index(ctx context.Context, sources []*Source, force map[string]
 		sum.TookMS = time.Since(start).Milliseconds()
 		return sum, err
 	}
+	return e.write(ctx, progress, start, func(ix *index.Indexer, sum *Summary) error {
+		for _, src := range sources {
+			ix.Force = force[src.ID]
+			if err := ix.Index(ctx, src, sum); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// indexChanged brings the index in step with what a watch saw change
+// under a registered source: only those paths where it can
+// (index.Indexer.IndexPaths), else the whole source, the summary saying
+// why (Summary.Walked).
+func (e *Engine) indexChanged(ctx context.Context, src *Source, b watch.Batch, start time.Time) (*Summary, error) {
+	if e.cl != nil || b.Lost {
+		sum, err := e.index(ctx, []*Source{src}, nil, nil, start)
+		if sum != nil && b.Lost {
+			sum.Walked = "notifications were lost"
+		}
+		return sum, err
+	}
+	if err := src.Usable(); err != nil {
+		return nil, err
+	}
+	return e.write(ctx, nil, start, func(ix *index.Indexer, sum *Summary) error {
+		return ix.IndexPaths(ctx, src, b.Paths, sum)
+	})
+}
+
+// write runs fn with an indexer over the embedded index, then saves the
+// vector graph and stamps the store as a run that ends without error
+// does.
+func (e *Engine) write(ctx context.Context, progress func(Progress), start time.Time, fn func(*index.Indexer, *Summary) error) (*Summary, error) {
 	var embedProgress func(done int)
 	if progress != nil {
 		embedProgress = func(done int) {
@@ -88,14 +124,8 @@ func (e *Engine) index(ctx context.Context, sources []*Source, force map[string]
 	}
 	vs := e.vectors(embedProgress)
 	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs, Blobs: e.blobs(), AWS: e.opt.AWS}
-	sum = &Summary{}
-	var runErr error
-	for _, src := range sources {
-		ix.Force = force[src.ID]
-		if runErr = ix.Index(ctx, src, sum); runErr != nil {
-			break
-		}
-	}
+	sum := &Summary{}
+	runErr := fn(ix, sum)
 	if runErr == nil {
 		runErr = e.saveVectors(ctx, vs, true)
 	} else {

@@ -38,9 +38,16 @@ type WatchOptions struct {
 
 // Watch keeps registered sources indexed until ctx is done: a change to a
 // source's files (create, write, delete, rename, an editor's atomic save,
-// a new folder) re-indexes that source once the changes pause, which reads
-// every file but re-embeds only the changed ones. paths names the sources
-// by their path (as given to Index); none means every registered source.
+// a new folder) re-indexes the changed files once the changes pause,
+// reading only them (and the images a changed note links to), each
+// decided as the walk of braid index decides. Where that might differ
+// from indexing the whole source (a .gitignore changed, the folder itself
+// changed, most of its files changed, notifications were lost, the
+// source's file limit) it indexes the whole source, reading every file but
+// re-embedding only the changed ones, and the summary says why
+// (Summary.Walked). A source that is not a folder, or an index in a
+// cluster, is indexed whole at each change. paths names the sources by
+// their path (as given to Index); none means every registered source.
 // Sources removed while it runs are no longer re-indexed. Watch returns
 // nil when ctx is cancelled, after a re-index under way has finished.
 func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) error {
@@ -70,7 +77,8 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 		}
 		byRoot[s.Path] = s
 	}
-	wopt := &watch.Options{Debounce: o.Debounce, Rescan: o.Rescan, Warn: o.Warn, Ready: o.Ready}
+	// A .gitignore is hidden, and changes what is indexed.
+	wopt := &watch.Options{Debounce: o.Debounce, Rescan: o.Rescan, Warn: o.Warn, Ready: o.Ready, Hidden: []string{".gitignore"}}
 	if e.cl == nil {
 		dir, err := filepath.Abs(e.dir)
 		if err != nil {
@@ -105,7 +113,7 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 				if e.opt.ReadOnly {
 					return ErrReadOnly
 				}
-				sum, err = e.index(ctx, []*Source{cur}, nil, nil, time.Now())
+				sum, err = e.indexChanged(ctx, cur, b, time.Now())
 				return err
 			})
 			if gone {

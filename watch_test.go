@@ -35,11 +35,16 @@ func hits(t *testing.T, e *braid.Engine, word string) []string {
 
 // watchRuns starts e.Watch with opt until the test ends and returns a
 // channel that receives each re-index run's error (a run that fails to
-// begin counts as one with an error).
+// begin counts as one with an error); opt.Indexed, when set, hears of
+// each run first.
 func watchRuns(t *testing.T, e *braid.Engine, opt braid.WatchOptions) <-chan error {
 	t.Helper()
 	runs := make(chan error, 1000)
+	also := opt.Indexed
 	opt.Indexed = func(src *braid.Source, sum *braid.Summary, err error) {
+		if also != nil {
+			also(src, sum, err)
+		}
 		if err == nil && sum == nil {
 			err = fmt.Errorf("re-index %s: no summary", src.Path)
 		}
@@ -184,5 +189,87 @@ func TestWatchErrors(t *testing.T) {
 	}
 	if err := e.Watch(context.Background(), []string{t.TempDir()}, nil); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("watch an unregistered path: %v, want ErrNotFound", err)
+	}
+}
+
+// TestWatchIndexesTheChangedPaths checks that a watch's run looks at the
+// changed files only (its summary counts one file seen in a vault of
+// twenty), moves a renamed note with its links, and walks the whole
+// vault when a .gitignore changes, saying so.
+func TestWatchIndexesTheChangedPaths(t *testing.T) {
+	files := map[string]string{
+		"a.md":      "# A\n\nSee [[Bee]] for the heron.\n",
+		"b.md":      "# Bee\n\nthe heron nests here\n",
+		"secret.md": "# Secret\n\nthe kestrel hides\n",
+	}
+	for i := range 17 {
+		files[fmt.Sprintf("n%02d.md", i)] = fmt.Sprintf("# N%d\n\nfiller words %d\n", i, i)
+	}
+	dir := writeVault(t, files)
+	e := openEngine(t, nil)
+	ctx := context.Background()
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sums := make(chan *braid.Summary, 100)
+	watchRuns(t, e, braid.WatchOptions{Indexed: func(src *braid.Source, sum *braid.Summary, err error) {
+		if err != nil {
+			t.Errorf("re-index %s: %v", src.Path, err)
+			return
+		}
+		sums <- sum
+	}})
+	// wait waits for a run after which found holds, poking (as seen does)
+	// until the watch is up, and returns that run's summary.
+	wait := func(what string, poke func(), found func() bool) *braid.Summary {
+		t.Helper()
+		guard := time.After(testenv.Guard)
+		for {
+			var nudge <-chan time.Time
+			if poke != nil {
+				poke()
+				nudge = time.After(time.Second)
+			}
+			select {
+			case sum := <-sums:
+				if found() {
+					return sum
+				}
+			case <-nudge:
+			case <-guard:
+				t.Fatalf("%s: no re-index run made it so within %v", what, testenv.Guard)
+			}
+		}
+	}
+	i := 0
+	sum := wait("an edit", func() {
+		i++
+		rename(t, filepath.Join(dir, "n00.md"), fmt.Sprintf("# N0\n\nthe ptarmigan%d\n", i))
+	}, func() bool { return len(hits(t, e, fmt.Sprintf("ptarmigan%d", i))) > 0 })
+	if sum.Walked != "" || sum.Paths != 1 || sum.Seen != 1 || sum.Updated != 1 {
+		t.Errorf("an edit to one note of 20: %d paths, %d seen, %d updated, walked %q; want the one file looked at", sum.Paths, sum.Seen, sum.Updated, sum.Walked)
+	}
+
+	if err := os.Mkdir(filepath.Join(dir, "birds"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "b.md"), filepath.Join(dir, "birds", "bee.md")); err != nil {
+		t.Fatal(err)
+	}
+	wait("a rename", nil, func() bool { return slices.Equal(hits(t, e, "nests"), []string{"birds/bee.md"}) })
+	links, err := e.Graph().Links("a.md", braid.LinkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links.Links) != 1 || links.Links[0].Path != "birds/bee.md" {
+		t.Errorf("a.md links to %+v, want the moved note birds/bee.md", links.Links)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("secret.md\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum = wait("a .gitignore", nil, func() bool { return len(hits(t, e, "kestrel")) == 0 })
+	if sum.Walked != "a .gitignore changed" || sum.Removed != 1 {
+		t.Errorf("after a .gitignore change: walked %q, %d removed; want a walk of the whole source that removes secret.md", sum.Walked, sum.Removed)
 	}
 }

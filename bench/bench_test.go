@@ -113,6 +113,9 @@ func TestRunLexicalOnly(t *testing.T) {
 	if _, ok := s.Metrics["reindex_unchanged.s"]; !ok {
 		t.Error("no time for a re-index with nothing changed")
 	}
+	if _, ok := s.Metrics["watch_one_note.s"]; !ok {
+		t.Error("no time for the watch's run after one edit")
+	}
 	if !strings.HasPrefix(rep.Embedder, "none") {
 		t.Errorf("embedder %q, want it to say there is none", rep.Embedder)
 	}

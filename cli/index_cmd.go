@@ -107,8 +107,8 @@ func (c *IndexCmd) watch(g *Globals, e *braid.Engine) error {
 			}
 			g.problems(s)
 			if !g.Quiet && s.Added+s.Updated+s.Removed > 0 {
-				fmt.Fprintf(g.stderr, "braid: re-indexed %s in %s: %d added, %d updated, %d removed\n",
-					src.Name, (time.Duration(s.TookMS) * time.Millisecond).Round(time.Millisecond), s.Added, s.Updated, s.Removed)
+				fmt.Fprintf(g.stderr, "braid: re-indexed %s in %s (%s): %d added, %d updated, %d removed\n",
+					src.Name, (time.Duration(s.TookMS) * time.Millisecond).Round(time.Millisecond), s.Looked(), s.Added, s.Updated, s.Removed)
 			}
 		},
 	})

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/chunk"
-	"github.com/braidsearch/braid/internal/confine"
 )
 
 // KindImage is an image file (PNG, JPEG, GIF, WebP, SVG) indexed by the
@@ -50,21 +49,22 @@ func readRoot(src *Source, f file) (string, int64) {
 // every note that embeds or links it, the alt text, the note's title and
 // the chunk (heading and paragraph) the embed sits in. Its hash covers
 // the image and that text, so an image is indexed again when a note
-// around it changes.
-func (ix *Indexer) indexImages(src *Source, imgs []file, entries map[string]Entry, seen map[string]bool, sum *Summary, b *batch) error {
+// around it changes. all is every image of the source (its path), which
+// a link may name: imgs, or more when a run looks at changed paths only.
+func (ix *Indexer) indexImages(src *Source, imgs []file, all []string, entries map[string]Entry, seen map[string]bool, sum *Summary, b *batch) error {
 	if len(imgs) == 0 {
 		return nil
 	}
 	if err := b.flush(); err != nil {
 		return err
 	}
-	contexts, err := ix.imageContexts(src.ID, imgs)
+	contexts, err := ix.imageContexts(src.ID, all, imgs)
 	if err != nil {
 		return err
 	}
 	for _, f := range imgs {
 		root, limit := readRoot(src, f)
-		data, err := confine.ReadFile(root, f.abs, limit)
+		data, err := readFile(root, f.abs, limit)
 		if err != nil {
 			sum.Errors = append(sum.Errors, FileError{Path: f.abs, Err: err.Error()})
 			continue
@@ -123,16 +123,20 @@ func imageText(rel string, contexts []string) []byte {
 
 // imageContexts finds, in the source's committed notes, the links and
 // embeds that lead to each image of imgs (by path relative to the note,
-// from the source root, or for a wikilink by file name anywhere) and
-// returns, by image path, the text around each: alt text, the note's
-// title and the chunk the link is in.
-func (ix *Indexer) imageContexts(sourceID string, imgs []file) (map[string][]string, error) {
+// from the source root, or for a wikilink by file name anywhere, among
+// all the source's images) and returns, by image path, the text around
+// each: alt text, the note's title and the chunk the link is in.
+func (ix *Indexer) imageContexts(sourceID string, all []string, imgs []file) (map[string][]string, error) {
 	byRel := map[string]bool{}
 	byName := map[string][]string{}
+	for _, rel := range all {
+		byRel[rel] = true
+		n := strings.ToLower(path.Base(rel))
+		byName[n] = append(byName[n], rel)
+	}
+	want := make(map[string]bool, len(imgs))
 	for _, f := range imgs {
-		byRel[f.rel] = true
-		n := strings.ToLower(path.Base(f.rel))
-		byName[n] = append(byName[n], f.rel)
+		want[f.rel] = true
 	}
 	entries, err := ix.Store.Entries(sourceID)
 	if err != nil {
@@ -169,7 +173,7 @@ func (ix *Indexer) imageContexts(sourceID string, imgs []file) (map[string][]str
 			default:
 				continue
 			}
-			if len(out[img]) >= maxImageContexts {
+			if !want[img] || len(out[img]) >= maxImageContexts {
 				continue
 			}
 			if chunks == nil {

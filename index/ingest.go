@@ -105,6 +105,13 @@ type Summary struct {
 	// layer, damaged or over a limit (counted in Skipped too). They are
 	// not errors: the run succeeds without them.
 	NotExtracted []FileError `json:"not_extracted,omitempty"`
+	// Paths is how many changed paths the run looked at instead of
+	// walking the whole source (Indexer.IndexPaths, what a watch runs);
+	// zero for a walk.
+	Paths int `json:"changed_paths,omitempty"`
+	// Walked says why a run given changed paths walked the whole source
+	// all the same ("a .gitignore changed"); empty otherwise.
+	Walked string `json:"walked,omitempty"`
 }
 
 // Indexer brings the store and the lexical index in step with sources.
@@ -286,6 +293,27 @@ func (b *batch) flush() error {
 	return err
 }
 
+// drop removes the documents of entries that this run did not see and
+// that are not among later (files still to come), and forgets them. The
+// documents of vanished notes go before images are indexed, which read
+// the notes around them from the store.
+func (b *batch) drop(entries map[string]Entry, seen map[string]bool, later []file, sum *Summary) error {
+	keep := make(map[string]bool, len(later))
+	for _, f := range later {
+		keep[f.rel] = true
+	}
+	for rel, e := range entries {
+		if !seen[rel] && !keep[rel] {
+			sum.Removed++
+			if err := b.add(Change{DeleteID: e.DocID}); err != nil {
+				return err
+			}
+			delete(entries, rel)
+		}
+	}
+	return nil
+}
+
 // finish removes the documents of entries that this run did not see, and
 // commits what is left.
 func (b *batch) finish(entries map[string]Entry, seen map[string]bool, sum *Summary) error {
@@ -425,6 +453,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 		if err != nil {
 			return err
 		}
+		src.Files = len(files)
 		if limit := maxFiles(src); len(files) > limit {
 			sum.Skipped.OverFileLimit += len(files) - limit
 			sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: fmt.Errorf(
@@ -433,26 +462,57 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 			files = files[:limit]
 		}
 	}
-	var imgs []file
-	if src.Kind == SourceDir && ix.Remote == nil {
-		// Images are indexed last, by the text of the notes around them.
-		kept := files[:0]
-		for _, f := range files {
-			if IsImage(f.rel) && utf8.ValidString(f.rel) {
-				imgs = append(imgs, f)
-			} else {
-				kept = append(kept, f)
-			}
-		}
-		files = kept
-	}
+	files, imgs := ix.images(src, files)
 	entries, err := ix.target().Entries(ctx, src.ID)
 	if err != nil {
 		return err
 	}
 	seen := make(map[string]bool, len(files))
+	b := &batch{ctx: ctx, ix: ix, limit: ix.batchDocs()}
+	if err := ix.ingest(ctx, src, files, len(imgs), entries, seen, sum, b); err != nil {
+		return err
+	}
+	if len(imgs) > 0 {
+		if err := b.drop(entries, seen, imgs, sum); err != nil {
+			return err
+		}
+	}
+	all := make([]string, len(imgs))
+	for i, f := range imgs {
+		all[i] = f.rel
+	}
+	if err := ix.indexImages(src, imgs, all, entries, seen, sum, b); err != nil {
+		return err
+	}
+	if len(imgs) > 0 && ix.Progress != nil {
+		ix.Progress(Progress{Source: src.Name, Done: len(files) + len(imgs), Total: len(files) + len(imgs)})
+	}
+	return b.finish(entries, seen, sum)
+}
+
+// images takes the image files of a folder source out of files: they are
+// indexed last, by the text of the notes around them. Other sources and a
+// Remote target have none.
+func (ix *Indexer) images(src *Source, files []file) (notes, imgs []file) {
+	if src.Kind != SourceDir || ix.Remote != nil {
+		return files, nil
+	}
+	notes = files[:0:0]
+	for _, f := range files {
+		if IsImage(f.rel) && utf8.ValidString(f.rel) {
+			imgs = append(imgs, f)
+		} else {
+			notes = append(notes, f)
+		}
+	}
+	return notes, imgs
+}
+
+// ingest indexes files (no images; more, the images to come, only counts
+// in the progress) against entries, what the target holds of them,
+// marking in seen each one whose document is kept; b commits.
+func (ix *Indexer) ingest(ctx context.Context, src *Source, files []file, more int, entries map[string]Entry, seen map[string]bool, sum *Summary, b *batch) error {
 	window := ix.batchDocs()
-	b := &batch{ctx: ctx, ix: ix, limit: window}
 	for start := 0; start < len(files); start += window {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -510,16 +570,10 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 			}
 		}
 		if ix.Progress != nil {
-			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files) + len(imgs)})
+			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files) + more})
 		}
 	}
-	if err := ix.indexImages(src, imgs, entries, seen, sum, b); err != nil {
-		return err
-	}
-	if len(imgs) > 0 && ix.Progress != nil {
-		ix.Progress(Progress{Source: src.Name, Done: len(files) + len(imgs), Total: len(files) + len(imgs)})
-	}
-	return b.finish(entries, seen, sum)
+	return nil
 }
 
 // prepare reads, hashes, parses and chunks files in parallel, in order.
@@ -558,7 +612,7 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 	// The walk checked the file; confine checks again as it opens it, in
 	// case a link or a FIFO took its place since.
 	root, limit := readRoot(src, f)
-	data, err := confine.ReadFile(root, f.abs, limit)
+	data, err := readFile(root, f.abs, limit)
 	if err != nil {
 		p.err = err
 		return p

@@ -286,6 +286,46 @@ func (s *Store) Entries(sourceID string) (map[string]Entry, error) {
 	return out, err
 }
 
+// EntriesAt returns the documents of a source at the paths rels or below
+// them (a folder's), keyed by path: what Entries holds of them, looked up
+// rather than read in full.
+func (s *Store) EntriesAt(sourceID string, rels []string) (map[string]Entry, error) {
+	out := make(map[string]Entry)
+	err := s.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketPaths)
+		add := func(k, v []byte) {
+			id, hash, etag := parsePathValue(v)
+			p := string(k[len(sourceID)+1:])
+			out[p] = Entry{Path: p, DocID: id, Hash: hash, ETag: etag}
+		}
+		c := b.Cursor()
+		for _, rel := range rels {
+			key := []byte(sourceID + "\x00" + rel)
+			if v := b.Get(key); v != nil {
+				add(key, v)
+			}
+			prefix := append(key, '/')
+			for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+				add(k, v)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Holds reports whether the store holds a document of the source.
+func (s *Store) Holds(sourceID string) (bool, error) {
+	var held bool
+	prefix := []byte(sourceID + "\x00")
+	err := s.view(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketPaths).Cursor().Seek(prefix)
+		held = k != nil && bytes.HasPrefix(k, prefix)
+		return nil
+	})
+	return held, err
+}
+
 // Paths returns the paths of a source's documents in byte order.
 func (s *Store) Paths(sourceID string) ([]string, error) {
 	var out []string

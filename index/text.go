@@ -34,6 +34,21 @@ func (s *Summary) Text() string {
 	return b.String()
 }
 
+// Looked says what a watch's run looked at: "2 changed paths", "the
+// whole source: a .gitignore changed", or "the whole source" (a source
+// that is not a folder, braid index).
+func (s *Summary) Looked() string {
+	switch {
+	case s.Walked != "":
+		return "the whole source: " + s.Walked
+	case s.Paths == 1:
+		return "1 changed path"
+	case s.Paths > 1:
+		return fmt.Sprintf("%d changed paths", s.Paths)
+	}
+	return "the whole source"
+}
+
 // String names the reasons with their counts: "3 hidden, 1 binary".
 func (k Skips) String() string {
 	var parts []string

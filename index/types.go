@@ -56,6 +56,12 @@ type Source struct {
 	// FollowLinks makes the walk follow symbolic links to files outside
 	// the source; by default they are skipped and counted (Skips.LinkOutside).
 	FollowLinks bool `json:"follow_links,omitempty"`
+	// Files is how many files the last walk of a folder source listed
+	// (before MaxFiles), kept up to date by each changed-paths run
+	// (Indexer.IndexPaths) as an upper bound: a file it lists that the
+	// index does not hold counts as new, though the walk may have listed
+	// it (a binary file) already. Zero means not counted yet.
+	Files int `json:"files,omitempty"`
 	// Endpoint is an S3 source's S3-compatible store (http://host:port),
 	// kept so a later run reaches the same store; empty means the AWS
 	// configuration's endpoint, else Amazon S3.

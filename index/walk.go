@@ -128,6 +128,30 @@ type gitignore struct {
 // (or anywhere, when the source sets FollowLinks): a cloned vault's link to
 // ~/.aws/credentials must not end up in search results.
 func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
+	w, err := newWalker(src, skips, warn)
+	if err != nil {
+		return nil, err
+	}
+	return w.tree(src.Path, "", nil)
+}
+
+// walker decides, entry by entry, what a walk of a folder source lists:
+// the whole walk (tree from the root) and a changed-paths run (changed,
+// then tree below a folder that appeared) take the same decisions
+// through take, so a file is listed by one exactly when the other would
+// list it.
+type walker struct {
+	src              *Source
+	include, exclude *Matcher
+	ignores          []gitignore
+	entered          map[string]bool // folders (rel; "" for the root) whose .gitignore is loaded
+	reached          map[string]bool // folders (rel) above a changed path: whether a walk goes into each
+	realRoot         string
+	skips            *Skips
+	warn             func(error)
+}
+
+func newWalker(src *Source, skips *Skips, warn func(error)) (*walker, error) {
 	include, err := NewMatcher(src.Patterns)
 	if err != nil {
 		return nil, err
@@ -136,110 +160,199 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ignores []gitignore
-	ignored := func(rel string, isDir bool) bool {
-		for _, g := range ignores {
-			if g.dir != "" && !strings.HasPrefix(rel, g.dir+"/") {
-				continue
-			}
-			p := strings.TrimPrefix(rel, g.dir+"/")
-			if g.dir == "" {
-				p = rel
-			}
-			if isDir {
-				p += "/"
-			}
-			if g.m.MatchesPath(p) {
-				return true
-			}
-		}
-		return false
-	}
 	realRoot, err := filepath.EvalSymlinks(src.Path)
 	if err != nil {
 		return nil, fmt.Errorf("walk %s: %w", src.Path, err)
 	}
-	var files []file
-	err = filepath.WalkDir(src.Path, func(p string, d fs.DirEntry, err error) error {
+	return &walker{src: src, include: include, exclude: exclude, realRoot: realRoot, skips: skips, warn: warn,
+		entered: map[string]bool{}, reached: map[string]bool{}}, nil
+}
+
+// ignored reports whether the .gitignore rules loaded so far leave out
+// rel (a folder when isDir).
+func (w *walker) ignored(rel string, isDir bool) bool {
+	for _, g := range w.ignores {
+		if g.dir != "" && !strings.HasPrefix(rel, g.dir+"/") {
+			continue
+		}
+		p := strings.TrimPrefix(rel, g.dir+"/")
+		if g.dir == "" {
+			p = rel
+		}
+		if isDir {
+			p += "/"
+		}
+		if g.m.MatchesPath(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// enter loads the .gitignore of the folder at p (rel from the root, ""
+// for the root itself), once.
+func (w *walker) enter(p, rel string) {
+	if w.entered[rel] {
+		return
+	}
+	w.entered[rel] = true
+	w.ignores = loadGitignore(w.ignores, p, rel, w.warn)
+}
+
+// take decides one entry below the root (p, and rel from the root) as the
+// walk does, counting a skip in w.skips: into says the walk goes into it
+// (a folder, not a link to one), ok that it is a file to index (f). Its
+// .gitignore rules must be loaded for every folder above rel (enter).
+func (w *walker) take(p, rel string, d fs.DirEntry) (f file, ok, into bool) {
+	src := w.src
+	if strings.HasPrefix(d.Name(), ".") {
+		w.skips.Hidden++
+		return f, false, false
+	}
+	if d.IsDir() {
+		if src.NoRecursive || w.ignored(rel, true) {
+			if !src.NoRecursive {
+				w.skips.Ignored++
+			}
+			return f, false, false
+		}
+		return f, false, true
+	}
+	if w.ignored(rel, false) {
+		w.skips.Ignored++
+		return f, false, false
+	}
+	if (w.include != nil && !w.include.Match(rel)) || w.exclude.Match(rel) {
+		w.skips.Excluded++
+		return f, false, false
+	}
+	if d.Type()&fs.ModeSymlink != 0 {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil { // a dangling link, or a loop
+			w.skips.BrokenLink++
+			return f, false, false
+		}
+		if !src.FollowLinks && !confine.Within(w.realRoot, real) {
+			w.skips.LinkOutside++
+			return f, false, false
+		}
+	}
+	info, err := os.Stat(p) // follows a link to a file
+	if err != nil {
+		w.warn(fmt.Errorf("%s: %w", p, err))
+		return f, false, false
+	}
+	if !info.Mode().IsRegular() {
+		if !info.IsDir() {
+			w.skips.NotRegular++
+		}
+		return f, false, false
+	}
+	if info.Size() > fileLimit(src, rel) {
+		w.skips.Oversized++
+		return f, false, false
+	}
+	return file{abs: p, rel: rel, size: info.Size()}, true, false
+}
+
+// tree walks the folder at dir (rel from the root: "" for the root, else
+// a folder take goes into, whose parents' rules are loaded) and appends
+// the files it lists to files. A failure to read the root stops the
+// walk; below it, one is reported to warn and its folder left out.
+func (w *walker) tree(dir, dirRel string, files []file) ([]file, error) {
+	src := w.src
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == src.Path {
 				return err
 			}
-			warn(fmt.Errorf("%s: %w", p, err))
+			w.warn(fmt.Errorf("%s: %w", p, err))
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
+		if p == dir {
+			if !d.IsDir() {
+				if dirRel != "" {
+					return nil // no longer a folder: the next change says what it is
+				}
+				// A link took the folder's place since it was checked: walk
+				// nothing, and remove nothing.
+				return fmt.Errorf("%w: %s is no longer a folder", ErrMoved, src.Path)
+			}
+			w.enter(p, dirRel)
+			return nil
+		}
 		rel, _ := filepath.Rel(src.Path, p)
 		rel = filepath.ToSlash(rel)
-		if rel == "." && !d.IsDir() {
-			// A link took the folder's place since it was checked: walk
-			// nothing, and remove nothing.
-			return fmt.Errorf("%w: %s is no longer a folder", ErrMoved, src.Path)
+		f, ok, into := w.take(p, rel, d)
+		switch {
+		case into:
+			w.enter(p, rel)
+		case d.IsDir():
+			return fs.SkipDir
+		case ok:
+			files = append(files, f)
 		}
-		if rel == "." {
-			ignores = loadGitignore(ignores, p, "", warn)
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			skips.Hidden++
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if src.NoRecursive || ignored(rel, true) {
-				if !src.NoRecursive {
-					skips.Ignored++
-				}
-				return fs.SkipDir
-			}
-			ignores = loadGitignore(ignores, p, rel, warn)
-			return nil
-		}
-		if ignored(rel, false) {
-			skips.Ignored++
-			return nil
-		}
-		if (include != nil && !include.Match(rel)) || exclude.Match(rel) {
-			skips.Excluded++
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil { // a dangling link, or a loop
-				skips.BrokenLink++
-				return nil
-			}
-			if !src.FollowLinks && !confine.Within(realRoot, real) {
-				skips.LinkOutside++
-				return nil
-			}
-		}
-		info, err := os.Stat(p) // follows a link to a file
-		if err != nil {
-			warn(fmt.Errorf("%s: %w", p, err))
-			return nil
-		}
-		if !info.Mode().IsRegular() {
-			if !info.IsDir() {
-				skips.NotRegular++
-			}
-			return nil
-		}
-		if info.Size() > fileLimit(src, rel) {
-			skips.Oversized++
-			return nil
-		}
-		files = append(files, file{abs: p, rel: rel, size: info.Size()})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("walk %s: %w", src.Path, err)
 	}
 	return files, nil
+}
+
+// changed lists what the walk would list at rel, a path below the root
+// that changed: nothing when it is gone or left out (a folder above it
+// hidden, gitignored, not a folder any more, or the source not
+// recursive), the file, or for a folder the files below it. Only rel, its
+// parents and (for a folder) what is below it are looked at.
+func (w *walker) changed(rel string, files []file) ([]file, error) {
+	if !w.reach(path.Dir(rel)) {
+		return files, nil
+	}
+	p := filepath.Join(w.src.Path, filepath.FromSlash(rel))
+	info, err := os.Lstat(p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			w.warn(fmt.Errorf("%s: %w", p, err))
+		}
+		return files, nil
+	}
+	f, ok, into := w.take(p, rel, fs.FileInfoToDirEntry(info))
+	switch {
+	case into:
+		return w.tree(p, rel, files)
+	case ok:
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// reach reports whether a walk goes into the folder at rel ("." for the
+// root), loading the .gitignore of each folder on the way.
+func (w *walker) reach(rel string) bool {
+	if rel == "." {
+		w.enter(w.src.Path, "")
+		return true
+	}
+	if r, ok := w.reached[rel]; ok {
+		return r
+	}
+	ok := w.reach(path.Dir(rel))
+	if ok {
+		p := filepath.Join(w.src.Path, filepath.FromSlash(rel))
+		info, err := os.Lstat(p)
+		if ok = err == nil && info.IsDir(); ok {
+			_, _, ok = w.take(p, rel, fs.FileInfoToDirEntry(info)) // into
+		}
+		if ok {
+			w.enter(p, rel)
+		}
+	}
+	w.reached[rel] = ok
+	return ok
 }
 
 // maxIgnoreFile is the largest .gitignore read, in bytes: a hand-written

@@ -62,8 +62,8 @@ func (s *Server) watch(e *braid.Engine, path string) error {
 				case err != nil:
 					s.log.Printf("watch: re-index %s: %v", src.Path, err)
 				case sum.Added+sum.Updated+sum.Removed > 0 || len(sum.Errors) > 0:
-					s.log.Printf("watch: re-indexed %s in %v: %d added, %d updated, %d removed, %d errors",
-						src.Path, time.Duration(sum.TookMS)*time.Millisecond, sum.Added, sum.Updated, sum.Removed, len(sum.Errors))
+					s.log.Printf("watch: re-indexed %s in %v (%s): %d added, %d updated, %d removed, %d errors",
+						src.Path, time.Duration(sum.TookMS)*time.Millisecond, sum.Looked(), sum.Added, sum.Updated, sum.Removed, len(sum.Errors))
 				}
 			},
 		})

@@ -18,8 +18,9 @@
 //
 // The package knows nothing of indexes; the caller decides what a change
 // means. Caveats: hidden entries (names starting with ".") are never
-// watched or reported; a change that leaves a file's size and modification
-// time as they were is seen only by notifications, not by rescans; the
-// callback runs on one goroutine, one call at a time, and a slow callback
-// delays the next batch but loses no change.
+// watched or reported, except files Options.Hidden names; a change that
+// leaves a file's size and modification time as they were is seen only by
+// notifications, not by rescans (a batch after lost notifications says
+// so: Batch.Lost); the callback runs on one goroutine, one call at a
+// time, and a slow callback delays the next batch but loses no change.
 package watch

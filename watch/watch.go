@@ -37,8 +37,12 @@ type Options struct {
 	// Ignore, when set, leaves out a path (and, for a folder, everything in
 	// it): it is neither watched nor reported. Hidden entries (a name
 	// starting with ".") below a root are always left out, as the indexer
-	// leaves them out.
+	// leaves them out, except those Hidden names.
 	Ignore func(path string) bool
+	// Hidden names hidden files that are reported all the same, such as
+	// ".gitignore": the indexer reads them though it indexes no hidden
+	// entry.
+	Hidden []string
 	// Warn receives problems that do not stop watching (a watch that could
 	// not be added, an unreadable folder). nil discards them.
 	Warn func(error)
@@ -77,6 +81,11 @@ func (o *Options) defaults() Options {
 type Batch struct {
 	Root  string   // the root as given to Run
 	Paths []string // files and folders created, written, removed or renamed, absolute and sorted
+	// Lost says notifications were lost (the system's queue of them
+	// overflowed): Paths are what a rescan found changed, which misses a
+	// change that kept a file's size and modification time, and may be
+	// none. After an overflow every root gets such a batch.
+	Lost bool
 }
 
 // ErrNoRoots is returned by Run when it is given nothing to watch.
@@ -105,6 +114,7 @@ type watcher struct {
 	polling bool              // some folder has no watch: rescan every Poll
 	snap    map[string]entry  // path -> state at the last look
 	pending map[string]map[string]bool
+	lost    bool // notifications were lost since the last take
 }
 
 // Run watches roots (folders, or single files) until ctx is done, and
@@ -214,7 +224,7 @@ func (w *watcher) loop(ctx context.Context, fn func(context.Context, []Batch)) e
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				w.opt.Warn(fmt.Errorf("watch: too many changes at once, rescanning: %w", err))
-				w.rescan()
+				w.overflowed()
 				changed()
 				continue
 			}
@@ -243,6 +253,18 @@ func (w *watcher) rescanEvery() time.Duration {
 	return w.opt.Rescan
 }
 
+// overflowed follows notifications that were lost: a rescan finds what
+// changed, and every root's next batch says that it may miss some.
+func (w *watcher) overflowed() {
+	w.rescan()
+	w.lost = true
+	for _, r := range w.roots {
+		if w.pending[r.given] == nil {
+			w.pending[r.given] = map[string]bool{}
+		}
+	}
+}
+
 // skip says whether a path below a root is left out.
 func (w *watcher) skip(p string) bool {
 	for _, r := range w.roots {
@@ -250,7 +272,9 @@ func (w *watcher) skip(p string) bool {
 			return false
 		}
 	}
-	return strings.HasPrefix(filepath.Base(p), ".") || (w.opt.Ignore != nil && w.opt.Ignore(p))
+	base := filepath.Base(p)
+	hidden := strings.HasPrefix(base, ".") && !slices.Contains(w.opt.Hidden, base)
+	return hidden || (w.opt.Ignore != nil && w.opt.Ignore(p))
 }
 
 // owners lists the roots a path belongs to.
@@ -281,7 +305,7 @@ func (w *watcher) mark(p string) {
 func (w *watcher) take() []Batch {
 	var bs []Batch
 	for r, set := range w.pending {
-		b := Batch{Root: r}
+		b := Batch{Root: r, Lost: w.lost}
 		for p := range set {
 			b.Paths = append(b.Paths, p)
 		}
@@ -289,6 +313,7 @@ func (w *watcher) take() []Batch {
 		bs = append(bs, b)
 	}
 	clear(w.pending)
+	w.lost = false
 	return bs
 }
 
@@ -300,6 +325,7 @@ func merge(bs, more []Batch) []Batch {
 			bs = append(bs, m)
 			continue
 		}
+		bs[i].Lost = bs[i].Lost || m.Lost
 		for _, p := range m.Paths {
 			if !slices.Contains(bs[i].Paths, p) {
 				bs[i].Paths = append(bs[i].Paths, p)

@@ -205,6 +205,14 @@ func TestRun(t *testing.T) {
 			},
 			want: []string{"a.md"},
 		},
+		{
+			name: "a hidden file Hidden names",
+			change: func(t *testing.T, dir string) {
+				write(t, filepath.Join(dir, ".gitignore"), "*.tmp\n")
+				write(t, filepath.Join(dir, ".other"), "x")
+			},
+			want: []string{".gitignore"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,7 +220,7 @@ func TestRun(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, dir)
 			}
-			s := start(t, dir, watch.Options{Debounce: 100 * time.Millisecond, Rescan: -1})
+			s := start(t, dir, watch.Options{Debounce: 100 * time.Millisecond, Rescan: -1, Hidden: []string{".gitignore"}})
 			tt.change(t, dir)
 			got, _ := s.collect(tt.want)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
