@@ -12,7 +12,7 @@ func TestAddBatchOneWorkerIsAdd(t *testing.T) {
 	d := clusteredSet(600, 1, 16, 3)
 	one := newGraph(16, 8, 40)
 	for _, v := range d.vecs {
-		one.add(v)
+		one.addBatch([][]float32{v}, 1)
 	}
 	batch := newGraph(16, 8, 40)
 	batch.addBatch(d.vecs[:100], 1)

@@ -83,12 +83,18 @@ func (g *graph) touch(s uint32) {
 	if int(s) >= g.saved {
 		return
 	}
-	if g.dirty == nil {
-		g.dirty = make([]uint64, (g.saved+63)/64)
-	}
+	g.makeDirty()
 	// Atomic: addBatch's workers touch nodes of one word under different
 	// stripes' locks (it makes dirty before they start).
 	atomic.OrUint64(&g.dirty[s/64], 1<<(s%64))
+}
+
+// makeDirty makes the bitmap touch marks, one bit a saved slot, unless
+// there is one.
+func (g *graph) makeDirty() {
+	if g.saved > 0 && g.dirty == nil {
+		g.dirty = make([]uint64, (g.saved+63)/64)
+	}
 }
 
 // isDirty says whether touch marked slot s since the last save.
@@ -119,11 +125,6 @@ func (g *graph) randomLevel() int {
 	z ^= z >> 31
 	u := (float64(z>>11) + 0.5) / (1 << 53) // in (0, 1)
 	return min(int(-math.Log(u)*g.ml), maxLevel)
-}
-
-// add appends a node holding v (unit length, len dim) and links it in.
-func (g *graph) add(v []float32) uint32 {
-	return g.addBatch([][]float32{v}, 1)
 }
 
 // parallelFrom is the smallest batch addBatch links from several
@@ -159,9 +160,7 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 		}
 		return first
 	}
-	if g.saved > 0 && g.dirty == nil {
-		g.dirty = make([]uint64, (g.saved+63)/64)
-	}
+	g.makeDirty()
 	g.lk = new(stripes)
 	defer func() { g.lk = nil }()
 	var next atomic.Int64

@@ -189,22 +189,7 @@ func (x *Index) Vector(id string) []float32 {
 // Add inserts vec under id, replacing any vector id had. The index keeps a
 // normalised copy of vec.
 func (x *Index) Add(id string, vec []float32) error {
-	v, err := x.unit(vec)
-	if err != nil {
-		return fmt.Errorf("%w, for id %q", err, id)
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if s, ok := x.slot[id]; ok {
-		if slices.Equal(x.g.vec(s), v) {
-			return nil
-		}
-		x.kill(s)
-	}
-	x.insert(id, v)
-	x.maybeRebuild()
-	x.changed.Store(true)
-	return nil
+	return x.AddBatch([]string{id}, [][]float32{vec})
 }
 
 // AddBatch adds each vecs[i] under ids[i] as Add would, one after another
@@ -328,15 +313,6 @@ func (x *Index) unit(vec []float32) ([]float32, error) {
 		out[i] = float32(float64(f) * inv)
 	}
 	return out, nil
-}
-
-func (x *Index) insert(id string, v []float32) {
-	if x.g.size() == math.MaxUint32-1 {
-		x.rebuild()
-	}
-	s := x.g.add(v)
-	x.ids = append(x.ids, id)
-	x.slot[id] = s
 }
 
 // insertBatch inserts vecs under ids, none of which the index holds.
