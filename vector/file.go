@@ -380,6 +380,55 @@ func readID(r source, s int, limit uint64) (string, error) {
 	return string(b), err
 }
 
+// readHead reads the start of slot s as the file keeps it, its flags,
+// level and id (of at most limit bytes), and checks them: a level up to
+// top, a tombstone without an id, a live node's id not already held.
+func (x *Index) readHead(r source, s, top int, limit uint64) (dead bool, level int, id string, err error) {
+	b, err := r.next(2)
+	if err != nil {
+		return false, 0, "", err
+	}
+	flags, level := b[0], int(b[1])
+	if flags > 1 || level > top {
+		return false, 0, "", bad("node %d: flags %d, layer %d of %d", s, flags, level, top)
+	}
+	if id, err = readID(r, s, limit); err != nil {
+		return false, 0, "", err
+	}
+	dead = flags == 1
+	if _, dup := x.slot[id]; dead && id != "" {
+		return false, 0, "", bad("node %d: tombstone with id %q", s, id)
+	} else if !dead && dup {
+		return false, 0, "", bad("node %d: id %q twice", s, id)
+	}
+	return dead, level, id, nil
+}
+
+// readVector reads len(v) little-endian float32s into v.
+func readVector(r source, v []float32) error {
+	b, err := r.next(len(v) * 4)
+	if err != nil {
+		return err
+	}
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[i*4:]))
+	}
+	return nil
+}
+
+// checkLinks says whether every link of slot s names a node that reaches
+// its layer.
+func (g *graph) checkLinks(s int) error {
+	for l, ns := range g.links[s] {
+		for _, t := range ns {
+			if int(t) >= g.size() || len(g.links[t]) <= l {
+				return bad("node %d: link to %d on layer %d", s, t, l)
+			}
+		}
+	}
+	return nil
+}
+
 // readLinks reads slot s's link lists, layers 0 to level; their targets
 // are for the caller to check once every node is read.
 func readLinks(r source, g *graph, s, level int) ([][]uint32, error) {
@@ -453,37 +502,18 @@ func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
 	g.links = make([][][]uint32, n)
 	x := &Index{dim: dim, opt: o, g: g, slot: make(map[string]uint32, count), ids: make([]string, n), gen: gen}
 	for s := range n {
-		b, err := r.next(2)
+		dead, level, id, err := x.readHead(r, s, top, uint64(size))
 		if err != nil {
 			return nil, err
 		}
-		flags, level := b[0], int(b[1])
-		if flags > 1 || level > top {
-			return nil, bad("node %d: flags %d, layer %d of %d", s, flags, level, top)
-		}
-		id, err := readID(r, s, uint64(size))
-		if err != nil {
-			return nil, err
-		}
-		if g.dead[s] = flags == 1; g.dead[s] {
-			if id != "" {
-				return nil, bad("node %d: tombstone with id %q", s, id)
-			}
-		} else {
-			if _, dup := x.slot[id]; dup {
-				return nil, bad("node %d: id %q twice", s, id)
-			}
+		if g.dead[s] = dead; !dead {
 			x.slot[id] = uint32(s)
 			x.ids[s] = id
 			g.live++
 		}
 		if inline {
-			if b, err = r.next(dim * 4); err != nil {
+			if err := readVector(r, g.vecs[s*dim:(s+1)*dim]); err != nil {
 				return nil, err
-			}
-			v := g.vecs[s*dim : (s+1)*dim]
-			for i := range v {
-				v[i] = math.Float32frombits(le.Uint32(b[i*4:]))
 			}
 		}
 		ls, err := readLinks(r, g, s, level)
@@ -528,13 +558,9 @@ func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
 	}
 	// Every link must name a node that reaches its layer, or a search
 	// would index out of range.
-	for s, ls := range g.links {
-		for l, ns := range ls {
-			for _, t := range ns {
-				if uint64(t) >= nodes || len(g.links[t]) <= l {
-					return nil, bad("node %d: link to %d on layer %d", s, t, l)
-				}
-			}
+	for s := range g.links {
+		if err := g.checkLinks(s); err != nil {
+			return nil, err
 		}
 	}
 	if n > 0 && len(g.links[entry]) != top+1 {

@@ -350,40 +350,23 @@ func (x *Index) apply(r *record) error {
 		touched = append(touched, s)
 	}
 	for s := int(from); s < int(nodes); s++ {
-		b, err := r.next(2)
+		dead, level, id, err := x.readHead(r, s, top, uint64(len(r.b)))
 		if err != nil {
 			return err
-		}
-		flags, level := b[0], int(b[1])
-		if flags > 1 || level > top {
-			return bad("node %d: flags %d, layer %d of %d", s, flags, level, top)
-		}
-		id, err := readID(r, s, uint64(len(r.b)))
-		if err != nil {
-			return err
-		}
-		if flags == 1 && id != "" {
-			return bad("node %d: tombstone with id %q", s, id)
-		}
-		if _, dup := x.slot[id]; flags == 0 && dup {
-			return bad("node %d: id %q twice", s, id)
 		}
 		ls, err := readLinks(r, g, s, level)
 		if err != nil {
 			return err
 		}
-		if b, err = r.next(g.dim * 4); err != nil {
+		v := make([]float32, g.dim)
+		if err := readVector(r, v); err != nil {
 			return err
 		}
-		v := make([]float32, g.dim)
-		for i := range v {
-			v[i] = math.Float32frombits(le.Uint32(b[i*4:]))
-		}
 		g.appendVec(v)
-		g.dead = append(g.dead, flags == 1)
+		g.dead = append(g.dead, dead)
 		g.links = append(g.links, ls)
 		x.ids = append(x.ids, id)
-		if flags == 0 {
+		if !dead {
 			x.slot[id] = uint32(s)
 			g.live++
 		}
@@ -393,12 +376,8 @@ func (x *Index) apply(r *record) error {
 		return bad("%d bytes after the nodes", len(r.b))
 	}
 	for _, s := range touched {
-		for l, ns := range g.links[s] {
-			for _, t := range ns {
-				if uint64(t) >= nodes || len(g.links[t]) <= l {
-					return bad("node %d: link to %d on layer %d", s, t, l)
-				}
-			}
+		if err := g.checkLinks(s); err != nil {
+			return err
 		}
 	}
 	if nodes > 0 && len(g.links[entry]) != top+1 {
