@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/search"
@@ -32,7 +32,7 @@ import (
 // (clearPending), so a crash between the two leaves the record, and
 // Recover indexes the commit's chunks again to learn their counts. A
 // search uses the totals only when they describe the lexical index's
-// commit and count every chunk in it (countsStats); otherwise (an index
+// commit and count every chunk in it (countTotals.statsAt); otherwise (an index
 // an older braid wrote, one whose counts fell out of step) it counts as
 // before, and the next commit counts every chunk of the store once
 // (seedCounts), checked against a full count, to start again.
@@ -232,12 +232,7 @@ func moveCounts(tx *bolt.Tx, from, to uint64, b *batchCounts) error {
 			return err
 		}
 	}
-	ids := make([]string, 0, len(b.add))
-	for id := range b.add {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids) // bbolt writes sorted keys best
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(b.add)) { // bbolt writes sorted keys best
 		if err := take(id); err != nil { // indexed again: its old counts go
 			return err
 		}
@@ -256,44 +251,33 @@ func moveCounts(tx *bolt.Tx, from, to uint64, b *batchCounts) error {
 	return putTotals(meta, t)
 }
 
-// countsStats returns the BM25 statistics the store's totals give for the
-// lexical index at commit gen holding docs chunks; nil unless they are at
-// that commit and count every chunk.
-func (s *Store) countsStats(gen, docs uint64) *search.BM25Stats {
+// totals reads the store's totals; nil when it has none (or they do not
+// decode).
+func (s *Store) totals() *countTotals {
 	var t *countTotals
 	_ = s.view(func(tx *bolt.Tx) error {
 		t = readTotals(tx.Bucket(bucketMeta))
 		return nil
 	})
-	if t == nil || t.Failed || t.Gen != gen || t.Docs != docs {
+	return t
+}
+
+// statsAt returns the BM25 statistics t gives for the lexical index at
+// commit gen holding docs chunks; nil unless t is at that commit and
+// counts every chunk.
+func (t *countTotals) statsAt(gen, docs uint64) *search.BM25Stats {
+	if !t.at(gen) || t.Docs != docs {
 		return nil
 	}
 	return t.stats()
 }
 
-// countsAt says whether the store's totals are at lexical commit gen and
-// can move (not failed).
-func (s *Store) countsAt(gen uint64) bool {
-	at := false
-	_ = s.view(func(tx *bolt.Tx) error {
-		t := readTotals(tx.Bucket(bucketMeta))
-		at = t != nil && !t.Failed && t.Gen == gen
-		return nil
-	})
-	return at
-}
+// at says whether t is at lexical commit gen and can move (not failed).
+func (t *countTotals) at(gen uint64) bool { return t != nil && !t.Failed && t.Gen == gen }
 
-// countsFailed says whether a count of the store's chunks failed to match
-// the lexical index at commit gen or before (countTotals.Failed).
-func (s *Store) countsFailed() bool {
-	failed := false
-	_ = s.view(func(tx *bolt.Tx) error {
-		t := readTotals(tx.Bucket(bucketMeta))
-		failed = t != nil && t.Failed
-		return nil
-	})
-	return failed
-}
+// failed says whether a count of the store's chunks failed to match the
+// lexical index (countTotals.Failed).
+func (t *countTotals) failed() bool { return t != nil && t.Failed }
 
 // resetCounts drops every chunk's counts and sets the totals to t (nil: none).
 func (s *Store) resetCounts(t *countTotals) error {
@@ -322,14 +306,9 @@ func (s *Store) keepCounts(from, to uint64, b *batchCounts) error {
 
 // putCounts stores counts of chunks without moving the totals (seedCounts).
 func (s *Store) putCounts(counts map[string]termCounts) error {
-	ids := make([]string, 0, len(counts))
-	for id := range counts {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketBM25)
-		for _, id := range ids {
+		for _, id := range slices.Sorted(maps.Keys(counts)) {
 			if err := b.Put([]byte(id), counts[id].encode()); err != nil {
 				return err
 			}
@@ -468,7 +447,7 @@ func (l *Lexical) StatsCheck() (kept, same bool, err error) {
 		if n, err = l.idx.DocCount(); err != nil {
 			return err
 		}
-		if st = s.countsStats(gen, n); st == nil {
+		if st = s.totals().statsAt(gen, n); st == nil {
 			return nil
 		}
 		counted, err := l.countStats()

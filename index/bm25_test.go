@@ -144,7 +144,7 @@ func (c *countsIndex) kept() *search.BM25Stats {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return c.st.countsStats(gen, n)
+	return c.st.totals().statsAt(gen, n)
 }
 
 // checkKept fails unless the store's totals describe the lexical index
@@ -318,7 +318,7 @@ func TestCountsDifferingStore(t *testing.T) {
 	}
 	for step := range 3 {
 		c.commit(c.randomChanges())
-		if !c.st.countsFailed() {
+		if !c.st.totals().failed() {
 			t.Fatalf("commit %d: totals not marked failed", step)
 		}
 		if c.kept() != nil {

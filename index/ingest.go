@@ -193,7 +193,7 @@ func Recover(s *Store, l *Lexical) error {
 	// A commit whose lexical batch is in but whose BM25 counts are not
 	// (the crash came between the two) is indexed again, which changes
 	// nothing in the lexical index and gives the counts.
-	if lg < p.Gen || lg == p.Gen && s.countsAt(p.Gen-1) {
+	if lg < p.Gen || lg == p.Gen && s.totals().at(p.Gen-1) {
 		chunks, err := s.Chunks(p.Add)
 		if err != nil {
 			return err
@@ -1112,11 +1112,12 @@ func keepStats(s *Store, l *Lexical) error {
 	if err != nil {
 		return err
 	}
-	if st := s.countsStats(gen, n); st != nil {
+	t := s.totals()
+	if st := t.statsAt(gen, n); st != nil {
 		l.setStats(gen, st, true)
 		return nil
 	}
-	if s.countsFailed() {
+	if t.failed() {
 		return nil
 	}
 	return seedCounts(s, l)

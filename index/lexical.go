@@ -537,7 +537,7 @@ func (l *Lexical) bm25Stats() (*search.BM25Stats, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s := l.store.countsStats(gen, n); s != nil {
+		if s := l.store.totals().statsAt(gen, n); s != nil {
 			l.stats = s
 			return s, nil
 		}
