@@ -273,17 +273,27 @@ func parsePathValue(v []byte) (id, hash, etag string) {
 // the documents themselves.
 func (s *Store) Entries(sourceID string) (map[string]Entry, error) {
 	out := make(map[string]Entry)
-	prefix := []byte(sourceID + "\x00")
 	err := s.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketPaths).Cursor()
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			id, hash, etag := parsePathValue(v)
-			p := string(k[len(prefix):])
-			out[p] = Entry{Path: p, DocID: id, Hash: hash, ETag: etag}
-		}
+		entriesUnder(tx.Bucket(bucketPaths).Cursor(), sourceID, []byte(sourceID+"\x00"), out)
 		return nil
 	})
 	return out, err
+}
+
+// entriesUnder adds to out the entry of every key of the paths bucket
+// that starts with prefix, all of source sourceID, walking c.
+func entriesUnder(c *bolt.Cursor, sourceID string, prefix []byte, out map[string]Entry) {
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		addEntry(out, sourceID, k, v)
+	}
+}
+
+// addEntry adds to out the entry of source sourceID that the paths
+// bucket holds as k, v.
+func addEntry(out map[string]Entry, sourceID string, k, v []byte) {
+	id, hash, etag := parsePathValue(v)
+	p := string(k[len(sourceID)+1:])
+	out[p] = Entry{Path: p, DocID: id, Hash: hash, ETag: etag}
 }
 
 // EntriesAt returns the documents of a source at the paths rels or below
@@ -293,21 +303,13 @@ func (s *Store) EntriesAt(sourceID string, rels []string) (map[string]Entry, err
 	out := make(map[string]Entry)
 	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketPaths)
-		add := func(k, v []byte) {
-			id, hash, etag := parsePathValue(v)
-			p := string(k[len(sourceID)+1:])
-			out[p] = Entry{Path: p, DocID: id, Hash: hash, ETag: etag}
-		}
 		c := b.Cursor()
 		for _, rel := range rels {
 			key := []byte(sourceID + "\x00" + rel)
 			if v := b.Get(key); v != nil {
-				add(key, v)
+				addEntry(out, sourceID, key, v)
 			}
-			prefix := append(key, '/')
-			for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-				add(k, v)
-			}
+			entriesUnder(c, sourceID, append(key, '/'), out)
 		}
 		return nil
 	})
@@ -792,8 +794,6 @@ func (s *Store) ForEachChunk(fn func(*Chunk) error) error {
 	})
 }
 
-// PruneVectors deletes a model's embeddings whose hash is not live, and
-// returns how many went.
 // CountVectors is how many embeddings the store holds for model: a walk
 // over their keys, none decoded.
 func (s *Store) CountVectors(model string) (int, error) {
@@ -809,6 +809,8 @@ func (s *Store) CountVectors(model string) (int, error) {
 	return n, err
 }
 
+// PruneVectors deletes a model's embeddings whose hash is not live, and
+// returns how many went.
 func (s *Store) PruneVectors(model string, live map[string]bool) (int, error) {
 	n := 0
 	err := s.update(func(tx *bolt.Tx) error {
