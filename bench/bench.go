@@ -271,15 +271,7 @@ func runSize(ctx context.Context, cfg Config, n int) (*Size, error) {
 	// What braid index does for one edited note: the same run, with one
 	// file changed (embedding its chunks again: synthetic vectors here).
 	note := filepath.Join(src, "d000", "note-000000.md")
-	f, err := os.OpenFile(note, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	_, err = f.WriteString("\nAn edited line.\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := appendLine(note, "An edited line."); err != nil {
 		return nil, err
 	}
 	t0 = time.Now()
@@ -452,15 +444,7 @@ func timeWatch(ctx context.Context, e *braid.Engine, src, note string) (time.Dur
 	case err := <-done:
 		return 0, fmt.Errorf("bench: watch %s: %v", src, err)
 	}
-	f, err := os.OpenFile(note, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return 0, err
-	}
-	_, err = f.WriteString("\nAn edited line, watched.\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := appendLine(note, "An edited line, watched."); err != nil {
 		return 0, err
 	}
 	var r run
@@ -482,6 +466,19 @@ func timeWatch(ctx context.Context, e *braid.Engine, src, note string) (time.Dur
 		return 0, fmt.Errorf("bench: the watch run after editing %s updated %d documents, want 1", note, r.sum.Updated)
 	}
 	return time.Duration(r.sum.TookMS) * time.Millisecond, nil
+}
+
+// appendLine appends line to the note at path, as an edit would.
+func appendLine(path, line string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("\n" + line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func round(x float64) float64 {
