@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/braidsearch/braid/bench"
 )
@@ -16,6 +17,7 @@ type BenchCmd struct {
 	Windows     []int    `help:"Passage policies to time the rerankers with: token windows, -1 for the whole passage." default:"128,256,-1" placeholder:"N"`
 	Rerankers   []string `help:"Rerankers to time, by registry id (default: every one installed or with a fixture; bge-reranker-base takes ~20 s per 50 pairs here)." placeholder:"ID"`
 	Fixtures    string   `help:"Directory of architecture-exact random-weight models (make fixtures), used for models that are not installed." default:".tools/fixtures" type:"path" placeholder:"DIR"`
+	Keep        string   `help:"Build the corpora and indexes under DIR/<chunks>/ and keep them (a fresh search or a profile can then open DIR/<chunks>/index); DIR must be empty or absent. Default: a temporary directory, removed afterwards." type:"path" placeholder:"DIR"`
 }
 
 // Run benches and prints markdown tables, or the report as JSON.
@@ -28,12 +30,17 @@ func (c *BenchCmd) Run(g *Globals) error {
 	if c.Queries < 1 || c.RerankRuns < 1 {
 		return fmt.Errorf("--queries and --rerank-runs want 1 or more")
 	}
+	if c.Keep != "" {
+		if err := emptyDir(c.Keep); err != nil {
+			return err
+		}
+	}
 	models, err := bench.LoadModels(g.models(), c.Fixtures, c.Rerankers)
 	if err != nil {
 		return err
 	}
 	defer models.Close()
-	cfg := bench.Config{Sizes: c.Chunks, ModelIngest: c.ModelIngest, Queries: c.Queries, RerankRuns: c.RerankRuns, Windows: c.Windows, Models: models, Backend: g.backend()}
+	cfg := bench.Config{Sizes: c.Chunks, ModelIngest: c.ModelIngest, Queries: c.Queries, RerankRuns: c.RerankRuns, Windows: c.Windows, Models: models, Backend: g.backend(), Dir: c.Keep}
 	if !g.Quiet {
 		cfg.Log = func(format string, args ...any) { fmt.Fprintf(g.stderr, "braid: bench: "+format+"\n", args...) }
 	}
@@ -45,5 +52,22 @@ func (c *BenchCmd) Run(g *Globals) error {
 		return g.printJSON(rep)
 	}
 	rep.Markdown(g.stdout)
+	return nil
+}
+
+// emptyDir makes dir if it is absent and refuses one that holds anything:
+// the bench writes corpora and indexes there and must not mix them with
+// what is already in it.
+func emptyDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("--keep %s: %w", dir, err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("--keep %s: %w", dir, err)
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("--keep %s: the directory is not empty (it holds %s); name a new or empty one", dir, ents[0].Name())
+	}
 	return nil
 }
