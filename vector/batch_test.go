@@ -138,3 +138,22 @@ func TestAddBatch(t *testing.T) {
 		t.Error("one id and no vector: no error")
 	}
 }
+
+// TestPagedVectors: vectors added past a page's end go to a new page and
+// read back as added, the pages before it untouched.
+func TestPagedVectors(t *testing.T) {
+	const dim = 2
+	g := newGraph(dim, 4, 8)
+	n := 2*pageVecs + 3
+	for i := range n {
+		g.appendVec([]float32{float32(i), -float32(i)})
+	}
+	if len(g.tail) != 3 || len(g.tail[0]) != pageVecs*dim || len(g.tail[2]) != 3*dim {
+		t.Fatalf("%d pages (first %d floats, last %d); want 3 (%d, %d)", len(g.tail), len(g.tail[0]), len(g.tail[len(g.tail)-1]), pageVecs*dim, 3*dim)
+	}
+	for _, i := range []int{0, pageVecs - 1, pageVecs, 2 * pageVecs, n - 1} {
+		if v := g.vec(uint32(i)); v[0] != float32(i) || v[1] != -float32(i) {
+			t.Errorf("vec(%d) = %v", i, v)
+		}
+	}
+}

@@ -26,12 +26,15 @@ type graph struct {
 	efc  int // candidate list size while inserting
 	ml   float64
 	vecs []float32 // slot i is vecs[i*dim : (i+1)*dim], up to len(vecs)/dim
-	// tail holds the vectors of the slots after vecs' when vecs is mapped
-	// (Load): those a change log added, and those added since (appendVec).
-	// The mapped ones never move into memory: they never change, and the
-	// file is only ever replaced by a rename, which leaves the mapping as
-	// it was. nil when vecs is in memory.
-	tail []float32
+	// tail holds the vectors of the slots after vecs', in pages of
+	// pageVecs vectors: all of them in a graph built in memory, and in one
+	// Load mapped those a change log added and those added since
+	// (appendVec). The mapped ones never move into memory: they never
+	// change, and the file is only ever replaced by a rename, which leaves
+	// the mapping as it was. Pages never move either, so a graph growing
+	// to a million vectors never copies them to grow (one flat slice did,
+	// holding the old array and the new, half again as large, at once).
+	tail [][]float32
 	// mapped holds the file vecs is mapped from (Load), nil when vecs is
 	// in memory; vecOff is where the vectors start in a version 2 file.
 	mapped *mapping
@@ -73,9 +76,15 @@ func (g *graph) vec(i uint32) []float32 {
 	if o < len(g.vecs) {
 		return g.vecs[o : o+g.dim]
 	}
-	o -= len(g.vecs)
-	return g.tail[o : o+g.dim]
+	k := int(i) - len(g.vecs)/g.dim
+	o = k % pageVecs * g.dim
+	return g.tail[k/pageVecs][o : o+g.dim]
 }
+
+// pageVecs is how many vectors a page of tail holds: 24 MiB of 384-d
+// ones. A page grows as a slice does until it is full, so a small graph
+// holds a small one.
+const pageVecs = 1 << 14
 
 // touch records that slot s's links or tombstone changed, for the next
 // Save: a slot past saved is new and written whole anyway.
@@ -180,14 +189,15 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 	return first
 }
 
-// appendVec stores the vector of a new slot: after the others in memory,
-// or in tail after the mapped ones (see tail).
+// appendVec stores the vector of a new slot in tail's last page, or in a
+// new one when that is full (see tail).
 func (g *graph) appendVec(v []float32) {
-	if g.mapped != nil {
-		g.tail = append(g.tail, v...)
-		return
+	n := len(g.tail)
+	if n == 0 || len(g.tail[n-1]) == pageVecs*g.dim {
+		g.tail = append(g.tail, nil)
+		n++
 	}
-	g.vecs = append(g.vecs, v...)
+	g.tail[n-1] = append(g.tail[n-1], v...)
 }
 
 // neighbours returns node n's links on layer l: the list itself, or a copy

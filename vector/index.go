@@ -355,7 +355,6 @@ func (x *Index) rebuild() {
 	x.g = newGraph(old.dim, x.opt.M, x.opt.EfConstruction)
 	x.g.seed = old.seed
 	x.ids = make([]string, 0, old.live)
-	x.g.vecs = make([]float32, 0, old.live*old.dim)
 	ids := make([]string, 0, old.live)
 	vecs := make([][]float32, 0, old.live)
 	for s, id := range oldIDs {
