@@ -20,13 +20,13 @@ func TestAddBatchOneWorkerIsAdd(t *testing.T) {
 	if one.entry != batch.entry || one.top != batch.top {
 		t.Fatalf("entry %d top %d, want %d %d", batch.entry, batch.top, one.entry, one.top)
 	}
-	for i := range one.links {
-		if len(one.links[i]) != len(batch.links[i]) {
-			t.Fatalf("node %d has %d layers, want %d", i, len(batch.links[i]), len(one.links[i]))
+	for i := range uint32(one.size()) {
+		if one.level(i) != batch.level(i) {
+			t.Fatalf("node %d has %d layers, want %d", i, batch.level(i)+1, one.level(i)+1)
 		}
-		for l := range one.links[i] {
-			if !slices.Equal(one.links[i][l], batch.links[i][l]) {
-				t.Fatalf("node %d layer %d links %v, want %v", i, l, batch.links[i][l], one.links[i][l])
+		for l := range one.level(i) + 1 {
+			if !slices.Equal(one.links(i, l), batch.links(i, l)) {
+				t.Fatalf("node %d layer %d links %v, want %v", i, l, batch.links(i, l), one.links(i, l))
 			}
 		}
 	}
@@ -63,11 +63,7 @@ func idsOf(from, to int) []string {
 func (x *Index) insertBatchWith(ids []string, vecs [][]float32, workers int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	first := x.g.addBatch(vecs, workers)
-	for i, id := range ids {
-		x.ids = append(x.ids, id)
-		x.slot[id] = first + uint32(i)
-	}
+	x.named(ids, x.g.addBatch(vecs, workers))
 }
 
 func checkGraph(t *testing.T, g *graph) {
@@ -78,7 +74,8 @@ func checkGraph(t *testing.T, g *graph) {
 	for len(todo) > 0 {
 		n := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
-		for l, ls := range g.links[n] {
+		for l := range g.level(n) + 1 {
+			ls := g.links(n, l)
 			if len(ls) > g.maxLinks(l) {
 				t.Fatalf("node %d layer %d has %d links, bound %d", n, l, len(ls), g.maxLinks(l))
 			}
@@ -88,7 +85,7 @@ func checkGraph(t *testing.T, g *graph) {
 				t.Fatalf("node %d layer %d links %v: repeated or self", n, l, ls)
 			}
 			for _, m := range ls {
-				if len(g.links[m]) <= l {
+				if g.level(m) < l {
 					t.Fatalf("node %d links %d on layer %d, above its level", n, m, l)
 				}
 				if !seen[m] {

@@ -5,39 +5,58 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
+	"runtime"
+	"unsafe"
 
 	"github.com/braidsearch/braid/internal/confine"
 )
 
-// File format, version 2, little endian:
+// File format, version 3, little endian: a header, then sections each
+// starting at a multiple of 64 bytes from the file's start (zero bytes
+// between), then a trailer.
 //
-//	header  magic "BRAIDVEC", version u32, dim u32, M u32, efConstruction u32,
-//	        gen u64, count u64 (live vectors), nodes u64 (with tombstones),
-//	        entry u32 (MaxUint32: none), top u32, seed u64
-//	nodes   per slot: flags u8 (1: tombstone), level u8, id (uvarint length,
-//	        bytes; empty for a tombstone), then for each layer 0..level:
-//	        link count (uvarint) and that many u32 slots
-//	        CRC-32C of the header and nodes, u32
-//	        zero bytes up to the next multiple of 64 from the file's start
-//	vectors nodes × dim × f32, slot by slot
-//	        CRC-32C of the vectors, u32
+//	header     magic "BRAIDVEC", version u32, dim u32, M u32,
+//	           efConstruction u32, gen u64, count u64 (live vectors),
+//	           nodes u64 (with tombstones), entry u32 (MaxUint32: none),
+//	           top u32, seed u64, id bytes u64, upper bytes u64
+//	tombstones ceil(nodes/64) × u64, bit s%64 of word s/64 set for a
+//	           tombstone
+//	upper      the layers above 0 of each node that has any, in slot
+//	           order: slot (uvarint), level u8, then for each layer
+//	           1..level its link count (uvarint) and that many u32 slots;
+//	           upper bytes long
+//	links      layer 0: nodes rows of 2M+1 u32, the link count then the
+//	           links, zeros after them
+//	id offsets nodes+1 × u64: slot s's id is ids[off[s]:off[s+1]] (empty
+//	           for a tombstone)
+//	ids        the ids, slot by slot, id bytes long
+//	vectors    nodes × dim × f32, slot by slot
+//	trailer    CRC-32C of the header, then of each section in order (7 ×
+//	           u32), then CRC-32C of those 28 bytes, u32
 //
-// Load reads the header and nodes and maps the vectors into memory
-// instead of reading them (where the system can map files and is little
-// endian), so opening costs the nodes' size, not the vectors', and a
-// search touches only the pages of the vectors it compares. The vectors'
-// checksum is checked by Verify (braid doctor), not at every open: a
-// damaged vector can only misrank, while every link is checked at load.
+// Load maps the file into memory (where the system can map files and is
+// little endian; else it reads it) and decodes only the header, trailer,
+// tombstones and upper layers, about one node in M, checking their
+// checksums: the links of layer 0, the ids and the vectors are used where
+// they lie, so opening costs nothing in proportion to the graph, and a
+// search touches only the pages of the nodes it visits. Since Load does
+// not check them, the graph reads them with care: a row's count is
+// clamped to the row, a link past the graph is skipped, an id offset is
+// checked before it slices. Their checksums and every link are checked
+// by Verify (braid doctor): damage there can misrank, never crash.
 //
-// Version 1 (still read; the next Save writes version 2) kept each node's
-// vector inline, before its links, under one trailing checksum.
+// Version 2 (still read; the next Save writes version 3) kept the nodes,
+// each as a log record keeps it (node.go), under one checksum, then the
+// vectors at the next multiple of 64, then their checksum; version 1 kept
+// each node's vector inline, before its links, under one checksum. Both
+// are decoded onto the heap, every link checked.
 //
 // A change log beside the file (LogPath, log.go) may hold what changed
 // since it was written; it has a format version of its own.
@@ -46,9 +65,12 @@ import (
 // ErrFormat so the engine rebuilds the graph.
 const (
 	magic         = "BRAIDVEC"
-	formatVersion = 2
+	formatVersion = 3
+	formatNodes   = 2 // version 2: nodes decoded, vectors mapped
 	formatInline  = 1 // version 1: vectors inline with their nodes
 	headerSize    = 8 + 4*4 + 8*3 + 4*2 + 8
+	headerSize3   = headerSize + 8*2
+	trailerSize   = 4 * (sections + 2)
 	maxDim        = 1 << 16
 	vectorAlign   = 64
 )
@@ -139,83 +161,249 @@ func writeAtomic(path string, write func(io.Writer) error) (info os.FileInfo, er
 	return info, nil
 }
 
-// encode writes the graph file; sum is its size and checksums, the
-// identity a log names.
-func (x *Index) encode(w io.Writer) (sum fileSum, err error) {
-	g := x.g
-	h := crc32.New(castagnoli)
-	cw := &counter{w: w}
-	bw := bufio.NewWriterSize(io.MultiWriter(cw, h), 1<<16)
-	var b []byte
-	b = append(b, magic...)
-	b = binary.LittleEndian.AppendUint32(b, formatVersion)
-	b = binary.LittleEndian.AppendUint32(b, uint32(g.dim))
-	b = binary.LittleEndian.AppendUint32(b, uint32(g.m))
-	b = binary.LittleEndian.AppendUint32(b, uint32(g.efc))
-	b = binary.LittleEndian.AppendUint64(b, x.gen)
-	b = binary.LittleEndian.AppendUint64(b, uint64(g.live))
-	b = binary.LittleEndian.AppendUint64(b, uint64(g.size()))
-	b = binary.LittleEndian.AppendUint32(b, g.entry)
-	b = binary.LittleEndian.AppendUint32(b, uint32(g.top))
-	b = binary.LittleEndian.AppendUint64(b, g.seed)
-	if _, err := bw.Write(b); err != nil {
-		return sum, err
-	}
-	for s := range g.size() {
-		b = x.appendNode(b[:0], s)
-		if _, err := bw.Write(b); err != nil {
-			return sum, err
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return sum, err
-	}
-	sum.nodes = h.Sum32()
-	b = binary.LittleEndian.AppendUint32(b[:0], sum.nodes)
-	b = append(b, make([]byte, pad(cw.n+4))...)
-	if _, err := cw.Write(b); err != nil {
-		return sum, err
-	}
-	h.Reset()
-	bw.Reset(io.MultiWriter(cw, h))
-	for s := range g.size() {
-		b = b[:0]
-		for _, f := range g.vec(uint32(s)) {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
-		}
-		if _, err := bw.Write(b); err != nil {
-			return sum, err
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return sum, err
-	}
-	sum.vecs = h.Sum32()
-	_, err = cw.Write(binary.LittleEndian.AppendUint32(nil, sum.vecs))
-	sum.size = cw.n
-	return sum, err
+// header is a graph file's header, the same in every version up to seed;
+// version 3 adds the sizes of its two sections of variable length.
+type header struct {
+	version           uint32
+	dim, m, efc, top  int
+	gen, count, nodes uint64
+	entry             uint32
+	seed              uint64
+	idBytes, upBytes  uint64 // version 3
 }
 
-// appendNode appends slot s as the file keeps it: flags (1: tombstone),
-// level, the id's length and bytes, then each layer's link count and
-// links.
-func (x *Index) appendNode(b []byte, s int) []byte {
-	var flags byte
-	if x.g.dead[s] {
-		flags = 1
+// parseHeader reads and checks the first headerSize bytes of a graph file
+// of size bytes.
+func parseHeader(b []byte, size int64) (header, error) {
+	le := binary.LittleEndian
+	if string(b[:8]) != magic {
+		return header{}, bad("not a braid vector file")
 	}
-	ls := x.g.links[s]
-	b = append(b, flags, byte(len(ls)-1))
-	b = binary.AppendUvarint(b, uint64(len(x.ids[s])))
-	b = append(b, x.ids[s]...)
-	for _, l := range ls {
-		b = binary.AppendUvarint(b, uint64(len(l)))
-		for _, n := range l {
-			b = binary.LittleEndian.AppendUint32(b, n)
+	h := header{version: le.Uint32(b[8:])}
+	if h.version != formatVersion && h.version != formatNodes && h.version != formatInline {
+		return h, fmt.Errorf("%w: format version %d, want %d", ErrMismatch, h.version, formatVersion)
+	}
+	h.dim, h.m, h.efc = int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
+	h.gen, h.count, h.nodes = le.Uint64(b[24:]), le.Uint64(b[32:]), le.Uint64(b[40:])
+	h.entry, h.top, h.seed = le.Uint32(b[48:]), int(le.Uint32(b[52:])), le.Uint64(b[56:])
+	switch {
+	case h.dim <= 0 || h.dim > maxDim:
+		return h, bad("dimension %d out of range", h.dim)
+	case h.m < 2 || h.m > 1<<12:
+		return h, bad("M %d out of range", h.m)
+	case h.nodes > uint64(size)/uint64(h.dim*4+3) || h.count > h.nodes:
+		return h, bad("%d vectors (%d live) cannot fit in %d bytes", h.nodes, h.count, size)
+	case h.nodes == 0 && h.entry != none, h.nodes > 0 && uint64(h.entry) >= h.nodes, h.top > maxLevel:
+		return h, bad("entry point %d (layer %d) out of range", h.entry, h.top)
+	}
+	return h, nil
+}
+
+// index is an empty index for the graph h describes, with its options
+// from h and opt; a non-zero opt.M other than the file's is ErrMismatch.
+func (h header) index(opt *Options) (*Index, error) {
+	if opt != nil && opt.M > 0 && opt.M != h.m {
+		return nil, fmt.Errorf("%w: graph built with M=%d, want %d", ErrMismatch, h.m, opt.M)
+	}
+	o := opt.withDefaults()
+	o.M = h.m
+	if opt == nil || opt.EfConstruction <= 0 {
+		o.EfConstruction = max(h.efc, h.m)
+	}
+	g := newGraph(h.dim, h.m, o.EfConstruction)
+	g.entry, g.top, g.seed = h.entry, h.top, h.seed
+	return &Index{dim: h.dim, opt: o, g: g, gen: h.gen}, nil
+}
+
+// layout is where a version 3 file's sections lie: each starts at a
+// multiple of vectorAlign and runs for its length; the trailer follows
+// the last.
+type layout struct {
+	off, len [sections]int64
+	end      int64 // the trailer's offset
+}
+
+// The sections of a version 3 file, in file order.
+const (
+	secDead = iota
+	secUpper
+	secLinks
+	secIDOffsets
+	secIDs
+	secVectors
+	sections
+)
+
+var sectionNames = [sections]string{"tombstones", "upper layers", "links", "id offsets", "ids", "vectors"}
+
+// layout places h's sections, and checks the file of size bytes can hold
+// them; the lengths are bounded by size before they are multiplied, so
+// nothing overflows.
+func (h header) layout(size int64) (layout, error) {
+	var lay layout
+	n := int64(h.nodes)
+	perNode := int64(h.dim)*4 + int64(2*h.m+1)*4 + 8
+	if h.nodes > uint64(size)/uint64(perNode) || h.idBytes > uint64(size) || h.upBytes > uint64(size) {
+		return lay, bad("file is truncated: %d bytes cannot hold %d vectors with %d bytes of ids and %d of upper layers", size, h.nodes, h.idBytes, h.upBytes)
+	}
+	lay.len = [sections]int64{
+		secDead:      (n + 63) / 64 * 8,
+		secUpper:     int64(h.upBytes),
+		secLinks:     n * int64(2*h.m+1) * 4,
+		secIDOffsets: (n + 1) * 8,
+		secIDs:       int64(h.idBytes),
+		secVectors:   n * int64(h.dim) * 4,
+	}
+	at := int64(headerSize3)
+	for i := range sections {
+		at += pad(at)
+		lay.off[i] = at
+		at += lay.len[i]
+	}
+	lay.end = at
+	switch want := at + trailerSize; {
+	case size < want:
+		return lay, bad("file is truncated: %d bytes, its sections need %d", size, want)
+	case size > want:
+		return lay, bad("trailing data")
+	}
+	return lay, nil
+}
+
+// encode writes the graph file, version 3; sum is its size and the
+// checksums a log names it by.
+func (x *Index) encode(w io.Writer) (sum fileSum, err error) {
+	g := x.g
+	le := binary.LittleEndian
+	n := g.size()
+	// The upper layers and the ids' length go in the header: gather them
+	// first (the upper layers are about one node in m).
+	var upper []byte
+	for s := range uint32(n) {
+		if level := g.level(s); level > 0 {
+			upper = binary.AppendUvarint(upper, uint64(s))
+			upper = append(upper, byte(level))
+			for l := 1; l <= level; l++ {
+				ls := g.links(s, l)
+				upper = binary.AppendUvarint(upper, uint64(len(ls)))
+				for _, t := range ls {
+					upper = le.AppendUint32(upper, t)
+				}
+			}
 		}
 	}
-	return b
+	var idBytes uint64
+	for s := range uint32(n) {
+		idBytes += uint64(len(x.id(s)))
+	}
+	fw := &fileWriter{w: bufio.NewWriterSize(w, 1<<16)}
+	var b []byte
+	b = append(b, magic...)
+	b = le.AppendUint32(b, formatVersion)
+	b = le.AppendUint32(b, uint32(g.dim))
+	b = le.AppendUint32(b, uint32(g.m))
+	b = le.AppendUint32(b, uint32(g.efc))
+	b = le.AppendUint64(b, x.gen)
+	b = le.AppendUint64(b, uint64(g.live))
+	b = le.AppendUint64(b, uint64(n))
+	b = le.AppendUint32(b, g.entry)
+	b = le.AppendUint32(b, uint32(g.top))
+	b = le.AppendUint64(b, g.seed)
+	b = le.AppendUint64(b, idBytes)
+	b = le.AppendUint64(b, uint64(len(upper)))
+	var sums [sections + 1]uint32
+	fw.write(b)
+	sums[0] = fw.end()
+
+	fw.start()
+	for _, w := range g.dead {
+		fw.write(le.AppendUint64(b[:0], w))
+	}
+	sums[1+secDead] = fw.end()
+
+	fw.start()
+	fw.write(upper)
+	sums[1+secUpper] = fw.end()
+
+	fw.start()
+	for s := range uint32(n) {
+		b = le.AppendUint32(b[:0], 0)
+		c := 0
+		for _, t := range g.links(s, 0) {
+			if int(t) < n { // a damaged mapped row's others are dropped
+				b = le.AppendUint32(b, t)
+				c++
+			}
+		}
+		le.PutUint32(b, uint32(c))
+		b = append(b, make([]byte, (g.stride()-1-c)*4)...)
+		fw.write(b)
+	}
+	sums[1+secLinks] = fw.end()
+
+	fw.start()
+	var off uint64
+	fw.write(le.AppendUint64(b[:0], 0))
+	for s := range uint32(n) {
+		off += uint64(len(x.id(s)))
+		fw.write(le.AppendUint64(b[:0], off))
+	}
+	sums[1+secIDOffsets] = fw.end()
+
+	fw.start()
+	for s := range uint32(n) {
+		fw.write(append(b[:0], x.id(s)...))
+	}
+	sums[1+secIDs] = fw.end()
+
+	fw.start()
+	for s := range uint32(n) {
+		b = b[:0]
+		for _, f := range g.vec(s) {
+			b = le.AppendUint32(b, math.Float32bits(f))
+		}
+		fw.write(b)
+	}
+	sums[1+secVectors] = fw.end()
+
+	b = b[:0]
+	for _, c := range sums {
+		b = le.AppendUint32(b, c)
+	}
+	b = le.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	fw.write(b)
+	if fw.err == nil {
+		fw.err = fw.w.Flush()
+	}
+	return fileSum{size: fw.n, nodes: le.Uint32(b[len(b)-4:]), vecs: sums[1+secVectors]}, fw.err
 }
+
+// fileWriter writes a version 3 file, keeping the checksum of the section
+// being written.
+type fileWriter struct {
+	w   *bufio.Writer
+	n   int64
+	crc uint32
+	err error
+}
+
+func (f *fileWriter) write(b []byte) {
+	if f.err != nil {
+		return
+	}
+	_, f.err = f.w.Write(b)
+	f.n += int64(len(b))
+	f.crc = crc32.Update(f.crc, castagnoli, b)
+}
+
+// start pads the file to the next section's offset.
+func (f *fileWriter) start() {
+	f.write(make([]byte, pad(f.n)))
+	f.crc = 0
+}
+
+// end returns the checksum of what was written since start.
+func (f *fileWriter) end() uint32 { return f.crc }
 
 // pad is the number of zero bytes that bring offset n to a multiple of
 // vectorAlign.
@@ -260,6 +448,11 @@ func Load(path string, opt *Options) (*Index, error) {
 		if err := x.replay(LogPath(path)); err != nil {
 			return nil, err
 		}
+		if x.g.vecOff != 0 {
+			// Version 2: the next Save writes version 3 whole, and
+			// removes the log.
+			x.disk = nil
+		}
 	}
 	x.g.saved = x.g.size()
 	return x, nil
@@ -280,16 +473,18 @@ func loadError(path string, err error) error {
 }
 
 // Verify checks the graph file at path whole: what Load checks (the log's
-// records included), and the vectors' checksum, which Load leaves to it.
-// Its errors are Load's. A log Load ignores (another file's, or cut short
-// by a crash) is no error: the graph is then as its last sound save.
+// records included), and what Load leaves to it: in a version 3 file
+// every section's checksum, every link, the ids' offsets and that no live
+// id is held twice; in a version 2 file the vectors' checksum. Its errors
+// are Load's. A log Load ignores (another file's, or cut short by a
+// crash) is no error: the graph is then as its last sound save.
 func Verify(path string) error {
 	x, err := Load(path, nil)
 	if err != nil {
 		return err
 	}
 	g := x.g
-	if g.vecOff == 0 {
+	if g.vecOff == 0 && x.disk == nil {
 		return nil // version 1: Load read and checked every byte
 	}
 	f, err := confine.Open("", path)
@@ -297,7 +492,17 @@ func Verify(path string) error {
 		return fmt.Errorf("vector: verify: %w", err)
 	}
 	defer f.Close()
-	n := x.disk.sum.size - g.vecOff - 4
+	if g.vecOff == 0 {
+		if err := verify3(f, x); err != nil {
+			return loadError(path, err)
+		}
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("vector: verify: %w", err)
+	}
+	n := st.Size() - g.vecOff - 4
 	h := crc32.New(castagnoli)
 	if _, err := io.Copy(h, io.NewSectionReader(f, g.vecOff, n)); err != nil {
 		return loadError(path, err)
@@ -330,131 +535,10 @@ func (e *FormatError) Unwrap() error { return e.Reason }
 
 func bad(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
-// reader hashes every byte it hands out, for the trailer check.
-type reader struct {
-	r   *bufio.Reader
-	h   hash.Hash32
-	buf []byte
-	n   int64 // bytes read
-}
-
-func (r *reader) ReadByte() (byte, error) {
-	c, err := r.r.ReadByte()
-	if err == nil {
-		r.h.Write([]byte{c})
-		r.n++
-	}
-	return c, err
-}
-
-func (r *reader) next(n int) ([]byte, error) {
-	if cap(r.buf) < n {
-		r.buf = make([]byte, n)
-	}
-	b := r.buf[:n]
-	if _, err := io.ReadFull(r.r, b); err != nil {
-		return nil, err
-	}
-	r.h.Write(b)
-	r.n += int64(n)
-	return b, nil
-}
-
-// source is what a node is read from: the graph file (reader) or a log
-// record (record).
-type source interface {
-	io.ByteReader
-	next(n int) ([]byte, error)
-}
-
-// readID reads slot s's id, of at most limit bytes.
-func readID(r source, s int, limit uint64) (string, error) {
-	n, err := binary.ReadUvarint(r)
-	if err != nil {
-		return "", err
-	}
-	if n > limit {
-		return "", bad("node %d: id of %d bytes", s, n)
-	}
-	b, err := r.next(int(n))
-	return string(b), err
-}
-
-// readHead reads the start of slot s as the file keeps it, its flags,
-// level and id (of at most limit bytes), and checks them: a level up to
-// top, a tombstone without an id, a live node's id not already held.
-func (x *Index) readHead(r source, s, top int, limit uint64) (dead bool, level int, id string, err error) {
-	b, err := r.next(2)
-	if err != nil {
-		return false, 0, "", err
-	}
-	flags, level := b[0], int(b[1])
-	if flags > 1 || level > top {
-		return false, 0, "", bad("node %d: flags %d, layer %d of %d", s, flags, level, top)
-	}
-	if id, err = readID(r, s, limit); err != nil {
-		return false, 0, "", err
-	}
-	dead = flags == 1
-	if _, dup := x.slot[id]; dead && id != "" {
-		return false, 0, "", bad("node %d: tombstone with id %q", s, id)
-	} else if !dead && dup {
-		return false, 0, "", bad("node %d: id %q twice", s, id)
-	}
-	return dead, level, id, nil
-}
-
-// readVector reads len(v) little-endian float32s into v.
-func readVector(r source, v []float32) error {
-	b, err := r.next(len(v) * 4)
-	if err != nil {
-		return err
-	}
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[i*4:]))
-	}
-	return nil
-}
-
-// checkLinks says whether every link of slot s names a node that reaches
-// its layer.
-func (g *graph) checkLinks(s int) error {
-	for l, ns := range g.links[s] {
-		for _, t := range ns {
-			if int(t) >= g.size() || len(g.links[t]) <= l {
-				return bad("node %d: link to %d on layer %d", s, t, l)
-			}
-		}
-	}
-	return nil
-}
-
-// readLinks reads slot s's link lists, layers 0 to level; their targets
-// are for the caller to check once every node is read.
-func readLinks(r source, g *graph, s, level int) ([][]uint32, error) {
-	ls := make([][]uint32, level+1)
-	for l := range ls {
-		c, err := binary.ReadUvarint(r)
-		if err != nil {
-			return nil, err
-		}
-		if c > uint64(g.maxLinks(l)) {
-			return nil, bad("node %d: %d links on layer %d", s, c, l)
-		}
-		b, err := r.next(int(c) * 4)
-		if err != nil {
-			return nil, err
-		}
-		ls[l] = make([]uint32, c, g.maxLinks(l)+1)
-		for i := range ls[l] {
-			ls[l][i] = binary.LittleEndian.Uint32(b[i*4:])
-		}
-	}
-	return ls, nil
-}
-
-// decode reads a graph file of size bytes from f; an *os.File has its
-// vectors mapped into memory where it can.
+// decode reads a graph file of size bytes from f: a version 3 file's
+// sections mapped (an *os.File, where the system maps files and is little
+// endian) or read whole into memory, an older one's nodes decoded onto
+// the heap.
 func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
 	br := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<16)
 	r := &reader{r: br, h: crc32.New(castagnoli)}
@@ -462,109 +546,273 @@ func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
 	if err != nil {
 		return nil, bad("not a braid vector file (%d bytes)", size)
 	}
-	if string(b[:8]) != magic {
-		return nil, bad("not a braid vector file")
-	}
-	le := binary.LittleEndian
-	version := le.Uint32(b[8:])
-	if version != formatVersion && version != formatInline {
-		return nil, fmt.Errorf("%w: format version %d, want %d", ErrMismatch, version, formatVersion)
-	}
-	inline := version == formatInline
-	dim, m, efc := int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
-	gen, count, nodes := le.Uint64(b[24:]), le.Uint64(b[32:]), le.Uint64(b[40:])
-	entry, top, seed := le.Uint32(b[48:]), int(le.Uint32(b[52:])), le.Uint64(b[56:])
-	switch {
-	case dim <= 0 || dim > maxDim:
-		return nil, bad("dimension %d out of range", dim)
-	case m < 2 || m > 1<<12:
-		return nil, bad("M %d out of range", m)
-	case nodes > uint64(size)/uint64(dim*4+3) || count > nodes:
-		return nil, bad("%d vectors (%d live) cannot fit in %d bytes", nodes, count, size)
-	case nodes == 0 && entry != none, nodes > 0 && uint64(entry) >= nodes, top > maxLevel:
-		return nil, bad("entry point %d (layer %d) out of range", entry, top)
-	}
-	if opt != nil && opt.M > 0 && opt.M != m {
-		return nil, fmt.Errorf("%w: graph built with M=%d, want %d", ErrMismatch, m, opt.M)
-	}
-	o := opt.withDefaults()
-	o.M = m
-	if opt == nil || opt.EfConstruction <= 0 {
-		o.EfConstruction = max(efc, m)
-	}
-	g := newGraph(dim, m, o.EfConstruction)
-	g.entry, g.top, g.seed = entry, top, seed
-	n := int(nodes)
-	if inline {
-		g.vecs = make([]float32, n*dim)
-	}
-	g.dead = make([]bool, n)
-	g.links = make([][][]uint32, n)
-	x := &Index{dim: dim, opt: o, g: g, slot: make(map[string]uint32, count), ids: make([]string, n), gen: gen}
-	for s := range n {
-		dead, level, id, err := x.readHead(r, s, top, uint64(size))
-		if err != nil {
-			return nil, err
-		}
-		if g.dead[s] = dead; !dead {
-			x.slot[id] = uint32(s)
-			x.ids[s] = id
-			g.live++
-		}
-		if inline {
-			if err := readVector(r, g.vecs[s*dim:(s+1)*dim]); err != nil {
-				return nil, err
-			}
-		}
-		ls, err := readLinks(r, g, s, level)
-		if err != nil {
-			return nil, err
-		}
-		g.links[s] = ls
-	}
-	sum := r.h.Sum32()
-	b, err = r.next(4)
+	h, err := parseHeader(b, size)
 	if err != nil {
 		return nil, err
 	}
-	if le.Uint32(b) != sum {
-		return nil, bad("checksum mismatch")
+	if h.version != formatVersion {
+		return decode2(f, size, r, br, h, opt)
 	}
-	if inline {
-		if _, err := br.ReadByte(); err != io.EOF {
-			return nil, bad("trailing data")
-		}
-		x.changed.Store(true) // the next Save writes the current format
-	} else {
-		g.vecOff = r.n + pad(r.n)
-		want := g.vecOff + int64(n)*int64(dim)*4 + 4
-		switch {
-		case size < want:
-			return nil, bad("file is truncated: %d bytes, the vectors need %d", size, want)
-		case size > want:
-			return nil, bad("trailing data")
-		}
-		if err := g.mapVectors(f, size, n*dim); err != nil {
-			return nil, err
-		}
-		var vs [4]byte
-		if _, err := f.ReadAt(vs[:], size-4); err != nil {
-			return nil, err
-		}
-		x.disk = &onDisk{g: g, sum: fileSum{size: size, nodes: sum, vecs: le.Uint32(vs[:])}}
+	return decode3(f, size, h, opt)
+}
+
+// decode3 reads a version 3 file after its header h. It reads and checks
+// the header, the trailer, the tombstones and the upper layers, which are
+// small; the links of layer 0, the ids and the vectors stay in the file,
+// checked by Verify: walks skip a link past the graph and clamp a row's
+// count (graph.links), and a damaged id offset reads as "" (idTable.at).
+func decode3(f io.ReaderAt, size int64, h header, opt *Options) (*Index, error) {
+	le := binary.LittleEndian
+	var head [headerSize3]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil {
+		return nil, err
 	}
-	if uint64(g.live) != count {
-		return nil, bad("%d live vectors, header says %d", g.live, count)
+	h.idBytes, h.upBytes = le.Uint64(head[headerSize:]), le.Uint64(head[headerSize+8:])
+	lay, err := h.layout(size)
+	if err != nil {
+		return nil, err
 	}
-	// Every link must name a node that reaches its layer, or a search
-	// would index out of range.
-	for s := range g.links {
-		if err := g.checkLinks(s); err != nil {
-			return nil, err
+	var tr [trailerSize]byte
+	if _, err := f.ReadAt(tr[:], lay.end); err != nil {
+		return nil, err
+	}
+	if crc32.Checksum(tr[:trailerSize-4], castagnoli) != le.Uint32(tr[trailerSize-4:]) {
+		return nil, bad("checksum mismatch in the trailer")
+	}
+	if crc32.Checksum(head[:], castagnoli) != le.Uint32(tr[:]) {
+		return nil, bad("checksum mismatch in the header")
+	}
+	x, err := h.index(opt)
+	if err != nil {
+		return nil, err
+	}
+	mp, err := mapFileOrRead(f, size)
+	if err != nil {
+		return nil, err
+	}
+	sec := func(i int) []byte { return mp.b[lay.off[i] : lay.off[i]+lay.len[i]] }
+	for _, i := range []int{secDead, secUpper} {
+		if crc32.Checksum(sec(i), castagnoli) != le.Uint32(tr[4+4*i:]) {
+			return nil, bad("checksum mismatch in the %s", sectionNames[i])
 		}
 	}
-	if n > 0 && len(g.links[entry]) != top+1 {
-		return nil, bad("entry point %d is not on layer %d", entry, top)
+	g, n := x.g, int(h.nodes)
+	g.nodes, g.nbase = n, n
+	g.dead = decodeU64s(sec(secDead))
+	dead := 0
+	for _, w := range g.dead {
+		dead += bits.OnesCount64(w)
 	}
+	if n%64 != 0 && g.dead[n/64]>>(n%64) != 0 {
+		return nil, bad("tombstones past the last node")
+	}
+	if g.live = n - dead; uint64(g.live) != h.count {
+		return nil, bad("%d live vectors, header says %d", g.live, h.count)
+	}
+	if err := g.decodeUpper(sec(secUpper)); err != nil {
+		return nil, err
+	}
+	g.base = u32s(sec(secLinks))
+	g.vecs = f32s(sec(secVectors))
+	g.mapped = mp
+	x.ids = idTable{off: u64s(sec(secIDOffsets)), blob: sec(secIDs), keep: mp}
+	if x.ids.off[0] != 0 || x.ids.off[n] != h.idBytes {
+		return nil, bad("id offsets %d..%d, want 0..%d", x.ids.off[0], x.ids.off[n], h.idBytes)
+	}
+	x.disk = &onDisk{g: g, sum: fileSum{size: size, nodes: le.Uint32(tr[trailerSize-4:]), vecs: le.Uint32(tr[4+4*secVectors:])}}
 	return x, nil
+}
+
+// decodeUpper reads a version 3 file's upper layers, b, into g.up and
+// checks them: nodes in slot order, levels up to the top, counts up to M,
+// every link to a node that reaches its layer, the entry point on the
+// top layer.
+func (g *graph) decodeUpper(b []byte) error {
+	le := binary.LittleEndian
+	r := &record{b: b}
+	prev := -1
+	for len(r.b) > 0 {
+		u, err := binary.ReadUvarint(r)
+		if err != nil || u >= uint64(g.nodes) || int(u) <= prev {
+			return bad("upper layers: node %d out of order or range", u)
+		}
+		prev = int(u)
+		lb, err := r.next(1)
+		if err != nil || lb[0] == 0 || int(lb[0]) > g.top {
+			return bad("upper layers: node %d on layer %d of %d", u, lb, g.top)
+		}
+		ls := make([][]uint32, lb[0])
+		for l := range ls {
+			c, err := binary.ReadUvarint(r)
+			if err != nil || c > uint64(g.m) {
+				return bad("upper layers: node %d has %d links on layer %d", u, c, l+1)
+			}
+			b, err := r.next(int(c) * 4)
+			if err != nil {
+				return bad("upper layers: node %d cut short", u)
+			}
+			ls[l] = make([]uint32, c, g.m+1)
+			for i := range ls[l] {
+				ls[l][i] = le.Uint32(b[i*4:])
+			}
+		}
+		g.up[uint32(u)] = ls
+	}
+	for s, ls := range g.up {
+		for l, ns := range ls {
+			for _, t := range ns {
+				if int(t) >= g.nodes || g.level(t) <= l {
+					return bad("node %d: link to %d on layer %d", s, t, l+1)
+				}
+			}
+		}
+	}
+	if g.nodes > 0 && g.level(g.entry) != g.top {
+		return bad("entry point %d is not on layer %d", g.entry, g.top)
+	}
+	return nil
+}
+
+// verify3 checks what decode3 left to it in the version 3 file f that x
+// was loaded from: every section's checksum, every link of layer 0 (a
+// count up to 2M, each to a node of the file), the id offsets in order,
+// no id for a tombstone and no live id twice.
+func verify3(f *os.File, x *Index) error {
+	g := x.g
+	le := binary.LittleEndian
+	var head [headerSize3]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil {
+		return err
+	}
+	h, err := parseHeader(head[:], x.disk.sum.size)
+	if err != nil {
+		return err
+	}
+	h.idBytes, h.upBytes = le.Uint64(head[headerSize:]), le.Uint64(head[headerSize+8:])
+	lay, err := h.layout(x.disk.sum.size)
+	if err != nil {
+		return err
+	}
+	var tr [trailerSize]byte
+	if _, err := f.ReadAt(tr[:], lay.end); err != nil {
+		return err
+	}
+	for i := range sections {
+		c := crc32.New(castagnoli)
+		if _, err := io.Copy(c, io.NewSectionReader(f, lay.off[i], lay.len[i])); err != nil {
+			return err
+		}
+		if c.Sum32() != le.Uint32(tr[4+4*i:]) {
+			return bad("checksum mismatch in the %s", sectionNames[i])
+		}
+	}
+	st := g.stride()
+	for s := range g.nbase {
+		row := g.base[s*st : (s+1)*st]
+		if int(row[0]) > st-1 {
+			return bad("node %d: %d links on layer 0", s, row[0])
+		}
+		for _, t := range row[1 : 1+row[0]] {
+			if int(t) >= g.nbase {
+				return bad("node %d: link to %d on layer 0", s, t)
+			}
+		}
+	}
+	// The file's tombstones (the log may have made more since) have no id.
+	b := make([]byte, lay.len[secDead])
+	if _, err := f.ReadAt(b, lay.off[secDead]); err != nil {
+		return err
+	}
+	dead := decodeU64s(b)
+	off := x.ids.off
+	for s := range x.ids.filed() {
+		if off[s] > off[s+1] {
+			return bad("node %d: id offsets %d, %d out of order", s, off[s], off[s+1])
+		}
+		if dead[s/64]&(1<<(s%64)) != 0 && off[s] != off[s+1] {
+			return bad("node %d: tombstone with id %q", s, x.ids.at(uint32(s)))
+		}
+	}
+	seen := make(map[string]bool, g.live)
+	for s := range uint32(g.size()) {
+		if g.isDead(s) {
+			continue
+		}
+		id := x.ids.at(s)
+		if seen[id] {
+			return bad("node %d: id %q twice", s, id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+// mapFileOrRead maps f (size bytes) read-only where f is a file the
+// system maps and is little endian, and reads it into memory otherwise,
+// aligned for the version 3 sections.
+func mapFileOrRead(f io.ReaderAt, size int64) (*mapping, error) {
+	if file, ok := f.(*os.File); ok && littleEndian {
+		if b, err := mapFile(file, size); err == nil {
+			mp := &mapping{b: b, mmapped: true}
+			runtime.AddCleanup(mp, unmapFile, b)
+			return mp, nil
+		}
+	}
+	words := make([]uint64, (size+7)/8)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)[:size]
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return nil, err
+	}
+	return &mapping{b: b}, nil
+}
+
+// u32s, u64s and f32s view a section of little-endian values as a slice
+// in place where the system is little endian (a section starts at a
+// multiple of vectorAlign), and decode a copy otherwise.
+func u32s(b []byte) []uint32 {
+	if len(b) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	out := make([]uint32, len(b)/4)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[i*4:])
+	}
+	return out
+}
+
+func u64s(b []byte) []uint64 {
+	if len(b) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
+	}
+	return decodeU64s(b)
+}
+
+func f32s(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[i*4:]))
+	}
+	return out
+}
+
+// decodeU64s decodes a copy of b's little-endian uint64s, one the graph
+// can change.
+func decodeU64s(b []byte) []uint64 {
+	out := make([]uint64, len(b)/8)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint64(b[i*8:])
+	}
+	return out
 }

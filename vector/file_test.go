@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/v2.vec, the current format's fixture")
+var update = flag.Bool("update", false, "rewrite testdata/v3.vec and v3log.vec, the current format's fixtures")
 
 func searchAll(t *testing.T, x *Index, qs [][]float32, k int) [][]Result {
 	t.Helper()
@@ -48,8 +48,12 @@ func TestSaveLoad(t *testing.T) {
 	if y.Gen() != 42 || y.Len() != x.Len() || y.Dim() != 24 || y.Changed() {
 		t.Errorf("loaded Gen, Len, Dim, Changed = %d, %d, %d, %v, want 42, %d, 24, false", y.Gen(), y.Len(), y.Dim(), y.Changed(), x.Len())
 	}
-	if mapped := y.g.mapped != nil; mapped != (littleEndian && mapFileWorks) {
-		t.Errorf("vectors mapped = %v, want %v", mapped, littleEndian && mapFileWorks)
+	if mapped := y.g.mapped != nil && y.g.mapped.mmapped; mapped != (littleEndian && mapFileWorks) {
+		t.Errorf("file mapped = %v, want %v", mapped, littleEndian && mapFileWorks)
+	}
+	if y.slot != nil || y.g.over != nil || len(y.g.rows) != 0 || y.g.nbase != y.g.size() {
+		t.Errorf("loaded: id map %v, overlay %v, %d rows in memory, %d of %d rows mapped; want no map, no overlay, every row mapped",
+			y.slot != nil, y.g.over != nil, len(y.g.rows), y.g.nbase, y.g.size())
 	}
 	if err := Verify(path); err != nil {
 		t.Errorf("Verify: %v", err)
@@ -71,6 +75,11 @@ func TestSaveLoad(t *testing.T) {
 	// The file's vectors stay mapped; the added ones are in memory.
 	if mapFileWorks && littleEndian && (y.g.mapped == nil || len(y.g.tail) != 1 || len(y.g.tail[0]) != 50*24) {
 		t.Errorf("after 50 adds: mapped %v, %d pages in memory; want the file's still mapped and 50×24 floats in one page", y.g.mapped != nil, len(y.g.tail))
+	}
+	// The rows of the file's nodes those adds linked to were copied to the
+	// overlay; the new nodes' rows are in memory.
+	if y.g.over == nil || len(y.g.rows) != 50*y.g.stride() {
+		t.Errorf("after 50 adds: overlay %v, %d row values in memory; want an overlay and 50 rows", y.g.over != nil, len(y.g.rows))
 	}
 	// The changed graph saves over the file it was mapped from, and loads
 	// back the same.
@@ -111,15 +120,9 @@ func TestLoadErrors(t *testing.T) {
 		copy(out[off:], b)
 		return out
 	}
-	version3 := patch(8, binary.LittleEndian.AppendUint32(nil, 3)...)
-	nodesEnd := int(x.g.vecOff) // Save wrote the vectors from here in x's file too
-	if nodesEnd == 0 {
-		y, err := Load(good, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodesEnd = int(y.g.vecOff)
-	}
+	version4 := patch(8, binary.LittleEndian.AppendUint32(nil, 4)...)
+	lay := layoutOf(t, data)
+	upper := int(lay.off[secUpper] + lay.len[secUpper]/2)
 	tests := []struct {
 		name string
 		data []byte
@@ -128,12 +131,15 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"empty", nil, nil, "not a braid vector file"},
 		{"garbage", []byte(strings.Repeat("not a graph ", 20)), nil, "not a braid vector file"},
-		{"other version", version3, nil, "format version 3, want 2"},
+		{"other version", version4, nil, "format version 4, want 3"},
 		{"truncated header", data[:20], nil, "not a braid vector file"},
 		{"truncated body", data[:len(data)/2], nil, "truncated"},
 		{"no trailer", data[:len(data)-4], nil, "truncated"},
 		{"trailing data", append(bytes.Clone(data), 0), nil, "trailing data"},
-		{"flipped bit", patch(nodesEnd/2, data[nodesEnd/2]^0x10), nil, ""},
+		{"flipped bit in the header", patch(60, data[60]^0x10), nil, "checksum mismatch in the header"},
+		{"flipped bit in the upper layers", patch(upper, data[upper]^0x10), nil, "checksum mismatch in the upper layers"},
+		{"flipped bit in the tombstones", patch(int(lay.off[secDead]), data[lay.off[secDead]]^0x01), nil, "checksum mismatch in the tombstones"},
+		{"flipped bit in the trailer", patch(len(data)-8, data[len(data)-8]^0x10), nil, "checksum mismatch in the trailer"},
 		{"huge count", patch(40, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f), nil, "cannot fit"},
 		{"other M", data, &Options{M: 32}, "built with M=16, want 32"},
 	}
@@ -153,18 +159,21 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 
-	// A flipped bit among the vectors is Verify's to find: Load maps them
-	// unread.
-	at := nodesEnd + (len(data)-nodesEnd)/2
-	flipped := filepath.Join(dir, "flipped.vec")
-	if err := os.WriteFile(flipped, patch(at, data[at]^0x10), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Load(flipped, nil); err != nil {
-		t.Errorf("Load with a damaged vector: %v", err)
-	}
-	if err := Verify(flipped); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "checksum mismatch in the vectors") {
-		t.Errorf("Verify with a damaged vector: %v, want ErrFormat naming the vectors' checksum", err)
+	// A flipped bit among the links of layer 0, the ids or the vectors is
+	// Verify's to find: Load maps them unread.
+	for _, sec := range []int{secLinks, secIDOffsets, secIDs, secVectors} {
+		at := int(lay.off[sec] + lay.len[sec]/2)
+		flipped := filepath.Join(dir, "flipped.vec")
+		if err := os.WriteFile(flipped, patch(at, data[at]^0x10), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(flipped, nil); err != nil {
+			t.Errorf("Load with damaged %s: %v", sectionNames[sec], err)
+		}
+		want := "checksum mismatch in the " + sectionNames[sec]
+		if err := Verify(flipped); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Verify with damaged %s: %v, want ErrFormat saying %q", sectionNames[sec], err, want)
+		}
 	}
 
 	// Every cut of the file is reported, none panics.
@@ -178,6 +187,22 @@ func TestLoadErrors(t *testing.T) {
 	if !errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrFormat) {
 		t.Errorf("missing file: err = %v, want os.ErrNotExist", err)
 	}
+}
+
+// layoutOf is where the sections of the version 3 file data lie.
+func layoutOf(t testing.TB, data []byte) layout {
+	t.Helper()
+	h, err := parseHeader(data, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.idBytes = binary.LittleEndian.Uint64(data[headerSize:])
+	h.upBytes = binary.LittleEndian.Uint64(data[headerSize+8:])
+	lay, err := h.layout(int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lay
 }
 
 // TestSaveAtomic checks a failed save leaves the previous file as it was
@@ -218,8 +243,8 @@ func TestSaveAtomic(t *testing.T) {
 	}
 }
 
-// fixture is the index in testdata/v1.vec and v2.vec: 20 vectors of 8
-// dimensions, one deleted, gen 7.
+// fixture is the index in testdata/v1.vec, v2.vec and v3.vec: 20 vectors
+// of 8 dimensions, one deleted, gen 7.
 func fixture() (*Index, dataset) {
 	d := randomSet(20, 5, 8, 11)
 	x := New(8, nil)
@@ -232,21 +257,21 @@ func fixture() (*Index, dataset) {
 }
 
 // TestBackwardsCompat reads the committed files of each format version
-// (v1.vec: vectors inline; v2.vec: vectors after the nodes, mapped);
-// regenerate v2.vec with -update only when the format version changes,
-// and keep the older ones. A version-1 file loads as changed, so the next
-// Save writes the current format.
+// (v1.vec: vectors inline; v2.vec: vectors after the nodes, mapped;
+// v3.vec: sections, mapped); regenerate v3.vec with -update only when the
+// format version changes, and keep the older ones. An older file loads as
+// changed, and its next Save writes the current format whole.
 func TestBackwardsCompat(t *testing.T) {
 	want, d := fixture()
 	if *update {
-		if err := want.Save(filepath.Join("testdata", "v2.vec")); err != nil {
+		if err := want.Save(filepath.Join("testdata", "v3.vec")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, tc := range []struct {
 		file    string
 		changed bool
-	}{{"v1.vec", true}, {"v2.vec", false}} {
+	}{{"v1.vec", true}, {"v2.vec", true}, {"v3.vec", false}} {
 		path := filepath.Join("testdata", tc.file)
 		got, err := Load(path, nil)
 		if err != nil {
@@ -270,6 +295,33 @@ func TestBackwardsCompat(t *testing.T) {
 				t.Errorf("%s: query %d (-exact +loaded):\n%s", tc.file, i, diff)
 			}
 		}
+		if !tc.changed {
+			continue
+		}
+		// Its next Save writes the same graph as version 3.
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), tc.file)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		y, err := Load(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := y.Save(p); err != nil {
+			t.Fatal(err)
+		}
+		if data, err = os.ReadFile(p); err != nil || binary.LittleEndian.Uint32(data[8:]) != formatVersion {
+			t.Fatalf("%s saved: %v, version %d, want %d", tc.file, err, binary.LittleEndian.Uint32(data[8:]), formatVersion)
+		}
+		z, err := Load(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameIndex(t, tc.file+" saved as version 3", y, z)
 	}
 }
 

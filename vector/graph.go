@@ -20,6 +20,15 @@ const maxLevel = 16
 // in one flat slice, and deleted nodes stay as tombstones (still walked
 // through, never returned) until the Index rebuilds the graph. It has no
 // locking of its own; Index guards it.
+//
+// Layer 0, where every node is, keeps each node's links as a row of
+// stride = 2m+1 uint32s: the count, then the slots. The rows of a graph
+// loaded from a version 3 file stay in the file, mapped (base), and a row
+// that changes since is copied to the heap first (over), so the mapped
+// file is never written; the rows of nodes added since, or of a graph
+// built or decoded in memory, are in rows. The few nodes above layer 0
+// (about one in m) keep those layers in up. Read links through
+// neighbours, write them through setLinks and connect.
 type graph struct {
 	dim  int
 	m    int // max links per node above layer 0; layer 0 keeps 2m
@@ -35,8 +44,9 @@ type graph struct {
 	// to a million vectors never copies them to grow (one flat slice did,
 	// holding the old array and the new, half again as large, at once).
 	tail [][]float32
-	// mapped holds the file vecs is mapped from (Load), nil when vecs is
-	// in memory; vecOff is where the vectors start in a version 2 file.
+	// mapped holds the file vecs (and base, and the Index's ids) are
+	// mapped from (Load), nil when they are in memory; vecOff is where the
+	// vectors start in a version 2 file.
 	mapped *mapping
 	vecOff int64
 	// saved is the number of slots the graph's file (and its log) hold;
@@ -44,8 +54,18 @@ type graph struct {
 	// for the next Save to append (log.go). nil: none did.
 	saved int
 	dirty []uint64
-	links [][][]uint32 // links[slot][layer]
-	dead  []bool
+	nodes int // slots, tombstones included
+	// base holds the layer-0 rows of the first nbase slots, mapped from a
+	// version 3 file and never written; over their copies on the heap once
+	// changed (nil until one is); rows those of the slots from nbase on.
+	// A row in base is the file's, so it is read with care: its count is
+	// clamped to the row and a link past the graph is skipped (walk).
+	base  []uint32
+	nbase int
+	over  *overlay
+	rows  []uint32
+	up    map[uint32][][]uint32 // layers 1..level of the nodes above layer 0
+	dead  []uint64              // tombstones, a bit a slot
 	entry uint32
 	top   int // layer of the entry point
 	live  int
@@ -59,17 +79,129 @@ type graph struct {
 	entryMu sync.Mutex
 }
 
-// stripes are the locks of the link lists during a parallel addBatch: node
-// i's lists are guarded by stripe i mod len.
-type stripes [1024]sync.Mutex
+// nstripes is the number of stripes of a parallel addBatch's locks, and of
+// shards of the overlay: node i's lists, and its overlay row, are guarded
+// by stripe i mod nstripes, so the workers never share a shard's map.
+const nstripes = 1024
 
-func (s *stripes) of(n uint32) *sync.Mutex { return &s[n%uint32(len(s))] }
+// stripes are the locks of the link lists during a parallel addBatch.
+type stripes [nstripes]sync.Mutex
+
+func (s *stripes) of(n uint32) *sync.Mutex { return &s[n%nstripes] }
+
+// overlay holds the layer-0 rows of mapped nodes that changed since
+// Load, slot → row, in shard slot mod nstripes.
+type overlay [nstripes]map[uint32][]uint32
 
 func newGraph(dim, m, efc int) *graph {
-	return &graph{dim: dim, m: m, efc: efc, ml: 1 / math.Log(float64(m)), entry: none, seed: 0x9e3779b97f4a7c15}
+	return &graph{dim: dim, m: m, efc: efc, ml: 1 / math.Log(float64(m)), entry: none, seed: 0x9e3779b97f4a7c15, up: map[uint32][][]uint32{}}
 }
 
-func (g *graph) size() int { return len(g.dead) }
+func (g *graph) size() int { return g.nodes }
+
+// stride is the length of a layer-0 row: the count and 2m links.
+func (g *graph) stride() int { return 2*g.m + 1 }
+
+// isDead says whether slot s is a tombstone.
+func (g *graph) isDead(s uint32) bool { return g.dead[s/64]&(1<<(s%64)) != 0 }
+
+func (g *graph) setDead(s uint32) { g.dead[s/64] |= 1 << (s % 64) }
+
+// level is the top layer of node n.
+func (g *graph) level(n uint32) int { return len(g.up[n]) }
+
+// row0 is node n's layer-0 row (count, then links) as it is now: its copy
+// in the overlay, its mapped row, or its row in memory.
+func (g *graph) row0(n uint32) []uint32 {
+	st := g.stride()
+	if int(n) < g.nbase {
+		if g.over != nil {
+			if r, ok := g.over[n%nstripes][n]; ok {
+				return r
+			}
+		}
+		return g.base[int(n)*st : (int(n)+1)*st]
+	}
+	o := (int(n) - g.nbase) * st
+	return g.rows[o : o+st]
+}
+
+// links returns node n's links on layer l, without copying: nil when n
+// is not on layer l. A mapped row's count is clamped to the row.
+func (g *graph) links(n uint32, l int) []uint32 {
+	if l > 0 {
+		if ls := g.up[n]; len(ls) >= l {
+			return ls[l-1]
+		}
+		return nil
+	}
+	r := g.row0(n)
+	return r[1 : 1+min(int(r[0]), len(r)-1)]
+}
+
+// writableRow0 is node n's layer-0 row to change in place: a mapped row
+// is copied to the overlay first, keeping only the links that name a
+// node of the file (a damaged file's others are dropped, as walks skip
+// them).
+func (g *graph) writableRow0(n uint32) []uint32 {
+	if int(n) >= g.nbase {
+		return g.row0(n)
+	}
+	if g.over == nil {
+		g.over = new(overlay) // a parallel addBatch makes it before it starts
+	}
+	sh := &g.over[n%nstripes]
+	if r, ok := (*sh)[n]; ok {
+		return r
+	}
+	if *sh == nil {
+		*sh = map[uint32][]uint32{}
+	}
+	st := g.stride()
+	src := g.base[int(n)*st : (int(n)+1)*st]
+	r := make([]uint32, st)
+	c := 0
+	for _, t := range src[1 : 1+min(int(src[0]), st-1)] {
+		if int(t) < g.nbase {
+			r[1+c] = t
+			c++
+		}
+	}
+	r[0] = uint32(c)
+	(*sh)[n] = r
+	return r
+}
+
+// setLinks makes ls node n's links on layer l; n must reach layer l and
+// ls hold at most maxLinks(l).
+func (g *graph) setLinks(n uint32, l int, ls []uint32) {
+	if l > 0 {
+		g.up[n][l-1] = append(g.up[n][l-1][:0], ls...)
+		return
+	}
+	r := g.writableRow0(n)
+	r[0] = uint32(copy(r[1:], ls))
+}
+
+// grow appends a node drawn into layers 0..level, with no links, as a
+// live node.
+func (g *graph) grow(level int) {
+	n := uint32(g.nodes)
+	g.nodes++
+	o := len(g.rows)
+	g.rows = slices.Grow(g.rows, g.stride())[:o+g.stride()]
+	clear(g.rows[o:])
+	if n%64 == 0 {
+		g.dead = append(g.dead, 0)
+	}
+	if level > 0 {
+		ls := make([][]uint32, level)
+		for l := range ls {
+			ls[l] = make([]uint32, 0, g.m+1)
+		}
+		g.up[n] = ls
+	}
+}
 
 func (g *graph) vec(i uint32) []float32 {
 	o := int(i) * g.dim
@@ -155,12 +287,7 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 	for i, v := range vs {
 		levels[i] = g.randomLevel()
 		g.appendVec(v)
-		g.dead = append(g.dead, false)
-		ls := make([][]uint32, levels[i]+1)
-		for l := range ls {
-			ls[l] = make([]uint32, 0, g.maxLinks(l)+1)
-		}
-		g.links = append(g.links, ls)
+		g.grow(levels[i])
 	}
 	g.live += len(vs)
 	if workers <= 1 || len(vs) < parallelFrom {
@@ -170,6 +297,9 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 		return first
 	}
 	g.makeDirty()
+	if g.nbase > 0 && g.over == nil {
+		g.over = new(overlay) // the workers fill its shards, not the array
+	}
 	g.lk = new(stripes)
 	defer func() { g.lk = nil }()
 	var next atomic.Int64
@@ -202,13 +332,15 @@ func (g *graph) appendVec(v []float32) {
 
 // neighbours returns node n's links on layer l: the list itself, or a copy
 // into buf taken under the node's lock while addBatch links in parallel.
+// A link of a mapped row can name a slot past the graph (a damaged file):
+// the walks skip those.
 func (g *graph) neighbours(n uint32, l int, buf []uint32) []uint32 {
 	if g.lk == nil {
-		return g.links[n][l]
+		return g.links(n, l)
 	}
 	mu := g.lk.of(n)
 	mu.Lock()
-	buf = append(buf[:0], g.links[n][l]...)
+	buf = append(buf[:0], g.links(n, l)...)
 	mu.Unlock()
 	return buf
 }
@@ -248,7 +380,7 @@ func (g *graph) link(slot uint32, level int) {
 		g.lk.of(slot).Lock()
 	}
 	for l, nbrs := range picks {
-		g.links[slot][l] = append(g.links[slot][l][:0], nbrs...)
+		g.setLinks(slot, l, nbrs)
 	}
 	if g.lk != nil {
 		g.lk.of(slot).Unlock()
@@ -276,18 +408,35 @@ func (g *graph) connect(from, to uint32, l int) {
 		defer mu.Unlock()
 	}
 	g.touch(from)
-	ls := append(g.links[from][l], to)
-	if len(ls) <= g.maxLinks(l) {
-		g.links[from][l] = ls
+	if l == 0 {
+		r := g.writableRow0(from)
+		c := int(r[0])
+		if c < g.maxLinks(0) {
+			r[1+c] = to
+			r[0]++
+			return
+		}
+		g.prune(from, l, append(slices.Clone(r[1:1+c]), to))
 		return
 	}
-	q := g.vec(from)
+	ls := append(g.up[from][l-1], to)
+	if len(ls) <= g.maxLinks(l) {
+		g.up[from][l-1] = ls
+		return
+	}
+	g.prune(from, l, ls)
+}
+
+// prune makes node n's links on layer l the best maxLinks(l) of ls by the
+// neighbour heuristic.
+func (g *graph) prune(n uint32, l int, ls []uint32) {
+	q := g.vec(n)
 	cs := make([]cand, len(ls))
-	for i, n := range ls {
-		cs[i] = cand{n, g.dist(q, n)}
+	for i, t := range ls {
+		cs[i] = cand{t, g.dist(q, t)}
 	}
 	slices.SortFunc(cs, cmpCand)
-	g.links[from][l] = append(ls[:0], g.selectNeighbors(cs, g.maxLinks(l))...)
+	g.setLinks(n, l, g.selectNeighbors(cs, g.maxLinks(l)))
 }
 
 // selectNeighbors is the heuristic of the HNSW paper (algorithm 4): walking
@@ -339,6 +488,9 @@ func (g *graph) greedy(q []float32, ep cand, l int) cand {
 		changed = false
 		buf = g.neighbours(ep.id, l, buf)
 		for _, n := range buf {
+			if int(n) >= g.nodes {
+				continue // a damaged mapped row's (see base)
+			}
 			if d := g.dist(q, n); d < ep.d {
 				ep, changed = cand{n, d}, true
 			}
@@ -358,7 +510,7 @@ func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []ca
 	var todo minHeap
 	best := nearest{k: ef}
 	todo.push(ep)
-	if !liveOnly || !g.dead[ep.id] {
+	if !liveOnly || !g.isDead(ep.id) {
 		best.add(ep)
 	}
 	var buf []uint32
@@ -369,13 +521,13 @@ func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []ca
 		}
 		buf = g.neighbours(c.id, l, buf)
 		for _, n := range buf {
-			if !vs.visit(n) {
-				continue
+			if int(n) >= g.nodes || !vs.visit(n) {
+				continue // past the graph: a damaged mapped row's (see base)
 			}
 			d := g.dist(q, n)
 			if best.admits(d) {
 				todo.push(cand{n, d})
-				if !liveOnly || !g.dead[n] {
+				if !liveOnly || !g.isDead(n) {
 					best.add(cand{n, d})
 				}
 			}
@@ -402,12 +554,12 @@ func (g *graph) search(q []float32, ef int) []cand {
 // anyway, and it is exact.
 func (g *graph) exact(q []float32, k int) []cand {
 	best := nearest{k: k}
-	for i, dead := range g.dead {
-		if dead {
+	for i := range uint32(g.nodes) {
+		if g.isDead(i) {
 			continue
 		}
-		if d := g.dist(q, uint32(i)); best.admits(d) {
-			best.add(cand{uint32(i), d})
+		if d := g.dist(q, i); best.admits(d) {
+			best.add(cand{i, d})
 		}
 	}
 	return best.sorted()

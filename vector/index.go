@@ -95,9 +95,12 @@ type Index struct {
 	dim  int
 	opt  Options
 	g    *graph
-	slot map[string]uint32 // live id → slot
-	ids  []string          // slot → id; "" for a tombstone
-	gen  uint64
+	// slot maps live ids to slots, made on first use (slots, under
+	// slotMu); ids is every slot's id.
+	slot   map[string]uint32
+	slotMu sync.Mutex
+	ids    idTable
+	gen    uint64
 	// changed: added to, deleted from or given another gen since it was
 	// made, loaded or saved (Changed). Set under mu's write lock, cleared
 	// by Save under its read lock (which keeps mutations out): atomic for
@@ -129,7 +132,7 @@ func (x *Index) Dim() int { return x.dim }
 func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.slot)
+	return x.g.live
 }
 
 // Gen returns the commit number of the metadata store the graph matches.
@@ -159,9 +162,11 @@ func (x *Index) Changed() bool { return x.changed.Load() }
 func (x *Index) IDs() []string {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	out := make([]string, 0, len(x.slot))
-	for id := range x.slot {
-		out = append(out, id)
+	out := make([]string, 0, x.g.live)
+	for s := range uint32(x.g.size()) {
+		if !x.g.isDead(s) {
+			out = append(out, x.ids.at(s))
+		}
 	}
 	return out
 }
@@ -170,7 +175,7 @@ func (x *Index) IDs() []string {
 func (x *Index) Has(id string) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	_, ok := x.slot[id]
+	_, ok := x.slots()[id]
 	return ok
 }
 
@@ -179,7 +184,7 @@ func (x *Index) Has(id string) bool {
 func (x *Index) Vector(id string) []float32 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	s, ok := x.slot[id]
+	s, ok := x.slots()[id]
 	if !ok {
 		return nil
 	}
@@ -224,7 +229,7 @@ func (x *Index) AddBatch(ids []string, vecs [][]float32) error {
 		if units[i] == nil {
 			continue
 		}
-		if s, ok := x.slot[id]; ok {
+		if s, ok := x.slots()[id]; ok {
 			if slices.Equal(x.g.vec(s), units[i]) {
 				continue
 			}
@@ -245,7 +250,7 @@ func (x *Index) AddBatch(ids []string, vecs [][]float32) error {
 func (x *Index) Delete(id string) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	s, ok := x.slot[id]
+	s, ok := x.slots()[id]
 	if !ok {
 		return false
 	}
@@ -277,7 +282,7 @@ func (x *Index) Search(q []float32, k int) ([]Result, error) {
 	}
 	out := make([]Result, len(found))
 	for i, c := range found {
-		out[i] = Result{ID: x.ids[c.id], Score: -c.d}
+		out[i] = Result{ID: x.ids.at(c.id), Score: -c.d}
 	}
 	slices.SortFunc(out, func(a, b Result) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
@@ -321,18 +326,27 @@ func (x *Index) insertBatch(ids []string, vecs [][]float32) {
 		x.rebuild()
 	}
 	first := x.g.addBatch(vecs, runtime.GOMAXPROCS(0))
+	x.named(ids, first)
+}
+
+// named gives the nodes from slot first on the ids, in order.
+func (x *Index) named(ids []string, first uint32) {
 	for i, id := range ids {
-		x.ids = append(x.ids, id)
-		x.slot[id] = first + uint32(i)
+		x.ids.add(id)
+		if x.slot != nil {
+			x.slot[id] = first + uint32(i)
+		}
 	}
 }
 
 // kill turns slot s into a tombstone.
 func (x *Index) kill(s uint32) {
 	x.g.touch(s)
-	delete(x.slot, x.ids[s])
-	x.ids[s] = ""
-	x.g.dead[s] = true
+	if x.slot != nil {
+		delete(x.slot, x.ids.at(s))
+	}
+	x.ids.clear(s)
+	x.g.setDead(s)
 	x.g.live--
 }
 
@@ -343,7 +357,7 @@ func (x *Index) maybeRebuild() {
 	switch {
 	case x.g.live == 0 && dead > 0:
 		x.g = newGraph(x.g.dim, x.opt.M, x.opt.EfConstruction)
-		x.ids = nil
+		x.ids, x.slot = idTable{}, map[string]uint32{}
 	case dead*2 > x.g.live:
 		x.rebuild()
 	}
@@ -354,12 +368,13 @@ func (x *Index) rebuild() {
 	old, oldIDs := x.g, x.ids
 	x.g = newGraph(old.dim, x.opt.M, x.opt.EfConstruction)
 	x.g.seed = old.seed
-	x.ids = make([]string, 0, old.live)
+	x.ids = idTable{more: make([]string, 0, old.live)}
+	x.slot = make(map[string]uint32, old.live)
 	ids := make([]string, 0, old.live)
 	vecs := make([][]float32, 0, old.live)
-	for s, id := range oldIDs {
-		if !old.dead[s] {
-			ids, vecs = append(ids, id), append(vecs, old.vec(uint32(s)))
+	for s := range uint32(old.size()) {
+		if !old.isDead(s) {
+			ids, vecs = append(ids, oldIDs.at(s)), append(vecs, old.vec(s))
 		}
 	}
 	x.insertBatch(ids, vecs)

@@ -206,10 +206,10 @@ func TestDeleteEdgeCases(t *testing.T) {
 		add(fmt.Sprint("n", i))
 	}
 	for x.Len() > 0 {
-		entry := x.ids[x.g.entry]
+		entry := x.id(x.g.entry)
 		if entry == "" {
 			// A tombstone entry point is fine; delete any live node.
-			for id := range x.slot {
+			for id := range x.slots() {
 				entry = id
 				break
 			}

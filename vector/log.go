@@ -328,8 +328,8 @@ func (x *Index) apply(r *record) error {
 			return err
 		}
 		flags, level := b[0], int(b[1])
-		if flags > 1 || level != len(g.links[s])-1 {
-			return bad("node %d: flags %d, layer %d, was on layer %d", s, flags, level, len(g.links[s])-1)
+		if flags > 1 || level != g.level(uint32(s)) {
+			return bad("node %d: flags %d, layer %d, was on layer %d", s, flags, level, g.level(uint32(s)))
 		}
 		id, err := readID(r, s, uint64(len(r.b)))
 		if err != nil {
@@ -338,13 +338,17 @@ func (x *Index) apply(r *record) error {
 		switch {
 		case flags == 1 && id != "":
 			return bad("node %d: tombstone with id %q", s, id)
-		case flags == 0 && (g.dead[s] || id != x.ids[s]):
-			return bad("node %d: live with id %q, was %q", s, id, x.ids[s])
+		case flags == 0 && (g.isDead(uint32(s)) || id != x.id(uint32(s))):
+			return bad("node %d: live with id %q, was %q", s, id, x.id(uint32(s)))
 		}
-		if g.links[s], err = readLinks(r, g, s, level); err != nil {
+		ls, err := readLinks(r, g, s, level)
+		if err != nil {
 			return err
 		}
-		if flags == 1 && !g.dead[s] {
+		for l, ns := range ls {
+			g.setLinks(uint32(s), l, ns) // a mapped row's change goes to the overlay
+		}
+		if flags == 1 && !g.isDead(uint32(s)) {
 			x.kill(uint32(s))
 		}
 		touched = append(touched, s)
@@ -363,24 +367,18 @@ func (x *Index) apply(r *record) error {
 			return err
 		}
 		g.appendVec(v)
-		g.dead = append(g.dead, dead)
-		g.links = append(g.links, ls)
-		x.ids = append(x.ids, id)
-		if !dead {
-			x.slot[id] = uint32(s)
-			g.live++
-		}
+		x.place(dead, id, ls)
 		touched = append(touched, s)
 	}
 	if len(r.b) != 0 {
 		return bad("%d bytes after the nodes", len(r.b))
 	}
 	for _, s := range touched {
-		if err := g.checkLinks(s); err != nil {
+		if err := g.checkLinks(uint32(s)); err != nil {
 			return err
 		}
 	}
-	if nodes > 0 && len(g.links[entry]) != top+1 {
+	if nodes > 0 && g.level(entry) != top {
 		return bad("entry point %d is not on layer %d", entry, top)
 	}
 	if uint64(g.live) != live {

@@ -11,8 +11,12 @@ import (
 )
 
 // mapping is a graph file mapped into memory, unmapped once no graph
-// holds it.
-type mapping struct{ b []byte }
+// holds it; or, where it cannot be mapped, read into memory (mmapped
+// false).
+type mapping struct {
+	b       []byte
+	mmapped bool
+}
 
 // littleEndian: the file's floats can be used in place.
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
@@ -26,7 +30,7 @@ func (g *graph) mapVectors(f io.ReaderAt, size int64, count int) error {
 	}
 	if file, ok := f.(*os.File); ok && littleEndian {
 		if b, err := mapFile(file, size); err == nil {
-			mp := &mapping{b: b}
+			mp := &mapping{b: b, mmapped: true}
 			runtime.AddCleanup(mp, unmapFile, b)
 			g.vecs = unsafe.Slice((*float32)(unsafe.Pointer(&b[g.vecOff])), count)
 			g.mapped = mp

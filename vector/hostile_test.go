@@ -1,0 +1,162 @@
+package vector
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// hostileBase is a version 3 file of 400 8-d vectors with tombstones,
+// searched by walking the graph (EfSearch 16), for the hostile tests to
+// spoil.
+func hostileBase(t testing.TB) []byte {
+	t.Helper()
+	x := New(8, &Options{M: 4, EfSearch: 16})
+	d := randomSet(400, 0, 8, 31)
+	for i, v := range d.vecs {
+		if err := x.Add(idOf(i), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 400; i += 9 {
+		x.Delete(idOf(i))
+	}
+	path := filepath.Join(t.TempDir(), "v.vec")
+	if err := x.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// useHostile loads data (a version 3 file whose mapped sections may hold
+// anything) and uses the graph every way: Load must succeed or fail with
+// ErrFormat, and nothing after a successful Load may panic; Verify must
+// then say the file is damaged, unless it is not. loaded says Load took
+// the file.
+func useHostile(t *testing.T, data []byte, damaged bool) (loaded bool) {
+	path := filepath.Join(t.TempDir(), "v.vec")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, err := Load(path, &Options{EfSearch: 16})
+	if err != nil {
+		if !errors.Is(err, ErrFormat) {
+			t.Fatalf("Load: %v, want success or ErrFormat", err)
+		}
+		return false
+	}
+	r := rand.New(rand.NewSource(5))
+	for range 20 {
+		if _, err := x.Search(unitVec(r, 8), 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x.IDs()
+	x.Has(idOf(1))
+	x.Vector(idOf(2))
+	for i := range 30 {
+		if err := x.Add(idOf(1000+i), unitVec(r, 8)); err != nil {
+			t.Fatal(err)
+		}
+		x.Delete(idOf(r.Intn(400)))
+	}
+	if _, err := x.Search(unitVec(r, 8), 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(path); damaged && !errors.Is(err, ErrFormat) {
+		t.Errorf("Verify of a spoiled file: %v, want ErrFormat", err)
+	}
+	if err := x.Save(path); err != nil { // to its log
+		t.Fatal(err)
+	}
+	if y, err := Load(path, &Options{EfSearch: 16}); err == nil {
+		y.Search(unitVec(r, 8), 10)
+	}
+	x.disk = nil
+	if err := x.Save(path); err != nil { // whole
+		t.Fatal(err)
+	}
+	y, err := Load(path, &Options{EfSearch: 16})
+	if err != nil {
+		t.Fatalf("Load of the hostile graph saved whole: %v", err)
+	}
+	y.Search(unitVec(r, 8), 10)
+	return true
+}
+
+// TestHostileSections fills the sections Load maps unread (the links of
+// layer 0, the id offsets, the ids, the vectors) with random bytes: Load
+// succeeds or says ErrFormat, the graph is searched, changed and saved
+// without a panic (links past the graph skipped, counts clamped, bad id
+// offsets read as ""), and Verify reports the damage.
+func TestHostileSections(t *testing.T) {
+	base := hostileBase(t)
+	lay := layoutOf(t, base)
+	le := binary.LittleEndian
+	n := (lay.len[secIDOffsets] / 8) - 1
+	loads := 0
+	for seed := range int64(12) {
+		r := rand.New(rand.NewSource(seed))
+		data := bytes.Clone(base)
+		secs := []int{secLinks, secIDOffsets, secIDs, secVectors}
+		for _, sec := range secs[:1+seed%4] {
+			b := data[lay.off[sec] : lay.off[sec]+lay.len[sec]]
+			switch seed % 3 {
+			case 0: // all of it
+				r.Read(b)
+			default: // a few values: a link, a count, an offset
+				for range 40 {
+					at := r.Intn(len(b)/4) * 4
+					le.PutUint32(b[at:], uint32(r.Int63n(1<<32)))
+				}
+			}
+		}
+		if seed%2 == 1 {
+			// Offsets that pass Load's check of the first and the last.
+			off := data[lay.off[secIDOffsets]:]
+			le.PutUint64(off, 0)
+			le.PutUint64(off[n*8:], uint64(lay.len[secIDs]))
+		}
+		t.Run("", func(t *testing.T) {
+			if useHostile(t, data, true) {
+				loads++
+			}
+		})
+	}
+	// Load checks the first and last id offset only: the spoiled files
+	// with those intact, and those with only their links spoiled, load.
+	if loads < 6 {
+		t.Errorf("%d of 12 spoiled files loaded, want at least 6", loads)
+	}
+}
+
+// FuzzHostileSections writes the fuzzer's bytes over the sections Load
+// maps unread, as TestHostileSections does with random ones.
+func FuzzHostileSections(f *testing.F) {
+	base := hostileBase(f)
+	lay := layoutOf(f, base)
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff}, uint8(0))
+	f.Add([]byte{0x21, 0, 0, 0, 0xff, 0xff, 0, 0}, uint8(0))
+	f.Add([]byte{0x10, 0, 0, 0, 0, 0, 0, 0}, uint8(1))
+	f.Add([]byte("hello"), uint8(2))
+	f.Fuzz(func(t *testing.T, b []byte, sec uint8) {
+		if len(b) == 0 {
+			return
+		}
+		i := []int{secLinks, secIDOffsets, secIDs, secVectors}[sec%4]
+		data := bytes.Clone(base)
+		s := data[lay.off[i] : lay.off[i]+lay.len[i]]
+		for j := range s {
+			s[j] = b[j%len(b)]
+		}
+		useHostile(t, data, !bytes.Equal(data, base))
+	})
+}
