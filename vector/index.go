@@ -91,10 +91,10 @@ type Result struct {
 // it; the mutation that crosses that line rebuilds the graph from the live
 // vectors, under the lock.
 type Index struct {
-	mu   sync.RWMutex
-	dim  int
-	opt  Options
-	g    *graph
+	mu  sync.RWMutex
+	dim int
+	opt Options
+	g   *graph
 	// slot maps live ids to slots, made on first use (slots, under
 	// slotMu); ids is every slot's id.
 	slot   map[string]uint32

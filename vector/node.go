@@ -266,7 +266,3 @@ func decode2(f io.ReaderAt, size int64, r *reader, br *bufio.Reader, h header, o
 	x.changed.Store(true) // the next Save writes the current format
 	return x, nil
 }
-
-
-
-
