@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -212,19 +213,73 @@ func BenchmarkSaveChanged(b *testing.B) {
 	}
 }
 
-// BenchmarkLoad10k reads the clustered 10k graph back.
-func BenchmarkLoad10k(b *testing.B) {
-	x := bench10k()[1].x
-	path := filepath.Join(b.TempDir(), "v.vec")
-	if err := x.Save(path); err != nil {
-		b.Fatal(err)
+// loadGraph is a graph of n clustered 384-d vectors for BenchmarkLoad,
+// built once per process with AddBatch and a small EfConstruction (how
+// well it is linked barely changes what opening it costs).
+var loadGraph = map[int]func() *Index{}
+
+func init() {
+	for _, n := range []int{10_000, 100_000} {
+		loadGraph[n] = sync.OnceValue(func() *Index {
+			d := clusteredSet(n, 0, 384, 4)
+			x := New(384, &Options{EfConstruction: 32})
+			if err := x.AddBatch(idsOf(0, n), d.vecs); err != nil {
+				panic(err)
+			}
+			return x
+		})
 	}
-	st, _ := os.Stat(path)
-	b.SetBytes(st.Size())
-	b.ReportAllocs()
-	for range b.N {
-		if _, err := Load(path, nil); err != nil {
-			b.Fatal(err)
+}
+
+// BenchmarkLoad opens a saved graph of n clustered 384-d vectors (load)
+// and opens it and searches it once (load+search: a fresh braid search's
+// vector side, with the file in the page cache). heap-MB is what the
+// opened index holds on the Go heap; file-MB the file's size.
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, search := range []bool{false, true} {
+			name := fmt.Sprintf("n=%dk/load", n/1000)
+			if search {
+				name += "+search"
+			}
+			b.Run(name, func(b *testing.B) {
+				path := filepath.Join(b.TempDir(), "v.vec")
+				if err := loadGraph[n]().Save(path); err != nil {
+					b.Fatal(err)
+				}
+				st, err := os.Stat(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				q := unitVec(rand.New(rand.NewSource(1)), 384)
+				var heap uint64
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					var before, after runtime.MemStats
+					b.StopTimer()
+					runtime.GC()
+					runtime.ReadMemStats(&before)
+					b.StartTimer()
+					x, err := Load(path, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if search {
+						if _, err := x.Search(q, 10); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+					runtime.GC()
+					runtime.ReadMemStats(&after)
+					heap += after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
+					runtime.KeepAlive(x)
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(heap)/float64(b.N)/(1<<20), "heap-MB")
+				b.ReportMetric(float64(st.Size())/(1<<20), "file-MB")
+			})
 		}
 	}
 }

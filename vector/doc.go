@@ -22,13 +22,30 @@
 // still being written is dropped, and a log written for another file is
 // ignored, so a reader sees the graph as some Save left it (log.go).
 //
-// Load reads the graph's nodes and links and maps the vectors from the
-// file into memory (read-only, where the system maps files) instead of
-// reading them, so opening a graph costs its links, not its vectors, and
-// the vectors are not on the Go heap; those the log adds are read into
-// memory beside them, as are those added later: the mapped ones never
-// change and never move (a rebuild makes a new graph in memory). Load checks every link and the nodes' checksum; the
-// vectors' own checksum is Verify's (braid doctor).
+// The file (format 3, file.go) keeps the graph in flat sections: layer
+// 0's links as one row of 2·M+1 uint32s a node, the ids as offsets into a
+// blob, the vectors, and, small, the tombstones and the layers above 0.
+// Load maps the file into memory (read-only, where the system maps
+// files) and decodes only the small parts, so opening a graph costs
+// nothing in proportion to it and nothing of the bulk is on the Go heap:
+// a search touches only the pages of the nodes it visits, and the map
+// from id to slot is made only when a mutation or a lookup by id (Add,
+// Delete, Has, Vector) first needs it. What the log adds, and what is
+// added later, is held in memory beside the mapped graph; a mapped node
+// whose links change has its row copied to memory first (an overlay), so
+// the file is never written (a rebuild makes a new graph in memory). The
+// graph code reads links through one accessor (graph.links), which hides
+// where a row lies.
+//
+// Load checks the header, the section sizes against the file's, and the
+// small sections' checksums and links. It does not read the mapped links
+// and ids, so the walks read them with care: a row's count is clamped to
+// the row, a link past the graph is skipped, an id's offsets are checked
+// before they slice; a damaged or crafted file can misrank, never panic
+// (TestHostileSections, FuzzHostileSections). Verify (braid doctor)
+// checks every section's checksum and every link. Files of formats 1 and
+// 2 still load, decoded onto the heap and every link checked, as changed,
+// so that the next Save writes format 3 whole.
 //
 // Vectors are normalised on the way in, so Score is the cosine similarity
 // even for a query that is not unit length. Options.EfSearch trades

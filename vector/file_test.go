@@ -61,6 +61,9 @@ func TestSaveLoad(t *testing.T) {
 	if diff := cmp.Diff(searchAll(t, x, d.queries, 10), searchAll(t, y, d.queries, 10)); diff != "" {
 		t.Errorf("search after round trip (-saved +loaded):\n%s", diff)
 	}
+	if y.slot != nil {
+		t.Error("searches made the map of ids")
+	}
 	// The graph and its level draws survive too: the same adds to both
 	// give the same answers.
 	r := rand.New(rand.NewSource(8))
@@ -350,6 +353,11 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add(v2)
 	f.Add([]byte(magic))
+	v3, err := os.ReadFile(filepath.Join("testdata", "v3.vec"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(v3)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, err := decode(bytes.NewReader(b), int64(len(b)), nil)
 		if err == nil {

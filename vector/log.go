@@ -15,21 +15,22 @@ import (
 	"github.com/braidsearch/braid/internal/confine"
 )
 
-// The change log, beside a version 2 graph file F at LogPath(F), little
-// endian:
+// The change log, beside a graph file F at LogPath(F), little endian:
 //
 //	header  magic "BRAIDVLG", version u32, then F's identity: its size
-//	        u64, its nodes' checksum u32 and its vectors' checksum u32
-//	        (the CRCs F holds), then CRC-32C of the header so far, u32
+//	        u64, two of the CRCs F holds, u32 each (of a version 3 file:
+//	        its trailer's own and its vectors'; of a version 2 file: its
+//	        nodes' and its vectors'), then CRC-32C of the header so far,
+//	        u32
 //	records each: payload length u32, payload, CRC-32C of the length and
 //	        the payload, u32
 //	payload from u64 (nodes before it), nodes u64 (after it), live u64,
 //	        gen u64, entry u32, top u32, seed u64;
 //	        the count of changed old nodes (uvarint), then each, in slot
-//	        order: slot (uvarint) and the node as F keeps it (flags,
-//	        level, id, links);
-//	        then the new nodes from..nodes-1, each as F keeps it followed
-//	        by its vector, dim × f32
+//	        order: slot (uvarint) and the node as a version 2 file kept it
+//	        (node.go: flags, level, id, links);
+//	        then the new nodes from..nodes-1, each so, followed by its
+//	        vector, dim × f32
 //
 // A record carries every node whose links or tombstone changed (an HNSW
 // insert rewrites its neighbours' link lists), so replaying the records
@@ -41,7 +42,12 @@ import (
 // whose header does not name F (a crash between a full Save's rename and
 // its removal of the log). So a reader sees F as some Save left it, never
 // half of one. A record that passes its checksum and does not fit the
-// graph is damage: ErrFormat.
+// graph is damage: ErrFormat. Replayed onto a version 3 file, a changed
+// node's row of layer 0 goes to the overlay (graph.over), a new node's to
+// memory, and a new node's id is not checked against the file's (that
+// would need the map of ids at every open): Verify finds an id held
+// twice. A version 2 file's log is replayed, and the next Save writes the
+// graph whole in version 3.
 //
 // Once the log would pass an eighth of F (compactEvery), Save writes F
 // afresh instead and removes the log, so a reader replays at most that.
@@ -56,8 +62,8 @@ const (
 // LogPath is the change log of the graph file at path.
 func LogPath(path string) string { return path + ".log" }
 
-// fileSum identifies a graph file's content: its size and the two
-// checksums it holds.
+// fileSum identifies a graph file's content: its size and two checksums
+// it holds (see the log's header).
 type fileSum struct {
 	size        int64
 	nodes, vecs uint32
