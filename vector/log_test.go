@@ -559,6 +559,33 @@ func TestLogDamage(t *testing.T) {
 	}
 }
 
+// TestLogDuplicateID replays a sound record that gives a new node the id
+// a node of the file holds: Load does not check that (it would need the
+// map of ids at every open) and keeps working, the first slot found by
+// id, and Verify reports it.
+func TestLogDuplicateID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v.vec")
+	x := logged(t, path)
+	mutate(t, x, rand.New(rand.NewSource(11)), 1, 2)
+	x.ids.more[len(x.ids.more)-1] = x.id(0)
+	if err := os.WriteFile(LogPath(path), append(x.disk.sum.header(), x.delta()...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	y, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := y.slots()[x.id(0)]; got != 0 {
+		t.Errorf("the id held twice is found at slot %d, want 0", got)
+	}
+	if err := y.Add("another", unitVec(rand.New(rand.NewSource(1)), 8)); err != nil || !y.Delete(x.id(0)) {
+		t.Errorf("Add, Delete on the graph: %v", err)
+	}
+	if err := Verify(path); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("Verify: %v, want ErrFormat saying the id is held twice", err)
+	}
+}
+
 // TestLogReadersDuringSaves loads the graph over and over while a writer
 // changes and saves it, appending and compacting: every load is a state
 // some Save wrote whole, never a mix. Run it with -race.
