@@ -629,6 +629,36 @@ func decode3(f io.ReaderAt, size int64, h header, opt *Options) (*Index, error) 
 // top layer.
 func (g *graph) decodeUpper(b []byte) error {
 	le := binary.LittleEndian
+	// A first pass counts the nodes and links, so that the map is made at
+	// its size and the lists are cut from two blocks: a few allocations
+	// instead of two a node.
+	nodes, links, layers := 0, 0, 0
+	for r := (&record{b: b}); len(r.b) > 0; nodes++ {
+		if _, err := binary.ReadUvarint(r); err != nil {
+			break
+		}
+		lb, err := r.next(1)
+		if err != nil {
+			break
+		}
+		for range int(lb[0]) {
+			c, err := binary.ReadUvarint(r)
+			if err != nil || c > uint64(g.m) {
+				break
+			}
+			if _, err := r.next(int(c) * 4); err != nil {
+				break
+			}
+			links += int(c)
+			layers++
+		}
+	}
+	g.up = make(map[uint32][][]uint32, nodes)
+	arena := make([]uint32, 0, links)
+	heads := make([][]uint32, 0, layers)
+	// above marks the nodes above layer 0, for the check of layer 1's
+	// links (most of them) without a lookup in the map.
+	above := make([]uint64, (g.nodes+63)/64)
 	r := &record{b: b}
 	prev := -1
 	for len(r.b) > 0 {
@@ -641,7 +671,12 @@ func (g *graph) decodeUpper(b []byte) error {
 		if err != nil || lb[0] == 0 || int(lb[0]) > g.top {
 			return bad("upper layers: node %d on layer %d of %d", u, lb, g.top)
 		}
-		ls := make([][]uint32, lb[0])
+		level := int(lb[0])
+		if len(heads)+level > cap(heads) {
+			heads = make([][]uint32, 0, level) // not as the first pass counted
+		}
+		ls := heads[len(heads) : len(heads)+level : len(heads)+level]
+		heads = heads[:len(heads)+level]
 		for l := range ls {
 			c, err := binary.ReadUvarint(r)
 			if err != nil || c > uint64(g.m) {
@@ -651,17 +686,23 @@ func (g *graph) decodeUpper(b []byte) error {
 			if err != nil {
 				return bad("upper layers: node %d cut short", u)
 			}
-			ls[l] = make([]uint32, c, g.m+1)
-			for i := range ls[l] {
-				ls[l][i] = le.Uint32(b[i*4:])
+			if len(arena)+int(c) > cap(arena) {
+				arena = make([]uint32, 0, c)
 			}
+			at := len(arena)
+			for i := range int(c) {
+				arena = append(arena, le.Uint32(b[i*4:]))
+			}
+			// Capped, so that a link added later copies the list out.
+			ls[l] = arena[at:len(arena):len(arena)]
 		}
 		g.up[uint32(u)] = ls
+		above[u/64] |= 1 << (u % 64)
 	}
 	for s, ls := range g.up {
 		for l, ns := range ls {
 			for _, t := range ns {
-				if int(t) >= g.nodes || g.level(t) <= l {
+				if int(t) >= g.nodes || above[t/64]&(1<<(t%64)) == 0 || l > 0 && g.level(t) <= l {
 					return bad("node %d: link to %d on layer %d", s, t, l+1)
 				}
 			}
