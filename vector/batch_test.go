@@ -202,3 +202,23 @@ func TestPagedVectors(t *testing.T) {
 		}
 	}
 }
+
+// TestPagedRows: layer-0 rows of nodes grown past a page's end go to a new
+// page and read back as set, the pages before it untouched.
+func TestPagedRows(t *testing.T) {
+	g := newGraph(2, 2, 8)
+	n := 2*pageRows + 3
+	for i := range n {
+		g.grow(0)
+		g.setLinks(uint32(i), 0, []uint32{uint32(i), uint32(i) / 2})
+	}
+	st := g.stride()
+	if len(g.rows) != 3 || len(g.rows[0]) != pageRows*st || len(g.rows[2]) != 3*st {
+		t.Fatalf("%d pages (first %d values, last %d); want 3 (%d, %d)", len(g.rows), len(g.rows[0]), len(g.rows[len(g.rows)-1]), pageRows*st, 3*st)
+	}
+	for _, i := range []uint32{0, pageRows - 1, pageRows, 2 * pageRows, uint32(n - 1)} {
+		if got := g.links(i, 0); !slices.Equal(got, []uint32{i, i / 2}) {
+			t.Errorf("links(%d, 0) = %v, want [%d %d]", i, got, i, i/2)
+		}
+	}
+}

@@ -81,8 +81,8 @@ func TestSaveLoad(t *testing.T) {
 	}
 	// The rows of the file's nodes those adds linked to were copied to the
 	// overlay; the new nodes' rows are in memory.
-	if y.g.over == nil || len(y.g.rows) != 50*y.g.stride() {
-		t.Errorf("after 50 adds: overlay %v, %d row values in memory; want an overlay and 50 rows", y.g.over != nil, len(y.g.rows))
+	if y.g.over == nil || len(y.g.rows) != 1 || len(y.g.rows[0]) != 50*y.g.stride() {
+		t.Errorf("after 50 adds: overlay %v, %d pages of rows in memory; want an overlay and 50 rows in one page", y.g.over != nil, len(y.g.rows))
 	}
 	// The changed graph saves over the file it was mapped from, and loads
 	// back the same.

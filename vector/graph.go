@@ -63,7 +63,7 @@ type graph struct {
 	base  []uint32
 	nbase int
 	over  *overlay
-	rows  []uint32
+	rows  [][]uint32 // in pages of pageRows rows, as tail's vectors are
 	up    map[uint32][][]uint32 // layers 1..level of the nodes above layer 0
 	dead  []uint64              // tombstones, a bit a slot
 	entry uint32
@@ -78,6 +78,11 @@ type graph struct {
 	lk      *stripes
 	entryMu sync.Mutex
 }
+
+// pageRows is how many layer-0 rows a page of rows holds: 2 MiB at M=16.
+// Pages never move, so a graph growing to a million nodes never copies
+// its rows to grow.
+const pageRows = 1 << 14
 
 // nstripes is the number of stripes of a parallel addBatch's locks, and of
 // shards of the overlay: node i's lists, and its overlay row, are guarded
@@ -122,8 +127,9 @@ func (g *graph) row0(n uint32) []uint32 {
 		}
 		return g.base[int(n)*st : (int(n)+1)*st]
 	}
-	o := (int(n) - g.nbase) * st
-	return g.rows[o : o+st]
+	k := int(n) - g.nbase
+	o := k % pageRows * st
+	return g.rows[k/pageRows][o : o+st]
 }
 
 // links returns node n's links on layer l, without copying: nil when n
@@ -188,9 +194,16 @@ func (g *graph) setLinks(n uint32, l int, ls []uint32) {
 func (g *graph) grow(level int) {
 	n := uint32(g.nodes)
 	g.nodes++
-	o := len(g.rows)
-	g.rows = slices.Grow(g.rows, g.stride())[:o+g.stride()]
-	clear(g.rows[o:])
+	st, p := g.stride(), len(g.rows)
+	if p == 0 || len(g.rows[p-1]) == pageRows*st {
+		g.rows = append(g.rows, nil)
+		p++
+	}
+	r := g.rows[p-1]
+	o := len(r)
+	r = slices.Grow(r, st)[:o+st]
+	clear(r[o:])
+	g.rows[p-1] = r
 	if n%64 == 0 {
 		g.dead = append(g.dead, 0)
 	}

@@ -201,7 +201,6 @@ func decode2(f io.ReaderAt, size int64, r *reader, br *bufio.Reader, h header, o
 	}
 	x.slot = make(map[string]uint32, h.count)
 	x.ids.more = make([]string, 0, n)
-	g.rows = make([]uint32, 0, n*g.stride())
 	g.dead = make([]uint64, 0, (n+63)/64)
 	for s := range n {
 		dead, level, id, err := x.readHead(r, s, h.top, uint64(size))
