@@ -63,7 +63,7 @@ type graph struct {
 	base  []uint32
 	nbase int
 	over  *overlay
-	rows  [][]uint32 // in pages of pageRows rows, as tail's vectors are
+	rows  [][]uint32            // in pages of pageRows rows, as tail's vectors are
 	up    map[uint32][][]uint32 // layers 1..level of the nodes above layer 0
 	dead  []uint64              // tombstones, a bit a slot
 	entry uint32
