@@ -95,7 +95,7 @@ type blockCache struct {
 	mu    sync.Mutex
 	max   int
 	bytes int
-	lru   list.List                          // of *blockEntry, the most recent first
+	lru   list.List                           // of *blockEntry, the most recent first
 	segs  map[uint64]map[string]*list.Element // by segment id, then field and word
 	asked map[uint64]map[string]bool          // words asked once, by segment id
 	nAsk  int                                 // the words in asked
