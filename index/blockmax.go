@@ -236,7 +236,7 @@ func makeBlocks(pl segment.PostingsList, docs uint64, avg float64) (*termBlocks,
 		}
 		doc, f := p.Number(), p.Frequency()
 		if doc >= docs || f > math.MaxUint16 || (len(tb.docs) > 0 && uint32(doc) <= tb.docs[len(tb.docs)-1]) {
-			return nil, fmt.Errorf("lexical search: read postings: posting %d (count %d) out of order or past the segment's %d documents; run braid index --rebuild", doc, f, docs)
+			return nil, fmt.Errorf("lexical search: read postings: posting %d (count %d) out of order or past the segment's %d documents: the lexical index is damaged; run braid doctor", doc, f, docs)
 		}
 		norm := p.Norm()
 		s := saturation1(sqrtFreq(f), norm, avg)
