@@ -166,6 +166,9 @@ func BenchmarkLexicalQuestions(b *testing.B) {
 				// The process's CPU time, steadier than the wall time
 				// on a machine other work shares.
 				b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+				if mode == "warm" {
+					b.ReportMetric(float64(l.blocks.bytes)/1e6, "kept-MB")
+				}
 			})
 		}
 	}
