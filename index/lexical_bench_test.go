@@ -142,6 +142,10 @@ func BenchmarkLexicalQuestions(b *testing.B) {
 						}
 					}
 				}
+				scored := 0
+				if l.blocks != nil {
+					scored = l.blocks.scored
+				}
 				b.ReportAllocs()
 				b.ResetTimer()
 				var cpu time.Duration
@@ -168,6 +172,7 @@ func BenchmarkLexicalQuestions(b *testing.B) {
 				b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 				if mode == "warm" {
 					b.ReportMetric(float64(l.blocks.bytes)/1e6, "kept-MB")
+					b.ReportMetric(float64(l.blocks.scored-scored)/float64(b.N), "scored/op")
 				}
 			})
 		}

@@ -582,9 +582,11 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 	} else {
 		n = u.GetCardinality()
 	}
-	// The bound of the block of the last chunk visited, made at the first
-	// chunk visited in it: it holds for the chunks after that one.
-	lastBlock, ub := uint64(msDone), 0.0
+	// The bound of the block of the last chunk visited and the first of
+	// the terms that lead in it (blockLead), made at the first chunk
+	// visited in it: they hold for the chunks after that one.
+	lastBlock, ub, blockLead := uint64(msDone), 0.0, 0
+	var from uint64 // every chunk before it is done
 	for visits := 0; ; visits++ {
 		if visits%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -593,32 +595,50 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 		}
 		doc := uint64(msDone)
 		for _, o := range ms.order[ms.essential:] {
-			doc = min(doc, ms.terms[o].doc)
+			t := ms.terms[o]
+			if err := t.advance(from); err != nil {
+				return 0, false, err
+			}
+			doc = min(doc, t.doc)
 		}
 		if doc == msDone {
 			break
 		}
+		lead := ms.essential
 		if ms.cache != nil && ms.top.full() {
 			b := doc >> blockShift
+			theta := ms.top.h[0].score
 			if b != lastBlock {
-				lastBlock, ub = b, 0
-				for _, t := range ms.terms {
-					ub += ms.termBound(t, b, doc)
+				lastBlock, ub, blockLead = b, 0, 0
+				for i, o := range ms.order {
+					bound := ms.termBound(ms.terms[o], b, doc)
+					ms.bounds[i+1] = ms.bounds[i] + bound
+					ub += bound
+				}
+				for blockLead < len(ms.order) && ms.bounds[blockLead+1] < theta {
+					blockLead++
 				}
 			}
-			if ub < ms.top.h[0].score {
-				next := (b + 1) << blockShift
-				for _, o := range ms.order[ms.essential:] {
-					if err := ms.terms[o].advance(next); err != nil {
-						return 0, false, err
-					}
-				}
+			if ub < theta {
+				from = (b + 1) << blockShift
 				ms.blocksSkipped++
 				continue
 			}
+			// In this block a chunk that holds none of the terms from
+			// blockLead on falls short: the others follow.
+			if lead = max(lead, blockLead); lead > ms.essential {
+				doc = msDone
+				for _, o := range ms.order[lead:] {
+					doc = min(doc, ms.terms[o].doc)
+				}
+				if doc>>blockShift != b {
+					from = (b + 1) << blockShift
+					continue
+				}
+			}
 		}
 		if keep == nil || keep.Contains(uint32(doc)) {
-			score, ok, err := ms.score(doc)
+			score, ok, err := ms.score(doc, lead)
 			if err != nil {
 				return 0, false, err
 			}
@@ -626,25 +646,27 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 				ms.raise()
 			}
 		}
-		for _, o := range ms.order[ms.essential:] {
+		for _, o := range ms.order[max(lead, ms.essential):] {
 			if t := ms.terms[o]; t.doc == doc {
 				if err := t.next(); err != nil {
 					return 0, false, err
 				}
 			}
 		}
+		from = doc + 1
 	}
 	return n, true, nil
 }
 
 // score is doc's score as bleve computes it, with ok false where doc is
-// no match (no content word) or cannot enter the top k.
-func (ms *maxScore) score(doc uint64) (float64, bool, error) {
+// no match (no content word) or cannot enter the top k; the terms from
+// lead on stand at doc or past it, the others are advanced to it.
+func (ms *maxScore) score(doc uint64, lead int) (float64, bool, error) {
 	ms.docsScored++
 	scores, matched := ms.scores, ms.matched
 	clear(matched)
 	var sum float64
-	for _, o := range ms.order[ms.essential:] {
+	for _, o := range ms.order[lead:] {
 		if t := ms.terms[o]; t.doc == doc {
 			s := t.score()
 			scores[o], matched[o] = s, true
@@ -654,7 +676,7 @@ func (ms *maxScore) score(doc uint64) (float64, bool, error) {
 	full := ms.top.full()
 	if full {
 		b := doc >> blockShift
-		for i, o := range ms.order[:ms.essential] {
+		for i, o := range ms.order[:lead] {
 			bound := 0.0
 			// One standing past doc does not hold it (see termBound).
 			if t := ms.terms[o]; ms.cache == nil || t.doc <= doc {
@@ -663,7 +685,7 @@ func (ms *maxScore) score(doc uint64) (float64, bool, error) {
 			ms.bounds[i+1] = ms.bounds[i] + bound
 		}
 	}
-	for i := ms.essential - 1; i >= 0; i-- {
+	for i := lead - 1; i >= 0; i-- {
 		if full && sum+ms.bounds[i+1] < ms.top.h[0].score {
 			return 0, false, nil
 		}
