@@ -472,6 +472,11 @@ func (ms *maxScore) setBounds(seg int) error {
 	ss := ms.segs[seg]
 	docs := uint64(ss.FullSize())
 	var asked map[string]bool // the words this search asked once
+	// What this search reads to keep: a word's postings cost a pass
+	// through zap's, so a search reads at most a segment's worth of
+	// postings for later ones (one common word's); the rest wait for
+	// their next ask.
+	budget := docs
 	for _, t := range ms.terms {
 		t.blocks, t.segBound, t.blockWeight = nil, t.bound, 0
 		n := t.lists[seg].Count()
@@ -492,7 +497,11 @@ func (ms *maxScore) setBounds(seg int) error {
 			asked[key] = true // a word twice in a query is asked once
 			continue
 		}
+		if tb == nil && n > budget {
+			continue
+		}
 		if tb == nil {
+			budget -= n
 			d, err := ss.Segment().Dictionary(field)
 			if err != nil {
 				return fmt.Errorf("lexical search: %w", err)
