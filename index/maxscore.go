@@ -107,13 +107,16 @@ type msGroup struct {
 
 // maxScore is the state of one pruned search.
 type maxScore struct {
-	terms  []*msTerm
-	segs   []*scorch.SegmentSnapshot
-	cache  *blockCache // nil: no block bounds
-	groups []msGroup
-	order  []int     // terms by bound, smallest first
-	prefix []float64 // prefix[i]: the sum of the bounds of order[:i]
-	top    topK
+	terms []*msTerm
+	segs  []*scorch.SegmentSnapshot
+	cache *blockCache // nil: no block bounds
+	// blocked: some term has kept postings in the segment being
+	// searched; without, it is searched as MaxScore alone.
+	blocked bool
+	groups  []msGroup
+	order   []int     // terms by bound, smallest first
+	prefix  []float64 // prefix[i]: the sum of the bounds of order[:i]
+	top     topK
 	// essential: order[essential:] lead; the others cannot reach the
 	// k-th score alone.
 	essential int
@@ -477,6 +480,7 @@ func (ms *maxScore) setBounds(seg int) error {
 	// postings for later ones (one common word's); the rest wait for
 	// their next ask.
 	budget := docs
+	ms.blocked = false
 	for _, t := range ms.terms {
 		t.blocks, t.segBound, t.blockWeight = nil, t.bound, 0
 		n := t.lists[seg].Count()
@@ -515,7 +519,7 @@ func (ms *maxScore) setBounds(seg int) error {
 			}
 			ms.cache.put(ss.Id(), key, tb)
 		}
-		t.blocks = tb
+		t.blocks, ms.blocked = tb, true
 		w := t.idf * t.weight * (1 + 1e-9) // a margin over rounding
 		t.segBound = min(t.bound, tb.scale*w)
 		t.blockWeight = tb.scale / 255 * w * (1 + 1e-12)
@@ -529,7 +533,7 @@ func (ms *maxScore) setBounds(seg int) error {
 // already visited, the others where score last advanced them), so one
 // standing past doc has no posting between doc and where it stands.
 func (ms *maxScore) termBound(t *msTerm, b, doc uint64) float64 {
-	if ms.cache == nil {
+	if !ms.blocked {
 		return t.segBound
 	}
 	if t.doc >= doc && t.doc>>blockShift != b {
@@ -614,7 +618,7 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 			break
 		}
 		lead := ms.essential
-		if ms.cache != nil && ms.top.full() {
+		if ms.blocked && ms.top.full() {
 			b := doc >> blockShift
 			theta := ms.top.h[0].score
 			if b != lastBlock {
@@ -688,7 +692,7 @@ func (ms *maxScore) score(doc uint64, lead int) (float64, bool, error) {
 		for i, o := range ms.order[:lead] {
 			bound := 0.0
 			// One standing past doc does not hold it (see termBound).
-			if t := ms.terms[o]; ms.cache == nil || t.doc <= doc {
+			if t := ms.terms[o]; !ms.blocked || t.doc <= doc {
 				bound = ms.termBound(t, b, doc)
 			}
 			ms.bounds[i+1] = ms.bounds[i] + bound
