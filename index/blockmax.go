@@ -16,9 +16,9 @@ import (
 // Block bounds and kept postings: zap keeps no largest score per block
 // of a posting list, and decodes a list's postings one by one wherever
 // the search advances through it, but a segment never changes once
-// written, so the pruned search reads a word's postings in a segment the
-// first time it is asked there and keeps them in memory (blockCache), per
-// segment, field and word, with the bounds of their blocks.
+// written, so the pruned search reads a word's postings in a segment
+// once (at its second ask there, see blockCache) and keeps them in memory,
+// per segment, field and word, with the bounds of their blocks.
 //
 // A block is blockSize consecutive document numbers of a segment, the
 // same blocks for every word, so the bounds of all the query's words in
@@ -87,10 +87,10 @@ func (tb *termBlocks) seek(i int, doc uint32) int {
 // blockCache keeps postings and block bounds, the least recently used
 // dropped past max bytes, and those of segments a snapshot no longer has.
 // A word's are made the second time it is asked of a segment: reading
-// all its postings costs a search more than the pruned search without
-// them (about twice, on braid bench's questions), which a process that
-// searches once (braid search) would pay for nothing. It is safe for
-// concurrent use.
+// all its postings costs about what a whole pruned search does, which a
+// process that searches once (braid search) would pay for nothing; and
+// a search reads at most a segment's worth (maxScore.setBounds). It is
+// safe for concurrent use.
 type blockCache struct {
 	mu    sync.Mutex
 	max   int
