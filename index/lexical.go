@@ -68,6 +68,9 @@ type Lexical struct {
 	dirty    bool // an Apply since the statistics were saved, here or in the store
 	// store keeps the BM25 counts (bm25.go), when StatsFrom gave it.
 	store *Store
+	// blocks keeps the pruned search's block bounds (blockmax.go); nil
+	// searches without them.
+	blocks *blockCache
 }
 
 // StatsFrom makes the lexical index read its BM25 statistics from the
@@ -168,13 +171,13 @@ func OpenLexical(path string, readOnly bool) (*Lexical, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create lexical index: %w", err)
 		}
-		return &Lexical{idx: idx, path: path, writable: true}, nil
+		return &Lexical{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes)}, nil
 	}
 	idx, err := openVerified(path)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lexical{idx: idx, path: path}
+	l := &Lexical{idx: idx, path: path, blocks: newBlockCache(blockCacheBytes)}
 	if readOnly {
 		return l, nil
 	}

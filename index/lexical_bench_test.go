@@ -107,13 +107,18 @@ func benchLexical(b *testing.B, n int) (*Lexical, *zipfCorpus) {
 
 // BenchmarkLexicalQuestions is BM25 top-50 on questions in words over
 // braid bench's synthetic corpora, with the default title weight (a
-// lexical search asks for 80 chunks), through bleve's searchers and
-// through the pruned search.
+// lexical search asks for 80 chunks): through bleve's searchers
+// (bleve); the pruned search without kept postings and block bounds
+// (maxscore, what it was before them); with an empty cache (first: the
+// words' first ask, which makes nothing, as in a process that searches
+// once); with the question asked once before, untimed (second: the ask
+// that reads and keeps its words' postings, a segment's worth at most);
+// and with every question's already kept (warm: words asked before, as
+// a bench or a user's session repeats them).
 func BenchmarkLexicalQuestions(b *testing.B) {
-	for _, n := range []int{10000, 30000} {
-		for _, prune := range []bool{false, true} {
-			name := map[bool]string{false: "bleve", true: "pruned"}[prune]
-			b.Run(fmt.Sprintf("%dk/%s", n/1000, name), func(b *testing.B) {
+	for _, n := range []int{10000, 30000, 100000} {
+		for _, mode := range []string{"bleve", "maxscore", "first", "second", "warm"} {
+			b.Run(fmt.Sprintf("%dk/%s", n/1000, mode), func(b *testing.B) {
 				l, z := benchLexical(b, n)
 				var reqs []Request
 				for range 100 {
@@ -127,17 +132,51 @@ func BenchmarkLexicalQuestions(b *testing.B) {
 				if _, _, err := l.Search(ctx, reqs[0]); err != nil { // the statistics, counted once
 					b.Fatal(err)
 				}
+				if mode == "maxscore" {
+					l.blocks = nil
+				}
+				if mode == "warm" { // until a pass keeps nothing more
+					for made := -1; made != l.blocks.made; {
+						made = l.blocks.made
+						for _, r := range reqs {
+							if _, _, err := l.searchWith(ctx, r, true); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+				}
+				scored := 0
+				if l.blocks != nil {
+					scored = l.blocks.scored
+				}
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu0 := cpuTime()
+				var cpu time.Duration
 				for i := 0; i < b.N; i++ {
-					if _, _, err := l.searchWith(ctx, reqs[i%len(reqs)], prune); err != nil {
+					r := reqs[i%len(reqs)]
+					if mode == "first" || mode == "second" {
+						b.StopTimer()
+						l.blocks = newBlockCache(blockCacheBytes)
+						if mode == "second" {
+							if _, _, err := l.searchWith(ctx, r, true); err != nil {
+								b.Fatal(err)
+							}
+						}
+						b.StartTimer()
+					}
+					cpu0 := cpuTime()
+					if _, _, err := l.searchWith(ctx, r, mode != "bleve"); err != nil {
 						b.Fatal(err)
 					}
+					cpu += cpuTime() - cpu0
 				}
 				// The process's CPU time, steadier than the wall time
 				// on a machine other work shares.
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+				if mode == "warm" {
+					b.ReportMetric(float64(l.blocks.bytes)/1e6, "kept-MB")
+					b.ReportMetric(float64(l.blocks.scored-scored)/float64(b.N), "scored/op")
+				}
 			})
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	"github.com/blevesearch/bleve/v2/search/scorer"
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	bleveindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
@@ -51,6 +50,23 @@ import (
 // queries). How many chunks matched is counted from the posting lists'
 // bitmaps, not by visiting them. Phrases, exclusions, fuzzy matching and
 // explanations go through bleve (searchWith).
+//
+// Block-Max MaxScore (Ding and Suel 2011; Chakrabarti et al. 2011): the
+// bounds above are loose for the middling and common words (their
+// largest saturation is rare), so those stay leading and a third of the
+// chunks are visited on braid bench's questions. Where the Lexical keeps
+// a word's postings in a segment (blockmax.go: from the second time the
+// word is asked of it), the search reads them from memory instead of
+// zap's iterators, takes the word's bound in the segment from its largest
+// saturation there, and has a bound per block of 16 document numbers.
+// Before scoring a chunk it adds, over all the query's words, the bound
+// of the chunk's block (termBound: 0 for a word whose next posting lies
+// past the block, whatever it keeps) and skips the whole block, the
+// leading words jumping past it, where the sum is below the k-th score;
+// and a chunk that is scored stops as soon as what it has plus the
+// per-block bounds of the words not yet read fall short. The bounds have
+// a margin over rounding and the scores are computed from the same
+// counts and norms as before, so the results are those above, exactly.
 
 // prunable says whether searchPruned can answer r.
 func (r Request) prunable() bool {
@@ -61,6 +77,7 @@ func (r Request) prunable() bool {
 // msTerm is a query word in one field's disjunction.
 type msTerm struct {
 	group int                    // index into the query's field groups
+	word  []byte                 // the analysed word
 	lists []segment.PostingsList // its postings, per segment
 	df    uint64                 // the chunks that hold it, over the index
 	// idf and the query weight, as bleve's TermQueryScorer has them.
@@ -68,9 +85,16 @@ type msTerm struct {
 	bound            float64 // above any score the term gives a chunk
 
 	// In the segment being searched:
-	it  segment.PostingsIterator
-	p   segment.Posting // at doc
-	doc uint64          // a local document number; msDone when done
+	it     segment.PostingsIterator // where blocks is nil
+	p      segment.Posting          // at doc, read from it
+	doc    uint64                   // a local document number; msDone when done
+	blocks *termBlocks              // its kept postings and block bounds, or nil
+	pos    int                      // in blocks, at doc
+	del    *roaring.Bitmap          // the segment's deleted documents, nil for none
+	// segBound is above any score the term gives a chunk of the segment
+	// (from blocks' scale where it has them); blocks.q[b]·blockWeight is
+	// above any it gives a chunk of block b.
+	segBound, blockWeight float64
 }
 
 // msGroup is the query words in one field: a bleve disjunction with its
@@ -83,16 +107,24 @@ type msGroup struct {
 
 // maxScore is the state of one pruned search.
 type maxScore struct {
-	terms  []*msTerm
-	groups []msGroup
-	order  []int     // terms by bound, smallest first
-	prefix []float64 // prefix[i]: the sum of the bounds of order[:i]
-	top    topK
+	terms []*msTerm
+	segs  []*scorch.SegmentSnapshot
+	cache *blockCache // nil: no block bounds
+	// blocked: some term has kept postings in the segment being
+	// searched; without, it is searched as MaxScore alone.
+	blocked bool
+	groups  []msGroup
+	order   []int     // terms by bound, smallest first
+	prefix  []float64 // prefix[i]: the sum of the bounds of order[:i]
+	top     topK
 	// essential: order[essential:] lead; the others cannot reach the
 	// k-th score alone.
 	essential int
 	scores    []float64
 	matched   []bool
+	bounds    []float64 // score's per-chunk bounds, by order
+
+	blocksSkipped, docsScored int // for tests
 }
 
 const msDone = math.MaxUint64
@@ -121,7 +153,15 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 	if len(words) == 0 {
 		return nil, 0, true, nil // bleve's match query matches nothing
 	}
-	ms := &maxScore{top: topK{k: r.Size}}
+	segs := snap.Segments()
+	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks}
+	if ms.cache != nil {
+		live := make([]uint64, len(segs))
+		for i, ss := range segs {
+			live[i] = ss.Id()
+		}
+		ms.cache.keep(live)
+	}
 	fields := []msGroup{{field: fieldContent, boost: 1}}
 	if r.TitleWeight > 0 {
 		fields = append(fields, msGroup{field: fieldTitle, boost: r.TitleWeight})
@@ -129,7 +169,6 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 	if r.HeadingWeight > 0 {
 		fields = append(fields, msGroup{field: fieldHeadings, boost: r.HeadingWeight})
 	}
-	segs := snap.Segments()
 	dicts := make([]segment.TermDictionary, len(segs))
 	for g, f := range fields {
 		if _, ok := stats.FieldCardinality[f.field]; !ok {
@@ -142,7 +181,7 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 		}
 		avg := avgFieldLength(stats, f.field)
 		for _, w := range words {
-			t := &msTerm{group: g, avg: avg, lists: make([]segment.PostingsList, len(segs))}
+			t := &msTerm{group: g, word: w, avg: avg, lists: make([]segment.PostingsList, len(segs))}
 			for i, ss := range segs {
 				pl, err := dicts[i].PostingsList(w, ss.Deleted(), nil)
 				if err != nil {
@@ -194,7 +233,6 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 			return nil, 0, false, err
 		}
 	}
-	ms.prepare()
 	offsets := segmentOffsets(snap)
 	var n uint64
 	for i := range segs {
@@ -207,6 +245,9 @@ func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM2
 			return nil, 0, false, err
 		}
 		n += c
+	}
+	if ms.cache != nil {
+		ms.cache.note(ms.blocksSkipped, ms.docsScored)
 	}
 	hits := ms.top.sorted()
 	out = make([]Candidate, 0, len(hits))
@@ -247,13 +288,15 @@ func saturation(avg float64) float64 {
 // score is t's score at its posting, computed as bleve's TermQueryScorer
 // computes it.
 func (t *msTerm) score() float64 {
-	var tf float64
-	if f := t.p.Frequency(); f < scorer.MaxSqrtCache {
-		tf = scorer.SqrtCache[int(f)]
-	} else {
-		tf = math.Sqrt(float64(f))
+	if t.blocks != nil {
+		return t.scoreOf(uint64(t.blocks.freqs[t.pos]), float64(t.blocks.norms[t.pos]))
 	}
-	norm := t.p.Norm()
+	return t.scoreOf(t.p.Frequency(), t.p.Norm())
+}
+
+// scoreOf is t's score at a posting of count freq in a field of norm.
+func (t *msTerm) scoreOf(freq uint64, norm float64) float64 {
+	tf := sqrtFreq(freq)
 	fieldLength := 1 / (norm * norm)
 	score := t.idf * (tf * search.BM25_k1) /
 		(tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/t.avg)))
@@ -346,6 +389,11 @@ func (t *topK) offer(h msHit) bool {
 }
 
 func (t *msTerm) next() (err error) {
+	if t.blocks != nil {
+		t.pos++
+		t.skipDeleted()
+		return nil
+	}
 	t.p, err = t.it.Next()
 	t.setDoc()
 	return err
@@ -356,9 +404,28 @@ func (t *msTerm) advance(doc uint64) (err error) {
 	if t.doc >= doc {
 		return nil
 	}
+	if t.blocks != nil {
+		t.pos = t.blocks.seek(t.pos, uint32(doc))
+		t.skipDeleted()
+		return nil
+	}
 	t.p, err = t.it.Advance(doc)
 	t.setDoc()
 	return err
+}
+
+// skipDeleted moves t from pos in its kept postings to the first that is
+// not deleted, and sets doc.
+func (t *msTerm) skipDeleted() {
+	docs := t.blocks.docs
+	for t.del != nil && t.pos < len(docs) && t.del.Contains(docs[t.pos]) {
+		t.pos++
+	}
+	if t.pos >= len(docs) {
+		t.doc = msDone
+	} else {
+		t.doc = uint64(docs[t.pos])
+	}
 }
 
 func (t *msTerm) setDoc() {
@@ -369,29 +436,138 @@ func (t *msTerm) setDoc() {
 	}
 }
 
-// prepare orders the terms by their bounds.
+// prepare orders the terms by their bounds in the segment being
+// searched, and sets which lead for the k-th score so far.
 func (ms *maxScore) prepare() {
-	ms.order = make([]int, len(ms.terms))
+	if ms.order == nil {
+		ms.order = make([]int, len(ms.terms))
+		ms.prefix = make([]float64, len(ms.terms)+1)
+		ms.bounds = make([]float64, len(ms.terms)+1)
+		ms.scores = make([]float64, len(ms.terms))
+		ms.matched = make([]bool, len(ms.terms))
+	}
 	for i := range ms.order {
 		ms.order[i] = i
 	}
-	slices.SortStableFunc(ms.order, func(a, b int) int { return cmp.Compare(ms.terms[a].bound, ms.terms[b].bound) })
-	ms.prefix = make([]float64, len(ms.order)+1)
+	slices.SortStableFunc(ms.order, func(a, b int) int { return cmp.Compare(ms.terms[a].segBound, ms.terms[b].segBound) })
 	for i, o := range ms.order {
-		ms.prefix[i+1] = ms.prefix[i] + ms.terms[o].bound
+		ms.prefix[i+1] = ms.prefix[i] + ms.terms[o].segBound
 	}
-	ms.scores = make([]float64, len(ms.terms))
-	ms.matched = make([]bool, len(ms.terms))
+	ms.essential = 0
+	ms.raise()
+}
+
+// raise takes the terms whose bounds, with those of the terms before
+// them, sum below the k-th score out of the lead.
+func (ms *maxScore) raise() {
+	if !ms.top.full() {
+		return
+	}
+	theta := ms.top.h[0].score
+	for ms.essential < len(ms.order) && ms.prefix[ms.essential+1] < theta {
+		ms.essential++
+	}
+}
+
+// setBounds gives each term its bounds in segment seg, reading its
+// block bounds from the cache or making them (see blockmax.go).
+func (ms *maxScore) setBounds(seg int) error {
+	ss := ms.segs[seg]
+	docs := uint64(ss.FullSize())
+	var asked map[string]bool // the words this search asked once
+	// What this search reads to keep: a word's postings cost a pass
+	// through zap's, so a search reads at most a segment's worth of
+	// postings for later ones (one common word's); the rest wait for
+	// their next ask.
+	budget := docs
+	ms.blocked = false
+	for _, t := range ms.terms {
+		t.blocks, t.segBound, t.blockWeight = nil, t.bound, 0
+		n := t.lists[seg].Count()
+		if n == 0 {
+			t.segBound = 0
+			continue
+		}
+		if ms.cache == nil || n*keepRatio < docs {
+			continue
+		}
+		field := ms.groups[t.group].field
+		key := field + "\x00" + string(t.word)
+		tb := ms.cache.get(ss.Id(), key, t.avg)
+		if tb == nil && (asked[key] || !ms.cache.ask(ss.Id(), key)) {
+			if asked == nil {
+				asked = map[string]bool{}
+			}
+			asked[key] = true // a word twice in a query is asked once
+			continue
+		}
+		if tb == nil && n > budget {
+			continue
+		}
+		if tb == nil {
+			budget -= n
+			d, err := ss.Segment().Dictionary(field)
+			if err != nil {
+				return fmt.Errorf("lexical search: %w", err)
+			}
+			pl, err := d.PostingsList(t.word, nil, nil)
+			if err != nil {
+				return fmt.Errorf("lexical search: %w", err)
+			}
+			if tb, err = makeBlocks(pl, docs, t.avg); err != nil {
+				return err
+			}
+			ms.cache.put(ss.Id(), key, tb)
+		}
+		t.blocks, ms.blocked = tb, true
+		w := t.idf * t.weight * (1 + 1e-9) // a margin over rounding
+		t.segBound = min(t.bound, tb.scale*w)
+		t.blockWeight = tb.scale / 255 * w * (1 + 1e-12)
+	}
+	return nil
+}
+
+// termBound is above t's score in any chunk from doc to the end of doc's
+// block b. Every term stands at its first posting at or after some
+// document number no later than doc (the essential ones past the chunks
+// already visited, the others where score last advanced them), so one
+// standing past doc has no posting between doc and where it stands.
+func (ms *maxScore) termBound(t *msTerm, b, doc uint64) float64 {
+	if !ms.blocked {
+		return t.segBound
+	}
+	if t.doc >= doc && t.doc>>blockShift != b {
+		return 0
+	}
+	if t.blocks != nil {
+		if b >= uint64(len(t.blocks.q)) {
+			return 0
+		}
+		return float64(t.blocks.q[b]) * t.blockWeight
+	}
+	return t.segBound
 }
 
 // segment runs the MaxScore loop over one segment (number seg, its
-// documents numbered from offset in the index, keep those the filters keep, nil without filters), keeping the best
-// chunks in ms.top, and returns how many chunks of it match: the union
-// of the content words' posting bitmaps. countable is false where they
-// are not bitmaps.
+// documents numbered from offset in the index, keep those the filters
+// keep, nil without filters), keeping the best chunks in ms.top, and
+// returns how many chunks of it match: the union of the content words'
+// posting bitmaps. countable is false where they are not bitmaps.
+//
+// With block bounds, a block where the bounds of all terms sum below the
+// k-th score is skipped: the leading terms advance past it without
+// scoring a chunk.
 func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *roaring.Bitmap) (n uint64, countable bool, err error) {
+	if err := ms.setBounds(seg); err != nil {
+		return 0, false, err
+	}
+	ms.prepare()
 	var bms []*roaring.Bitmap
 	one := roaring.New()
+	del := ms.segs[seg].Deleted()
+	if del != nil && del.IsEmpty() {
+		del = nil
+	}
 	for _, t := range ms.terms {
 		pl := t.lists[seg]
 		t.it = pl.Iterator(true, true, false, nil)
@@ -406,7 +582,10 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 				bms = append(bms, bm)
 			}
 		}
-		if err := t.next(); err != nil {
+		t.del, t.pos = del, 0
+		if t.blocks != nil {
+			t.skipDeleted()
+		} else if err := t.next(); err != nil {
 			return 0, false, err
 		}
 	}
@@ -416,6 +595,11 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 	} else {
 		n = u.GetCardinality()
 	}
+	// The bound of the block of the last chunk visited and the first of
+	// the terms that lead in it (blockLead), made at the first chunk
+	// visited in it: they hold for the chunks after that one.
+	lastBlock, ub, blockLead := uint64(msDone), 0.0, 0
+	var from uint64 // every chunk before it is done
 	for visits := 0; ; visits++ {
 		if visits%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -424,49 +608,98 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 		}
 		doc := uint64(msDone)
 		for _, o := range ms.order[ms.essential:] {
-			doc = min(doc, ms.terms[o].doc)
+			t := ms.terms[o]
+			if err := t.advance(from); err != nil {
+				return 0, false, err
+			}
+			doc = min(doc, t.doc)
 		}
 		if doc == msDone {
 			break
 		}
-		if keep == nil || keep.Contains(uint32(doc)) {
-			score, ok, err := ms.score(doc)
-			if err != nil {
-				return 0, false, err
+		lead := ms.essential
+		if ms.blocked && ms.top.full() {
+			b := doc >> blockShift
+			theta := ms.top.h[0].score
+			if b != lastBlock {
+				lastBlock, ub, blockLead = b, 0, 0
+				for i, o := range ms.order {
+					bound := ms.termBound(ms.terms[o], b, doc)
+					ms.bounds[i+1] = ms.bounds[i] + bound
+					ub += bound
+				}
+				for blockLead < len(ms.order) && ms.bounds[blockLead+1] < theta {
+					blockLead++
+				}
 			}
-			if ok && ms.top.offer(msHit{score: score, seq: offset + doc}) && ms.top.full() {
-				theta := ms.top.h[0].score
-				for ms.essential < len(ms.order) && ms.prefix[ms.essential+1] < theta {
-					ms.essential++
+			if ub < theta {
+				from = (b + 1) << blockShift
+				ms.blocksSkipped++
+				continue
+			}
+			// In this block a chunk that holds none of the terms from
+			// blockLead on falls short: the others follow.
+			if lead = max(lead, blockLead); lead > ms.essential {
+				doc = msDone
+				for _, o := range ms.order[lead:] {
+					doc = min(doc, ms.terms[o].doc)
+				}
+				if doc>>blockShift != b {
+					from = (b + 1) << blockShift
+					continue
 				}
 			}
 		}
-		for _, o := range ms.order[ms.essential:] {
+		if keep == nil || keep.Contains(uint32(doc)) {
+			score, ok, err := ms.score(doc, lead)
+			if err != nil {
+				return 0, false, err
+			}
+			if ok && ms.top.offer(msHit{score: score, seq: offset + doc}) {
+				ms.raise()
+			}
+		}
+		for _, o := range ms.order[max(lead, ms.essential):] {
 			if t := ms.terms[o]; t.doc == doc {
 				if err := t.next(); err != nil {
 					return 0, false, err
 				}
 			}
 		}
+		from = doc + 1
 	}
 	return n, true, nil
 }
 
 // score is doc's score as bleve computes it, with ok false where doc is
-// no match (no content word) or cannot enter the top k.
-func (ms *maxScore) score(doc uint64) (float64, bool, error) {
+// no match (no content word) or cannot enter the top k; the terms from
+// lead on stand at doc or past it, the others are advanced to it.
+func (ms *maxScore) score(doc uint64, lead int) (float64, bool, error) {
+	ms.docsScored++
 	scores, matched := ms.scores, ms.matched
 	clear(matched)
 	var sum float64
-	for _, o := range ms.order[ms.essential:] {
+	for _, o := range ms.order[lead:] {
 		if t := ms.terms[o]; t.doc == doc {
 			s := t.score()
 			scores[o], matched[o] = s, true
 			sum += s
 		}
 	}
-	for i := ms.essential - 1; i >= 0; i-- {
-		if ms.top.full() && sum+ms.prefix[i+1] < ms.top.h[0].score {
+	full := ms.top.full()
+	if full {
+		b := doc >> blockShift
+		for i, o := range ms.order[:lead] {
+			bound := 0.0
+			// One standing past doc does not hold it (see termBound).
+			if t := ms.terms[o]; !ms.blocked || t.doc <= doc {
+				bound = ms.termBound(t, b, doc)
+			}
+			ms.bounds[i+1] = ms.bounds[i] + bound
+		}
+	}
+	for i := lead - 1; i >= 0; i-- {
+		if full && sum+ms.bounds[i+1] < ms.top.h[0].score {
 			return 0, false, nil
 		}
 		o := ms.order[i]

@@ -66,18 +66,28 @@ func TestPrunedSearchMatchesBleve(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, total, err := l.searchWith(ctx, req, true)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if total != wantTotal {
-					t.Errorf("query %d %q (%+v): %d matches, want %d", i, q.Text, req, total, wantTotal)
-				}
-				// bleve sums a field's words in the order its heap pops
-				// them where there are more than ten.
-				heap := len(Analyze(q.Text)) > searcher.DisjunctionHeapTakeover
-				if err := sameRanking(got, want, req.Size, heap); err != nil {
-					t.Fatalf("query %d %q (%+v): %v", i, q.Text, req, err)
+				// Without kept postings and block bounds, then three
+				// times with them: the words' first ask keeps nothing, the
+				// second keeps their postings, the third uses them.
+				for pass := range 4 {
+					cache := l.blocks
+					if pass == 0 {
+						l.blocks = nil
+					}
+					got, total, err := l.searchWith(ctx, req, true)
+					l.blocks = cache
+					if err != nil {
+						t.Fatal(err)
+					}
+					if total != wantTotal {
+						t.Errorf("query %d %q (%+v), pass %d: %d matches, want %d", i, q.Text, req, pass, total, wantTotal)
+					}
+					// bleve sums a field's words in the order its heap pops
+					// them where there are more than ten.
+					heap := len(Analyze(q.Text)) > searcher.DisjunctionHeapTakeover
+					if err := sameRanking(got, want, req.Size, heap); err != nil {
+						t.Fatalf("query %d %q (%+v), pass %d: %v", i, q.Text, req, pass, err)
+					}
 				}
 				if len(want) > 0 {
 					pruned++
@@ -86,7 +96,151 @@ func TestPrunedSearchMatchesBleve(t *testing.T) {
 			if pruned < queries/3 {
 				t.Errorf("only %d of %d queries found anything; the test compares too little", pruned, queries)
 			}
+			if l.blocks.made == 0 || l.blocks.skipped == 0 {
+				t.Errorf("%d words' postings kept, %d blocks skipped: the test does not reach the block bounds", l.blocks.made, l.blocks.skipped)
+			}
 		})
+	}
+}
+
+// On questions of braid bench's shape over a corpus of its shape, in
+// several segments with deleted chunks among the kept postings, the
+// pruned search with kept postings and block bounds skips blocks and
+// still returns what bleve's searchers return, for few chunks asked and
+// many; and an index that changes between searches (new segments, merged
+// ones, other averages) does too.
+func TestBlockBoundsMatchBleve(t *testing.T) {
+	n, words := 4000, 60
+	if testing.Short() {
+		n, words = 2000, 30
+	}
+	path := filepath.Join(t.TempDir(), "lex")
+	l, err := OpenLexical(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := newZipfCorpus(11, 3000)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(11, 3))
+	check := func(round int) {
+		for i := range 12 {
+			q, err := ParseQuery(z.question())
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := Request{Query: q, Size: []int{1, 10, 80, 400}[r.IntN(4)], TitleWeight: 0.5}
+			want, wantTotal, err := l.searchWith(ctx, req, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for pass := range 3 {
+				got, total, err := l.searchWith(ctx, req, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if total != wantTotal {
+					t.Errorf("round %d, query %d %q (k %d), pass %d: %d matches, want %d", round, i, q.Text, req.Size, pass, total, wantTotal)
+				}
+				heap := len(Analyze(q.Text)) > searcher.DisjunctionHeapTakeover
+				if err := sameRanking(got, want, req.Size, heap); err != nil {
+					t.Fatalf("round %d, query %d %q (k %d), pass %d: %v", round, i, q.Text, req.Size, pass, err)
+				}
+			}
+		}
+	}
+	// Written in four batches, searched after each, with every seventh
+	// chunk of the batch before deleted.
+	for round := range 4 {
+		z.fill(t, l, n/4, words)
+		var del []string
+		for c := round * n / 40; c < (round+1)*n/40; c += 7 {
+			del = append(del, fmt.Sprintf("doc%06d#00000000.%d", c/10, c%10))
+		}
+		if err := l.Apply(2, del, nil, func(string) ChunkMeta { return ChunkMeta{} }); err != nil {
+			t.Fatal(err)
+		}
+		check(round)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = OpenLexical(path, true); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	check(4)
+	if l.blocks.made == 0 || l.blocks.skipped == 0 || l.blocks.scored == 0 {
+		t.Errorf("%d words' postings kept, %d blocks skipped, %d chunks scored: the test does not reach the block bounds", l.blocks.made, l.blocks.skipped, l.blocks.scored)
+	}
+}
+
+// seek finds the first kept posting at or after a document, from any
+// place, as a linear scan does.
+func TestSeek(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		tb := &termBlocks{}
+		doc := uint32(0)
+		for range r.IntN(300) {
+			doc += 1 + uint32(r.IntN(20))
+			tb.docs = append(tb.docs, doc)
+		}
+		for range 50 {
+			i := r.IntN(len(tb.docs) + 1)
+			target := uint32(r.IntN(int(doc) + 30))
+			want := i
+			for want < len(tb.docs) && tb.docs[want] < target {
+				want++
+			}
+			if got := tb.seek(i, target); got != want {
+				t.Fatalf("seek(%d, %d) over %v = %d, want %d", i, target, tb.docs, got, want)
+			}
+		}
+	}
+}
+
+// The cache keeps what it holds under its bytes, the most recently used
+// first, drops the entries of segments no longer live, makes an entry
+// again for another average length, and keeps a word's postings only
+// the second time it is asked of a segment.
+func TestBlockCache(t *testing.T) {
+	entry := func(avg float64, n int) *termBlocks {
+		return &termBlocks{avg: avg, q: make([]uint8, n), docs: make([]uint32, n)}
+	}
+	one := (&blockCache{}).size(entry(1, 100))
+	c := newBlockCache(3 * one)
+	c.put(1, "a", entry(1, 100))
+	c.put(1, "b", entry(1, 100))
+	c.put(2, "c", entry(1, 100))
+	if c.get(1, "a", 1) == nil { // a is now the most recent
+		t.Fatal("a is not kept")
+	}
+	c.put(2, "d", entry(1, 100)) // over the bytes: b, the least recent, goes
+	if c.get(1, "b", 1) != nil || c.get(1, "a", 1) == nil || c.get(2, "d", 1) == nil {
+		t.Errorf("after a fourth entry: b kept %v, a %v, d %v; want only b dropped", c.get(1, "b", 1) != nil, c.get(1, "a", 1) != nil, c.get(2, "d", 1) != nil)
+	}
+	if c.bytes > c.max {
+		t.Errorf("%d bytes kept, over the %d allowed", c.bytes, c.max)
+	}
+	if c.get(1, "a", 2) != nil {
+		t.Error("an entry made for average length 1 is given for 2")
+	}
+	if c.ask(3, "x") || !c.ask(3, "x") || c.ask(4, "x") {
+		t.Error("ask does not say whether a word was asked of a segment before")
+	}
+	c.keep([]uint64{2, 4})
+	if c.get(1, "a", 1) != nil || c.get(2, "d", 1) == nil {
+		t.Error("keep of segments 2 and 4 did not drop segment 1's entries alone")
+	}
+	if len(c.asked[3]) != 0 || !c.asked[4]["x"] || c.nAsk != 1 {
+		t.Errorf("keep of segments 2 and 4 left the asked words %v (%d)", c.asked, c.nAsk)
+	}
+	want := 0
+	for e := c.lru.Front(); e != nil; e = e.Next() {
+		want += c.size(e.Value.(*blockEntry).tb)
+	}
+	if c.bytes != want {
+		t.Errorf("%d bytes counted, the entries hold %d", c.bytes, want)
 	}
 }
 
