@@ -161,6 +161,10 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 		}
 		check(round)
 	}
+	// What the writer's searches kept and skipped depends on how scorch
+	// merged its segments meanwhile (in the background, so on the
+	// machine's load): the counts are those of both opens together.
+	made, skipped, scored := l.blocks.made, l.blocks.skipped, l.blocks.scored
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +173,11 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 	}
 	defer l.Close()
 	check(4)
-	if l.blocks.made == 0 || l.blocks.skipped == 0 || l.blocks.scored == 0 {
-		t.Errorf("%d words' postings kept, %d blocks skipped, %d chunks scored: the test does not reach the block bounds", l.blocks.made, l.blocks.skipped, l.blocks.scored)
+	check(5)
+	made, skipped, scored = made+l.blocks.made, skipped+l.blocks.skipped, scored+l.blocks.scored
+	t.Logf("%d words' postings kept, %d blocks skipped, %d chunks scored", made, skipped, scored)
+	if made == 0 || skipped == 0 || scored == 0 {
+		t.Errorf("%d words' postings kept, %d blocks skipped, %d chunks scored: the test does not reach the block bounds", made, skipped, scored)
 	}
 }
 
