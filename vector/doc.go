@@ -37,13 +37,15 @@
 // graph code reads links through one accessor (graph.links), which hides
 // where a row lies.
 //
-// Load checks the header, the section sizes against the file's, and the
-// small sections' checksums and links. It does not read the mapped links
-// and ids, so the walks read them with care: a row's count is clamped to
-// the row, a link past the graph is skipped, an id's offsets are checked
-// before they slice; a damaged or crafted file can misrank, never panic
+// Load checks the header, the section sizes against the file's, every
+// section's checksum but the vectors' (a damaged link or id is said at
+// every open, as a format 2 file's nodes were), and the small sections'
+// links. It does not check the mapped links and ids one by one, so the
+// walks read them with care: a row's count is clamped to the row, a link
+// past the graph is skipped, an id's offsets are checked before they
+// slice; a file crafted with fitting checksums can misrank, never panic
 // (TestHostileSections, FuzzHostileSections). Verify (braid doctor)
-// checks every section's checksum and every link. Files of formats 1 and
+// checks the vectors' checksum too, and every link. Files of formats 1 and
 // 2 still load, decoded onto the heap and every link checked, as changed,
 // so that the next Save writes format 3 whole.
 //
