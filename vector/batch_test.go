@@ -189,14 +189,14 @@ func TestAddBatch(t *testing.T) {
 func TestPagedVectors(t *testing.T) {
 	const dim = 2
 	g := newGraph(dim, 4, 8)
-	n := 2*pageVecs + 3
+	n := 2*pageItems + 3
 	for i := range n {
 		g.appendVec([]float32{float32(i), -float32(i)})
 	}
-	if len(g.tail) != 3 || len(g.tail[0]) != pageVecs*dim || len(g.tail[2]) != 3*dim {
-		t.Fatalf("%d pages (first %d floats, last %d); want 3 (%d, %d)", len(g.tail), len(g.tail[0]), len(g.tail[len(g.tail)-1]), pageVecs*dim, 3*dim)
+	if len(g.tail.ps) != 3 || len(g.tail.ps[0]) != pageItems*dim || len(g.tail.ps[2]) != 3*dim {
+		t.Fatalf("%d pages (first %d floats, last %d); want 3 (%d, %d)", len(g.tail.ps), len(g.tail.ps[0]), len(g.tail.ps[len(g.tail.ps)-1]), pageItems*dim, 3*dim)
 	}
-	for _, i := range []int{0, pageVecs - 1, pageVecs, 2 * pageVecs, n - 1} {
+	for _, i := range []int{0, pageItems - 1, pageItems, 2 * pageItems, n - 1} {
 		if v := g.vec(uint32(i)); v[0] != float32(i) || v[1] != -float32(i) {
 			t.Errorf("vec(%d) = %v", i, v)
 		}
@@ -207,16 +207,16 @@ func TestPagedVectors(t *testing.T) {
 // page and read back as set, the pages before it untouched.
 func TestPagedRows(t *testing.T) {
 	g := newGraph(2, 2, 8)
-	n := 2*pageRows + 3
+	n := 2*pageItems + 3
 	for i := range n {
 		g.grow(0)
 		g.setLinks(uint32(i), 0, []uint32{uint32(i), uint32(i) / 2})
 	}
 	st := g.stride()
-	if len(g.rows) != 3 || len(g.rows[0]) != pageRows*st || len(g.rows[2]) != 3*st {
-		t.Fatalf("%d pages (first %d values, last %d); want 3 (%d, %d)", len(g.rows), len(g.rows[0]), len(g.rows[len(g.rows)-1]), pageRows*st, 3*st)
+	if len(g.rows.ps) != 3 || len(g.rows.ps[0]) != pageItems*st || len(g.rows.ps[2]) != 3*st {
+		t.Fatalf("%d pages (first %d values, last %d); want 3 (%d, %d)", len(g.rows.ps), len(g.rows.ps[0]), len(g.rows.ps[len(g.rows.ps)-1]), pageItems*st, 3*st)
 	}
-	for _, i := range []uint32{0, pageRows - 1, pageRows, 2 * pageRows, uint32(n - 1)} {
+	for _, i := range []uint32{0, pageItems - 1, pageItems, 2 * pageItems, uint32(n - 1)} {
 		if got := g.links(i, 0); !slices.Equal(got, []uint32{i, i / 2}) {
 			t.Errorf("links(%d, 0) = %v, want [%d %d]", i, got, i, i/2)
 		}

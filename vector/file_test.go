@@ -51,9 +51,9 @@ func TestSaveLoad(t *testing.T) {
 	if mapped := y.g.mapped != nil && y.g.mapped.mmapped; mapped != (littleEndian && mapFileWorks) {
 		t.Errorf("file mapped = %v, want %v", mapped, littleEndian && mapFileWorks)
 	}
-	if y.slot != nil || y.g.over != nil || len(y.g.rows) != 0 || y.g.nbase != y.g.size() {
+	if y.slot != nil || y.g.over != nil || len(y.g.rows.ps) != 0 || y.g.nbase != y.g.size() {
 		t.Errorf("loaded: id map %v, overlay %v, %d rows in memory, %d of %d rows mapped; want no map, no overlay, every row mapped",
-			y.slot != nil, y.g.over != nil, len(y.g.rows), y.g.nbase, y.g.size())
+			y.slot != nil, y.g.over != nil, len(y.g.rows.ps), y.g.nbase, y.g.size())
 	}
 	if err := Verify(path); err != nil {
 		t.Errorf("Verify: %v", err)
@@ -76,13 +76,13 @@ func TestSaveLoad(t *testing.T) {
 		t.Errorf("search after adds to both (-saved +loaded):\n%s", diff)
 	}
 	// The file's vectors stay mapped; the added ones are in memory.
-	if mapFileWorks && littleEndian && (y.g.mapped == nil || len(y.g.tail) != 1 || len(y.g.tail[0]) != 50*24) {
-		t.Errorf("after 50 adds: mapped %v, %d pages in memory; want the file's still mapped and 50×24 floats in one page", y.g.mapped != nil, len(y.g.tail))
+	if mapFileWorks && littleEndian && (y.g.mapped == nil || len(y.g.tail.ps) != 1 || len(y.g.tail.ps[0]) != 50*24) {
+		t.Errorf("after 50 adds: mapped %v, %d pages in memory; want the file's still mapped and 50×24 floats in one page", y.g.mapped != nil, len(y.g.tail.ps))
 	}
 	// The rows of the file's nodes those adds linked to were copied to the
 	// overlay; the new nodes' rows are in memory.
-	if y.g.over == nil || len(y.g.rows) != 1 || len(y.g.rows[0]) != 50*y.g.stride() {
-		t.Errorf("after 50 adds: overlay %v, %d pages of rows in memory; want an overlay and 50 rows in one page", y.g.over != nil, len(y.g.rows))
+	if y.g.over == nil || len(y.g.rows.ps) != 1 || len(y.g.rows.ps[0]) != 50*y.g.stride() {
+		t.Errorf("after 50 adds: overlay %v, %d pages of rows in memory; want an overlay and 50 rows in one page", y.g.over != nil, len(y.g.rows.ps))
 	}
 	// The changed graph saves over the file it was mapped from, and loads
 	// back the same.

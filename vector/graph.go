@@ -35,15 +35,12 @@ type graph struct {
 	efc  int // candidate list size while inserting
 	ml   float64
 	vecs []float32 // slot i is vecs[i*dim : (i+1)*dim], up to len(vecs)/dim
-	// tail holds the vectors of the slots after vecs', in pages of
-	// pageVecs vectors: all of them in a graph built in memory, and in one
-	// Load mapped those a change log added and those added since
-	// (appendVec). The mapped ones never move into memory: they never
-	// change, and the file is only ever replaced by a rename, which leaves
-	// the mapping as it was. Pages never move either, so a graph growing
-	// to a million vectors never copies them to grow (one flat slice did,
-	// holding the old array and the new, half again as large, at once).
-	tail [][]float32
+	// tail holds the vectors of the slots after vecs' (see pages): all of
+	// them in a graph built in memory, and in one Load mapped those a
+	// change log added and those added since (appendVec). The mapped ones
+	// never move into memory: they never change, and the file is only ever
+	// replaced by a rename, which leaves the mapping as it was.
+	tail pages[float32]
 	// mapped holds the file vecs (and base, and the Index's ids) are
 	// mapped from (Load), nil when they are in memory; vecOff is where the
 	// vectors start in a version 2 file.
@@ -63,7 +60,7 @@ type graph struct {
 	base  []uint32
 	nbase int
 	over  *overlay
-	rows  [][]uint32            // in pages of pageRows rows, as tail's vectors are
+	rows  pages[uint32]         // see pages
 	up    map[uint32][][]uint32 // layers 1..level of the nodes above layer 0
 	dead  []uint64              // tombstones, a bit a slot
 	entry uint32
@@ -78,11 +75,6 @@ type graph struct {
 	lk      *stripes
 	entryMu sync.Mutex
 }
-
-// pageRows is how many layer-0 rows a page of rows holds: 2 MiB at M=16.
-// Pages never move, so a graph growing to a million nodes never copies
-// its rows to grow.
-const pageRows = 1 << 14
 
 // nstripes is the number of stripes of a parallel addBatch's locks, and of
 // shards of the overlay: node i's lists, and its overlay row, are guarded
@@ -127,9 +119,7 @@ func (g *graph) row0(n uint32) []uint32 {
 		}
 		return g.base[int(n)*st : (int(n)+1)*st]
 	}
-	k := int(n) - g.nbase
-	o := k % pageRows * st
-	return g.rows[k/pageRows][o : o+st]
+	return g.rows.at(int(n)-g.nbase, st)
 }
 
 // links returns node n's links on layer l, without copying: nil when n
@@ -194,16 +184,7 @@ func (g *graph) setLinks(n uint32, l int, ls []uint32) {
 func (g *graph) grow(level int) {
 	n := uint32(g.nodes)
 	g.nodes++
-	st, p := g.stride(), len(g.rows)
-	if p == 0 || len(g.rows[p-1]) == pageRows*st {
-		g.rows = append(g.rows, nil)
-		p++
-	}
-	r := g.rows[p-1]
-	o := len(r)
-	r = slices.Grow(r, st)[:o+st]
-	clear(r[o:])
-	g.rows[p-1] = r
+	g.rows.grow(g.stride())
 	if n%64 == 0 {
 		g.dead = append(g.dead, 0)
 	}
@@ -221,15 +202,8 @@ func (g *graph) vec(i uint32) []float32 {
 	if o < len(g.vecs) {
 		return g.vecs[o : o+g.dim]
 	}
-	k := int(i) - len(g.vecs)/g.dim
-	o = k % pageVecs * g.dim
-	return g.tail[k/pageVecs][o : o+g.dim]
+	return g.tail.at(int(i)-len(g.vecs)/g.dim, g.dim)
 }
-
-// pageVecs is how many vectors a page of tail holds: 24 MiB of 384-d
-// ones. A page grows as a slice does until it is full, so a small graph
-// holds a small one.
-const pageVecs = 1 << 14
 
 // touch records that slot s's links or tombstone changed, for the next
 // Save: a slot past saved is new and written whole anyway.
@@ -332,15 +306,9 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 	return first
 }
 
-// appendVec stores the vector of a new slot in tail's last page, or in a
-// new one when that is full (see tail).
+// appendVec stores the vector of a new slot in tail.
 func (g *graph) appendVec(v []float32) {
-	n := len(g.tail)
-	if n == 0 || len(g.tail[n-1]) == pageVecs*g.dim {
-		g.tail = append(g.tail, nil)
-		n++
-	}
-	g.tail[n-1] = append(g.tail[n-1], v...)
+	copy(g.tail.grow(g.dim), v)
 }
 
 // neighbours returns node n's links on layer l: the list itself, or a copy
