@@ -65,6 +65,9 @@ type PanicFunc func(line int, text []byte, v any) any
 // Run returns early, with the answers so far written, when in cannot be
 // read, out cannot be written or ctx ends; its errors say what stopped it
 // and leave naming the caller to the caller ("write answers: ...").
+// Lines are handed out at most Ahead(workers) past the last answer
+// written, so one slow line holds back the rest rather than letting the
+// answers after it pile up in memory.
 func Run(ctx context.Context, in io.Reader, out io.Writer, opt Options, answer Func, recovered PanicFunc) (Summary, error) {
 	if opt.Workers < 0 {
 		return Summary{}, fmt.Errorf("%w: %d, want 0 (the number of CPUs) or more", ErrWorkers, opt.Workers)
@@ -82,6 +85,10 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opt Options, answer F
 	}
 	jobs := make(chan job)
 	answers := make(chan answered)
+	// A slot per line handed out and not yet written: the reader takes
+	// one before each line, the writer gives it back once the line's
+	// answer is out.
+	slots := make(chan struct{}, Ahead(workers))
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -112,6 +119,11 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opt Options, answer F
 		for ; sc.Scan(); line++ {
 			if strings.TrimSpace(sc.Text()) == "" {
 				continue
+			}
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
 			}
 			select {
 			case jobs <- job{n, line, append([]byte(nil), sc.Bytes()...)}:
@@ -155,6 +167,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opt Options, answer F
 				break
 			}
 			sum.Queries++
+			<-slots
 		}
 	}
 	sum.Took = time.Since(start)
@@ -173,6 +186,10 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opt Options, answer F
 	}
 	return sum, nil
 }
+
+// Ahead is how many lines Run hands out beyond the last answer written
+// when it answers on workers goroutines: four per worker, at least 16.
+func Ahead(workers int) int { return max(16, 4*workers) }
 
 // answered is one line's answer on its way to the writer.
 type answered struct {

@@ -138,11 +138,11 @@ func TestRunStopsOnFailedWrite(t *testing.T) {
 	if sum.Queries != 3 {
 		t.Errorf("summary %+v, want the 3 answers written", sum)
 	}
-	// Returning at all shows the reader stopped; the workers may finish
-	// the lines they hold, and the reader may hand out a few more before
-	// it sees the context end.
-	if n := answered.Load(); n > 100 {
-		t.Errorf("%d lines answered though the write failed at the 4th", n)
+	// Returning at all shows the reader stopped; before the write failed
+	// it could hand out lines only up to Ahead past the 3 written, however
+	// the workers were scheduled.
+	if n, most := answered.Load(), int64(3+Ahead(4)); n > most {
+		t.Errorf("%d lines answered though the write failed at the 4th, want at most %d", n, most)
 	}
 }
 
@@ -197,5 +197,32 @@ func TestSummaryString(t *testing.T) {
 	s := Summary{Queries: 3, Failed: 1, Took: 1500*time.Millisecond + 300*time.Microsecond}
 	if got, want := s.String(), "3 queries in 1.5s (2.0 queries/s), 1 failed"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
+	}
+}
+
+// A slow line holds back the lines after it: the reader hands out no more
+// than Ahead lines past the last answer written, so answers do not pile up
+// in memory behind the one still running.
+func TestRunSlowLineHoldsTheRest(t *testing.T) {
+	const workers = 4
+	var others atomic.Int64
+	reached := make(chan struct{})
+	answer := func(ctx context.Context, line int, text []byte) (any, bool) {
+		if line == 1 {
+			<-reached // the others have had every line the window allows
+			if n := others.Load(); n != int64(Ahead(workers)-1) {
+				t.Errorf("%d later lines answered while the first ran, want %d", n, Ahead(workers)-1)
+			}
+			return line, false
+		}
+		if others.Add(1) == int64(Ahead(workers)-1) {
+			close(reached)
+		}
+		return line, false
+	}
+	in := strings.Repeat("q\n", 10*Ahead(workers))
+	sum, err := Run(context.Background(), strings.NewReader(in), &bytes.Buffer{}, Options{Workers: workers}, answer, nil)
+	if err != nil || sum.Queries != 10*Ahead(workers) {
+		t.Fatalf("Run: %+v, %v; want every line answered", sum, err)
 	}
 }
