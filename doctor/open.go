@@ -76,7 +76,7 @@ func OpenLexical(dir string, st *index.Store, readOnly bool) (*index.Lexical, er
 	if missing && gen > 0 && readOnly {
 		return nil, LexicalMissing(lp)
 	}
-	lex, err := index.OpenLexical(lp, readOnly)
+	lex, err := index.OpenLexicalStamped(lp, readOnly, st)
 	if err != nil {
 		return nil, err
 	}

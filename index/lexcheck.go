@@ -32,13 +32,16 @@ func (l *Lexical) guard(f func() error) error {
 // segment's footer and offsets, so a truncated or altered segment panics
 // (in goroutines of bleve's own, where it cannot be recovered) at the
 // first search or merge that reads the damaged part. Each segment's file
-// ends with the CRC-32 of all that precedes it.
-func openVerified(path string) (bleve.Index, error) {
+// ends with the CRC-32 of all that precedes it. A segment stamps (nil:
+// none) says this user's braid checked already is not read again; it
+// returns how many segments it read.
+func openVerified(path string, stamps *segStamps) (bleve.Index, int, error) {
 	root := filepath.Join(path, "store", "root.bolt")
 	if err := checkHeader(root); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, lexDamaged(path, err)
+		return nil, 0, lexDamaged(path, err)
 	}
 	var idx bleve.Index
+	read := 0
 	err := guardWith(func(r any) error { return lexDamaged(path, r) }, func() error {
 		i, err := bleve.OpenUsing(path, map[string]interface{}{"read_only": true})
 		if err != nil {
@@ -48,7 +51,7 @@ func openVerified(path string) (bleve.Index, error) {
 			return lexDamaged(path, err)
 		}
 		idx = i
-		if err := verifySegments(idx); err != nil {
+		if read, err = verifySegments(idx, stamps); err != nil {
 			return lexDamaged(path, err)
 		}
 		return nil
@@ -57,30 +60,33 @@ func openVerified(path string) (bleve.Index, error) {
 		if idx != nil {
 			idx.Close()
 		}
-		return nil, err
+		return nil, 0, err
 	}
-	return idx, nil
+	return idx, read, nil
 }
 
-// verifySegments checks the CRC of every segment of idx's current snapshot.
-func verifySegments(idx bleve.Index) error {
+// verifySegments checks the CRC of every segment of idx's current
+// snapshot but those stamps says were checked already, stamps those it
+// read, and returns how many it read.
+func verifySegments(idx bleve.Index, stamps *segStamps) (int, error) {
 	adv, err := idx.Advanced()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	s, ok := adv.(*scorch.Scorch)
 	if !ok {
-		return nil
+		return 0, nil
 	}
 	r, err := s.Reader()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer r.Close()
 	snap, ok := r.(*scorch.IndexSnapshot)
 	if !ok {
-		return nil
+		return 0, nil
 	}
+	read := 0
 	for _, ss := range snap.Segments() {
 		seg, ok := ss.Segment().(interface {
 			Data() []byte
@@ -90,10 +96,20 @@ func verifySegments(idx bleve.Index) error {
 		if !ok {
 			continue // in memory, not yet persisted
 		}
+		if stamps != nil && stamps.verified(seg.Path()) {
+			continue
+		}
 		data := seg.Data()
+		read++
 		if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != seg.CRC() {
-			return fmt.Errorf("segment %s fails its checksum", filepath.Base(seg.Path()))
+			return read, fmt.Errorf("segment %s fails its checksum", filepath.Base(seg.Path()))
+		}
+		if stamps != nil {
+			stamps.add(seg.Path())
 		}
 	}
-	return nil
+	if stamps != nil {
+		stamps.save()
+	}
+	return read, nil
 }

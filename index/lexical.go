@@ -71,6 +71,9 @@ type Lexical struct {
 	// blocks keeps the pruned search's block bounds (blockmax.go); nil
 	// searches without them.
 	blocks *blockCache
+	// segmentsRead is how many segments' checksums the open read
+	// (OpenLexicalStamped).
+	segmentsRead int
 }
 
 // StatsFrom makes the lexical index read its BM25 statistics from the
@@ -161,8 +164,17 @@ func lexMapping() *mapping.IndexMappingImpl {
 }
 
 // OpenLexical opens the lexical index at path, creating it when writable and
-// absent.
+// absent. It reads every segment's checksum (see OpenLexicalStamped).
 func OpenLexical(path string, readOnly bool) (*Lexical, error) {
+	return OpenLexicalStamped(path, readOnly, nil)
+}
+
+// OpenLexicalStamped is OpenLexical that reads the checksum only of the
+// segments this user's braid has not read before, by the stamps beside
+// the index sealed with st's key (nil, or a store without a key: every
+// segment), and stamps those it reads. At a million chunks the segments
+// are 1.7 GB: reading them all was most of a fresh search's open.
+func OpenLexicalStamped(path string, readOnly bool, st *Store) (*Lexical, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		if readOnly {
 			return nil, fmt.Errorf("open lexical index: %s does not exist; run braid index first", path)
@@ -173,11 +185,11 @@ func OpenLexical(path string, readOnly bool) (*Lexical, error) {
 		}
 		return &Lexical{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes)}, nil
 	}
-	idx, err := openVerified(path)
+	idx, read, err := openVerified(path, st.segmentStamps(path))
 	if err != nil {
 		return nil, err
 	}
-	l := &Lexical{idx: idx, path: path, blocks: newBlockCache(blockCacheBytes)}
+	l := &Lexical{idx: idx, path: path, blocks: newBlockCache(blockCacheBytes), segmentsRead: read}
 	if readOnly {
 		return l, nil
 	}

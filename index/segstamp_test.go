@@ -1,0 +1,175 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/braidsearch/braid/internal/userkey"
+)
+
+// TestSegmentStamps checks that a lexical index's open reads each
+// segment's checksum once per user: a second open under the same key
+// reads none, another user's key (or none) reads them all, a segment
+// written after its stamp is read again and found damaged however its
+// modification time was put back, and a link in the stamp's place is no
+// stamp.
+func TestSegmentStamps(t *testing.T) {
+	dir := t.TempDir()
+	lexPath := filepath.Join(dir, "lexical.bleve")
+	key := func(name string) userkey.Key {
+		k, err := userkey.Load(filepath.Join(t.TempDir(), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	store := func(k userkey.Key) *Store {
+		st, err := OpenStore(filepath.Join(dir, "meta.db"), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k != nil {
+			st.SetKey(k, nil)
+		}
+		return st
+	}
+	mine, theirs := key("mine"), key("theirs")
+
+	// Write a few commits, so there are several segments.
+	l, err := OpenLexical(lexPath, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen := range 3 {
+		var chunks []*Chunk
+		for i := range 20 {
+			doc := fmt.Sprintf("d%d-%d", gen, i)
+			chunks = append(chunks, &Chunk{ID: doc + "#0000.0", DocID: doc, Text: fmt.Sprintf("garden tomatoes %d", i)})
+		}
+		if err := l.Apply(uint64(gen+1), nil, chunks, func(string) ChunkMeta { return ChunkMeta{Path: "a.md"} }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	segments, _ := filepath.Glob(filepath.Join(lexPath, "store", "*.zap"))
+	if len(segments) == 0 {
+		t.Fatal("no segment files written")
+	}
+
+	open := func(k userkey.Key, readOnly bool) (int, error) {
+		t.Helper()
+		st := store(k)
+		defer st.Close()
+		l, err := OpenLexicalStamped(lexPath, readOnly, st)
+		if err != nil {
+			return 0, err
+		}
+		defer l.Close()
+		if n, err := l.DocCount(); err != nil || n != 60 {
+			t.Fatalf("DocCount %d, %v; want 60", n, err)
+		}
+		return l.segmentsRead, nil
+	}
+	reads := func(k userkey.Key, readOnly bool) int {
+		t.Helper()
+		n, err := open(k, readOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	first := reads(mine, true)
+	if first == 0 {
+		t.Fatal("the first open read no segment")
+	}
+	if n := reads(mine, true); n != 0 {
+		t.Errorf("a second open read %d segments, want 0", n)
+	}
+	if n := reads(mine, false); n != 0 {
+		t.Errorf("a writer's open read %d segments, want 0", n)
+	}
+	if n := reads(theirs, true); n != first {
+		t.Errorf("another user's open read %d segments, want all %d", n, first)
+	}
+	if n := reads(nil, true); n != first {
+		t.Errorf("an open without a key read %d segments, want all %d", n, first)
+	}
+	// Another user's open stamped them under its key: this user's reads
+	// them again, once.
+	if n := reads(mine, true); n != first {
+		t.Errorf("after another user's stamp this user's open read %d, want %d", n, first)
+	}
+	if n := reads(mine, true); n != 0 {
+		t.Errorf("read %d segments after restamping, want 0", n)
+	}
+
+	// A byte flipped in a stamped segment in place, its modification time
+	// put back: its change time moves (written again until the clock,
+	// which may tick coarsely, has moved past the stamp's).
+	line, err := os.ReadFile(lexPath + StampSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamped := strings.Fields(string(line))
+	seg := filepath.Join(lexPath, "store", stamped[1])
+	fi, err := os.Stat(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	for {
+		if err := os.WriteFile(seg, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(seg, time.Time{}, fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		if f, ok := segmentFields(seg); !ok || f[3] != stamped[3] {
+			t.Fatalf("segment %v after Chtimes, want the stamped modification time %s", f, stamped[3])
+		} else if f[4] != stamped[4] {
+			break
+		}
+	}
+	var corrupt *CorruptError
+	if _, err := open(mine, true); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("open after a stamped segment was altered: %v, want its checksum error", err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(seg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n := reads(mine, true); n != 1 {
+		t.Errorf("open after the segment was mended read %d segments, want that one", n)
+	}
+
+	// A link in the stamp's place: no stamp, every segment read, nothing
+	// written through it.
+	stamp := lexPath + StampSuffix
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.Rename(stamp, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, stamp); err != nil {
+		t.Fatal(err)
+	}
+	if n := reads(mine, true); n != first {
+		t.Errorf("with a link for a stamp the open read %d segments, want all %d", n, first)
+	}
+	if fi, err := os.Lstat(stamp); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the stamp after the open: %v, %v; want a file braid wrote in the link's place", fi, err)
+	}
+	if n := reads(mine, true); n != 0 {
+		t.Errorf("read %d segments after the stamp was rewritten, want 0", n)
+	}
+}
