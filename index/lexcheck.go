@@ -35,7 +35,7 @@ func (l *Lexical) guard(f func() error) error {
 // ends with the CRC-32 of all that precedes it. A segment stamps (nil:
 // none) says this user's braid checked already is not read again; it
 // returns how many segments it read.
-func openVerified(path string, stamps *segStamps) (bleve.Index, int, error) {
+func openVerified(path string, stamps *FileStamps) (bleve.Index, int, error) {
 	root := filepath.Join(path, "store", "root.bolt")
 	if err := checkHeader(root); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, 0, lexDamaged(path, err)
@@ -68,7 +68,7 @@ func openVerified(path string, stamps *segStamps) (bleve.Index, int, error) {
 // verifySegments checks the CRC of every segment of idx's current
 // snapshot but those stamps says were checked already, stamps those it
 // read, and returns how many it read.
-func verifySegments(idx bleve.Index, stamps *segStamps) (int, error) {
+func verifySegments(idx bleve.Index, stamps *FileStamps) (int, error) {
 	adv, err := idx.Advanced()
 	if err != nil {
 		return 0, err
@@ -96,7 +96,8 @@ func verifySegments(idx bleve.Index, stamps *segStamps) (int, error) {
 		if !ok {
 			continue // in memory, not yet persisted
 		}
-		if stamps != nil && stamps.verified(seg.Path()) {
+		st, described := Lstat(seg.Path())
+		if described && stamps.Checked(seg.Path(), st) {
 			continue
 		}
 		data := seg.Data()
@@ -104,12 +105,10 @@ func verifySegments(idx bleve.Index, stamps *segStamps) (int, error) {
 		if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != seg.CRC() {
 			return read, fmt.Errorf("segment %s fails its checksum", filepath.Base(seg.Path()))
 		}
-		if stamps != nil {
-			stamps.add(seg.Path())
+		if described {
+			stamps.Add(seg.Path(), st)
 		}
 	}
-	if stamps != nil {
-		stamps.save()
-	}
+	stamps.Save()
 	return read, nil
 }

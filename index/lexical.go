@@ -185,7 +185,7 @@ func OpenLexicalStamped(path string, readOnly bool, st *Store) (*Lexical, error)
 		}
 		return &Lexical{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes)}, nil
 	}
-	idx, read, err := openVerified(path, st.segmentStamps(path))
+	idx, read, err := openVerified(path, st.FileStamps(path+StampSuffix))
 	if err != nil {
 		return nil, err
 	}

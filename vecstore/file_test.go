@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/userkey"
 	"github.com/braidsearch/braid/vecstore"
 	"github.com/braidsearch/braid/vector"
 )
@@ -254,5 +256,70 @@ func TestSavePrunesOnlyPastAFew(t *testing.T) {
 	stale(100)
 	if n := save(); n != 2 {
 		t.Errorf("%d embeddings after a save with 110 unneeded, want the 2 live ones", n)
+	}
+}
+
+// A graph file read whole once is stamped (FILE.verified, under the
+// user's key) and not read again while it stays as it was; a graph
+// rewritten since, or a store without the key, has its checksums read.
+func TestLoadStampsTheGraph(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	saved(t, dir, st)
+	k, err := userkey.Load(filepath.Join(t.TempDir(), "key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetKey(k, nil)
+	file := vecstore.File(dir, "m")
+	stamp := file + index.StampSuffix
+	load := func() {
+		t.Helper()
+		vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}})
+		if err != nil || damaged != "" || vi.Len() != 2 {
+			t.Fatalf("Load: %v, damaged %q", err, damaged)
+		}
+	}
+	inode := func() uint64 {
+		t.Helper()
+		fi, err := os.Lstat(stamp)
+		if err != nil {
+			t.Fatalf("no stamp: %v", err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	load()
+	first := inode()
+	load()
+	if inode() != first {
+		t.Error("the second load read the graph's checksums again (and rewrote its stamp)")
+	}
+
+	// Rewritten in place, the same bytes: the change time moves (written
+	// until the clock, which may tick coarsely, is past the stamp's), so
+	// the file is read again and stamped anew.
+	line, err := os.ReadFile(stamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, ok := index.Lstat(file)
+		if !ok {
+			t.Fatal("the graph file is gone")
+		}
+		if fmt.Sprint(st.Ctim.Nano()) != strings.Fields(string(line))[4] {
+			break
+		}
+	}
+	load()
+	if inode() == first {
+		t.Error("a graph written since its stamp was not read again")
 	}
 }

@@ -233,16 +233,15 @@ func init() {
 
 // BenchmarkLoad opens a saved graph of n clustered 384-d vectors (load)
 // and opens it and searches it once (load+search: a fresh braid search's
-// vector side, with the file in the page cache). heap-MB is what the
+// vector side, with the file in the page cache); load-trusted opens it as
+// a file its stamp vouches for (Trust: the links' and ids' checksums not
+// read). heap-MB is what the
 // opened index holds on the Go heap; file-MB the file's size.
 func BenchmarkLoad(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		for _, search := range []bool{false, true} {
-			name := fmt.Sprintf("n=%dk/load", n/1000)
-			if search {
-				name += "+search"
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, mode := range []string{"load", "load+search", "load-trusted"} {
+			search, trusted := mode == "load+search", mode == "load-trusted"
+			b.Run(fmt.Sprintf("n=%dk/%s", n/1000, mode), func(b *testing.B) {
 				path := filepath.Join(b.TempDir(), "v.vec")
 				if err := loadGraph[n]().Save(path); err != nil {
 					b.Fatal(err)
@@ -261,7 +260,7 @@ func BenchmarkLoad(b *testing.B) {
 					runtime.GC()
 					runtime.ReadMemStats(&before)
 					b.StartTimer()
-					x, err := Load(path, nil)
+					x, err := LoadTrusting(path, nil, Trust{Checked: func(*os.File) bool { return trusted }})
 					if err != nil {
 						b.Fatal(err)
 					}

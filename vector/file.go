@@ -427,6 +427,24 @@ func (c *counter) Write(p []byte) (int, error) {
 // another M than a non-zero opt.M gives ErrFormat. Dim and M come from the
 // file; EfSearch from opt, which may be nil.
 func Load(path string, opt *Options) (*Index, error) {
+	return LoadTrusting(path, opt, Trust{})
+}
+
+// Trust lets Load skip reading the checksums of a version 3 file's
+// mapped sections (layer 0's links and the ids; at a million nodes some
+// 165 MB) when the file is known to have passed them before: Checked is
+// asked about the opened file, and Verified told of one whose sections
+// Load read and found whole. The caller keeps that knowledge where
+// another user or a copied index cannot forge it (index.FileStamps). A
+// nil function trusts nothing and records nothing.
+type Trust struct {
+	Checked  func(f *os.File) bool
+	Verified func(f *os.File)
+}
+
+// LoadTrusting is Load, the checksums of a file t says was checked before
+// not read again.
+func LoadTrusting(path string, opt *Options, t Trust) (*Index, error) {
 	f, err := confine.Open("", path) // never blocks on a FIFO put in its place
 	if err != nil {
 		return nil, fmt.Errorf("vector: load: %w", err)
@@ -439,7 +457,8 @@ func Load(path string, opt *Options) (*Index, error) {
 	if !st.Mode().IsRegular() {
 		return nil, &FormatError{Path: path, Reason: fmt.Errorf("it is %s, not a file", confine.Kind(st.Mode()))}
 	}
-	x, err := decode(f, st.Size(), opt)
+	trusted := t.Checked != nil && t.Checked(f)
+	x, read, err := decodeTrusting(f, st.Size(), opt, trusted)
 	if err != nil {
 		return nil, loadError(path, err)
 	}
@@ -453,6 +472,9 @@ func Load(path string, opt *Options) (*Index, error) {
 			// removes the log.
 			x.disk = nil
 		}
+	}
+	if read && t.Verified != nil {
+		t.Verified(f)
 	}
 	x.g.saved = x.g.size()
 	return x, nil
@@ -540,20 +562,29 @@ func bad(format string, a ...any) error { return fmt.Errorf(format, a...) }
 // endian) or read whole into memory, an older one's nodes decoded onto
 // the heap.
 func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
+	x, _, err := decodeTrusting(f, size, opt, false)
+	return x, err
+}
+
+// decodeTrusting is decode, a version 3 file's mapped sections not
+// checked when trusted; read says it checked them.
+func decodeTrusting(f io.ReaderAt, size int64, opt *Options, trusted bool) (x *Index, read bool, err error) {
 	br := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<16)
 	r := &reader{r: br, h: crc32.New(castagnoli)}
 	b, err := r.next(headerSize)
 	if err != nil {
-		return nil, bad("not a braid vector file (%d bytes)", size)
+		return nil, false, bad("not a braid vector file (%d bytes)", size)
 	}
 	h, err := parseHeader(b, size)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if h.version != formatVersion {
-		return decode2(f, size, r, br, h, opt)
+		x, err = decode2(f, size, r, br, h, opt)
+		return x, false, err
 	}
-	return decode3(f, size, h, opt)
+	x, err = decode3(f, size, h, opt, trusted)
+	return x, err == nil && !trusted, err
 }
 
 // decode3 reads a version 3 file after its header h. It reads and checks
@@ -561,7 +592,7 @@ func decode(f io.ReaderAt, size int64, opt *Options) (*Index, error) {
 // small; the links of layer 0, the ids and the vectors stay in the file,
 // checked by Verify: walks skip a link past the graph and clamp a row's
 // count (graph.links), and a damaged id offset reads as "" (idTable.at).
-func decode3(f io.ReaderAt, size int64, h header, opt *Options) (*Index, error) {
+func decode3(f io.ReaderAt, size int64, h header, opt *Options, trusted bool) (*Index, error) {
 	le := binary.LittleEndian
 	var head [headerSize3]byte
 	if _, err := f.ReadAt(head[:], 0); err != nil {
@@ -597,7 +628,11 @@ func decode3(f io.ReaderAt, size int64, h header, opt *Options) (*Index, error) 
 	// read through CRC-32C). The vectors' checksum is Verify's: a damaged
 	// vector can only misrank. The mapped sections are still read with
 	// care (g.links, idTable), for a file whose checksums were made to fit.
+	// A trusted file (Trust) had its links and ids checked before.
 	for _, i := range []int{secDead, secUpper, secLinks, secIDOffsets, secIDs} {
+		if trusted && (i == secLinks || i == secIDOffsets || i == secIDs) {
+			continue
+		}
 		if crc32.Checksum(sec(i), castagnoli) != le.Uint32(tr[4+4*i:]) {
 			return nil, bad("checksum mismatch in the %s", sectionNames[i])
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math/rand"
 	"os"
@@ -180,4 +181,65 @@ func reseal(t *testing.T, data []byte) []byte {
 	}
 	le.PutUint32(tr[trailerSize-4:], crc32.Checksum(tr[:trailerSize-4], castagnoli))
 	return data
+}
+
+// TestLoadTrusting checks what Trust changes: a file its Checked vouches
+// for is loaded without its links' and ids' checksums being read (a
+// damaged one loads, and is used safely), one it does not is checked as
+// by Load and, when whole, reported to Verified; a damaged file is never
+// reported, and the header, trailer and upper layers are checked always.
+func TestLoadTrusting(t *testing.T) {
+	base := hostileBase(t)
+	lay := layoutOf(t, base)
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var verified []string
+	trust := func(vouch bool) Trust {
+		return Trust{
+			Checked:  func(*os.File) bool { return vouch },
+			Verified: func(f *os.File) { verified = append(verified, filepath.Base(f.Name())) },
+		}
+	}
+	whole := write("whole.vec", base)
+	if _, err := LoadTrusting(whole, nil, trust(false)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadTrusting(whole, nil, trust(true)); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(verified) != "[whole.vec]" {
+		t.Errorf("Verified heard of %v, want whole.vec once (when its checksums were read)", verified)
+	}
+
+	verified = nil
+	links := bytes.Clone(base)
+	links[lay.off[secLinks]+8] ^= 0xff
+	spoiled := write("links.vec", links)
+	if _, err := LoadTrusting(spoiled, nil, trust(false)); !errors.Is(err, ErrFormat) {
+		t.Errorf("untrusted load of a file with a damaged link: %v, want ErrFormat", err)
+	}
+	x, err := LoadTrusting(spoiled, nil, trust(true))
+	if err != nil {
+		t.Fatalf("trusted load of a file with a damaged link: %v, want it loaded unread", err)
+	}
+	q := make([]float32, 8)
+	q[0] = 1
+	if _, err := x.Search(q, 5); err != nil {
+		t.Errorf("search of the trusted damaged graph: %v", err)
+	}
+	if verified != nil {
+		t.Errorf("Verified heard of %v, want nothing for a damaged or trusted file", verified)
+	}
+
+	trailer := bytes.Clone(base)
+	trailer[len(trailer)-1] ^= 0xff
+	if _, err := LoadTrusting(write("trailer.vec", trailer), nil, trust(true)); !errors.Is(err, ErrFormat) {
+		t.Errorf("trusted load of a file with a damaged trailer: %v, want ErrFormat", err)
+	}
 }
