@@ -56,6 +56,7 @@ func (r *Report) Markdown(w io.Writer) {
 			{"ingest.s", "ingest, s"}, {"rss_peak_mb", "peak RSS so far, MB"},
 			{"reindex_unchanged.s", "braid index again, nothing changed, s"}, {"reindex_one_note.s", "… one note edited, s"}, {"watch_one_note.s", "… one note edited, under --watch (the changed path only), s"}, {"disk.bytes_per_chunk", "index on disk, bytes per chunk"},
 			{"reopen.ms", "open the index again and search once, ms"}, {"reopen.heap_mb", "… heap that keeps, MB"},
+			{"reopen_stamped.ms", "… and once more, the checksums read before stamped, ms"},
 			{"cluster.ingest.chunks_per_s", "OpenSearch ingest, chunks/s"}, {"cluster.ingest.s", "OpenSearch ingest, s"},
 			{"model_ingest.chunks_per_s", "ingest embedding with the model, chunks/s"},
 			{"model_ingest.tokens_per_s", "… tokens/s"}, {"model_ingest.s", "… s"},
