@@ -32,9 +32,9 @@ func (l *Lexical) guard(f func() error) error {
 // segment's footer and offsets, so a truncated or altered segment panics
 // (in goroutines of bleve's own, where it cannot be recovered) at the
 // first search or merge that reads the damaged part. Each segment's file
-// ends with the CRC-32 of all that precedes it. A segment stamps (nil:
-// none) says this user's braid checked already is not read again; it
-// returns how many segments it read.
+// ends with the CRC-32 of all that precedes it. A segment that stamps
+// (nil: none) says this user's braid checked already is not read again;
+// it returns how many segments it read.
 func openVerified(path string, stamps *FileStamps) (bleve.Index, int, error) {
 	root := filepath.Join(path, "store", "root.bolt")
 	if err := checkHeader(root); err != nil && !errors.Is(err, os.ErrNotExist) {
