@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // Environment variables the helper reads.
@@ -117,7 +118,7 @@ func StartCluster(t testing.TB, nodes int) *Cluster {
 	// before the nodes bind: retry on the script's "already in use".
 	var out, errOut string
 	for attempt := 0; attempt < 4; attempt++ {
-		port, err := freeRange(nodes, attempt)
+		port, claimed, err := freeRange(nodes, attempt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,8 +128,12 @@ func StartCluster(t testing.TB, nodes int) *Cluster {
 			"--transport-port", strconv.Itoa(port+transportOffset))
 		if err == nil {
 			c.nodes, c.port, c.tport = nodes, port, port+transportOffset
+			// Held until the test ends, after its Stop (cleanups run
+			// last first): Restart starts on the same ports.
+			t.Cleanup(func() { claimed.Close() })
 			break
 		}
+		claimed.Close()
 		if strings.Contains(errOut, "already in use") {
 			continue
 		}
@@ -253,8 +258,9 @@ func (c *Cluster) run(timeout time.Duration, name string, args ...string) (strin
 }
 
 // freeRange picks an HTTP base port with nodes free ports from it and as
-// many free transport ports at transportOffset above it.
-func freeRange(nodes, attempt int) (int, error) {
+// many free transport ports at transportOffset above it, and claims the
+// range for this cluster (claim) until the returned file is closed.
+func freeRange(nodes, attempt int) (int, *os.File, error) {
 	span := httpHigh - httpLow
 	start := (os.Getpid()*7 + attempt*13) * 10 % span
 	for i := 0; i < span; i += 10 {
@@ -262,15 +268,37 @@ func freeRange(nodes, attempt int) (int, error) {
 		if base+nodes > httpHigh {
 			continue
 		}
-		ok := true
+		claimed, ok := claim(base)
+		if !ok {
+			continue
+		}
 		for n := 0; n < nodes && ok; n++ {
 			ok = portFree(base+n) && portFree(base+transportOffset+n)
 		}
 		if ok {
-			return base, nil
+			return base, claimed, nil
 		}
+		claimed.Close()
 	}
-	return 0, fmt.Errorf("opensearchtest: no %d free ports in %d..%d", nodes, httpLow, httpHigh)
+	return 0, nil, fmt.Errorf("opensearchtest: no %d free ports in %d..%d", nodes, httpLow, httpHigh)
+}
+
+// claim takes an advisory lock on the port range from base, in a file of
+// the system's temporary folder, for as long as the returned file stays
+// open (or the process lives); false when another cluster holds it. A
+// port found free is free only until a node binds it, seconds later, so
+// without the claim two test processes starting clusters at once could
+// pick the same range, and one node would die at its start.
+func claim(base int) (*os.File, bool) {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), fmt.Sprintf("braid-opensearchtest-%d.lock", base)), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, false
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, false
+	}
+	return f, true
 }
 
 func portFree(port int) bool {
