@@ -1,14 +1,17 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/braidsearch/braid/internal/confine"
+	bolt "go.etcd.io/bbolt"
 )
 
 // LexicalFix is what to do about a damaged lexical index at path: it holds
@@ -28,13 +31,14 @@ func (l *Lexical) guard(f func() error) error {
 }
 
 // openVerified opens the existing lexical index at path read-only and
-// checks that every segment it refers to is whole: bleve trusts a
-// segment's footer and offsets, so a truncated or altered segment panics
-// (in goroutines of bleve's own, where it cannot be recovered) at the
-// first search or merge that reads the damaged part. Each segment's file
-// ends with the CRC-32 of all that precedes it. A segment that stamps
-// (nil: none) says this user's braid checked already is not read again;
-// it returns how many segments it read.
+// checks that every segment it refers to is whole, before bleve reads
+// it: bleve trusts a segment's footer and offsets, so a truncated or
+// altered segment panics (in goroutines of bleve's own, where it cannot be
+// recovered) at the first search or merge that reads the damaged part, or
+// at the open itself asks for terabytes (a fatal error, which no guard
+// recovers). Each segment's file ends with the CRC-32 of all that precedes
+// it. A segment that stamps (nil: none) says this user's braid checked
+// already is not read again; it returns how many segments it read.
 func openVerified(path string, stamps *FileStamps) (bleve.Index, int, error) {
 	root := filepath.Join(path, "store", "root.bolt")
 	if err := checkHeader(root); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -43,6 +47,13 @@ func openVerified(path string, stamps *FileStamps) (bleve.Index, int, error) {
 	var idx bleve.Index
 	read := 0
 	err := guardWith(func(r any) error { return lexDamaged(path, r) }, func() error {
+		var err error
+		if read, err = verifySegments(path, stamps); err != nil {
+			if errors.Is(err, os.ErrPermission) {
+				return fmt.Errorf("open lexical index %s: %w", path, err)
+			}
+			return lexDamaged(path, err)
+		}
 		i, err := bleve.OpenUsing(path, map[string]interface{}{"read_only": true})
 		if err != nil {
 			if errors.Is(err, os.ErrPermission) {
@@ -51,9 +62,6 @@ func openVerified(path string, stamps *FileStamps) (bleve.Index, int, error) {
 			return lexDamaged(path, err)
 		}
 		idx = i
-		if read, err = verifySegments(idx, stamps); err != nil {
-			return lexDamaged(path, err)
-		}
 		return nil
 	})
 	if err != nil {
@@ -65,50 +73,118 @@ func openVerified(path string, stamps *FileStamps) (bleve.Index, int, error) {
 	return idx, read, nil
 }
 
-// verifySegments checks the CRC of every segment of idx's current
-// snapshot but those stamps says were checked already, stamps those it
-// read, and returns how many it read.
-func verifySegments(idx bleve.Index, stamps *FileStamps) (int, error) {
-	adv, err := idx.Advanced()
+// verifySegments checks the CRC-32 of every segment file a snapshot in
+// the index's root.bolt names (bleve opens the newest snapshot whose
+// segments all open, so any of them may be read) but those stamps says
+// were checked already, stamps those it read, and returns how many it
+// read. A segment named but missing is left to bleve, which falls back to
+// an older snapshot (doctor.Lexical then refuses the index as behind
+// meta.db); a name that leaves the index's folder is damage.
+func verifySegments(path string, stamps *FileStamps) (int, error) {
+	names, err := segmentNames(filepath.Join(path, "store", "root.bolt"))
 	if err != nil {
 		return 0, err
-	}
-	s, ok := adv.(*scorch.Scorch)
-	if !ok {
-		return 0, nil
-	}
-	r, err := s.Reader()
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok {
-		return 0, nil
 	}
 	read := 0
-	for _, ss := range snap.Segments() {
-		seg, ok := ss.Segment().(interface {
-			Data() []byte
-			CRC() uint32
-			Path() string
-		})
-		if !ok {
-			continue // in memory, not yet persisted
+	for _, name := range names {
+		if name == "" || name != filepath.Base(name) || name == "." || name == ".." {
+			return read, fmt.Errorf("root.bolt names a segment %q outside lexical.bleve/store", name)
 		}
-		st, described := Lstat(seg.Path())
-		if described && stamps.Checked(seg.Path(), st) {
+		p := filepath.Join(path, "store", name)
+		st, described := Lstat(p)
+		if !described {
+			continue // missing (CheckEntries refused anything but a file)
+		}
+		if stamps.Checked(p, st) {
 			continue
 		}
-		data := seg.Data()
 		read++
-		if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != seg.CRC() {
-			return read, fmt.Errorf("segment %s fails its checksum", filepath.Base(seg.Path()))
+		if err := checkSegment(p); err != nil {
+			return read, err
 		}
-		if described {
-			stamps.Add(seg.Path(), st)
-		}
+		stamps.Add(p, st)
 	}
 	stamps.Save()
 	return read, nil
+}
+
+// segmentNames lists the segment files the snapshots in the scorch root
+// at root name, each once; none when root does not exist.
+func segmentNames(root string) ([]string, error) {
+	if _, err := os.Lstat(root); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	readOnly := func(path string, _ int, mode os.FileMode) (*os.File, error) {
+		return os.OpenFile(path, os.O_RDONLY, mode) // bbolt would add O_CREATE
+	}
+	db, err := bolt.Open(root, 0o600, &bolt.Options{ReadOnly: true, OpenFile: readOnly})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var names []string
+	seen := map[string]bool{}
+	err = db.View(func(tx *bolt.Tx) error {
+		snaps := tx.Bucket(scorchSnapshots)
+		if snaps == nil {
+			return nil
+		}
+		return snaps.ForEachBucket(func(k []byte) error {
+			snap := snaps.Bucket(k)
+			return snap.ForEachBucket(func(k []byte) error {
+				if len(k) == 0 || k[0] == scorchInternal || k[0] == scorchMeta {
+					return nil
+				}
+				if p := snap.Bucket(k).Get(scorchPath); p != nil && !seen[string(p)] {
+					seen[string(p)] = true
+					names = append(names, string(p))
+				}
+				return nil
+			})
+		})
+	})
+	return names, err
+}
+
+// The keys of scorch's root.bolt (bleve's index/scorch, util/keys.go):
+// the snapshots bucket, and in a snapshot the internal and metadata
+// buckets beside one bucket per segment, whose path key names its file.
+var (
+	scorchSnapshots = []byte{'s'}
+	scorchPath      = []byte{'p'}
+)
+
+const (
+	scorchInternal = 'i'
+	scorchMeta     = 'm'
+)
+
+// checkSegment compares a segment file's CRC-32 of all but its last four
+// bytes with those four (big endian, as zap writes them).
+func checkSegment(path string) error {
+	f, err := confine.Open("", path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	name := filepath.Base(path)
+	if fi.Size() < 4 {
+		return fmt.Errorf("segment %s is truncated (%d bytes)", name, fi.Size())
+	}
+	h := crc32.NewIEEE()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, fi.Size()-4)); err != nil {
+		return err
+	}
+	var tail [4]byte
+	if _, err := f.ReadAt(tail[:], fi.Size()-4); err != nil {
+		return err
+	}
+	if h.Sum32() != binary.BigEndian.Uint32(tail[:]) {
+		return fmt.Errorf("segment %s fails its checksum", name)
+	}
+	return nil
 }

@@ -1,0 +1,117 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// lexicalWithSegments writes a lexical index of three commits at
+// dir/lexical.bleve and returns its path and the segment files its newest
+// snapshot names.
+func lexicalWithSegments(t *testing.T, dir string) (string, []string) {
+	t.Helper()
+	path := filepath.Join(dir, "lexical.bleve")
+	l, err := OpenLexical(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen := range 3 {
+		var chunks []*Chunk
+		for i := range 20 {
+			doc := fmt.Sprintf("d%d-%d", gen, i)
+			chunks = append(chunks, &Chunk{ID: doc + "#0000.0", DocID: doc, Text: fmt.Sprintf("garden tomatoes %d", i)})
+		}
+		if err := l.Apply(uint64(gen+1), nil, chunks, func(string) ChunkMeta { return ChunkMeta{Path: "a.md", Tags: []string{"t"}} }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	names, err := segmentNames(filepath.Join(path, "store", "root.bolt"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("segments %v, %v; want some", names, err)
+	}
+	return path, names
+}
+
+// A byte flipped anywhere in a segment (each of its bytes, in turn, up to
+// 4,000 places), its footer's offsets and lengths included, is a
+// damaged-index error at open: zap reads those before any check of its
+// own, and a wild length there was an allocation of terabytes, a fatal
+// error no guard recovers (checked only after bleve's open, some bytes of
+// this segment crashed the test with "runtime: out of memory").
+func TestDamagedSegmentIsAnError(t *testing.T) {
+	path, names := lexicalWithSegments(t, t.TempDir())
+	seg := filepath.Join(path, "store", names[0])
+	data, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []int
+	for i := max(0, len(data)-64); i < len(data); i++ {
+		at = append(at, i) // the footer: offsets, chunk mode, version, CRC
+	}
+	for i := 0; i < len(data)-64; i += max(1, len(data)/4000) {
+		at = append(at, i)
+	}
+	for _, i := range at {
+		spoiled := append([]byte(nil), data...)
+		spoiled[i] ^= 0x5a
+		if err := os.WriteFile(seg, spoiled, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		l, err := OpenLexical(path, true)
+		var corrupt *CorruptError
+		if !errors.As(err, &corrupt) {
+			if l != nil {
+				l.Close()
+			}
+			t.Fatalf("byte %d of %d flipped: open gave %v, want a damaged-index error", i, len(data), err)
+		}
+	}
+	if err := os.WriteFile(seg, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenLexical(path, true)
+	if err != nil {
+		t.Fatalf("open after the segment was mended: %v", err)
+	}
+	l.Close()
+}
+
+// A root.bolt naming a segment outside the index's folder (a cloned
+// .braid/ pointing bleve at any file) is refused before bleve opens it.
+func TestSegmentNamedOutside(t *testing.T) {
+	path, _ := lexicalWithSegments(t, t.TempDir())
+	db, err := bolt.Open(filepath.Join(path, "store", "root.bolt"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		snaps := tx.Bucket(scorchSnapshots)
+		return snaps.ForEachBucket(func(k []byte) error {
+			snap := snaps.Bucket(k)
+			return snap.ForEachBucket(func(k []byte) error {
+				if k[0] == scorchInternal || k[0] == scorchMeta {
+					return nil
+				}
+				return snap.Bucket(k).Put(scorchPath, []byte("../../../etc/passwd"))
+			})
+		})
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corrupt *CorruptError
+	if _, err := OpenLexical(path, true); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "outside lexical.bleve/store") {
+		t.Errorf("open: %v, want a damaged-index error naming the segment outside", err)
+	}
+}
