@@ -35,7 +35,7 @@ type FileStamps struct {
 // file) when s has no key. A stamp file that is a link, a FIFO or
 // oversized holds no stamps.
 func (s *Store) FileStamps(path string) *FileStamps {
-	if s == nil || !s.sealing || s.keyErr != nil || len(s.key) == 0 {
+	if !s.canSeal() {
 		return nil
 	}
 	fs := &FileStamps{key: s.key, path: path, known: map[string]string{}}
@@ -51,16 +51,6 @@ func (s *Store) FileStamps(path string) *FileStamps {
 		fs.known[f[1]] = strings.Join(f, " ")
 	}
 	return fs
-}
-
-// Lstat describes the file at path for Checked and Add, not following a
-// link; false when it is not a regular file.
-func Lstat(path string) (*unix.Stat_t, bool) {
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, false
-	}
-	return &st, true
 }
 
 // Fstat describes the open file f for Checked and Add; false when it is

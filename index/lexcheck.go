@@ -90,19 +90,13 @@ func verifySegments(path string, stamps *FileStamps) (int, error) {
 		if name == "" || name != filepath.Base(name) || name == "." || name == ".." {
 			return read, fmt.Errorf("root.bolt names a segment %q outside lexical.bleve/store", name)
 		}
-		p := filepath.Join(path, "store", name)
-		st, described := Lstat(p)
-		if !described {
-			continue // missing (CheckEntries refused anything but a file)
-		}
-		if stamps.Checked(p, st) {
-			continue
-		}
-		read++
-		if err := checkSegment(p); err != nil {
+		checked, err := checkSegment(filepath.Join(path, "store", name), stamps)
+		if err != nil {
 			return read, err
 		}
-		stamps.Add(p, st)
+		if checked {
+			read++
+		}
 	}
 	stamps.Save()
 	return read, nil
@@ -160,31 +154,45 @@ const (
 )
 
 // checkSegment compares a segment file's CRC-32 of all but its last four
-// bytes with those four (big endian, as zap writes them).
-func checkSegment(path string) error {
+// bytes with those four (big endian, as zap writes them), unless stamps
+// says the file, as its open descriptor describes it, was checked before;
+// a file it checks is stamped as described before the read, so one
+// written during it is read again next time. It says whether it read the
+// file; a missing one is left to bleve (CheckEntries refused anything but
+// a file).
+func checkSegment(path string, stamps *FileStamps) (bool, error) {
 	f, err := confine.Open("", path)
-	if err != nil {
-		return err
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, err
 	}
 	defer f.Close()
+	st, described := Fstat(f)
+	if described && stamps.Checked(path, st) {
+		return false, nil
+	}
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return true, err
 	}
 	name := filepath.Base(path)
 	if fi.Size() < 4 {
-		return fmt.Errorf("segment %s is truncated (%d bytes)", name, fi.Size())
+		return true, fmt.Errorf("segment %s is truncated (%d bytes)", name, fi.Size())
 	}
 	h := crc32.NewIEEE()
 	if _, err := io.Copy(h, io.NewSectionReader(f, 0, fi.Size()-4)); err != nil {
-		return err
+		return true, err
 	}
 	var tail [4]byte
 	if _, err := f.ReadAt(tail[:], fi.Size()-4); err != nil {
-		return err
+		return true, err
 	}
 	if h.Sum32() != binary.BigEndian.Uint32(tail[:]) {
-		return fmt.Errorf("segment %s fails its checksum", name)
+		return true, fmt.Errorf("segment %s fails its checksum", name)
 	}
-	return nil
+	if described {
+		stamps.Add(path, st)
+	}
+	return true, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/vector"
+	"golang.org/x/sys/unix"
 )
 
 // File names the HNSW file of a model in the index directory dir, so
@@ -87,17 +88,22 @@ func Load(st *index.Store, o Options) (vi *vector.Index, damaged string, err err
 // trust lets vector.Load skip the checksums of a graph file this user's
 // braid read whole before, by a stamp beside it sealed with st's key
 // (FILE.verified, as the lexical segments' and meta.db's): at a million
-// chunks they are some 165 MB read at every open.
+// chunks they are some 165 MB read at every open. A file read is stamped
+// as described before the read, so one written during it is read again.
 func trust(st *index.Store, file string) vector.Trust {
 	stamps := st.FileStamps(file + index.StampSuffix)
+	var before *unix.Stat_t // the opened file, as Checked saw it
 	return vector.Trust{
 		Checked: func(f *os.File) bool {
 			s, ok := index.Fstat(f)
+			if ok {
+				before = s
+			}
 			return ok && stamps.Checked(f.Name(), s)
 		},
 		Verified: func(f *os.File) {
-			if s, ok := index.Fstat(f); ok {
-				stamps.Add(f.Name(), s)
+			if before != nil {
+				stamps.Add(f.Name(), before)
 				stamps.Save()
 			}
 		},
