@@ -314,16 +314,23 @@ func timeReopen(ctx context.Context, e *braid.Engine, dir string, opt *braid.Opt
 	if err := e.Close(); err != nil {
 		return err
 	}
+	openAndSearch := func() (*braid.Engine, error) {
+		e, err := braid.Open(dir, opt)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := e.Search(ctx, q, braid.SearchOptions{NoRerank: true}); err != nil {
+			e.Close()
+			return nil, err
+		}
+		return e, nil
+	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	t0 := time.Now()
-	e2, err := braid.Open(dir, opt)
+	e2, err := openAndSearch()
 	if err != nil {
-		return err
-	}
-	if _, err := e2.Search(ctx, q, braid.SearchOptions{NoRerank: true}); err != nil {
-		e2.Close()
 		return err
 	}
 	metrics["reopen.ms"] = round(msSince(t0))
@@ -338,14 +345,11 @@ func timeReopen(ctx context.Context, e *braid.Engine, dir string, opt *braid.Opt
 		return err
 	}
 	t0 = time.Now()
-	e3, err := braid.Open(dir, opt)
+	e3, err := openAndSearch()
 	if err != nil {
 		return err
 	}
 	defer e3.Close()
-	if _, err := e3.Search(ctx, q, braid.SearchOptions{NoRerank: true}); err != nil {
-		return err
-	}
 	metrics["reopen_stamped.ms"] = round(msSince(t0))
 	return nil
 }

@@ -68,10 +68,16 @@ func (s *Store) stamped() bool {
 	return s.key.Verify(got[len(fields)], fields...)
 }
 
+// canSeal says whether the store has this user's key to seal stamps with
+// (SetKey, and the key loaded).
+func (s *Store) canSeal() bool {
+	return s != nil && s.sealing && s.keyErr == nil && len(s.key) > 0
+}
+
 // stampFields describe the store file now; false without a key or when
 // the file cannot be described.
 func (s *Store) stampFields() ([]string, bool) {
-	if !s.sealing || s.keyErr != nil || len(s.key) == 0 {
+	if !s.canSeal() {
 		return nil, false
 	}
 	fi, err := os.Stat(s.db.Path())
