@@ -133,8 +133,9 @@ type Options struct {
 	// Reranker reorders the best fused candidates with a cross-encoder;
 	// nil means no reranking.
 	Reranker *rerank.Reranker
-	// RerankTop is how many fused candidates the reranker reads; zero
-	// means 50.
+	// RerankTop is how many fused candidates the reranker OpenWithModels
+	// loads reads (rerank.Options.Top); zero means DefaultRerankTop (50).
+	// A Reranker given here reads its own Top.
 	RerankTop int
 	// NoRerank says why Reranker is nil when reranking was wanted, in a
 	// short clause (for example "no cross-encoder installed; braid models

@@ -1,8 +1,6 @@
 package braid
 
 import (
-	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -29,10 +27,7 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 	if err := e.mirrored(); err != nil { // hashes are looked up in the cluster's documents
 		return nil, err
 	}
-	if opt.Limit < 0 {
-		return nil, fmt.Errorf("%w: limit %d, want 1 or more", ErrBadOption, opt.Limit)
-	}
-	found, total, err := e.nt.ByHash(notes.HashQuery{Hash: h, Explicit: explicit, Limit: cmp.Or(opt.Limit, DefaultLimit),
+	found, total, err := e.nt.ByHash(notes.HashQuery{Hash: h, Explicit: explicit, Limit: opt.Limit,
 		Filter: func() (index.Request, error) { return e.filters(opt) }})
 	if err != nil || total == 0 && !explicit {
 		return nil, err // no match: a word that happens to be hex, searched for

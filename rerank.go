@@ -22,11 +22,7 @@ func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []rank.Cand
 	if e.opt.Reranker == nil {
 		return cands, 0, 0, e.rerankWarning(opt), nil
 	}
-	top := e.opt.RerankTop
-	if top <= 0 {
-		top = DefaultRerankTop
-	}
-	top = min(len(cands), top)
+	top := min(len(cands), e.opt.Reranker.Top())
 	if top == 0 {
 		return cands, 0, 0, "", nil
 	}

@@ -3,7 +3,6 @@ package braid
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -13,111 +12,6 @@ import (
 	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/snippet"
-)
-
-// SearchOptions shapes a search. The zero value asks for the 10 best
-// documents with the default vector weight.
-type SearchOptions struct {
-	Limit int // hits to return; zero means the index's setting, else DefaultLimit (10)
-	// VectorWeight mixes lexical (0) and vector (1) scores, exactly as
-	// named. nil means the index's vector_weight setting, else auto where
-	// vectors are available: both lists are retrieved and each query gets
-	// the weight WeightModel gives its lists' predictors (Results.Weighting
-	// says which and why); without vectors, 0. Without an embedding model
-	// every search is lexical and a weight above 0 adds a warning.
-	VectorWeight *float64
-	Keyword      bool     // BM25 only, whatever the weight, and not reranked
-	Sources      []string // source ids or names; any of them
-	PathGlob     string   // only documents whose path (relative to its source) matches
-	Tags         []string // only documents with all these tags
-	Fuzzy        bool     // tolerate typos
-	Similarity   float64  // with Fuzzy, how similar a word must be, 0..1; zero means DefaultSimilarity (0.8)
-	Chunks       bool     // every matching chunk, not just the best one per document
-	Explain      bool     // attach a score breakdown to each hit
-	// Metadata keeps only documents whose metadata (set with Add or
-	// Update) has every one of these key=value pairs.
-	Metadata map[string]string
-	// Session keeps the documents the named session's pins select
-	// (Sessions); empty means any.
-	Session string
-	// Fusion combines the lexical and vector lists: FusionLinear (the zero
-	// value) or FusionRRF.
-	Fusion Fusion
-	// Normalize puts the two lists' scores on one scale for FusionLinear:
-	// settings.NormMinMax (the zero value) or settings.NormZScore. On
-	// SciFact train the two are within 0.004 nDCG@10 of each other at
-	// every weight; min-max is the default because it stays sound for
-	// short lists: a query with one BM25 match gives that match full
-	// lexical credit, where its z-score would be 0.
-	Normalize Normalization
-	// Candidates is how many chunks each retriever hands to fusion; zero
-	// means the index's setting, else DefaultCandidates (50).
-	Candidates int
-	// DocEvidence lets a document that matches in several chunks rank
-	// above one lucky chunk: each chunk gains this share of the scores of
-	// its document's next two chunks in the fused list. nil means the
-	// index's setting, else settings.DefaultDocEvidence (0.2); 0 turns it
-	// off. It and LinkPrior apply where vectors take part (weight above
-	// 0): a keyword search stays plain BM25.
-	DocEvidence *float64
-	// LinkPrior favours notes many others link to: each chunk's score is
-	// multiplied by 1 + LinkPrior·ln(1 + the documents linking to its
-	// document). nil means the index's setting, else
-	// settings.DefaultLinkPrior (0, off).
-	LinkPrior *float64
-	// QueryInstruction says whether the query goes to the embedding model
-	// with the model's retrieval instruction (bge's "Represent this
-	// sentence for searching relevant passages: "). nil means the index's
-	// setting, else true.
-	QueryInstruction *bool
-	// TitleWeight and HeadingWeight are the BM25 weights of a word matched
-	// again in a note's title (and path) and in a chunk's heading path,
-	// as a bonus on its match in the content, which holds them too
-	// (index.Request); 0 counts them as body text only. nil means the
-	// index's setting, else settings.DefaultTitleWeight (0.5) and
-	// DefaultHeadingWeight (0), chosen in docs/benchmarks.md.
-	TitleWeight, HeadingWeight *float64
-	// NoRerank skips the cross-encoder for this search.
-	NoRerank bool
-	// Rerank asks for the cross-encoder explicitly (a --rerank flag, a
-	// rerank argument): a search that cannot rerank then says why, once
-	// per Engine. Without it, and without Options.RerankNamed, a missing
-	// cross-encoder is silent (Capabilities says it). A keyword search
-	// never reranks and never warns of it.
-	Rerank bool
-	// RerankBudget is the cross-encoder's time for this search; zero
-	// means the index's setting (Settings), else the engine's, else the
-	// reranker's own; negative means no limit.
-	RerankBudget time.Duration
-	// Hash answers with the document whose content hash (Document.Hash)
-	// is this or starts with it (8+ hex digits), as one hit of score 1;
-	// the query is ignored, the filters apply. A
-	// query that looks like a hash (LooksLikeHash) and matches one is
-	// answered the same way without it. See DocumentByHash.
-	Hash string
-
-	// WeightModel is the adaptive weighting a search with no
-	// VectorWeight gets (fusion.Model: the lists' predictors to the
-	// weight); nil means the index's (braid tune --save), else
-	// fusion.DefaultModel.
-	WeightModel *fusion.Model
-
-	weightFromSettings bool // VectorWeight is the index's setting, not the caller's
-}
-
-// Normalization names how linear fusion rescales each list's scores:
-// settings.NormMinMax or settings.NormZScore.
-type Normalization = settings.Normalization
-
-// Fusion names a way to combine the lexical and vector candidate lists:
-// FusionLinear or FusionRRF (package settings defines them).
-type Fusion = settings.Fusion
-
-const (
-	// FusionLinear mixes normalised scores: w·vector + (1−w)·lexical.
-	FusionLinear = settings.FusionLinear
-	// FusionRRF is weighted reciprocal rank fusion (k = 60).
-	FusionRRF = settings.FusionRRF
 )
 
 // Range is a half-open byte range [Start, End) in a snippet.
@@ -201,17 +95,17 @@ type Timings struct {
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
 
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
-// An embedded index without documents is ErrEmptyIndex.
+// An embedded index without documents is ErrEmptyIndex. It reads as the
+// pipeline: check → retrieve → weigh → fuse → signals → keep → rerank →
+// hydrate, each stage's work in its package.
 func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
 	start := time.Now()
-	opt = e.withSettings(opt) // settings.go
-	if e.cl != nil && len(opt.Metadata) > 0 {
-		return nil, e.embeddedOnly("a metadata filter (the document store's)")
+	opt, err := e.checked(opt) // options.go
+	if err != nil {
+		return nil, err
 	}
-	if e.cl == nil { // a cluster's search answers an empty index with no hits
-		if err := e.emptyIndex(); err != nil {
-			return nil, err
-		}
+	if err := e.searchable(opt); err != nil {
+		return nil, err
 	}
 	if res, err := e.searchHash(query, opt, start); res != nil || err != nil { // hash.go
 		return res, err
@@ -220,96 +114,30 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	if opt.Limit < 0 {
-		return nil, fmt.Errorf("%w: limit %d, want 1 or more", ErrBadOption, opt.Limit)
-	}
-	if opt.Limit == 0 {
-		opt.Limit = DefaultLimit
-	}
-	for _, v := range []struct {
-		name string
-		v    *float64
-		most float64
-	}{{"doc_evidence", opt.DocEvidence, 1}, {"link_prior", opt.LinkPrior, 1},
-		{"title_weight", opt.TitleWeight, settings.MaxFieldWeight}, {"heading_weight", opt.HeadingWeight, settings.MaxFieldWeight}} {
-		if v.v != nil && (math.IsNaN(*v.v) || *v.v < 0 || *v.v > v.most) {
-			return nil, fmt.Errorf("%w: %s %v out of range, want 0..%g", ErrBadOption, v.name, *v.v, v.most)
-		}
-	}
-	if opt.Candidates < 0 {
-		return nil, fmt.Errorf("%w: candidates %d, want 1 or more", ErrBadOption, opt.Candidates)
-	}
-	if opt.Candidates == 0 {
-		opt.Candidates = DefaultCandidates
-	}
-	if opt.Fusion != "" && opt.Fusion != FusionLinear && opt.Fusion != FusionRRF {
-		return nil, fmt.Errorf("%w: fusion %q, want %q or %q", ErrBadOption, opt.Fusion, FusionLinear, FusionRRF)
-	}
-	if opt.Normalize != "" && opt.Normalize != settings.NormMinMax && opt.Normalize != settings.NormZScore {
-		return nil, fmt.Errorf("%w: normalization %q, want %q or %q", ErrBadOption, opt.Normalize, settings.NormMinMax, settings.NormZScore)
-	}
-	res := &Results{Results: []Hit{}}
-	w, warning, err := e.availability().Weight(opt.VectorWeight, opt.weightFromSettings, opt.Keyword) // vectors.go
-	if err != nil {
-		return nil, err
-	}
-	// No weight named: the lists are retrieved at the default weight and
-	// fused at the one their predictors give (rank.Weigh).
-	adaptive := opt.VectorWeight == nil && w > 0
-	if warning != "" {
-		res.Warning = warning
-	}
-	fuzz := 0
-	if opt.Fuzzy {
-		sim := opt.Similarity
-		if sim == 0 {
-			sim = DefaultSimilarity
-		}
-		if sim < 0 || sim > 1 {
-			return nil, fmt.Errorf("%w: similarity %v out of range, want 0..1", ErrBadOption, sim)
-		}
-		fuzz = fuzziness(sim)
-	}
 	req, err := e.filters(opt) // hash.go
 	if err != nil {
 		return nil, err
 	}
-	req.Query, req.Fuzziness, req.Explain = q, fuzz, opt.Explain
+	req.Query, req.Fuzziness, req.Explain = q, fuzziness(opt), opt.Explain
 	req.TitleWeight, req.HeadingWeight = settings.Or(opt.TitleWeight, settings.DefaultTitleWeight), settings.Or(opt.HeadingWeight, settings.DefaultHeadingWeight)
-	var hits []Hit
-	if w == 0 {
-		// Lexical only: fetch more chunks until enough documents are found.
-		req.Size = max(opt.Candidates, opt.Limit*8)
-		for {
-			t := time.Now()
-			cands, total, err := e.ret.Lexical(ctx, req)
-			if err != nil {
-				return nil, err
-			}
-			res.Timings.Lexical += msSince(t)
-			res.Total = total
-			if hits, err = e.rerankAndHydrate(ctx, q, rank.Fuse(cands, nil, 0, opt.Fusion, opt.Normalize), opt, w, res); err != nil {
-				return nil, err
-			}
-			if len(hits) >= opt.Limit || len(cands) >= total || req.Size >= 1<<16 {
-				break
-			}
-			req.Size *= 4 // one hit per document needs more chunks
-		}
-	} else {
-		lexC, vecC, total, err := e.retrieve(ctx, q, req, opt, w, &res.Timings)
-		if err != nil {
-			return nil, err
-		}
-		t := time.Now()
-		model := fusion.DefaultModel
-		if opt.WeightModel != nil {
-			model = *opt.WeightModel
-		}
-		res.Weighting = rank.Weigh(lexC, vecC, w, adaptive, model)
+	res := &Results{Results: []Hit{}}
+
+	decided, warning := e.weight(opt) // the weight the lists are retrieved at
+	res.Warning = warning
+	lexC, vecC, total, err := e.retrieve(ctx, q, req, opt, decided.Weight, &res.Timings)
+	if err != nil {
+		return nil, err
+	}
+	t := time.Now()
+	hybrid, w := decided.Weight > 0, 0.0
+	if hybrid { // a lexical search has one list and no weighting
+		res.Weighting = rank.Weigh(lexC, vecC, decided, settings.Or(opt.WeightModel, fusion.DefaultModel))
 		w = res.Weighting.Weight
-		cands := rank.Fuse(lexC, vecC, w, opt.Fusion, opt.Normalize)
-		res.Timings.Fusion = msSince(t)
+	}
+	cands := rank.Fuse(lexC, vecC, w, opt.Fusion, opt.Normalize)
+	res.Timings.Fusion = msSince(t)
+	res.Total = total
+	if hybrid { // a lexical search stays plain BM25
 		// BM25 counts its matches; the vectors match every chunk by some
 		// degree, so they count the chunks they returned: a query of stop
 		// words (BM25 matches nothing) still has the vector hits it shows.
@@ -317,28 +145,92 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 		if cands, err = rank.Signals(ctx, cands, opt.DocEvidence, opt.LinkPrior, e.ret.Backlinks); err != nil {
 			return nil, err
 		}
-		cands = res.Weighting.Keep(cands) // the guard: a confident list's best stays in the top
-		if hits, err = e.rerankAndHydrate(ctx, q, cands, opt, w, res); err != nil {
-			return nil, err
-		}
 	}
-	if len(hits) > opt.Limit {
-		hits = hits[:opt.Limit]
+	cands = res.Weighting.Keep(cands) // the guard: a confident list's best stays in the top
+	hits, err := e.rerankAndHydrate(ctx, q, cands, opt, w, res)
+	if err != nil {
+		return nil, err
 	}
-	res.Total = max(res.Total, len(hits)) // never fewer than shown
-	res.Results = hits
+	res.Results = hits[:min(len(hits), opt.Limit)]
+	res.Total = max(res.Total, len(res.Results)) // never fewer than shown
 	res.TookMS = msSince(start)
 	return res, nil
 }
 
-// retrieve fetches the candidates of a hybrid search from both
+// searchable refuses a search this index cannot answer: an embedded
+// index without documents (ErrEmptyIndex; a cluster's search answers an
+// empty index with no hits), or a metadata filter on a cluster.
+func (e *Engine) searchable(opt SearchOptions) error {
+	if e.cl != nil {
+		if len(opt.Metadata) > 0 {
+			return e.embeddedOnly("a metadata filter (the document store's)")
+		}
+		return nil
+	}
+	return e.emptyIndex()
+}
+
+// weight decides the weight a search's lists are retrieved at
+// (fusion.Choice) from its options and whether vectors can be used
+// (vecstore.Availability.Usable, with its warning).
+func (e *Engine) weight(opt SearchOptions) (fusion.Decision, string) {
+	usable, warning := e.availability().Usable(opt.VectorWeight, opt.weightFromSettings, opt.Keyword) // vectors.go
+	c := fusion.Choice{Named: opt.VectorWeight, Setting: opt.weightFromSettings, Keyword: opt.Keyword, Vectors: usable}
+	return c.Retrieve(), warning
+}
+
+// retrieve fetches a search's candidates at weight w: BM25's alone at 0,
+// else both lists (hybrid). total is how many chunks BM25 matched.
+func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
+	if w == 0 {
+		lexC, total, err = e.bm25(ctx, req, opt, tm)
+		return lexC, nil, total, err
+	}
+	return e.hybrid(ctx, q, req, opt, w, tm)
+}
+
+// bm25 fetches BM25's candidates, more until they hold enough
+// documents for the hits (one a document unless opt.Chunks) or every
+// match.
+func (e *Engine) bm25(ctx context.Context, req index.Request, opt SearchOptions, tm *Timings) ([]index.Candidate, int, error) {
+	req.Size = max(opt.Candidates, opt.Limit*8)
+	for {
+		t := time.Now()
+		cands, total, err := e.ret.Lexical(ctx, req)
+		if err != nil {
+			return nil, 0, err
+		}
+		tm.Lexical += msSince(t)
+		if len(cands) >= total || req.Size >= 1<<16 || enoughDocs(cands, opt) {
+			return cands, total, nil
+		}
+		req.Size *= 4 // one hit per document needs more chunks
+	}
+}
+
+// enoughDocs says whether cands hold opt.Limit hits: chunks, or
+// documents unless opt.Chunks.
+func enoughDocs(cands []index.Candidate, opt SearchOptions) bool {
+	if opt.Chunks {
+		return len(cands) >= opt.Limit
+	}
+	docs := map[string]bool{}
+	for _, c := range cands {
+		if docs[index.ChunkDocID(c.ChunkID)] = true; len(docs) >= opt.Limit {
+			return true
+		}
+	}
+	return false
+}
+
+// hybrid fetches the candidates of a hybrid search from both
 // retrievers: BM25 runs on its own goroutine while this one embeds the
 // query and searches the vectors. The model embeds a query on one thread
 // (model.Embedder), so on the embedded index BM25 has a core of its own;
 // on a cluster both mostly wait on the network. Phrases and exclusions are
 // enforced by the lexical index, so with them the vector candidates are
 // limited to chunks the lexical query matched.
-func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
+func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
 	k := max(opt.Candidates, opt.Limit*4)
 	constrained := len(q.Phrases) > 0 || len(q.Excluded) > 0
 	type lexResult struct {
@@ -433,9 +325,13 @@ func joinWarnings(a, b string) string {
 	return a + "; " + b
 }
 
-// fuzziness maps a similarity (0..1) to the edit distance bleve allows (1 or 2).
-func fuzziness(sim float64) int {
-	if sim >= 0.75 {
+// fuzziness is the edit distance a search's words may be off by: none,
+// else for its similarity (0..1) the distance bleve allows, 1 or 2.
+func fuzziness(opt SearchOptions) int {
+	switch {
+	case !opt.Fuzzy:
+		return 0
+	case opt.Similarity >= 0.75:
 		return 1
 	}
 	return 2

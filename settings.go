@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -33,7 +34,7 @@ const (
 	DefaultCandidates = settings.DefaultCandidates
 	// DefaultRerankTop is how many fused candidates the reranker reads
 	// (Options.RerankTop).
-	DefaultRerankTop = 50
+	DefaultRerankTop = rerank.DefaultTop
 	// DefaultSimilarity is how similar a word must be to match a fuzzy
 	// search (SearchOptions.Similarity).
 	DefaultSimilarity = 0.8
@@ -133,22 +134,4 @@ func (e *Engine) settingList(s *Settings) []Setting {
 		budget = e.opt.Reranker.Budget()
 	}
 	return s.List(budget)
-}
-
-// withSettings fills what a search leaves open from the index's settings
-// (settings.Values.Fill).
-func (e *Engine) withSettings(opt SearchOptions) SearchOptions {
-	s := settings.Search{VectorWeight: opt.VectorWeight, DocEvidence: opt.DocEvidence, LinkPrior: opt.LinkPrior,
-		TitleWeight: opt.TitleWeight, HeadingWeight: opt.HeadingWeight, QueryInstruction: opt.QueryInstruction, Fusion: opt.Fusion, Normalize: opt.Normalize, Limit: opt.Limit,
-		Candidates: opt.Candidates, NoRerank: opt.NoRerank, RerankBudget: opt.RerankBudget}
-	cur := e.currentSettings()
-	opt.weightFromSettings = cur.Fill(&s, e.opt.RerankBudget != 0)
-	if opt.WeightModel == nil {
-		opt.WeightModel = cur.WeightModel
-	}
-	opt.VectorWeight, opt.DocEvidence, opt.LinkPrior, opt.QueryInstruction = s.VectorWeight, s.DocEvidence, s.LinkPrior, s.QueryInstruction
-	opt.Fusion, opt.Normalize, opt.Limit, opt.Candidates = s.Fusion, s.Normalize, s.Limit, s.Candidates
-	opt.TitleWeight, opt.HeadingWeight = s.TitleWeight, s.HeadingWeight
-	opt.NoRerank, opt.RerankBudget = s.NoRerank, s.RerankBudget
-	return opt
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 )
 
@@ -32,7 +31,8 @@ type Query struct {
 }
 
 // Decode reads one input line as a Query: one JSON object of Query's
-// fields and no others, with no negative limit or candidates. A line that
+// fields and no others (their ranges are the search's, checked where the
+// line is searched: the root package's SearchOptions.Check). A line that
 // is not one is an error saying why, returned with a Query that holds only
 // the line's id, where it has one that is valid JSON, for the error's
 // answer.
@@ -55,9 +55,6 @@ func Decode(text []byte) (Query, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fail("line has more after the query object; put one object on each line")
-	}
-	if q.Limit < 0 || q.Candidates < 0 {
-		return fail(fmt.Sprintf("limit %d and candidates %d, want 0 (the default) or more", q.Limit, q.Candidates))
 	}
 	return q, nil
 }

@@ -11,7 +11,7 @@ import (
 // searchFlags are the options search and search-keyword share.
 type searchFlags struct {
 	Query      string            `arg:"" optional:"" help:"What to look for. \"Quoted phrases\" must appear; -word excludes a word. A content hash (8-64 hex digits) that matches a document answers with that document."`
-	Limit      int               `help:"Results to return (default the index's limit setting, else ${default_limit})." short:"n"`
+	Limit      int               `help:"Results to return, 1 to 100; 0 or left out: the index's limit setting, else ${default_limit}." short:"n"`
 	Source     []string          `help:"Only this source (id or name; repeatable)." placeholder:"SOURCE"`
 	Path       string            `help:"Only documents whose path (relative to its source) matches this glob." placeholder:"GLOB"`
 	Tag        []string          `help:"Only documents with this tag (repeatable: all must match)." placeholder:"TAG"`
@@ -35,18 +35,15 @@ func (f *searchFlags) options() braid.SearchOptions {
 // SearchCmd is the hybrid search.
 type SearchCmd struct {
 	searchFlags
-	VectorWeight *float64 `help:"Weight of vector similarity against BM25, 0..1 (0 = lexical only, 1 = vector only; default the index's vector_weight setting, else 0.6, when embeddings are set up)." placeholder:"W"`
+	VectorWeight *float64 `help:"Weight of vector similarity against BM25, 0..1 (0 = lexical only, 1 = vector only; default the index's vector_weight setting, else auto: chosen per query from the two lists, when embeddings are set up)." placeholder:"W"`
 	Fusion       string   `help:"How to combine the lexical and vector lists: linear (normalised scores) or rrf (reciprocal rank); default the index's fusion setting, else linear." placeholder:"linear|rrf"`
 	Normalize    string   `help:"How linear fusion rescales each list's scores: minmax or zscore." enum:"minmax,zscore" default:"minmax"`
-	Candidates   int      `help:"Candidates each retriever hands to fusion (default the index's candidates setting, else ${default_candidates})." placeholder:"K"`
+	Candidates   int      `help:"Candidates each retriever hands to fusion, 10 to 1000 (default the index's candidates setting, else ${default_candidates})." placeholder:"K"`
 	Rerank       bool     `help:"Rerank with the cross-encoder, as searches do by default when one is installed, and warn when none can be loaded." xor:"rerank"`
 }
 
 // Run searches.
 func (c *SearchCmd) Run(g *Globals) error {
-	if c.Candidates < 0 {
-		return fmt.Errorf("--candidates %d, want 1 or more", c.Candidates)
-	}
 	opt := c.options()
 	opt.VectorWeight = c.VectorWeight
 	opt.Fusion = braid.Fusion(c.Fusion)
@@ -69,8 +66,8 @@ func (c *SearchKeywordCmd) Run(g *Globals) error {
 }
 
 func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
-	if f.Limit < 0 {
-		return fmt.Errorf("--limit %d, want 1 or more", f.Limit)
+	if err := opt.Check(); err != nil { // before anything is opened
+		return err
 	}
 	if f.Similarity != 0 && !f.Fuzzy {
 		return fmt.Errorf("--similarity only applies with --fuzzy")

@@ -9,9 +9,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/settings"
 )
 
-const maxLimit = 100
+// maxLimit is the most results a search, a listing or a report returns.
+var maxLimit = int(settings.LimitBound.Max)
 
 type searchArgs struct {
 	Query        string   `json:"query"`
@@ -38,26 +40,25 @@ func (a *searchArgs) check() error {
 	if err := hashOrQuery(a.Hash, a.Query); err != nil { // nav_tools.go
 		return err
 	}
-	if err := limitArg(a.Limit); err != nil {
-		return err
-	}
-	if a.VectorWeight != nil {
-		if err := floatRange("vector_weight", *a.VectorWeight, 0, 1, " (0 = keyword only, 1 = meaning only)"); err != nil {
-			return err
-		}
-	}
-	if a.Fusion != "" {
-		if err := oneOf("fusion", a.Fusion, string(braid.FusionLinear), string(braid.FusionRRF)); err != nil {
-			return err
-		}
-	}
-	if err := floatRange("similarity", a.Similarity, 0, 1, ""); err != nil {
+	if err := a.options().Check(); err != nil { // the ranges every front end shares
 		return err
 	}
 	if _, err := metaArg("metadata", a.Metadata); err != nil {
 		return err
 	}
 	return intRange("context", a.Context, 0, 20)
+}
+
+// options are the search the arguments ask for, but for its session.
+func (a *searchArgs) options() braid.SearchOptions {
+	opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: a.VectorWeight, Fusion: braid.Fusion(a.Fusion),
+		NoRerank: a.Rerank != nil && !*a.Rerank, Rerank: a.Rerank != nil && *a.Rerank,
+		PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy, Similarity: a.Similarity, Explain: a.Explain, Hash: a.Hash}
+	opt.Metadata, _ = metaArg("metadata", a.Metadata)
+	if a.SourceID != "" {
+		opt.Sources = []string{a.SourceID}
+	}
+	return opt
 }
 
 // Descriptions of the arguments several tools share. Every tool listed
@@ -88,7 +89,7 @@ func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
 		readOnly(),
 		mcp.WithString("query", mcp.Description(descQuery)),
 		mcp.WithString("hash", mcp.Description(descSearchHash)), // nav_tools.go
-		mcp.WithInteger("limit", mcp.Description("Results (default 10)."), mcp.Min(1), mcp.Max(maxLimit)),
+		mcp.WithInteger("limit", mcp.Description("Results (default 10)."), mcp.Min(1), mcp.Max(settings.LimitBound.Max)),
 		mcp.WithNumber("vector_weight", mcp.Description("0 keywords to 1 meaning (default "+weightDoc+")."), mcp.Min(0), mcp.Max(1)),
 		mcp.WithString("fusion", mcp.Description("How to mix the lists."), mcp.Enum("linear", "rrf")),
 		mcp.WithBoolean("rerank", mcp.Description("Default: if installed; true warns if not.")),
@@ -108,13 +109,7 @@ func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
 	)
 	defaults := searchArgs{VectorWeight: weight, Similarity: braid.DefaultSimilarity}
 	return tool{def, adapt(s, name, defaults, func(ctx context.Context, c call, a *searchArgs) (any, error) {
-		opt := braid.SearchOptions{Limit: a.Limit, VectorWeight: a.VectorWeight, Fusion: braid.Fusion(a.Fusion),
-			NoRerank: a.Rerank != nil && !*a.Rerank, Rerank: a.Rerank != nil && *a.Rerank,
-			PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy, Similarity: a.Similarity, Explain: a.Explain, Hash: a.Hash}
-		opt.Metadata, _ = metaArg("metadata", a.Metadata)
-		if a.SourceID != "" {
-			opt.Sources = []string{a.SourceID}
-		}
+		opt := a.options()
 		var err error
 		if opt.Session, err = s.scope(c.e, a.Session, a.UseSession); err != nil {
 			return nil, err
@@ -136,16 +131,12 @@ func (a *keywordArgs) check() error {
 	if err := required("query", a.Query); err != nil {
 		return err
 	}
-	return limitArg(a.Limit)
+	return a.options().Check()
 }
 
-// limitArg checks a search's limit: 1..maxLimit, or 0 (left out) for the
-// index's setting.
-func limitArg(n int) error {
-	if n == 0 {
-		return nil
-	}
-	return intRange("limit", n, 1, maxLimit)
+// options are the keyword search the arguments ask for.
+func (a *keywordArgs) options() braid.SearchOptions {
+	return braid.SearchOptions{Limit: a.Limit, Keyword: true, NoRerank: true, PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy}
 }
 
 func (s *Server) searchKeywordTool() tool {
@@ -154,14 +145,14 @@ func (s *Server) searchKeywordTool() tool {
 			"source_id, path, tags and the reply are as in search."),
 		readOnly(),
 		mcp.WithString("query", mcp.Required()),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit)),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(settings.LimitBound.Max)),
 		mcp.WithString("source_id"),
 		mcp.WithString("path"),
 		mcp.WithArray("tags", mcp.WithStringItems()),
 		mcp.WithBoolean("fuzzy"),
 	)
 	return tool{def, adapt(s, "search_keyword", keywordArgs{}, func(ctx context.Context, c call, a *keywordArgs) (any, error) {
-		opt := braid.SearchOptions{Limit: a.Limit, Keyword: true, NoRerank: true, PathGlob: a.Path, Tags: a.Tags, Fuzzy: a.Fuzzy}
+		opt := a.options()
 		if a.SourceID != "" {
 			opt.Sources = []string{a.SourceID}
 		}

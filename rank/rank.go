@@ -178,16 +178,18 @@ type Weighting struct {
 	keepAt           int    // within this 1-based rank
 }
 
-// Weigh reads the predictors of the two lists and decides the weight:
-// the model's when adaptive, else w as named.
-func Weigh(lex []index.Candidate, vec []fusion.Candidate, w float64, adaptive bool, m fusion.Model) *Weighting {
+// Weigh reads the predictors of the two lists and fuses d, the weight
+// decided at retrieval (fusion.Choice), at its final weight: m's when
+// adaptive (fusion.Decision.Fuse), else as named.
+func Weigh(lex []index.Candidate, vec []fusion.Candidate, d fusion.Decision, m fusion.Model) *Weighting {
 	lexF := make([]fusion.Candidate, min(len(lex), 10))
 	for i := range lexF {
 		lexF[i] = fusion.Candidate{ID: lex[i].ChunkID, Score: lex[i].Score}
 	}
-	wt := &Weighting{Weight: w, Adaptive: adaptive, Predictors: fusion.Predict(lexF, vec)}
-	if adaptive {
-		wt.Weight, wt.Why = m.Weight(wt.Predictors)
+	p := fusion.Predict(lexF, vec)
+	d = d.Fuse(m, p)
+	wt := &Weighting{Weight: d.Weight, Adaptive: d.Adaptive, Why: d.Why, Predictors: p}
+	if d.Adaptive {
 		lex, vec2, why := m.Guarded(wt.Predictors)
 		if lex && len(lexF) > 0 {
 			wt.keepLex = lexF[0].ID

@@ -279,7 +279,7 @@ func TestGuardKeepsTheConfidentBest(t *testing.T) {
 	}
 	m := fusion.Model{Bias: 0.8, Min: 0.1, Max: 0.9, Guard: fusion.Guard{LexGap: 0.5, Overlap: 0.2, Rank: 2}}
 
-	wt := Weigh(lex, vec, 0.6, true, m)
+	wt := Weigh(lex, vec, fusion.Decision{Weight: 0.6, Adaptive: true}, m)
 	if wt.Guard == "" {
 		t.Fatalf("lex_gap %.2f, overlap %.2f: want the guard on", wt.Predictors.LexGap, wt.Predictors.Overlap)
 	}
@@ -294,12 +294,12 @@ func TestGuardKeepsTheConfidentBest(t *testing.T) {
 		t.Errorf("explain does not say the guard moved it: %s", x)
 	}
 
-	named := Weigh(lex, vec, 0.6, false, m) // --vector-weight 0.6: exactly that
+	named := Weigh(lex, vec, fusion.Decision{Weight: 0.6}, m) // --vector-weight 0.6: exactly that
 	if diff := cmp.Diff(ids(fused()), ids(named.Keep(fused()))); diff != "" || named.Guard != "" {
 		t.Errorf("a named weight was guarded (%q):\n%s", named.Guard, diff)
 	}
 	m.Guard.LexGap = 0.8 // L1's gap is 0.7
-	if g := Weigh(lex, vec, 0.6, true, m); g.Guard != "" || cmp.Diff(ids(fused()), ids(g.Keep(fused()))) != "" {
+	if g := Weigh(lex, vec, fusion.Decision{Weight: 0.6, Adaptive: true}, m); g.Guard != "" || cmp.Diff(ids(fused()), ids(g.Keep(fused()))) != "" {
 		t.Errorf("guard on below its gap: %q", g.Guard)
 	}
 }

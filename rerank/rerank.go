@@ -154,6 +154,10 @@ func (r *Reranker) Rerank(ctx context.Context, query string, ps []Passage) (Outc
 // Budget is the budget the Reranker was made with.
 func (r *Reranker) Budget() time.Duration { return r.budget }
 
+// Top is how many fused candidates it reads from the head of the list
+// (Options.Top, else DefaultTop).
+func (r *Reranker) Top() int { return r.top }
+
 // RerankWithin is Rerank with a budget for this call instead of the
 // Reranker's own; 0 or less means no limit.
 func (r *Reranker) RerankWithin(ctx context.Context, query string, ps []Passage, budget time.Duration) (Outcome, error) {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -80,63 +79,63 @@ type def struct {
 }
 
 var defs = []def{
-	{"vector_weight", "auto (chosen per query) or a number from 0 (keywords only) to 1 (meaning only)", "the vector weight of a search that names none",
+	{"vector_weight", "auto (chosen per query) or " + VectorWeightBound.Allowed, "the vector weight of a search that names none",
 		func(time.Duration) string { return Auto },
 		func(v *Values) (string, bool) { return optString(v.VectorWeight, fmtFloat) },
 		func(v *Values, s string) error {
 			if strings.TrimSpace(s) == Auto {
 				s = "" // auto is the built-in default: no fixed weight
 			}
-			return setParsed(&v.VectorWeight, s, floatIn(0, 1))
+			return setParsed(&v.VectorWeight, s, VectorWeightBound.float)
 		}},
-	{"fusion", "linear or rrf", "how a search that names none combines the keyword and vector lists",
+	{"fusion", fusionAllowed, "how a search that names none combines the keyword and vector lists",
 		func(time.Duration) string { return string(FusionLinear) },
 		func(v *Values) (string, bool) {
 			return optString(v.Fusion, func(f Fusion) string { return string(f) })
 		},
 		func(v *Values, s string) error {
 			return setParsed(&v.Fusion, s, func(s string) (Fusion, bool) {
-				return Fusion(s), s == string(FusionLinear) || s == string(FusionRRF)
+				return Fusion(s), s != "" && Fusion(s).Check() == nil
 			})
 		}},
-	{"normalize", "minmax or zscore", "how linear fusion puts the two lists' scores on one scale",
+	{"normalize", normalizeAllowed, "how linear fusion puts the two lists' scores on one scale",
 		func(time.Duration) string { return string(NormMinMax) },
 		func(v *Values) (string, bool) {
 			return optString(v.Normalize, func(n Normalization) string { return string(n) })
 		},
 		func(v *Values, s string) error {
 			return setParsed(&v.Normalize, s, func(s string) (Normalization, bool) {
-				return Normalization(s), s == string(NormMinMax) || s == string(NormZScore)
+				return Normalization(s), s != "" && Normalization(s).Check() == nil
 			})
 		}},
-	{"doc_evidence", "a number from 0 (off) to 1", "how much a document's other matching chunks add to its best one",
+	{"doc_evidence", DocEvidenceBound.Allowed, "how much a document's other matching chunks add to its best one",
 		func(time.Duration) string { return fmtFloat(DefaultDocEvidence) },
 		func(v *Values) (string, bool) { return optString(v.DocEvidence, fmtFloat) },
-		func(v *Values, s string) error { return setParsed(&v.DocEvidence, s, floatIn(0, 1)) }},
-	{"link_prior", "a number from 0 (off) to 1", "how much notes that many others link to are favoured",
+		func(v *Values, s string) error { return setParsed(&v.DocEvidence, s, DocEvidenceBound.float) }},
+	{"link_prior", LinkPriorBound.Allowed, "how much notes that many others link to are favoured",
 		func(time.Duration) string { return fmtFloat(DefaultLinkPrior) },
 		func(v *Values) (string, bool) { return optString(v.LinkPrior, fmtFloat) },
-		func(v *Values, s string) error { return setParsed(&v.LinkPrior, s, floatIn(0, 1)) }},
-	{"title_weight", "a number from 0 (title words count as body text) to 5", "the BM25 weight of a word found in a note's title or path, beside the body's 1",
+		func(v *Values, s string) error { return setParsed(&v.LinkPrior, s, LinkPriorBound.float) }},
+	{"title_weight", TitleWeightBound.Allowed, "the BM25 weight of a word found in a note's title or path, beside the body's 1",
 		func(time.Duration) string { return fmtFloat(DefaultTitleWeight) },
 		func(v *Values) (string, bool) { return optString(v.TitleWeight, fmtFloat) },
-		func(v *Values, s string) error { return setParsed(&v.TitleWeight, s, floatIn(0, MaxFieldWeight)) }},
-	{"heading_weight", "a number from 0 (heading words count as body text) to 5", "the BM25 weight of a word found in a chunk's headings, beside the body's 1",
+		func(v *Values, s string) error { return setParsed(&v.TitleWeight, s, TitleWeightBound.float) }},
+	{"heading_weight", HeadingWeightBound.Allowed, "the BM25 weight of a word found in a chunk's headings, beside the body's 1",
 		func(time.Duration) string { return fmtFloat(DefaultHeadingWeight) },
 		func(v *Values) (string, bool) { return optString(v.HeadingWeight, fmtFloat) },
-		func(v *Values, s string) error { return setParsed(&v.HeadingWeight, s, floatIn(0, MaxFieldWeight)) }},
+		func(v *Values, s string) error { return setParsed(&v.HeadingWeight, s, HeadingWeightBound.float) }},
 	{"query_instruction", "true or false", "whether a query goes to the embedding model with the model's retrieval instruction",
 		func(time.Duration) string { return "true" },
 		func(v *Values) (string, bool) { return optString(v.QueryInstruction, strconv.FormatBool) },
 		func(v *Values, s string) error { return setParsed(&v.QueryInstruction, s, parseBool) }},
-	{"limit", "a whole number from 1 to 100", "how many results a search returns when it names no limit",
+	{"limit", LimitBound.Allowed, "how many results a search returns when it names no limit",
 		func(time.Duration) string { return strconv.Itoa(DefaultLimit) },
 		func(v *Values) (string, bool) { return optString(v.Limit, strconv.Itoa) },
-		func(v *Values, s string) error { return setParsed(&v.Limit, s, intIn(1, 100)) }},
-	{"candidates", "a whole number from 10 to 1000", "how many chunks each retriever hands to fusion",
+		func(v *Values, s string) error { return setParsed(&v.Limit, s, LimitBound.int) }},
+	{"candidates", CandidatesBound.Allowed, "how many chunks each retriever hands to fusion",
 		func(time.Duration) string { return strconv.Itoa(DefaultCandidates) },
 		func(v *Values) (string, bool) { return optString(v.Candidates, strconv.Itoa) },
-		func(v *Values, s string) error { return setParsed(&v.Candidates, s, intIn(10, 1000)) }},
+		func(v *Values, s string) error { return setParsed(&v.Candidates, s, CandidatesBound.int) }},
 	{"rerank", "true or false", "whether searches go through the cross-encoder (when one is installed)",
 		func(time.Duration) string { return "true" },
 		func(v *Values) (string, bool) { return optString(v.Rerank, strconv.FormatBool) },
@@ -342,20 +341,6 @@ func setParsed[T any](dst **T, s string, parse func(string) (T, bool)) error {
 }
 
 var errBadValue = errors.New("bad value")
-
-func floatIn(lo, hi float64) func(string) (float64, bool) {
-	return func(s string) (float64, bool) {
-		f, err := strconv.ParseFloat(s, 64)
-		return f, err == nil && !math.IsNaN(f) && f >= lo && f <= hi
-	}
-}
-
-func intIn(lo, hi int) func(string) (int, bool) {
-	return func(s string) (int, bool) {
-		n, err := strconv.Atoi(s)
-		return n, err == nil && n >= lo && n <= hi
-	}
-}
 
 func parseBool(s string) (bool, bool) {
 	b, err := strconv.ParseBool(s)

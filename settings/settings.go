@@ -137,13 +137,10 @@ const (
 // (fusion.Model.Weight; issue 31 in docs/benchmarks.md).
 const Auto = "auto"
 
-// DefaultVectorWeight was the vector weight of a search that names none
-// before the adaptive weight (Auto); it remains the weight the two lists
-// are retrieved at and braid tune's starting point. On SciFact's train split (809 queries,
-// bge-small-en-v1.5 fp32, linear min-max fusion) nDCG@10 is 0.758 at 0.5,
-// 0.766 at 0.6 and 0.763 at 0.7; 0.6 beats 0.5 query for query by 0.0084
-// (standard error 0.0030). `braid eval` measures it.
-const DefaultVectorWeight = 0.6
+// DefaultVectorWeight is the weight the two lists of a search that
+// names none are retrieved at (fusion.DefaultWeight says how it was
+// chosen); the weight they are fused at is Auto's.
+const DefaultVectorWeight = fusion.DefaultWeight
 
 // Built-in strengths of the ranking signals beyond BM25 and vectors (see
 // the root package's SearchOptions.DocEvidence and LinkPrior), chosen on

@@ -1,12 +1,6 @@
 package vecstore
 
-import (
-	"fmt"
-	"math"
-
-	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/settings"
-)
+import "fmt"
 
 // Availability is what decides whether a search can use vectors: the
 // engine's embedding model, its graph (or the cluster's vectors) and what
@@ -52,46 +46,39 @@ func (a Availability) Unavailable() string {
 	return ""
 }
 
-// Weight decides a search's vector weight from the one it asked for (nil:
-// none; fromSettings: the index's setting, not the caller's) and whether
-// it is a keyword search, with a warning when vectors were asked for and
-// are not available (the search is then lexical only) or the graph is one
-// rebuilt from a damaged file. A weight outside 0..1 is an error wrapping
-// index.ErrBadOption. A search that names no weight gets
-// settings.DefaultVectorWeight where vectors are available, and a warning
-// only where the index holds embeddings it cannot search.
-func (a Availability) Weight(asked *float64, fromSettings, keyword bool) (float64, string, error) {
-	if asked != nil && (math.IsNaN(*asked) || *asked < 0 || *asked > 1) {
-		return 0, "", fmt.Errorf("%w: vector_weight %v out of range, want 0..1", index.ErrBadOption, *asked)
-	}
+// Usable says whether a search can use vectors, given the weight it asked
+// for (nil: none; fromSettings: the index's setting, not the caller's)
+// and whether it is a keyword search, with a warning when vectors were
+// asked for and are not available (the search is then lexical only) or
+// the graph is one rebuilt from a damaged file. A search that names no
+// weight is warned only where the index holds embeddings it cannot
+// search. The weight itself is decided in package fusion (Choice).
+func (a Availability) Usable(asked *float64, fromSettings, keyword bool) (bool, string) {
 	if keyword {
-		return 0, "", nil
+		return false, ""
 	}
 	if why := a.Unavailable(); why != "" {
 		if asked != nil && *asked == 0 {
-			return 0, "", nil // vectors were not asked for: nothing to warn about
+			return false, "" // vectors were not asked for: nothing to warn about
 		}
 		if asked == nil || fromSettings {
 			if s := a.Stranded(); s != "" {
 				// A default search would be hybrid with the model the
 				// index was built with: say why it is not.
-				return 0, s + ", so this search is lexical only", nil
+				return false, s + ", so this search is lexical only"
 			}
 			if (a.Graph || a.Cluster) && a.OtherModel() != "" {
-				return 0, why + ", so this search is lexical only", nil
+				return false, why + ", so this search is lexical only"
 			}
-			return 0, "", nil
+			return false, ""
 		}
 		if !a.Graph {
 			why = "vector search is unavailable (" + why + ")"
 		}
-		return 0, why + ", so this search is lexical only", nil
+		return false, why + ", so this search is lexical only"
 	}
-	if asked == nil {
-		return settings.DefaultVectorWeight, a.Damaged, nil
+	if asked != nil && *asked == 0 {
+		return true, ""
 	}
-	if *asked == 0 {
-		return 0, "", nil
-	}
-	return *asked, a.Damaged, nil
+	return true, a.Damaged
 }

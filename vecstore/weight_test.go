@@ -1,12 +1,10 @@
 package vecstore
 
 import (
-	"errors"
-	"math"
 	"strings"
 	"testing"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -38,7 +36,9 @@ func TestUnavailable(t *testing.T) {
 	}
 }
 
-func TestWeight(t *testing.T) {
+// TestUsable checks the availability behind a search's weight: the weight
+// fusion.Choice gives with it, and the warning.
+func TestUsable(t *testing.T) {
 	w := func(f float64) *float64 { return &f }
 	ready := Availability{Embedder: true, Graph: true, Len: 5, OtherModel: none, Stranded: none}
 	damaged := ready
@@ -71,18 +71,11 @@ func TestWeight(t *testing.T) {
 		{"another model's embeddings, asked", otherModel, w(1), false, false, 0, "embeddings are of old"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, warning, err := tc.a.Weight(tc.asked, tc.fromSettings, tc.keyword)
-			if err != nil {
-				t.Fatal(err)
-			}
+			usable, warning := tc.a.Usable(tc.asked, tc.fromSettings, tc.keyword)
+			got := fusion.Choice{Named: tc.asked, Setting: tc.fromSettings, Keyword: tc.keyword, Vectors: usable}.Retrieve().Weight
 			if got != tc.want || !strings.Contains(warning, tc.warning) || tc.warning == "" && warning != "" {
-				t.Errorf("Weight = %v, %q; want %v, %q", got, warning, tc.want, tc.warning)
+				t.Errorf("weight %v, warning %q; want %v, %q", got, warning, tc.want, tc.warning)
 			}
 		})
-	}
-	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
-		if _, _, err := ready.Weight(w(bad), false, false); !errors.Is(err, index.ErrBadOption) || !strings.Contains(err.Error(), "vector_weight") {
-			t.Errorf("Weight(%v): %v, want ErrBadOption naming vector_weight", bad, err)
-		}
 	}
 }
