@@ -87,7 +87,7 @@ func TestBadInputExitsOneWithOneLine(t *testing.T) {
 		want string // in the error line
 	}{
 		{"empty query", []string{"search", " "}, "empty query"},
-		{"weight out of range", []string{"search", "--vector-weight", "1.7", "alpha"}, "vector_weight 1.7 out of range"},
+		{"weight out of range", []string{"search", "--vector-weight", "1.7", "alpha"}, `vector_weight "1.7" is out of range`},
 		{"invalid regex", []string{"grep", "a(b"}, "bad pattern"},
 		{"missing path", []string{"index", "/no/such/dir"}, "does not exist"},
 		{"invalid utf-8 query", []string{"search", "caf\xe9"}, "UTF-8"},

@@ -67,5 +67,5 @@ func Example() {
 	<-done
 	// Output:
 	// Tea (Tea.md, lexical): # Tea  Green tea is steeped at 80 degrees.
-	// search: bad argument vector_weight: 2 is out of range; want a number from 0 to 1 (0 = keyword only, 1 = meaning only)
+	// search: invalid option: vector_weight "2" is out of range; want a number from 0 (keywords only) to 1 (meaning only)
 }

@@ -307,15 +307,15 @@ func TestToolErrors(t *testing.T) {
 		args map[string]any
 		want []string // substrings of the message
 	}{
-		{"vector_weight out of range", "search", map[string]any{"query": "alpha", "vector_weight": 1.5}, []string{"search: bad argument vector_weight", "1.5", "0 to 1"}},
+		{"vector_weight out of range", "search", map[string]any{"query": "alpha", "vector_weight": 1.5}, []string{`search: invalid option: vector_weight "1.5" is out of range`, "from 0 (keywords only) to 1"}},
 		{"negative vector_weight", "search", map[string]any{"query": "alpha", "vector_weight": -0.1}, []string{"vector_weight", "out of range"}},
 		{"unknown argument", "search", map[string]any{"query": "alpha", "limt": 3}, []string{`unknown argument "limt"`, "limit"}},
 		{"wrong type", "search", map[string]any{"query": "alpha", "limit": "ten"}, []string{"bad argument limit", "string", "integer"}},
 		{"fraction for an integer", "search", map[string]any{"query": "alpha", "limit": 2.5}, []string{"limit", "integer"}},
 		{"missing query", "search", map[string]any{}, []string{"query is required"}},
 		{"blank query", "search_keyword", map[string]any{"query": "  "}, []string{"query is required"}},
-		{"limit too big", "search", map[string]any{"query": "alpha", "limit": 1000}, []string{"limit", "1..100"}},
-		{"unknown fusion", "search", map[string]any{"query": "alpha", "fusion": "max"}, []string{"fusion", `"max"`, "linear, rrf"}},
+		{"limit too big", "search", map[string]any{"query": "alpha", "limit": 1000}, []string{`limit "1000"`, "from 1 to 100"}},
+		{"unknown fusion", "search", map[string]any{"query": "alpha", "fusion": "max"}, []string{"fusion", `"max"`, "linear or rrf"}},
 		{"unknown source", "search", map[string]any{"query": "alpha", "source_id": "nope"}, []string{`no source "nope"`, "list_sources"}},
 		{"bad glob", "search", map[string]any{"query": "alpha", "path": "[z-a]"}, []string{"bad argument path", "[z-a]"}},
 		{"unknown argument, keyword", "search_keyword", map[string]any{"query": "alpha", "vector_weight": 0.5}, []string{`unknown argument "vector_weight"`}},
