@@ -40,7 +40,7 @@ type Hit struct {
 	Snippet     string       `json:"snippet"`
 	Highlights  []Range      `json:"highlights"`
 	Line        Lines        `json:"line"`
-	Source      string       `json:"source"` // which retrievers found it: "lexical" (later "vector", "hybrid", "+rerank")
+	Source      string       `json:"source"` // how it ranked: "lexical", "vector" or "hybrid" (rank.Label), with "+rerank" when the cross-encoder scored it; "hash" for a lookup
 	SourceID    string       `json:"source_id"`
 	HeadingPath []string     `json:"heading_path,omitempty"`
 	Explain     *Explanation `json:"explain,omitempty"`
