@@ -99,8 +99,11 @@ func (x *Explanation) String() string {
 	line := fmt.Sprintf("%s, vector_weight %.2f, score %.4f", lex, x.VectorWeight, x.Fused)
 	if x.Fusion != "" {
 		w := fmt.Sprintf("w %.2f", x.VectorWeight)
-		if x.Weighting != nil && x.Weighting.Adaptive {
+		switch {
+		case x.Weighting != nil && x.Weighting.Adaptive:
 			w = fmt.Sprintf("w %.2f adaptive [%s]", x.VectorWeight, x.Weighting.Why)
+		case x.Weighting != nil && x.Weighting.Why != "":
+			w = fmt.Sprintf("w %.2f (%s)", x.VectorWeight, x.Weighting.Why)
 		}
 		line = fmt.Sprintf("%s; cosine %.4f (%s, normalised %.3f); %s, %s fused %.4f",
 			lex, x.VectorScore, rank(x.VectorRank), x.VectorNorm, w, x.Fusion, x.Fused)
