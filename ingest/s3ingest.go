@@ -1,7 +1,6 @@
-package index
+package ingest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,10 +8,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/bucket"
+
+	"github.com/braidsearch/braid/index"
 )
 
 // ErrNoAWS means an S3 source was indexed by an Indexer without AWS
@@ -22,65 +21,6 @@ var ErrNoAWS = errors.New("index: S3 sources need the AWS configuration, and thi
 // s3Fetchers bounds the downloads under way at once: they wait on the
 // network, not the CPU.
 const s3Fetchers = 8
-
-// ObjectURL is the s3:// URL of the object at rel in an S3 source.
-func ObjectURL(src *Source, rel string) string {
-	return strings.TrimSuffix(src.Path, "/") + "/" + rel
-}
-
-// bucketS3Skipped remembers the S3 objects a run downloaded and skipped
-// (binary, not UTF-8) with their ETag, so the next run does not download
-// them again: sourceID \x00 rel -> ETag \x00 reason. An index written
-// before it existed has none; a writer creates it when it opens the store.
-var bucketS3Skipped = []byte("s3.skipped")
-
-// skippedObject is an object a run skipped after downloading it.
-type skippedObject struct{ etag, reason string }
-
-// skippedObjects returns what the last complete run of an S3 source
-// skipped, by path.
-func (s *Store) skippedObjects(sourceID string) (map[string]skippedObject, error) {
-	out := map[string]skippedObject{}
-	prefix := []byte(sourceID + "\x00")
-	err := s.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketS3Skipped)
-		if b == nil {
-			return nil
-		}
-		c := b.Cursor()
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			etag, reason, _ := bytes.Cut(v, []byte{0})
-			out[string(k[len(prefix):])] = skippedObject{string(etag), string(reason)}
-		}
-		return nil
-	})
-	return out, err
-}
-
-// putSkippedObjects replaces what is remembered of an S3 source's skipped
-// objects, in one transaction; nil forgets them all.
-func (s *Store) putSkippedObjects(sourceID string, m map[string]skippedObject) error {
-	prefix := []byte(sourceID + "\x00")
-	return s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketS3Skipped)
-		var dead [][]byte // deleting while a cursor walks can skip keys
-		c := b.Cursor()
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			dead = append(dead, append([]byte(nil), k...))
-		}
-		for _, k := range dead {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		for rel, o := range m {
-			if err := b.Put([]byte(sourceID+"\x00"+rel), []byte(o.etag+"\x00"+o.reason)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
 
 // fetched is an S3 object after downloading (or not), hashing, parsing and
 // chunking.
@@ -102,7 +42,7 @@ type fetched struct {
 // no longer listed are removed. A failed download of one object that
 // still exists stops the run with its error; what was committed before
 // stays, and the next run finishes the rest.
-func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error {
+func (ix *Indexer) indexS3(ctx context.Context, src *index.Source, sum *Summary) error {
 	if ix.Blobs == nil {
 		return fmt.Errorf("index %s: %w", src.Path, ErrNoBlobs)
 	}
@@ -113,11 +53,11 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 	if err != nil {
 		return err
 	}
-	include, err := NewMatcher(src.Patterns)
+	include, err := index.NewMatcher(src.Patterns)
 	if err != nil {
 		return err
 	}
-	exclude, err := NewMatcher(src.Excludes)
+	exclude, err := index.NewMatcher(src.Excludes)
 	if err != nil {
 		return err
 	}
@@ -162,11 +102,11 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 	if err != nil {
 		return err
 	}
-	before, err := ix.Store.skippedObjects(src.ID)
+	before, err := ix.Store.SkippedObjects(src.ID)
 	if err != nil {
 		return err
 	}
-	skipped := map[string]skippedObject{}
+	skipped := map[string]index.SkippedObject{}
 	seen := make(map[string]bool, len(objs))
 	var replaced []string // content hashes of updated and removed objects
 	window := ix.batchDocs()
@@ -194,7 +134,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 			e, known := entries[rel]
 			seen[rel] = true
 			sum.Seen++
-			where := ObjectURL(src, rel)
+			where := index.ObjectURL(src, rel)
 			switch {
 			case p.gone:
 				seen[rel] = false
@@ -208,18 +148,18 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 			case p.err != nil && p.skip != "":
 				sum.Skipped.add(p.skip)
 				sum.NotExtracted = append(sum.NotExtracted, FileError{Path: where, Err: p.err.Error()})
-				skipped[rel] = skippedObject{p.etag, p.skip}
+				skipped[rel] = index.SkippedObject{ETag: p.etag, Reason: p.skip}
 				seen[rel] = false
 			case p.err != nil:
 				sum.Errors = append(sum.Errors, FileError{Path: where, Err: p.err.Error()})
 				seen[rel] = known // keep what the index has rather than drop it
 			case p.skip != "" && sum.Skipped.add(p.skip):
-				skipped[rel] = skippedObject{p.etag, p.skip}
+				skipped[rel] = index.SkippedObject{ETag: p.etag, Reason: p.skip}
 				seen[rel] = false
 			case p.same, p.retag:
 				sum.Unchanged++
 				if p.retag {
-					if err := b.add(Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
+					if err := b.add(index.Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
 						return err
 					}
 				}
@@ -232,7 +172,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 				}
 				sum.Chunks += len(p.chunks)
 				sum.Bytes += p.f.size
-				if err := b.add(Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
+				if err := b.add(index.Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
 					return err
 				}
 			}
@@ -249,7 +189,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 	if err := b.finish(entries, seen, sum); err != nil {
 		return err
 	}
-	if err := ix.Store.putSkippedObjects(src.ID, skipped); err != nil {
+	if err := ix.Store.PutSkippedObjects(src.ID, skipped); err != nil {
 		return err
 	}
 	return ix.dropBlobs(replaced)
@@ -257,7 +197,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *Source, sum *Summary) error
 
 // fetch downloads, hashes, parses and chunks a window of objects with a
 // bounded pool, in order. After a fatal error the rest are not fetched.
-func (ix *Indexer) fetch(ctx context.Context, r *bucket.Reader, src *Source, objs []bucket.Object, entries map[string]Entry, skipped map[string]skippedObject) []fetched {
+func (ix *Indexer) fetch(ctx context.Context, r *bucket.Reader, src *index.Source, objs []bucket.Object, entries map[string]index.Entry, skipped map[string]index.SkippedObject) []fetched {
 	out := make([]fetched, len(objs))
 	var failed atomic.Bool
 	var wg sync.WaitGroup
@@ -286,15 +226,15 @@ func (ix *Indexer) fetch(ctx context.Context, r *bucket.Reader, src *Source, obj
 	return out
 }
 
-func (ix *Indexer) fetchOne(ctx context.Context, r *bucket.Reader, src *Source, o bucket.Object, entries map[string]Entry, skipped map[string]skippedObject) (p fetched) {
+func (ix *Indexer) fetchOne(ctx context.Context, r *bucket.Reader, src *index.Source, o bucket.Object, entries map[string]index.Entry, skipped map[string]index.SkippedObject) (p fetched) {
 	p.obj, p.etag = o, o.ETag
 	defer func() {
 		if v := recover(); v != nil {
 			p.prepared = prepared{err: fmt.Errorf("internal error while indexing (please report): %v", v)}
 		}
 	}()
-	if sk, ok := skipped[o.Rel]; ok && o.ETag != "" && sk.etag == o.ETag {
-		p.skip = sk.reason // binary or not UTF-8 last time, and unchanged
+	if sk, ok := skipped[o.Rel]; ok && o.ETag != "" && sk.ETag == o.ETag {
+		p.skip = sk.Reason // binary or not UTF-8 last time, and unchanged
 		return p
 	}
 	e, known := entries[o.Rel]
@@ -333,7 +273,7 @@ func (ix *Indexer) fetchOne(ctx context.Context, r *bucket.Reader, src *Source, 
 		p.retag = true // record the new ETag (or restore the blob) so the next run skips it
 	}
 	p.etag = etag
-	p.prepared = ix.parse(src, file{rel: o.Rel, abs: ObjectURL(src, o.Rel)}, data, hash, o.Modified)
+	p.prepared = ix.parse(src, file{rel: o.Rel, abs: index.ObjectURL(src, o.Rel)}, data, hash, o.Modified)
 	if p.doc == nil {
 		return p
 	}

@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/internal/formattest"
+
+	"github.com/braidsearch/braid/index"
 )
 
 // BenchmarkIndexPDF indexes a folder holding one PDF of n pages, and the
@@ -46,7 +48,7 @@ func BenchmarkIndexPDF(b *testing.B) {
 				if kind == "pdfium" {
 					ix.Extract = &extract.Options{OnlyPDFium: true}
 				}
-				src := &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir}
+				src := &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir}
 				b.SetBytes(int64(len(files[kind])))
 				b.ReportAllocs()
 				for b.Loop() {

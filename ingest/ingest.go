@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"bufio"
@@ -25,6 +25,8 @@ import (
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/internal/confine"
 	"github.com/braidsearch/braid/markdown"
+
+	"github.com/braidsearch/braid/index"
 )
 
 // ErrTooManyChunks means a document would be split into more chunks than
@@ -116,8 +118,8 @@ type Summary struct {
 
 // Indexer brings the store and the lexical index in step with sources.
 type Indexer struct {
-	Store    *Store
-	Lexical  *Lexical
+	Store    *index.Store
+	Lexical  *index.Lexical
 	Opt      Options
 	Progress func(Progress) // optional; called from the indexing goroutine
 	// Force re-indexes every document even when its content is unchanged,
@@ -150,23 +152,23 @@ type Indexer struct {
 type Target interface {
 	// Entries returns what the target holds of a source, keyed by path
 	// (Entry.Path, DocID and Hash), for change detection.
-	Entries(ctx context.Context, sourceID string) (map[string]Entry, error)
+	Entries(ctx context.Context, sourceID string) (map[string]index.Entry, error)
 	// Commit applies a batch of changes: each Change either replaces a
 	// document and its chunks or deletes one (DeleteID). A batch that
 	// fails part way is applied again whole by the next run, so it must
 	// be safe to repeat.
-	Commit(ctx context.Context, changes []Change) error
+	Commit(ctx context.Context, changes []index.Change) error
 }
 
 // embedded is the default Target: the store, the lexical index and the
 // vectors of one index directory.
 type embedded struct{ ix *Indexer }
 
-func (t embedded) Entries(_ context.Context, sourceID string) (map[string]Entry, error) {
+func (t embedded) Entries(_ context.Context, sourceID string) (map[string]index.Entry, error) {
 	return t.ix.Store.Entries(sourceID)
 }
 
-func (t embedded) Commit(ctx context.Context, changes []Change) error {
+func (t embedded) Commit(ctx context.Context, changes []index.Change) error {
 	return t.ix.commit(ctx, changes)
 }
 
@@ -178,97 +180,27 @@ func (ix *Indexer) target() Target {
 	return embedded{ix}
 }
 
-// Recover finishes the lexical side of a commit that a crash interrupted,
-// so the store and the lexical index agree again. Call it after opening both
-// for writing and before any Commit.
-func Recover(s *Store, l *Lexical) error {
-	p, err := s.PendingWork()
-	if err != nil || p == nil {
+// commit writes changes to the store and the lexical index
+// (index.Commit), then (in memory) to the vector index.
+func (ix *Indexer) commit(ctx context.Context, changes []index.Change) error {
+	deleted, added, err := index.Commit(ix.Store, ix.Lexical, changes)
+	if err != nil || ix.Vectors == nil {
 		return err
 	}
-	lg, err := l.Gen()
-	if err != nil {
-		return err
-	}
-	// A commit whose lexical batch is in but whose BM25 counts are not
-	// (the crash came between the two) is indexed again, which changes
-	// nothing in the lexical index and gives the counts.
-	if lg < p.Gen || lg == p.Gen && s.totals().at(p.Gen-1) {
-		chunks, err := s.Chunks(p.Add)
-		if err != nil {
-			return err
-		}
-		live := chunks[:0]
-		for _, c := range chunks {
-			if c != nil {
-				live = append(live, c)
-			}
-		}
-		counts, err := l.apply(p.Gen, p.Delete, live, storeMeta(s))
-		if err != nil {
-			return fmt.Errorf("recover interrupted commit %d: %w", p.Gen, err)
-		}
-		err = s.clearPending(p.Gen, counts)
-	} else {
-		err = s.ClearPending(p.Gen)
-	}
-	if err != nil {
-		return err
-	}
-	return keepStats(s, l)
+	return ix.Vectors.sync(ctx, ix.Store, deleted, added, changeTitles(changes))
 }
 
-func storeMeta(s *Store) func(string) ChunkMeta {
-	cache := map[string]ChunkMeta{}
-	return func(id string) ChunkMeta {
-		if m, ok := cache[id]; ok {
-			return m
-		}
-		var m ChunkMeta
-		if d, _ := s.Doc(id); d != nil {
-			m = ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
-		}
-		cache[id] = m
-		return m
-	}
-}
-
-// commit writes changes to the store, then to the lexical index, then (in
-// memory) to the vector index.
-func (ix *Indexer) commit(ctx context.Context, changes []Change) error {
-	if len(changes) == 0 {
-		return nil
-	}
-	p, err := ix.Store.Commit(changes)
-	if err != nil {
-		return err
-	}
-	meta := map[string]ChunkMeta{}
-	var adds []*Chunk
-	for i := range changes {
-		d := changes[i].Doc
-		if d == nil {
-			continue
-		}
-		meta[d.ID] = ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
-		for j := range changes[i].Chunks {
-			adds = append(adds, &changes[i].Chunks[j])
+// changeTitles looks up the title and summary of the documents changes
+// write.
+func changeTitles(changes []index.Change) titles {
+	type ts struct{ title, summary string }
+	docs := map[string]ts{}
+	for _, c := range changes {
+		if d := c.Doc; d != nil {
+			docs[d.ID] = ts{d.Title, d.Summary()}
 		}
 	}
-	counts, err := ix.Lexical.apply(p.Gen, p.Delete, adds, func(id string) ChunkMeta { return meta[id] })
-	if err != nil {
-		return err
-	}
-	if err := ix.Store.clearPending(p.Gen, counts); err != nil {
-		return err
-	}
-	if err := keepStats(ix.Store, ix.Lexical); err != nil {
-		return err
-	}
-	if ix.Vectors == nil {
-		return nil
-	}
-	return ix.Vectors.sync(ctx, ix.Store, p.Delete, adds, func(id string) (string, string, error) { return meta[id].Title, meta[id].Summary, nil })
+	return func(id string) (string, string, error) { return docs[id].title, docs[id].summary, nil }
 }
 
 // batch gathers changes and commits them whenever limit are waiting.
@@ -276,10 +208,10 @@ type batch struct {
 	ctx     context.Context
 	ix      *Indexer
 	limit   int
-	changes []Change
+	changes []index.Change
 }
 
-func (b *batch) add(c Change) error {
+func (b *batch) add(c index.Change) error {
 	b.changes = append(b.changes, c)
 	if len(b.changes) < b.limit {
 		return nil
@@ -297,7 +229,7 @@ func (b *batch) flush() error {
 // that are not among later (files still to come), and forgets them. The
 // documents of vanished notes go before images are indexed, which read
 // the notes around them from the store.
-func (b *batch) drop(entries map[string]Entry, seen map[string]bool, later []file, sum *Summary) error {
+func (b *batch) drop(entries map[string]index.Entry, seen map[string]bool, later []file, sum *Summary) error {
 	keep := make(map[string]bool, len(later))
 	for _, f := range later {
 		keep[f.rel] = true
@@ -305,7 +237,7 @@ func (b *batch) drop(entries map[string]Entry, seen map[string]bool, later []fil
 	for rel, e := range entries {
 		if !seen[rel] && !keep[rel] {
 			sum.Removed++
-			if err := b.add(Change{DeleteID: e.DocID}); err != nil {
+			if err := b.add(index.Change{DeleteID: e.DocID}); err != nil {
 				return err
 			}
 			delete(entries, rel)
@@ -316,11 +248,11 @@ func (b *batch) drop(entries map[string]Entry, seen map[string]bool, later []fil
 
 // finish removes the documents of entries that this run did not see, and
 // commits what is left.
-func (b *batch) finish(entries map[string]Entry, seen map[string]bool, sum *Summary) error {
+func (b *batch) finish(entries map[string]index.Entry, seen map[string]bool, sum *Summary) error {
 	for rel, e := range entries {
 		if !seen[rel] {
 			sum.Removed++
-			if err := b.add(Change{DeleteID: e.DocID}); err != nil {
+			if err := b.add(index.Change{DeleteID: e.DocID}); err != nil {
 				return err
 			}
 		}
@@ -328,33 +260,22 @@ func (b *batch) finish(entries map[string]Entry, seen map[string]bool, sum *Summ
 	return b.flush()
 }
 
-// SourceID derives a source's stable id from its absolute path.
-func SourceID(abs string) string {
-	h := sha256.Sum256([]byte(abs))
-	return hex.EncodeToString(h[:4])
-}
-
-func docID(sourceID, rel string) string {
-	h := sha256.Sum256([]byte(sourceID + "\x00" + rel))
-	return hex.EncodeToString(h[:6])
-}
-
 // Index indexes one source: new and changed documents are (re)indexed,
 // unchanged ones skipped, vanished ones removed. Problems with single files
 // are collected in the summary; the error return is for failures that stop
 // the run (the index stays consistent either way).
-func (ix *Indexer) Index(ctx context.Context, src *Source, sum *Summary) error {
+func (ix *Indexer) Index(ctx context.Context, src *index.Source, sum *Summary) error {
 	sum.Sources++
-	if ix.Remote != nil && src.Kind != SourceDir && src.Kind != SourceFile && src.Kind != SourceJSONL {
+	if ix.Remote != nil && src.Kind != index.SourceDir && src.Kind != index.SourceFile && src.Kind != index.SourceJSONL {
 		return fmt.Errorf("index %s: %w: %s sources are indexed into the embedded index only", src.Path, ErrRemoteKind, src.Kind)
 	}
 	var err error
 	switch src.Kind {
-	case SourceJSONL:
+	case index.SourceJSONL:
 		err = ix.indexJSONL(ctx, src, sum)
-	case SourceStore:
+	case index.SourceStore:
 		err = ix.indexStored(ctx, src, sum)
-	case SourceS3:
+	case index.SourceS3:
 		err = ix.indexS3(ctx, src, sum)
 	default:
 		err = ix.indexFiles(ctx, src, sum)
@@ -391,8 +312,8 @@ func (ix *Indexer) RemoveSource(id string) (int, error) {
 	if err := ix.Store.DeleteSourceRecord(id); err != nil {
 		return len(entries), err
 	}
-	if src != nil && src.Kind == SourceS3 && ix.Blobs != nil {
-		if err := ix.Store.putSkippedObjects(id, nil); err != nil {
+	if src != nil && src.Kind == index.SourceS3 && ix.Blobs != nil {
+		if err := ix.Store.PutSkippedObjects(id, nil); err != nil {
 			return len(entries), err
 		}
 		hashes := make([]string, 0, len(entries))
@@ -421,8 +342,8 @@ func (ix *Indexer) workers() int {
 // prepared is a file after reading, hashing, parsing and chunking.
 type prepared struct {
 	f        file
-	doc      *Document
-	chunks   []Chunk
+	doc      *index.Document
+	chunks   []index.Chunk
 	same     bool   // unchanged since the last run
 	skip     string // why the file was not indexed: "binary", "not_utf8" or "too_many_chunks" (with err)
 	err      error
@@ -430,9 +351,9 @@ type prepared struct {
 	warnings []string // parts of the document the parser could not read (see Summary.Warnings)
 }
 
-func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) error {
+func (ix *Indexer) indexFiles(ctx context.Context, src *index.Source, sum *Summary) error {
 	var files []file
-	if src.Kind == SourceFile {
+	if src.Kind == index.SourceFile {
 		info, err := os.Stat(src.Path)
 		if err != nil {
 			return fmt.Errorf("index %s: %w", src.Path, err)
@@ -442,7 +363,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 		}
 		max := fileLimit(src, filepath.Base(src.Path))
 		if info.Size() > max {
-			return fmt.Errorf("index: %s is %s, over the %s limit; raise it with SourceSpec.MaxFileSize", src.Path, FormatBytes(info.Size()), FormatBytes(max))
+			return fmt.Errorf("index: %s is %s, over the %s limit; raise it with SourceSpec.MaxFileSize", src.Path, index.FormatBytes(info.Size()), index.FormatBytes(max))
 		}
 		files = []file{{abs: src.Path, rel: filepath.Base(src.Path), size: info.Size()}}
 	} else {
@@ -493,8 +414,8 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *Source, sum *Summary) er
 // images takes the image files of a folder source out of files: they are
 // indexed last, by the text of the notes around them. Other sources and a
 // Remote target have none.
-func (ix *Indexer) images(src *Source, files []file) (notes, imgs []file) {
-	if src.Kind != SourceDir || ix.Remote != nil {
+func (ix *Indexer) images(src *index.Source, files []file) (notes, imgs []file) {
+	if src.Kind != index.SourceDir || ix.Remote != nil {
 		return files, nil
 	}
 	notes = files[:0:0]
@@ -511,7 +432,7 @@ func (ix *Indexer) images(src *Source, files []file) (notes, imgs []file) {
 // ingest indexes files (no images; more, the images to come, only counts
 // in the progress) against entries, what the target holds of them,
 // marking in seen each one whose document is kept; b commits.
-func (ix *Indexer) ingest(ctx context.Context, src *Source, files []file, more int, entries map[string]Entry, seen map[string]bool, sum *Summary, b *batch) error {
+func (ix *Indexer) ingest(ctx context.Context, src *index.Source, files []file, more int, entries map[string]index.Entry, seen map[string]bool, sum *Summary, b *batch) error {
 	window := ix.batchDocs()
 	for start := 0; start < len(files); start += window {
 		if err := ctx.Err(); err != nil {
@@ -523,27 +444,27 @@ func (ix *Indexer) ingest(ctx context.Context, src *Source, files []file, more i
 			sum.Seen++
 			switch {
 			case p.skip == "too_many_chunks":
-				if src.Kind == SourceFile {
+				if src.Kind == index.SourceFile {
 					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
 				}
 				sum.Skipped.TooManyChunks++
 				sum.Errors = append(sum.Errors, FileError{Path: p.f.abs, Err: p.err.Error()})
 				seen[p.f.rel] = false
 			case p.err != nil && p.skip != "":
-				if src.Kind == SourceFile {
+				if src.Kind == index.SourceFile {
 					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
 				}
 				sum.Skipped.add(p.skip)
 				sum.NotExtracted = append(sum.NotExtracted, FileError{Path: p.f.abs, Err: p.err.Error()})
 				seen[p.f.rel] = false
 			case p.err != nil:
-				if src.Kind == SourceFile {
+				if src.Kind == index.SourceFile {
 					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
 				}
 				sum.Errors = append(sum.Errors, FileError{Path: p.f.abs, Err: p.err.Error()})
 				seen[p.f.rel] = false
 			case p.skip != "":
-				if src.Kind == SourceFile {
+				if src.Kind == index.SourceFile {
 					return fmt.Errorf("index %s: %w (it is %s); braid indexes UTF-8 text files only", p.f.abs, ErrNotText, strings.ReplaceAll(p.skip, "_", " "))
 				}
 				sum.Skipped.add(p.skip)
@@ -564,7 +485,7 @@ func (ix *Indexer) ingest(ctx context.Context, src *Source, files []file, more i
 				if len(p.warnings) > 0 {
 					sum.Warnings = append(sum.Warnings, FileError{Path: p.f.abs, Err: strings.Join(p.warnings, "; ")})
 				}
-				if err := b.add(Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
+				if err := b.add(index.Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
 					return err
 				}
 			}
@@ -577,7 +498,7 @@ func (ix *Indexer) ingest(ctx context.Context, src *Source, files []file, more i
 }
 
 // prepare reads, hashes, parses and chunks files in parallel, in order.
-func (ix *Indexer) prepare(src *Source, files []file, entries map[string]Entry) []prepared {
+func (ix *Indexer) prepare(src *index.Source, files []file, entries map[string]index.Entry) []prepared {
 	out := make([]prepared, len(files))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -598,7 +519,7 @@ func (ix *Indexer) prepare(src *Source, files []file, entries map[string]Entry) 
 	return out
 }
 
-func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p prepared) {
+func (ix *Indexer) prepareOne(src *index.Source, f file, entries map[string]index.Entry) (p prepared) {
 	p.f = f
 	defer func() {
 		if r := recover(); r != nil {
@@ -642,7 +563,7 @@ func (ix *Indexer) prepareOne(src *Source, f file, entries map[string]Entry) (p 
 // package extract reads, was indexed before braid extracted that format
 // (an HTML file as plain text, say): its content is unchanged, and it is
 // parsed again all the same. A Remote target's documents are not checked.
-func (ix *Indexer) unextracted(e Entry, rel string) bool {
+func (ix *Indexer) unextracted(e index.Entry, rel string) bool {
 	if ix.Remote != nil || extract.Format(rel) == "" {
 		return false
 	}
@@ -651,7 +572,7 @@ func (ix *Indexer) unextracted(e Entry, rel string) bool {
 }
 
 // parse turns a document's content into a document and its chunks.
-func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time.Time) (p prepared) {
+func (ix *Indexer) parse(src *index.Source, f file, data []byte, hash string, mod time.Time) (p prepared) {
 	p.f = f
 	defer func() {
 		if r := recover(); r != nil {
@@ -670,8 +591,8 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 		p.skip = "not_utf8"
 		return p
 	}
-	d := &Document{
-		ID:        docID(src.ID, f.rel),
+	d := &index.Document{
+		ID:        index.DocID(src.ID, f.rel),
 		SourceID:  src.ID,
 		Path:      f.rel,
 		Hash:      hash,
@@ -683,15 +604,15 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 	var pieces []chunk.Chunk
 	if isMarkdown(f.rel) {
 		md := markdown.Parse(filepath.Base(f.rel), data)
-		d.Kind = KindMarkdown
+		d.Kind = index.KindMarkdown
 		d.Frontmatter = md.Frontmatter
 		d.Aliases = md.Aliases
-		d.fill(md)
+		fill(d, md)
 		p.capped = capped(md)
 		p.warnings = md.Warnings
 		pieces = chunk.Markdown(data, md, chunkOptions(src))
 	} else {
-		d.Kind = KindText
+		d.Kind = index.KindText
 		d.Title = filepath.Base(f.rel)
 		pieces = chunk.Text(data, chunkOptions(src))
 	}
@@ -708,7 +629,7 @@ func (ix *Indexer) parse(src *Source, f file, data []byte, hash string, mod time
 // through package extract: its markdown is parsed and chunked as a note's,
 // and a paged document's chunks are cut at page ends, each naming its page.
 // A file extract refuses is skipped with the reason (p.skip) and why (p.err).
-func (ix *Indexer) parseExtracted(src *Source, f file, format string, data []byte, hash string, mod time.Time) (p prepared) {
+func (ix *Indexer) parseExtracted(src *index.Source, f file, format string, data []byte, hash string, mod time.Time) (p prepared) {
 	p.f = f
 	p.f.size = int64(len(data))
 	x, err := extract.File(context.Background(), f.rel, data, ix.Extract)
@@ -726,11 +647,11 @@ func (ix *Indexer) parseExtracted(src *Source, f file, format string, data []byt
 		}
 		return p
 	}
-	d := &Document{
-		ID:        docID(src.ID, f.rel),
+	d := &index.Document{
+		ID:        index.DocID(src.ID, f.rel),
 		SourceID:  src.ID,
 		Path:      f.rel,
-		Kind:      DocKind(format),
+		Kind:      index.DocKind(format),
 		Hash:      hash,
 		Size:      int64(len(data)),
 		IndexedAt: time.Now().UTC(),
@@ -739,7 +660,7 @@ func (ix *Indexer) parseExtracted(src *Source, f file, format string, data []byt
 		Pages:     x.Pages,
 	}
 	md := markdown.Parse(filepath.Base(f.rel), x.Text)
-	d.fill(md)
+	fill(d, md)
 	if x.Title != "" {
 		d.Title = x.Title
 	}
@@ -761,14 +682,14 @@ func (ix *Indexer) parseExtracted(src *Source, f file, format string, data []byt
 }
 
 // fill gives d the title, tags, headings and links markdown found.
-func (d *Document) fill(md *markdown.Doc) {
+func fill(d *index.Document, md *markdown.Doc) {
 	d.Title = md.Title
 	d.Tags = md.Tags
 	for _, h := range md.Headings {
-		d.Headings = append(d.Headings, Heading{Level: h.Level, Text: h.Text, Line: h.Line})
+		d.Headings = append(d.Headings, index.Heading{Level: h.Level, Text: h.Text, Line: h.Line})
 	}
 	for _, l := range md.Links {
-		d.Links = append(d.Links, Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
+		d.Links = append(d.Links, index.Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
 	}
 }
 
@@ -837,18 +758,18 @@ func capped(md *markdown.Doc) string {
 	return "index: document over a per-document cap: " + strings.Join(parts, "; ")
 }
 
-func chunkOptions(src *Source) chunk.Options {
+func chunkOptions(src *index.Source) chunk.Options {
 	return chunk.Options{MaxTokens: src.ChunkTokens, Overlap: src.ChunkOverlap}
 }
 
-func maxFiles(src *Source) int {
+func maxFiles(src *index.Source) int {
 	if src.MaxFiles > 0 {
 		return src.MaxFiles
 	}
 	return DefaultMaxFiles
 }
 
-func maxFileSize(src *Source) int64 {
+func maxFileSize(src *index.Source) int64 {
 	if src.MaxFileSize > 0 {
 		return src.MaxFileSize
 	}
@@ -856,7 +777,7 @@ func maxFileSize(src *Source) int64 {
 }
 
 // checkChunks refuses a document split into more chunks than its source allows.
-func checkChunks(src *Source, n int) error {
+func checkChunks(src *index.Source, n int) error {
 	limit := src.MaxChunks
 	if limit <= 0 {
 		limit = DefaultMaxChunks
@@ -867,11 +788,11 @@ func checkChunks(src *Source, n int) error {
 	return fmt.Errorf("%w: %d chunks, over the %d-chunk limit per document; split the document or raise SourceSpec.ChunkTokens", ErrTooManyChunks, n, limit)
 }
 
-func toChunks(d *Document, pieces []chunk.Chunk) []Chunk {
-	out := make([]Chunk, len(pieces))
+func toChunks(d *index.Document, pieces []chunk.Chunk) []index.Chunk {
+	out := make([]index.Chunk, len(pieces))
 	for i, c := range pieces {
-		out[i] = Chunk{
-			ID:          ChunkID(d.ID, d.Hash, i),
+		out[i] = index.Chunk{
+			ID:          index.ChunkID(d.ID, d.Hash, i),
 			DocID:       d.ID,
 			Ord:         i,
 			Text:        c.Text,
@@ -947,7 +868,7 @@ func IsJSONL(path string) bool {
 	return json.Unmarshal(line, &l) == nil && l.ID != nil
 }
 
-func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) error {
+func (ix *Indexer) indexJSONL(ctx context.Context, src *index.Source, sum *Summary) error {
 	f, err := os.Open(src.Path)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", src.Path, err)
@@ -990,7 +911,7 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 		}
 		if limit := maxFileSize(src); int64(len(trimmed)) > limit {
 			sum.Skipped.Oversized++
-			bad(fmt.Sprintf("line is %s, over the %s limit per document; raise it with --max-file-size", FormatBytes(int64(len(trimmed))), FormatBytes(limit)))
+			bad(fmt.Sprintf("line is %s, over the %s limit per document; raise it with --max-file-size", index.FormatBytes(int64(len(trimmed))), index.FormatBytes(limit)))
 			continue
 		}
 		l, ferr := beirRecord(src.Path, lineNo, trimmed)
@@ -1028,8 +949,8 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 			delete(seen, rel)
 			continue
 		}
-		d := &Document{
-			ID: id, SourceID: src.ID, Path: rel, Kind: KindBEIR, Title: cutTitle(l.Title), Hash: hash,
+		d := &index.Document{
+			ID: id, SourceID: src.ID, Path: rel, Kind: index.KindBEIR, Title: cutTitle(l.Title), Hash: hash,
 			Size: int64(len(trimmed)), IndexedAt: time.Now().UTC(), Offset: start, Line: lineNo,
 			Lines: strings.Count(l.Text, "\n") + 1,
 		}
@@ -1044,81 +965,9 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *Source, sum *Summary) er
 		}
 		sum.Chunks += len(chunks)
 		sum.Bytes += d.Size
-		if err := b.add(Change{Doc: d, Chunks: chunks}); err != nil {
+		if err := b.add(index.Change{Doc: d, Chunks: chunks}); err != nil {
 			return err
 		}
 	}
 	return b.finish(entries, seen, sum)
-}
-
-// ChunkID names the i-th chunk of a document version: the document id, then
-// "#", the first 8 hex digits of the content hash and the position.
-func ChunkID(docID, hash string, i int) string {
-	return fmt.Sprintf("%s#%s.%d", docID, hash[:8], i)
-}
-
-// ChunkDocID returns the document id a chunk id starts with.
-func ChunkDocID(chunkID string) string {
-	if i := strings.LastIndexByte(chunkID, '#'); i >= 0 {
-		return chunkID[:i]
-	}
-	return chunkID
-}
-
-// RebuildLexical fills an empty lexical index with every chunk in the
-// store, at the store's commit, so a lost or damaged lexical index can be
-// rebuilt without reading the sources again. The BM25 counts start again
-// with it.
-func RebuildLexical(s *Store, l *Lexical) error {
-	g, err := s.Gen()
-	if err != nil {
-		return err
-	}
-	if err := s.resetCounts(zeroTotals(g)); err != nil {
-		return err
-	}
-	after := ""
-	for {
-		page, err := s.chunkPage(after, 1000)
-		if err != nil {
-			return err
-		}
-		counts, err := l.apply(g, nil, page, storeMeta(s))
-		if err != nil {
-			return err
-		}
-		if err := s.keepCounts(g, g, counts); err != nil {
-			return err
-		}
-		if len(page) == 0 {
-			break
-		}
-		after = page[len(page)-1].ID
-	}
-	return keepStats(s, l)
-}
-
-// keepStats hands l the BM25 statistics the store keeps of it, after a
-// change. When the store's counts are missing or out of step (an index
-// an older braid wrote) it counts them once (seedCounts), unless such a
-// count found them differing from the lexical index before; then l
-// counts the statistics as it always did.
-func keepStats(s *Store, l *Lexical) error {
-	gen, err := l.Gen()
-	if err != nil {
-		return err
-	}
-	n, err := l.DocCount()
-	if err != nil {
-		return err
-	}
-	t := s.totals()
-	if st := t.statsAt(gen, n); st != nil {
-		l.setStats(gen, st, true)
-		return nil
-	}
-	if t.failed() {
-		return nil
-	}
-	return seedCounts(s, l)
 }

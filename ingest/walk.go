@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"errors"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/internal/confine"
+
+	"github.com/braidsearch/braid/index"
 )
 
 // DefaultMaxFileSize is the largest file indexed when a source sets no limit.
@@ -28,7 +30,7 @@ const DefaultMaxDocumentSize = 64 << 20
 // fileLimit is the largest file at rel a source indexes: its own limit,
 // else DefaultMaxDocumentSize for the formats extract reads from a
 // compressed container, else DefaultMaxFileSize.
-func fileLimit(src *Source, rel string) int64 {
+func fileLimit(src *index.Source, rel string) int64 {
 	if src.MaxFileSize > 0 {
 		return src.MaxFileSize
 	}
@@ -127,7 +129,7 @@ type gitignore struct {
 // it; links to files are followed when their target lies inside the source
 // (or anywhere, when the source sets FollowLinks): a cloned vault's link to
 // ~/.aws/credentials must not end up in search results.
-func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
+func walk(src *index.Source, skips *Skips, warn func(error)) ([]file, error) {
 	w, err := newWalker(src, skips, warn)
 	if err != nil {
 		return nil, err
@@ -141,8 +143,8 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 // through take, so a file is listed by one exactly when the other would
 // list it.
 type walker struct {
-	src              *Source
-	include, exclude *Matcher
+	src              *index.Source
+	include, exclude *index.Matcher
 	ignores          []gitignore
 	entered          map[string]bool // folders (rel; "" for the root) whose .gitignore is loaded
 	reached          map[string]bool // folders (rel) above a changed path: whether a walk goes into each
@@ -151,12 +153,12 @@ type walker struct {
 	warn             func(error)
 }
 
-func newWalker(src *Source, skips *Skips, warn func(error)) (*walker, error) {
-	include, err := NewMatcher(src.Patterns)
+func newWalker(src *index.Source, skips *Skips, warn func(error)) (*walker, error) {
+	include, err := index.NewMatcher(src.Patterns)
 	if err != nil {
 		return nil, err
 	}
-	exclude, err := NewMatcher(src.Excludes)
+	exclude, err := index.NewMatcher(src.Excludes)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +281,7 @@ func (w *walker) tree(dir, dirRel string, files []file) ([]file, error) {
 				}
 				// A link took the folder's place since it was checked: walk
 				// nothing, and remove nothing.
-				return fmt.Errorf("%w: %s is no longer a folder", ErrMoved, src.Path)
+				return fmt.Errorf("%w: %s is no longer a folder", index.ErrMoved, src.Path)
 			}
 			w.enter(p, dirRel)
 			return nil

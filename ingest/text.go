@@ -1,9 +1,11 @@
-package index
+package ingest
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/braidsearch/braid/index"
 )
 
 // Text is the run in a few lines, as braid index prints it: the counts,
@@ -18,12 +20,12 @@ func (s *Summary) Text() string {
 		rate = fmt.Sprintf(", %.0f docs/s", float64(s.Added+s.Updated)/secs)
 	}
 	fmt.Fprintf(&b, "indexed %d source(s) in %s: %d seen, %d added, %d updated, %d unchanged, %d removed; %d chunks, %s%s\n",
-		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, FormatBytes(s.Bytes), rate)
+		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, index.FormatBytes(s.Bytes), rate)
 	if s.Embedded > 0 {
 		embed := time.Duration(s.EmbedMS) * time.Millisecond
 		secs := max(embed.Seconds(), 1e-3)
 		fmt.Fprintf(&b, "embedded %d chunks (%d tokens) in %s: %.1f chunks/s, %.0f tokens/s; peak memory %s\n",
-			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, FormatBytes(s.PeakRSS))
+			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, index.FormatBytes(s.PeakRSS))
 	}
 	if k := s.Skipped; k.Total() > 0 {
 		fmt.Fprintf(&b, "skipped %d: %s\n", k.Total(), k)
