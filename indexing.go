@@ -197,7 +197,7 @@ func (s *Sources) Remove(ref string) (int, error) {
 	}
 	vs := e.vectors(nil)
 	ix := &ingest.Indexer{Store: e.st, Lexical: e.lex, Vectors: vs, Blobs: e.blobs()}
-	n, err := ix.RemoveSource(src.ID)
+	n, err := ix.RemoveSource(context.Background(), src.ID)
 	if err != nil {
 		return n, err
 	}

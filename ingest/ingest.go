@@ -296,7 +296,7 @@ var ErrRemoteKind = errors.New("not supported by this backend")
 
 // RemoveSource deletes a source and all its documents, and for an S3
 // source the content it kept in the blob store that nothing else uses.
-func (ix *Indexer) RemoveSource(id string) (int, error) {
+func (ix *Indexer) RemoveSource(ctx context.Context, id string) (int, error) {
 	src, err := ix.Store.Source(id)
 	if err != nil {
 		return 0, err
@@ -305,7 +305,7 @@ func (ix *Indexer) RemoveSource(id string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := &batch{ctx: context.Background(), ix: ix, limit: ix.batchDocs()}
+	b := &batch{ctx: ctx, ix: ix, limit: ix.batchDocs()}
 	if err := b.finish(entries, nil, &Summary{}); err != nil {
 		return 0, err
 	}
@@ -345,6 +345,7 @@ type prepared struct {
 	doc      *index.Document
 	chunks   []index.Chunk
 	same     bool   // unchanged since the last run
+	retag    bool   // same content, its record written again (an S3 object's new ETag or lost blob)
 	skip     string // why the file was not indexed: "binary", "not_utf8" or "too_many_chunks" (with err)
 	err      error
 	capped   string   // what the document was indexed without (see Summary.Capped); "" for most
@@ -439,56 +440,18 @@ func (ix *Indexer) ingest(ctx context.Context, src *index.Source, files []file, 
 			return err
 		}
 		end := min(start+window, len(files))
-		for _, p := range ix.prepare(src, files[start:end], entries) {
-			seen[p.f.rel] = true
+		prepared := ix.prepare(ctx, src, files[start:end], entries)
+		if err := ctx.Err(); err != nil {
+			return err // what this window read goes uncommitted
+		}
+		for _, p := range prepared {
 			sum.Seen++
-			switch {
-			case p.skip == "too_many_chunks":
-				if src.Kind == index.SourceFile {
-					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
-				}
-				sum.Skipped.TooManyChunks++
-				sum.Errors = append(sum.Errors, FileError{Path: p.f.abs, Err: p.err.Error()})
-				seen[p.f.rel] = false
-			case p.err != nil && p.skip != "":
-				if src.Kind == index.SourceFile {
-					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
-				}
-				sum.Skipped.add(p.skip)
-				sum.NotExtracted = append(sum.NotExtracted, FileError{Path: p.f.abs, Err: p.err.Error()})
-				seen[p.f.rel] = false
-			case p.err != nil:
-				if src.Kind == index.SourceFile {
-					return fmt.Errorf("index %s: %w", p.f.abs, p.err)
-				}
-				sum.Errors = append(sum.Errors, FileError{Path: p.f.abs, Err: p.err.Error()})
-				seen[p.f.rel] = false
-			case p.skip != "":
-				if src.Kind == index.SourceFile {
-					return fmt.Errorf("index %s: %w (it is %s); braid indexes UTF-8 text files only", p.f.abs, ErrNotText, strings.ReplaceAll(p.skip, "_", " "))
-				}
-				sum.Skipped.add(p.skip)
-				seen[p.f.rel] = false
-			case p.same:
-				sum.Unchanged++
-			default:
-				if _, ok := entries[p.f.rel]; ok {
-					sum.Updated++
-				} else {
-					sum.Added++
-				}
-				sum.Chunks += len(p.chunks)
-				sum.Bytes += p.f.size
-				if p.capped != "" {
-					sum.Capped = append(sum.Capped, FileError{Path: p.f.abs, Err: p.capped})
-				}
-				if len(p.warnings) > 0 {
-					sum.Warnings = append(sum.Warnings, FileError{Path: p.f.abs, Err: strings.Join(p.warnings, "; ")})
-				}
-				if err := b.add(index.Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
-					return err
-				}
+			_, known := entries[p.f.rel]
+			out, err := ix.record(src, &p, p.f.abs, known, sum, b)
+			if err != nil {
+				return err
 			}
+			seen[p.f.rel] = out == unchanged || out == written
 		}
 		if ix.Progress != nil {
 			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files) + more})
@@ -497,21 +460,80 @@ func (ix *Indexer) ingest(ctx context.Context, src *index.Source, files []file, 
 	return nil
 }
 
-// prepare reads, hashes, parses and chunks files in parallel, in order.
-func (ix *Indexer) prepare(src *index.Source, files []file, entries map[string]index.Entry) []prepared {
-	out := make([]prepared, len(files))
+// outcome is what became of one file (or S3 object) a run looked at.
+type outcome int
+
+const (
+	unchanged outcome = iota // the index holds its content already
+	written                  // its document goes into the index
+	skipped                  // not indexed, for a reason Summary.Skipped counts
+	failed                   // not indexed: an error, in Summary.Errors
+)
+
+// record counts one prepared file (where names it to people; known says
+// whether the index holds it) in sum and queues its document in b. The
+// only file of a file source fails the run when it cannot be indexed.
+func (ix *Indexer) record(src *index.Source, p *prepared, where string, known bool, sum *Summary, b *batch) (outcome, error) {
+	if src.Kind == index.SourceFile && (p.err != nil || p.skip != "") {
+		if p.err == nil {
+			return failed, fmt.Errorf("index %s: %w (it is %s); braid indexes UTF-8 text files only", where, ErrNotText, strings.ReplaceAll(p.skip, "_", " "))
+		}
+		return failed, fmt.Errorf("index %s: %w", where, p.err)
+	}
+	switch {
+	case p.skip == "too_many_chunks":
+		sum.Skipped.TooManyChunks++
+		sum.Errors = append(sum.Errors, FileError{Path: where, Err: p.err.Error()})
+		return skipped, nil
+	case p.err != nil && p.skip != "":
+		sum.Skipped.add(p.skip)
+		sum.NotExtracted = append(sum.NotExtracted, FileError{Path: where, Err: p.err.Error()})
+		return skipped, nil
+	case p.err != nil:
+		sum.Errors = append(sum.Errors, FileError{Path: where, Err: p.err.Error()})
+		return failed, nil
+	case p.skip != "":
+		sum.Skipped.add(p.skip)
+		return skipped, nil
+	case p.same:
+		sum.Unchanged++
+		return unchanged, nil
+	case p.retag:
+		sum.Unchanged++
+		return unchanged, b.add(index.Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions})
+	}
+	if known {
+		sum.Updated++
+	} else {
+		sum.Added++
+	}
+	sum.Chunks += len(p.chunks)
+	sum.Bytes += p.f.size
+	if p.capped != "" {
+		sum.Capped = append(sum.Capped, FileError{Path: where, Err: p.capped})
+	}
+	if len(p.warnings) > 0 {
+		sum.Warnings = append(sum.Warnings, FileError{Path: where, Err: strings.Join(p.warnings, "; ")})
+	}
+	return written, b.add(index.Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions})
+}
+
+// inOrder runs do for 0..n-1 on up to workers goroutines and returns the
+// results in order.
+func inOrder[R any](n, workers int, do func(i int) R) []R {
+	out := make([]R, n)
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range min(ix.workers(), len(files)) {
+	for range min(workers, n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = ix.prepareOne(src, files[i], entries)
+				out[i] = do(i)
 			}
 		}()
 	}
-	for i := range files {
+	for i := range n {
 		next <- i
 	}
 	close(next)
@@ -519,7 +541,20 @@ func (ix *Indexer) prepare(src *index.Source, files []file, entries map[string]i
 	return out
 }
 
-func (ix *Indexer) prepareOne(src *index.Source, f file, entries map[string]index.Entry) (p prepared) {
+// prepare reads, hashes, parses and chunks files in parallel, in order.
+// Once ctx is done the files not yet started are not read.
+func (ix *Indexer) prepare(ctx context.Context, src *index.Source, files []file, entries map[string]index.Entry) []prepared {
+	return inOrder(len(files), ix.workers(), func(i int) prepared {
+		if err := ctx.Err(); err != nil {
+			return prepared{f: files[i], err: err}
+		}
+		return ix.prepareOne(ctx, src, files[i], entries)
+	})
+}
+
+// prepareOne reads a listed file, then takes it through the steps every
+// file and object shares (prepareContent).
+func (ix *Indexer) prepareOne(ctx context.Context, src *index.Source, f file, entries map[string]index.Entry) (p prepared) {
 	p.f = f
 	defer func() {
 		if r := recover(); r != nil {
@@ -538,22 +573,61 @@ func (ix *Indexer) prepareOne(src *index.Source, f file, entries map[string]inde
 		p.err = err
 		return p
 	}
-	p.f.size = int64(len(data))
-	sum := sha256.Sum256(data)
-	hash := hex.EncodeToString(sum[:])
-	if e, ok := entries[f.rel]; ok && e.Hash == hash && !ix.Force && !ix.unextracted(e, f.rel) {
-		p.same = true
+	e, known := entries[f.rel]
+	return ix.prepareContent(ctx, src, content{f: f, data: data, mod: func() time.Time {
+		if info, _ := os.Stat(f.abs); info != nil {
+			return info.ModTime().UTC()
+		}
+		return time.Time{}
+	}}, e, known)
+}
+
+// content is a file's or an S3 object's bytes as read, before the steps
+// they share.
+type content struct {
+	f    file
+	data []byte
+	etag string           // an S3 object's ETag; "" for a file
+	mod  func() time.Time // its modification time, asked only when it is parsed
+}
+
+// prepareContent takes what was read through the steps every file and S3
+// object shares: its content is hashed and compared with what the index
+// holds of it (e, when known), and unless unchanged it is parsed and
+// chunked (extracted first, for the formats package extract reads). Its
+// bytes go into the blob store before its document is committed: an S3
+// object's always (its only copy), a file's when its source keeps
+// versions. An S3 object whose content is unchanged under a new ETag, or
+// whose blob was lost, is parsed again to write its record (retag).
+func (ix *Indexer) prepareContent(ctx context.Context, src *index.Source, c content, e index.Entry, known bool) (p prepared) {
+	p.f = c.f
+	p.f.size = int64(len(c.data))
+	hash := blob.Hash(c.data)
+	retag := false
+	if known && e.Hash == hash && !ix.Force && !ix.unextracted(e, c.f.rel) {
+		if e.ETag == c.etag && (src.Kind != index.SourceS3 || ix.Blobs.Has(hash)) {
+			p.same = true
+			return p
+		}
+		retag = true
+	}
+	p = ix.parse(ctx, src, c.f, c.data, hash, c.mod())
+	p.retag = retag
+	if p.doc == nil {
 		return p
 	}
-	var mod time.Time
-	if info, _ := os.Stat(f.abs); info != nil {
-		mod = info.ModTime().UTC()
+	keep := ""
+	switch {
+	case src.Kind == index.SourceS3:
+		p.doc.ETag = c.etag
+		keep = "keep its content"
+	case src.KeepVersions > 0 && ix.Blobs != nil:
+		keep = "keep a version"
 	}
-	p = ix.parse(src, f, data, hash, mod)
-	if p.doc != nil && src.KeepVersions > 0 && ix.Blobs != nil {
-		// The blob goes first: the version that names it is committed later.
-		if _, _, err := ix.Blobs.Put(data); err != nil {
-			p.doc, p.err = nil, fmt.Errorf("keep a version: %w", err)
+	if keep != "" {
+		// The blob goes first: the document that names it is committed later.
+		if _, _, err := ix.Blobs.Put(c.data); err != nil {
+			p.doc, p.err = nil, fmt.Errorf("%s: %w", keep, err)
 		}
 	}
 	return p
@@ -572,7 +646,7 @@ func (ix *Indexer) unextracted(e index.Entry, rel string) bool {
 }
 
 // parse turns a document's content into a document and its chunks.
-func (ix *Indexer) parse(src *index.Source, f file, data []byte, hash string, mod time.Time) (p prepared) {
+func (ix *Indexer) parse(ctx context.Context, src *index.Source, f file, data []byte, hash string, mod time.Time) (p prepared) {
 	p.f = f
 	defer func() {
 		if r := recover(); r != nil {
@@ -581,7 +655,7 @@ func (ix *Indexer) parse(src *index.Source, f file, data []byte, hash string, mo
 	}()
 	p.f.size = int64(len(data))
 	if format := extract.Format(f.rel); format != "" {
-		return ix.parseExtracted(src, f, format, data, hash, mod)
+		return ix.parseExtracted(ctx, src, f, format, data, hash, mod)
 	}
 	switch {
 	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0:
@@ -629,10 +703,10 @@ func (ix *Indexer) parse(src *index.Source, f file, data []byte, hash string, mo
 // through package extract: its markdown is parsed and chunked as a note's,
 // and a paged document's chunks are cut at page ends, each naming its page.
 // A file extract refuses is skipped with the reason (p.skip) and why (p.err).
-func (ix *Indexer) parseExtracted(src *index.Source, f file, format string, data []byte, hash string, mod time.Time) (p prepared) {
+func (ix *Indexer) parseExtracted(ctx context.Context, src *index.Source, f file, format string, data []byte, hash string, mod time.Time) (p prepared) {
 	p.f = f
 	p.f.size = int64(len(data))
-	x, err := extract.File(context.Background(), f.rel, data, ix.Extract)
+	x, err := extract.File(ctx, f.rel, data, ix.Extract)
 	if err != nil {
 		p.err = err
 		switch {

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
+	"time"
 
-	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/bucket"
 
 	"github.com/braidsearch/braid/index"
@@ -29,7 +28,6 @@ type fetched struct {
 	obj   bucket.Object
 	etag  string // the ETag of the content read
 	gone  bool   // deleted since it was listed
-	retag bool   // same content under a new ETag (or a lost blob): only the record changes
 	fatal error  // stops the run: the bucket or its endpoint failed
 }
 
@@ -106,7 +104,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *index.Source, sum *Summary)
 	if err != nil {
 		return err
 	}
-	skipped := map[string]index.SkippedObject{}
+	remembered := map[string]index.SkippedObject{}
 	seen := make(map[string]bool, len(objs))
 	var replaced []string // content hashes of updated and removed objects
 	window := ix.batchDocs()
@@ -116,11 +114,12 @@ func (ix *Indexer) indexS3(ctx context.Context, src *index.Source, sum *Summary)
 			return err
 		}
 		end := min(start+window, len(objs))
-		for _, p := range ix.fetch(ctx, r, src, objs[start:end], entries, before) {
+		fetched := ix.fetch(ctx, r, src, objs[start:end], entries, before)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for _, p := range fetched {
 			if p.fatal != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
 				// Keep what was fetched before the failure; remove nothing.
 				if err := b.flush(); err != nil {
 					return err
@@ -132,50 +131,33 @@ func (ix *Indexer) indexS3(ctx context.Context, src *index.Source, sum *Summary)
 			}
 			rel := p.obj.Rel
 			e, known := entries[rel]
-			seen[rel] = true
 			sum.Seen++
-			where := index.ObjectURL(src, rel)
 			switch {
 			case p.gone:
 				seen[rel] = false
+				continue
 			case p.skip == "oversized":
 				sum.Skipped.Oversized++
 				seen[rel] = false
-			case p.skip == "too_many_chunks":
-				sum.Skipped.TooManyChunks++
-				sum.Errors = append(sum.Errors, FileError{Path: where, Err: p.err.Error()})
-				seen[rel] = false
-			case p.err != nil && p.skip != "":
-				sum.Skipped.add(p.skip)
-				sum.NotExtracted = append(sum.NotExtracted, FileError{Path: where, Err: p.err.Error()})
-				skipped[rel] = index.SkippedObject{ETag: p.etag, Reason: p.skip}
-				seen[rel] = false
-			case p.err != nil:
-				sum.Errors = append(sum.Errors, FileError{Path: where, Err: p.err.Error()})
-				seen[rel] = known // keep what the index has rather than drop it
-			case p.skip != "" && sum.Skipped.add(p.skip):
-				skipped[rel] = index.SkippedObject{ETag: p.etag, Reason: p.skip}
-				seen[rel] = false
-			case p.same, p.retag:
-				sum.Unchanged++
-				if p.retag {
-					if err := b.add(index.Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
-						return err
-					}
-				}
-			default:
+				continue
+			}
+			out, err := ix.record(src, &p.prepared, index.ObjectURL(src, rel), known, sum, b)
+			if err != nil {
+				return err
+			}
+			switch out {
+			case written:
 				if known {
-					sum.Updated++
 					replaced = append(replaced, e.Hash)
-				} else {
-					sum.Added++
 				}
-				sum.Chunks += len(p.chunks)
-				sum.Bytes += p.f.size
-				if err := b.add(index.Change{Doc: p.doc, Chunks: p.chunks, KeepVersions: src.KeepVersions}); err != nil {
-					return err
+			case skipped:
+				if p.skip != "too_many_chunks" {
+					remembered[rel] = index.SkippedObject{ETag: p.etag, Reason: p.skip}
 				}
 			}
+			// An object that failed keeps what the index has rather than
+			// dropping it.
+			seen[rel] = out != skipped && (out != failed || known)
 		}
 		if ix.Progress != nil {
 			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(objs)})
@@ -189,41 +171,27 @@ func (ix *Indexer) indexS3(ctx context.Context, src *index.Source, sum *Summary)
 	if err := b.finish(entries, seen, sum); err != nil {
 		return err
 	}
-	if err := ix.Store.PutSkippedObjects(src.ID, skipped); err != nil {
+	if err := ix.Store.PutSkippedObjects(src.ID, remembered); err != nil {
 		return err
 	}
 	return ix.dropBlobs(replaced)
 }
 
-// fetch downloads, hashes, parses and chunks a window of objects with a
-// bounded pool, in order. After a fatal error the rest are not fetched.
+// fetch downloads objects with a bounded pool and takes each through the
+// steps every file shares (prepareContent), in order. After a fatal error
+// the rest are not fetched.
 func (ix *Indexer) fetch(ctx context.Context, r *bucket.Reader, src *index.Source, objs []bucket.Object, entries map[string]index.Entry, skipped map[string]index.SkippedObject) []fetched {
-	out := make([]fetched, len(objs))
 	var failed atomic.Bool
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(s3Fetchers, len(objs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if failed.Load() {
-					out[i] = fetched{obj: objs[i], fatal: context.Canceled}
-					continue
-				}
-				out[i] = ix.fetchOne(ctx, r, src, objs[i], entries, skipped)
-				if out[i].fatal != nil {
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	for i := range objs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out
+	return inOrder(len(objs), s3Fetchers, func(i int) fetched {
+		if failed.Load() {
+			return fetched{obj: objs[i], fatal: context.Canceled}
+		}
+		p := ix.fetchOne(ctx, r, src, objs[i], entries, skipped)
+		if p.fatal != nil {
+			failed.Store(true)
+		}
+		return p
+	})
 }
 
 func (ix *Indexer) fetchOne(ctx context.Context, r *bucket.Reader, src *index.Source, o bucket.Object, entries map[string]index.Entry, skipped map[string]index.SkippedObject) (p fetched) {
@@ -264,24 +232,9 @@ func (ix *Indexer) fetchOne(ctx context.Context, r *bucket.Reader, src *index.So
 			return p
 		}
 	}
-	hash := blob.Hash(data)
-	if known && e.Hash == hash && !ix.Force {
-		if e.ETag == etag && ix.Blobs.Has(hash) {
-			p.same = true
-			return p
-		}
-		p.retag = true // record the new ETag (or restore the blob) so the next run skips it
-	}
 	p.etag = etag
-	p.prepared = ix.parse(src, file{rel: o.Rel, abs: index.ObjectURL(src, o.Rel)}, data, hash, o.Modified)
-	if p.doc == nil {
-		return p
-	}
-	p.doc.ETag = etag
-	if _, _, err := ix.Blobs.Put(data); err != nil {
-		// The blob goes first: the document that names it is committed later.
-		p.doc, p.err = nil, fmt.Errorf("keep its content: %w", err)
-	}
+	f := file{rel: o.Rel, abs: index.ObjectURL(src, o.Rel)}
+	p.prepared = ix.prepareContent(ctx, src, content{f: f, data: data, etag: etag, mod: func() time.Time { return o.Modified }}, e, known)
 	return p
 }
 

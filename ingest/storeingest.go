@@ -51,7 +51,7 @@ func (ix *Indexer) indexStored(ctx context.Context, src *index.Source, sum *Summ
 			seen[rec.Name] = known // keep what the index has rather than drop it
 			continue
 		}
-		p := ix.parse(src, file{rel: rec.Name, abs: rec.Name}, data, rec.Hash, rec.Modified)
+		p := ix.parse(ctx, src, file{rel: rec.Name, abs: rec.Name}, data, rec.Hash, rec.Modified)
 		if p.err != nil || p.skip != "" {
 			msg := p.skip
 			if p.err != nil {
