@@ -84,11 +84,8 @@ func (ix *Indexer) indexImages(src *index.Source, imgs []file, all []string, ent
 		if info, _ := os.Stat(f.abs); info != nil {
 			mod = info.ModTime().UTC()
 		}
-		d := &index.Document{
-			ID: index.DocID(src.ID, f.rel), SourceID: src.ID, Path: f.rel, Kind: index.KindImage,
-			Title: path.Base(f.rel), Hash: hash, Size: int64(len(data)), IndexedAt: time.Now().UTC(),
-			Lines: strings.Count(string(text), "\n") + 1, ModTime: mod,
-		}
+		d := document(src, f.rel, index.KindImage, hash, int64(len(data)), strings.Count(string(text), "\n")+1, mod)
+		d.Title = path.Base(f.rel)
 		pieces := chunk.Text(text, chunkOptions(src))
 		if known {
 			sum.Updated++

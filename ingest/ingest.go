@@ -376,13 +376,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *index.Source, sum *Summa
 			return err
 		}
 		src.Files = len(files)
-		if limit := maxFiles(src); len(files) > limit {
-			sum.Skipped.OverFileLimit += len(files) - limit
-			sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: fmt.Errorf(
-				"%w: %d files, over the %d-file limit; the first %d in path order are indexed and the rest skipped; narrow the source with --pattern, --exclude or a .gitignore",
-				ErrTooManyFiles, len(files), limit, limit).Error()})
-			files = files[:limit]
-		}
+		files = files[:capFiles(src, len(files), sum)]
 	}
 	files, imgs := ix.images(src, files)
 	entries, err := ix.target().Entries(ctx, src.ID)
@@ -665,16 +659,7 @@ func (ix *Indexer) parse(ctx context.Context, src *index.Source, f file, data []
 		p.skip = "not_utf8"
 		return p
 	}
-	d := &index.Document{
-		ID:        index.DocID(src.ID, f.rel),
-		SourceID:  src.ID,
-		Path:      f.rel,
-		Hash:      hash,
-		Size:      int64(len(data)),
-		IndexedAt: time.Now().UTC(),
-		Lines:     bytes.Count(data, []byte{'\n'}) + 1,
-		ModTime:   mod,
-	}
+	d := document(src, f.rel, "", hash, int64(len(data)), bytes.Count(data, []byte{'\n'})+1, mod)
 	var pieces []chunk.Chunk
 	if isMarkdown(f.rel) {
 		md := markdown.Parse(filepath.Base(f.rel), data)
@@ -721,18 +706,8 @@ func (ix *Indexer) parseExtracted(ctx context.Context, src *index.Source, f file
 		}
 		return p
 	}
-	d := &index.Document{
-		ID:        index.DocID(src.ID, f.rel),
-		SourceID:  src.ID,
-		Path:      f.rel,
-		Kind:      index.DocKind(format),
-		Hash:      hash,
-		Size:      int64(len(data)),
-		IndexedAt: time.Now().UTC(),
-		Lines:     bytes.Count(x.Text, []byte{'\n'}) + 1,
-		ModTime:   mod,
-		Pages:     x.Pages,
-	}
+	d := document(src, f.rel, index.DocKind(format), hash, int64(len(data)), bytes.Count(x.Text, []byte{'\n'})+1, mod)
+	d.Pages = x.Pages
 	md := markdown.Parse(filepath.Base(f.rel), x.Text)
 	fill(d, md)
 	if x.Title != "" {
@@ -753,6 +728,13 @@ func (ix *Indexer) parseExtracted(ctx context.Context, src *index.Source, f file
 		p.chunks[i].Page = d.Page(p.chunks[i].StartLine)
 	}
 	return p
+}
+
+// document is the record of the document of the file at rel, indexed
+// now, before its title, links and chunks are known.
+func document(src *index.Source, rel string, kind index.DocKind, hash string, size int64, lines int, mod time.Time) *index.Document {
+	return &index.Document{ID: index.DocID(src.ID, rel), SourceID: src.ID, Path: rel, Kind: kind, Hash: hash,
+		Size: size, IndexedAt: time.Now().UTC(), Lines: lines, ModTime: mod}
 }
 
 // fill gives d the title, tags, headings and links markdown found.
@@ -834,6 +816,25 @@ func capped(md *markdown.Doc) string {
 
 func chunkOptions(src *index.Source) chunk.Options {
 	return chunk.Options{MaxTokens: src.ChunkTokens, Overlap: src.ChunkOverlap}
+}
+
+// capFiles keeps the first MaxFiles of the n files (or S3 objects) a
+// source lists, in path order: it counts the others as skipped, says so
+// in sum, and returns how many are kept.
+func capFiles(src *index.Source, n int, sum *Summary) int {
+	limit := maxFiles(src)
+	if n <= limit {
+		return n
+	}
+	what, order, narrow := "files", "path", "--pattern, --exclude or a .gitignore"
+	if src.Kind == index.SourceS3 {
+		what, order, narrow = "objects", "key", "--pattern or --exclude"
+	}
+	sum.Skipped.OverFileLimit += n - limit
+	sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: fmt.Errorf(
+		"%w: %d %s, over the %d-file limit; the first %d in %s order are indexed and the rest skipped; narrow the source with %s",
+		ErrTooManyFiles, n, what, limit, limit, order, narrow).Error()})
+	return limit
 }
 
 func maxFiles(src *index.Source) int {

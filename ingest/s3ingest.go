@@ -51,11 +51,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *index.Source, sum *Summary)
 	if err != nil {
 		return err
 	}
-	include, err := index.NewMatcher(src.Patterns)
-	if err != nil {
-		return err
-	}
-	exclude, err := index.NewMatcher(src.Excludes)
+	globs, err := sourceGlobs(src)
 	if err != nil {
 		return err
 	}
@@ -81,7 +77,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *index.Source, sum *Summary)
 		case hiddenKey(o.Rel):
 			sum.Skipped.Hidden++
 		case src.NoRecursive && strings.Contains(o.Rel, "/"):
-		case (include != nil && !include.Match(o.Rel)) || exclude.Match(o.Rel):
+		case globs.leaveOut(o.Rel):
 			sum.Skipped.Excluded++
 		case o.Size > fileLimit(src, o.Rel):
 			sum.Skipped.Oversized++
@@ -89,13 +85,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *index.Source, sum *Summary)
 			objs = append(objs, o)
 		}
 	}
-	if limit := maxFiles(src); len(objs) > limit {
-		sum.Skipped.OverFileLimit += len(objs) - limit
-		sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: fmt.Errorf(
-			"%w: %d objects, over the %d-file limit; the first %d in key order are indexed and the rest skipped; narrow the source with --pattern or --exclude",
-			ErrTooManyFiles, len(objs), limit, limit).Error()})
-		objs = objs[:limit]
-	}
+	objs = objs[:capFiles(src, len(objs), sum)]
 	entries, err := ix.Store.Entries(src.ID)
 	if err != nil {
 		return err

@@ -115,6 +115,26 @@ func (s Skips) Total() int {
 	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks + s.LinkOutside + s.NotRegular + s.BrokenLink + s.Encrypted + s.NoText + s.Damaged + s.OverLimit
 }
 
+// globs are a source's include and exclude patterns (Source.Patterns,
+// Source.Excludes), which the walk of a folder and the listing of a
+// bucket apply alike.
+type globs struct{ include, exclude *index.Matcher }
+
+func sourceGlobs(src *index.Source) (globs, error) {
+	include, err := index.NewMatcher(src.Patterns)
+	if err != nil {
+		return globs{}, err
+	}
+	exclude, err := index.NewMatcher(src.Excludes)
+	return globs{include, exclude}, err
+}
+
+// leaveOut reports whether the patterns leave out the file at rel: an
+// include pattern is set and none matches it, or an exclude pattern does.
+func (g globs) leaveOut(rel string) bool {
+	return (g.include != nil && !g.include.Match(rel)) || g.exclude.Match(rel)
+}
+
 type gitignore struct {
 	dir string // relative to the source root, "" for the root
 	m   *ignore.GitIgnore
@@ -143,22 +163,18 @@ func walk(src *index.Source, skips *Skips, warn func(error)) ([]file, error) {
 // through take, so a file is listed by one exactly when the other would
 // list it.
 type walker struct {
-	src              *index.Source
-	include, exclude *index.Matcher
-	ignores          []gitignore
-	entered          map[string]bool // folders (rel; "" for the root) whose .gitignore is loaded
-	reached          map[string]bool // folders (rel) above a changed path: whether a walk goes into each
-	realRoot         string
-	skips            *Skips
-	warn             func(error)
+	src      *index.Source
+	globs    globs
+	ignores  []gitignore
+	entered  map[string]bool // folders (rel; "" for the root) whose .gitignore is loaded
+	reached  map[string]bool // folders (rel) above a changed path: whether a walk goes into each
+	realRoot string
+	skips    *Skips
+	warn     func(error)
 }
 
 func newWalker(src *index.Source, skips *Skips, warn func(error)) (*walker, error) {
-	include, err := index.NewMatcher(src.Patterns)
-	if err != nil {
-		return nil, err
-	}
-	exclude, err := index.NewMatcher(src.Excludes)
+	globs, err := sourceGlobs(src)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +182,7 @@ func newWalker(src *index.Source, skips *Skips, warn func(error)) (*walker, erro
 	if err != nil {
 		return nil, fmt.Errorf("walk %s: %w", src.Path, err)
 	}
-	return &walker{src: src, include: include, exclude: exclude, realRoot: realRoot, skips: skips, warn: warn,
+	return &walker{src: src, globs: globs, realRoot: realRoot, skips: skips, warn: warn,
 		entered: map[string]bool{}, reached: map[string]bool{}}, nil
 }
 
@@ -224,7 +240,7 @@ func (w *walker) take(p, rel string, d fs.DirEntry) (f file, ok, into bool) {
 		w.skips.Ignored++
 		return f, false, false
 	}
-	if (w.include != nil && !w.include.Match(rel)) || w.exclude.Match(rel) {
+	if w.globs.leaveOut(rel) {
 		w.skips.Excluded++
 		return f, false, false
 	}
