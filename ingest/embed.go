@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/braidsearch/braid/vector"
-
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/vector"
 )
 
 // Embedder turns texts into unit-length vectors. model.Embedder is the ONNX

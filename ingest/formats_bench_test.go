@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/extract"
-	"github.com/braidsearch/braid/internal/formattest"
-
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/formattest"
 )
 
 // BenchmarkIndexPDF indexes a folder holding one PDF of n pages, and the

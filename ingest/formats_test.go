@@ -9,9 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid/chunk"
-	"github.com/braidsearch/braid/internal/formattest"
-
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/formattest"
 )
 
 // TestFormats indexes a folder of PDFs, HTML, DOCX and ODT files with no

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/chunk"
-
 	"github.com/braidsearch/braid/index"
 )
 

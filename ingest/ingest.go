@@ -1,15 +1,9 @@
 package ingest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,13 +15,42 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/braidsearch/braid/blob"
-	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/extract"
-	"github.com/braidsearch/braid/internal/confine"
-	"github.com/braidsearch/braid/markdown"
-
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
 )
+
+// The pipeline, for one source (Indexer.Index):
+//
+//	list     the source's files: the walk of a folder (walk.go: hidden
+//	         entries, .gitignore, globs, size and link rules; paths.go
+//	         looks at a watch's changed paths only), a file source's one
+//	         file, a bucket's listing (s3ingest.go), the document store's
+//	         records (storeingest.go) or a BEIR corpus's lines (jsonl.go);
+//	         capFiles keeps the first MaxFiles
+//	read     each file, confined to its source (prepareOne), or download
+//	         each object whose ETag changed (fetchOne)
+//	compare  its sha256 with what the target holds; an unchanged file
+//	         stops here (prepareContent)
+//	extract  a PDF, HTML, DOCX or ODT file into markdown, under the run's
+//	         ctx (parse.go, package extract)
+//	parse    the markdown: title, frontmatter, tags, links, headings
+//	         (package markdown)
+//	chunk    by headings within the source's token budget (package chunk),
+//	         a paged document's chunks cut at page ends
+//	record   the file's outcome in the Summary, and queue its change in
+//	         the batch (record)
+//	commit   each batch of BatchDocs changes: the store, then the lexical
+//	         index (index.Commit, crash-safe), then the chunks' embeddings,
+//	         computed for the texts the store has none for, into the HNSW
+//	         graph (embed.go)
+//
+// Files and S3 objects share every step from compare to record
+// (prepareContent, record). A window of BatchDocs files is read and
+// parsed on Workers goroutines at a time (inOrder) and recorded in order;
+// the run stops between windows, and reads no further file, once its ctx
+// is done. A folder's images come last, as text gathered from the notes
+// that embed them (image.go).
 
 // ErrTooManyChunks means a document would be split into more chunks than
 // its source allows (Source.MaxChunks); it was not indexed.
@@ -48,72 +71,6 @@ type Options struct {
 	// BatchDocs is how many changed documents go into one commit; zero means
 	// 256. Each commit is crash-safe on its own.
 	BatchDocs int
-}
-
-// Progress reports how far an index run is.
-type Progress struct {
-	Phase  string // "" while reading files, "list" while listing a bucket, "embed" while computing embeddings
-	Source string // source name
-	Done   int    // files (or JSONL lines) looked at so far in this source
-	Total  int    // files in this source; 0 while unknown
-}
-
-// FileError is a file (or JSONL line) that could not be indexed; the run
-// went on without it.
-type FileError struct {
-	Path string `json:"path"`
-	Line int    `json:"line,omitempty"`
-	Err  string `json:"error"`
-}
-
-func (e FileError) String() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Err)
-	}
-	return e.Path + ": " + e.Err
-}
-
-// Summary is what an index run did.
-type Summary struct {
-	Sources   int         `json:"sources"`
-	Seen      int         `json:"seen"` // files and JSONL documents looked at
-	Added     int         `json:"added"`
-	Updated   int         `json:"updated"`
-	Unchanged int         `json:"unchanged"`
-	Removed   int         `json:"removed"`
-	Chunks    int         `json:"chunks"`                 // chunks written by this run
-	Embedded  int         `json:"embedded"`               // chunk texts sent to the embedding model by this run
-	EmbedMS   int64       `json:"embed_ms"`               // time the model took for them
-	Tokens    int64       `json:"embed_tokens,omitempty"` // tokens of those texts (without padding)
-	Bytes     int64       `json:"bytes"`                  // bytes read and indexed by this run
-	Skipped   Skips       `json:"skipped"`
-	Errors    []FileError `json:"errors,omitempty"`
-	TookMS    int64       `json:"took_ms"`
-	// PeakRSS is the process's peak resident memory when the run ended,
-	// where the caller measures it (braid index does).
-	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
-	// Capped lists the documents this run indexed without what went past
-	// the caps per document of markdown.Parse (MaxTags, MaxLinks,
-	// MaxHeadings, MaxAliases, MaxText), each saying what was left out.
-	// Such a document is indexed, not skipped: its text stays searchable,
-	// and its first tags, links, headings and aliases are kept.
-	Capped []FileError `json:"capped,omitempty"`
-	// Warnings lists the documents this run indexed with a part it could
-	// not read, such as frontmatter whose YAML is broken (the note is
-	// indexed without it), each saying what.
-	Warnings []FileError `json:"warnings,omitempty"`
-	// NotExtracted lists the files of a format braid extracts (PDF, HTML,
-	// DOCX, ODT) that it skipped, each saying why: encrypted, no text
-	// layer, damaged or over a limit (counted in Skipped too). They are
-	// not errors: the run succeeds without them.
-	NotExtracted []FileError `json:"not_extracted,omitempty"`
-	// Paths is how many changed paths the run looked at instead of
-	// walking the whole source (Indexer.IndexPaths, what a watch runs);
-	// zero for a walk.
-	Paths int `json:"changed_paths,omitempty"`
-	// Walked says why a run given changed paths walked the whole source
-	// all the same ("a .gitignore changed"); empty otherwise.
-	Walked string `json:"walked,omitempty"`
 }
 
 // Indexer brings the store and the lexical index in step with sources.
@@ -625,424 +582,4 @@ func (ix *Indexer) prepareContent(ctx context.Context, src *index.Source, c cont
 		}
 	}
 	return p
-}
-
-// unextracted reports whether the indexed document of e, a file of a format
-// package extract reads, was indexed before braid extracted that format
-// (an HTML file as plain text, say): its content is unchanged, and it is
-// parsed again all the same. A Remote target's documents are not checked.
-func (ix *Indexer) unextracted(e index.Entry, rel string) bool {
-	if ix.Remote != nil || extract.Format(rel) == "" {
-		return false
-	}
-	d, err := ix.Store.Doc(e.DocID)
-	return err == nil && d != nil && !d.Kind.Extracted()
-}
-
-// parse turns a document's content into a document and its chunks.
-func (ix *Indexer) parse(ctx context.Context, src *index.Source, f file, data []byte, hash string, mod time.Time) (p prepared) {
-	p.f = f
-	defer func() {
-		if r := recover(); r != nil {
-			p.doc, p.err = nil, fmt.Errorf("internal error while parsing (please report): %v", r)
-		}
-	}()
-	p.f.size = int64(len(data))
-	if format := extract.Format(f.rel); format != "" {
-		return ix.parseExtracted(ctx, src, f, format, data, hash, mod)
-	}
-	switch {
-	case bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0:
-		p.skip = "binary"
-		return p
-	case !utf8.Valid(data):
-		p.skip = "not_utf8"
-		return p
-	}
-	d := document(src, f.rel, "", hash, int64(len(data)), bytes.Count(data, []byte{'\n'})+1, mod)
-	var pieces []chunk.Chunk
-	if isMarkdown(f.rel) {
-		md := markdown.Parse(filepath.Base(f.rel), data)
-		d.Kind = index.KindMarkdown
-		d.Frontmatter = md.Frontmatter
-		d.Aliases = md.Aliases
-		fill(d, md)
-		p.capped = capped(md)
-		p.warnings = md.Warnings
-		pieces = chunk.Markdown(data, md, chunkOptions(src))
-	} else {
-		d.Kind = index.KindText
-		d.Title = filepath.Base(f.rel)
-		pieces = chunk.Text(data, chunkOptions(src))
-	}
-	if err := checkChunks(src, len(pieces)); err != nil {
-		p.skip, p.err = "too_many_chunks", err
-		return p
-	}
-	p.doc = d
-	p.chunks = toChunks(d, pieces)
-	return p
-}
-
-// parseExtracted turns a PDF, HTML, DOCX or ODT file into a document
-// through package extract: its markdown is parsed and chunked as a note's,
-// and a paged document's chunks are cut at page ends, each naming its page.
-// A file extract refuses is skipped with the reason (p.skip) and why (p.err).
-func (ix *Indexer) parseExtracted(ctx context.Context, src *index.Source, f file, format string, data []byte, hash string, mod time.Time) (p prepared) {
-	p.f = f
-	p.f.size = int64(len(data))
-	x, err := extract.File(ctx, f.rel, data, ix.Extract)
-	if err != nil {
-		p.err = err
-		switch {
-		case errors.Is(err, extract.ErrEncrypted):
-			p.skip = "encrypted"
-		case errors.Is(err, extract.ErrNoText):
-			p.skip = "no_text_layer"
-		case errors.Is(err, extract.ErrDamaged):
-			p.skip = "damaged"
-		case errors.Is(err, extract.ErrOverLimit):
-			p.skip = "over_limit"
-		}
-		return p
-	}
-	d := document(src, f.rel, index.DocKind(format), hash, int64(len(data)), bytes.Count(x.Text, []byte{'\n'})+1, mod)
-	d.Pages = x.Pages
-	md := markdown.Parse(filepath.Base(f.rel), x.Text)
-	fill(d, md)
-	if x.Title != "" {
-		d.Title = x.Title
-	}
-	p.capped = capped(md)
-	pieces := chunk.Markdown(x.Text, md, chunkOptions(src))
-	if len(x.Pages) > 0 {
-		pieces = byPage(pieces, x.Pages)
-	}
-	if err := checkChunks(src, len(pieces)); err != nil {
-		p.skip, p.err = "too_many_chunks", err
-		return p
-	}
-	p.doc = d
-	p.chunks = toChunks(d, pieces)
-	for i := range p.chunks {
-		p.chunks[i].Page = d.Page(p.chunks[i].StartLine)
-	}
-	return p
-}
-
-// document is the record of the document of the file at rel, indexed
-// now, before its title, links and chunks are known.
-func document(src *index.Source, rel string, kind index.DocKind, hash string, size int64, lines int, mod time.Time) *index.Document {
-	return &index.Document{ID: index.DocID(src.ID, rel), SourceID: src.ID, Path: rel, Kind: kind, Hash: hash,
-		Size: size, IndexedAt: time.Now().UTC(), Lines: lines, ModTime: mod}
-}
-
-// fill gives d the title, tags, headings and links markdown found.
-func fill(d *index.Document, md *markdown.Doc) {
-	d.Title = md.Title
-	d.Tags = md.Tags
-	for _, h := range md.Headings {
-		d.Headings = append(d.Headings, index.Heading{Level: h.Level, Text: h.Text, Line: h.Line})
-	}
-	for _, l := range md.Links {
-		d.Links = append(d.Links, index.Link{Kind: string(l.Kind), Target: l.Target, Alt: l.Alt, Heading: l.Heading, Text: l.Text, Key: l.Key, Line: l.Line})
-	}
-}
-
-// byPage cuts the chunks that cross a page start (pages: the line each
-// page starts on) at it, so that no chunk spans two pages.
-func byPage(pieces []chunk.Chunk, pages []int) []chunk.Chunk {
-	var out []chunk.Chunk
-	for _, c := range pieces {
-		lines := strings.Split(c.Text, "\n")
-		if extract.PageOf(pages, c.StartLine) == extract.PageOf(pages, c.EndLine) || len(lines) > c.EndLine-c.StartLine+1 {
-			out = append(out, c)
-			continue
-		}
-		for len(lines) < c.EndLine-c.StartLine+1 {
-			lines = append(lines, "") // the blank lines Text ends without
-		}
-		for c.StartLine <= c.EndLine {
-			end := c.EndLine
-			if next := extract.PageOf(pages, c.StartLine); next < len(pages) && pages[next]-1 < end {
-				end = pages[next] - 1
-			}
-			n := end - c.StartLine + 1
-			piece := c
-			piece.EndLine = end
-			piece.Text = strings.TrimRight(strings.Join(lines[:n], "\n"), " \t\n")
-			lines = lines[n:]
-			c.StartLine = end + 1
-			if strings.TrimSpace(piece.Text) == "" {
-				continue
-			}
-			if k := len(out) - 1; k >= 0 && out[k].StartLine <= piece.StartLine && piece.EndLine <= out[k].EndLine {
-				continue // the overlap with the chunk before, which holds it
-			}
-			piece.Tokens = chunk.Count(piece.Text)
-			out = append(out, piece)
-		}
-	}
-	return out
-}
-
-// capped says what Parse left out of md past its caps, or "" when nothing.
-func capped(md *markdown.Doc) string {
-	var parts []string
-	for _, c := range []struct {
-		kept, dropped, limit int
-		what, whats          string
-	}{
-		{len(md.Tags), md.Dropped.Tags, markdown.MaxTags, "tag", "tags"},
-		{len(md.Links), md.Dropped.Links, markdown.MaxLinks, "link", "links"},
-		{len(md.Headings), md.Dropped.Headings, markdown.MaxHeadings, "heading", "headings"},
-		{len(md.Aliases), md.Dropped.Aliases, markdown.MaxAliases, "alias", "aliases"},
-	} {
-		if c.dropped > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s, over the %d-%s cap", c.kept+c.dropped, c.whats, c.limit, c.what))
-		}
-	}
-	if parts != nil {
-		parts[len(parts)-1] += "; the first ones in document order are indexed, the rest are not"
-	}
-	if n := md.Dropped.Cut; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d title, heading or link text(s) over %d bytes, indexed cut to that length", n, markdown.MaxText))
-	}
-	if parts == nil {
-		return ""
-	}
-	return "index: document over a per-document cap: " + strings.Join(parts, "; ")
-}
-
-func chunkOptions(src *index.Source) chunk.Options {
-	return chunk.Options{MaxTokens: src.ChunkTokens, Overlap: src.ChunkOverlap}
-}
-
-// capFiles keeps the first MaxFiles of the n files (or S3 objects) a
-// source lists, in path order: it counts the others as skipped, says so
-// in sum, and returns how many are kept.
-func capFiles(src *index.Source, n int, sum *Summary) int {
-	limit := maxFiles(src)
-	if n <= limit {
-		return n
-	}
-	what, order, narrow := "files", "path", "--pattern, --exclude or a .gitignore"
-	if src.Kind == index.SourceS3 {
-		what, order, narrow = "objects", "key", "--pattern or --exclude"
-	}
-	sum.Skipped.OverFileLimit += n - limit
-	sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: fmt.Errorf(
-		"%w: %d %s, over the %d-file limit; the first %d in %s order are indexed and the rest skipped; narrow the source with %s",
-		ErrTooManyFiles, n, what, limit, limit, order, narrow).Error()})
-	return limit
-}
-
-func maxFiles(src *index.Source) int {
-	if src.MaxFiles > 0 {
-		return src.MaxFiles
-	}
-	return DefaultMaxFiles
-}
-
-func maxFileSize(src *index.Source) int64 {
-	if src.MaxFileSize > 0 {
-		return src.MaxFileSize
-	}
-	return DefaultMaxFileSize
-}
-
-// checkChunks refuses a document split into more chunks than its source allows.
-func checkChunks(src *index.Source, n int) error {
-	limit := src.MaxChunks
-	if limit <= 0 {
-		limit = DefaultMaxChunks
-	}
-	if n <= limit {
-		return nil
-	}
-	return fmt.Errorf("%w: %d chunks, over the %d-chunk limit per document; split the document or raise SourceSpec.ChunkTokens", ErrTooManyChunks, n, limit)
-}
-
-func toChunks(d *index.Document, pieces []chunk.Chunk) []index.Chunk {
-	out := make([]index.Chunk, len(pieces))
-	for i, c := range pieces {
-		out[i] = index.Chunk{
-			ID:          index.ChunkID(d.ID, d.Hash, i),
-			DocID:       d.ID,
-			Ord:         i,
-			Text:        c.Text,
-			HeadingPath: c.HeadingPath,
-			StartLine:   c.StartLine,
-			EndLine:     c.EndLine,
-			Tokens:      c.Tokens,
-		}
-	}
-	return out
-}
-
-// beirLine is one document of a BEIR corpus.
-type beirLine struct {
-	ID    *string `json:"_id"`
-	Title string  `json:"title"`
-	Text  string  `json:"text"`
-}
-
-// beirRecord decodes one line of a BEIR corpus, without its line ending.
-// A line that is not a document gives an error naming the file and line.
-func beirRecord(path string, lineNo int, line []byte) (beirDoc, *FileError) {
-	bad := func(msg string) (beirDoc, *FileError) {
-		return beirDoc{}, &FileError{Path: path, Line: lineNo, Err: msg}
-	}
-	if !utf8.Valid(line) {
-		return bad("line is not valid UTF-8")
-	}
-	var l beirLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		return bad("not a JSON object: " + err.Error())
-	}
-	if l.ID == nil || *l.ID == "" {
-		return bad(`missing "_id"`)
-	}
-	return beirDoc{ID: *l.ID, Title: l.Title, Text: l.Text}, nil
-}
-
-// cutTitle cuts a corpus record's title, which is indexed with every chunk
-// of the record, to markdown.MaxText bytes as markdown titles are cut.
-func cutTitle(t string) string {
-	if len(t) <= markdown.MaxText {
-		return t
-	}
-	n := markdown.MaxText - len("…")
-	for n > 0 && !utf8.RuneStart(t[n]) {
-		n--
-	}
-	return strings.TrimSpace(t[:n]) + "…"
-}
-
-// beirDoc is a decoded document of a BEIR corpus.
-type beirDoc struct {
-	ID, Title, Text string
-}
-
-// IsJSONL reports whether path looks like a BEIR corpus: a .jsonl file whose
-// first line is a JSON object with an "_id".
-func IsJSONL(path string) bool {
-	if !strings.EqualFold(filepath.Ext(path), ".jsonl") {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	line, err := bufio.NewReader(f).ReadBytes('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return false
-	}
-	var l beirLine
-	return json.Unmarshal(line, &l) == nil && l.ID != nil
-}
-
-func (ix *Indexer) indexJSONL(ctx context.Context, src *index.Source, sum *Summary) error {
-	f, err := os.Open(src.Path)
-	if err != nil {
-		return fmt.Errorf("index %s: %w", src.Path, err)
-	}
-	defer f.Close()
-	entries, err := ix.target().Entries(ctx, src.ID)
-	if err != nil {
-		return err
-	}
-	base := filepath.Base(src.Path)
-	seen := make(map[string]bool, len(entries))
-	b := &batch{ctx: ctx, ix: ix, limit: 4 * ix.batchDocs()}
-	r := bufio.NewReaderSize(f, 1<<20)
-	var offset int64
-	for lineNo := 1; ; lineNo++ {
-		if lineNo%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if ix.Progress != nil {
-				ix.Progress(Progress{Source: src.Name, Done: lineNo})
-			}
-		}
-		line, err := r.ReadBytes('\n')
-		if len(line) == 0 && err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return fmt.Errorf("read %s: %w", src.Path, err)
-		}
-		start := offset
-		offset += int64(len(line))
-		trimmed := bytes.TrimSpace(line)
-		if len(trimmed) == 0 {
-			continue
-		}
-		sum.Seen++
-		bad := func(msg string) {
-			sum.Errors = append(sum.Errors, FileError{Path: src.Path, Line: lineNo, Err: msg})
-		}
-		if limit := maxFileSize(src); int64(len(trimmed)) > limit {
-			sum.Skipped.Oversized++
-			bad(fmt.Sprintf("line is %s, over the %s limit per document; raise it with --max-file-size", index.FormatBytes(int64(len(trimmed))), index.FormatBytes(limit)))
-			continue
-		}
-		l, ferr := beirRecord(src.Path, lineNo, trimmed)
-		if ferr != nil {
-			sum.Errors = append(sum.Errors, *ferr)
-			continue
-		}
-		id := l.ID
-		rel := base + "#" + id
-		if seen[rel] {
-			bad(fmt.Sprintf("duplicate _id %q; the first one is kept", id))
-			continue
-		}
-		seen[rel] = true
-		h := sha256.Sum256(trimmed)
-		hash := hex.EncodeToString(h[:])
-		e, known := entries[rel]
-		if known && e.Hash == hash && !ix.Force {
-			sum.Unchanged++
-			continue
-		}
-		if !known && ix.Remote == nil {
-			if other, err := ix.Store.Doc(id); err != nil {
-				return err
-			} else if other != nil && other.SourceID != src.ID {
-				bad(fmt.Sprintf("_id %q is already used by %s in another source; document ids must be unique", id, other.Path))
-				delete(seen, rel)
-				continue
-			}
-		}
-		pieces := chunk.Text([]byte(l.Text), chunkOptions(src))
-		if err := checkChunks(src, len(pieces)); err != nil {
-			sum.Skipped.TooManyChunks++
-			bad(err.Error())
-			delete(seen, rel)
-			continue
-		}
-		d := &index.Document{
-			ID: id, SourceID: src.ID, Path: rel, Kind: index.KindBEIR, Title: cutTitle(l.Title), Hash: hash,
-			Size: int64(len(trimmed)), IndexedAt: time.Now().UTC(), Offset: start, Line: lineNo,
-			Lines: strings.Count(l.Text, "\n") + 1,
-		}
-		if d.Title == "" {
-			d.Title = id
-		}
-		chunks := toChunks(d, pieces)
-		if known {
-			sum.Updated++
-		} else {
-			sum.Added++
-		}
-		sum.Chunks += len(chunks)
-		sum.Bytes += d.Size
-		if err := b.add(index.Change{Doc: d, Chunks: chunks}); err != nil {
-			return err
-		}
-	}
-	return b.finish(entries, seen, sum)
 }

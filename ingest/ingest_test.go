@@ -10,9 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/braidsearch/braid/markdown"
-
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/markdown"
 )
 
 func TestBEIRRecord(t *testing.T) {

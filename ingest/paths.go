@@ -10,9 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/braidsearch/braid/internal/confine"
-
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // readFile reads a listed file, confined to its source (readRoot), for

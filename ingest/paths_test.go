@@ -18,9 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid/graph"
-	"github.com/braidsearch/braid/internal/confine"
-
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // pathsVault is a folder source being changed, the paths each change

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/bucket"
-
 	"github.com/braidsearch/braid/index"
 )
 

@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/bucket"
-	"github.com/braidsearch/braid/internal/confine"
-
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // SourceSpec names a path to index and how.

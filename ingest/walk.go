@@ -12,9 +12,8 @@ import (
 	ignore "github.com/sabhiram/go-gitignore"
 
 	"github.com/braidsearch/braid/extract"
-	"github.com/braidsearch/braid/internal/confine"
-
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
 )
 
 // DefaultMaxFileSize is the largest file indexed when a source sets no limit.
@@ -49,6 +48,39 @@ const DefaultMaxFiles = 200_000
 // its source sets no limit; at the default chunk size it is far beyond what
 // the default file size limit allows.
 const DefaultMaxChunks = 20_000
+
+// capFiles keeps the first MaxFiles of the n files (or S3 objects) a
+// source lists, in path order: it counts the others as skipped, says so
+// in sum, and returns how many are kept.
+func capFiles(src *index.Source, n int, sum *Summary) int {
+	limit := maxFiles(src)
+	if n <= limit {
+		return n
+	}
+	what, order, narrow := "files", "path", "--pattern, --exclude or a .gitignore"
+	if src.Kind == index.SourceS3 {
+		what, order, narrow = "objects", "key", "--pattern or --exclude"
+	}
+	sum.Skipped.OverFileLimit += n - limit
+	sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: fmt.Errorf(
+		"%w: %d %s, over the %d-file limit; the first %d in %s order are indexed and the rest skipped; narrow the source with %s",
+		ErrTooManyFiles, n, what, limit, limit, order, narrow).Error()})
+	return limit
+}
+
+func maxFiles(src *index.Source) int {
+	if src.MaxFiles > 0 {
+		return src.MaxFiles
+	}
+	return DefaultMaxFiles
+}
+
+func maxFileSize(src *index.Source) int64 {
+	if src.MaxFileSize > 0 {
+		return src.MaxFileSize
+	}
+	return DefaultMaxFileSize
+}
 
 // file is a candidate found by a walk.
 type file struct {

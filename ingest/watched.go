@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/braidsearch/braid/bucket"
-
 	"github.com/braidsearch/braid/index"
 )
 
