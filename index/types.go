@@ -39,12 +39,12 @@ type Source struct {
 	Patterns    []string   `json:"patterns,omitempty"` // include globs; empty means every text file
 	Excludes    []string   `json:"excludes,omitempty"`
 	NoRecursive bool       `json:"no_recursive,omitempty"`
-	MaxFileSize int64      `json:"max_file_size,omitempty"` // zero means DefaultMaxFileSize; for a BEIR corpus, the limit per line
+	MaxFileSize int64      `json:"max_file_size,omitempty"` // zero means ingest.DefaultMaxFileSize; for a BEIR corpus, the limit per line
 	// MaxFiles bounds the files indexed from a directory source; zero means
-	// DefaultMaxFiles. Files past it are skipped and reported.
+	// ingest.DefaultMaxFiles. Files past it are skipped and reported.
 	MaxFiles int `json:"max_files,omitempty"`
 	// MaxChunks bounds the chunks of one document; zero means
-	// DefaultMaxChunks. A document that needs more is skipped and reported.
+	// ingest.DefaultMaxChunks. A document that needs more is skipped and reported.
 	MaxChunks int `json:"max_chunks,omitempty"`
 	// ChunkTokens and ChunkOverlap size the chunks, as in chunk.Options:
 	// zero means the default (512 and 64), a negative overlap means none.
@@ -56,11 +56,11 @@ type Source struct {
 	// after the files change; zero keeps none.
 	KeepVersions int `json:"keep_versions,omitempty"`
 	// FollowLinks makes the walk follow symbolic links to files outside
-	// the source; by default they are skipped and counted (Skips.LinkOutside).
+	// the source; by default they are skipped and counted (ingest.Skips.LinkOutside).
 	FollowLinks bool `json:"follow_links,omitempty"`
 	// Files is how many files the last walk of a folder source listed
 	// (before MaxFiles), kept up to date by each changed-paths run
-	// (Indexer.IndexPaths) as an upper bound: a file it lists that the
+	// (ingest.Indexer.IndexPaths) as an upper bound: a file it lists that the
 	// index does not hold counts as new, though the walk may have listed
 	// it (a binary file) already. Zero means not counted yet.
 	Files int `json:"files,omitempty"`
