@@ -10,6 +10,7 @@ import (
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 )
 
 // Errors of the document store (package docstore).
@@ -96,7 +97,7 @@ func (e *Engine) blobs() *blob.Store { return doctor.Blobs(e.realDir) }
 // names documents to re-index even though their content did not change.
 func (e *Engine) indexStore(ctx context.Context, src *Source, refresh map[string]bool) error {
 	vs := e.vectors(nil)
-	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs},
+	ix := &ingest.Indexer{Store: e.st, Lexical: e.lex, Opt: ingest.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs},
 		Vectors: vs, Blobs: e.blobs(), Refresh: refresh}
 	sum := &Summary{}
 	err := ix.Index(ctx, src, sum)

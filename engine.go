@@ -15,6 +15,7 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/userkey"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/rerank"
@@ -76,9 +77,9 @@ type (
 	Document  = index.Document
 	Chunk     = index.Chunk
 	Heading   = index.Heading
-	Summary   = index.Summary
-	Progress  = index.Progress
-	FileError = index.FileError
+	Summary   = ingest.Summary
+	Progress  = ingest.Progress
+	FileError = ingest.FileError
 )
 
 // VectorOptions tunes the HNSW graph (Options.Vector).
@@ -92,7 +93,7 @@ const (
 
 // DefaultMaxFileSize is the largest file a source indexes unless it says
 // otherwise (SourceSpec.MaxFileSize).
-const DefaultMaxFileSize = index.DefaultMaxFileSize
+const DefaultMaxFileSize = ingest.DefaultMaxFileSize
 
 // FormatBytes writes a byte count for people: "512 B", "1.5 MB".
 func FormatBytes(n int64) string { return index.FormatBytes(n) }

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/markdown"
 )
@@ -77,7 +77,7 @@ func hostileCases() []hostileCase {
 			}
 		}
 	}
-	skipped := func(what string, n func(index.Skips) int) func(t *testing.T, sum *braid.Summary) {
+	skipped := func(what string, n func(ingest.Skips) int) func(t *testing.T, sum *braid.Summary) {
 		return func(t *testing.T, sum *braid.Summary) {
 			if n(sum.Skipped) != 1 || sum.Skipped.Total() != 1 || len(sum.Errors) > 0 {
 				t.Errorf("skipped %+v, errors %v; want the entry skipped as %s", sum.Skipped, sum.Errors, what)
@@ -234,7 +234,7 @@ func hostileCases() []hostileCase {
 			make: func(t *testing.T, dir string) {
 				writeFile(t, filepath.Join(dir, "bad.md"), []byte("# Bad\n\n\xff\xfe kohlrabi \xc3\x28\n"))
 			},
-			report: skipped("not UTF-8", func(s index.Skips) int { return s.NotUTF8 }),
+			report: skipped("not UTF-8", func(s ingest.Skips) int { return s.NotUTF8 }),
 		},
 		{
 			// Such a name cannot be stored in JSON as written: the document
@@ -250,7 +250,7 @@ func hostileCases() []hostileCase {
 			make: func(t *testing.T, dir string) {
 				writeFile(t, filepath.Join(dir, "bad.md"), []byte("# Bad\n\x00\x00kohlrabi\n"))
 			},
-			report: skipped("binary", func(s index.Skips) int { return s.Binary }),
+			report: skipped("binary", func(s ingest.Skips) int { return s.Binary }),
 		},
 		{
 			name: "sparse file over the size limit",
@@ -260,7 +260,7 @@ func hostileCases() []hostileCase {
 					t.Fatal(err)
 				}
 			},
-			report: skipped("over the size limit", func(s index.Skips) int { return s.Oversized }),
+			report: skipped("over the size limit", func(s ingest.Skips) int { return s.Oversized }),
 		},
 		{
 			// Links to folders are not followed, so a loop cannot trap the
@@ -284,7 +284,7 @@ func hostileCases() []hostileCase {
 					t.Fatal(err)
 				}
 			},
-			report: skipped("not a regular file", func(s index.Skips) int { return s.NotRegular }),
+			report: skipped("not a regular file", func(s ingest.Skips) int { return s.NotRegular }),
 		},
 		{
 			name: "unix socket",
@@ -295,17 +295,17 @@ func hostileCases() []hostileCase {
 				}
 				t.Cleanup(func() { l.Close() })
 			},
-			report: skipped("not a regular file", func(s index.Skips) int { return s.NotRegular }),
+			report: skipped("not a regular file", func(s ingest.Skips) int { return s.NotRegular }),
 		},
 		{
 			name:   "link to /dev/zero",
 			make:   symlink("/dev/zero", "bad.md"),
-			report: skipped("a link leading outside the source", func(s index.Skips) int { return s.LinkOutside }),
+			report: skipped("a link leading outside the source", func(s ingest.Skips) int { return s.LinkOutside }),
 		},
 		{
 			name:   "link to /dev/zero, links followed",
 			make:   symlink("/dev/zero", "bad.md"),
-			report: skipped("not a regular file", func(s index.Skips) int { return s.NotRegular }),
+			report: skipped("not a regular file", func(s ingest.Skips) int { return s.NotRegular }),
 			follow: true,
 		},
 		// A .gitignore is read as a setting, not as a note: a link, a FIFO

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/watch"
 )
 
-// SourceSpec names a path to index and how (index.SourceSpec).
-type SourceSpec = index.SourceSpec
+// SourceSpec names a path to index and how (ingest.SourceSpec).
+type SourceSpec = ingest.SourceSpec
 
 // Index registers the given sources (or, with none, takes every registered
 // source) and brings the index in step with them, embedding new chunk
@@ -81,7 +82,7 @@ func (e *Engine) index(ctx context.Context, sources []*Source, force map[string]
 		sum.TookMS = time.Since(start).Milliseconds()
 		return sum, err
 	}
-	return e.write(ctx, progress, start, func(ix *index.Indexer, sum *Summary) error {
+	return e.write(ctx, progress, start, func(ix *ingest.Indexer, sum *Summary) error {
 		for _, src := range sources {
 			ix.Force = force[src.ID]
 			if err := ix.Index(ctx, src, sum); err != nil {
@@ -94,7 +95,7 @@ func (e *Engine) index(ctx context.Context, sources []*Source, force map[string]
 
 // indexChanged brings the index in step with what a watch saw change
 // under a registered source: only those paths where it can
-// (index.Indexer.IndexPaths), else the whole source, the summary saying
+// (ingest.Indexer.IndexPaths), else the whole source, the summary saying
 // why (Summary.Walked).
 func (e *Engine) indexChanged(ctx context.Context, src *Source, b watch.Batch, start time.Time) (*Summary, error) {
 	if e.cl != nil || b.Lost {
@@ -107,7 +108,7 @@ func (e *Engine) indexChanged(ctx context.Context, src *Source, b watch.Batch, s
 	if err := src.Usable(); err != nil {
 		return nil, err
 	}
-	return e.write(ctx, nil, start, func(ix *index.Indexer, sum *Summary) error {
+	return e.write(ctx, nil, start, func(ix *ingest.Indexer, sum *Summary) error {
 		return ix.IndexPaths(ctx, src, b.Paths, sum)
 	})
 }
@@ -115,7 +116,7 @@ func (e *Engine) indexChanged(ctx context.Context, src *Source, b watch.Batch, s
 // write runs fn with an indexer over the embedded index, then saves the
 // vector graph and stamps the store as a run that ends without error
 // does.
-func (e *Engine) write(ctx context.Context, progress func(Progress), start time.Time, fn func(*index.Indexer, *Summary) error) (*Summary, error) {
+func (e *Engine) write(ctx context.Context, progress func(Progress), start time.Time, fn func(*ingest.Indexer, *Summary) error) (*Summary, error) {
 	var embedProgress func(done int)
 	if progress != nil {
 		embedProgress = func(done int) {
@@ -123,7 +124,7 @@ func (e *Engine) write(ctx context.Context, progress func(Progress), start time.
 		}
 	}
 	vs := e.vectors(embedProgress)
-	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Opt: index.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs, Blobs: e.blobs(), AWS: e.opt.AWS}
+	ix := &ingest.Indexer{Store: e.st, Lexical: e.lex, Opt: ingest.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs, Blobs: e.blobs(), AWS: e.opt.AWS}
 	sum := &Summary{}
 	runErr := fn(ix, sum)
 	if runErr == nil {
@@ -195,8 +196,8 @@ func (s *Sources) Remove(ref string) (int, error) {
 		return 0, fmt.Errorf("%w: %q is the document store, not a folder; delete stored documents by name instead (braid delete, or the MCP tool delete_by_name)", ErrBadOption, ref)
 	}
 	vs := e.vectors(nil)
-	ix := &index.Indexer{Store: e.st, Lexical: e.lex, Vectors: vs, Blobs: e.blobs()}
-	n, err := ix.RemoveSource(src.ID)
+	ix := &ingest.Indexer{Store: e.st, Lexical: e.lex, Vectors: vs, Blobs: e.blobs()}
+	n, err := ix.RemoveSource(context.Background(), src.ID)
 	if err != nil {
 		return n, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/grep"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/s3test"
 )
 
@@ -298,7 +299,7 @@ func TestS3BadInput(t *testing.T) {
 	}
 
 	noAWS := openEngine(t, nil)
-	if _, err := noAWS.Index(ctx, []braid.SourceSpec{{Path: "s3://notes", Endpoint: s.Endpoint}}, nil); !errors.Is(err, index.ErrNoAWS) {
+	if _, err := noAWS.Index(ctx, []braid.SourceSpec{{Path: "s3://notes", Endpoint: s.Endpoint}}, nil); !errors.Is(err, ingest.ErrNoAWS) {
 		t.Errorf("an engine without AWS configuration: %v, want ErrNoAWS", err)
 	}
 

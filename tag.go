@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/confine"
 	"github.com/braidsearch/braid/markdown"
 )
@@ -62,7 +63,7 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 	if m, err := dir.Stat(name); err != nil || m&fs.ModeSymlink != 0 {
 		return nil, fmt.Errorf("%w: %s is a symbolic link or gone; tags are written into the note's own file only", ErrOutside, real)
 	}
-	data, perm, err := dir.ReadAt(name, index.DefaultMaxFileSize)
+	data, perm, err := dir.ReadAt(name, ingest.DefaultMaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("braid: read %s: %w", real, err)
 	}

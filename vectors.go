@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/vecstore"
 )
@@ -17,7 +17,7 @@ const DefaultVectorWeight = settings.DefaultVectorWeight
 
 // Embedder turns texts into unit-length vectors; model.Embedder is the ONNX
 // implementation.
-type Embedder = index.Embedder
+type Embedder = ingest.Embedder
 
 // loadVectors opens the model's HNSW graph (vecstore.Load), noting in
 // vecDamaged when the file was damaged and the graph is one rebuilt in
@@ -32,11 +32,11 @@ func (e *Engine) loadVectors() error {
 }
 
 // vectors is the embedding side of an index run.
-func (e *Engine) vectors(progress func(done int)) *index.Vectors {
+func (e *Engine) vectors(progress func(done int)) *ingest.Vectors {
 	if e.vec == nil {
 		return nil
 	}
-	return &index.Vectors{Embedder: e.opt.Embedder, Model: e.opt.Model, Index: e.vec, Progress: progress}
+	return &ingest.Vectors{Embedder: e.opt.Embedder, Model: e.opt.Model, Index: e.vec, Progress: progress}
 }
 
 // availability is what decides whether a search can use vectors
@@ -52,7 +52,7 @@ func (e *Engine) availability() vecstore.Availability {
 
 // saveVectors writes the graph (vecstore.Save); with fill it first
 // embeds every chunk the graph still lacks.
-func (e *Engine) saveVectors(ctx context.Context, vs *index.Vectors, fill bool) error {
+func (e *Engine) saveVectors(ctx context.Context, vs *ingest.Vectors, fill bool) error {
 	return vecstore.Save(ctx, e.st, e.dir, vs, fill)
 }
 

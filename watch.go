@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/watch"
 )
 
@@ -65,7 +65,7 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 	if err != nil {
 		return err
 	}
-	srcs, err := index.Watched(all, paths)
+	srcs, err := ingest.Watched(all, paths)
 	if err != nil {
 		return err
 	}

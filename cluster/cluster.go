@@ -14,6 +14,7 @@ import (
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/opensearch"
 	"github.com/braidsearch/braid/settings"
 )
@@ -30,9 +31,9 @@ type Config struct {
 	// Model names the engine's embedding model; Embedder is the model,
 	// nil for none, and NoVectors then says why (for messages).
 	Model     string
-	Embedder  index.Embedder
+	Embedder  ingest.Embedder
 	NoVectors string
-	// Workers and BatchDocs shape an index run, as index.Options's do.
+	// Workers and BatchDocs shape an index run, as ingest.Options's do.
 	Workers, BatchDocs int
 }
 

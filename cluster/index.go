@@ -9,20 +9,21 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/opensearch"
 )
 
 // Index runs an index of sources into the cluster: braid walks, parses,
 // chunks and embeds here, and the cluster takes each batch. force names
 // the sources whose files are read again whether or not they changed.
-func (c *Cluster) Index(ctx context.Context, sources []*index.Source, force map[string]bool, progress func(index.Progress), sum *index.Summary) error {
+func (c *Cluster) Index(ctx context.Context, sources []*index.Source, force map[string]bool, progress func(ingest.Progress), sum *ingest.Summary) error {
 	if err := c.claimModel(ctx); err != nil {
 		return err
 	}
 	t := &target{c: c, known: map[string]sourcePath{}}
-	ix := &index.Indexer{Remote: t, Opt: index.Options{Workers: c.cfg.Workers, BatchDocs: c.cfg.BatchDocs}, Progress: progress}
+	ix := &ingest.Indexer{Remote: t, Opt: ingest.Options{Workers: c.cfg.Workers, BatchDocs: c.cfg.BatchDocs}, Progress: progress}
 	if progress != nil {
-		t.progress = func(done int) { progress(index.Progress{Source: "embeddings", Phase: "embed", Done: done}) }
+		t.progress = func(done int) { progress(ingest.Progress{Source: "embeddings", Phase: "embed", Done: done}) }
 	}
 	var runErr error
 	for _, src := range sources {
@@ -65,7 +66,7 @@ func (c *Cluster) putSource(ctx context.Context, src *index.Source) error {
 type target struct {
 	c        *Cluster
 	known    map[string]sourcePath // by document ID: the files Entries read
-	rejected []index.FileError     // chunks the cluster refused, by file
+	rejected []ingest.FileError    // chunks the cluster refused, by file
 	progress func(done int)
 
 	embedded  int
@@ -133,7 +134,7 @@ func (t *target) Commit(ctx context.Context, changes []index.Change) error {
 				continue
 			}
 			failed[d.DocID] = true
-			t.rejected = append(t.rejected, index.FileError{Path: d.Path, Err: fmt.Sprintf("the cluster refused chunk %s: %s", it.ID, it.Reason)})
+			t.rejected = append(t.rejected, ingest.FileError{Path: d.Path, Err: fmt.Sprintf("the cluster refused chunk %s: %s", it.ID, it.Reason)})
 		}
 		if len(failed) > 0 {
 			// Leave no part of a refused document behind.
@@ -218,7 +219,7 @@ func (t *target) docs(ctx context.Context, changes []index.Change) ([]opensearch
 	if em == nil || len(texts) == 0 {
 		return out, nil
 	}
-	tc, counts := em.(index.TokenCounter)
+	tc, counts := em.(ingest.TokenCounter)
 	var tok0 int64
 	if counts {
 		tok0 = tc.Tokens()

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
@@ -59,7 +60,7 @@ func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		data, err := confine.ReadFile(root, path, index.DefaultMaxFileSize)
+		data, err := confine.ReadFile(root, path, ingest.DefaultMaxFileSize)
 		done <- result{data, err}
 	}()
 	timer := time.NewTimer(readTimeout)
@@ -78,7 +79,7 @@ func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
 	case errors.Is(r.err, confine.ErrNotRegular):
 		return nil, fmt.Errorf("%w: %s; braid stores regular files only", index.ErrBadOption, strings.TrimPrefix(r.err.Error(), "confine: "))
 	case errors.Is(r.err, confine.ErrTooLarge):
-		return nil, fmt.Errorf("%w: %s is over the %s limit per document", index.ErrBadOption, path, index.FormatBytes(index.DefaultMaxFileSize))
+		return nil, fmt.Errorf("%w: %s is over the %s limit per document", index.ErrBadOption, path, index.FormatBytes(ingest.DefaultMaxFileSize))
 	case errors.Is(r.err, confine.ErrBadPath):
 		return nil, fmt.Errorf("%w: %s", index.ErrBadOption, strings.TrimPrefix(r.err.Error(), "confine: "))
 	}
@@ -144,10 +145,10 @@ func (s *Store) Add(ctx context.Context, req AddRequest) (*AddResult, error) {
 		return nil, err
 	}
 	switch {
-	case int64(len(data)) > index.DefaultMaxFileSize:
-		return nil, fmt.Errorf("%w: %s is %s, over the %s limit per document", index.ErrBadOption, name, index.FormatBytes(int64(len(data))), index.FormatBytes(index.DefaultMaxFileSize))
+	case int64(len(data)) > ingest.DefaultMaxFileSize:
+		return nil, fmt.Errorf("%w: %s is %s, over the %s limit per document", index.ErrBadOption, name, index.FormatBytes(int64(len(data))), index.FormatBytes(ingest.DefaultMaxFileSize))
 	case bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data):
-		return nil, fmt.Errorf("%w: %s: braid stores UTF-8 text documents only", index.ErrNotText, name)
+		return nil, fmt.Errorf("%w: %s: braid stores UTF-8 text documents only", ingest.ErrNotText, name)
 	}
 	meta, err := metaPairs(req.Metadata)
 	if err != nil {

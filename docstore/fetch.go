@@ -8,6 +8,7 @@ import (
 
 	"github.com/braidsearch/braid/download"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 )
 
 // DownloadRequest is a web page or file to fetch into the document store.
@@ -45,7 +46,7 @@ type Fetched struct {
 func Fetch(ctx context.Context, req DownloadRequest) (*Fetched, error) {
 	max := req.MaxBytes
 	if max <= 0 {
-		max = index.DefaultMaxFileSize
+		max = ingest.DefaultMaxFileSize
 	}
 	p, err := download.Get(ctx, req.URL, &download.Options{MaxBytes: max, Timeout: req.Timeout, Allow: req.AllowNet, SHA256: req.SHA256})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 )
 
 // testStore is a Store over a real bbolt store, lexical index and blob
@@ -46,8 +47,8 @@ func newTestStore(t *testing.T, mod func(*docstore.Config)) *testStore {
 		Dir:   filepath.Join(dir, "store"),
 		Reindex: func(ctx context.Context, src *index.Source, refresh map[string]bool) error {
 			ts.reindexed++
-			sum := &index.Summary{}
-			ix := &index.Indexer{Store: st, Lexical: lex, Blobs: blobs, Refresh: refresh}
+			sum := &ingest.Summary{}
+			ix := &ingest.Indexer{Store: st, Lexical: lex, Blobs: blobs, Refresh: refresh}
 			if err := ix.Index(ctx, src, sum); err != nil {
 				return err
 			}
@@ -143,11 +144,11 @@ func TestAddRefuses(t *testing.T) {
 		{"empty name", docstore.AddRequest{Content: "x"}, docstore.ErrBadName},
 		{"leaves the store", docstore.AddRequest{Name: "../escape.md", Content: "x"}, docstore.ErrBadName},
 		{"absolute", docstore.AddRequest{Name: "/etc/x.md", Content: "x"}, docstore.ErrBadName},
-		{"binary", docstore.AddRequest{Name: "bin.txt", Content: "a\x00b"}, index.ErrNotText},
+		{"binary", docstore.AddRequest{Name: "bin.txt", Content: "a\x00b"}, ingest.ErrNotText},
 		{"path and content", docstore.AddRequest{Path: file, Content: "x"}, index.ErrBadOption},
 		{"data and content", docstore.AddRequest{Data: []byte("x"), Content: "x", Name: "a.md"}, index.ErrBadOption},
 		{"bad metadata key", docstore.AddRequest{Name: "a.md", Content: "x", Metadata: map[string]string{"a=b": "c"}}, index.ErrBadOption},
-		{"too large", docstore.AddRequest{Name: "big.txt", Data: make([]byte, index.DefaultMaxFileSize+1)}, index.ErrBadOption},
+		{"too large", docstore.AddRequest{Name: "big.txt", Data: make([]byte, ingest.DefaultMaxFileSize+1)}, index.ErrBadOption},
 		{"not a regular file", docstore.AddRequest{Path: dir}, index.ErrBadOption},
 	} {
 		if _, err := ts.Add(context.Background(), tc.req); !errors.Is(err, tc.want) {

@@ -1,14 +1,8 @@
-// Package index keeps braid's index directory in step with its sources.
-//
-// Ingest walks a source (a directory honouring .gitignore, a single file,
-// a BEIR JSONL corpus, or the objects under an s3:// prefix, listed with
-// package bucket and skipped by ETag when unchanged, their content kept in
-// the blob store), hashes every file with sha256 to skip unchanged ones,
-// parses markdown (package markdown) and chunks it (package chunk), and
-// commits batches of changed documents to two stores: Store, a bbolt
-// file with sources, documents (with their links and tags, for the link
-// graph), chunks and a commit log; and Lexical, a bleve BM25 index over the
-// chunks.
+// Package index keeps braid's index directory: Store, a bbolt file with
+// sources, documents (with their links and tags, for the link graph),
+// chunks, embeddings and a commit log, and Lexical, a bleve BM25 index
+// over the chunks. Package ingest fills them from the sources; Commit
+// writes one batch of its changes to both.
 //
 // Crash safety: Store.Commit writes the metadata and a Pending record of the
 // lexical work in one transaction; Lexical.Apply persists that work in one
@@ -18,14 +12,13 @@
 // drop lexical hits the store does not know, so they never see half a
 // commit.
 //
-// Concurrency: Store and Lexical are safe for concurrent use; an Indexer is
-// not, and Lock keeps other processes from writing at the same time.
+// Concurrency: Store and Lexical are safe for concurrent use; a writer is
+// not (package ingest's Indexer), and Lock keeps other processes from
+// writing at the same time.
 //
 //	st, _ := index.OpenStore("meta.db", false)
 //	lex, _ := index.OpenLexical("lexical.bleve", false)
 //	lex.StatsFrom(st)
 //	_ = index.Recover(st, lex)
-//	ix := &index.Indexer{Store: st, Lexical: lex}
-//	var sum index.Summary
-//	err := ix.Index(ctx, src, &sum)
+//	_, _, err := index.Commit(st, lex, changes)
 package index

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,7 +25,7 @@ const (
 	SourceFile  SourceKind = "file"  // a single text or markdown file
 	SourceJSONL SourceKind = "jsonl" // a BEIR corpus: one {"_id","title","text"} document per line
 	// SourceS3 is the objects under an s3://bucket/prefix URL (its Path);
-	// their content is kept in the index's blob store (see indexS3).
+	// their content is kept in the index's blob store (see package ingest).
 	SourceS3 SourceKind = "s3"
 )
 
@@ -37,12 +39,12 @@ type Source struct {
 	Patterns    []string   `json:"patterns,omitempty"` // include globs; empty means every text file
 	Excludes    []string   `json:"excludes,omitempty"`
 	NoRecursive bool       `json:"no_recursive,omitempty"`
-	MaxFileSize int64      `json:"max_file_size,omitempty"` // zero means DefaultMaxFileSize; for a BEIR corpus, the limit per line
+	MaxFileSize int64      `json:"max_file_size,omitempty"` // zero means ingest.DefaultMaxFileSize; for a BEIR corpus, the limit per line
 	// MaxFiles bounds the files indexed from a directory source; zero means
-	// DefaultMaxFiles. Files past it are skipped and reported.
+	// ingest.DefaultMaxFiles. Files past it are skipped and reported.
 	MaxFiles int `json:"max_files,omitempty"`
 	// MaxChunks bounds the chunks of one document; zero means
-	// DefaultMaxChunks. A document that needs more is skipped and reported.
+	// ingest.DefaultMaxChunks. A document that needs more is skipped and reported.
 	MaxChunks int `json:"max_chunks,omitempty"`
 	// ChunkTokens and ChunkOverlap size the chunks, as in chunk.Options:
 	// zero means the default (512 and 64), a negative overlap means none.
@@ -54,11 +56,11 @@ type Source struct {
 	// after the files change; zero keeps none.
 	KeepVersions int `json:"keep_versions,omitempty"`
 	// FollowLinks makes the walk follow symbolic links to files outside
-	// the source; by default they are skipped and counted (Skips.LinkOutside).
+	// the source; by default they are skipped and counted (ingest.Skips.LinkOutside).
 	FollowLinks bool `json:"follow_links,omitempty"`
 	// Files is how many files the last walk of a folder source listed
 	// (before MaxFiles), kept up to date by each changed-paths run
-	// (Indexer.IndexPaths) as an upper bound: a file it lists that the
+	// (ingest.Indexer.IndexPaths) as an upper bound: a file it lists that the
 	// index does not hold counts as new, though the walk may have listed
 	// it (a binary file) already. Zero means not counted yet.
 	Files int `json:"files,omitempty"`
@@ -139,6 +141,36 @@ func (s *Source) File(rel string) string {
 	return ""
 }
 
+// ObjectURL is the s3:// URL of the object at rel in an S3 source.
+func ObjectURL(src *Source, rel string) string {
+	return strings.TrimSuffix(src.Path, "/") + "/" + rel
+}
+
+// SourceID derives a source's stable id from its absolute path.
+func SourceID(abs string) string {
+	h := sha256.Sum256([]byte(abs))
+	return hex.EncodeToString(h[:4])
+}
+
+func docID(sourceID, rel string) string {
+	h := sha256.Sum256([]byte(sourceID + "\x00" + rel))
+	return hex.EncodeToString(h[:6])
+}
+
+// ChunkID names the i-th chunk of a document version: the document id, then
+// "#", the first 8 hex digits of the content hash and the position.
+func ChunkID(docID, hash string, i int) string {
+	return fmt.Sprintf("%s#%s.%d", docID, hash[:8], i)
+}
+
+// ChunkDocID returns the document id a chunk id starts with.
+func ChunkDocID(chunkID string) string {
+	if i := strings.LastIndexByte(chunkID, '#'); i >= 0 {
+		return chunkID[:i]
+	}
+	return chunkID
+}
+
 // DocKind is the format a document was parsed as.
 type DocKind string
 
@@ -151,6 +183,9 @@ const (
 	KindHTML DocKind = "html"
 	KindDOCX DocKind = "docx"
 	KindODT  DocKind = "odt"
+	// KindImage is an image file (PNG, JPEG, GIF, WebP, SVG) indexed by the
+	// text around the notes' embeds of it and its file name.
+	KindImage DocKind = "image"
 )
 
 // Extracted reports whether a document of kind k is read through package
@@ -312,4 +347,35 @@ func FormatMeta(m map[string]string) string {
 		keys[i] = k + "=" + m[k]
 	}
 	return strings.Join(keys, " ")
+}
+
+// EmbedInput is the text a chunk is embedded as: its document's title and
+// heading path, then its text, so a section's vector knows what it is
+// about. The title is left out when the text already starts with it. The
+// document's first chunk carries its summary (Document.Summary) after the
+// title, as BM25 searches it there (ContentText).
+func EmbedInput(title, summary string, c *Chunk) string {
+	var b strings.Builder
+	t := strings.TrimSpace(title)
+	body := strings.TrimLeft(c.Text, "# \n")
+	if t != "" && !strings.HasPrefix(body, t) {
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	if summary != "" && c.Ord == 0 {
+		b.WriteString(summary)
+		b.WriteByte('\n')
+	}
+	if n := len(c.HeadingPath); n > 1 || (n == 1 && c.HeadingPath[0] != t) {
+		heads := c.HeadingPath
+		if heads[0] == t {
+			heads = heads[1:]
+		}
+		if len(heads) > 1 { // the last heading opens the text itself
+			b.WriteString(strings.Join(heads[:len(heads)-1], " > "))
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString(c.Text)
+	return b.String()
 }

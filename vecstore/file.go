@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/vector"
 	"golang.org/x/sys/unix"
 )
@@ -32,7 +33,7 @@ type Options struct {
 	Model string
 	// Embedder is the model. Load asks it only its dimension: embeddings
 	// come from the store.
-	Embedder index.Embedder
+	Embedder ingest.Embedder
 	// Vector tunes the graph; nil means vector's defaults.
 	Vector *vector.Options
 }
@@ -78,7 +79,7 @@ func Load(st *index.Store, o Options) (vi *vector.Index, damaged string, err err
 	default:
 		vi = vector.New(dim, o.Vector)
 	}
-	vs := &index.Vectors{Embedder: o.Embedder, Model: o.Model, Index: vi}
+	vs := &ingest.Vectors{Embedder: o.Embedder, Model: o.Model, Index: vi}
 	if _, err := vs.Fill(context.Background(), st, false); err != nil {
 		return nil, "", err
 	}
@@ -134,7 +135,7 @@ func dropStale(st *index.Store, vi *vector.Index) error {
 // as an earlier Save left it, which Load brings in step. It then prunes the stored embeddings the
 // graph no longer needs once they are more than a few (pruneAbove). With fill it first embeds every chunk the graph
 // still lacks. A nil vs saves nothing.
-func Save(ctx context.Context, st *index.Store, dir string, vs *index.Vectors, fill bool) error {
+func Save(ctx context.Context, st *index.Store, dir string, vs *ingest.Vectors, fill bool) error {
 	if vs == nil {
 		return nil
 	}

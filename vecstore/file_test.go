@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/userkey"
 	"github.com/braidsearch/braid/vecstore"
 	"github.com/braidsearch/braid/vector"
@@ -65,7 +66,7 @@ func storeWith(t *testing.T, dir string) *index.Store {
 func saved(t *testing.T, dir string, st *index.Store) *fakeEmbedder {
 	t.Helper()
 	emb := &fakeEmbedder{dim: 4}
-	vs := &index.Vectors{Embedder: emb, Model: "m", Index: vector.New(emb.dim, nil)}
+	vs := &ingest.Vectors{Embedder: emb, Model: "m", Index: vector.New(emb.dim, nil)}
 	if err := vecstore.Save(context.Background(), st, dir, vs, true); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestSaveUnchangedWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs := &index.Vectors{Embedder: emb, Model: "m", Index: vi}
+	vs := &ingest.Vectors{Embedder: emb, Model: "m", Index: vi}
 	if err := vecstore.Save(context.Background(), st, dir, vs, true); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func TestSavePrunesOnlyPastAFew(t *testing.T) {
 			t.Fatal(err)
 		}
 		vi.SetGen(vi.Gen() + 1) // a changed graph, as after an index run
-		if err := vecstore.Save(context.Background(), st, dir, &index.Vectors{Embedder: emb, Model: "m", Index: vi}, false); err != nil {
+		if err := vecstore.Save(context.Background(), st, dir, &ingest.Vectors{Embedder: emb, Model: "m", Index: vi}, false); err != nil {
 			t.Fatal(err)
 		}
 		n, err := st.CountVectors("m")

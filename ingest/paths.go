@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
@@ -39,8 +40,8 @@ const minWalkPaths = 64
 // most of the source, its files are not counted yet (Source.Files) or
 // new files could take it past its MaxFiles. A source that is not a
 // folder, or a Remote target, is indexed whole.
-func (ix *Indexer) IndexPaths(ctx context.Context, src *Source, paths []string, sum *Summary) error {
-	if src.Kind != SourceDir || ix.Remote != nil {
+func (ix *Indexer) IndexPaths(ctx context.Context, src *index.Source, paths []string, sum *Summary) error {
+	if src.Kind != index.SourceDir || ix.Remote != nil {
 		return ix.Index(ctx, src, sum)
 	}
 	rels, why := changedRels(src, paths)
@@ -73,7 +74,7 @@ func (ix *Indexer) IndexPaths(ctx context.Context, src *Source, paths []string, 
 
 // changedRels turns a watch's paths into paths relative to the source,
 // sorted and distinct, or says why the whole source must be walked.
-func changedRels(src *Source, paths []string) ([]string, string) {
+func changedRels(src *index.Source, paths []string) ([]string, string) {
 	var rels []string
 	for _, p := range paths {
 		rel, err := filepath.Rel(src.Path, p)
@@ -98,7 +99,7 @@ func changedRels(src *Source, paths []string) ([]string, string) {
 // indexPaths is IndexPaths over the changed paths rels, once they are
 // known to be few and none a .gitignore. Before it writes anything it may
 // find that the whole source must be walked, and says why.
-func (ix *Indexer) indexPaths(ctx context.Context, src *Source, rels []string, sum *Summary) (string, error) {
+func (ix *Indexer) indexPaths(ctx context.Context, src *index.Source, rels []string, sum *Summary) (string, error) {
 	w, err := newWalker(src, &sum.Skipped, func(err error) {
 		sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: err.Error()})
 	})
@@ -202,8 +203,8 @@ func (ix *Indexer) indexPaths(ctx context.Context, src *Source, rels []string, s
 type imageLink struct{ note, target string }
 
 // imageLinks adds the links of d that may lead to an image to links.
-func imageLinks(links []imageLink, d *Document) []imageLink {
-	if d == nil || d.Kind == KindImage {
+func imageLinks(links []imageLink, d *index.Document) []imageLink {
+	if d == nil || d.Kind == index.KindImage {
 		return links
 	}
 	for _, l := range d.Links {
@@ -221,7 +222,7 @@ func imageLinks(links []imageLink, d *Document) []imageLink {
 // shares (a link by name finds one image fewer or more). Each is listed
 // through w as the walk would list it, and its entry added to entries.
 // It also returns every image of the source, the paths a link may name.
-func (ix *Indexer) relinked(src *Source, w *walker, imgs []file, entries map[string]Entry, links []imageLink) ([]file, []string, error) {
+func (ix *Indexer) relinked(src *index.Source, w *walker, imgs []file, entries map[string]index.Entry, links []imageLink) ([]file, []string, error) {
 	names := map[string]bool{}
 	for rel := range entries {
 		if IsImage(rel) {

@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/braidsearch/braid/index"
 )
 
 // ErrNoBlobs means the store source was indexed without a blob store.
@@ -16,7 +18,7 @@ var ErrNoBlobs = errors.New("index: the store source needs the index's blob stor
 // from the blob store and (re)indexed, a document whose record is gone is
 // removed. So a crash between recording a stored document and indexing it
 // is repaired by the next run.
-func (ix *Indexer) indexStored(ctx context.Context, src *Source, sum *Summary) error {
+func (ix *Indexer) indexStored(ctx context.Context, src *index.Source, sum *Summary) error {
 	if ix.Blobs == nil {
 		return ErrNoBlobs
 	}
@@ -24,8 +26,8 @@ func (ix *Indexer) indexStored(ctx context.Context, src *Source, sum *Summary) e
 	if err != nil {
 		return err
 	}
-	var recs []*Stored
-	if err := ix.Store.ForEachStored(func(r *Stored) error { recs = append(recs, r); return nil }); err != nil {
+	var recs []*index.Stored
+	if err := ix.Store.ForEachStored(func(r *index.Stored) error { recs = append(recs, r); return nil }); err != nil {
 		return err
 	}
 	seen := make(map[string]bool, len(recs))
@@ -49,7 +51,7 @@ func (ix *Indexer) indexStored(ctx context.Context, src *Source, sum *Summary) e
 			seen[rec.Name] = known // keep what the index has rather than drop it
 			continue
 		}
-		p := ix.parse(src, file{rel: rec.Name, abs: rec.Name}, data, rec.Hash, rec.Modified)
+		p := ix.parse(ctx, src, file{rel: rec.Name, abs: rec.Name}, data, rec.Hash, rec.Modified)
 		if p.err != nil || p.skip != "" {
 			msg := p.skip
 			if p.err != nil {
@@ -74,7 +76,7 @@ func (ix *Indexer) indexStored(ctx context.Context, src *Source, sum *Summary) e
 		}
 		sum.Chunks += len(p.chunks)
 		sum.Bytes += int64(len(data))
-		if err := b.add(Change{Doc: p.doc, Chunks: p.chunks}); err != nil {
+		if err := b.add(index.Change{Doc: p.doc, Chunks: p.chunks}); err != nil {
 			return err
 		}
 	}

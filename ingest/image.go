@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"crypto/sha256"
@@ -11,11 +11,8 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/chunk"
+	"github.com/braidsearch/braid/index"
 )
-
-// KindImage is an image file (PNG, JPEG, GIF, WebP, SVG) indexed by the
-// text around the notes' embeds of it and its file name.
-const KindImage DocKind = "image"
 
 // IsImage reports whether a path names an image braid indexes as one.
 func IsImage(rel string) bool {
@@ -31,11 +28,11 @@ const maxImageContexts = 32
 
 // readRoot is the folder a file of src is read confined to, and the size
 // limit, as prepareOne reads it.
-func readRoot(src *Source, f file) (string, int64) {
+func readRoot(src *index.Source, f file) (string, int64) {
 	root, limit := src.Path, src.MaxFileSize
-	if src.Kind == SourceFile {
+	if src.Kind == index.SourceFile {
 		root = f.abs
-	} else if src.Kind != SourceDir || src.FollowLinks {
+	} else if src.Kind != index.SourceDir || src.FollowLinks {
 		root = ""
 	}
 	if limit <= 0 {
@@ -51,7 +48,7 @@ func readRoot(src *Source, f file) (string, int64) {
 // the image and that text, so an image is indexed again when a note
 // around it changes. all is every image of the source (its path), which
 // a link may name: imgs, or more when a run looks at changed paths only.
-func (ix *Indexer) indexImages(src *Source, imgs []file, all []string, entries map[string]Entry, seen map[string]bool, sum *Summary, b *batch) error {
+func (ix *Indexer) indexImages(src *index.Source, imgs []file, all []string, entries map[string]index.Entry, seen map[string]bool, sum *Summary, b *batch) error {
 	if len(imgs) == 0 {
 		return nil
 	}
@@ -86,11 +83,8 @@ func (ix *Indexer) indexImages(src *Source, imgs []file, all []string, entries m
 		if info, _ := os.Stat(f.abs); info != nil {
 			mod = info.ModTime().UTC()
 		}
-		d := &Document{
-			ID: docID(src.ID, f.rel), SourceID: src.ID, Path: f.rel, Kind: KindImage,
-			Title: path.Base(f.rel), Hash: hash, Size: int64(len(data)), IndexedAt: time.Now().UTC(),
-			Lines: strings.Count(string(text), "\n") + 1, ModTime: mod,
-		}
+		d := document(src, f.rel, index.KindImage, hash, int64(len(data)), strings.Count(string(text), "\n")+1, mod)
+		d.Title = path.Base(f.rel)
 		pieces := chunk.Text(text, chunkOptions(src))
 		if known {
 			sum.Updated++
@@ -100,7 +94,7 @@ func (ix *Indexer) indexImages(src *Source, imgs []file, all []string, entries m
 		chunks := toChunks(d, pieces)
 		sum.Chunks += len(chunks)
 		sum.Bytes += d.Size
-		if err := b.add(Change{Doc: d, Chunks: chunks}); err != nil {
+		if err := b.add(index.Change{Doc: d, Chunks: chunks}); err != nil {
 			return err
 		}
 	}
@@ -153,10 +147,10 @@ func (ix *Indexer) imageContexts(sourceID string, all []string, imgs []file) (ma
 		if err != nil {
 			return nil, err
 		}
-		if d == nil || d.Kind == KindImage || len(d.Links) == 0 {
+		if d == nil || d.Kind == index.KindImage || len(d.Links) == 0 {
 			continue
 		}
-		var chunks []*Chunk
+		var chunks []*index.Chunk
 		for _, l := range d.Links {
 			target := strings.TrimPrefix(l.Target, "/")
 			if !IsImage(target) {

@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/markdown"
 )
 
@@ -81,7 +82,7 @@ func FuzzBEIRRecord(f *testing.F) {
 }
 
 // indexSource indexes src into a fresh store and returns the summary.
-func indexSource(t *testing.T, src *Source) (*Summary, *Store) {
+func indexSource(t *testing.T, src *index.Source) (*Summary, *index.Store) {
 	t.Helper()
 	st, lex := openPair(t, t.TempDir())
 	t.Cleanup(func() { lex.Close(); st.Close() })
@@ -98,7 +99,7 @@ func TestMaxFiles(t *testing.T) {
 	for i := range 5 {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d.md", i)), []byte(fmt.Sprintf("# Note %d\n\nbody\n", i)), 0o644)
 	}
-	sum, st := indexSource(t, &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir, MaxFiles: 3})
+	sum, st := indexSource(t, &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir, MaxFiles: 3})
 	if sum.Added != 3 || sum.Skipped.OverFileLimit != 2 || sum.Skipped.Total() != 2 {
 		t.Errorf("added %d, skipped %+v; want 3 added and 2 over the file limit", sum.Added, sum.Skipped)
 	}
@@ -117,7 +118,7 @@ func TestMaxChunks(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "long.md"), []byte("# Long\n\n"+long+"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "short.md"), []byte("# Short\n\nbrief\n"), 0o644)
-	sum, st := indexSource(t, &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir, ChunkTokens: 16, MaxChunks: 4})
+	sum, st := indexSource(t, &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir, ChunkTokens: 16, MaxChunks: 4})
 	if sum.Added != 1 || sum.Skipped.TooManyChunks != 1 {
 		t.Errorf("added %d, skipped %+v; want 1 added and 1 with too many chunks", sum.Added, sum.Skipped)
 	}
@@ -137,7 +138,7 @@ func TestMaxChunks(t *testing.T) {
 		`{"_id": 3}`,
 	}
 	os.WriteFile(corpus, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	sum, _ = indexSource(t, &Source{ID: "s2", Name: "c", Path: corpus, Kind: SourceJSONL, ChunkTokens: 16, MaxChunks: 4, MaxFileSize: 2100})
+	sum, _ = indexSource(t, &index.Source{ID: "s2", Name: "c", Path: corpus, Kind: index.SourceJSONL, ChunkTokens: 16, MaxChunks: 4, MaxFileSize: 2100})
 	if sum.Added != 2 || sum.Skipped.TooManyChunks != 1 || sum.Skipped.Oversized != 0 || len(sum.Errors) != 2 {
 		t.Fatalf("corpus: added %d, skipped %+v, errors %v; want 2 added, 1 with too many chunks, 1 bad line", sum.Added, sum.Skipped, sum.Errors)
 	}
@@ -147,7 +148,7 @@ func TestMaxChunks(t *testing.T) {
 	if e := sum.Errors[1]; e.Line != 4 || !strings.Contains(e.Err, "not a JSON object") {
 		t.Errorf("second error %v, want line 4 not a document", e)
 	}
-	sum, _ = indexSource(t, &Source{ID: "s3", Name: "c", Path: corpus, Kind: SourceJSONL, MaxFileSize: 100})
+	sum, _ = indexSource(t, &index.Source{ID: "s3", Name: "c", Path: corpus, Kind: index.SourceJSONL, MaxFileSize: 100})
 	if sum.Skipped.Oversized != 2 || len(sum.Errors) != 3 || !strings.Contains(sum.Errors[0].Err, "over the 100 B limit per document; raise it with --max-file-size") || sum.Errors[0].Line != 2 {
 		t.Errorf("corpus with a 100 B limit: skipped %+v, errors %v; want lines 2 and 3 oversized", sum.Skipped, sum.Errors)
 	}
@@ -165,7 +166,7 @@ func TestCapped(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "tagged.md"), []byte(b.String()), 0o644)
 	os.WriteFile(filepath.Join(dir, "plain.md"), []byte("# Plain\n\nbrief #one [[tagged]]\n"), 0o644)
-	src := &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir}
+	src := &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir}
 	st, lex := openPair(t, t.TempDir())
 	t.Cleanup(func() { lex.Close(); st.Close() })
 	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 2}}
@@ -195,4 +196,18 @@ func TestCapped(t *testing.T) {
 	if sum.Unchanged != 2 || len(sum.Capped) != 0 {
 		t.Errorf("second run: %d unchanged, capped %v; want both unchanged", sum.Unchanged, sum.Capped)
 	}
+}
+
+// openPair opens a fresh store and lexical index in dir.
+func openPair(t testing.TB, dir string) (*index.Store, *index.Lexical) {
+	t.Helper()
+	st, err := index.OpenStore(filepath.Join(dir, "meta.db"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex, err := index.OpenLexical(filepath.Join(dir, "lex"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, lex
 }

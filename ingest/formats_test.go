@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid/chunk"
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/formattest"
 )
 
@@ -37,7 +38,7 @@ func TestFormats(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sum, st := indexSource(t, &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir, ChunkTokens: 64})
+	sum, st := indexSource(t, &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir, ChunkTokens: 64})
 	if sum.Added != 5 || len(sum.Errors) != 0 {
 		t.Errorf("added %d, errors %v; want the 5 readable files and no errors", sum.Added, sum.Errors)
 	}
@@ -56,7 +57,7 @@ func TestFormats(t *testing.T) {
 	if err != nil || d == nil {
 		t.Fatalf("paper.pdf: %v, %v", d, err)
 	}
-	if d.Kind != KindPDF || d.Title != "The Paper" || len(d.Pages) != 9 {
+	if d.Kind != index.KindPDF || d.Title != "The Paper" || len(d.Pages) != 9 {
 		t.Fatalf("paper.pdf = kind %s, title %q, pages %v", d.Kind, d.Title, d.Pages)
 	}
 	chunks, err := st.Chunks(d.ChunkIDs)
@@ -81,11 +82,11 @@ func TestFormats(t *testing.T) {
 	}
 
 	h, _ := st.DocByPath("s1", "page.html")
-	if h == nil || h.Kind != KindHTML || h.Title != "Guide" || len(h.Links) != 1 || h.Links[0].Target != "note.md" {
+	if h == nil || h.Kind != index.KindHTML || h.Title != "Guide" || len(h.Links) != 1 || h.Links[0].Target != "note.md" {
 		t.Errorf("page.html = %+v, want an HTML document titled Guide linking note.md", h)
 	}
 	x, _ := st.DocByPath("s1", "plan.docx")
-	if x == nil || x.Kind != KindDOCX || x.Title != "Plan" || len(x.Headings) != 1 {
+	if x == nil || x.Kind != index.KindDOCX || x.Title != "Plan" || len(x.Headings) != 1 {
 		t.Errorf("plan.docx = %+v", x)
 	}
 }
@@ -118,7 +119,7 @@ func TestImages(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "img", "unused-photo.jpg"), []byte("\xff\xd8\xff\xe0 jpeg"), 0o644)
 	note := "# Design\n\n## System overview\n\nThe architecture diagram shows the parts.\n\n![[diagram.png]]\n\n## Brand\n\n![our logo](../img/logo.svg)\n"
 	os.WriteFile(filepath.Join(dir, "notes", "design.md"), []byte(note), 0o644)
-	src := &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir}
+	src := &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir}
 	st, lex := openPair(t, t.TempDir())
 	t.Cleanup(func() { lex.Close(); st.Close() })
 	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 2}}
@@ -131,7 +132,7 @@ func TestImages(t *testing.T) {
 	}
 	text := func(rel string) string {
 		d, _ := st.DocByPath("s1", rel)
-		if d == nil || d.Kind != KindImage {
+		if d == nil || d.Kind != index.KindImage {
 			t.Fatalf("%s: %+v, want an image document", rel, d)
 		}
 		cs, _ := st.Chunks(d.ChunkIDs)
@@ -169,7 +170,7 @@ func TestImages(t *testing.T) {
 func TestFormatsUpgrade(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "page.html"), []byte(`<html><title>Guide</title><body><p>Hello.</p></body></html>`), 0o644)
-	src := &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir}
+	src := &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir}
 	st, lex := openPair(t, t.TempDir())
 	t.Cleanup(func() { lex.Close(); st.Close() })
 	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 1}}
@@ -179,15 +180,15 @@ func TestFormatsUpgrade(t *testing.T) {
 	// As an older braid left it: the same content, indexed as text.
 	d, _ := st.DocByPath("s1", "page.html")
 	old := *d
-	old.Kind = KindText
-	if err := ix.commit(t.Context(), []Change{{Doc: &old}}); err != nil {
+	old.Kind = index.KindText
+	if err := ix.commit(t.Context(), []index.Change{{Doc: &old}}); err != nil {
 		t.Fatal(err)
 	}
 	sum := &Summary{}
 	if err := ix.Index(t.Context(), src, sum); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := st.DocByPath("s1", "page.html"); sum.Updated != 1 || d.Kind != KindHTML {
+	if d, _ := st.DocByPath("s1", "page.html"); sum.Updated != 1 || d.Kind != index.KindHTML {
 		t.Errorf("re-index: %+v, kind %s; want page.html updated as HTML", sum, d.Kind)
 	}
 	sum = &Summary{}

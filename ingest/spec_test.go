@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/index"
 )
 
 func TestSourceSpecSource(t *testing.T) {
@@ -14,7 +16,7 @@ func TestSourceSpecSource(t *testing.T) {
 	if err := os.WriteFile(file, []byte("# A\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	none := func(string) (*Source, error) { return nil, nil }
+	none := func(string) (*index.Source, error) { return nil, nil }
 	zero, sixteen := 0, 16
 	bad := []struct {
 		name string
@@ -31,7 +33,7 @@ func TestSourceSpecSource(t *testing.T) {
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.spec.Source(none)
-			if !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, index.ErrBadOption) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want ErrBadOption saying %q", err, tc.want)
 			}
 		})
@@ -40,13 +42,13 @@ func TestSourceSpecSource(t *testing.T) {
 		t.Errorf("missing path: %v", err)
 	}
 	src, rechunk, err := SourceSpec{Path: file, Name: "a"}.Source(none)
-	if err != nil || src.Kind != SourceFile || src.Name != "a" || src.ID != SourceID(file) || rechunk {
+	if err != nil || src.Kind != index.SourceFile || src.Name != "a" || src.ID != index.SourceID(file) || rechunk {
 		t.Fatalf("new file source: %+v, %v, %v", src, rechunk, err)
 	}
 	// The registered source is reused: excludes add up, and a changed
 	// overlap re-chunks (0 is kept as "none", -1).
-	reg := &Source{ID: src.ID, Path: file, Name: "kept", Excludes: []string{"x"}}
-	src, rechunk, err = SourceSpec{Path: file, Excludes: []string{"x", "y"}, ChunkOverlap: &zero}.Source(func(id string) (*Source, error) {
+	reg := &index.Source{ID: src.ID, Path: file, Name: "kept", Excludes: []string{"x"}}
+	src, rechunk, err = SourceSpec{Path: file, Excludes: []string{"x", "y"}, ChunkOverlap: &zero}.Source(func(id string) (*index.Source, error) {
 		if id != reg.ID {
 			t.Errorf("looked up %q, want %q", id, reg.ID)
 		}

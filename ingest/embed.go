@@ -1,11 +1,11 @@
-package index
+package ingest
 
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -43,41 +43,10 @@ type TokenCounter interface {
 	Tokens() int64
 }
 
-// EmbedInput is the text a chunk is embedded as: its document's title and
-// heading path, then its text, so a section's vector knows what it is
-// about. The title is left out when the text already starts with it. The
-// document's first chunk carries its summary (Document.Summary) after the
-// title, as BM25 searches it there (ContentText).
-func EmbedInput(title, summary string, c *Chunk) string {
-	var b strings.Builder
-	t := strings.TrimSpace(title)
-	body := strings.TrimLeft(c.Text, "# \n")
-	if t != "" && !strings.HasPrefix(body, t) {
-		b.WriteString(t)
-		b.WriteByte('\n')
-	}
-	if summary != "" && c.Ord == 0 {
-		b.WriteString(summary)
-		b.WriteByte('\n')
-	}
-	if n := len(c.HeadingPath); n > 1 || (n == 1 && c.HeadingPath[0] != t) {
-		heads := c.HeadingPath
-		if heads[0] == t {
-			heads = heads[1:]
-		}
-		if len(heads) > 1 { // the last heading opens the text itself
-			b.WriteString(strings.Join(heads[:len(heads)-1], " > "))
-			b.WriteByte('\n')
-		}
-	}
-	b.WriteString(c.Text)
-	return b.String()
-}
-
 // titles looks up a document's title and summary, once per document.
 type titles func(docID string) (title, summary string, err error)
 
-func storeTitles(st *Store) titles {
+func storeTitles(st *index.Store) titles {
 	type ts struct{ title, summary string }
 	cache := map[string]ts{}
 	return func(id string) (string, string, error) {
@@ -96,7 +65,7 @@ func storeTitles(st *Store) titles {
 
 // sync deletes removed chunks from the graph and adds new ones, embedding
 // only texts the store has no vector for.
-func (v *Vectors) sync(ctx context.Context, st *Store, del []string, add []*Chunk, title titles) error {
+func (v *Vectors) sync(ctx context.Context, st *index.Store, del []string, add []*index.Chunk, title titles) error {
 	for _, id := range del {
 		v.Index.Delete(id)
 	}
@@ -104,7 +73,7 @@ func (v *Vectors) sync(ctx context.Context, st *Store, del []string, add []*Chun
 }
 
 // inputs returns what each chunk is embedded as, and its hash.
-func inputs(chunks []*Chunk, title titles) (texts, hashes []string, err error) {
+func inputs(chunks []*index.Chunk, title titles) (texts, hashes []string, err error) {
 	texts = make([]string, len(chunks))
 	hashes = make([]string, len(chunks))
 	for i, c := range chunks {
@@ -112,13 +81,13 @@ func inputs(chunks []*Chunk, title titles) (texts, hashes []string, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		texts[i] = EmbedInput(t, sum, c)
-		hashes[i] = TextHash(texts[i])
+		texts[i] = index.EmbedInput(t, sum, c)
+		hashes[i] = index.TextHash(texts[i])
 	}
 	return texts, hashes, nil
 }
 
-func (v *Vectors) add(ctx context.Context, st *Store, chunks []*Chunk, title titles) error {
+func (v *Vectors) add(ctx context.Context, st *index.Store, chunks []*index.Chunk, title titles) error {
 	if len(chunks) == 0 {
 		return nil
 	}
@@ -189,7 +158,7 @@ func (v *Vectors) add(ctx context.Context, st *Store, chunks []*Chunk, title tit
 // or when a model is set up for an index built without one. With embed it
 // computes the embeddings the store does not have; without, chunks with no
 // stored embedding are left out. It returns how many chunks it added.
-func (v *Vectors) Fill(ctx context.Context, st *Store, embed bool) (int, error) {
+func (v *Vectors) Fill(ctx context.Context, st *index.Store, embed bool) (int, error) {
 	var ids []string
 	err := st.ForEachChunkID(func(id string) error {
 		if !v.Index.Has(id) {
@@ -228,7 +197,7 @@ func (v *Vectors) Fill(ctx context.Context, st *Store, embed bool) (int, error) 
 }
 
 // stored keeps the chunks whose embedding the store has.
-func (v *Vectors) stored(st *Store, chunks []*Chunk, title titles) ([]*Chunk, error) {
+func (v *Vectors) stored(st *index.Store, chunks []*index.Chunk, title titles) ([]*index.Chunk, error) {
 	_, hashes, err := inputs(chunks, title)
 	if err != nil {
 		return nil, err
@@ -248,9 +217,9 @@ func (v *Vectors) stored(st *Store, chunks []*Chunk, title titles) ([]*Chunk, er
 
 // Prune deletes the model's stored embeddings that no chunk's text needs
 // any more, and returns how many went.
-func (v *Vectors) Prune(st *Store) (int, error) {
+func (v *Vectors) Prune(st *index.Store) (int, error) {
 	docTitle, docSummary := map[string]string{}, map[string]string{}
-	err := st.ForEachDoc(func(d *Document) error {
+	err := st.ForEachDoc(func(d *index.Document) error {
 		docTitle[d.ID] = d.Title
 		if sum := d.Summary(); sum != "" {
 			docSummary[d.ID] = sum
@@ -261,8 +230,8 @@ func (v *Vectors) Prune(st *Store) (int, error) {
 		return 0, err
 	}
 	live := map[string]bool{}
-	err = st.ForEachChunk(func(c *Chunk) error {
-		live[TextHash(EmbedInput(docTitle[c.DocID], docSummary[c.DocID], c))] = true
+	err = st.ForEachChunk(func(c *index.Chunk) error {
+		live[index.TextHash(index.EmbedInput(docTitle[c.DocID], docSummary[c.DocID], c))] = true
 		return nil
 	})
 	if err != nil {

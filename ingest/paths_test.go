@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
@@ -31,8 +32,8 @@ type pathsVault struct {
 	rng     *rand.Rand
 	n       int
 	changed []string
-	st      *Store
-	lex     *Lexical
+	st      *index.Store
+	lex     *index.Lexical
 }
 
 var pathsWords = []string{"quokka", "wombat", "heron", "lichen", "basalt", "fennel", "cobalt", "marmot", "saffron", "tundra"}
@@ -59,19 +60,19 @@ func newPathsVault(t *testing.T) *pathsVault {
 	return v
 }
 
-func (v *pathsVault) source(st *Store) *Source {
-	id := SourceID(v.dir)
+func (v *pathsVault) source(st *index.Store) *index.Source {
+	id := index.SourceID(v.dir)
 	src, err := st.Source(id)
 	if err != nil {
 		v.t.Fatal(err)
 	}
 	if src == nil {
-		src = &Source{ID: id, Name: "vault", Path: v.dir, Kind: SourceDir}
+		src = &index.Source{ID: id, Name: "vault", Path: v.dir, Kind: index.SourceDir}
 	}
 	return src
 }
 
-func (v *pathsVault) full(st *Store, lex *Lexical) *Summary {
+func (v *pathsVault) full(st *index.Store, lex *index.Lexical) *Summary {
 	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 2, BatchDocs: 4}}
 	sum := &Summary{}
 	if err := ix.Index(context.Background(), v.source(st), sum); err != nil {
@@ -256,10 +257,10 @@ type pathsState struct {
 	Hits                map[string][]string
 }
 
-func pathsSnapshot(t *testing.T, st *Store, lex *Lexical) pathsState {
+func pathsSnapshot(t *testing.T, st *index.Store, lex *index.Lexical) pathsState {
 	t.Helper()
 	s := pathsState{Docs: map[string]string{}, Chunks: map[string]string{}, Edges: map[string]string{}, Hits: map[string][]string{}}
-	err := st.ForEachDoc(func(d *Document) error {
+	err := st.ForEachDoc(func(d *index.Document) error {
 		c := *d
 		c.IndexedAt = time.Time{}
 		b, _ := json.Marshal(c)
@@ -269,7 +270,7 @@ func pathsSnapshot(t *testing.T, st *Store, lex *Lexical) pathsState {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = st.ForEachChunk(func(c *Chunk) error {
+	err = st.ForEachChunk(func(c *index.Chunk) error {
 		b, _ := json.Marshal(c)
 		s.Chunks[c.ID] = string(b)
 		return nil
@@ -291,11 +292,11 @@ func pathsSnapshot(t *testing.T, st *Store, lex *Lexical) pathsState {
 		return s // nothing to search (an empty index has no BM25 statistics)
 	}
 	for _, w := range append(slices.Clone(pathsWords), "note", "picture", "password") {
-		q, err := ParseQuery(w)
+		q, err := index.ParseQuery(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cands, _, err := lex.Search(context.Background(), Request{Query: q, Size: 100})
+		cands, _, err := lex.Search(context.Background(), index.Request{Query: q, Size: 100})
 		if err != nil {
 			t.Fatalf("search %q: %v", w, err)
 		}

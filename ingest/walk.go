@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	ignore "github.com/sabhiram/go-gitignore"
 
 	"github.com/braidsearch/braid/extract"
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
@@ -28,7 +29,7 @@ const DefaultMaxDocumentSize = 64 << 20
 // fileLimit is the largest file at rel a source indexes: its own limit,
 // else DefaultMaxDocumentSize for the formats extract reads from a
 // compressed container, else DefaultMaxFileSize.
-func fileLimit(src *Source, rel string) int64 {
+func fileLimit(src *index.Source, rel string) int64 {
 	if src.MaxFileSize > 0 {
 		return src.MaxFileSize
 	}
@@ -47,6 +48,39 @@ const DefaultMaxFiles = 200_000
 // its source sets no limit; at the default chunk size it is far beyond what
 // the default file size limit allows.
 const DefaultMaxChunks = 20_000
+
+// capFiles keeps the first MaxFiles of the n files (or S3 objects) a
+// source lists, in path order: it counts the others as skipped, says so
+// in sum, and returns how many are kept.
+func capFiles(src *index.Source, n int, sum *Summary) int {
+	limit := maxFiles(src)
+	if n <= limit {
+		return n
+	}
+	what, order, narrow := "files", "path", "--pattern, --exclude or a .gitignore"
+	if src.Kind == index.SourceS3 {
+		what, order, narrow = "objects", "key", "--pattern or --exclude"
+	}
+	sum.Skipped.OverFileLimit += n - limit
+	sum.Errors = append(sum.Errors, FileError{Path: src.Path, Err: fmt.Errorf(
+		"%w: %d %s, over the %d-file limit; the first %d in %s order are indexed and the rest skipped; narrow the source with %s",
+		ErrTooManyFiles, n, what, limit, limit, order, narrow).Error()})
+	return limit
+}
+
+func maxFiles(src *index.Source) int {
+	if src.MaxFiles > 0 {
+		return src.MaxFiles
+	}
+	return DefaultMaxFiles
+}
+
+func maxFileSize(src *index.Source) int64 {
+	if src.MaxFileSize > 0 {
+		return src.MaxFileSize
+	}
+	return DefaultMaxFileSize
+}
 
 // file is a candidate found by a walk.
 type file struct {
@@ -113,6 +147,26 @@ func (s Skips) Total() int {
 	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks + s.LinkOutside + s.NotRegular + s.BrokenLink + s.Encrypted + s.NoText + s.Damaged + s.OverLimit
 }
 
+// globs are a source's include and exclude patterns (Source.Patterns,
+// Source.Excludes), which the walk of a folder and the listing of a
+// bucket apply alike.
+type globs struct{ include, exclude *index.Matcher }
+
+func sourceGlobs(src *index.Source) (globs, error) {
+	include, err := index.NewMatcher(src.Patterns)
+	if err != nil {
+		return globs{}, err
+	}
+	exclude, err := index.NewMatcher(src.Excludes)
+	return globs{include, exclude}, err
+}
+
+// leaveOut reports whether the patterns leave out the file at rel: an
+// include pattern is set and none matches it, or an exclude pattern does.
+func (g globs) leaveOut(rel string) bool {
+	return (g.include != nil && !g.include.Match(rel)) || g.exclude.Match(rel)
+}
+
 type gitignore struct {
 	dir string // relative to the source root, "" for the root
 	m   *ignore.GitIgnore
@@ -127,7 +181,7 @@ type gitignore struct {
 // it; links to files are followed when their target lies inside the source
 // (or anywhere, when the source sets FollowLinks): a cloned vault's link to
 // ~/.aws/credentials must not end up in search results.
-func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
+func walk(src *index.Source, skips *Skips, warn func(error)) ([]file, error) {
 	w, err := newWalker(src, skips, warn)
 	if err != nil {
 		return nil, err
@@ -141,22 +195,18 @@ func walk(src *Source, skips *Skips, warn func(error)) ([]file, error) {
 // through take, so a file is listed by one exactly when the other would
 // list it.
 type walker struct {
-	src              *Source
-	include, exclude *Matcher
-	ignores          []gitignore
-	entered          map[string]bool // folders (rel; "" for the root) whose .gitignore is loaded
-	reached          map[string]bool // folders (rel) above a changed path: whether a walk goes into each
-	realRoot         string
-	skips            *Skips
-	warn             func(error)
+	src      *index.Source
+	globs    globs
+	ignores  []gitignore
+	entered  map[string]bool // folders (rel; "" for the root) whose .gitignore is loaded
+	reached  map[string]bool // folders (rel) above a changed path: whether a walk goes into each
+	realRoot string
+	skips    *Skips
+	warn     func(error)
 }
 
-func newWalker(src *Source, skips *Skips, warn func(error)) (*walker, error) {
-	include, err := NewMatcher(src.Patterns)
-	if err != nil {
-		return nil, err
-	}
-	exclude, err := NewMatcher(src.Excludes)
+func newWalker(src *index.Source, skips *Skips, warn func(error)) (*walker, error) {
+	globs, err := sourceGlobs(src)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +214,7 @@ func newWalker(src *Source, skips *Skips, warn func(error)) (*walker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("walk %s: %w", src.Path, err)
 	}
-	return &walker{src: src, include: include, exclude: exclude, realRoot: realRoot, skips: skips, warn: warn,
+	return &walker{src: src, globs: globs, realRoot: realRoot, skips: skips, warn: warn,
 		entered: map[string]bool{}, reached: map[string]bool{}}, nil
 }
 
@@ -222,7 +272,7 @@ func (w *walker) take(p, rel string, d fs.DirEntry) (f file, ok, into bool) {
 		w.skips.Ignored++
 		return f, false, false
 	}
-	if (w.include != nil && !w.include.Match(rel)) || w.exclude.Match(rel) {
+	if w.globs.leaveOut(rel) {
 		w.skips.Excluded++
 		return f, false, false
 	}
@@ -279,7 +329,7 @@ func (w *walker) tree(dir, dirRel string, files []file) ([]file, error) {
 				}
 				// A link took the folder's place since it was checked: walk
 				// nothing, and remove nothing.
-				return fmt.Errorf("%w: %s is no longer a folder", ErrMoved, src.Path)
+				return fmt.Errorf("%w: %s is no longer a folder", index.ErrMoved, src.Path)
 			}
 			w.enter(p, dirRel)
 			return nil

@@ -1,10 +1,78 @@
-package index
+package ingest
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/braidsearch/braid/index"
 )
+
+// Progress reports how far an index run is.
+type Progress struct {
+	Phase  string // "" while reading files, "list" while listing a bucket, "embed" while computing embeddings
+	Source string // source name
+	Done   int    // files (or JSONL lines) looked at so far in this source
+	Total  int    // files in this source; 0 while unknown
+}
+
+// FileError is a file (or JSONL line) that could not be indexed; the run
+// went on without it.
+type FileError struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+	Err  string `json:"error"`
+}
+
+func (e FileError) String() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Err)
+	}
+	return e.Path + ": " + e.Err
+}
+
+// Summary is what an index run did.
+type Summary struct {
+	Sources   int         `json:"sources"`
+	Seen      int         `json:"seen"` // files and JSONL documents looked at
+	Added     int         `json:"added"`
+	Updated   int         `json:"updated"`
+	Unchanged int         `json:"unchanged"`
+	Removed   int         `json:"removed"`
+	Chunks    int         `json:"chunks"`                 // chunks written by this run
+	Embedded  int         `json:"embedded"`               // chunk texts sent to the embedding model by this run
+	EmbedMS   int64       `json:"embed_ms"`               // time the model took for them
+	Tokens    int64       `json:"embed_tokens,omitempty"` // tokens of those texts (without padding)
+	Bytes     int64       `json:"bytes"`                  // bytes read and indexed by this run
+	Skipped   Skips       `json:"skipped"`
+	Errors    []FileError `json:"errors,omitempty"`
+	TookMS    int64       `json:"took_ms"`
+	// PeakRSS is the process's peak resident memory when the run ended,
+	// where the caller measures it (braid index does).
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
+	// Capped lists the documents this run indexed without what went past
+	// the caps per document of markdown.Parse (MaxTags, MaxLinks,
+	// MaxHeadings, MaxAliases, MaxText), each saying what was left out.
+	// Such a document is indexed, not skipped: its text stays searchable,
+	// and its first tags, links, headings and aliases are kept.
+	Capped []FileError `json:"capped,omitempty"`
+	// Warnings lists the documents this run indexed with a part it could
+	// not read, such as frontmatter whose YAML is broken (the note is
+	// indexed without it), each saying what.
+	Warnings []FileError `json:"warnings,omitempty"`
+	// NotExtracted lists the files of a format braid extracts (PDF, HTML,
+	// DOCX, ODT) that it skipped, each saying why: encrypted, no text
+	// layer, damaged or over a limit (counted in Skipped too). They are
+	// not errors: the run succeeds without them.
+	NotExtracted []FileError `json:"not_extracted,omitempty"`
+	// Paths is how many changed paths the run looked at instead of
+	// walking the whole source (Indexer.IndexPaths, what a watch runs);
+	// zero for a walk.
+	Paths int `json:"changed_paths,omitempty"`
+	// Walked says why a run given changed paths walked the whole source
+	// all the same ("a .gitignore changed"); empty otherwise.
+	Walked string `json:"walked,omitempty"`
+}
 
 // Text is the run in a few lines, as braid index prints it: the counts,
 // the throughput, the embedding work and peak memory, what was skipped
@@ -18,12 +86,12 @@ func (s *Summary) Text() string {
 		rate = fmt.Sprintf(", %.0f docs/s", float64(s.Added+s.Updated)/secs)
 	}
 	fmt.Fprintf(&b, "indexed %d source(s) in %s: %d seen, %d added, %d updated, %d unchanged, %d removed; %d chunks, %s%s\n",
-		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, FormatBytes(s.Bytes), rate)
+		s.Sources, took.Round(time.Millisecond), s.Seen, s.Added, s.Updated, s.Unchanged, s.Removed, s.Chunks, index.FormatBytes(s.Bytes), rate)
 	if s.Embedded > 0 {
 		embed := time.Duration(s.EmbedMS) * time.Millisecond
 		secs := max(embed.Seconds(), 1e-3)
 		fmt.Fprintf(&b, "embedded %d chunks (%d tokens) in %s: %.1f chunks/s, %.0f tokens/s; peak memory %s\n",
-			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, FormatBytes(s.PeakRSS))
+			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, index.FormatBytes(s.PeakRSS))
 	}
 	if k := s.Skipped; k.Total() > 0 {
 		fmt.Fprintf(&b, "skipped %d: %s\n", k.Total(), k)

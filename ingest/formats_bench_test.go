@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/extract"
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/formattest"
 )
 
@@ -46,7 +47,7 @@ func BenchmarkIndexPDF(b *testing.B) {
 				if kind == "pdfium" {
 					ix.Extract = &extract.Options{OnlyPDFium: true}
 				}
-				src := &Source{ID: "s1", Name: "v", Path: dir, Kind: SourceDir}
+				src := &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir}
 				b.SetBytes(int64(len(files[kind])))
 				b.ReportAllocs()
 				for b.Loop() {

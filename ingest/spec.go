@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/bucket"
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
@@ -57,49 +58,49 @@ var ErrOutsideAllowed = errors.New("index: path outside the allowed folders")
 // says whether its chunk settings changed, which re-chunks the whole
 // source. The document store's own directory comes back as it is: its
 // blobs are no text files.
-func (sp SourceSpec) Source(registered func(id string) (*Source, error)) (src *Source, rechunk bool, err error) {
+func (sp SourceSpec) Source(registered func(id string) (*index.Source, error)) (src *index.Source, rechunk bool, err error) {
 	if sp.Path == "" {
-		return nil, false, fmt.Errorf("%w: empty path", ErrBadOption)
+		return nil, false, fmt.Errorf("%w: empty path", index.ErrBadOption)
 	}
 	overlap := 0
 	if sp.ChunkOverlap != nil {
 		overlap = *sp.ChunkOverlap
 	}
 	if sp.ChunkTokens < 0 || (sp.ChunkTokens > 0 && sp.ChunkTokens < 16) || overlap < 0 || (sp.ChunkTokens > 0 && overlap >= sp.ChunkTokens) {
-		return nil, false, fmt.Errorf("%w: chunk size %d and overlap %d: want a size of at least 16 tokens and an overlap of 0 or more below it", ErrBadOption, sp.ChunkTokens, overlap)
+		return nil, false, fmt.Errorf("%w: chunk size %d and overlap %d: want a size of at least 16 tokens and an overlap of 0 or more below it", index.ErrBadOption, sp.ChunkTokens, overlap)
 	}
 	var abs string
-	var kind SourceKind
+	var kind index.SourceKind
 	if bucket.IsURL(sp.Path) {
 		u, err := bucket.ParseURL(sp.Path)
 		if err != nil {
-			return nil, false, fmt.Errorf("%w: %v", ErrBadOption, err)
+			return nil, false, fmt.Errorf("%w: %v", index.ErrBadOption, err)
 		}
 		if sp.Endpoint != "" {
 			if err := bucket.CheckEndpoint(sp.Endpoint); err != nil {
-				return nil, false, fmt.Errorf("%w: SourceSpec.Endpoint: %v", ErrBadOption, err)
+				return nil, false, fmt.Errorf("%w: SourceSpec.Endpoint: %v", index.ErrBadOption, err)
 			}
 		}
-		abs, kind = u.String(), SourceS3
+		abs, kind = u.String(), index.SourceS3
 	} else {
 		if sp.Endpoint != "" {
-			return nil, false, fmt.Errorf("%w: an S3 endpoint is for s3:// sources, and %s is a local path", ErrBadOption, sp.Path)
+			return nil, false, fmt.Errorf("%w: an S3 endpoint is for s3:// sources, and %s is a local path", index.ErrBadOption, sp.Path)
 		}
 		if abs, kind, err = localSource(sp.Path); err != nil {
 			return nil, false, err
 		}
 	}
-	if _, err := NewMatcher(append(slices.Clone(sp.Patterns), sp.Excludes...)); err != nil {
-		return nil, false, fmt.Errorf("%w: %v", ErrBadOption, err)
+	if _, err := index.NewMatcher(append(slices.Clone(sp.Patterns), sp.Excludes...)); err != nil {
+		return nil, false, fmt.Errorf("%w: %v", index.ErrBadOption, err)
 	}
-	id := SourceID(abs)
+	id := index.SourceID(abs)
 	if src, err = registered(id); err != nil {
 		return nil, false, err
 	}
-	if src == nil && kind != SourceS3 {
+	if src == nil && kind != index.SourceS3 {
 		// An older braid registered the path as given, links and all.
 		if old, err := filepath.Abs(sp.Path); err == nil && old != abs {
-			if src, err = registered(SourceID(old)); err != nil {
+			if src, err = registered(index.SourceID(old)); err != nil {
 				return nil, false, err
 			}
 			if src != nil {
@@ -108,14 +109,14 @@ func (sp SourceSpec) Source(registered func(id string) (*Source, error)) (src *S
 			}
 		}
 	}
-	if kind != SourceS3 && len(sp.Within) > 0 && !slices.ContainsFunc(sp.Within, func(root string) bool { return confine.Within(root, abs) }) {
+	if kind != index.SourceS3 && len(sp.Within) > 0 && !slices.ContainsFunc(sp.Within, func(root string) bool { return confine.Within(root, abs) }) {
 		return nil, false, fmt.Errorf("%w: %s leads outside the folders allowed (%s)", ErrOutsideAllowed, sp.Path, strings.Join(sp.Within, ", "))
 	}
-	if src != nil && src.Kind == SourceStore {
+	if src != nil && src.Kind == index.SourceStore {
 		return src, false, nil
 	}
 	if src == nil {
-		src = &Source{ID: id, Path: abs, AddedAt: time.Now().UTC(), Name: filepath.Base(abs)}
+		src = &index.Source{ID: id, Path: abs, AddedAt: time.Now().UTC(), Name: filepath.Base(abs)}
 	}
 	src.Kind = kind
 	if sp.Name != "" {
@@ -137,7 +138,7 @@ func (sp SourceSpec) Source(registered func(id string) (*Source, error)) (src *S
 	}
 	if sp.KeepVersions != nil {
 		if *sp.KeepVersions < 0 {
-			return nil, false, fmt.Errorf("%w: keep-versions %d, want 0 or more", ErrBadOption, *sp.KeepVersions)
+			return nil, false, fmt.Errorf("%w: keep-versions %d, want 0 or more", index.ErrBadOption, *sp.KeepVersions)
 		}
 		src.KeepVersions = *sp.KeepVersions
 	}
@@ -165,7 +166,7 @@ func (sp SourceSpec) Source(registered func(id string) (*Source, error)) (src *S
 // one, every symbolic link in it followed now: a source grants the folder
 // it is when it is registered, and is read later only while no link has
 // taken a place in that path (confine.OpenDir).
-func localSource(p string) (string, SourceKind, error) {
+func localSource(p string) (string, index.SourceKind, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", "", fmt.Errorf("index: %s: %w", p, err)
@@ -184,13 +185,13 @@ func localSource(p string) (string, SourceKind, error) {
 		return "", "", fmt.Errorf("index: %s: %w", p, err)
 	}
 	if !info.IsDir() && !info.Mode().IsRegular() {
-		return "", "", fmt.Errorf("%w: %s is %s; braid indexes folders and regular files", ErrBadOption, p, confine.Kind(info.Mode()))
+		return "", "", fmt.Errorf("%w: %s is %s; braid indexes folders and regular files", index.ErrBadOption, p, confine.Kind(info.Mode()))
 	}
-	kind := SourceDir
+	kind := index.SourceDir
 	if !info.IsDir() {
-		kind = SourceFile
+		kind = index.SourceFile
 		if IsJSONL(abs) {
-			kind = SourceJSONL
+			kind = index.SourceJSONL
 		}
 	}
 	f, err := os.Open(abs)
