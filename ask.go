@@ -81,7 +81,7 @@ func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pac
 	if err != nil {
 		return nil, err
 	}
-	if _, err := index.ParseQuery(question); err != nil {
+	if _, err := query.Parse(question); err != nil {
 		return nil, err
 	}
 	if err := e.mirrored(); err != nil {

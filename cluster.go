@@ -69,7 +69,7 @@ func openCluster(opt Options) (*Engine, error) {
 		x.Close()
 		return nil, err
 	}
-	if e.st, err = index.OpenStore(filepath.Join(cl.tmp, doctor.StoreFile), false); err != nil {
+	if e.st, err = index.OpenStore(filepath.Join(cl.tmp, indexdir.StoreFile), false); err != nil {
 		x.Close()
 		os.RemoveAll(cl.tmp)
 		return nil, err

@@ -60,7 +60,7 @@ func (e *Engine) newStore() *docstore.Store {
 	return docstore.New(docstore.Config{
 		Index:    e.st,
 		Blobs:    e.blobs(),
-		Dir:      filepath.Join(e.dir, doctor.StoreDir),
+		Dir:      filepath.Join(e.dir, indexdir.StoreDir),
 		IndexDir: e.realDir,
 		Reindex:  e.indexStore,
 		Lookup:   func(ref string) (*index.Document, error) { return e.nt.Document(ref) },

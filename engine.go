@@ -41,10 +41,10 @@ var (
 
 // Re-exported errors of the index package.
 var (
-	ErrLocked        = index.ErrLocked
-	ErrSchemaVersion = index.ErrSchemaVersion
-	ErrEmptyQuery    = index.ErrEmptyQuery
-	ErrQueryTooLong  = index.ErrQueryTooLong
+	ErrLocked        = indexdir.ErrLocked
+	ErrSchemaVersion = indexdir.ErrSchemaVersion
+	ErrEmptyQuery    = query.ErrEmptyQuery
+	ErrQueryTooLong  = query.ErrQueryTooLong
 )
 
 // Types of reading documents, defined beside the reader (Notes).
@@ -185,7 +185,7 @@ type Engine struct {
 	dir     string
 	realDir string // dir with its links followed when it was opened: the blob store's root
 	opt     Options
-	lock    *index.Lock
+	lock    *indexdir.Lock
 	st      *index.Store
 	ret     retriever  // where searches find candidates: local{e} or cl
 	cl      *onCluster // the OpenSearch backend; nil for the embedded index
@@ -241,18 +241,18 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	}
 	created := ""
 	if opt.ReadOnly {
-		if _, err := os.Stat(filepath.Join(dir, doctor.StoreFile)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, indexdir.StoreFile)); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 		}
 	} else {
 		var err error
-		if created, err = doctor.MakeDir(dir); err != nil {
+		if created, err = indexdir.MakeDir(dir); err != nil {
 			return nil, fmt.Errorf("braid: create index directory: %w", err)
 		}
 	}
 	e, err := open(dir, *opt)
 	if err != nil {
-		doctor.RemoveCreated(created)
+		indexdir.RemoveCreated(created)
 		return nil, err
 	}
 	e.created = created
@@ -263,20 +263,20 @@ func Open(dir string, opt *Options) (*Engine, error) {
 // should not create one (a server started on a mistyped --index) can
 // refuse before Open would.
 func Exists(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, doctor.StoreFile))
+	_, err := os.Stat(filepath.Join(dir, indexdir.StoreFile))
 	return err == nil
 }
 
 // CheckDir refuses an index directory that is a file, or lies under one,
-// with an error that names Open's dir and the fix (doctor.CheckDir).
-func CheckDir(dir string) error { return doctor.CheckDir(dir) }
+// with an error that names Open's dir and the fix (indexdir.CheckDir).
+func CheckDir(dir string) error { return indexdir.CheckDir(dir) }
 
 func open(dir string, opt Options) (*Engine, error) {
 	purpose := opt.Purpose
 	if purpose == "" {
 		purpose = "braid"
 	}
-	lock, err := index.AcquireLock(filepath.Join(dir, doctor.LockFile), !opt.ReadOnly, purpose)
+	lock, err := indexdir.AcquireLock(filepath.Join(dir, indexdir.LockFile), !opt.ReadOnly, purpose)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.realDir = real
 	}
 	e.ret = local{e}
-	upgrade, err := doctor.Version(dir, opt.ReadOnly)
+	upgrade, err := indexdir.Version(dir, opt.ReadOnly, index.Upgradable)
 	if err != nil {
 		e.Close()
 		return nil, err
@@ -294,7 +294,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	if e.st, err = index.OpenStore(filepath.Join(dir, doctor.StoreFile), opt.ReadOnly); err != nil {
+	if e.st, err = index.OpenStore(filepath.Join(dir, indexdir.StoreFile), opt.ReadOnly); err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -302,7 +302,7 @@ func open(dir string, opt Options) (*Engine, error) {
 	e.docs = e.newStore()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
 	if upgrade { // the store upgraded itself; now the directory says so
-		if err := doctor.Upgraded(dir); err != nil {
+		if err := indexdir.Upgraded(dir); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -386,7 +386,7 @@ func (e *Engine) Close() error {
 	}
 	errs = append(errs, e.lock.Release())
 	if e.discard.Load() {
-		doctor.RemoveCreated(e.created)
+		indexdir.RemoveCreated(e.created)
 	}
 	return errors.Join(errs...)
 }

@@ -202,7 +202,7 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) 
 
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
 // An embedded index without documents is ErrEmptyIndex.
-func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
+func (e *Engine) Search(ctx context.Context, text string, opt SearchOptions) (*Results, error) {
 	start := time.Now()
 	opt = e.withSettings(opt) // settings.go
 	if e.cl != nil && len(opt.Metadata) > 0 {
@@ -213,10 +213,10 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 			return nil, err
 		}
 	}
-	if res, err := e.searchHash(query, opt, start); res != nil || err != nil { // hash.go
+	if res, err := e.searchHash(text, opt, start); res != nil || err != nil { // hash.go
 		return res, err
 	}
-	q, err := index.ParseQuery(query)
+	q, err := query.Parse(text)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +338,7 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 // on a cluster both mostly wait on the network. Phrases and exclusions are
 // enforced by the lexical index, so with them the vector candidates are
 // limited to chunks the lexical query matched.
-func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
+func (e *Engine) retrieve(ctx context.Context, q query.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
 	k := max(opt.Candidates, opt.Limit*4)
 	constrained := len(q.Phrases) > 0 || len(q.Excluded) > 0
 	type lexResult struct {
@@ -405,7 +405,7 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 
 // rerankAndHydrate reranks the best candidates, notes on res how many
 // were reranked (and any warning), and turns the ranking into hits.
-func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
+func (e *Engine) rerankAndHydrate(ctx context.Context, q query.Query, cands []rank.Candidate, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
 	t := time.Now()
 	ranked, n, of, warn, err := e.rerankTop(ctx, q, cands, opt)
 	if err != nil {
@@ -445,7 +445,7 @@ func fuzziness(sim float64) int {
 // opt.Chunks, with snippet, highlights and lines from the store. Chunks the
 // store does not know (a lexical index ahead of an interrupted commit) are
 // dropped.
-func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64, wt *Weighting) ([]Hit, error) {
+func (e *Engine) hydrate(ctx context.Context, q query.Query, cands []rank.Candidate, opt SearchOptions, w float64, wt *Weighting) ([]Hit, error) {
 	label := rank.Label(w)
 	seen := map[string]bool{}
 	terms := snippet.Terms(q.Words()) // the query's words, analysed as the index does

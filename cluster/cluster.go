@@ -148,7 +148,7 @@ func (c *Cluster) Lexical(ctx context.Context, req index.Request) ([]index.Candi
 		TitleWeight: req.TitleWeight, HeadingWeight: req.HeadingWeight}
 	hits, total, err := c.x.Lexical(ctx, q, f, req.Size)
 	if errors.Is(err, opensearch.ErrEmptyQuery) {
-		return nil, 0, index.ErrEmptyQuery
+		return nil, 0, query.ErrEmptyQuery
 	}
 	if err != nil {
 		return nil, 0, err

@@ -16,7 +16,7 @@ import (
 type Handles struct {
 	Store *index.Store
 	// Lexical opens (or returns the open) lexical index. An error that is
-	// index.ErrCorrupt is a finding; any other fails the check.
+	// indexdir.ErrCorrupt is a finding; any other fails the check.
 	Lexical func() (*index.Lexical, error)
 	Blobs   *blob.Store
 	// Vectors is the vector index; nil when the engine has no embedder.
@@ -37,7 +37,7 @@ type Handles struct {
 // on the way is a failed "files" check, not an error.
 func Consistency(h Handles) ([]Check, error) {
 	checks, err := consistency(h)
-	if errors.Is(err, index.ErrCorrupt) {
+	if errors.Is(err, indexdir.ErrCorrupt) {
 		return append(checks, Check{Name: "files", Detail: err.Error()}), nil
 	}
 	return checks, err
@@ -48,7 +48,7 @@ func consistency(h Handles) ([]Check, error) {
 	add := func(name string, ok bool, format string, args ...any) {
 		checks = append(checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
 	}
-	add("format", true, "index format %d", index.SchemaVersion)
+	add("format", true, "index format %d", indexdir.SchemaVersion)
 
 	st := h.Store
 	lex, err := h.Lexical()
@@ -92,7 +92,7 @@ func consistency(h Handles) ([]Check, error) {
 	case same:
 		add("bm25", true, "the BM25 statistics kept in meta.db equal a count of the lexical index")
 	default:
-		add("bm25", false, "the BM25 statistics kept in meta.db differ from a count of the lexical index; delete the index's %s and run braid index, which rebuilds it and them from meta.db", LexicalDir)
+		add("bm25", false, "the BM25 statistics kept in meta.db differ from a count of the lexical index; delete the index's %s and run braid index, which rebuilds it and them from meta.db", indexdir.LexicalDir)
 	}
 
 	var missing []string

@@ -74,20 +74,20 @@ func lexicalCounts(path string, lex *index.Lexical, at storeCommit) error {
 // LexicalMissing is a lexical index at path that is gone while meta.db
 // remains.
 func LexicalMissing(path string) error {
-	return &index.CorruptError{Path: path, Detail: "missing", Fix: index.LexicalFix(path)}
+	return &indexdir.CorruptError{Path: path, Detail: "missing", Fix: index.LexicalFix(path)}
 }
 
 // lexicalBehind is a lexical index at another commit than the store.
 func lexicalBehind(path string, lex, store uint64) error {
-	return &index.CorruptError{Path: path, Detail: fmt.Sprintf("at commit %d, meta.db at commit %d", lex, store), Fix: index.LexicalFix(path)}
+	return &indexdir.CorruptError{Path: path, Detail: fmt.Sprintf("at commit %d, meta.db at commit %d", lex, store), Fix: index.LexicalFix(path)}
 }
 
 // LexicalDamaged is err, from the lexical index at path, as an error
 // naming the index and its fix; nil when err is nil, and err itself when
 // it already names them.
 func LexicalDamaged(path string, err error) error {
-	if err == nil || errors.Is(err, index.ErrCorrupt) {
+	if err == nil || errors.Is(err, indexdir.ErrCorrupt) {
 		return err
 	}
-	return &index.CorruptError{Path: path, Detail: err.Error(), Fix: index.LexicalFix(path)}
+	return &indexdir.CorruptError{Path: path, Detail: err.Error(), Fix: index.LexicalFix(path)}
 }

@@ -25,7 +25,7 @@ func CompilePins(pins []string) (*PinMatcher, error) {
 		if strings.TrimSpace(p) == "" {
 			return nil, fmt.Errorf("%w: an empty pin; give a path or glob such as notes/*.md", index.ErrBadOption)
 		}
-		body, err := index.GlobRegexp(filepath.ToSlash(strings.TrimSuffix(p, "/")))
+		body, err := query.GlobRegexp(filepath.ToSlash(strings.TrimSuffix(p, "/")))
 		if err != nil {
 			return nil, fmt.Errorf("%w: pin %q: %v", index.ErrBadOption, p, err)
 		}

@@ -272,7 +272,7 @@ func TestLoadStampsTheGraph(t *testing.T) {
 	}
 	st.SetKey(k, nil)
 	file := vecstore.File(dir, "m")
-	stamp := file + index.StampSuffix
+	stamp := file + indexdir.StampSuffix
 	load := func() {
 		t.Helper()
 		vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}})
