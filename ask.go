@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/evidence"
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/query"
 )
 
 // Ask budgets, in tokens as chunk.Count counts them (package evidence).

@@ -12,6 +12,7 @@ import (
 	"github.com/braidsearch/braid/cluster"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/opensearch"
 )

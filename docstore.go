@@ -10,6 +10,7 @@ import (
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 )
 
 // Errors of the document store (package docstore).

@@ -15,8 +15,11 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/userkey"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/notes"
+	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/vector"
@@ -205,7 +208,7 @@ type Engine struct {
 	docs *docstore.Store // the document store (docstore.go); see Store
 
 	lexOnce sync.Once
-	lex     *index.Lexical // opened on first use: grep, get and stats never need it
+	lex     *lexical.Index // opened on first use: grep, get and stats never need it
 	lexErr  error
 
 	nt *notes.Reader // reads documents: Notes
@@ -351,7 +354,7 @@ func (e *Engine) withVectors() (*Engine, error) {
 
 // lexical opens the lexical index the first time it is needed
 // (doctor.OpenLexical: it holds what meta.db says, or is an error).
-func (e *Engine) lexical() (*index.Lexical, error) {
+func (e *Engine) lexical() (*lexical.Index, error) {
 	e.lexOnce.Do(func() {
 		e.lex, e.lexErr = doctor.OpenLexical(e.dir, e.st, e.opt.ReadOnly)
 	})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/notes"
 )
 
@@ -33,7 +33,7 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 		return nil, fmt.Errorf("%w: limit %d, want 1 or more", ErrBadOption, opt.Limit)
 	}
 	found, total, err := e.nt.ByHash(notes.HashQuery{Hash: h, Explicit: explicit, Limit: cmp.Or(opt.Limit, DefaultLimit),
-		Filter: func() (index.Request, error) { return e.filters(opt) }})
+		Filter: func() (lexical.Request, error) { return e.filters(opt) }})
 	if err != nil || total == 0 && !explicit {
 		return nil, err // no match: a word that happens to be hex, searched for
 	}
@@ -54,7 +54,7 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 // filters resolves opt's filters to a request's (notes.Reader.Request):
 // the sources' ids, the path glob, the tags and the documents whose
 // metadata (set with Store().Update) the metadata filter keeps.
-func (e *Engine) filters(opt SearchOptions) (index.Request, error) {
+func (e *Engine) filters(opt SearchOptions) (lexical.Request, error) {
 	req, err := e.nt.Request(opt.Sources, opt.PathGlob, opt.Tags, opt.Metadata)
 	if err != nil || opt.Session == "" {
 		return req, err

@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/rerank"
 )

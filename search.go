@@ -9,7 +9,9 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/notes"
+	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/snippet"
@@ -73,7 +75,7 @@ type SearchOptions struct {
 	// TitleWeight and HeadingWeight are the BM25 weights of a word matched
 	// again in a note's title (and path) and in a chunk's heading path,
 	// as a bonus on its match in the content, which holds them too
-	// (index.Request); 0 counts them as body text only. nil means the
+	// (lexical.Request); 0 counts them as body text only. nil means the
 	// index's setting, else settings.DefaultTitleWeight (0.5) and
 	// DefaultHeadingWeight (0), chosen in docs/benchmarks.md.
 	TitleWeight, HeadingWeight *float64
@@ -338,11 +340,11 @@ func (e *Engine) Search(ctx context.Context, text string, opt SearchOptions) (*R
 // on a cluster both mostly wait on the network. Phrases and exclusions are
 // enforced by the lexical index, so with them the vector candidates are
 // limited to chunks the lexical query matched.
-func (e *Engine) retrieve(ctx context.Context, q query.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
+func (e *Engine) retrieve(ctx context.Context, q query.Query, req lexical.Request, opt SearchOptions, w float64, tm *Timings) (lexC []lexical.Candidate, vecC []fusion.Candidate, total int, err error) {
 	k := max(opt.Candidates, opt.Limit*4)
 	constrained := len(q.Phrases) > 0 || len(q.Excluded) > 0
 	type lexResult struct {
-		cands []index.Candidate
+		cands []lexical.Candidate
 		total int
 		ms    float64
 		err   error

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/doctor"
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/settings"
 )
@@ -152,7 +153,7 @@ func (e *Engine) checkOpenLexical() error {
 	lp := filepath.Join(e.dir, indexdir.LexicalDir)
 	lex, err := e.lexical()
 	if err != nil {
-		return doctor.LexicalDamaged(lp, err)
+		return lexical.Damaged(lp, err)
 	}
 	return doctor.Lexical(lp, lex, e.st)
 }

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -17,7 +20,7 @@ type Handles struct {
 	Store *index.Store
 	// Lexical opens (or returns the open) lexical index. An error that is
 	// indexdir.ErrCorrupt is a finding; any other fails the check.
-	Lexical func() (*index.Lexical, error)
+	Lexical func() (*lexical.Index, error)
 	Blobs   *blob.Store
 	// Vectors is the vector index; nil when the engine has no embedder.
 	Vectors *vector.Index
@@ -83,7 +86,7 @@ func consistency(h Handles) ([]Check, error) {
 	}
 	add("lexical", uint64(chunks) == n, "%d chunks in the store, %d in the lexical index", chunks, n)
 
-	kept, same, err := lex.StatsCheck()
+	kept, same, err := lex.StatsCheck(context.Background()) // Doctor takes no context
 	switch {
 	case err != nil:
 		return nil, err

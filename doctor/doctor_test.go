@@ -15,7 +15,9 @@ import (
 
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/testenv"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -242,7 +244,7 @@ func TestConsistencyOfEmptyIndex(t *testing.T) {
 	defer lex.Close()
 	got, err := doctor.Consistency(doctor.Handles{
 		Store:   st,
-		Lexical: func() (*index.Lexical, error) { return lex, nil },
+		Lexical: func() (*lexical.Index, error) { return lex, nil },
 		Blobs:   doctor.Blobs(dir),
 	})
 	if err != nil {
@@ -275,10 +277,10 @@ func TestConsistencyDamagedLexical(t *testing.T) {
 	lp := filepath.Join(dir, indexdir.LexicalDir)
 	got, err := doctor.Consistency(doctor.Handles{
 		Store:   st,
-		Lexical: func() (*index.Lexical, error) { return nil, doctor.LexicalMissing(lp) },
+		Lexical: func() (*lexical.Index, error) { return nil, lexical.Missing(lp) },
 		Blobs:   doctor.Blobs(dir),
 	})
-	want := []doctor.Check{{Name: "files", Detail: doctor.LexicalMissing(lp).Error()}}
+	want := []doctor.Check{{Name: "files", Detail: lexical.Missing(lp).Error()}}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {
 		t.Errorf("Consistency: %v (-want +got):\n%s", err, diff)
 	}

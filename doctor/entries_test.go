@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/relay"
 )
 

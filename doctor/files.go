@@ -6,13 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/atomicfile"
-	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -78,7 +78,7 @@ func CheckFiles(dir string) ([]Check, error) {
 	}
 	defer lock.Release()
 	sp := filepath.Join(dir, indexdir.StoreFile)
-	return Files(dir, func() error { return index.CheckStore(sp) }, func() error { return checkLexicalDir(filepath.Join(dir, indexdir.LexicalDir), storeAt(sp)) }), nil
+	return Files(dir, func() error { return index.CheckStore(sp) }, func() error { return lexical.Verify(filepath.Join(dir, indexdir.LexicalDir), storeAt(sp)) }), nil
 }
 
 // Files is the checks of CheckFiles, with the store and the lexical index
@@ -171,7 +171,7 @@ func Repair(dir string) ([]string, error) {
 		}
 	}
 	lp := filepath.Join(dir, indexdir.LexicalDir)
-	if checkLexicalDir(lp, storeAt(sp)) != nil {
+	if lexical.Verify(lp, storeAt(sp)) != nil {
 		if err := os.RemoveAll(lp); err != nil {
 			return did, err
 		}
@@ -180,7 +180,7 @@ func Repair(dir string) ([]string, error) {
 		if err != nil {
 			return did, err
 		}
-		lex, err := index.OpenLexical(lp, false)
+		lex, err := lexical.Open(lp, false, nil)
 		if err != nil {
 			st.Close()
 			return did, err

@@ -24,6 +24,7 @@ import (
 	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/markdown"
 )
 
@@ -117,7 +118,7 @@ type Summary struct {
 // Indexer brings the store and the lexical index in step with sources.
 type Indexer struct {
 	Store    *Store
-	Lexical  *Lexical
+	Lexical  *lexical.Index
 	Opt      Options
 	Progress func(Progress) // optional; called from the indexing goroutine
 	// Force re-indexes every document even when its content is unchanged,
@@ -181,7 +182,7 @@ func (ix *Indexer) target() Target {
 // Recover finishes the lexical side of a commit that a crash interrupted,
 // so the store and the lexical index agree again. Call it after opening both
 // for writing and before any Commit.
-func Recover(s *Store, l *Lexical) error {
+func Recover(s *Store, l *lexical.Index) error {
 	p, err := s.PendingWork()
 	if err != nil || p == nil {
 		return err
@@ -193,7 +194,7 @@ func Recover(s *Store, l *Lexical) error {
 	// A commit whose lexical batch is in but whose BM25 counts are not
 	// (the crash came between the two) is indexed again, which changes
 	// nothing in the lexical index and gives the counts.
-	if lg < p.Gen || lg == p.Gen && s.totals().at(p.Gen-1) {
+	if lg < p.Gen || lg == p.Gen && s.BM25Totals().At(p.Gen-1) {
 		chunks, err := s.Chunks(p.Add)
 		if err != nil {
 			return err
@@ -204,7 +205,7 @@ func Recover(s *Store, l *Lexical) error {
 				live = append(live, c)
 			}
 		}
-		counts, err := l.apply(p.Gen, p.Delete, live, storeMeta(s))
+		counts, err := l.Apply(p.Gen, p.Delete, lexChunks(live), storeMeta(s))
 		if err != nil {
 			return fmt.Errorf("recover interrupted commit %d: %w", p.Gen, err)
 		}
@@ -218,15 +219,15 @@ func Recover(s *Store, l *Lexical) error {
 	return keepStats(s, l)
 }
 
-func storeMeta(s *Store) func(string) ChunkMeta {
-	cache := map[string]ChunkMeta{}
-	return func(id string) ChunkMeta {
+func storeMeta(s *Store) func(string) lexical.ChunkMeta {
+	cache := map[string]lexical.ChunkMeta{}
+	return func(id string) lexical.ChunkMeta {
 		if m, ok := cache[id]; ok {
 			return m
 		}
-		var m ChunkMeta
+		var m lexical.ChunkMeta
 		if d, _ := s.Doc(id); d != nil {
-			m = ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
+			m = lexical.ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
 		}
 		cache[id] = m
 		return m
@@ -243,19 +244,19 @@ func (ix *Indexer) commit(ctx context.Context, changes []Change) error {
 	if err != nil {
 		return err
 	}
-	meta := map[string]ChunkMeta{}
+	meta := map[string]lexical.ChunkMeta{}
 	var adds []*Chunk
 	for i := range changes {
 		d := changes[i].Doc
 		if d == nil {
 			continue
 		}
-		meta[d.ID] = ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
+		meta[d.ID] = lexical.ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
 		for j := range changes[i].Chunks {
 			adds = append(adds, &changes[i].Chunks[j])
 		}
 	}
-	counts, err := ix.Lexical.apply(p.Gen, p.Delete, adds, func(id string) ChunkMeta { return meta[id] })
+	counts, err := ix.Lexical.Apply(p.Gen, p.Delete, lexChunks(adds), func(id string) lexical.ChunkMeta { return meta[id] })
 	if err != nil {
 		return err
 	}
@@ -1069,12 +1070,12 @@ func ChunkDocID(chunkID string) string {
 // store, at the store's commit, so a lost or damaged lexical index can be
 // rebuilt without reading the sources again. The BM25 counts start again
 // with it.
-func RebuildLexical(s *Store, l *Lexical) error {
+func RebuildLexical(s *Store, l *lexical.Index) error {
 	g, err := s.Gen()
 	if err != nil {
 		return err
 	}
-	if err := s.resetCounts(zeroTotals(g)); err != nil {
+	if err := s.resetCounts(lexical.ZeroTotals(g)); err != nil {
 		return err
 	}
 	after := ""
@@ -1083,7 +1084,7 @@ func RebuildLexical(s *Store, l *Lexical) error {
 		if err != nil {
 			return err
 		}
-		counts, err := l.apply(g, nil, page, storeMeta(s))
+		counts, err := l.Apply(g, nil, lexChunks(page), storeMeta(s))
 		if err != nil {
 			return err
 		}
@@ -1103,7 +1104,7 @@ func RebuildLexical(s *Store, l *Lexical) error {
 // an older braid wrote) it counts them once (seedCounts), unless such a
 // count found them differing from the lexical index before; then l
 // counts the statistics as it always did.
-func keepStats(s *Store, l *Lexical) error {
+func keepStats(s *Store, l *lexical.Index) error {
 	gen, err := l.Gen()
 	if err != nil {
 		return err
@@ -1112,12 +1113,12 @@ func keepStats(s *Store, l *Lexical) error {
 	if err != nil {
 		return err
 	}
-	t := s.totals()
-	if st := t.statsAt(gen, n); st != nil {
-		l.setStats(gen, st, true)
+	t := s.BM25Totals()
+	if st := t.StatsAt(gen, n); st != nil {
+		l.SetStats(gen, st, true)
 		return nil
 	}
-	if t.failed() {
+	if t.HasFailed() {
 		return nil
 	}
 	return seedCounts(s, l)

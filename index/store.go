@@ -18,7 +18,9 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/userkey"
+	"github.com/braidsearch/braid/lexical"
 )
 
 var (
@@ -629,7 +631,7 @@ func (s *Store) ClearPending(gen uint64) error { return s.clearPending(gen, nil)
 // clearPending marks the lexical work of commit gen as done and moves the
 // BM25 counts by what that lexical batch did (moveCounts), in one
 // transaction.
-func (s *Store) clearPending(gen uint64, counts *batchCounts) error {
+func (s *Store) clearPending(gen uint64, counts *lexical.BatchCounts) error {
 	return s.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		v := meta.Get(keyPending)

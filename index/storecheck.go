@@ -2,17 +2,13 @@ package index
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"io"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sync/atomic"
 
+	"github.com/braidsearch/braid/indexdir"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -142,4 +138,3 @@ func touch(b []byte) int {
 	}
 	return n
 }
-

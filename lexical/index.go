@@ -27,8 +27,10 @@ import (
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
+	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	bleveindex "github.com/blevesearch/bleve_index_api"
+	"github.com/braidsearch/braid/indexdir"
+	"github.com/braidsearch/braid/query"
 )
 
 // Field names in the lexical index.
@@ -56,9 +58,9 @@ const manyTags = " many tags"
 
 var keyLexGen = []byte("braid.gen")
 
-// Lexical is the BM25 index over chunks (bleve, scorch). Every Apply is one
+// Index is the BM25 index over chunks (bleve, scorch). Every Apply is one
 // bleve batch, persisted before it returns. Safe for concurrent use.
-type Lexical struct {
+type Index struct {
 	idx  bleve.Index
 	path string
 
@@ -66,28 +68,30 @@ type Lexical struct {
 	stats    *search.BM25Stats // see bm25Stats; nil until a search needs them
 	writable bool
 	dirty    bool // an Apply since the statistics were saved, here or in the store
-	// store keeps the BM25 counts (bm25.go), when StatsFrom gave it.
-	store *Store
+	// totals reads the BM25 totals the store keeps (bm25.go), when
+	// StatsFrom gave it.
+	totals func() *Totals
 	// blocks keeps the pruned search's block bounds (blockmax.go); nil
 	// searches without them.
 	blocks *blockCache
 	// segmentsRead is how many segments' checksums the open read
-	// (OpenLexicalStamped).
+	// (Open).
 	segmentsRead int
 }
 
 // StatsFrom makes the lexical index read its BM25 statistics from the
-// totals s keeps of it (see bm25.go) when they are of its commit, rather
-// than count them: s must be the index's own meta.db.
-func (l *Lexical) StatsFrom(s *Store) {
+// totals its store keeps of it (see bm25.go), which totals reads, when
+// they are of its commit, rather than count them: the store must be the
+// index's own meta.db (index.Store.Totals).
+func (l *Index) StatsFrom(totals func() *Totals) {
 	l.statsMu.Lock()
-	l.store = s
+	l.totals = totals
 	l.statsMu.Unlock()
 }
 
-// setStats records st as the statistics of commit gen, which the store
+// SetStats records st as the statistics of commit gen, which the store
 // keeps (kept) or a writer's Close must save.
-func (l *Lexical) setStats(gen uint64, st *search.BM25Stats, kept bool) {
+func (l *Index) SetStats(gen uint64, st *search.BM25Stats, kept bool) {
 	l.statsMu.Lock()
 	defer l.statsMu.Unlock()
 	if g, err := l.Gen(); err != nil || g != gen {
@@ -129,7 +133,7 @@ func lexMapping() *mapping.IndexMappingImpl {
 		})
 	}
 	if err != nil {
-		panic("index: bad built-in analyzer: " + err.Error()) // a programming error, caught by every test
+		panic("lexical: bad built-in analyzer: " + err.Error()) // a programming error, caught by every test
 	}
 	text := func(positions bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
@@ -163,18 +167,13 @@ func lexMapping() *mapping.IndexMappingImpl {
 	return m
 }
 
-// OpenLexical opens the lexical index at path, creating it when writable and
-// absent. It reads every segment's checksum (see OpenLexicalStamped).
-func OpenLexical(path string, readOnly bool) (*Lexical, error) {
-	return OpenLexicalStamped(path, readOnly, nil)
-}
-
-// OpenLexicalStamped is OpenLexical that reads the checksum only of the
-// segments this user's braid has not read before, by the stamps beside
-// the index sealed with st's key (nil, or a store without a key: every
-// segment), and stamps those it reads. At a million chunks the segments
-// are 1.7 GB: reading them all was most of a fresh search's open.
-func OpenLexicalStamped(path string, readOnly bool, st *Store) (*Lexical, error) {
+// Open opens the lexical index at path, creating it when writable and
+// absent. It reads the checksum of every segment but those stamps (the
+// stamp file beside the index, PATH.verified, under this user's key; nil:
+// none) says this user's braid read before, and stamps those it reads. At
+// a million chunks the segments are 1.7 GB: reading them all was most of a
+// fresh search's open.
+func Open(path string, readOnly bool, stamps *indexdir.Stamps) (*Index, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		if readOnly {
 			return nil, fmt.Errorf("open lexical index: %s does not exist; run braid index first", path)
@@ -183,13 +182,13 @@ func OpenLexicalStamped(path string, readOnly bool, st *Store) (*Lexical, error)
 		if err != nil {
 			return nil, fmt.Errorf("create lexical index: %w", err)
 		}
-		return &Lexical{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes)}, nil
+		return &Index{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes)}, nil
 	}
-	idx, read, err := openVerified(path, st.FileStamps(path+StampSuffix))
+	idx, read, err := openVerified(path, stamps)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lexical{idx: idx, path: path, blocks: newBlockCache(blockCacheBytes), segmentsRead: read}
+	l := &Index{idx: idx, path: path, blocks: newBlockCache(blockCacheBytes), segmentsRead: read}
 	if readOnly {
 		return l, nil
 	}
@@ -212,7 +211,7 @@ func OpenLexicalStamped(path string, readOnly bool, st *Store) (*Lexical, error)
 // Close releases the index. A writer that changed it, where the store
 // does not keep the BM25 statistics of the change (bm25.go), first saves
 // them in the index, so that later processes need not count them.
-func (l *Lexical) Close() error {
+func (l *Index) Close() error {
 	var err error
 	if l.writable && l.dirty {
 		err = l.saveStats()
@@ -224,7 +223,7 @@ func (l *Lexical) Close() error {
 }
 
 // Gen is the commit number of the last Apply.
-func (l *Lexical) Gen() (uint64, error) {
+func (l *Index) Gen() (uint64, error) {
 	var v []byte
 	err := l.guard(func() (err error) {
 		v, err = l.idx.GetInternal(keyLexGen)
@@ -237,7 +236,7 @@ func (l *Lexical) Gen() (uint64, error) {
 }
 
 // DocCount is the number of chunks in the index.
-func (l *Lexical) DocCount() (n uint64, err error) {
+func (l *Index) DocCount() (n uint64, err error) {
 	err = l.guard(func() error {
 		n, err = l.idx.DocCount()
 		return err
@@ -287,21 +286,27 @@ func TitleText(title, docPath, summary string, record bool) string {
 	return t
 }
 
-// Apply deletes and adds chunks and records gen, in one persisted batch.
-func (l *Lexical) Apply(gen uint64, del []string, add []*Chunk, meta func(docID string) ChunkMeta) error {
-	_, err := l.apply(gen, del, add, meta)
-	return err
+// Chunk is what the lexical index takes of a chunk (index.Chunk holds
+// more): its id, its document's, its place in the document, its text and
+// the path of headings above it.
+type Chunk struct {
+	ID, DocID   string
+	Ord         int // position within the document, from 0
+	Text        string
+	HeadingPath []string
 }
 
-// apply is Apply, returning the batch's counts for the store (bm25.go):
-// each added chunk's, read from the document bleve analysed.
-func (l *Lexical) apply(gen uint64, del []string, add []*Chunk, meta func(docID string) ChunkMeta) (*batchCounts, error) {
+// Apply deletes and adds chunks and records gen, in one persisted batch.
+// It returns the batch's counts for the store (bm25.go): each added
+// chunk's, read from the document bleve analysed.
+func (l *Index) Apply(gen uint64, del []string, add []Chunk, meta func(docID string) ChunkMeta) (*BatchCounts, error) {
 	b := l.idx.NewBatch()
 	for _, id := range del {
 		b.Delete(id)
 	}
 	docs := make(map[string]*document.Document, len(add))
-	for _, c := range add {
+	for i := range add {
+		c := &add[i]
 		doc, err := l.document(c, meta(c.DocID))
 		if err == nil {
 			err = b.IndexAdvanced(doc)
@@ -318,20 +323,20 @@ func (l *Lexical) apply(gen uint64, del []string, add []*Chunk, meta func(docID 
 	if err := l.guard(func() error { return l.idx.Batch(b) }); err != nil {
 		return nil, fmt.Errorf("lexical index batch: %w", err)
 	}
-	counts := &batchCounts{del: del, add: make(map[string]termCounts, len(docs))}
+	counts := &BatchCounts{Del: del, Add: make(map[string]Counts, len(docs))}
 	for id, doc := range docs {
 		n, err := docCounts(doc)
 		if err != nil {
 			return nil, err
 		}
-		counts.add[id] = n
+		counts.Add[id] = n
 	}
 	return counts, nil
 }
 
 // document is the bleve document of chunk c of a document with meta m,
 // mapped (not yet analysed).
-func (l *Lexical) document(c *Chunk, m ChunkMeta) (*document.Document, error) {
+func (l *Index) document(c *Chunk, m ChunkMeta) (*document.Document, error) {
 	heads := strings.Join(c.HeadingPath, " / ")
 	summary := m.Summary
 	if m.Record {
@@ -373,8 +378,8 @@ func chunkTagTerms(tags []string, ord int) []string {
 // tagFilter returns the filters for the tags of r, all of which a chunk
 // must have: the tag on the chunk, or the chunk's document among those with
 // more than chunkTags tags that have the tag on their first chunk.
-func (l *Lexical) tagFilter(ctx context.Context, r Request) ([]query.Query, error) {
-	var out []query.Query
+func (l *Index) tagFilter(ctx context.Context, r Request) ([]blevequery.Query, error) {
+	var out []blevequery.Query
 	for _, tag := range r.Tags {
 		term := strings.ToLower(strings.TrimPrefix(tag, "#"))
 		t := bleve.NewTermQuery(term)
@@ -382,14 +387,14 @@ func (l *Lexical) tagFilter(ctx context.Context, r Request) ([]query.Query, erro
 		many := bleve.NewTermQuery(manyTags)
 		many.SetField(fieldTags)
 		req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(t, many), 1000, 0, false)
-		any := []query.Query{t}
+		any := []blevequery.Query{t}
 		for {
 			res, err := l.idx.SearchInContext(ctx, req)
 			if err != nil {
 				return nil, fmt.Errorf("lexical search: documents tagged %s: %w", term, err)
 			}
 			for _, h := range res.Hits {
-				d := bleve.NewTermQuery(ChunkDocID(h.ID))
+				d := bleve.NewTermQuery(docOf(h.ID))
 				d.SetField(fieldDoc)
 				any = append(any, d)
 			}
@@ -407,9 +412,19 @@ func (l *Lexical) tagFilter(ctx context.Context, r Request) ([]query.Query, erro
 	return out, nil
 }
 
+// docOf is the document id chunk id id starts with, as
+// index.ChunkDocID reads it (index.ChunkID writes DOC#HASH.N); the lexical
+// index sits below package index and cannot call it.
+func docOf(id string) string {
+	if i := strings.LastIndexByte(id, '#'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
 // Request is a lexical search.
 type Request struct {
-	Query     Query
+	Query     query.Query
 	Fuzziness int      // edit distance 0..2 for fuzzy term matching
 	SourceIDs []string // any of
 	PathGlob  string   // see Glob
@@ -442,7 +457,7 @@ type Candidate struct {
 
 // Search runs a BM25 query and returns the best chunks, best first, and how
 // many chunks matched in all.
-func (l *Lexical) Search(ctx context.Context, r Request) (out []Candidate, total int, err error) {
+func (l *Index) Search(ctx context.Context, r Request) (out []Candidate, total int, err error) {
 	err = l.guard(func() error {
 		out, total, err = l.search(ctx, r)
 		return err
@@ -450,14 +465,14 @@ func (l *Lexical) Search(ctx context.Context, r Request) (out []Candidate, total
 	return out, total, err
 }
 
-func (l *Lexical) search(ctx context.Context, r Request) ([]Candidate, int, error) {
+func (l *Index) search(ctx context.Context, r Request) ([]Candidate, int, error) {
 	return l.searchWith(ctx, r, true)
 }
 
 // searchWith is search, through the pruned search (searchPruned) where
 // prune allows and it can answer r, else through bleve's searchers.
-func (l *Lexical) searchWith(ctx context.Context, r Request, prune bool) ([]Candidate, int, error) {
-	stats, err := l.bm25Stats()
+func (l *Index) searchWith(ctx context.Context, r Request, prune bool) ([]Candidate, int, error) {
+	stats, err := l.bm25Stats(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -537,7 +552,7 @@ func sortCandidates(out []Candidate) {
 // them there. When the store's totals do not describe the index's commit
 // they are the ones a writer saved with the commit in the lexical index
 // itself (see Close), or else counted.
-func (l *Lexical) bm25Stats() (*search.BM25Stats, error) {
+func (l *Index) bm25Stats(ctx context.Context) (*search.BM25Stats, error) {
 	l.statsMu.Lock()
 	defer l.statsMu.Unlock()
 	if l.stats != nil {
@@ -547,12 +562,12 @@ func (l *Lexical) bm25Stats() (*search.BM25Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.store != nil {
+	if l.totals != nil {
 		n, err := l.idx.DocCount()
 		if err != nil {
 			return nil, err
 		}
-		if s := l.store.totals().statsAt(gen, n); s != nil {
+		if s := l.totals().StatsAt(gen, n); s != nil {
 			l.stats = s
 			return s, nil
 		}
@@ -561,7 +576,7 @@ func (l *Lexical) bm25Stats() (*search.BM25Stats, error) {
 		l.stats = s
 		return s, nil
 	}
-	st, err := l.countStats()
+	st, err := l.CountStats(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -575,7 +590,7 @@ var keyLexStats = []byte("braid.bm25")
 
 // savedStats returns the saved statistics when they are whole, of commit
 // gen and cover every field; nil otherwise (they are then counted again).
-func (l *Lexical) savedStats(gen uint64) *search.BM25Stats {
+func (l *Index) savedStats(gen uint64) *search.BM25Stats {
 	b, err := l.idx.GetInternal(keyLexStats)
 	if err != nil || len(b) < 4 || crc32.ChecksumIEEE(b[4:]) != binary.BigEndian.Uint32(b) {
 		return nil
@@ -609,8 +624,9 @@ type savedStats struct {
 const statsBasis = "term-docs"
 
 // saveStats saves the statistics with the commit, counting them unless a
-// search since the last Apply already has.
-func (l *Lexical) saveStats() error {
+// search since the last Apply already has. It is Close's, which has no
+// context to count under.
+func (l *Index) saveStats() error {
 	return l.guard(func() error {
 		gen, err := l.Gen()
 		if err != nil {
@@ -620,7 +636,7 @@ func (l *Lexical) saveStats() error {
 		st := l.stats
 		l.statsMu.Unlock()
 		if st == nil {
-			if st, err = l.countStats(); err != nil {
+			if st, err = l.CountStats(context.Background()); err != nil {
 				return err
 			}
 		}
@@ -645,8 +661,9 @@ func (l *Lexical) saveStats() error {
 // terms (bleve counts 0 for them too), but BM25 statistics must name them.
 var unnamedFields = []string{"*", "_all"}
 
-// countStats counts what bm25Stats returns over the whole index.
-func (l *Lexical) countStats() (*search.BM25Stats, error) {
+// CountStats counts what bm25Stats returns over the whole index, a term
+// reader per term: linear in the index.
+func (l *Index) CountStats(ctx context.Context) (*search.BM25Stats, error) {
 	n, err := l.idx.DocCount()
 	if err != nil {
 		return nil, err
@@ -668,7 +685,6 @@ func (l *Lexical) countStats() (*search.BM25Stats, error) {
 	for _, f := range unnamedFields {
 		st.FieldCardinality[f] = 0
 	}
-	ctx := context.Background()
 	for _, f := range fields {
 		d, err := r.FieldDict(f)
 		if err != nil {
@@ -726,11 +742,11 @@ func matchedTerms(h *search.DocumentMatch) []string {
 // without making it required, so a chunk that answers in its body alone
 // is not scored down (as it would be as one of three optional fields,
 // by bleve's coordination factor).
-func (r Request) bleveQuery(tags []query.Query) (query.Query, error) {
-	var should []query.Query
+func (r Request) bleveQuery(tags []blevequery.Query) (blevequery.Query, error) {
+	var should []blevequery.Query
 	if len(r.Query.Terms) > 0 {
 		text := strings.Join(r.Query.Terms, " ")
-		match := func(field string, boost float64) query.Query {
+		match := func(field string, boost float64) blevequery.Query {
 			m := bleve.NewMatchQuery(text)
 			m.SetField(field)
 			m.SetBoost(boost)
@@ -769,7 +785,7 @@ func (r Request) bleveQuery(tags []query.Query) (query.Query, error) {
 		main.AddMustNot(m)
 	}
 	if len(should) == 0 && len(r.Query.Phrases) == 0 {
-		return nil, ErrEmptyQuery
+		return nil, query.ErrEmptyQuery
 	}
 	filters, err := r.filters(tags)
 	if err != nil {
@@ -783,10 +799,10 @@ func (r Request) bleveQuery(tags []query.Query) (query.Query, error) {
 
 // filters are the filters of r, all of which a chunk must pass, with tags
 // the filters for its tags (see tagFilter).
-func (r Request) filters(tags []query.Query) ([]query.Query, error) {
-	var filters []query.Query
+func (r Request) filters(tags []blevequery.Query) ([]blevequery.Query, error) {
+	var filters []blevequery.Query
 	if len(r.SourceIDs) > 0 {
-		var any []query.Query
+		var any []blevequery.Query
 		for _, s := range r.SourceIDs {
 			t := bleve.NewTermQuery(s)
 			t.SetField(fieldSource)
@@ -796,7 +812,7 @@ func (r Request) filters(tags []query.Query) ([]query.Query, error) {
 	}
 	filters = append(filters, tags...)
 	if r.DocIDs != nil {
-		any := []query.Query{bleve.NewMatchNoneQuery()}
+		any := []blevequery.Query{bleve.NewMatchNoneQuery()}
 		for _, id := range r.DocIDs {
 			t := bleve.NewTermQuery(id)
 			t.SetField(fieldDoc)
@@ -805,7 +821,7 @@ func (r Request) filters(tags []query.Query) ([]query.Query, error) {
 		filters = append(filters, bleve.NewDisjunctionQuery(any...))
 	}
 	if r.PathGlob != "" {
-		re, err := GlobRegexp(r.PathGlob)
+		re, err := query.GlobRegexp(r.PathGlob)
 		if err != nil {
 			return nil, err
 		}
@@ -824,7 +840,7 @@ type Token struct {
 
 // Analyze runs the index's text analyzer (the one queries and content go
 // through) over text, so callers can find which words a query matched.
-func (l *Lexical) Analyze(text string) []Token { return Analyze(text) }
+func (l *Index) Analyze(text string) []Token { return Analyze(text) }
 
 // Analyze runs the lexical index's text analyzer over text; it needs no
 // index, so an engine whose chunks live elsewhere marks snippets the same

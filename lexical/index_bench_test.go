@@ -51,7 +51,7 @@ func (z *zipfCorpus) text(n int) string {
 func (z *zipfCorpus) question() string { return z.text(8 + z.r.IntN(5)) }
 
 // fill adds n chunks, 10 a document, to l in batches.
-func (z *zipfCorpus) fill(tb testing.TB, l *Lexical, n, words int) {
+func (z *zipfCorpus) fill(tb testing.TB, l *Index, n, words int) {
 	tb.Helper()
 	meta := map[string]ChunkMeta{}
 	var batch []*Chunk
@@ -80,7 +80,7 @@ func (z *zipfCorpus) fill(tb testing.TB, l *Lexical, n, words int) {
 // benchLexical opens (building it on first use, kept in the temporary
 // folder across runs; delete it after changing the mapping or the
 // corpus) a lexical index of n chunks of braid bench's shape.
-func benchLexical(b *testing.B, n int) (*Lexical, *zipfCorpus) {
+func benchLexical(b *testing.B, n int) (*Index, *zipfCorpus) {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("braid-lexbench-v1-%d", n))
 	z := newZipfCorpus(uint64(n), 40000)
 	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {

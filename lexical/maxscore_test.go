@@ -294,7 +294,7 @@ func sameRanking(got, want []Candidate, size int, loose bool) error {
 // randomLexical is a lexical index of a few hundred random documents,
 // written in several batches (so several segments) with some chunks
 // deleted, opened read-only so that no merge changes it between searches.
-func randomLexical(t *testing.T, seed uint64) (*Lexical, *zipfCorpus) {
+func randomLexical(t *testing.T, seed uint64) (*Index, *zipfCorpus) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "lex")
 	l, err := OpenLexical(path, false)

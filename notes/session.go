@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/query"
 )
 
 // PinMatcher tests documents against a session's pins. A pin is a path

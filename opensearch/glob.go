@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/query"
 )
 
 // globRegexp turns a path glob into a Lucene regular expression (the

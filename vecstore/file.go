@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/vector"
 	"golang.org/x/sys/unix"
 )

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/userkey"
 	"github.com/braidsearch/braid/vecstore"
 	"github.com/braidsearch/braid/vector"
