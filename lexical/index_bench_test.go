@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/braidsearch/braid/query"
 )
 
 // zipfCorpus is a synthetic corpus shaped as braid bench's (package
@@ -54,9 +56,9 @@ func (z *zipfCorpus) question() string { return z.text(8 + z.r.IntN(5)) }
 func (z *zipfCorpus) fill(tb testing.TB, l *Index, n, words int) {
 	tb.Helper()
 	meta := map[string]ChunkMeta{}
-	var batch []*Chunk
+	var batch []Chunk
 	flush := func() {
-		if err := l.Apply(1, nil, batch, func(id string) ChunkMeta { return meta[id] }); err != nil {
+		if _, err := l.Apply(1, nil, batch, func(id string) ChunkMeta { return meta[id] }); err != nil {
 			tb.Fatal(err)
 		}
 		batch = batch[:0]
@@ -67,7 +69,7 @@ func (z *zipfCorpus) fill(tb testing.TB, l *Index, n, words int) {
 		if i%10 == 0 {
 			meta[doc] = ChunkMeta{Title: z.text(2), Path: "d/" + doc + ".md", SourceID: fmt.Sprintf("s%d", i/10%3), Tags: []string{fmt.Sprintf("t%d", i/10%4)}}
 		}
-		batch = append(batch, &Chunk{ID: fmt.Sprintf("%s#00000000.%d", doc, i%10), DocID: doc, Ord: i % 10, Text: z.text(words), HeadingPath: []string{z.text(2)}})
+		batch = append(batch, Chunk{ID: fmt.Sprintf("%s#00000000.%d", doc, i%10), DocID: doc, Ord: i % 10, Text: z.text(words), HeadingPath: []string{z.text(2)}})
 		if len(batch) == 1000 {
 			flush()
 		}
@@ -85,7 +87,7 @@ func benchLexical(b *testing.B, n int) (*Index, *zipfCorpus) {
 	z := newZipfCorpus(uint64(n), 40000)
 	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
 		os.RemoveAll(dir)
-		l, err := OpenLexical(filepath.Join(dir, "lex"), false)
+		l, err := Open(filepath.Join(dir, "lex"), false, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -97,7 +99,7 @@ func benchLexical(b *testing.B, n int) (*Index, *zipfCorpus) {
 			b.Fatal(err)
 		}
 	}
-	l, err := OpenLexical(filepath.Join(dir, "lex"), true)
+	l, err := Open(filepath.Join(dir, "lex"), true, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func BenchmarkLexicalQuestions(b *testing.B) {
 				l, z := benchLexical(b, n)
 				var reqs []Request
 				for range 100 {
-					q, err := ParseQuery(z.question())
+					q, err := query.Parse(z.question())
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -6,16 +6,16 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/braidsearch/braid/query"
 	"github.com/google/go-cmp/cmp"
 )
 
 // The table char filter must give exactly the index analyzer's tokens.
 func TestFastAnalyzerMatchesIndexAnalyzer(t *testing.T) {
-	l, err := OpenLexical(filepath.Join(t.TempDir(), "lex"), false)
+	l, err := Open(filepath.Join(t.TempDir(), "lex"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestFastAnalyzerMatchesIndexAnalyzer(t *testing.T) {
 // A document with more than chunkTags tags carries them on its first chunk
 // only, and a tag filter still finds every chunk of it.
 func TestLexicalManyTags(t *testing.T) {
-	l, err := OpenLexical(filepath.Join(t.TempDir(), "lex"), false)
+	l, err := Open(filepath.Join(t.TempDir(), "lex"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +59,13 @@ func TestLexicalManyTags(t *testing.T) {
 		"many": {Title: "Many", Path: "many.md", Tags: append(many, "shared")},
 		"few":  {Title: "Few", Path: "few.md", Tags: []string{"t1", "shared"}},
 	}
-	var chunks []*Chunk
+	var chunks []Chunk
 	for _, doc := range []string{"many", "few"} {
 		for i := range 3 {
-			chunks = append(chunks, &Chunk{ID: fmt.Sprintf("%s#0000.%d", doc, i), DocID: doc, Ord: i, Text: "garden tomatoes"})
+			chunks = append(chunks, Chunk{ID: fmt.Sprintf("%s#0000.%d", doc, i), DocID: doc, Ord: i, Text: "garden tomatoes"})
 		}
 	}
-	if err := l.Apply(1, nil, chunks, func(id string) ChunkMeta { return meta[id] }); err != nil {
+	if _, err := l.Apply(1, nil, chunks, func(id string) ChunkMeta { return meta[id] }); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -78,7 +78,7 @@ func TestLexicalManyTags(t *testing.T) {
 		{[]string{"shared"}, []string{"few#0000.0", "few#0000.1", "few#0000.2", "many#0000.0", "many#0000.1", "many#0000.2"}},
 		{[]string{"absent"}, nil},
 	}
-	q, err := ParseQuery("tomatoes")
+	q, err := query.Parse("tomatoes")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestLexicalManyTags(t *testing.T) {
 // query norm, which the weights change). A word only in the path, which
 // the content does not hold, matches nothing.
 func TestLexicalFieldWeights(t *testing.T) {
-	l, err := OpenLexical(filepath.Join(t.TempDir(), "lex"), false)
+	l, err := Open(filepath.Join(t.TempDir(), "lex"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,18 +118,18 @@ func TestLexicalFieldWeights(t *testing.T) {
 		"plain":  {Title: "Notes", Path: "notes.md"},
 		"plain2": {Title: "More notes", Path: "more.md"},
 	}
-	chunks := []*Chunk{
+	chunks := []Chunk{
 		{ID: "sour#1.0", DocID: "sour", Text: "feed it flour every day"},
 		{ID: "pump#1.0", DocID: "pump", Text: "the controller", HeadingPath: []string{"Irrigation"}},
 		{ID: "plain#1.0", DocID: "plain", Text: "sourdough and irrigation, in passing"},
 		{ID: "plain2#1.0", DocID: "plain2", Text: "a longer note that mentions sourdough and irrigation among many other words"},
 	}
-	if err := l.Apply(1, nil, chunks, func(id string) ChunkMeta { return meta[id] }); err != nil {
+	if _, err := l.Apply(1, nil, chunks, func(id string) ChunkMeta { return meta[id] }); err != nil {
 		t.Fatal(err)
 	}
 	scores := func(text string, title, headings float64) map[string]float64 {
 		t.Helper()
-		q, err := ParseQuery(text)
+		q, err := query.Parse(text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestLexicalFieldWeights(t *testing.T) {
 		}
 	}
 	// With Explain, each hit says what the title and headings added.
-	q, err := ParseQuery("sourdough")
+	q, err := query.Parse("sourdough")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,68 +178,5 @@ func TestLexicalFieldWeights(t *testing.T) {
 	}
 	if got := scores("kitchen", 1, 1); len(got) != 0 {
 		t.Errorf("a word only in the path matched %v, want nothing: the content holds no path", got)
-	}
-}
-
-// TestSummarySearchedWithTitle: a note's frontmatter description is
-// searched with its title, so a question in the description's words finds
-// a note whose body never uses them; a corpus record's is not.
-func TestSummarySearchedWithTitle(t *testing.T) {
-	l, err := OpenLexical(filepath.Join(t.TempDir(), "lex"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	lua := &Document{Frontmatter: map[string]any{"description": "The embedded scripting environment."}}
-	dendron := &Document{Frontmatter: map[string]any{"description": 7, "desc": "Working with sprockets"}}
-	meta := map[string]ChunkMeta{
-		"lua":  {Title: "Space Lua", Path: "Space Lua.md", Summary: lua.Summary()},
-		"dend": {Title: "Gears", Path: "gears.md", Summary: dendron.Summary()},
-		"rec":  {Title: "Gears", Path: "c.jsonl", Summary: "scripting sprockets", Record: true},
-	}
-	chunks := []*Chunk{
-		{ID: "lua#1.0", DocID: "lua", Ord: 0, Text: "definitions live in fenced blocks"},
-		{ID: "dend#1.0", DocID: "dend", Text: "teeth and ratios"},
-		{ID: "rec#1.0", DocID: "rec", Text: "a record"},
-	}
-	if err := l.Apply(1, nil, chunks, func(id string) ChunkMeta { return meta[id] }); err != nil {
-		t.Fatal(err)
-	}
-	for text, want := range map[string]string{"script": "lua#1.0", "sprocket": "dend#1.0"} {
-		q, err := ParseQuery(text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cands, _, err := l.Search(context.Background(), Request{Query: q, Size: 10, TitleWeight: 0.5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, c := range cands {
-			got = append(got, c.ChunkID)
-		}
-		if len(got) != 1 || got[0] != want {
-			t.Errorf("%q found %v; want only %s, by its summary", text, got, want)
-		}
-	}
-	long := &Document{Frontmatter: map[string]any{"summary": strings.Repeat("word ", 400)}}
-	if s := long.Summary(); len(s) > maxSummary || !strings.HasSuffix(s, "word") {
-		t.Errorf("a 2000-byte summary kept %d bytes ending %q; want at most %d, cut on a word", len(s), s[max(0, len(s)-8):], maxSummary)
-	}
-	if s := (&Document{}).Summary(); s != "" {
-		t.Errorf("no frontmatter: summary %q", s)
-	}
-}
-
-// TestEmbedInputCarriesTheSummary: the first chunk of a note is embedded
-// with its description after the title, the others without it.
-func TestEmbedInputCarriesTheSummary(t *testing.T) {
-	first := &Chunk{Ord: 0, Text: "definitions live in fenced blocks"}
-	later := &Chunk{Ord: 1, Text: "expressions render live"}
-	if got, want := EmbedInput("Space Lua", "The embedded scripting environment.", first), "Space Lua\nThe embedded scripting environment.\ndefinitions live in fenced blocks"; got != want {
-		t.Errorf("first chunk embedded as %q, want %q", got, want)
-	}
-	if got := EmbedInput("Space Lua", "The embedded scripting environment.", later); strings.Contains(got, "scripting") {
-		t.Errorf("a later chunk carries the summary: %q", got)
 	}
 }
