@@ -19,6 +19,8 @@ import (
 
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/lexical"
+	"github.com/braidsearch/braid/query"
 )
 
 // pathsVault is a folder source being changed, the paths each change
@@ -32,7 +34,7 @@ type pathsVault struct {
 	n       int
 	changed []string
 	st      *Store
-	lex     *Lexical
+	lex     *lexical.Index
 }
 
 var pathsWords = []string{"quokka", "wombat", "heron", "lichen", "basalt", "fennel", "cobalt", "marmot", "saffron", "tundra"}
@@ -71,7 +73,7 @@ func (v *pathsVault) source(st *Store) *Source {
 	return src
 }
 
-func (v *pathsVault) full(st *Store, lex *Lexical) *Summary {
+func (v *pathsVault) full(st *Store, lex *lexical.Index) *Summary {
 	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 2, BatchDocs: 4}}
 	sum := &Summary{}
 	if err := ix.Index(context.Background(), v.source(st), sum); err != nil {
@@ -256,7 +258,7 @@ type pathsState struct {
 	Hits                map[string][]string
 }
 
-func pathsSnapshot(t *testing.T, st *Store, lex *Lexical) pathsState {
+func pathsSnapshot(t *testing.T, st *Store, lex *lexical.Index) pathsState {
 	t.Helper()
 	s := pathsState{Docs: map[string]string{}, Chunks: map[string]string{}, Edges: map[string]string{}, Hits: map[string][]string{}}
 	err := st.ForEachDoc(func(d *Document) error {
@@ -291,11 +293,11 @@ func pathsSnapshot(t *testing.T, st *Store, lex *Lexical) pathsState {
 		return s // nothing to search (an empty index has no BM25 statistics)
 	}
 	for _, w := range append(slices.Clone(pathsWords), "note", "picture", "password") {
-		q, err := ParseQuery(w)
+		q, err := query.Parse(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cands, _, err := lex.Search(context.Background(), Request{Query: q, Size: 100})
+		cands, _, err := lex.Search(context.Background(), lexical.Request{Query: q, Size: 100})
 		if err != nil {
 			t.Fatalf("search %q: %v", w, err)
 		}

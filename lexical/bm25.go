@@ -11,7 +11,7 @@ import (
 	bleveindex "github.com/blevesearch/bleve_index_api"
 )
 
-// The BM25 statistics (see bm25Stats) are kept in meta.db and moved by
+// The BM25 statistics (see Stats) are kept in meta.db and moved by
 // each lexical batch instead of counted again over the whole lexical
 // index, which is linear in the index: every term of every field, a term
 // reader per term (140 ms at 7.3k chunks, some 20 s at a million, for

@@ -65,7 +65,7 @@ type Index struct {
 	path string
 
 	statsMu  sync.Mutex
-	stats    *search.BM25Stats // see bm25Stats; nil until a search needs them
+	stats    *search.BM25Stats // see Stats; nil until a search needs them
 	writable bool
 	dirty    bool // an Apply since the statistics were saved, here or in the store
 	// totals reads the BM25 totals the store keeps (bm25.go), when
@@ -472,7 +472,7 @@ func (l *Index) search(ctx context.Context, r Request) ([]Candidate, int, error)
 // searchWith is search, through the pruned search (searchPruned) where
 // prune allows and it can answer r, else through bleve's searchers.
 func (l *Index) searchWith(ctx context.Context, r Request, prune bool) ([]Candidate, int, error) {
-	stats, err := l.bm25Stats(ctx)
+	stats, err := l.Stats(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -531,7 +531,7 @@ func sortCandidates(out []Candidate) {
 	})
 }
 
-// bm25Stats are the collection statistics BM25 scores with: the number
+// Stats are the collection statistics BM25 scores a search with: the number
 // of chunks and, per field, the number of (chunk, term) pairs, the sum of
 // every term's document frequency (bleve's FieldCardinality, from which it
 // derives the average field length). Left to itself bleve puts the number
@@ -552,7 +552,7 @@ func sortCandidates(out []Candidate) {
 // them there. When the store's totals do not describe the index's commit
 // they are the ones a writer saved with the commit in the lexical index
 // itself (see Close), or else counted.
-func (l *Index) bm25Stats(ctx context.Context) (*search.BM25Stats, error) {
+func (l *Index) Stats(ctx context.Context) (*search.BM25Stats, error) {
 	l.statsMu.Lock()
 	defer l.statsMu.Unlock()
 	if l.stats != nil {
@@ -661,7 +661,7 @@ func (l *Index) saveStats() error {
 // terms (bleve counts 0 for them too), but BM25 statistics must name them.
 var unnamedFields = []string{"*", "_all"}
 
-// CountStats counts what bm25Stats returns over the whole index, a term
+// CountStats counts what Stats returns over the whole index, a term
 // reader per term: linear in the index.
 func (l *Index) CountStats(ctx context.Context) (*search.BM25Stats, error) {
 	n, err := l.idx.DocCount()
