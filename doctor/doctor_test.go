@@ -34,7 +34,7 @@ func newIndex(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	lex, err := index.OpenLexical(filepath.Join(dir, indexdir.LexicalDir), false)
+	lex, err := lexical.Open(filepath.Join(dir, indexdir.LexicalDir), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestConsistencyOfEmptyIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	lex, err := index.OpenLexical(filepath.Join(dir, indexdir.LexicalDir), true)
+	lex, err := lexical.Open(filepath.Join(dir, indexdir.LexicalDir), true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
