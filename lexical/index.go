@@ -545,7 +545,7 @@ func sortCandidates(out []Candidate) {
 // backend's similarity reads as sumDocFreq / docCount (so both backends
 // score alike). Against the distinct-term count: SciFact lexical nDCG@10
 // train 0.6864 → 0.6858, test 0.6779 → 0.6862. Counting them over the
-// whole index (countStats: a term reader per term, since the dictionary's
+// whole index (CountStats: a term reader per term, since the dictionary's
 // own counts vary with the segment layout) is linear in the index (170 ms
 // for SciFact's 5,728 chunks), so meta.db keeps them, moved by each
 // commit (bm25.go), and a lexical index given its store (StatsFrom) reads
@@ -619,7 +619,7 @@ type savedStats struct {
 	Basis string `json:"basis,omitempty"`
 }
 
-// statsBasis is what countStats puts in FieldCardinality: the number of
+// statsBasis is what CountStats puts in FieldCardinality: the number of
 // (chunk, term) pairs of each field.
 const statsBasis = "term-docs"
 

@@ -38,7 +38,7 @@ type LexQuery struct {
 // square root of the term frequency, the idf squared (bleve multiplies the
 // term's score by a query weight that holds its idf again), and the
 // average field length taken as the number of (chunk, term) pairs per
-// chunk, the statistic braid gives bleve (index/lexical.go, countStats).
+// chunk, the statistic braid gives bleve (lexical/index.go, CountStats).
 // The query-wide normalisation bleve also applies is one factor per query
 // and is left out.
 const similarity = `double tf = Math.sqrt(doc.freq);
