@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/evidence"
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/query"
 )
 
 // Ask budgets, in tokens as chunk.Count counts them (package evidence).
@@ -81,7 +81,7 @@ func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pac
 	if err != nil {
 		return nil, err
 	}
-	if _, err := index.ParseQuery(question); err != nil {
+	if _, err := query.Parse(question); err != nil {
 		return nil, err
 	}
 	if err := e.mirrored(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/braidsearch/braid/cluster"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/opensearch"
 )
@@ -69,7 +70,7 @@ func openCluster(opt Options) (*Engine, error) {
 		x.Close()
 		return nil, err
 	}
-	if e.st, err = index.OpenStore(filepath.Join(cl.tmp, doctor.StoreFile), false); err != nil {
+	if e.st, err = index.OpenStore(filepath.Join(cl.tmp, indexdir.StoreFile), false); err != nil {
 		x.Close()
 		os.RemoveAll(cl.tmp)
 		return nil, err

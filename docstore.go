@@ -10,6 +10,7 @@ import (
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/ingest"
 )
 
@@ -61,7 +62,7 @@ func (e *Engine) newStore() *docstore.Store {
 	return docstore.New(docstore.Config{
 		Index:    e.st,
 		Blobs:    e.blobs(),
-		Dir:      filepath.Join(e.dir, doctor.StoreDir),
+		Dir:      filepath.Join(e.dir, indexdir.StoreDir),
 		IndexDir: e.realDir,
 		Reindex:  e.indexStore,
 		Lookup:   func(ref string) (*index.Document, error) { return e.nt.Document(ref) },

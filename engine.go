@@ -15,9 +15,12 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/userkey"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/notes"
+	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/vector"
@@ -42,10 +45,10 @@ var (
 
 // Re-exported errors of the index package.
 var (
-	ErrLocked        = index.ErrLocked
-	ErrSchemaVersion = index.ErrSchemaVersion
-	ErrEmptyQuery    = index.ErrEmptyQuery
-	ErrQueryTooLong  = index.ErrQueryTooLong
+	ErrLocked        = indexdir.ErrLocked
+	ErrSchemaVersion = indexdir.ErrSchemaVersion
+	ErrEmptyQuery    = query.ErrEmptyQuery
+	ErrQueryTooLong  = query.ErrQueryTooLong
 )
 
 // Types of reading documents, defined beside the reader (Notes).
@@ -187,7 +190,7 @@ type Engine struct {
 	dir     string
 	realDir string // dir with its links followed when it was opened: the blob store's root
 	opt     Options
-	lock    *index.Lock
+	lock    *indexdir.Lock
 	st      *index.Store
 	ret     retriever  // where searches find candidates: local{e} or cl
 	cl      *onCluster // the OpenSearch backend; nil for the embedded index
@@ -207,7 +210,7 @@ type Engine struct {
 	docs *docstore.Store // the document store (docstore.go); see Store
 
 	lexOnce sync.Once
-	lex     *index.Lexical // opened on first use: grep, get and stats never need it
+	lex     *lexical.Index // opened on first use: grep, get and stats never need it
 	lexErr  error
 
 	nt *notes.Reader // reads documents: Notes
@@ -243,18 +246,18 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	}
 	created := ""
 	if opt.ReadOnly {
-		if _, err := os.Stat(filepath.Join(dir, doctor.StoreFile)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, indexdir.StoreFile)); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 		}
 	} else {
 		var err error
-		if created, err = doctor.MakeDir(dir); err != nil {
+		if created, err = indexdir.MakeDir(dir); err != nil {
 			return nil, fmt.Errorf("braid: create index directory: %w", err)
 		}
 	}
 	e, err := open(dir, *opt)
 	if err != nil {
-		doctor.RemoveCreated(created)
+		indexdir.RemoveCreated(created)
 		return nil, err
 	}
 	e.created = created
@@ -265,20 +268,20 @@ func Open(dir string, opt *Options) (*Engine, error) {
 // should not create one (a server started on a mistyped --index) can
 // refuse before Open would.
 func Exists(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, doctor.StoreFile))
+	_, err := os.Stat(filepath.Join(dir, indexdir.StoreFile))
 	return err == nil
 }
 
 // CheckDir refuses an index directory that is a file, or lies under one,
-// with an error that names Open's dir and the fix (doctor.CheckDir).
-func CheckDir(dir string) error { return doctor.CheckDir(dir) }
+// with an error that names Open's dir and the fix (indexdir.CheckDir).
+func CheckDir(dir string) error { return indexdir.CheckDir(dir) }
 
 func open(dir string, opt Options) (*Engine, error) {
 	purpose := opt.Purpose
 	if purpose == "" {
 		purpose = "braid"
 	}
-	lock, err := index.AcquireLock(filepath.Join(dir, doctor.LockFile), !opt.ReadOnly, purpose)
+	lock, err := indexdir.AcquireLock(filepath.Join(dir, indexdir.LockFile), !opt.ReadOnly, purpose)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +290,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.realDir = real
 	}
 	e.ret = local{e}
-	upgrade, err := doctor.Version(dir, opt.ReadOnly)
+	upgrade, err := indexdir.Version(dir, opt.ReadOnly, index.Upgradable)
 	if err != nil {
 		e.Close()
 		return nil, err
@@ -296,7 +299,7 @@ func open(dir string, opt Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	if e.st, err = index.OpenStore(filepath.Join(dir, doctor.StoreFile), opt.ReadOnly); err != nil {
+	if e.st, err = index.OpenStore(filepath.Join(dir, indexdir.StoreFile), opt.ReadOnly); err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -304,7 +307,7 @@ func open(dir string, opt Options) (*Engine, error) {
 	e.docs = e.newStore()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
 	if upgrade { // the store upgraded itself; now the directory says so
-		if err := doctor.Upgraded(dir); err != nil {
+		if err := indexdir.Upgraded(dir); err != nil {
 			e.Close()
 			return nil, err
 		}
@@ -353,7 +356,7 @@ func (e *Engine) withVectors() (*Engine, error) {
 
 // lexical opens the lexical index the first time it is needed
 // (doctor.OpenLexical: it holds what meta.db says, or is an error).
-func (e *Engine) lexical() (*index.Lexical, error) {
+func (e *Engine) lexical() (*lexical.Index, error) {
 	e.lexOnce.Do(func() {
 		e.lex, e.lexErr = doctor.OpenLexical(e.dir, e.st, e.opt.ReadOnly)
 	})
@@ -388,7 +391,7 @@ func (e *Engine) Close() error {
 	}
 	errs = append(errs, e.lock.Release())
 	if e.discard.Load() {
-		doctor.RemoveCreated(e.created)
+		indexdir.RemoveCreated(e.created)
 	}
 	return errors.Join(errs...)
 }

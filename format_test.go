@@ -45,7 +45,7 @@ func TestFormatFixture(t *testing.T) {
 	dir := copyTree(t, fixtureDir)
 	e, err := braid.Open(filepath.Join(dir, "index"), &braid.Options{ReadOnly: true})
 	if err != nil {
-		t.Fatalf("open the committed index fixture: %v (a format change needs index.SchemaVersion bumped and go test -update)", err)
+		t.Fatalf("open the committed index fixture: %v (a format change needs indexdir.SchemaVersion bumped and go test -update)", err)
 	}
 	defer e.Close()
 	res, err := e.Search(ctx, "silt deltas", braid.SearchOptions{})

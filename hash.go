@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/notes"
 )
 
@@ -28,7 +28,7 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 		return nil, err
 	}
 	found, total, err := e.nt.ByHash(notes.HashQuery{Hash: h, Explicit: explicit, Limit: opt.Limit,
-		Filter: func() (index.Request, error) { return e.filters(opt) }})
+		Filter: func() (lexical.Request, error) { return e.filters(opt) }})
 	if err != nil || total == 0 && !explicit {
 		return nil, err // no match: a word that happens to be hex, searched for
 	}
@@ -49,7 +49,7 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 // filters resolves opt's filters to a request's (notes.Reader.Request):
 // the sources' ids, the path glob, the tags and the documents whose
 // metadata (set with Store().Update) the metadata filter keeps.
-func (e *Engine) filters(opt SearchOptions) (index.Request, error) {
+func (e *Engine) filters(opt SearchOptions) (lexical.Request, error) {
 	req, err := e.nt.Request(opt.Sources, opt.PathGlob, opt.Tags, opt.Metadata)
 	if err != nil || opt.Session == "" {
 		return req, err

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/testenv"
 )
 
@@ -79,7 +79,7 @@ func TestOpenRefusesFIFOLink(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		if !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), meta) || !strings.Contains(err.Error(), "symbolic link") {
+		if !errors.Is(err, indexdir.ErrCorrupt) || !strings.Contains(err.Error(), meta) || !strings.Contains(err.Error(), "symbolic link") {
 			t.Errorf("Open: %v, want ErrCorrupt naming %s as a link", err, meta)
 		}
 	case <-time.After(testenv.Guard):

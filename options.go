@@ -70,7 +70,7 @@ type SearchOptions struct {
 	// TitleWeight and HeadingWeight are the BM25 weights of a word matched
 	// again in a note's title (and path) and in a chunk's heading path,
 	// as a bonus on its match in the content, which holds them too
-	// (index.Request); 0 counts them as body text only. nil means the
+	// (lexical.Request); 0 counts them as body text only. nil means the
 	// index's setting, else settings.DefaultTitleWeight (0.5) and
 	// DefaultHeadingWeight (0), chosen in docs/benchmarks.md.
 	TitleWeight, HeadingWeight *float64

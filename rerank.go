@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/rerank"
 )
@@ -15,7 +15,7 @@ import (
 // (rank.Reranked). It returns how many were reranked and of how many
 // asked for, and a warning when the engine has no reranker though the
 // user asked for one (rerankWarning).
-func (e *Engine) rerankTop(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions) ([]rank.Candidate, int, int, string, error) {
+func (e *Engine) rerankTop(ctx context.Context, q query.Query, cands []rank.Candidate, opt SearchOptions) ([]rank.Candidate, int, int, string, error) {
 	if opt.NoRerank || opt.Keyword {
 		return cands, 0, 0, "", nil
 	}

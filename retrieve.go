@@ -6,6 +6,7 @@ import (
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 )
 
 // retriever is the storage side of a search: where the candidates come
@@ -17,10 +18,10 @@ import (
 type retriever interface {
 	// Lexical returns up to req.Size chunks matching req.Query by BM25,
 	// best first, with req's filters applied, and how many matched in all.
-	Lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error)
+	Lexical(ctx context.Context, req lexical.Request) ([]lexical.Candidate, int, error)
 	// Vector returns up to k chunks nearest the query vector qv that pass
 	// req's filters, best first, scored by cosine similarity.
-	Vector(ctx context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error)
+	Vector(ctx context.Context, qv []float32, k int, req lexical.Request) ([]fusion.Candidate, error)
 	// Read returns the chunks of ids and the document of each, in the
 	// order of ids; both are nil for a chunk that is gone.
 	Read(ctx context.Context, ids []string) ([]*Chunk, []*Document, error)
@@ -34,7 +35,7 @@ type retriever interface {
 // local is the embedded retriever.
 type local struct{ e *Engine }
 
-func (l local) Lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error) {
+func (l local) Lexical(ctx context.Context, req lexical.Request) ([]lexical.Candidate, int, error) {
 	lex, err := l.e.lexical()
 	if err != nil {
 		return nil, 0, err
@@ -44,7 +45,7 @@ func (l local) Lexical(ctx context.Context, req index.Request) ([]index.Candidat
 
 // Vector searches the HNSW graph, which cannot filter while it walks
 // (vector.Index.SearchKept).
-func (l local) Vector(_ context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
+func (l local) Vector(_ context.Context, qv []float32, k int, req lexical.Request) ([]fusion.Candidate, error) {
 	keep, err := l.e.filter(req)
 	if err != nil {
 		return nil, err
@@ -102,7 +103,7 @@ func (l local) Sources(context.Context) ([]*Source, error) { return l.e.st.Sourc
 // filter returns a test of a chunk id against the request's source, path,
 // tag and document filters (notes.Reader.Keep), which the HNSW graph
 // cannot apply itself; nil when the request keeps every chunk.
-func (e *Engine) filter(req index.Request) (func(chunkID string) (bool, error), error) {
+func (e *Engine) filter(req lexical.Request) (func(chunkID string) (bool, error), error) {
 	if len(req.SourceIDs) == 0 && req.PathGlob == "" && len(req.Tags) == 0 && req.DocIDs == nil {
 		return nil, nil
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/notes"
+	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/snippet"
@@ -98,7 +100,7 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) 
 // An embedded index without documents is ErrEmptyIndex. It reads as the
 // pipeline: check → retrieve → weigh → fuse → signals → keep → rerank →
 // hydrate, each stage's work in its package.
-func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*Results, error) {
+func (e *Engine) Search(ctx context.Context, text string, opt SearchOptions) (*Results, error) {
 	start := time.Now()
 	opt, err := e.checked(opt) // options.go
 	if err != nil {
@@ -107,10 +109,10 @@ func (e *Engine) Search(ctx context.Context, query string, opt SearchOptions) (*
 	if err := e.searchable(opt); err != nil {
 		return nil, err
 	}
-	if res, err := e.searchHash(query, opt, start); res != nil || err != nil { // hash.go
+	if res, err := e.searchHash(text, opt, start); res != nil || err != nil { // hash.go
 		return res, err
 	}
-	q, err := index.ParseQuery(query)
+	q, err := query.Parse(text)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +183,7 @@ func (e *Engine) weight(opt SearchOptions) (fusion.Decision, string) {
 
 // retrieve fetches a search's candidates at weight w: BM25's alone at 0,
 // else both lists (hybrid). total is how many chunks BM25 matched.
-func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
+func (e *Engine) retrieve(ctx context.Context, q query.Query, req lexical.Request, opt SearchOptions, w float64, tm *Timings) (lexC []lexical.Candidate, vecC []fusion.Candidate, total int, err error) {
 	if w == 0 {
 		lexC, total, err = e.bm25(ctx, req, opt, tm)
 		return lexC, nil, total, err
@@ -192,7 +194,7 @@ func (e *Engine) retrieve(ctx context.Context, q index.Query, req index.Request,
 // bm25 fetches BM25's candidates, more until they hold enough
 // documents for the hits (one a document unless opt.Chunks) or every
 // match.
-func (e *Engine) bm25(ctx context.Context, req index.Request, opt SearchOptions, tm *Timings) ([]index.Candidate, int, error) {
+func (e *Engine) bm25(ctx context.Context, req lexical.Request, opt SearchOptions, tm *Timings) ([]lexical.Candidate, int, error) {
 	req.Size = max(opt.Candidates, opt.Limit*8)
 	for {
 		t := time.Now()
@@ -210,7 +212,7 @@ func (e *Engine) bm25(ctx context.Context, req index.Request, opt SearchOptions,
 
 // enoughDocs says whether cands hold opt.Limit hits: chunks, or
 // documents unless opt.Chunks.
-func enoughDocs(cands []index.Candidate, opt SearchOptions) bool {
+func enoughDocs(cands []lexical.Candidate, opt SearchOptions) bool {
 	if opt.Chunks {
 		return len(cands) >= opt.Limit
 	}
@@ -230,11 +232,11 @@ func enoughDocs(cands []index.Candidate, opt SearchOptions) bool {
 // on a cluster both mostly wait on the network. Phrases and exclusions are
 // enforced by the lexical index, so with them the vector candidates are
 // limited to chunks the lexical query matched.
-func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, opt SearchOptions, w float64, tm *Timings) (lexC []index.Candidate, vecC []fusion.Candidate, total int, err error) {
+func (e *Engine) hybrid(ctx context.Context, q query.Query, req lexical.Request, opt SearchOptions, w float64, tm *Timings) (lexC []lexical.Candidate, vecC []fusion.Candidate, total int, err error) {
 	k := max(opt.Candidates, opt.Limit*4)
 	constrained := len(q.Phrases) > 0 || len(q.Excluded) > 0
 	type lexResult struct {
-		cands []index.Candidate
+		cands []lexical.Candidate
 		total int
 		ms    float64
 		err   error
@@ -297,7 +299,7 @@ func (e *Engine) hybrid(ctx context.Context, q index.Query, req index.Request, o
 
 // rerankAndHydrate reranks the best candidates, notes on res how many
 // were reranked (and any warning), and turns the ranking into hits.
-func (e *Engine) rerankAndHydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
+func (e *Engine) rerankAndHydrate(ctx context.Context, q query.Query, cands []rank.Candidate, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
 	t := time.Now()
 	ranked, n, of, warn, err := e.rerankTop(ctx, q, cands, opt)
 	if err != nil {
@@ -341,7 +343,7 @@ func fuzziness(opt SearchOptions) int {
 // opt.Chunks, with snippet, highlights and lines from the store. Chunks the
 // store does not know (a lexical index ahead of an interrupted commit) are
 // dropped.
-func (e *Engine) hydrate(ctx context.Context, q index.Query, cands []rank.Candidate, opt SearchOptions, w float64, wt *Weighting) ([]Hit, error) {
+func (e *Engine) hydrate(ctx context.Context, q query.Query, cands []rank.Candidate, opt SearchOptions, w float64, wt *Weighting) ([]Hit, error) {
 	label := rank.Label(w)
 	seen := map[string]bool{}
 	terms := snippet.Terms(q.Words()) // the query's words, analysed as the index does

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/doctor"
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/settings"
 )
@@ -61,7 +62,7 @@ func (e *Engine) Stats() (*Stats, error) {
 		return nil, err
 	}
 	st := &Stats{Dir: e.dir, Documents: all.Documents, Chunks: all.Chunks, Bytes: all.Bytes, IndexBytes: doctor.Size(e.dir),
-		SchemaVersion: index.SchemaVersion, Sources: []SourceStats{}, Settings: e.Config().List(), Tuned: e.currentSettings().Tuned}
+		SchemaVersion: indexdir.SchemaVersion, Sources: []SourceStats{}, Settings: e.Config().List(), Tuned: e.currentSettings().Tuned}
 	for _, s := range srcs {
 		c := per[s.ID]
 		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), Endpoint: s.Endpoint,
@@ -140,7 +141,7 @@ func Repair(dir string) ([]string, error) {
 	if err := doctor.StoreMissing(dir); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, doctor.StoreFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, indexdir.StoreFile)); err != nil {
 		return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
 	}
 	return doctor.Repair(dir)
@@ -149,10 +150,10 @@ func Repair(dir string) ([]string, error) {
 // checkOpenLexical checks the engine's open lexical index as CheckFiles
 // checks lexical.bleve.
 func (e *Engine) checkOpenLexical() error {
-	lp := filepath.Join(e.dir, doctor.LexicalDir)
+	lp := filepath.Join(e.dir, indexdir.LexicalDir)
 	lex, err := e.lexical()
 	if err != nil {
-		return doctor.LexicalDamaged(lp, err)
+		return lexical.Damaged(lp, err)
 	}
 	return doctor.Lexical(lp, lex, e.st)
 }

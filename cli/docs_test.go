@@ -10,7 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/braidsearch/braid"
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 )
 
 // commands lists every command braid has, as "braid name" or "braid name
@@ -85,7 +85,7 @@ func TestDocsNameEveryJSONField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []any{braid.Results{}, braid.Hit{}, braid.Timings{}, braid.Explanation{}, index.BM25{}, index.TermBM25{}} {
+	for _, v := range []any{braid.Results{}, braid.Hit{}, braid.Timings{}, braid.Explanation{}, lexical.BM25{}, lexical.TermBM25{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")

@@ -15,7 +15,9 @@ import (
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/ingest"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/opensearch"
+	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -123,7 +125,7 @@ func (c *Cluster) claimModel(ctx context.Context) error {
 
 // Filter is req's filters in the cluster's terms; ok is false when they
 // keep nothing (a metadata filter that matched no document).
-func Filter(req index.Request) (f opensearch.Filter, ok bool) {
+func Filter(req lexical.Request) (f opensearch.Filter, ok bool) {
 	if req.DocIDs != nil && len(req.DocIDs) == 0 {
 		return f, false
 	}
@@ -140,7 +142,7 @@ func normTag(t string) string { return strings.ToLower(strings.TrimPrefix(t, "#"
 
 // Lexical returns up to req.Size chunks matching req.Query by BM25, best
 // first, with req's filters applied, and how many matched in all.
-func (c *Cluster) Lexical(ctx context.Context, req index.Request) ([]index.Candidate, int, error) {
+func (c *Cluster) Lexical(ctx context.Context, req lexical.Request) ([]lexical.Candidate, int, error) {
 	f, ok := Filter(req)
 	if !ok {
 		return nil, 0, nil
@@ -149,21 +151,21 @@ func (c *Cluster) Lexical(ctx context.Context, req index.Request) ([]index.Candi
 		TitleWeight: req.TitleWeight, HeadingWeight: req.HeadingWeight}
 	hits, total, err := c.x.Lexical(ctx, q, f, req.Size)
 	if errors.Is(err, opensearch.ErrEmptyQuery) {
-		return nil, 0, index.ErrEmptyQuery
+		return nil, 0, query.ErrEmptyQuery
 	}
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]index.Candidate, len(hits))
+	out := make([]lexical.Candidate, len(hits))
 	for i, h := range hits {
-		out[i] = index.Candidate{ChunkID: h.ChunkID, Score: h.Score, Terms: h.Terms, FieldBonus: h.FieldBonus}
+		out[i] = lexical.Candidate{ChunkID: h.ChunkID, Score: h.Score, Terms: h.Terms, FieldBonus: h.FieldBonus}
 	}
 	return out, total, nil
 }
 
 // Vector returns up to k chunks nearest qv that pass req's filters, best
 // first, scored by cosine similarity.
-func (c *Cluster) Vector(ctx context.Context, qv []float32, k int, req index.Request) ([]fusion.Candidate, error) {
+func (c *Cluster) Vector(ctx context.Context, qv []float32, k int, req lexical.Request) ([]fusion.Candidate, error) {
 	f, ok := Filter(req)
 	if !ok {
 		return nil, nil

@@ -3,7 +3,7 @@ package cluster
 import (
 	"testing"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/opensearch"
 	"github.com/google/go-cmp/cmp"
 )
@@ -11,32 +11,32 @@ import (
 func TestFilter(t *testing.T) {
 	tests := []struct {
 		name   string
-		req    index.Request
+		req    lexical.Request
 		want   opensearch.Filter
 		wantOK bool
 	}{
 		{name: "none", wantOK: true},
 		{
 			name:   "sources and glob pass through",
-			req:    index.Request{SourceIDs: []string{"a", "b"}, PathGlob: "notes/**"},
+			req:    lexical.Request{SourceIDs: []string{"a", "b"}, PathGlob: "notes/**"},
 			want:   opensearch.Filter{Sources: []string{"a", "b"}, PathGlob: "notes/**"},
 			wantOK: true,
 		},
 		{
 			name:   "tags lose their # and case",
-			req:    index.Request{Tags: []string{"#Project", "todo", "#a/B"}},
+			req:    lexical.Request{Tags: []string{"#Project", "todo", "#a/B"}},
 			want:   opensearch.Filter{Tags: []string{"project", "todo", "a/b"}},
 			wantOK: true,
 		},
 		{
 			name:   "documents named",
-			req:    index.Request{DocIDs: []string{"d1"}},
+			req:    lexical.Request{DocIDs: []string{"d1"}},
 			want:   opensearch.Filter{DocIDs: []string{"d1"}},
 			wantOK: true,
 		},
 		{
 			name: "a metadata filter that matched nothing keeps nothing",
-			req:  index.Request{DocIDs: []string{}, SourceIDs: []string{"a"}},
+			req:  lexical.Request{DocIDs: []string{}, SourceIDs: []string{"a"}},
 		},
 	}
 	for _, tc := range tests {

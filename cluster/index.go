@@ -10,6 +10,7 @@ import (
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/ingest"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/opensearch"
 )
 
@@ -196,13 +197,13 @@ func (t *target) docs(ctx context.Context, changes []index.Change) ([]opensearch
 			return nil, fmt.Errorf("encode document %s: %w", d.Path, err)
 		}
 		sum := d.Summary()
-		title := index.TitleText(d.Title, d.Path, sum, d.Kind == index.KindBEIR) // as the embedded index's
+		title := lexical.TitleText(d.Title, d.Path, sum, d.Kind == index.KindBEIR) // as the embedded index's
 		for i := range ch.Chunks {
 			c := &ch.Chunks[i]
 			heads := strings.Join(c.HeadingPath, " / ")
 			out = append(out, opensearch.Doc{
 				ChunkID: c.ID, DocID: d.ID, Source: d.SourceID, Path: d.Path, Title: title, DocTitle: d.Title,
-				Headings: heads, Content: index.ContentText(d.Title, sum, heads, c), Text: c.Text,
+				Headings: heads, Content: lexical.ContentText(d.Title, sum, heads, c.Lexical()), Text: c.Text,
 				HeadingPath: c.HeadingPath, Tags: tags, Ord: c.Ord, StartLine: c.StartLine, EndLine: c.EndLine,
 				DocHash: d.Hash, Kind: string(d.Kind), Aliases: d.Aliases, Lines: d.Lines,
 			})

@@ -13,6 +13,7 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/ingest"
+	"github.com/braidsearch/braid/lexical"
 )
 
 // testStore is a Store over a real bbolt store, lexical index and blob
@@ -34,7 +35,7 @@ func newTestStore(t *testing.T, mod func(*docstore.Config)) *testStore {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	lex, err := index.OpenLexical(filepath.Join(dir, "lexical.bleve"), false)
+	lex, err := lexical.Open(filepath.Join(dir, "lexical.bleve"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,16 +12,6 @@ type Check struct {
 	Warning bool `json:"warning,omitempty"`
 }
 
-// The files of an index directory.
-const (
-	LockFile    = "lock"
-	StoreFile   = "meta.db"
-	LexicalDir  = "lexical.bleve"
-	VersionFile = "VERSION"
-	// StoreDir holds the document store; its blobs are in StoreDir/blobs.
-	StoreDir = "store"
-)
-
 // String is the finding on one line: "ok", "warn" or "FAIL", its name and
 // what it found.
 func (c Check) String() string {

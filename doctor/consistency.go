@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -16,8 +19,8 @@ import (
 type Handles struct {
 	Store *index.Store
 	// Lexical opens (or returns the open) lexical index. An error that is
-	// index.ErrCorrupt is a finding; any other fails the check.
-	Lexical func() (*index.Lexical, error)
+	// indexdir.ErrCorrupt is a finding; any other fails the check.
+	Lexical func() (*lexical.Index, error)
 	Blobs   *blob.Store
 	// Vectors is the vector index; nil when the engine has no embedder.
 	Vectors *vector.Index
@@ -37,7 +40,7 @@ type Handles struct {
 // on the way is a failed "files" check, not an error.
 func Consistency(h Handles) ([]Check, error) {
 	checks, err := consistency(h)
-	if errors.Is(err, index.ErrCorrupt) {
+	if errors.Is(err, indexdir.ErrCorrupt) {
 		return append(checks, Check{Name: "files", Detail: err.Error()}), nil
 	}
 	return checks, err
@@ -48,7 +51,7 @@ func consistency(h Handles) ([]Check, error) {
 	add := func(name string, ok bool, format string, args ...any) {
 		checks = append(checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
 	}
-	add("format", true, "index format %d", index.SchemaVersion)
+	add("format", true, "index format %d", indexdir.SchemaVersion)
 
 	st := h.Store
 	lex, err := h.Lexical()
@@ -83,7 +86,7 @@ func consistency(h Handles) ([]Check, error) {
 	}
 	add("lexical", uint64(chunks) == n, "%d chunks in the store, %d in the lexical index", chunks, n)
 
-	kept, same, err := lex.StatsCheck()
+	kept, same, err := lex.StatsCheck(context.Background()) // Doctor takes no context
 	switch {
 	case err != nil:
 		return nil, err
@@ -92,7 +95,7 @@ func consistency(h Handles) ([]Check, error) {
 	case same:
 		add("bm25", true, "the BM25 statistics kept in meta.db equal a count of the lexical index")
 	default:
-		add("bm25", false, "the BM25 statistics kept in meta.db differ from a count of the lexical index; delete the index's %s and run braid index, which rebuilds it and them from meta.db", LexicalDir)
+		add("bm25", false, "the BM25 statistics kept in meta.db differ from a count of the lexical index; delete the index's %s and run braid index, which rebuilds it and them from meta.db", indexdir.LexicalDir)
 	}
 
 	var missing []string

@@ -4,8 +4,11 @@
 // Two kinds of check live here. The directory-level ones (CheckFiles,
 // Files, Repair) look at the files of an index directory: VERSION, meta.db,
 // lexical.bleve and the vectors-*.hnsw graphs. An engine opening an index
-// checks the same files with Version and OpenLexical, and Size is the
-// directory's bytes for braid stats. The engine-level one
+// checks the same files with indexdir.Version and OpenLexical (the lexical
+// index against its store, through lexical.Check), and Size is the
+// directory's bytes for braid stats. The directory's layout, VERSION and
+// lock are package indexdir's; the lexical index's own checks are package
+// lexical's. The engine-level one
 // (Consistency) compares the parts of an open index with each other: the
 // store and the lexical index commit for commit and chunk for chunk, the
 // link graph, the vectors, the document store's blobs and the sources'

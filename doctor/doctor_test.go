@@ -15,7 +15,9 @@ import (
 
 	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/testenv"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -24,15 +26,15 @@ import (
 func newIndex(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, doctor.VersionFile), []byte(doctor.VersionText(index.SchemaVersion)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, indexdir.VersionFile), []byte(indexdir.VersionText(indexdir.SchemaVersion)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := index.OpenStore(filepath.Join(dir, doctor.StoreFile), false)
+	st, err := index.OpenStore(filepath.Join(dir, indexdir.StoreFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	lex, err := index.OpenLexical(filepath.Join(dir, doctor.LexicalDir), false)
+	lex, err := lexical.Open(filepath.Join(dir, indexdir.LexicalDir), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +62,12 @@ func TestCheckFilesAndRepair(t *testing.T) {
 		did    string // in Repair's one line
 	}{
 		{"garbled VERSION", func(t *testing.T, dir string) {
-			if err := os.WriteFile(filepath.Join(dir, doctor.VersionFile), []byte("braid index\n"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, indexdir.VersionFile), []byte("braid index\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, "VERSION is missing or garbled", "rewrote "},
 		{"missing lexical index", func(t *testing.T, dir string) {
-			if err := os.RemoveAll(filepath.Join(dir, doctor.LexicalDir)); err != nil {
+			if err := os.RemoveAll(filepath.Join(dir, indexdir.LexicalDir)); err != nil {
 				t.Fatal(err)
 			}
 		}, "lexical.bleve", "rebuilt "},
@@ -146,7 +148,7 @@ func TestVersionNotRegular(t *testing.T) {
 		}, "is a FIFO"},
 		{"link to a sound VERSION", func(t *testing.T, vp string) {
 			other := filepath.Join(t.TempDir(), "VERSION")
-			if err := os.WriteFile(other, []byte(doctor.VersionText(index.SchemaVersion)), 0o644); err != nil {
+			if err := os.WriteFile(other, []byte(indexdir.VersionText(indexdir.SchemaVersion)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.Symlink(other, vp); err != nil {
@@ -161,7 +163,7 @@ func TestVersionNotRegular(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := newIndex(t)
-			vp := filepath.Join(dir, doctor.VersionFile)
+			vp := filepath.Join(dir, indexdir.VersionFile)
 			if err := os.Remove(vp); err != nil {
 				t.Fatal(err)
 			}
@@ -170,8 +172,8 @@ func TestVersionNotRegular(t *testing.T) {
 			go func() {
 				defer close(done)
 				for _, readOnly := range []bool{true, false} {
-					_, err := doctor.Version(dir, readOnly)
-					if !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "doctor --repair") {
+					_, err := indexdir.Version(dir, readOnly, index.Upgradable)
+					if !errors.Is(err, indexdir.ErrCorrupt) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "doctor --repair") {
 						t.Errorf("Version(readOnly %v) = %v; want it damaged, saying %q and naming doctor --repair", readOnly, err, tt.want)
 					}
 				}
@@ -182,7 +184,7 @@ func TestVersionNotRegular(t *testing.T) {
 				if did, err := doctor.Repair(dir); err != nil || len(did) != 1 || !strings.HasPrefix(did[0], "rewrote ") {
 					t.Errorf("Repair = %q, %v; want VERSION rewritten", did, err)
 				}
-				if _, err := doctor.Version(dir, true); err != nil {
+				if _, err := indexdir.Version(dir, true, index.Upgradable); err != nil {
 					t.Errorf("Version after Repair: %v", err)
 				}
 			}()
@@ -203,10 +205,10 @@ func TestStoreMissing(t *testing.T) {
 	if err := doctor.StoreMissing(dir); err != nil {
 		t.Errorf("StoreMissing of a sound index: %v, want nil", err)
 	}
-	if err := os.Remove(filepath.Join(dir, doctor.StoreFile)); err != nil {
+	if err := os.Remove(filepath.Join(dir, indexdir.StoreFile)); err != nil {
 		t.Fatal(err)
 	}
-	if err := doctor.StoreMissing(dir); !errors.Is(err, index.ErrCorrupt) {
+	if err := doctor.StoreMissing(dir); !errors.Is(err, indexdir.ErrCorrupt) {
 		t.Errorf("StoreMissing without meta.db beside lexical.bleve: %v, want ErrCorrupt", err)
 	}
 }
@@ -216,13 +218,13 @@ func TestWellFormedVersion(t *testing.T) {
 		text string
 		want bool
 	}{
-		{doctor.VersionText(index.SchemaVersion), true},
-		{doctor.VersionText(1), true},
+		{indexdir.VersionText(indexdir.SchemaVersion), true},
+		{indexdir.VersionText(1), true},
 		{"braid index format 2", false},
 		{"braid index format x\n", false},
 		{"", false},
 	} {
-		if got := doctor.WellFormedVersion([]byte(tt.text)); got != tt.want {
+		if got := indexdir.WellFormedVersion([]byte(tt.text)); got != tt.want {
 			t.Errorf("WellFormedVersion(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
@@ -230,26 +232,26 @@ func TestWellFormedVersion(t *testing.T) {
 
 func TestConsistencyOfEmptyIndex(t *testing.T) {
 	dir := newIndex(t)
-	st, err := index.OpenStore(filepath.Join(dir, doctor.StoreFile), true)
+	st, err := index.OpenStore(filepath.Join(dir, indexdir.StoreFile), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	lex, err := index.OpenLexical(filepath.Join(dir, doctor.LexicalDir), true)
+	lex, err := lexical.Open(filepath.Join(dir, indexdir.LexicalDir), true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lex.Close()
 	got, err := doctor.Consistency(doctor.Handles{
 		Store:   st,
-		Lexical: func() (*index.Lexical, error) { return lex, nil },
+		Lexical: func() (*lexical.Index, error) { return lex, nil },
 		Blobs:   doctor.Blobs(dir),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []doctor.Check{
-		{Name: "format", OK: true, Detail: fmt.Sprintf("index format %d", index.SchemaVersion)},
+		{Name: "format", OK: true, Detail: fmt.Sprintf("index format %d", indexdir.SchemaVersion)},
 		{Name: "commits", OK: true, Detail: "store at commit 0, lexical index at commit 0"},
 		{Name: "lexical", OK: true, Detail: "0 chunks in the store, 0 in the lexical index"},
 		{Name: "bm25", OK: true, Detail: "meta.db keeps no BM25 statistics of this commit: they are counted when a search needs them, and kept from the next braid index that changes something"},
@@ -267,18 +269,18 @@ func TestConsistencyOfEmptyIndex(t *testing.T) {
 // way: a failed files check, not an error.
 func TestConsistencyDamagedLexical(t *testing.T) {
 	dir := newIndex(t)
-	st, err := index.OpenStore(filepath.Join(dir, doctor.StoreFile), true)
+	st, err := index.OpenStore(filepath.Join(dir, indexdir.StoreFile), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	lp := filepath.Join(dir, doctor.LexicalDir)
+	lp := filepath.Join(dir, indexdir.LexicalDir)
 	got, err := doctor.Consistency(doctor.Handles{
 		Store:   st,
-		Lexical: func() (*index.Lexical, error) { return nil, doctor.LexicalMissing(lp) },
+		Lexical: func() (*lexical.Index, error) { return nil, lexical.Missing(lp) },
 		Blobs:   doctor.Blobs(dir),
 	})
-	want := []doctor.Check{{Name: "files", Detail: doctor.LexicalMissing(lp).Error()}}
+	want := []doctor.Check{{Name: "files", Detail: lexical.Missing(lp).Error()}}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {
 		t.Errorf("Consistency: %v (-want +got):\n%s", err, diff)
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/confine"
 	"github.com/braidsearch/braid/internal/relay"
 )
@@ -21,7 +21,7 @@ import (
 // ever; nothing is opened before this check. The index directory itself
 // may be a link.
 func CheckEntries(dir string) error {
-	for _, d := range []string{dir, filepath.Join(dir, LexicalDir), filepath.Join(dir, LexicalDir, "store")} {
+	for _, d := range []string{dir, filepath.Join(dir, indexdir.LexicalDir), filepath.Join(dir, indexdir.LexicalDir, "store")} {
 		if d != dir {
 			fi, err := os.Lstat(d)
 			if errors.Is(err, fs.ErrNotExist) {
@@ -45,7 +45,7 @@ func CheckEntries(dir string) error {
 			m := e.Type()
 			switch {
 			case m.IsRegular(), m.IsDir():
-			case d == dir && e.Name() == VersionFile:
+			case d == dir && e.Name() == indexdir.VersionFile:
 				// Read without following a link or blocking (Version),
 				// and rewritten by doctor --repair.
 			case m&fs.ModeSocket != 0 && d == dir && e.Name() == relay.SocketName:
@@ -63,6 +63,6 @@ func strange(dir, p string, m fs.FileMode) error {
 	if m&fs.ModeSymlink != 0 {
 		what = "a symbolic link"
 	}
-	return &index.CorruptError{Path: p, Detail: what + ", where braid keeps only files it wrote (a .braid/ that came with a cloned vault?)",
+	return &indexdir.CorruptError{Path: p, Detail: what + ", where braid keeps only files it wrote (a .braid/ that came with a cloned vault?)",
 		Fix: fmt.Sprintf("delete %s and run braid --index %s index PATH for each source", dir, dir)}
 }

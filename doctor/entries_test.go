@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/relay"
 )
 
@@ -78,7 +78,7 @@ func TestCheckEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := CheckEntries(dir)
-			if !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), tc.what) ||
+			if !errors.Is(err, indexdir.ErrCorrupt) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), tc.what) ||
 				!strings.Contains(err.Error(), "delete "+dir) {
 				t.Errorf("err = %v; want ErrCorrupt naming %s as %s and the fix", err, p, tc.what)
 			}
@@ -88,14 +88,14 @@ func TestCheckEntries(t *testing.T) {
 			if checks, err := CheckFiles(dir); err != nil || len(checks) != 1 || checks[0].OK || !strings.Contains(checks[0].Detail, p) {
 				t.Errorf("CheckFiles = %+v, %v; want one failed check naming %s", checks, err, p)
 			}
-			if _, err := Repair(dir); !errors.Is(err, index.ErrCorrupt) {
+			if _, err := Repair(dir); !errors.Is(err, indexdir.ErrCorrupt) {
 				t.Errorf("Repair: %v, want the same refusal", err)
 			}
 		})
 	}
 	// VERSION is Version's to refuse, and doctor --repair's to rewrite.
 	dir = build(t)
-	vp := filepath.Join(dir, VersionFile)
+	vp := filepath.Join(dir, indexdir.VersionFile)
 	os.Remove(vp)
 	if err := syscall.Mkfifo(vp, 0o600); err != nil {
 		t.Fatal(err)

@@ -6,41 +6,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/atomicfile"
-	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/vector"
 )
 
-// versionLine is what a VERSION file of any format holds; anything else is
-// garbled rather than another format.
-var versionLine = regexp.MustCompile(`^braid index format [0-9]+\n$`)
-
-// maxVersionFile is the largest VERSION file read: its one line is some
-// 25 bytes.
-const maxVersionFile = 4 << 10
-
-// readVersion reads the VERSION file at p through confine.ReadConfig: a
-// link, a FIFO, a device or a file over maxVersionFile is refused, never
-// followed, waited on or read whole. refused says that was why err is set.
-func readVersion(p string) (b []byte, refused bool, err error) {
-	b, err = confine.ReadConfig(p, maxVersionFile)
-	return b, errors.Is(err, confine.ErrNotRegular) || errors.Is(err, confine.ErrTooLarge), err
-}
-
-// VersionText is the content of the VERSION file of format v.
-func VersionText(v int) string { return fmt.Sprintf("braid index format %d\n", v) }
-
-// WellFormedVersion says whether b is the content of a VERSION file of
-// some format, rather than garbled.
-func WellFormedVersion(b []byte) bool { return versionLine.Match(b) }
-
 // Blobs is the content-addressed store of the index in dir.
-func Blobs(dir string) *blob.Store { return blob.Open(filepath.Join(dir, StoreDir, "blobs")) }
+func Blobs(dir string) *blob.Store { return blob.Open(filepath.Join(dir, indexdir.StoreDir, "blobs")) }
 
 // Size is the bytes of the files under the index directory dir (braid
 // stats); what cannot be read counts nothing.
@@ -70,13 +47,13 @@ func VectorFiles(dir string) []string {
 // what was built from it remains: nothing else says what the lexical index
 // and the vectors hold, and a new meta.db would not match them.
 func StoreMissing(dir string) error {
-	sp := filepath.Join(dir, StoreFile)
+	sp := filepath.Join(dir, indexdir.StoreFile)
 	if _, err := os.Stat(sp); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	for _, p := range append([]string{filepath.Join(dir, LexicalDir), filepath.Join(dir, VersionFile)}, VectorFiles(dir)...) {
+	for _, p := range append([]string{filepath.Join(dir, indexdir.LexicalDir), filepath.Join(dir, indexdir.VersionFile)}, VectorFiles(dir)...) {
 		if _, err := os.Stat(p); err == nil {
-			return &index.CorruptError{Path: sp, Detail: "missing", Fix: index.StoreFix(sp)}
+			return &indexdir.CorruptError{Path: sp, Detail: "missing", Fix: index.StoreFix(sp)}
 		}
 	}
 	return nil
@@ -88,20 +65,20 @@ func StoreMissing(dir string) error {
 // its change log's records included (vector.Verify). Each failed check names the file and the fix. A directory without
 // meta.db gives no checks (there is no index to check).
 func CheckFiles(dir string) ([]Check, error) {
-	if _, err := os.Stat(filepath.Join(dir, StoreFile)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, indexdir.StoreFile)); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err := CheckEntries(dir); err != nil {
 		// Nothing else is opened: a link or FIFO can block an open.
 		return []Check{{Name: "files", OK: false, Detail: err.Error()}}, nil
 	}
-	lock, err := index.AcquireLock(filepath.Join(dir, LockFile), false, "braid doctor")
+	lock, err := indexdir.AcquireLock(filepath.Join(dir, indexdir.LockFile), false, "braid doctor")
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
-	sp := filepath.Join(dir, StoreFile)
-	return Files(dir, func() error { return index.CheckStore(sp) }, func() error { return checkLexicalDir(filepath.Join(dir, LexicalDir), storeAt(sp)) }), nil
+	sp := filepath.Join(dir, indexdir.StoreFile)
+	return Files(dir, func() error { return index.CheckStore(sp) }, func() error { return lexical.Verify(filepath.Join(dir, indexdir.LexicalDir), storeAt(sp)) }), nil
 }
 
 // Files is the checks of CheckFiles, with the store and the lexical index
@@ -112,8 +89,8 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 	add := func(ok bool, format string, args ...any) {
 		checks = append(checks, Check{Name: "files", OK: ok, Detail: fmt.Sprintf(format, args...)})
 	}
-	vp := filepath.Join(dir, VersionFile)
-	if b, refused, err := readVersion(vp); err != nil || !versionLine.Match(b) {
+	vp := filepath.Join(dir, indexdir.VersionFile)
+	if b, refused, err := indexdir.ReadVersion(vp); err != nil || !indexdir.WellFormedVersion(b) {
 		what := fmt.Sprintf("%q", b)
 		if refused {
 			what = err.Error()
@@ -121,7 +98,7 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 		add(false, "%s is missing or garbled (%s); braid doctor --repair rewrites it when meta.db is sound", vp, what)
 	}
 	if err := checkStore(); err != nil {
-		add(false, "%v", withStoreFix(filepath.Join(dir, StoreFile), err))
+		add(false, "%v", withStoreFix(filepath.Join(dir, indexdir.StoreFile), err))
 	}
 	if err := checkLex(); err != nil {
 		add(false, "%v", err)
@@ -151,11 +128,11 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 // dir must hold a meta.db: the caller says there is no index otherwise
 // (after StoreMissing, which tells a lost meta.db from no index).
 func Repair(dir string) ([]string, error) {
-	sp := filepath.Join(dir, StoreFile)
+	sp := filepath.Join(dir, indexdir.StoreFile)
 	if err := CheckEntries(dir); err != nil {
 		return nil, err
 	}
-	lock, err := index.AcquireLock(filepath.Join(dir, LockFile), true, "braid doctor --repair")
+	lock, err := indexdir.AcquireLock(filepath.Join(dir, indexdir.LockFile), true, "braid doctor --repair")
 	if err != nil {
 		return nil, err
 	}
@@ -164,14 +141,14 @@ func Repair(dir string) ([]string, error) {
 		return nil, withStoreFix(sp, err)
 	}
 	var did []string
-	vp := filepath.Join(dir, VersionFile)
-	if b, _, err := readVersion(vp); err != nil || !versionLine.Match(b) {
+	vp := filepath.Join(dir, indexdir.VersionFile)
+	if b, _, err := indexdir.ReadVersion(vp); err != nil || !indexdir.WellFormedVersion(b) {
 		st, err := index.OpenStore(sp, true)
 		if err != nil {
 			return did, fmt.Errorf("cannot rewrite %s: %w", vp, err)
 		}
 		st.Close()
-		if err := atomicfile.WriteFile(vp, []byte(VersionText(index.SchemaVersion)), 0); err != nil {
+		if err := atomicfile.WriteFile(vp, []byte(indexdir.VersionText(indexdir.SchemaVersion)), 0); err != nil {
 			return did, err
 		}
 		did = append(did, "rewrote "+vp)
@@ -193,8 +170,8 @@ func Repair(dir string) ([]string, error) {
 			did = append(did, "removed "+what+" (rebuilt from the stored embeddings, without model calls, whenever the model opens the index; the next braid index saves it again)")
 		}
 	}
-	lp := filepath.Join(dir, LexicalDir)
-	if checkLexicalDir(lp, storeAt(sp)) != nil {
+	lp := filepath.Join(dir, indexdir.LexicalDir)
+	if lexical.Verify(lp, storeAt(sp)) != nil {
 		if err := os.RemoveAll(lp); err != nil {
 			return did, err
 		}
@@ -203,7 +180,7 @@ func Repair(dir string) ([]string, error) {
 		if err != nil {
 			return did, err
 		}
-		lex, err := index.OpenLexical(lp, false)
+		lex, err := lexical.Open(lp, false, nil)
 		if err != nil {
 			st.Close()
 			return did, err
@@ -245,7 +222,7 @@ func Repair(dir string) ([]string, error) {
 // withStoreFix is err, a failed check of the store at path, with the fix
 // appended unless it already names one (a damaged file's error does).
 func withStoreFix(path string, err error) error {
-	if errors.Is(err, index.ErrCorrupt) {
+	if errors.Is(err, indexdir.ErrCorrupt) {
 		return err
 	}
 	return fmt.Errorf("%w; %s", err, index.StoreFix(path))

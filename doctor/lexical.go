@@ -4,13 +4,59 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
+	"github.com/braidsearch/braid/lexical"
 )
 
+// OpenLexical opens the lexical index of the index in dir, whose store is
+// st. It must hold what the store says it holds: a missing one is rebuilt
+// from the store by a writer and an error naming the fix for a reader, and
+// one behind the store (bleve falls back to an older snapshot when the
+// newest names a segment that is gone) is an error too, never a quietly
+// stale search. It reads the checksums only of the segments this user's
+// braid has not read before (the stamps beside it, under st's key).
+func OpenLexical(dir string, st *index.Store, readOnly bool) (*lexical.Index, error) {
+	lp := filepath.Join(dir, indexdir.LexicalDir)
+	gen, err := st.Gen()
+	if err != nil {
+		return nil, err
+	}
+	_, statErr := os.Stat(lp)
+	missing := errors.Is(statErr, os.ErrNotExist)
+	if missing && gen > 0 && readOnly {
+		return nil, lexical.Missing(lp)
+	}
+	lex, err := lexical.Open(lp, readOnly, st.Stamps(lp+indexdir.StampSuffix))
+	if err != nil {
+		return nil, err
+	}
+	lex.StatsFrom(st.BM25Totals)
+	if missing && gen > 0 {
+		if err := index.RebuildLexical(st, lex); err != nil {
+			lex.Close()
+			return nil, fmt.Errorf("rebuild the missing %s from meta.db: %w", lp, err)
+		}
+	}
+	if err := Lexical(lp, lex, st); err != nil {
+		lex.Close()
+		return nil, err
+	}
+	return lex, nil
+}
+
+// Lexical reads the counts of the open lexical index lex, whose files are
+// at path, and checks that it is at the commit of st (unless a commit of
+// st is unfinished). The error names the lexical index and its fix.
+func Lexical(path string, lex *lexical.Index, st *index.Store) error {
+	return lexical.Check(path, lex, commitOf(st))
+}
+
 // storeAt is the commit the store at path is at and whether a commit is
-// unfinished; ok is false when the store cannot say.
-func storeAt(path string) (at storeCommit) {
+// unfinished; OK is false when the store cannot say.
+func storeAt(path string) (at lexical.Commit) {
 	st, err := index.OpenStore(path, true)
 	if err != nil {
 		return at
@@ -19,75 +65,12 @@ func storeAt(path string) (at storeCommit) {
 	return commitOf(st)
 }
 
-// storeCommit is where a store stands, which the lexical index must match.
-type storeCommit struct {
-	gen     uint64
-	pending bool
-	ok      bool
-}
-
-func commitOf(st *index.Store) storeCommit {
+// commitOf is where st stands, which the lexical index must match.
+func commitOf(st *index.Store) lexical.Commit {
 	gen, err := st.Gen()
 	if err != nil {
-		return storeCommit{}
+		return lexical.Commit{}
 	}
 	p, err := st.PendingWork()
-	return storeCommit{gen: gen, pending: p != nil, ok: err == nil}
-}
-
-// checkLexicalDir opens the lexical index read-only (which checks every
-// segment's checksum), reads its counts and checks that it is at the
-// store's commit.
-func checkLexicalDir(path string, at storeCommit) error {
-	if _, err := os.Stat(path); err != nil {
-		return LexicalMissing(path)
-	}
-	lex, err := index.OpenLexical(path, true)
-	if err != nil {
-		return LexicalDamaged(path, err)
-	}
-	defer lex.Close()
-	return lexicalCounts(path, lex, at)
-}
-
-// Lexical reads the counts of the open lexical index lex, whose files are
-// at path, and checks that it is at the commit of st (unless a commit of
-// st is unfinished). The error names the lexical index and its fix.
-func Lexical(path string, lex *index.Lexical, st *index.Store) error {
-	return lexicalCounts(path, lex, commitOf(st))
-}
-
-// lexicalCounts reads the counts of an open lexical index and checks its
-// commit against the store's.
-func lexicalCounts(path string, lex *index.Lexical, at storeCommit) error {
-	_, err := lex.DocCount()
-	var gen uint64
-	if err == nil {
-		gen, err = lex.Gen()
-	}
-	if err == nil && at.ok && !at.pending && gen != at.gen {
-		err = lexicalBehind(path, gen, at.gen)
-	}
-	return LexicalDamaged(path, err)
-}
-
-// LexicalMissing is a lexical index at path that is gone while meta.db
-// remains.
-func LexicalMissing(path string) error {
-	return &index.CorruptError{Path: path, Detail: "missing", Fix: index.LexicalFix(path)}
-}
-
-// lexicalBehind is a lexical index at another commit than the store.
-func lexicalBehind(path string, lex, store uint64) error {
-	return &index.CorruptError{Path: path, Detail: fmt.Sprintf("at commit %d, meta.db at commit %d", lex, store), Fix: index.LexicalFix(path)}
-}
-
-// LexicalDamaged is err, from the lexical index at path, as an error
-// naming the index and its fix; nil when err is nil, and err itself when
-// it already names them.
-func LexicalDamaged(path string, err error) error {
-	if err == nil || errors.Is(err, index.ErrCorrupt) {
-		return err
-	}
-	return &index.CorruptError{Path: path, Detail: err.Error(), Fix: index.LexicalFix(path)}
+	return lexical.Commit{Gen: gen, Pending: p != nil, OK: err == nil}
 }

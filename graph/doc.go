@@ -41,7 +41,7 @@
 // graph.names (lower-cased path, file name, title and alias → ids) and
 // graph.in (lower-cased link key → the ids of documents with such a link),
 // so that resolving a link and finding backlinks are prefix scans. Their
-// layout is part of index.SchemaVersion.
+// layout is part of indexdir.SchemaVersion.
 //
 // # Caveats
 //

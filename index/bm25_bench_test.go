@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/lexical"
+	"github.com/braidsearch/braid/query"
 )
 
 // BenchmarkEditOneNote is what --watch pays for one edited note until it
@@ -24,12 +27,12 @@ func BenchmarkEditOneNote(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			lex, err := OpenLexical(filepath.Join(dir, "lex"), false)
+			lex, err := lexical.Open(filepath.Join(dir, "lex"), false, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer lex.Close()
-			lex.StatsFrom(st)
+			lex.StatsFrom(st.BM25Totals)
 			ix := &Indexer{Store: st, Lexical: lex}
 			r := rand.New(rand.NewPCG(3, 5))
 			words := strings.Fields("kohlrabi garden sun water plants growing tomato soup bread bake ripen winter vine kiwi river stone cloud moss fern lamp paper ink")
@@ -59,7 +62,7 @@ func BenchmarkEditOneNote(b *testing.B) {
 					batch = batch[:0]
 				}
 			}
-			q := Request{Query: Query{Terms: []string{"kohlrabi7", "garden12"}}, Size: 10}
+			q := lexical.Request{Query: query.Query{Terms: []string{"kohlrabi7", "garden12"}}, Size: 10}
 			if _, _, err := lex.Search(ctx, q); err != nil {
 				b.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/search"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/google/go-cmp/cmp"
 	bolt "go.etcd.io/bbolt"
 )
@@ -21,7 +22,7 @@ type countsIndex struct {
 	t   *testing.T
 	dir string
 	st  *Store
-	lex *Lexical
+	lex *lexical.Index
 	ix  *Indexer
 	r   *rand.Rand
 	// hashes is each live document's content hash.
@@ -40,10 +41,10 @@ func (c *countsIndex) open() {
 	if c.st, err = OpenStore(filepath.Join(c.dir, "meta.db"), false); err != nil {
 		c.t.Fatal(err)
 	}
-	if c.lex, err = OpenLexical(filepath.Join(c.dir, "lex"), false); err != nil {
+	if c.lex, err = lexical.Open(filepath.Join(c.dir, "lex"), false, nil); err != nil {
 		c.t.Fatal(err)
 	}
-	c.lex.StatsFrom(c.st)
+	c.lex.StatsFrom(c.st.BM25Totals)
 	c.ix = &Indexer{Store: c.st, Lexical: c.lex}
 }
 
@@ -86,7 +87,7 @@ func (c *countsIndex) change(doc string, same bool) Change {
 	}
 	n := r.IntN(3)
 	if r.IntN(6) == 0 {
-		n = chunkTags + 2
+		n = 34 // more than the lexical index puts on every chunk (its chunkTags)
 	}
 	for range n {
 		d.Tags = append(d.Tags, countsWords[r.IntN(5)]+fmt.Sprint(r.IntN(40)))
@@ -144,7 +145,7 @@ func (c *countsIndex) kept() *search.BM25Stats {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return c.st.totals().statsAt(gen, n)
+	return c.st.BM25Totals().StatsAt(gen, n)
 }
 
 // checkKept fails unless the store's totals describe the lexical index
@@ -155,18 +156,18 @@ func (c *countsIndex) checkKept(step string) {
 	if kept == nil {
 		c.t.Fatalf("%s: the store's BM25 totals do not describe the lexical index", step)
 	}
-	counted, err := c.lex.countStats()
+	counted, err := c.lex.CountStats(context.Background())
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if !sameStats(kept, counted) {
+	if !lexical.SameStats(kept, counted) {
 		c.t.Fatalf("%s: kept statistics differ from counted (-counted +kept):\n%s", step, cmp.Diff(counted, kept))
 	}
-	used, err := c.lex.bm25Stats()
+	used, err := c.lex.Stats(context.Background())
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if !sameStats(used, counted) {
+	if !lexical.SameStats(used, counted) {
 		c.t.Fatalf("%s: searched with other statistics than counted (-counted +used):\n%s", step, cmp.Diff(counted, used))
 	}
 }
@@ -213,7 +214,7 @@ func TestCountsRecover(t *testing.T) {
 						adds = append(adds, &changes[i].Chunks[j])
 					}
 				}
-				if err := c.lex.Apply(p.Gen, p.Delete, adds, storeMeta(c.st)); err != nil {
+				if _, err := c.lex.Apply(p.Gen, p.Delete, lexChunks(adds), storeMeta(c.st)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -263,7 +264,7 @@ func TestCountsSeeded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.lex.Apply(p.Gen, p.Delete, nil, storeMeta(c.st)); err != nil {
+	if _, err := c.lex.Apply(p.Gen, p.Delete, nil, storeMeta(c.st)); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.st.ClearPending(p.Gen); err != nil {
@@ -281,12 +282,12 @@ func TestCountsSeeded(t *testing.T) {
 
 	// A rebuilt lexical index.
 	c.lex.Close()
-	lex, err := OpenLexical(filepath.Join(c.dir, "lex2"), false)
+	lex, err := lexical.Open(filepath.Join(c.dir, "lex2"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.lex = lex
-	c.lex.StatsFrom(c.st)
+	c.lex.StatsFrom(c.st.BM25Totals)
 	c.ix.Lexical = lex
 	if err := RebuildLexical(c.st, c.lex); err != nil {
 		t.Fatal(err)
@@ -310,7 +311,7 @@ func TestCountsDifferingStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	stray := &Chunk{ID: "stray#00000000.0", DocID: "stray", Text: "a chunk only the lexical index holds"}
-	if err := c.lex.Apply(gen, nil, []*Chunk{stray}, func(string) ChunkMeta { return ChunkMeta{Title: "Stray"} }); err != nil {
+	if _, err := c.lex.Apply(gen, nil, []lexical.Chunk{*stray.Lexical()}, func(string) lexical.ChunkMeta { return lexical.ChunkMeta{Title: "Stray"} }); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.st.resetCounts(nil); err != nil {
@@ -318,21 +319,21 @@ func TestCountsDifferingStore(t *testing.T) {
 	}
 	for step := range 3 {
 		c.commit(c.randomChanges())
-		if !c.st.totals().failed() {
+		if !c.st.BM25Totals().HasFailed() {
 			t.Fatalf("commit %d: totals not marked failed", step)
 		}
 		if c.kept() != nil {
 			t.Fatalf("commit %d: totals kept for a lexical index the store's chunks do not add up to", step)
 		}
-		counted, err := c.lex.countStats()
+		counted, err := c.lex.CountStats(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		used, err := c.lex.bm25Stats()
+		used, err := c.lex.Stats(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !sameStats(used, counted) {
+		if !lexical.SameStats(used, counted) {
 			t.Fatalf("commit %d: searched with other statistics than counted (-counted +used):\n%s", step, cmp.Diff(counted, used))
 		}
 	}
@@ -355,7 +356,7 @@ func TestCountsRead(t *testing.T) {
 	if err := st.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		tot := readTotals(meta)
-		tot.Fields[fieldTitle] += 1000
+		tot.Fields["title"] += 1000
 		return putTotals(meta, tot)
 	}); err != nil {
 		t.Fatal(err)
@@ -367,22 +368,22 @@ func TestCountsRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		lex, err := OpenLexical(filepath.Join(c.dir, "lex"), true)
+		lex, err := lexical.Open(filepath.Join(c.dir, "lex"), true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer lex.Close()
-		lex.StatsFrom(st)
-		if used, err = lex.bm25Stats(); err != nil {
+		lex.StatsFrom(st.BM25Totals)
+		if used, err = lex.Stats(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if counted, err = lex.countStats(); err != nil {
+		if counted, err = lex.CountStats(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		return used, counted
 	}
 	used, counted := read()
-	if got, want := used.FieldCardinality[fieldTitle], counted.FieldCardinality[fieldTitle]+1000; got != want {
+	if got, want := used.FieldCardinality["title"], counted.FieldCardinality["title"]+1000; got != want {
 		t.Errorf("reader's title field cardinality %d, want the kept %d", got, want)
 	}
 	// Totals of another commit are not used.
@@ -399,7 +400,7 @@ func TestCountsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	if used, counted := read(); !sameStats(used, counted) {
+	if used, counted := read(); !lexical.SameStats(used, counted) {
 		t.Errorf("reader used totals of another commit (-counted +used):\n%s", cmp.Diff(counted, used))
 	}
 }
@@ -411,19 +412,19 @@ func TestStatsCheck(t *testing.T) {
 	for range 3 {
 		c.commit(c.randomChanges())
 	}
-	kept, same, err := c.lex.StatsCheck()
+	kept, same, err := c.lex.StatsCheck(context.Background())
 	if err != nil || !kept || !same {
 		t.Fatalf("StatsCheck = kept %v, same %v, %v; want kept and the same", kept, same, err)
 	}
 	if err := c.st.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		tot := readTotals(meta)
-		tot.Fields[fieldContent]++
+		tot.Fields["content"]++
 		return putTotals(meta, tot)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	kept, same, err = c.lex.StatsCheck()
+	kept, same, err = c.lex.StatsCheck(context.Background())
 	if err != nil || !kept || same {
 		t.Fatalf("StatsCheck of changed totals = kept %v, same %v, %v; want kept and differing", kept, same, err)
 	}

@@ -1,13 +1,17 @@
 package index
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/braidsearch/braid/lexical"
+)
 
 // Commit writes changes to the store, then to the lexical index, and
 // moves the BM25 statistics the store keeps by what the lexical batch
 // indexed; a crash between the two is finished by Recover. It returns the
 // ids of the chunks the changes removed and the chunks they added, which
 // the caller hands on to the vector index (package ingest does).
-func Commit(s *Store, l *Lexical, changes []Change) (deleted []string, added []*Chunk, err error) {
+func Commit(s *Store, l *lexical.Index, changes []Change) (deleted []string, added []*Chunk, err error) {
 	if len(changes) == 0 {
 		return nil, nil, nil
 	}
@@ -15,7 +19,7 @@ func Commit(s *Store, l *Lexical, changes []Change) (deleted []string, added []*
 	if err != nil {
 		return nil, nil, err
 	}
-	meta := map[string]ChunkMeta{}
+	meta := map[string]lexical.ChunkMeta{}
 	for i := range changes {
 		d := changes[i].Doc
 		if d == nil {
@@ -26,7 +30,7 @@ func Commit(s *Store, l *Lexical, changes []Change) (deleted []string, added []*
 			added = append(added, &changes[i].Chunks[j])
 		}
 	}
-	counts, err := l.apply(p.Gen, p.Delete, added, func(id string) ChunkMeta { return meta[id] })
+	counts, err := l.Apply(p.Gen, p.Delete, lexChunks(added), func(id string) lexical.ChunkMeta { return meta[id] })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -40,14 +44,14 @@ func Commit(s *Store, l *Lexical, changes []Change) (deleted []string, added []*
 }
 
 // chunkMeta is what the lexical index keeps of d with each of its chunks.
-func chunkMeta(d *Document) ChunkMeta {
-	return ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
+func chunkMeta(d *Document) lexical.ChunkMeta {
+	return lexical.ChunkMeta{Title: d.Title, Summary: d.Summary(), SourceID: d.SourceID, Path: d.Path, Tags: d.Tags, Record: d.Kind == KindBEIR}
 }
 
 // Recover finishes the lexical side of a commit that a crash interrupted,
 // so the store and the lexical index agree again. Call it after opening both
 // for writing and before any Commit.
-func Recover(s *Store, l *Lexical) error {
+func Recover(s *Store, l *lexical.Index) error {
 	p, err := s.PendingWork()
 	if err != nil || p == nil {
 		return err
@@ -59,7 +63,7 @@ func Recover(s *Store, l *Lexical) error {
 	// A commit whose lexical batch is in but whose BM25 counts are not
 	// (the crash came between the two) is indexed again, which changes
 	// nothing in the lexical index and gives the counts.
-	if lg < p.Gen || lg == p.Gen && s.totals().at(p.Gen-1) {
+	if lg < p.Gen || lg == p.Gen && s.BM25Totals().At(p.Gen-1) {
 		chunks, err := s.Chunks(p.Add)
 		if err != nil {
 			return err
@@ -70,7 +74,7 @@ func Recover(s *Store, l *Lexical) error {
 				live = append(live, c)
 			}
 		}
-		counts, err := l.apply(p.Gen, p.Delete, live, storeMeta(s))
+		counts, err := l.Apply(p.Gen, p.Delete, lexChunks(live), storeMeta(s))
 		if err != nil {
 			return fmt.Errorf("recover interrupted commit %d: %w", p.Gen, err)
 		}
@@ -84,13 +88,13 @@ func Recover(s *Store, l *Lexical) error {
 	return keepStats(s, l)
 }
 
-func storeMeta(s *Store) func(string) ChunkMeta {
-	cache := map[string]ChunkMeta{}
-	return func(id string) ChunkMeta {
+func storeMeta(s *Store) func(string) lexical.ChunkMeta {
+	cache := map[string]lexical.ChunkMeta{}
+	return func(id string) lexical.ChunkMeta {
 		if m, ok := cache[id]; ok {
 			return m
 		}
-		var m ChunkMeta
+		var m lexical.ChunkMeta
 		if d, _ := s.Doc(id); d != nil {
 			m = chunkMeta(d)
 		}
@@ -103,12 +107,12 @@ func storeMeta(s *Store) func(string) ChunkMeta {
 // store, at the store's commit, so a lost or damaged lexical index can be
 // rebuilt without reading the sources again. The BM25 counts start again
 // with it.
-func RebuildLexical(s *Store, l *Lexical) error {
+func RebuildLexical(s *Store, l *lexical.Index) error {
 	g, err := s.Gen()
 	if err != nil {
 		return err
 	}
-	if err := s.resetCounts(zeroTotals(g)); err != nil {
+	if err := s.resetCounts(lexical.ZeroTotals(g)); err != nil {
 		return err
 	}
 	after := ""
@@ -117,7 +121,7 @@ func RebuildLexical(s *Store, l *Lexical) error {
 		if err != nil {
 			return err
 		}
-		counts, err := l.apply(g, nil, page, storeMeta(s))
+		counts, err := l.Apply(g, nil, lexChunks(page), storeMeta(s))
 		if err != nil {
 			return err
 		}
@@ -137,7 +141,7 @@ func RebuildLexical(s *Store, l *Lexical) error {
 // an older braid wrote) it counts them once (seedCounts), unless such a
 // count found them differing from the lexical index before; then l
 // counts the statistics as it always did.
-func keepStats(s *Store, l *Lexical) error {
+func keepStats(s *Store, l *lexical.Index) error {
 	gen, err := l.Gen()
 	if err != nil {
 		return err
@@ -146,12 +150,12 @@ func keepStats(s *Store, l *Lexical) error {
 	if err != nil {
 		return err
 	}
-	t := s.totals()
-	if st := t.statsAt(gen, n); st != nil {
-		l.setStats(gen, st, true)
+	t := s.BM25Totals()
+	if st := t.StatsAt(gen, n); st != nil {
+		l.SetStats(gen, st, true)
 		return nil
 	}
-	if t.failed() {
+	if t.HasFailed() {
 		return nil
 	}
 	return seedCounts(s, l)

@@ -1,13 +1,17 @@
 package index
 
-import "context"
+import (
+	"context"
+
+	"github.com/braidsearch/braid/lexical"
+)
 
 // Indexer stands in, for this package's tests, for package ingest's
 // Indexer over the embedded index (which this package cannot import): its
 // commit is the one ingest makes, Commit, without vectors.
 type Indexer struct {
 	Store   *Store
-	Lexical *Lexical
+	Lexical *lexical.Index
 }
 
 func (ix *Indexer) commit(_ context.Context, changes []Change) error {

@@ -18,20 +18,10 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/userkey"
+	"github.com/braidsearch/braid/lexical"
 )
-
-// SchemaVersion is the on-disk format of the metadata store and the lexical
-// index together. Bump it whenever either changes incompatibly.
-//
-// 2: the link graph's buckets (graph.nodes, graph.names, graph.in), kept in
-// the document commit. A writer upgrades a version 1 store in place
-// (upgradeFrom1); a reader asks for that.
-const SchemaVersion = 2
-
-// ErrSchemaVersion means the index directory was written by a braid with a
-// different on-disk format: it must be rebuilt.
-var ErrSchemaVersion = errors.New("index: on-disk format differs from this braid's; re-index needed (delete the index directory and run braid index again)")
 
 var (
 	bucketMeta    = []byte("meta")
@@ -53,6 +43,9 @@ var (
 // It is safe for concurrent use; bbolt serialises writers.
 type Store struct {
 	db *bolt.DB
+	// file is the descriptor bbolt reads db through, which meta.db's
+	// stamp describes (stamp.go).
+	file *os.File
 	// sealing: set by SetKey. key seals the source records PutSource
 	// writes and checks those Source and Sources read; keyErr is why
 	// there is no key.
@@ -96,11 +89,17 @@ type Pending struct {
 
 // OpenStore opens (creating when writable) the metadata store at path.
 func OpenStore(path string, readOnly bool) (*Store, error) {
-	db, err := openBolt(path, &bolt.Options{Timeout: 5 * time.Second, ReadOnly: readOnly})
+	var file *os.File // the descriptor bbolt reads the store through
+	openFile := func(path string, flag int, mode os.FileMode) (*os.File, error) {
+		f, err := os.OpenFile(path, flag, mode)
+		file = f
+		return f, err
+	}
+	db, err := openBolt(path, &bolt.Options{Timeout: 5 * time.Second, ReadOnly: readOnly, OpenFile: openFile})
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, file: file}
 	buckets := append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped, bucketSessions, bucketLineage, bucketBM25}, storeBuckets...)
 	// A writer's open writes only when the store lacks a bucket or its
 	// schema is older: a write transaction rewrites the file's meta page
@@ -136,7 +135,7 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 				if err := graph.Init(tx); err != nil {
 					return err
 				}
-				return meta.Put(keySchema, []byte(fmt.Sprint(SchemaVersion)))
+				return meta.Put(keySchema, []byte(fmt.Sprint(indexdir.SchemaVersion)))
 			}
 			if up := upgrades[string(meta.Get(keySchema))]; up != nil {
 				return up(tx)
@@ -151,7 +150,7 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 	return s, nil
 }
 
-// upgrades bring a store of an older schema version to SchemaVersion in
+// upgrades bring a store of an older schema version to indexdir.SchemaVersion in
 // place, inside the transaction of the writer that opens it.
 var upgrades = map[string]func(*bolt.Tx) error{"1": upgradeFrom1}
 
@@ -181,10 +180,10 @@ func upgradeFrom1(tx *bolt.Tx) error {
 
 func checkSchema(meta *bolt.Bucket) error {
 	if meta == nil {
-		return fmt.Errorf("%w: metadata store has no schema record", ErrSchemaVersion)
+		return fmt.Errorf("%w: metadata store has no schema record", indexdir.ErrSchemaVersion)
 	}
-	if got := string(meta.Get(keySchema)); got != fmt.Sprint(SchemaVersion) {
-		return fmt.Errorf("%w: found schema %q, want %d", ErrSchemaVersion, got, SchemaVersion)
+	if got := string(meta.Get(keySchema)); got != fmt.Sprint(indexdir.SchemaVersion) {
+		return fmt.Errorf("%w: found schema %q, want %d", indexdir.ErrSchemaVersion, got, indexdir.SchemaVersion)
 	}
 	return nil
 }
@@ -632,7 +631,7 @@ func (s *Store) ClearPending(gen uint64) error { return s.clearPending(gen, nil)
 // clearPending marks the lexical work of commit gen as done and moves the
 // BM25 counts by what that lexical batch did (moveCounts), in one
 // transaction.
-func (s *Store) clearPending(gen uint64, counts *batchCounts) error {
+func (s *Store) clearPending(gen uint64, counts *lexical.BatchCounts) error {
 	return s.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		v := meta.Get(keyPending)
@@ -936,7 +935,7 @@ func fromHalf(h uint16) float32 {
 
 // CheckStore opens the metadata store at path read-only and walks every
 // page, so a truncated or corrupted file is found without changing it.
-// A damaged file is an error matching ErrCorrupt.
+// A damaged file is an error matching indexdir.ErrCorrupt.
 func CheckStore(path string) error {
 	db, err := openBolt(path, &bolt.Options{Timeout: time.Second, ReadOnly: true})
 	if err != nil {
@@ -955,10 +954,10 @@ func CheckStore(path string) error {
 	})
 }
 
-// openBolt opens the bbolt file at path after checkHeader, so that a
-// damaged file is an error matching ErrCorrupt, not a fault.
+// openBolt opens the bbolt file at path after indexdir.CheckBolt, so that a
+// damaged file is an error matching indexdir.ErrCorrupt, not a fault.
 func openBolt(path string, opt *bolt.Options) (db *bolt.DB, err error) {
-	if err := checkHeader(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := indexdir.CheckBolt(path, storeDamaged); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	err = guard(path, func() error {
@@ -968,7 +967,7 @@ func openBolt(path string, opt *bolt.Options) (db *bolt.DB, err error) {
 	switch {
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
 		return nil, storeDamaged(path, err)
-	case err != nil && !errors.Is(err, ErrCorrupt):
+	case err != nil && !errors.Is(err, indexdir.ErrCorrupt):
 		return nil, fmt.Errorf("open metadata store %s: %w", path, err)
 	}
 	return db, err

@@ -4,15 +4,18 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/braidsearch/braid/lexical"
+	"github.com/braidsearch/braid/query"
 )
 
-func openPair(t testing.TB, dir string) (*Store, *Lexical) {
+func openPair(t testing.TB, dir string) (*Store, *lexical.Index) {
 	t.Helper()
 	st, err := OpenStore(filepath.Join(dir, "meta.db"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lex, err := OpenLexical(filepath.Join(dir, "lex"), false)
+	lex, err := lexical.Open(filepath.Join(dir, "lex"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,13 +28,13 @@ func change(id, hash, text string) Change {
 	return Change{Doc: d, Chunks: []Chunk{{ID: id + "#" + hash[:8] + ".0", DocID: id, Text: text, StartLine: 1, EndLine: 1}}}
 }
 
-func lexSearch(t *testing.T, lex *Lexical, q string) []string {
+func lexSearch(t *testing.T, lex *lexical.Index, q string) []string {
 	t.Helper()
-	pq, err := ParseQuery(q)
+	pq, err := query.Parse(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cands, _, err := lex.Search(context.Background(), Request{Query: pq, Size: 10})
+	cands, _, err := lex.Search(context.Background(), lexical.Request{Query: pq, Size: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +103,7 @@ func TestRecoverAfterLexicalApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lex.Apply(p.Gen, p.Delete, []*Chunk{&c.Chunks[0]}, func(string) ChunkMeta { return ChunkMeta{} }); err != nil {
+	if _, err := lex.Apply(p.Gen, p.Delete, []lexical.Chunk{*c.Chunks[0].Lexical()}, func(string) lexical.ChunkMeta { return lexical.ChunkMeta{} }); err != nil {
 		t.Fatal(err)
 	}
 	if err := Recover(st, lex); err != nil {

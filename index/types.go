@@ -282,7 +282,7 @@ const maxSummary = 1024
 // Summary is the document's own summary of itself, from its frontmatter
 // (summaryKeys, the first that is a non-empty string), cut at maxSummary
 // bytes on a word; "" when it has none. BM25 searches it with the title
-// (index/lexical.go), since a note's description is often the only place
+// (lexical/index.go), since a note's description is often the only place
 // the words a question uses for it appear.
 func (d *Document) Summary() string {
 	for _, k := range summaryKeys {

@@ -18,6 +18,7 @@ import (
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/lexical"
 )
 
 // The pipeline, for one source (Indexer.Index):
@@ -76,7 +77,7 @@ type Options struct {
 // Indexer brings the store and the lexical index in step with sources.
 type Indexer struct {
 	Store    *index.Store
-	Lexical  *index.Lexical
+	Lexical  *lexical.Index
 	Opt      Options
 	Progress func(Progress) // optional; called from the indexing goroutine
 	// Force re-indexes every document even when its content is unchanged,

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/markdown"
 )
 
@@ -199,13 +200,13 @@ func TestCapped(t *testing.T) {
 }
 
 // openPair opens a fresh store and lexical index in dir.
-func openPair(t testing.TB, dir string) (*index.Store, *index.Lexical) {
+func openPair(t testing.TB, dir string) (*index.Store, *lexical.Index) {
 	t.Helper()
 	st, err := index.OpenStore(filepath.Join(dir, "meta.db"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lex, err := index.OpenLexical(filepath.Join(dir, "lex"), false)
+	lex, err := lexical.Open(filepath.Join(dir, "lex"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

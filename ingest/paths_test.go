@@ -20,6 +20,8 @@ import (
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/lexical"
+	"github.com/braidsearch/braid/query"
 )
 
 // pathsVault is a folder source being changed, the paths each change
@@ -33,7 +35,7 @@ type pathsVault struct {
 	n       int
 	changed []string
 	st      *index.Store
-	lex     *index.Lexical
+	lex     *lexical.Index
 }
 
 var pathsWords = []string{"quokka", "wombat", "heron", "lichen", "basalt", "fennel", "cobalt", "marmot", "saffron", "tundra"}
@@ -72,7 +74,7 @@ func (v *pathsVault) source(st *index.Store) *index.Source {
 	return src
 }
 
-func (v *pathsVault) full(st *index.Store, lex *index.Lexical) *Summary {
+func (v *pathsVault) full(st *index.Store, lex *lexical.Index) *Summary {
 	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 2, BatchDocs: 4}}
 	sum := &Summary{}
 	if err := ix.Index(context.Background(), v.source(st), sum); err != nil {
@@ -257,7 +259,7 @@ type pathsState struct {
 	Hits                map[string][]string
 }
 
-func pathsSnapshot(t *testing.T, st *index.Store, lex *index.Lexical) pathsState {
+func pathsSnapshot(t *testing.T, st *index.Store, lex *lexical.Index) pathsState {
 	t.Helper()
 	s := pathsState{Docs: map[string]string{}, Chunks: map[string]string{}, Edges: map[string]string{}, Hits: map[string][]string{}}
 	err := st.ForEachDoc(func(d *index.Document) error {
@@ -292,11 +294,11 @@ func pathsSnapshot(t *testing.T, st *index.Store, lex *index.Lexical) pathsState
 		return s // nothing to search (an empty index has no BM25 statistics)
 	}
 	for _, w := range append(slices.Clone(pathsWords), "note", "picture", "password") {
-		q, err := index.ParseQuery(w)
+		q, err := query.Parse(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cands, _, err := lex.Search(context.Background(), index.Request{Query: q, Size: 100})
+		cands, _, err := lex.Search(context.Background(), lexical.Request{Query: q, Size: 100})
 		if err != nil {
 			t.Fatalf("search %q: %v", w, err)
 		}

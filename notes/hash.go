@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 )
 
 // MinHashPrefix is the fewest hex digits of a content hash that name a
@@ -145,7 +146,7 @@ type HashQuery struct {
 	Explicit bool
 	// Filter gives the request whose filters a match must pass (Keep),
 	// once the hash is known to be usable; nil keeps every match.
-	Filter func() (index.Request, error)
+	Filter func() (lexical.Request, error)
 	Limit  int // the most hits returned
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 )
 
 // Request resolves a search's filters to an index request's: the
@@ -12,8 +13,8 @@ import (
 // no single source) to their ids, the path glob and tags as they are, and
 // the metadata filter to the ids of the documents whose metadata has
 // every pair of it, sorted (nil when metadata is empty: no filter).
-func (r *Reader) Request(sources []string, pathGlob string, tags []string, metadata map[string]string) (index.Request, error) {
-	req := index.Request{PathGlob: pathGlob, Tags: tags}
+func (r *Reader) Request(sources []string, pathGlob string, tags []string, metadata map[string]string) (lexical.Request, error) {
+	req := lexical.Request{PathGlob: pathGlob, Tags: tags}
 	for _, ref := range sources {
 		s, err := r.Source(ref)
 		if err != nil {
@@ -39,7 +40,7 @@ func (r *Reader) Request(sources []string, pathGlob string, tags []string, metad
 // without "#", any case) and DocIDs (nil for any). The test reads the
 // document from the store unless DocIDs decides; a document that is gone
 // fails it. A PathGlob that is not a glob is an error.
-func (r *Reader) Keep(req index.Request) (func(docID string) (bool, error), error) {
+func (r *Reader) Keep(req lexical.Request) (func(docID string) (bool, error), error) {
 	var glob *index.Matcher
 	if req.PathGlob != "" {
 		var err error

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 )
 
 // lookupReader reads a store whose folder source "kb" (id s1) indexed
@@ -57,16 +58,16 @@ func TestKeep(t *testing.T) {
 	r, _ := lookupReader(t)
 	for _, tc := range []struct {
 		name string
-		req  index.Request
+		req  lexical.Request
 		want []string
 	}{
-		{"no filter", index.Request{}, []string{"a", "c", "d"}},
-		{"source", index.Request{SourceIDs: []string{"s1"}}, []string{"a", "c", "d"}},
-		{"other source", index.Request{SourceIDs: []string{"s2"}}, nil},
-		{"glob", index.Request{PathGlob: "b/**"}, []string{"c"}},
-		{"tags, any case, with #", index.Request{Tags: []string{"#plan", "done"}}, []string{"c"}},
-		{"documents", index.Request{DocIDs: []string{"a", "d", "gone"}}, []string{"a", "d"}},
-		{"no documents", index.Request{DocIDs: []string{}}, nil},
+		{"no filter", lexical.Request{}, []string{"a", "c", "d"}},
+		{"source", lexical.Request{SourceIDs: []string{"s1"}}, []string{"a", "c", "d"}},
+		{"other source", lexical.Request{SourceIDs: []string{"s2"}}, nil},
+		{"glob", lexical.Request{PathGlob: "b/**"}, []string{"c"}},
+		{"tags, any case, with #", lexical.Request{Tags: []string{"#plan", "done"}}, []string{"c"}},
+		{"documents", lexical.Request{DocIDs: []string{"a", "d", "gone"}}, []string{"a", "d"}},
+		{"no documents", lexical.Request{DocIDs: []string{}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			keep, err := r.Keep(tc.req)
@@ -88,7 +89,7 @@ func TestKeep(t *testing.T) {
 			}
 		})
 	}
-	if _, err := r.Keep(index.Request{PathGlob: "[unclosed"}); err == nil {
+	if _, err := r.Keep(lexical.Request{PathGlob: "[unclosed"}); err == nil {
 		t.Error("Keep with a broken glob: no error")
 	}
 }
@@ -111,7 +112,7 @@ func TestByHash(t *testing.T) {
 			[]found{{"c", index.ChunkID("c", "cccc2222", 0), "Gamma"}, {"d", "", ""}}, 2, nil},
 		{"limit counts all", HashQuery{Hash: "cccc2222", Limit: 1},
 			[]found{{"c", index.ChunkID("c", "cccc2222", 0), "Gamma"}}, 2, nil},
-		{"filtered", HashQuery{Hash: "cccc2222", Limit: 10, Filter: func() (index.Request, error) { return index.Request{Tags: []string{"done"}}, nil }},
+		{"filtered", HashQuery{Hash: "cccc2222", Limit: 10, Filter: func() (lexical.Request, error) { return lexical.Request{Tags: []string{"done"}}, nil }},
 			[]found{{"c", index.ChunkID("c", "cccc2222", 0), "Gamma"}}, 1, nil},
 		{"a query that matches nothing", HashQuery{Hash: "bbbb1111", Limit: 10}, nil, 0, nil},
 		{"a hash that matches nothing", HashQuery{Hash: "bbbb1111", Explicit: true, Limit: 10}, nil, 0, index.ErrNotFound},
@@ -191,16 +192,16 @@ func TestRequest(t *testing.T) {
 		name    string
 		sources []string
 		meta    map[string]string
-		want    index.Request
+		want    lexical.Request
 		err     error
 	}{
-		{"no filter", nil, nil, index.Request{PathGlob: "g", Tags: []string{"t"}}, nil},
-		{"source by name", []string{"kb"}, nil, index.Request{PathGlob: "g", Tags: []string{"t"}, SourceIDs: []string{"s1"}}, nil},
-		{"source by id", []string{"s1"}, nil, index.Request{PathGlob: "g", Tags: []string{"t"}, SourceIDs: []string{"s1"}}, nil},
-		{"unknown source", []string{"nope"}, nil, index.Request{}, index.ErrNotFound},
-		{"metadata, sorted", nil, map[string]string{"team": "x"}, index.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{"a", "c"}}, nil},
-		{"metadata, every pair", nil, map[string]string{"team": "x", "year": "2024"}, index.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{"a"}}, nil},
-		{"metadata matching none", nil, map[string]string{"team": "y"}, index.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{}}, nil},
+		{"no filter", nil, nil, lexical.Request{PathGlob: "g", Tags: []string{"t"}}, nil},
+		{"source by name", []string{"kb"}, nil, lexical.Request{PathGlob: "g", Tags: []string{"t"}, SourceIDs: []string{"s1"}}, nil},
+		{"source by id", []string{"s1"}, nil, lexical.Request{PathGlob: "g", Tags: []string{"t"}, SourceIDs: []string{"s1"}}, nil},
+		{"unknown source", []string{"nope"}, nil, lexical.Request{}, index.ErrNotFound},
+		{"metadata, sorted", nil, map[string]string{"team": "x"}, lexical.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{"a", "c"}}, nil},
+		{"metadata, every pair", nil, map[string]string{"team": "x", "year": "2024"}, lexical.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{"a"}}, nil},
+		{"metadata matching none", nil, map[string]string{"team": "y"}, lexical.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := r.Request(tc.sources, "g", []string{"t"}, tc.meta)

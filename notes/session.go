@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/query"
 )
 
 // PinMatcher tests documents against a session's pins. A pin is a path
@@ -25,7 +26,7 @@ func CompilePins(pins []string) (*PinMatcher, error) {
 		if strings.TrimSpace(p) == "" {
 			return nil, fmt.Errorf("%w: an empty pin; give a path or glob such as notes/*.md", index.ErrBadOption)
 		}
-		body, err := index.GlobRegexp(filepath.ToSlash(strings.TrimSuffix(p, "/")))
+		body, err := query.GlobRegexp(filepath.ToSlash(strings.TrimSuffix(p, "/")))
 		if err != nil {
 			return nil, fmt.Errorf("%w: pin %q: %v", index.ErrBadOption, p, err)
 		}

@@ -6,17 +6,17 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/query"
 )
 
 // globRegexp turns a path glob into a Lucene regular expression (the
 // syntax of OpenSearch's regexp query, matched against the whole path)
 // that matches exactly the paths index.NewMatcher matches: the glob goes
-// through index.GlobRegexp, and the Go expression that gives is parsed and
+// through query.GlobRegexp, and the Go expression that gives is parsed and
 // written out again in Lucene's syntax, so the two agree on every path by
 // construction rather than by a second reading of the glob.
 func globRegexp(glob string) (string, error) {
-	re, err := index.GlobRegexp(glob)
+	re, err := query.GlobRegexp(glob)
 	if err != nil {
 		return "", fmt.Errorf("opensearch: path glob: %w", err)
 	}

@@ -269,7 +269,7 @@ func (x *Index) ensure(ctx context.Context, name string, body map[string]any, di
 }
 
 // analyzer is the text analysis of content, title and headings: the
-// embedded index's (index/lexical.go) in OpenSearch's terms. A character
+// embedded index's (lexical/index.go) in OpenSearch's terms. A character
 // filter turns . _ / \ : into spaces, so plant.water_level is indexed as
 // plant water level; then the standard tokenizer, English possessives,
 // lowercase, English stop words and Porter stemming.

@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/braidsearch/braid/lexical"
 	osgo "github.com/opensearch-project/opensearch-go/v4"
-
-	"github.com/braidsearch/braid/index"
 )
 
 // LexQuery is a lexical search.
@@ -29,7 +28,7 @@ type LexQuery struct {
 	Fuzziness int
 	// TitleWeight and HeadingWeight are the boosts of a term matched again
 	// in the title and headings fields, added to its content match as in
-	// the embedded index (index.Request); zero leaves the field out.
+	// the embedded index (lexical.Request); zero leaves the field out.
 	TitleWeight, HeadingWeight float64
 }
 
@@ -39,7 +38,7 @@ type LexQuery struct {
 // square root of the term frequency, the idf squared (bleve multiplies the
 // term's score by a query weight that holds its idf again), and the
 // average field length taken as the number of (chunk, term) pairs per
-// chunk, the statistic braid gives bleve (index/lexical.go, countStats).
+// chunk, the statistic braid gives bleve (lexical/index.go, CountStats).
 // The query-wide normalisation bleve also applies is one factor per query
 // and is left out.
 const similarity = `double tf = Math.sqrt(doc.freq);
@@ -72,7 +71,7 @@ func (x *Index) Lexical(ctx context.Context, q LexQuery, f Filter, k int) (hits 
 		return nil, 0, fmt.Errorf("opensearch: lexical search in %s: fuzziness %d, want 0, 1 or 2", x.name, q.Fuzziness)
 	}
 	var tokens []string
-	for _, t := range index.Analyze(q.Terms) {
+	for _, t := range lexical.Analyze(q.Terms) {
 		tokens = append(tokens, t.Term)
 	}
 	if len(tokens) == 0 && len(phrases) == 0 {

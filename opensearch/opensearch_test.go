@@ -17,6 +17,7 @@ import (
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/opensearchtest"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/opensearch"
 )
 
@@ -560,7 +561,7 @@ func TestBulkErrorMessage(t *testing.T) {
 // the embedded index, so BM25 matches the same words in both.
 func testAnalysis(t *testing.T, url string) {
 	open(t, opensearch.Options{URL: url, Index: "analysis-test"})
-	lex, err := index.OpenLexical(filepath.Join(t.TempDir(), "lexical"), false)
+	lex, err := lexical.Open(filepath.Join(t.TempDir(), "lexical"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

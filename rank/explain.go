@@ -3,7 +3,7 @@ package rank
 import (
 	"fmt"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -50,9 +50,9 @@ type Explanation struct {
 	RerankScore float64 `json:"rerank_score,omitempty"`
 	RankBefore  int     `json:"rank_before,omitempty"`
 	RankAfter   int     `json:"rank_after,omitempty"`
-	// BM25 breaks LexicalScore down by the terms matched (index.BM25);
+	// BM25 breaks LexicalScore down by the terms matched (lexical.BM25);
 	// absent when the chunk was not a lexical candidate, and on a cluster.
-	BM25 *index.BM25 `json:"bm25,omitempty"`
+	BM25 *lexical.BM25 `json:"bm25,omitempty"`
 }
 
 // Explain breaks c's score down, for a search at vector weight w fused by

@@ -6,6 +6,7 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
 )
@@ -14,11 +15,11 @@ import (
 // each retriever and each later stage said about it.
 type Candidate struct {
 	ChunkID         string
-	Score           float64     // its score now: fused, then with signals
-	Lexical, Vector fusion.Part // Rank 0: not in that retriever's list
-	BM25            *index.BM25 // the BM25 score by term, with Explain
-	FieldBonus      float64     // what the title and headings added to BM25, with Explain
-	Terms           []string    // index terms a fuzzy match hit
+	Score           float64       // its score now: fused, then with signals
+	Lexical, Vector fusion.Part   // Rank 0: not in that retriever's list
+	BM25            *lexical.BM25 // the BM25 score by term, with Explain
+	FieldBonus      float64       // what the title and headings added to BM25, with Explain
+	Terms           []string      // index terms a fuzzy match hit
 
 	Fused     float64 // the score fusion gave, before signals
 	DocBonus  float64 // what document evidence added
@@ -37,9 +38,9 @@ type Candidate struct {
 // RRF (k = 60) when how is settings.FusionRRF, else linearly
 // (fusion.Linear) with norm's normalisation, min-max unless it is
 // settings.NormZScore.
-func Fuse(lex []index.Candidate, vec []fusion.Candidate, w float64, how settings.Fusion, norm settings.Normalization) []Candidate {
+func Fuse(lex []lexical.Candidate, vec []fusion.Candidate, w float64, how settings.Fusion, norm settings.Normalization) []Candidate {
 	lexF := make([]fusion.Candidate, len(lex))
-	byID := make(map[string]index.Candidate, len(lex))
+	byID := make(map[string]lexical.Candidate, len(lex))
 	for i, c := range lex {
 		lexF[i] = fusion.Candidate{ID: c.ChunkID, Score: c.Score}
 		byID[c.ChunkID] = c
@@ -66,7 +67,7 @@ func Fuse(lex []index.Candidate, vec []fusion.Candidate, w float64, how settings
 // Matched keeps, in order, the vector candidates the lexical query
 // matched too: with phrases or exclusions, which only the lexical index
 // enforces. It reuses vec's array.
-func Matched(vec []fusion.Candidate, lex []index.Candidate) []fusion.Candidate {
+func Matched(vec []fusion.Candidate, lex []lexical.Candidate) []fusion.Candidate {
 	inLex := make(map[string]bool, len(lex))
 	for _, c := range lex {
 		inLex[c.ChunkID] = true
@@ -181,7 +182,7 @@ type Weighting struct {
 // Weigh reads the predictors of the two lists and fuses d, the weight
 // decided at retrieval (fusion.Choice), at its final weight: m's when
 // adaptive (fusion.Decision.Fuse), else as named.
-func Weigh(lex []index.Candidate, vec []fusion.Candidate, d fusion.Decision, m fusion.Model) *Weighting {
+func Weigh(lex []lexical.Candidate, vec []fusion.Candidate, d fusion.Decision, m fusion.Model) *Weighting {
 	lexF := make([]fusion.Candidate, min(len(lex), 10))
 	for i := range lexF {
 		lexF[i] = fusion.Candidate{ID: lex[i].ChunkID, Score: lex[i].Score}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -28,8 +29,8 @@ func ids(cands []Candidate) []string {
 }
 
 func TestFuse(t *testing.T) {
-	lex := []index.Candidate{
-		{ChunkID: "a", Score: 4, BM25: &index.BM25{Score: 4}, Terms: []string{"alpha"}},
+	lex := []lexical.Candidate{
+		{ChunkID: "a", Score: 4, BM25: &lexical.BM25{Score: 4}, Terms: []string{"alpha"}},
 		{ChunkID: "b", Score: 2},
 		{ChunkID: "c", Score: 1},
 	}
@@ -53,7 +54,7 @@ func TestFuse(t *testing.T) {
 			for _, h := range tc.want {
 				c := Candidate{ChunkID: h.ID, Score: h.Score, Fused: h.Score, Lexical: h.Lexical, Vector: h.Vector}
 				if h.ID == "a" {
-					c.BM25, c.Terms = &index.BM25{Score: 4}, []string{"alpha"}
+					c.BM25, c.Terms = &lexical.BM25{Score: 4}, []string{"alpha"}
 				}
 				want = append(want, c)
 			}
@@ -158,7 +159,7 @@ func TestLabel(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
-	tree := &index.BM25{Score: 7, Terms: []index.TermBM25{{Field: "content", Term: "alpha", Score: 7}}}
+	tree := &lexical.BM25{Score: 7, Terms: []lexical.TermBM25{{Field: "content", Term: "alpha", Score: 7}}}
 	c := Candidate{ChunkID: "a", Score: 3, Lexical: fusion.Part{Rank: 2, Raw: 7, Norm: 0.5}, Vector: fusion.Part{Rank: 1, Raw: 0.8, Norm: 1},
 		BM25: tree, Fused: 0.7, DocBonus: 0.1, Backlinks: 2, Prior: 1.2, Reranked: true, Rerank: 4.5, Before: 3}
 	for _, tc := range []struct {
@@ -222,7 +223,7 @@ func TestWindow(t *testing.T) {
 
 func TestMatched(t *testing.T) {
 	vec := []fusion.Candidate{{ID: "a", Score: 0.9}, {ID: "b", Score: 0.8}, {ID: "c", Score: 0.7}}
-	lex := []index.Candidate{{ChunkID: "c"}, {ChunkID: "a"}, {ChunkID: "z"}}
+	lex := []lexical.Candidate{{ChunkID: "c"}, {ChunkID: "a"}, {ChunkID: "z"}}
 	want := []fusion.Candidate{{ID: "a", Score: 0.9}, {ID: "c", Score: 0.7}}
 	if diff := cmp.Diff(want, Matched(vec, lex)); diff != "" {
 		t.Errorf("Matched (-want +got):\n%s", diff)
@@ -272,7 +273,7 @@ func TestExplainAddsUp(t *testing.T) {
 // the top 2 even when fusion ranks it lower; a named weight or a lower gap
 // leaves the fused order alone.
 func TestGuardKeepsTheConfidentBest(t *testing.T) {
-	lex := []index.Candidate{{ChunkID: "L1", Score: 10}, {ChunkID: "L2", Score: 3}, {ChunkID: "L3", Score: 2}}
+	lex := []lexical.Candidate{{ChunkID: "L1", Score: 10}, {ChunkID: "L2", Score: 3}, {ChunkID: "L3", Score: 2}}
 	vec := []fusion.Candidate{{ID: "V1", Score: 0.9}, {ID: "V2", Score: 0.8}, {ID: "V3", Score: 0.7}}
 	fused := func() []Candidate {
 		return []Candidate{{ChunkID: "V1"}, {ChunkID: "V2"}, {ChunkID: "V3"}, {ChunkID: "L1"}, {ChunkID: "L2"}}

@@ -9,7 +9,7 @@
 //	text, marks := snippet.Best(chunkText, terms, 240)
 //
 // Caveats. Words are matched through the lexical index's analyzer
-// (index.Analyze: lowercased, stemmed English), so "loading" is marked for
+// (lexical.Analyze: lowercased, stemmed English), so "loading" is marked for
 // "load" and a word the analyzer drops (a stop word) is never marked. The
 // window snaps to rune and word boundaries, so it can be up to 30 bytes
 // shorter than width; newlines and tabs become spaces, one byte each, so

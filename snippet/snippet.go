@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/lexical"
 )
 
 // Range is a half-open byte range [Start, End) in a snippet.
@@ -17,7 +17,7 @@ type Range struct {
 // through the index analyzer.
 func Terms(words []string) map[string]bool {
 	terms := map[string]bool{}
-	for _, t := range index.Analyze(strings.Join(words, " ")) {
+	for _, t := range lexical.Analyze(strings.Join(words, " ")) {
 		terms[t.Term] = true
 	}
 	return terms
@@ -29,7 +29,7 @@ func Terms(words []string) map[string]bool {
 func Best(text string, terms map[string]bool, width int) (string, []Range) {
 	type span struct{ start, end int }
 	var marks []span
-	for _, t := range index.Analyze(text) {
+	for _, t := range lexical.Analyze(text) {
 		if terms[t.Term] {
 			marks = append(marks, span{t.Start, t.End})
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/vector"
 	"golang.org/x/sys/unix"
@@ -92,11 +93,11 @@ func Load(st *index.Store, o Options) (vi *vector.Index, damaged string, err err
 // chunks they are some 165 MB read at every open. A file read is stamped
 // as described before the read, so one written during it is read again.
 func trust(st *index.Store, file string) vector.Trust {
-	stamps := st.FileStamps(file + index.StampSuffix)
+	stamps := st.Stamps(file + indexdir.StampSuffix)
 	var before *unix.Stat_t // the opened file, as Checked saw it
 	return vector.Trust{
 		Checked: func(f *os.File) bool {
-			s, ok := index.Fstat(f)
+			s, ok := indexdir.Fstat(f)
 			if ok {
 				before = s
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/userkey"
 	"github.com/braidsearch/braid/vecstore"
@@ -273,7 +274,7 @@ func TestLoadStampsTheGraph(t *testing.T) {
 	}
 	st.SetKey(k, nil)
 	file := vecstore.File(dir, "m")
-	stamp := file + index.StampSuffix
+	stamp := file + indexdir.StampSuffix
 	load := func() {
 		t.Helper()
 		vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}})

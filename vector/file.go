@@ -435,7 +435,7 @@ func Load(path string, opt *Options) (*Index, error) {
 // 165 MB) when the file is known to have passed them before: Checked is
 // asked about the opened file, and Verified told of one whose sections
 // Load read and found whole. The caller keeps that knowledge where
-// another user or a copied index cannot forge it (index.FileStamps). A
+// another user or a copied index cannot forge it (indexdir.Stamps). A
 // nil function trusts nothing and records nothing.
 type Trust struct {
 	Checked  func(f *os.File) bool

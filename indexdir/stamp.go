@@ -1,4 +1,4 @@
-package index
+package indexdir
 
 import (
 	"fmt"
@@ -12,18 +12,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fileStampVersion opens each line of a stamp file.
-const fileStampVersion = "braid-file-v1"
+// stampVersion opens each line of a stamp file. Stamps of another
+// format (meta.db's "braid-store-v1", which stat'ed the file by path and
+// left out its change time) match no file: that file is checked in full
+// once and stamped again.
+const stampVersion = "braid-file-v1"
 
-// FileStamps are files of an index whose checksums this user's braid
-// read and found whole, kept in a stamp file (NAME.verified) one line per
-// file: its name, size, modification and change times, device and inode,
-// sealed with this user's key. braid never writes such a file again once
-// it is complete (a lexical segment, a graph file), so one that still
-// matches its line needs no second read; one copied, replaced or written
-// since (which moves its change time, whatever its modification time
-// says), or stamped elsewhere, is read again in full.
-type FileStamps struct {
+// Stamps are files of an index whose checksums or records this user's
+// braid read and found whole, kept in a stamp file (NAME.verified,
+// StampSuffix) one line per file: its name, size, modification and change
+// times, device and inode, as the descriptor it was read through
+// described it, sealed with this user's key. A file that still matches
+// its line needs no second check; one copied, replaced or written since
+// (which moves its change time, whatever its modification time says), or
+// stamped elsewhere, is checked again in full. braid never writes a
+// lexical segment or a graph file again once it is complete; meta.db,
+// which every commit writes, is stamped again after the last commit of a
+// run that began with a check passing.
+type Stamps struct {
 	key   userkey.Key
 	path  string
 	known map[string]string // file name → its sealed line
@@ -31,21 +37,22 @@ type FileStamps struct {
 	dirty bool              // now differs from what the file holds
 }
 
-// FileStamps reads the stamp file at path under s's key; nil (check every
-// file) when s has no key. A stamp file that is a link, a FIFO or
-// oversized holds no stamps.
-func (s *Store) FileStamps(path string) *FileStamps {
-	if !s.canSeal() {
+// ReadStamps reads the stamp file at path under key; nil (check every
+// file) when there is no key. A stamp file that is a link, a FIFO or
+// oversized holds no stamps, and neither does a line of another format
+// or under another key.
+func ReadStamps(path string, key userkey.Key) *Stamps {
+	if len(key) == 0 {
 		return nil
 	}
-	fs := &FileStamps{key: s.key, path: path, known: map[string]string{}}
+	fs := &Stamps{key: key, path: path, known: map[string]string{}}
 	b, err := confine.ReadConfig(path, 1<<20)
 	if err != nil {
 		return fs
 	}
 	for line := range strings.Lines(string(b)) {
 		f := strings.Fields(line)
-		if len(f) != 8 || f[0] != fileStampVersion || !fs.key.Verify(f[7], f[:7]...) {
+		if len(f) != 8 || f[0] != stampVersion || !fs.key.Verify(f[7], f[:7]...) {
 			continue
 		}
 		fs.known[f[1]] = strings.Join(f, " ")
@@ -64,16 +71,16 @@ func Fstat(f *os.File) (*unix.Stat_t, bool) {
 }
 
 // line is the sealed stamp of the file name as st describes it.
-func (fs *FileStamps) line(name string, st *unix.Stat_t) string {
-	f := []string{fileStampVersion, name, fmt.Sprint(st.Size), fmt.Sprint(st.Mtim.Nano()),
+func (fs *Stamps) line(name string, st *unix.Stat_t) string {
+	f := []string{stampVersion, name, fmt.Sprint(st.Size), fmt.Sprint(st.Mtim.Nano()),
 		fmt.Sprint(st.Ctim.Nano()), fmt.Sprint(st.Dev), fmt.Sprint(st.Ino)}
 	return strings.Join(append(f, fs.key.Seal(f...)), " ")
 }
 
-// Checked says whether the file at path, as st describes it now, is as it
-// was when stamped, and keeps its stamp for Save. A nil FileStamps has
-// checked nothing.
-func (fs *FileStamps) Checked(path string, st *unix.Stat_t) bool {
+// Checked says whether the file at path, as st (Fstat of the descriptor
+// it is read through) describes it now, is as it was when stamped, and
+// keeps its stamp for Save. A nil Stamps has checked nothing.
+func (fs *Stamps) Checked(path string, st *unix.Stat_t) bool {
 	if fs == nil {
 		return false
 	}
@@ -88,7 +95,7 @@ func (fs *FileStamps) Checked(path string, st *unix.Stat_t) bool {
 
 // Add records that the file at path, as st describes it, was read whole
 // and found sound.
-func (fs *FileStamps) Add(path string, st *unix.Stat_t) {
+func (fs *Stamps) Add(path string, st *unix.Stat_t) {
 	if fs != nil {
 		fs.now = append(fs.now, fs.line(filepath.Base(path), st))
 		fs.dirty = true
@@ -99,7 +106,7 @@ func (fs *FileStamps) Add(path string, st *unix.Stat_t) {
 // file was read, when they differ from it (a file read afresh, or one
 // stamped before not seen again). It is best effort: a stamp it cannot
 // write costs the next open a full check.
-func (fs *FileStamps) Save() {
+func (fs *Stamps) Save() {
 	if fs == nil || !fs.dirty && len(fs.now) == len(fs.known) {
 		return
 	}

@@ -1,4 +1,4 @@
-package index
+package query
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParseQuery(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
@@ -27,13 +27,13 @@ func TestParseQuery(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseQuery(tt.in)
+			got, err := Parse(tt.in)
 			if !errors.Is(err, tt.err) {
-				t.Fatalf("ParseQuery(%q) error = %v, want %v", tt.in, err, tt.err)
+				t.Fatalf("Parse(%q) error = %v, want %v", tt.in, err, tt.err)
 			}
 			tt.want.Text = tt.in
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("ParseQuery(%q) (-want +got):\n%s", tt.in, diff)
+				t.Errorf("Parse(%q) (-want +got):\n%s", tt.in, diff)
 			}
 		})
 	}
@@ -41,34 +41,34 @@ func TestParseQuery(t *testing.T) {
 
 func TestParseQueryRejects(t *testing.T) {
 	for _, in := range []string{"bad \xff utf8", strings.Repeat("a", MaxQueryLen+1)} {
-		if _, err := ParseQuery(in); err == nil {
-			t.Errorf("ParseQuery(%.20q…) = nil error, want one", in)
+		if _, err := Parse(in); err == nil {
+			t.Errorf("Parse(%.20q…) = nil error, want one", in)
 		}
 	}
-	_, err := ParseQuery(strings.Repeat("ab ", 2000))
+	_, err := Parse(strings.Repeat("ab ", 2000))
 	if want := "index: query too long: it is 6000 bytes; the limit is 4096 bytes; shorten it"; !errors.Is(err, ErrQueryTooLong) || err.Error() != want {
 		t.Errorf("ParseQuery of 6000 bytes: %v, want %q", err, want)
 	}
-	if _, err := ParseQuery(strings.Repeat("a", MaxQueryLen)); err != nil {
+	if _, err := Parse(strings.Repeat("a", MaxQueryLen)); err != nil {
 		t.Errorf("ParseQuery at the limit: %v, want none", err)
 	}
 }
 
-func FuzzParseQuery(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"a b", `"x y" -z`, `"`, `-`, `--`, `""""`, "\"a\tb\" c", "日本 \"語\"", "-\"x\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q, err := ParseQuery(s)
+		q, err := Parse(s)
 		if err != nil {
 			return
 		}
 		if len(q.Terms)+len(q.Phrases) == 0 {
-			t.Fatalf("ParseQuery(%q) gave nothing to search and no error", s)
+			t.Fatalf("Parse(%q) gave nothing to search and no error", s)
 		}
 		for _, w := range append(append(q.Terms, q.Phrases...), q.Excluded...) {
 			if w == "" || !utf8.ValidString(w) || !strings.Contains(s, w) {
-				t.Fatalf("ParseQuery(%q): part %q is empty, invalid or not from the input", s, w)
+				t.Fatalf("Parse(%q): part %q is empty, invalid or not from the input", s, w)
 			}
 		}
 		// Written back out (terms, "phrases", -exclusions), the parts
@@ -85,13 +85,13 @@ func FuzzParseQuery(f *testing.F) {
 		if len(back) > MaxQueryLen {
 			return // closing an open quote can push it over the limit
 		}
-		again, err := ParseQuery(back)
+		again, err := Parse(back)
 		if err != nil {
-			t.Fatalf("ParseQuery(%q) gave %+v, which written back does not parse: %v", s, q, err)
+			t.Fatalf("Parse(%q) gave %+v, which written back does not parse: %v", s, q, err)
 		}
 		again.Text = q.Text
 		if diff := cmp.Diff(q, again); diff != "" {
-			t.Fatalf("ParseQuery(%q) written back parses differently (-first +again):\n%s", s, diff)
+			t.Fatalf("Parse(%q) written back parses differently (-first +again):\n%s", s, diff)
 		}
 	})
 }
@@ -103,7 +103,7 @@ func TestSemantic(t *testing.T) {
 		`"keep -this" -drop C++`:               "keep -this C++",
 		"line\none":                            "line one",
 	} {
-		q, err := ParseQuery(in)
+		q, err := Parse(in)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package index
+package lexical
 
 import (
 	"encoding/binary"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/confine"
 	bolt "go.etcd.io/bbolt"
 )
@@ -21,13 +22,19 @@ func LexicalFix(path string) string {
 }
 
 func lexDamaged(path string, detail any) error {
-	return &CorruptError{Path: path, Detail: fmt.Sprint(detail), Fix: LexicalFix(path)}
+	return &indexdir.CorruptError{Path: path, Detail: fmt.Sprint(detail), Fix: LexicalFix(path)}
+}
+
+// boltDamaged is what is wrong with the bbolt file at path (the index's
+// root.bolt), for openVerified to name the index damaged with.
+func boltDamaged(path string, detail any) error {
+	return fmt.Errorf("%s: %v", filepath.Base(path), detail)
 }
 
 // guard runs f, which reads the lexical index, so that a damaged segment
 // is an error rather than a crash (see the package's guard).
-func (l *Lexical) guard(f func() error) error {
-	return guardWith(func(r any) error { return lexDamaged(l.path, r) }, f)
+func (l *Index) guard(f func() error) error {
+	return indexdir.Guard(func(r any) error { return lexDamaged(l.path, r) }, f)
 }
 
 // openVerified opens the existing lexical index at path read-only and
@@ -39,14 +46,14 @@ func (l *Lexical) guard(f func() error) error {
 // recovers). Each segment's file ends with the CRC-32 of all that precedes
 // it. A segment that stamps (nil: none) says this user's braid checked
 // already is not read again; it returns how many segments it read.
-func openVerified(path string, stamps *FileStamps) (bleve.Index, int, error) {
+func openVerified(path string, stamps *indexdir.Stamps) (bleve.Index, int, error) {
 	root := filepath.Join(path, "store", "root.bolt")
-	if err := checkHeader(root); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := indexdir.CheckBolt(root, boltDamaged); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, 0, lexDamaged(path, err)
 	}
 	var idx bleve.Index
 	read := 0
-	err := guardWith(func(r any) error { return lexDamaged(path, r) }, func() error {
+	err := indexdir.Guard(func(r any) error { return lexDamaged(path, r) }, func() error {
 		var err error
 		if read, err = verifySegments(path, stamps); err != nil {
 			if errors.Is(err, os.ErrPermission) {
@@ -78,9 +85,9 @@ func openVerified(path string, stamps *FileStamps) (bleve.Index, int, error) {
 // segments all open, so any of them may be read) but those stamps says
 // were checked already, stamps those it read, and returns how many it
 // read. A segment named but missing is left to bleve, which falls back to
-// an older snapshot (doctor.Lexical then refuses the index as behind
+// an older snapshot (Check then refuses the index as behind
 // meta.db); a name that leaves the index's folder is damage.
-func verifySegments(path string, stamps *FileStamps) (int, error) {
+func verifySegments(path string, stamps *indexdir.Stamps) (int, error) {
 	names, err := segmentNames(filepath.Join(path, "store", "root.bolt"))
 	if err != nil {
 		return 0, err
@@ -160,7 +167,7 @@ const (
 // written during it is read again next time. It says whether it read the
 // file; a missing one is left to bleve (CheckEntries refused anything but
 // a file).
-func checkSegment(path string, stamps *FileStamps) (bool, error) {
+func checkSegment(path string, stamps *indexdir.Stamps) (bool, error) {
 	f, err := confine.Open("", path)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
@@ -168,7 +175,7 @@ func checkSegment(path string, stamps *FileStamps) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
-	st, described := Fstat(f)
+	st, described := indexdir.Fstat(f)
 	if described && stamps.Checked(path, st) {
 		return false, nil
 	}

@@ -1,4 +1,4 @@
-package index
+package lexical
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/braidsearch/braid/query"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -18,7 +19,7 @@ import (
 // a few hundred bytes of valid UTF-8 rather than bleve's kilobytes of tree
 // with the chunk's internal id as NUL bytes (issue 35, point 4e).
 func TestExplainBM25(t *testing.T) {
-	l, err := OpenLexical(filepath.Join(t.TempDir(), "lex"), false)
+	l, err := Open(filepath.Join(t.TempDir(), "lex"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,14 +28,14 @@ func TestExplainBM25(t *testing.T) {
 		"sour": {Title: "Sourdough", Path: "bread.md"},
 		"rye":  {Title: "Rye", Path: "rye.md"},
 	}
-	chunks := []*Chunk{
+	chunks := []Chunk{
 		{ID: "sour#1.0", DocID: "sour", Text: "feed the sourdough starter flour, sourdough loves flour"},
 		{ID: "rye#1.0", DocID: "rye", Text: "rye flour"},
 	}
-	if err := l.Apply(1, nil, chunks, func(id string) ChunkMeta { return meta[id] }); err != nil {
+	if _, err := l.Apply(1, nil, chunks, func(id string) ChunkMeta { return meta[id] }); err != nil {
 		t.Fatal(err)
 	}
-	q, err := ParseQuery("sourdough flour")
+	q, err := query.Parse("sourdough flour")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package index
+package lexical
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/braidsearch/braid/query"
 )
 
 // zipfCorpus is a synthetic corpus shaped as braid bench's (package
@@ -51,12 +53,12 @@ func (z *zipfCorpus) text(n int) string {
 func (z *zipfCorpus) question() string { return z.text(8 + z.r.IntN(5)) }
 
 // fill adds n chunks, 10 a document, to l in batches.
-func (z *zipfCorpus) fill(tb testing.TB, l *Lexical, n, words int) {
+func (z *zipfCorpus) fill(tb testing.TB, l *Index, n, words int) {
 	tb.Helper()
 	meta := map[string]ChunkMeta{}
-	var batch []*Chunk
+	var batch []Chunk
 	flush := func() {
-		if err := l.Apply(1, nil, batch, func(id string) ChunkMeta { return meta[id] }); err != nil {
+		if _, err := l.Apply(1, nil, batch, func(id string) ChunkMeta { return meta[id] }); err != nil {
 			tb.Fatal(err)
 		}
 		batch = batch[:0]
@@ -67,7 +69,7 @@ func (z *zipfCorpus) fill(tb testing.TB, l *Lexical, n, words int) {
 		if i%10 == 0 {
 			meta[doc] = ChunkMeta{Title: z.text(2), Path: "d/" + doc + ".md", SourceID: fmt.Sprintf("s%d", i/10%3), Tags: []string{fmt.Sprintf("t%d", i/10%4)}}
 		}
-		batch = append(batch, &Chunk{ID: fmt.Sprintf("%s#00000000.%d", doc, i%10), DocID: doc, Ord: i % 10, Text: z.text(words), HeadingPath: []string{z.text(2)}})
+		batch = append(batch, Chunk{ID: fmt.Sprintf("%s#00000000.%d", doc, i%10), DocID: doc, Ord: i % 10, Text: z.text(words), HeadingPath: []string{z.text(2)}})
 		if len(batch) == 1000 {
 			flush()
 		}
@@ -80,12 +82,12 @@ func (z *zipfCorpus) fill(tb testing.TB, l *Lexical, n, words int) {
 // benchLexical opens (building it on first use, kept in the temporary
 // folder across runs; delete it after changing the mapping or the
 // corpus) a lexical index of n chunks of braid bench's shape.
-func benchLexical(b *testing.B, n int) (*Lexical, *zipfCorpus) {
+func benchLexical(b *testing.B, n int) (*Index, *zipfCorpus) {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("braid-lexbench-v1-%d", n))
 	z := newZipfCorpus(uint64(n), 40000)
 	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
 		os.RemoveAll(dir)
-		l, err := OpenLexical(filepath.Join(dir, "lex"), false)
+		l, err := Open(filepath.Join(dir, "lex"), false, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -97,7 +99,7 @@ func benchLexical(b *testing.B, n int) (*Lexical, *zipfCorpus) {
 			b.Fatal(err)
 		}
 	}
-	l, err := OpenLexical(filepath.Join(dir, "lex"), true)
+	l, err := Open(filepath.Join(dir, "lex"), true, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func BenchmarkLexicalQuestions(b *testing.B) {
 				l, z := benchLexical(b, n)
 				var reqs []Request
 				for range 100 {
-					q, err := ParseQuery(z.question())
+					q, err := query.Parse(z.question())
 					if err != nil {
 						b.Fatal(err)
 					}

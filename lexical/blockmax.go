@@ -1,4 +1,4 @@
-package index
+package lexical
 
 import (
 	"container/list"

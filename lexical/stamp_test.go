@@ -1,4 +1,4 @@
-package index
+package lexical
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/userkey"
 	"golang.org/x/sys/unix"
 )
@@ -29,15 +30,10 @@ func TestSegmentStamps(t *testing.T) {
 		}
 		return k
 	}
-	store := func(k userkey.Key) *Store {
-		st, err := OpenStore(filepath.Join(dir, "meta.db"), false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k != nil {
-			st.SetKey(k, nil)
-		}
-		return st
+	// stamps is the stamp file beside the index under key k; nil without
+	// a key, as index.Store.Stamps gives it.
+	stamps := func(k userkey.Key) *indexdir.Stamps {
+		return indexdir.ReadStamps(lexPath+indexdir.StampSuffix, k)
 	}
 	mine, theirs := key("mine"), key("theirs")
 
@@ -45,9 +41,7 @@ func TestSegmentStamps(t *testing.T) {
 
 	open := func(k userkey.Key, readOnly bool) (int, error) {
 		t.Helper()
-		st := store(k)
-		defer st.Close()
-		l, err := OpenLexicalStamped(lexPath, readOnly, st)
+		l, err := Open(lexPath, readOnly, stamps(k))
 		if err != nil {
 			return 0, err
 		}
@@ -107,7 +101,7 @@ func TestSegmentStamps(t *testing.T) {
 	// A byte flipped in a stamped segment in place, its modification time
 	// put back: its change time moves (written again until the clock,
 	// which may tick coarsely, has moved past the stamp's).
-	line, err := os.ReadFile(lexPath + StampSuffix)
+	line, err := os.ReadFile(lexPath + indexdir.StampSuffix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +129,7 @@ func TestSegmentStamps(t *testing.T) {
 			break
 		}
 	}
-	var corrupt *CorruptError
+	var corrupt *indexdir.CorruptError
 	if _, err := open(mine, true); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "checksum") {
 		t.Errorf("open after a stamped segment was altered: %v, want its checksum error", err)
 	}
@@ -149,7 +143,7 @@ func TestSegmentStamps(t *testing.T) {
 
 	// A link in the stamp's place: no stamp, every segment read, nothing
 	// written through it.
-	stamp := lexPath + StampSuffix
+	stamp := lexPath + indexdir.StampSuffix
 	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
 	if err := os.Rename(stamp, elsewhere); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package index
+package query
 
 import (
 	"errors"
@@ -26,9 +26,9 @@ type Query struct {
 	Excluded []string // words written as -word
 }
 
-// ParseQuery splits a user query into terms, phrases and exclusions. An
+// Parse splits a user query into terms, phrases and exclusions. An
 // unterminated quote runs to the end of the query.
-func ParseQuery(s string) (Query, error) {
+func Parse(s string) (Query, error) {
 	q := Query{Text: s}
 	if !utf8.ValidString(s) {
 		return q, errors.New("index: query is not valid UTF-8; re-encode it as UTF-8")

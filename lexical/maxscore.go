@@ -1,4 +1,4 @@
-package index
+package lexical
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
+	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	bleveindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
@@ -132,7 +132,7 @@ const msDone = math.MaxUint64
 // searchPruned answers r (see prunable) as search does through bleve,
 // with ok false where it cannot (an index that is not scorch's); stats
 // are the collection statistics, filters r's filters.
-func (l *Lexical) searchPruned(ctx context.Context, r Request, stats *search.BM25Stats, filters []query.Query) (out []Candidate, total int, ok bool, err error) {
+func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25Stats, filters []blevequery.Query) (out []Candidate, total int, ok bool, err error) {
 	adv, err := l.idx.Advanced()
 	if err != nil {
 		return nil, 0, false, err
@@ -767,7 +767,7 @@ func locate(offsets []uint64, doc uint64) (int, uint32) {
 
 // filterBitmaps are the documents the filters all keep, per segment of
 // snap.
-func filterBitmaps(ctx context.Context, rd bleveindex.IndexReader, m mapping.IndexMapping, snap *scorch.IndexSnapshot, filters []query.Query) ([]*roaring.Bitmap, error) {
+func filterBitmaps(ctx context.Context, rd bleveindex.IndexReader, m mapping.IndexMapping, snap *scorch.IndexSnapshot, filters []blevequery.Query) ([]*roaring.Bitmap, error) {
 	q := bleve.NewConjunctionQuery(filters...)
 	s, err := q.Searcher(ctx, rd, m, search.SearcherOptions{Score: "none"})
 	if err != nil {

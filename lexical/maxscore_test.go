@@ -1,4 +1,4 @@
-package index
+package lexical
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/searcher"
+	"github.com/braidsearch/braid/query"
 )
 
 // The pruned search returns what bleve's searchers return: the same
@@ -40,7 +41,7 @@ func TestPrunedSearchMatchesBleve(t *testing.T) {
 				case 2:
 					words = append(words, words[0])
 				}
-				q, err := ParseQuery(strings.Join(words, " "))
+				q, err := query.Parse(strings.Join(words, " "))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -115,7 +116,7 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 		n, words = 2000, 30
 	}
 	path := filepath.Join(t.TempDir(), "lex")
-	l, err := OpenLexical(path, false)
+	l, err := Open(path, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 3))
 	check := func(round int) {
 		for i := range 12 {
-			q, err := ParseQuery(z.question())
+			q, err := query.Parse(z.question())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +157,7 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 		for c := round * n / 40; c < (round+1)*n/40; c += 7 {
 			del = append(del, fmt.Sprintf("doc%06d#00000000.%d", c/10, c%10))
 		}
-		if err := l.Apply(2, del, nil, func(string) ChunkMeta { return ChunkMeta{} }); err != nil {
+		if _, err := l.Apply(2, del, nil, func(string) ChunkMeta { return ChunkMeta{} }); err != nil {
 			t.Fatal(err)
 		}
 		check(round)
@@ -168,7 +169,7 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if l, err = OpenLexical(path, true); err != nil {
+	if l, err = Open(path, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
@@ -294,17 +295,17 @@ func sameRanking(got, want []Candidate, size int, loose bool) error {
 // randomLexical is a lexical index of a few hundred random documents,
 // written in several batches (so several segments) with some chunks
 // deleted, opened read-only so that no merge changes it between searches.
-func randomLexical(t *testing.T, seed uint64) (*Lexical, *zipfCorpus) {
+func randomLexical(t *testing.T, seed uint64) (*Index, *zipfCorpus) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "lex")
-	l, err := OpenLexical(path, false)
+	l, err := Open(path, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	z := newZipfCorpus(seed, 600)
 	r := rand.New(rand.NewPCG(seed, 5))
 	meta := map[string]ChunkMeta{}
-	var all []*Chunk
+	var all []Chunk
 	for d := range 200 {
 		doc := fmt.Sprintf("doc%04d", d)
 		m := ChunkMeta{Title: z.text(1 + r.IntN(4)), Path: fmt.Sprintf("d%d/%s.md", d%3, doc), SourceID: fmt.Sprintf("s%d", r.IntN(3))}
@@ -319,7 +320,7 @@ func randomLexical(t *testing.T, seed uint64) (*Lexical, *zipfCorpus) {
 		m.Record = d%20 == 3 || seed == 2 // seed 2: no title holds a word
 		meta[doc] = m
 		for c := range 1 + r.IntN(6) {
-			ch := &Chunk{ID: fmt.Sprintf("%s#00000000.%d", doc, c), DocID: doc, Ord: c, Text: z.text(3 + r.IntN(80))}
+			ch := Chunk{ID: fmt.Sprintf("%s#00000000.%d", doc, c), DocID: doc, Ord: c, Text: z.text(3 + r.IntN(80))}
 			if r.IntN(2) == 0 {
 				ch.HeadingPath = []string{z.text(1 + r.IntN(3))}
 			}
@@ -328,7 +329,7 @@ func randomLexical(t *testing.T, seed uint64) (*Lexical, *zipfCorpus) {
 	}
 	metaOf := func(id string) ChunkMeta { return meta[id] }
 	for i := 0; i < len(all); i += 150 {
-		if err := l.Apply(uint64(i+1), nil, all[i:min(i+150, len(all))], metaOf); err != nil {
+		if _, err := l.Apply(uint64(i+1), nil, all[i:min(i+150, len(all))], metaOf); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -338,13 +339,13 @@ func randomLexical(t *testing.T, seed uint64) (*Lexical, *zipfCorpus) {
 			del = append(del, c.ID)
 		}
 	}
-	if err := l.Apply(uint64(len(all)+1), del, nil, metaOf); err != nil {
+	if _, err := l.Apply(uint64(len(all)+1), del, nil, metaOf); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if l, err = OpenLexical(path, true); err != nil {
+	if l, err = Open(path, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })

@@ -1,4 +1,4 @@
-package index
+package lexical
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/braidsearch/braid/indexdir"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -17,17 +18,17 @@ import (
 func lexicalWithSegments(t *testing.T, dir string) (string, []string) {
 	t.Helper()
 	path := filepath.Join(dir, "lexical.bleve")
-	l, err := OpenLexical(path, false)
+	l, err := Open(path, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for gen := range 3 {
-		var chunks []*Chunk
+		var chunks []Chunk
 		for i := range 20 {
 			doc := fmt.Sprintf("d%d-%d", gen, i)
-			chunks = append(chunks, &Chunk{ID: doc + "#0000.0", DocID: doc, Text: fmt.Sprintf("garden tomatoes %d", i)})
+			chunks = append(chunks, Chunk{ID: doc + "#0000.0", DocID: doc, Text: fmt.Sprintf("garden tomatoes %d", i)})
 		}
-		if err := l.Apply(uint64(gen+1), nil, chunks, func(string) ChunkMeta { return ChunkMeta{Path: "a.md", Tags: []string{"t"}} }); err != nil {
+		if _, err := l.Apply(uint64(gen+1), nil, chunks, func(string) ChunkMeta { return ChunkMeta{Path: "a.md", Tags: []string{"t"}} }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,8 +68,8 @@ func TestDamagedSegmentIsAnError(t *testing.T) {
 		if err := os.WriteFile(seg, spoiled, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		l, err := OpenLexical(path, true)
-		var corrupt *CorruptError
+		l, err := Open(path, true, nil)
+		var corrupt *indexdir.CorruptError
 		if !errors.As(err, &corrupt) {
 			if l != nil {
 				l.Close()
@@ -79,7 +80,7 @@ func TestDamagedSegmentIsAnError(t *testing.T) {
 	if err := os.WriteFile(seg, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := OpenLexical(path, true)
+	l, err := Open(path, true, nil)
 	if err != nil {
 		t.Fatalf("open after the segment was mended: %v", err)
 	}
@@ -110,8 +111,8 @@ func TestSegmentNamedOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var corrupt *CorruptError
-	if _, err := OpenLexical(path, true); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "outside lexical.bleve/store") {
+	var corrupt *indexdir.CorruptError
+	if _, err := Open(path, true, nil); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "outside lexical.bleve/store") {
 		t.Errorf("open: %v, want a damaged-index error naming the segment outside", err)
 	}
 }

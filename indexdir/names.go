@@ -1,0 +1,16 @@
+package indexdir
+
+// The files of an index directory.
+const (
+	LockFile    = "lock"
+	StoreFile   = "meta.db"
+	LexicalDir  = "lexical.bleve"
+	VersionFile = "VERSION"
+	// StoreDir holds the document store; its blobs are in StoreDir/blobs.
+	StoreDir = "store"
+)
+
+// StampSuffix names the stamp file beside a file or folder of the index
+// (meta.db.verified, lexical.bleve.verified, vectors-*.hnsw.verified):
+// see Stamps.
+const StampSuffix = ".verified"
