@@ -88,6 +88,7 @@ func openCluster(opt Options) (*Engine, error) {
 	cl.Cluster = c
 	e.cl, e.ret = cl, c
 	e.docs = e.newStore()
+	e.sess = e.newSessions()
 	e.nt = notes.NewReader(e.st, doctor.Blobs(cl.tmp), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: cl.Sources,
 		EmbeddedOnly: e.embeddedOnly, ReadStored: e.docs.Read, StoreSource: e.docs.Source,
 		StoreFiles: e.docs.Files})

@@ -18,6 +18,7 @@ import (
 	"github.com/braidsearch/braid/internal/userkey"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/rerank"
+	"github.com/braidsearch/braid/sessions"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/vector"
 )
@@ -203,6 +204,7 @@ type Engine struct {
 	discard atomic.Bool // remove created on Close: the first Index failed before writing
 
 	docs *docstore.Store // the document store (docstore.go); see Store
+	sess *sessions.Store // the sessions; see Sources().Sessions()
 
 	lexOnce sync.Once
 	lex     *index.Lexical // opened on first use: grep, get and stats never need it
@@ -300,6 +302,7 @@ func open(dir string, opt Options) (*Engine, error) {
 	}
 	e.st.SetKey(loadKey(opt.KeyFile))
 	e.docs = e.newStore()
+	e.sess = e.newSessions()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
 	if upgrade { // the store upgraded itself; now the directory says so
 		if err := doctor.Upgraded(dir); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/sessions"
 	"github.com/braidsearch/braid/watch"
 )
 
@@ -149,6 +150,17 @@ type Sources struct{ e *Engine }
 
 // Sources is the index's registered sources.
 func (e *Engine) Sources() *Sources { return &Sources{e} }
+
+// Sessions is the index's sessions: named working sets of the sources'
+// documents that a search's, grep's or listing's Session option scopes
+// it to, and whose sources a server can watch (package sessions).
+func (s *Sources) Sessions() *sessions.Store { return s.e.sess }
+
+// newSessions hands package sessions what it needs of the engine; it is
+// called once e.st is open (and, on a cluster backend, e.cl set).
+func (e *Engine) newSessions() *sessions.Store {
+	return sessions.New(sessions.Config{Index: e.st, Sources: e.Sources().List, ReadOnly: e.opt.ReadOnly})
+}
 
 // List lists the registered sources.
 func (s *Sources) List() ([]*Source, error) { return s.e.ret.Sources(context.Background()) }

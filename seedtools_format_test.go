@@ -23,7 +23,7 @@ func TestSeedDataOnAnOlderIndex(t *testing.T) {
 	if err != nil || len(org.ID) != 36 || org.Documents != 2 {
 		t.Fatalf("organization of the fixture read-only: %+v, %v", org, err)
 	}
-	if l, err := e.Sessions().List(); err != nil || len(l) != 0 {
+	if l, err := e.Sources().Sessions().List(); err != nil || len(l) != 0 {
 		t.Errorf("sessions of the fixture: %v, %v; want none", l, err)
 	}
 	d, err := e.Notes().Document("Sediment")
