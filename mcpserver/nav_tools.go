@@ -182,7 +182,7 @@ func (s *Server) viewChunkImageTool() tool {
 		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result whose path is an image or a PDF page.")),
 	)
 	return tool{def, adapt(s, "view_chunk_image", citeArgs{}, func(ctx context.Context, c call, a *citeArgs) (any, error) {
-		img, err := c.e.ChunkImage(ctx, a.ChunkID)
+		img, err := c.e.Notes().Image(ctx, a.ChunkID)
 		if err != nil {
 			return nil, err
 		}

@@ -185,7 +185,7 @@ func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string)
 	}
 	if rerr != nil {
 		s.log.Printf("refusing %s %s: %v", arg, path, rerr)
-	} else if dir := e.Dir(); dir == "" || !confine.Within(dir, real) {
+	} else if !e.Store().InIndex(real) {
 		for _, r := range roots {
 			if confine.Within(r, real) {
 				return real, r, nil
