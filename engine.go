@@ -27,6 +27,11 @@ import (
 var (
 	// ErrNoIndex means the index directory holds no index yet.
 	ErrNoIndex = errors.New("braid: no index here yet; run braid index PATH first")
+	// ErrEmptyIndex means the index holds no documents, so there is
+	// nothing to search: a new index, or one whose --index path has a
+	// typo. Search and Ask wrap it with the index directory and the fix
+	// (emptyIndex).
+	ErrEmptyIndex = errors.New("braid: no documents indexed yet")
 	// ErrNotFound means a named document, source or chunk does not exist.
 	ErrNotFound = index.ErrNotFound
 	// ErrAmbiguous means a document name matched more than one document.

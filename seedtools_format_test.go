@@ -1,6 +1,7 @@
 package braid_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestSeedDataOnAnOlderIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	org, err := e.Organization()
+	org, err := e.Config().Organization(context.Background())
 	if err != nil || len(org.ID) != 36 || org.Documents != 2 {
 		t.Fatalf("organization of the fixture read-only: %+v, %v", org, err)
 	}
@@ -45,7 +46,7 @@ func TestSeedDataOnAnOlderIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer e.Close()
-		o, err := e.Organization()
+		o, err := e.Config().Organization(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -96,7 +96,7 @@ func (s *Server) getOrganizationInfoTool() tool {
 		readOnly(),
 	)
 	return tool{def, adapt(s, "get_organization_info", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
-		return c.e.Organization()
+		return c.e.Config().Organization(ctx)
 	})}
 }
 
