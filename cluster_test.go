@@ -77,11 +77,11 @@ func testClusterSameAnswers(t *testing.T, url string) {
 	embedded, onCluster := twin(t, url, "same", dir)
 	ctx := context.Background()
 
-	st, err := onCluster.Stats()
+	st, err := onCluster.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	est, err := embedded.Stats()
+	est, err := embedded.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func testClusterReindex(t *testing.T, url string) {
 	if got := docPaths(t, e, "humus", braid.SearchOptions{VectorWeight: weight(0)}); len(got) != 0 {
 		t.Errorf("humus, in the removed file, still finds %v", got)
 	}
-	st, err := e.Stats()
+	st, err := e.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,14 +208,14 @@ func testClusterReindex(t *testing.T, url string) {
 		t.Errorf("%d documents after the removal, want 4", st.Documents)
 	}
 
-	n, err := e.Sources().Remove(filepath.Base(dir))
+	n, err := e.Sources().Remove(t.Context(), filepath.Base(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 4 {
 		t.Errorf("remove source: %d documents, want 4", n)
 	}
-	if st, err := e.Stats(); err != nil || st.Documents != 0 || len(st.Sources) != 0 {
+	if st, err := e.Stats(t.Context()); err != nil || st.Documents != 0 || len(st.Sources) != 0 {
 		t.Errorf("after removing the source: %+v, %v; want nothing left", st, err)
 	}
 }
@@ -323,7 +323,7 @@ func TestClusterNodeLoss(t *testing.T) {
 			}
 		}
 	}
-	st, err := e.Stats()
+	st, err := e.Stats(t.Context())
 	if err != nil || st.Documents != 5 {
 		t.Errorf("stats after node 1 died: %+v, %v; want the 5 documents", st, err)
 	}
@@ -387,7 +387,7 @@ func TestClusterLostMidIngest(t *testing.T) {
 	if sum.Added+sum.Updated == 0 || sum.Added+sum.Updated+sum.Unchanged != want.Added {
 		t.Errorf("the second run: added %d updated %d unchanged %d, want %d documents in all, some of them sent now", sum.Added, sum.Updated, sum.Unchanged, want.Added)
 	}
-	st, err := e.Stats()
+	st, err := e.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,7 +576,7 @@ func testClusterTwoWriters(t *testing.T, url string) {
 		}
 	}
 	for name, e := range map[string]*braid.Engine{"first": a, "second": b} {
-		st, err := e.Stats()
+		st, err := e.Stats(t.Context())
 		if err != nil || st.Documents != 3 || len(st.Sources) != 2 {
 			t.Errorf("%s engine's stats: %+v, %v; want 3 documents in 2 sources", name, st, err)
 		}

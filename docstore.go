@@ -8,7 +8,6 @@ import (
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
-	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -73,16 +72,6 @@ func (e *Engine) newStore() *docstore.Store {
 				return c.Raw, c.File, nil // the file's bytes, which versions hash
 			}
 			return c.Data, c.File, nil
-		},
-		Text: func(path string, data []byte) ([]byte, error) {
-			if extract.Format(path) == "" {
-				return data, nil
-			}
-			x, err := extract.File(context.Background(), path, data, nil)
-			if err != nil {
-				return nil, err
-			}
-			return x.Text, nil
 		},
 		ReadOnly: e.opt.ReadOnly,
 		Backend:  e.embeddedOnly,

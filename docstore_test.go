@@ -175,7 +175,7 @@ func TestKeepVersionsOfSourceFiles(t *testing.T) {
 	if len(l.Versions) != 2 || l.Stored {
 		t.Fatalf("versions = %+v, want the last 2", l)
 	}
-	c, err := e.Store().CompareVersions("n.md", "", "")
+	c, err := e.Store().CompareVersions(t.Context(), "n.md", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 // storeCheck returns Doctor's store finding.
 func storeCheck(t *testing.T, e *braid.Engine) braid.Check {
 	t.Helper()
-	checks, err := e.Doctor(nil)
+	checks, err := e.Doctor(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestRemoveSourceRefusesTheStore(t *testing.T) {
 	if _, err := e.Store().Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n\nkeepsake\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Sources().Remove("store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {
+	if _, err := e.Sources().Remove(t.Context(), "store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {
 		t.Fatalf("remove the store source: %v", err)
 	}
 	res, err := e.Search(context.Background(), "keepsake", braid.SearchOptions{})

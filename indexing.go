@@ -163,7 +163,7 @@ func (e *Engine) newSessions() *sessions.Store {
 }
 
 // List lists the registered sources.
-func (s *Sources) List() ([]*Source, error) { return s.e.ret.Sources(context.Background()) }
+func (s *Sources) List(ctx context.Context) ([]*Source, error) { return s.e.ret.Sources(ctx) }
 
 // sourceByID is the registered source with this id, or nil.
 func (e *Engine) sourceByID(ctx context.Context, id string) (*Source, error) {
@@ -185,7 +185,7 @@ func (e *Engine) sourceByID(ctx context.Context, id string) (*Source, error) {
 // Remove unregisters a source (by id or name) and removes its documents
 // from the index; the files themselves are not touched. It returns how
 // many documents were removed.
-func (s *Sources) Remove(ref string) (int, error) {
+func (s *Sources) Remove(ctx context.Context, ref string) (int, error) {
 	e := s.e
 	if e.opt.ReadOnly {
 		return 0, ErrReadOnly
@@ -195,7 +195,6 @@ func (s *Sources) Remove(ref string) (int, error) {
 		return 0, err
 	}
 	if e.cl != nil {
-		ctx := context.Background()
 		files, err := e.cl.x.FileHashes(ctx, src.ID)
 		if err != nil {
 			return 0, err
@@ -212,7 +211,7 @@ func (s *Sources) Remove(ref string) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	return n, e.saveVectors(context.Background(), vs, true)
+	return n, e.saveVectors(ctx, vs, true)
 }
 
 // Trust vouches for the sources named (ids or names; none means every

@@ -256,7 +256,7 @@ func TestInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, _ := e.Sources().List()
+	srcs, _ := e.Sources().List(t.Context())
 	src := srcs[0]
 	type node struct{ Type, ID, Name, Path, Title string }
 	strip := func(in *braid.Info) []node {

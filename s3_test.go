@@ -86,7 +86,7 @@ func TestS3Source(t *testing.T) {
 	if sum.Added != 3 || k.Hidden != 1 || k.Binary != 1 || k.NotUTF8 != 1 || k.Oversized != 1 || len(sum.Errors) != 0 {
 		t.Fatalf("first run: %+v; want 3 added and one each hidden, binary, not UTF-8 and oversized", sum)
 	}
-	srcs, err := e.Sources().List()
+	srcs, err := e.Sources().List(t.Context())
 	if err != nil || len(srcs) != 1 {
 		t.Fatalf("sources %v, %v", srcs, err)
 	}
@@ -143,7 +143,7 @@ func TestS3Source(t *testing.T) {
 	if err != nil || len(tree) != 1 || tree[0].Docs != 3 || len(tree[0].Folders) != 1 {
 		t.Errorf("tree %+v, %v; want 3 documents and the folder sub", tree, err)
 	}
-	checks, err := e.Doctor(nil)
+	checks, err := e.Doctor(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestS3Source(t *testing.T) {
 	}
 
 	// Removing the source takes its blobs with it.
-	if n, err := e.Sources().Remove("team"); err != nil || n != 3 {
+	if n, err := e.Sources().Remove(t.Context(), "team"); err != nil || n != 3 {
 		t.Fatalf("remove source = %d, %v; want 3", n, err)
 	}
 	if _, err := os.Stat(blobPath(dir, a2)); !os.IsNotExist(err) {
@@ -293,7 +293,7 @@ func TestS3BadInput(t *testing.T) {
 			t.Errorf("index %+v: %v, want ErrBadOption", sp, err)
 		}
 	}
-	if srcs, _ := e.Sources().List(); len(srcs) != 0 {
+	if srcs, _ := e.Sources().List(t.Context()); len(srcs) != 0 {
 		t.Errorf("failed runs registered sources: %v", srcs)
 	}
 

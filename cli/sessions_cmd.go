@@ -53,7 +53,7 @@ type SessionsPinCmd struct {
 // Run pins.
 func (c *SessionsPinCmd) Run(g *Globals) error {
 	return g.write("braid sessions pin", func(e *braid.Engine) (texter, error) {
-		return e.Sources().Sessions().Pin(c.Session, c.Pins)
+		return e.Sources().Sessions().Pin(g.ctx, c.Session, c.Pins)
 	})
 }
 

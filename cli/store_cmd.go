@@ -91,6 +91,6 @@ type DiffCmd struct {
 // Run prints a unified diff.
 func (c *DiffCmd) Run(g *Globals) error {
 	return g.show("braid diff", func(e *braid.Engine) (texter, error) {
-		return e.Store().CompareVersions(g.docName(c.Doc), c.From, c.To)
+		return e.Store().CompareVersions(g.ctx, g.docName(c.Doc), c.From, c.To)
 	})
 }

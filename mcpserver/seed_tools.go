@@ -21,7 +21,7 @@ func (s *Server) statusTool() tool {
 		readOnly(),
 	)
 	return tool{def, adapt(s, "status", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
-		return s.stats(c.e)
+		return s.stats(ctx, c.e)
 	})}
 }
 

@@ -159,7 +159,7 @@ func (s *Server) pin(ctx context.Context, e *braid.Engine, a *pinArgs, add bool)
 	var p *sessions.Pinned
 	err := s.write(ctx, func() (err error) {
 		if add {
-			p, err = e.Sources().Sessions().Pin(a.Session, []string{a.Path})
+			p, err = e.Sources().Sessions().Pin(ctx, a.Session, []string{a.Path})
 		} else {
 			p, err = e.Sources().Sessions().Unpin(a.Session, []string{a.Path})
 		}
@@ -254,7 +254,7 @@ func (s *Server) sessionWatchTool() tool {
 				}
 			}
 			if a.Root != "" && yes(a.AddSelector) {
-				p, err := ss.Pin(name, []string{a.Root})
+				p, err := ss.Pin(ctx, name, []string{a.Root})
 				if err != nil {
 					return err
 				}

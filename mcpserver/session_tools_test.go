@@ -287,7 +287,7 @@ func TestSessionOfAnUntrustedIndex(t *testing.T) {
 	if _, err := e.Sources().Sessions().Start("planted", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Sources().Sessions().Pin("planted", []string{"**"}); err != nil {
+	if _, err := e.Sources().Sessions().Pin(t.Context(), "planted", []string{"**"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Sources().Sessions().SetWatch("planted", true); err != nil {

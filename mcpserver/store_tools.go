@@ -202,6 +202,6 @@ func (s *Server) compareVersionsTool() tool {
 		mcp.WithString("to", mcp.Description("The newer version: a number or a hash. Default: the current version.")),
 	)
 	return tool{def, adapt(s, "compare_versions", compareArgs{}, func(ctx context.Context, c call, a *compareArgs) (any, error) {
-		return c.e.Store().CompareVersions(a.ID, a.From, a.To)
+		return c.e.Store().CompareVersions(ctx, a.ID, a.From, a.To)
 	})}
 }

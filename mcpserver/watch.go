@@ -10,7 +10,7 @@ import (
 
 // watchAll watches every registered source, for Options.Watch.
 func (s *Server) watchAll(e *braid.Engine) {
-	srcs, err := e.Sources().List()
+	srcs, err := e.Sources().List(s.watchCtx)
 	if err != nil {
 		s.log.Printf("watch: cannot list sources: %v", err)
 		return

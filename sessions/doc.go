@@ -12,7 +12,7 @@
 //
 //	ss := sessions.New(sessions.Config{Index: st})
 //	if _, err := ss.Start("work", "the zeppelin notes"); err != nil { … }
-//	p, err := ss.Pin("", []string{"notes/*.md"}) // "" is the current session
+//	p, err := ss.Pin(ctx, "", []string{"notes/*.md"}) // "" is the current session
 //	docs, err := sessions.Docs(st, "work")      // the ids its pins select now
 //
 // Caveats: pins choose among the indexed documents only, so a session

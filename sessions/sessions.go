@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -19,7 +20,7 @@ type Config struct {
 	Index *index.Store
 	// Sources lists the registered sources, which an absolute pin must
 	// lie in. Nil reads Index's.
-	Sources func() ([]*index.Source, error)
+	Sources func(ctx context.Context) ([]*index.Source, error)
 	// ReadOnly refuses every change with index.ErrReadOnly.
 	ReadOnly bool
 }
@@ -253,8 +254,8 @@ type Pinned struct {
 // relative to a source (notes/*.md, a folder such as projects/x), as
 // source name/glob, or absolute inside a registered source. A pin
 // selects among the indexed documents; it never adds a file.
-func (s *Store) Pin(name string, pins []string) (*Pinned, error) {
-	m, err := s.checkPins(pins)
+func (s *Store) Pin(ctx context.Context, name string, pins []string) (*Pinned, error) {
+	m, err := s.checkPins(ctx, pins)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +349,7 @@ func (s *Store) change(name string, fn func(se *Record, cur *string) error) (*In
 // checkPins checks pins given to Pin: each a path or glob of at most
 // 1024 bytes, an absolute one at or inside a registered source (or
 // above one), and compiles them.
-func (s *Store) checkPins(pins []string) (*matcher, error) {
+func (s *Store) checkPins(ctx context.Context, pins []string) (*matcher, error) {
 	if len(pins) == 0 {
 		return nil, fmt.Errorf("%w: no pin given; give a path or glob such as notes/*.md", index.ErrBadOption)
 	}
@@ -364,7 +365,7 @@ func (s *Store) checkPins(pins []string) (*matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := s.sources()
+	srcs, err := s.sources(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -391,11 +392,11 @@ func (s *Store) checkPins(pins []string) (*matcher, error) {
 }
 
 // sources lists the registered sources (Config.Sources).
-func (s *Store) sources() ([]*index.Source, error) {
+func (s *Store) sources(ctx context.Context) ([]*index.Source, error) {
 	if s.c.Sources == nil {
 		return s.c.Index.Sources()
 	}
-	return s.c.Sources()
+	return s.c.Sources(ctx)
 }
 
 // literalDir is the part of an absolute glob before its first wildcard,
