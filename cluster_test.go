@@ -16,6 +16,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
+	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/opensearchtest"
 	"github.com/braidsearch/braid/internal/testdata"
@@ -222,7 +223,7 @@ func testClusterReindex(t *testing.T, url string) {
 
 func testClusterEmbeddedOnly(t *testing.T, url string) {
 	e := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "embedded-only"}})
-	if _, err := e.Graph().Gaps(context.Background(), braid.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
+	if _, err := e.Graph().Gaps(context.Background(), graph.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
 		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index", err)
 	}
 	if _, err := e.Store().Versions("Gardening"); !errors.Is(err, braid.ErrBackend) {
@@ -437,8 +438,8 @@ func testClusterGraph(t *testing.T, url string) {
 	embedded, onCluster := twin(t, url, "graph", dir)
 	for _, c := range []struct {
 		name string
-		opt  braid.LinkOptions
-	}{{"Gardening.md", braid.LinkOptions{}}, {"Compost.md", braid.LinkOptions{Reverse: true}}, {"Gardening.md", braid.LinkOptions{Depth: 2}}} {
+		opt  graph.LinkOptions
+	}{{"Gardening.md", graph.LinkOptions{}}, {"Compost.md", graph.LinkOptions{Reverse: true}}, {"Gardening.md", graph.LinkOptions{Depth: 2}}} {
 		want, err := embedded.Graph().Links(c.name, c.opt)
 		if err != nil {
 			t.Fatal(err)
@@ -531,7 +532,7 @@ func testClusterGraph(t *testing.T, url string) {
 	if _, err := other.Index(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	back, err := onCluster.Graph().Links("Gardening.md", braid.LinkOptions{})
+	back, err := onCluster.Graph().Links("Gardening.md", graph.LinkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +543,7 @@ func testClusterGraph(t *testing.T, url string) {
 	}
 }
 
-func steps(l *braid.Links) []string {
+func steps(l *graph.Links) []string {
 	var out []string
 	for _, s := range l.Links {
 		out = append(out, fmt.Sprintf("%s%s@%d", s.Path, s.Target, s.Depth))

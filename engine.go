@@ -53,28 +53,12 @@ var (
 	ErrQueryTooLong  = index.ErrQueryTooLong
 )
 
-// Types of reading documents, defined beside the reader (Notes).
+// Types of reading documents that a search's answers hold, defined beside
+// the reader (Notes).
 type (
-	Content     = notes.Content
-	Citation    = notes.Citation
-	Info        = notes.Info
-	InfoNode    = notes.InfoNode
-	Folder      = notes.Folder
-	FindOptions = notes.FindOptions
-	FindResults = notes.FindResults
-	ListOptions = notes.ListOptions
-	Lines       = notes.Lines
-	Excerpt     = notes.Excerpt
+	Lines   = notes.Lines
+	Excerpt = notes.Excerpt
 )
-
-// ErrOutside means a file named for reading or editing is not an indexed
-// file of a source: outside every source, or led out of one by a symbolic
-// link or "..".
-var ErrOutside = notes.ErrOutside
-
-// MinHashPrefix is the fewest hex digits of a content hash that name a
-// document.
-const MinHashPrefix = notes.MinHashPrefix
 
 // Shared types, defined beside the store that keeps them.
 type (
@@ -105,9 +89,6 @@ func FormatBytes(n int64) string { return index.FormatBytes(n) }
 
 // ParseSize reads a size such as 512KB, 20MB or 8KiB (index.ParseSize).
 func ParseSize(s string) (int64, error) { return index.ParseSize(s) }
-
-// ObjectURL is the s3:// URL of the document at path in an S3 source.
-func ObjectURL(src *Source, path string) string { return index.ObjectURL(src, path) }
 
 // Options configures an Engine. The zero value (or nil) opens the index for
 // reading and writing with default chunking.
@@ -398,9 +379,6 @@ func (e *Engine) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
-// ParseAge reads an age such as 36h, 7d or 2w (ListOptions.Recent).
-func ParseAge(s string) (time.Duration, error) { return notes.ParseAge(s) }
 
 // loadKey loads the user's key from path (userkey.DefaultPath when empty).
 func loadKey(path string) (userkey.Key, error) {

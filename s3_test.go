@@ -18,6 +18,7 @@ import (
 	"github.com/braidsearch/braid/grep"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/s3test"
+	"github.com/braidsearch/braid/notes"
 )
 
 // s3Engine opens an engine that reads buckets with the test server's
@@ -135,7 +136,7 @@ func TestS3Source(t *testing.T) {
 	if diff := cmp.Diff(want[2:], grepNames(t, e, "tomato", "s3://notes/team/sub")); diff != "" {
 		t.Errorf("grep under s3://notes/team/sub (-want +got):\n%s", diff)
 	}
-	if err := e.Grep(ctx, "x", braid.GrepOptions{Paths: []string{"s3://notes/other"}}, func(grep.Result) error { return nil }); !errors.Is(err, braid.ErrNotIndexed) {
+	if err := e.Grep(ctx, "x", braid.GrepOptions{Paths: []string{"s3://notes/other"}}, func(grep.Result) error { return nil }); !errors.Is(err, notes.ErrNotIndexed) {
 		t.Errorf("grep of an unindexed prefix: %v, want ErrNotIndexed", err)
 	}
 

@@ -3,9 +3,8 @@ package mcpserver
 import (
 	"context"
 
+	"github.com/braidsearch/braid/graph"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/braidsearch/braid"
 )
 
 // More aliases under the names a seed system's clients call (see
@@ -62,7 +61,7 @@ func (s *Server) graphTool() tool {
 		if a.Hash != "" {
 			doc = a.Hash
 		}
-		return c.e.Graph().Links(doc, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
+		return c.e.Graph().Links(doc, graph.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
 	})}
 }
 
