@@ -2,7 +2,6 @@ package braid
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,11 +20,6 @@ const (
 // Pack is what Ask returns, defined beside the packing (package evidence,
 // with its passages, documents and what was dropped).
 type Pack = evidence.Pack
-
-// ErrEmptyIndex means the index holds no documents, so there is nothing
-// to search: a new index, or one whose --index path has a typo. Search and
-// Ask wrap it with the index directory and the fix (emptyIndex).
-var ErrEmptyIndex = errors.New("braid: no documents indexed yet")
 
 // emptyIndex is ErrEmptyIndex when the index holds no documents, naming
 // where it looked and the command that fills it; nil otherwise. On a
@@ -100,7 +94,7 @@ func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pac
 	for i, h := range res.Results {
 		hits[i] = evidence.Hit{ChunkID: h.ChunkID, Score: h.Score, Words: h.Marked()}
 	}
-	p, err := evidence.Fill(ctx, hits, budget, evidence.Reader{Chunk: e.chunkByID, Cite: e.nt.Cite})
+	p, err := evidence.Fill(ctx, hits, budget, evidence.Reader{Chunk: func(id string) (*Chunk, error) { return e.chunkByID(ctx, id) }, Cite: e.nt.Cite})
 	if err != nil {
 		return nil, err
 	}

@@ -199,14 +199,14 @@ func TestIncremental(t *testing.T) {
 			t.Errorf("search %q: %d hits, want %d", q, len(res.Results), want)
 		}
 	}
-	st, err := e.Stats()
+	st, err := e.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Documents != 3 || st.Chunks != 3 {
 		t.Errorf("stats documents %d chunks %d, want 3 and 3", st.Documents, st.Chunks)
 	}
-	checks, err := e.Doctor(nil)
+	checks, err := e.Doctor(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,11 +216,11 @@ func TestIncremental(t *testing.T) {
 		}
 	}
 	// Removing the source removes its documents.
-	n, err := e.Sources().Remove(filepath.Base(dir))
+	n, err := e.Sources().Remove(t.Context(), filepath.Base(dir))
 	if err != nil || n != 3 {
 		t.Fatalf("Sources().Remove = %d, %v; want 3, nil", n, err)
 	}
-	if st, _ := e.Stats(); st.Documents != 0 || st.Chunks != 0 || len(st.Sources) != 0 {
+	if st, _ := e.Stats(t.Context()); st.Documents != 0 || st.Chunks != 0 || len(st.Sources) != 0 {
 		t.Errorf("after removal stats %+v, want empty", st)
 	}
 }
@@ -354,7 +354,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil || len(res.Results) != 1 {
 		t.Fatalf("after bad input search alpha = %v, %v; want one hit", res, err)
 	}
-	checks, _ := e.Doctor(nil)
+	checks, _ := e.Doctor(t.Context(), nil)
 	for _, c := range checks {
 		if !c.OK && c.Name != "sources" {
 			t.Errorf("doctor after bad input: %s: %s", c.Name, c.Detail)
@@ -431,12 +431,12 @@ func TestRechunkOnNewChunkSize(t *testing.T) {
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := e.Stats()
+	before, _ := e.Stats(t.Context())
 	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: dir, ChunkTokens: 64}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, _ := e.Stats()
+	after, _ := e.Stats(t.Context())
 	if sum.Updated != 1 || after.Chunks <= before.Chunks {
 		t.Errorf("new chunk size: %d updated, chunks %d -> %d; want the file re-chunked into more chunks", sum.Updated, before.Chunks, after.Chunks)
 	}

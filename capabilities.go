@@ -38,7 +38,3 @@ func (e *Engine) Capabilities() Capabilities {
 	}
 	return c
 }
-
-// Dir is the index directory's real path (its links followed when the
-// engine opened it); "" on a cluster backend.
-func (e *Engine) Dir() string { return e.realDir }

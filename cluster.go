@@ -89,6 +89,7 @@ func openCluster(opt Options) (*Engine, error) {
 	cl.Cluster = c
 	e.cl, e.ret = cl, c
 	e.docs = e.newStore()
+	e.sess = e.newSessions()
 	e.nt = notes.NewReader(e.st, doctor.Blobs(cl.tmp), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: cl.Sources,
 		EmbeddedOnly: e.embeddedOnly, ReadStored: e.docs.Read, StoreSource: e.docs.Source,
 		StoreFiles: e.docs.Files})
@@ -116,8 +117,8 @@ func (e *Engine) chunks(ctx context.Context, ids []string) ([]*Chunk, error) {
 }
 
 // chunkByID reads one chunk with its text, or nil when there is none.
-func (e *Engine) chunkByID(id string) (*Chunk, error) {
-	cs, err := e.chunks(context.Background(), []string{id})
+func (e *Engine) chunkByID(ctx context.Context, id string) (*Chunk, error) {
+	cs, err := e.chunks(ctx, []string{id})
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +138,8 @@ func (e *Engine) mirrored() error {
 }
 
 // clusterStats counts the cluster index's chunks and documents.
-func (e *Engine) clusterStats(srcs []*Source) (*Stats, error) {
-	chunks, docs, err := e.cl.Count(context.Background())
+func (e *Engine) clusterStats(ctx context.Context, srcs []*Source) (*Stats, error) {
+	chunks, docs, err := e.cl.Count(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -150,8 +151,8 @@ func (e *Engine) clusterStats(srcs []*Source) (*Stats, error) {
 }
 
 // clusterDoctor checks the cluster side (cluster.Cluster.Doctor).
-func (e *Engine) clusterDoctor() ([]Check, error) {
-	found, err := e.cl.Doctor(context.Background())
+func (e *Engine) clusterDoctor(ctx context.Context) ([]Check, error) {
+	found, err := e.cl.Doctor(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
+	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/opensearchtest"
 	"github.com/braidsearch/braid/internal/testdata"
@@ -77,11 +78,11 @@ func testClusterSameAnswers(t *testing.T, url string) {
 	embedded, onCluster := twin(t, url, "same", dir)
 	ctx := context.Background()
 
-	st, err := onCluster.Stats()
+	st, err := onCluster.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	est, err := embedded.Stats()
+	est, err := embedded.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func testClusterReindex(t *testing.T, url string) {
 	if got := docPaths(t, e, "humus", braid.SearchOptions{VectorWeight: weight(0)}); len(got) != 0 {
 		t.Errorf("humus, in the removed file, still finds %v", got)
 	}
-	st, err := e.Stats()
+	st, err := e.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,21 +209,21 @@ func testClusterReindex(t *testing.T, url string) {
 		t.Errorf("%d documents after the removal, want 4", st.Documents)
 	}
 
-	n, err := e.Sources().Remove(filepath.Base(dir))
+	n, err := e.Sources().Remove(t.Context(), filepath.Base(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 4 {
 		t.Errorf("remove source: %d documents, want 4", n)
 	}
-	if st, err := e.Stats(); err != nil || st.Documents != 0 || len(st.Sources) != 0 {
+	if st, err := e.Stats(t.Context()); err != nil || st.Documents != 0 || len(st.Sources) != 0 {
 		t.Errorf("after removing the source: %+v, %v; want nothing left", st, err)
 	}
 }
 
 func testClusterEmbeddedOnly(t *testing.T, url string) {
 	e := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "embedded-only"}})
-	if _, err := e.Graph().Gaps(context.Background(), braid.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
+	if _, err := e.Graph().Gaps(context.Background(), graph.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
 		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index", err)
 	}
 	if _, err := e.Store().Versions("Gardening"); !errors.Is(err, braid.ErrBackend) {
@@ -323,7 +324,7 @@ func TestClusterNodeLoss(t *testing.T) {
 			}
 		}
 	}
-	st, err := e.Stats()
+	st, err := e.Stats(t.Context())
 	if err != nil || st.Documents != 5 {
 		t.Errorf("stats after node 1 died: %+v, %v; want the 5 documents", st, err)
 	}
@@ -387,7 +388,7 @@ func TestClusterLostMidIngest(t *testing.T) {
 	if sum.Added+sum.Updated == 0 || sum.Added+sum.Updated+sum.Unchanged != want.Added {
 		t.Errorf("the second run: added %d updated %d unchanged %d, want %d documents in all, some of them sent now", sum.Added, sum.Updated, sum.Unchanged, want.Added)
 	}
-	st, err := e.Stats()
+	st, err := e.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,8 +438,8 @@ func testClusterGraph(t *testing.T, url string) {
 	embedded, onCluster := twin(t, url, "graph", dir)
 	for _, c := range []struct {
 		name string
-		opt  braid.LinkOptions
-	}{{"Gardening.md", braid.LinkOptions{}}, {"Compost.md", braid.LinkOptions{Reverse: true}}, {"Gardening.md", braid.LinkOptions{Depth: 2}}} {
+		opt  graph.LinkOptions
+	}{{"Gardening.md", graph.LinkOptions{}}, {"Compost.md", graph.LinkOptions{Reverse: true}}, {"Gardening.md", graph.LinkOptions{Depth: 2}}} {
 		want, err := embedded.Graph().Links(c.name, c.opt)
 		if err != nil {
 			t.Fatal(err)
@@ -531,7 +532,7 @@ func testClusterGraph(t *testing.T, url string) {
 	if _, err := other.Index(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	back, err := onCluster.Graph().Links("Gardening.md", braid.LinkOptions{})
+	back, err := onCluster.Graph().Links("Gardening.md", graph.LinkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +543,7 @@ func testClusterGraph(t *testing.T, url string) {
 	}
 }
 
-func steps(l *braid.Links) []string {
+func steps(l *graph.Links) []string {
 	var out []string
 	for _, s := range l.Links {
 		out = append(out, fmt.Sprintf("%s%s@%d", s.Path, s.Target, s.Depth))
@@ -576,7 +577,7 @@ func testClusterTwoWriters(t *testing.T, url string) {
 		}
 	}
 	for name, e := range map[string]*braid.Engine{"first": a, "second": b} {
-		st, err := e.Stats()
+		st, err := e.Stats(t.Context())
 		if err != nil || st.Documents != 3 || len(st.Sources) != 2 {
 			t.Errorf("%s engine's stats: %+v, %v; want 3 documents in 2 sources", name, st, err)
 		}

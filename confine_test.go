@@ -11,6 +11,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/grep"
+	"github.com/braidsearch/braid/notes"
 )
 
 // escapeVault is a source holding links that lead out of it (to a secret
@@ -119,7 +120,7 @@ func TestGrepReadsIndexedFilesOnly(t *testing.T) {
 			t.Errorf("grep %q: %q, %v; want an error and nothing read", p, out, err)
 		}
 	}
-	if _, err := grepAll(secret); !errors.Is(err, braid.ErrNotIndexed) {
+	if _, err := grepAll(secret); !errors.Is(err, notes.ErrNotIndexed) {
 		t.Errorf("grep of a file outside: %v, want ErrNotIndexed", err)
 	}
 	out, err := grepAll()

@@ -8,48 +8,10 @@ import (
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
-	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/ingest"
 )
-
-// Errors of the document store (package docstore).
-var (
-	ErrSourceFile = docstore.ErrSourceFile
-	ErrBadName    = docstore.ErrBadName
-)
-
-// Requests to the document store and its results (package docstore).
-type (
-	AddRequest     = docstore.AddRequest
-	AddResult      = docstore.AddResult
-	UpdateRequest  = docstore.UpdateRequest
-	UpdateResult   = docstore.UpdateResult
-	DeleteRequest  = docstore.DeleteRequest
-	DeleteResult   = docstore.DeleteResult
-	RestoreRequest = docstore.RestoreRequest
-	SnapshotInfo   = docstore.SnapshotInfo
-	// DownloadRequest is a web page or file to fetch into the store.
-	DownloadRequest = docstore.DownloadRequest
-	// Fetched is a downloaded page, ready for Add.
-	Fetched = docstore.Fetched
-)
-
-// Fetch downloads req.URL within its limits and returns the request that
-// stores it with Add (docstore.Fetch); it touches no index, so a server
-// can fetch before it takes its writer slot.
-func Fetch(ctx context.Context, req DownloadRequest) (*Fetched, error) {
-	return docstore.Fetch(ctx, req)
-}
-
-// ReadDocument reads a file to store with Add (see docstore.ReadDocument).
-func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
-	return docstore.ReadDocument(ctx, root, path)
-}
-
-// ParseMeta turns "key=value" pairs into a map (see docstore.ParseMeta).
-func ParseMeta(pairs []string) (map[string]string, error) { return docstore.ParseMeta(pairs) }
 
 // Store is the index's document store: documents added to the index itself
 // rather than read from a source, their versions, collections and
@@ -75,16 +37,6 @@ func (e *Engine) newStore() *docstore.Store {
 				return c.Raw, c.File, nil // the file's bytes, which versions hash
 			}
 			return c.Data, c.File, nil
-		},
-		Text: func(path string, data []byte) ([]byte, error) {
-			if extract.Format(path) == "" {
-				return data, nil
-			}
-			x, err := extract.File(context.Background(), path, data, nil)
-			if err != nil {
-				return nil, err
-			}
-			return x.Text, nil
 		},
 		ReadOnly: e.opt.ReadOnly,
 		Backend:  e.embeddedOnly,

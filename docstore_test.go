@@ -11,21 +11,23 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/blob"
+	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/grep"
+	"github.com/braidsearch/braid/notes"
 )
 
 func TestAddDedupesAndIsSearchable(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, nil)
 	body := "---\ntags: [idea]\n---\n# Zeppelin plan\n\nBuild a zeppelin out of balsa wood. See [[Other]].\n"
-	r1, err := e.Store().Add(ctx, braid.AddRequest{Name: "ideas/zep.md", Content: body, Tags: []string{"draft"}, Collection: "ideas"})
+	r1, err := e.Store().Add(ctx, docstore.AddRequest{Name: "ideas/zep.md", Content: body, Tags: []string{"draft"}, Collection: "ideas"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r1.BytesStored != int64(len(body)) || r1.BytesDeduped != 0 || r1.Version != 1 {
 		t.Fatalf("first add = %+v; want bytes_stored %d, deduped 0, version 1", r1, len(body))
 	}
-	r2, err := e.Store().Add(ctx, braid.AddRequest{Name: "copy.md", Content: body})
+	r2, err := e.Store().Add(ctx, docstore.AddRequest{Name: "copy.md", Content: body})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,17 +49,17 @@ func TestAddDedupesAndIsSearchable(t *testing.T) {
 		t.Errorf("tags %v, want idea (frontmatter) and draft (given)", got)
 	}
 	// A new version of an existing name.
-	r3, err := e.Store().Add(ctx, braid.AddRequest{Name: "ideas/zep.md", Content: body + "\nNow with helium.\n"})
+	r3, err := e.Store().Add(ctx, docstore.AddRequest{Name: "ideas/zep.md", Content: body + "\nNow with helium.\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !r3.Replaced || r3.Version != 2 {
 		t.Errorf("re-add = %+v, want replaced, version 2", r3)
 	}
-	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "../escape.md", Content: "x"}); !errors.Is(err, braid.ErrBadName) {
+	if _, err := e.Store().Add(ctx, docstore.AddRequest{Name: "../escape.md", Content: "x"}); !errors.Is(err, docstore.ErrBadName) {
 		t.Errorf("add ../escape.md: %v, want ErrBadName", err)
 	}
-	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "bin.txt", Content: "a\x00b"}); err == nil {
+	if _, err := e.Store().Add(ctx, docstore.AddRequest{Name: "bin.txt", Content: "a\x00b"}); err == nil {
 		t.Error("binary content was stored")
 	}
 }
@@ -66,7 +68,7 @@ func TestMetadataFilter(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, nil)
 	for name, status := range map[string]string{"a.md": "done", "b.md": "open"} {
-		if _, err := e.Store().Add(ctx, braid.AddRequest{Name: name, Content: "# " + name + "\n\nquarterly report figures\n", Metadata: map[string]string{"status": status}}); err != nil {
+		if _, err := e.Store().Add(ctx, docstore.AddRequest{Name: name, Content: "# " + name + "\n\nquarterly report figures\n", Metadata: map[string]string{"status": status}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,13 +87,13 @@ func TestMetadataFilter(t *testing.T) {
 	if got := search(map[string]string{"status": "open"}); len(got) != 1 || got[0] != "b.md" {
 		t.Fatalf("status=open found %v, want [b.md]", got)
 	}
-	if _, err := e.Store().Update(ctx, braid.UpdateRequest{Ref: "a.md", Metadata: map[string]string{"status": "open", "owner": "kim"}}); err != nil {
+	if _, err := e.Store().Update(ctx, docstore.UpdateRequest{Ref: "a.md", Metadata: map[string]string{"status": "open", "owner": "kim"}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := search(map[string]string{"status": "open", "owner": "kim"}); len(got) != 1 || got[0] != "a.md" {
 		t.Fatalf("status=open owner=kim found %v, want [a.md]", got)
 	}
-	u, err := e.Store().Update(ctx, braid.UpdateRequest{Ref: "a.md", Metadata: map[string]string{"owner": ""}})
+	u, err := e.Store().Update(ctx, docstore.UpdateRequest{Ref: "a.md", Metadata: map[string]string{"owner": ""}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,23 +112,23 @@ func TestDeleteByNameNeverTouchesSources(t *testing.T) {
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "drafts/x.md", Content: "# X\n\nunique draft words\n"}); err != nil {
+	if _, err := e.Store().Add(ctx, docstore.AddRequest{Name: "drafts/x.md", Content: "# X\n\nunique draft words\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Store().Delete(ctx, braid.DeleteRequest{Names: []string{"keep.md"}}); !errors.Is(err, braid.ErrSourceFile) {
+	if _, err := e.Store().Delete(ctx, docstore.DeleteRequest{Names: []string{"keep.md"}}); !errors.Is(err, docstore.ErrSourceFile) {
 		t.Fatalf("delete of a source file: %v, want ErrSourceFile", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "keep.md")); err != nil {
 		t.Fatalf("source file gone after a refused delete: %v", err)
 	}
-	dry, err := e.Store().Delete(ctx, braid.DeleteRequest{Pattern: "drafts/**", DryRun: true})
+	dry, err := e.Store().Delete(ctx, docstore.DeleteRequest{Pattern: "drafts/**", DryRun: true})
 	if err != nil || len(dry.Deleted) != 1 || dry.Deleted[0].Name != "drafts/x.md" {
 		t.Fatalf("dry run = %+v, %v", dry, err)
 	}
 	if _, err := e.Notes().Document("drafts/x.md"); err != nil {
 		t.Fatalf("dry run deleted: %v", err)
 	}
-	res, err := e.Store().Delete(ctx, braid.DeleteRequest{Pattern: "drafts/**"})
+	res, err := e.Store().Delete(ctx, docstore.DeleteRequest{Pattern: "drafts/**"})
 	if err != nil || len(res.Deleted) != 1 || res.BlobsRemoved != 1 {
 		t.Fatalf("delete = %+v, %v; want 1 deleted, 1 blob removed", res, err)
 	}
@@ -175,7 +177,7 @@ func TestKeepVersionsOfSourceFiles(t *testing.T) {
 	if len(l.Versions) != 2 || l.Stored {
 		t.Fatalf("versions = %+v, want the last 2", l)
 	}
-	c, err := e.Store().CompareVersions("n.md", "", "")
+	c, err := e.Store().CompareVersions(t.Context(), "n.md", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,10 +193,10 @@ func TestList(t *testing.T) {
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "big.txt", Content: strings.Repeat("word ", 100), Collection: "c1", Metadata: map[string]string{"k": "v"}}); err != nil {
+	if _, err := e.Store().Add(ctx, docstore.AddRequest{Name: "big.txt", Content: strings.Repeat("word ", 100), Collection: "c1", Metadata: map[string]string{"k": "v"}}); err != nil {
 		t.Fatal(err)
 	}
-	names := func(opt braid.ListOptions) string {
+	names := func(opt notes.ListOptions) string {
 		t.Helper()
 		l, err := e.Notes().List(opt)
 		if err != nil {
@@ -208,25 +210,25 @@ func TestList(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		opt  braid.ListOptions
+		opt  notes.ListOptions
 		want string
 	}{
-		{"all by name", braid.ListOptions{}, "big.txt,code.py,src.md"},
-		{"stored only", braid.ListOptions{Stored: "stored"}, "big.txt"},
-		{"sources only", braid.ListOptions{Stored: "source"}, "code.py,src.md"},
-		{"extension", braid.ListOptions{Extension: "md"}, "src.md"},
-		{"mime family", braid.ListOptions{MIME: "text/*", Extension: ".txt"}, "big.txt"},
-		{"metadata", braid.ListOptions{Metadata: map[string]string{"k": "v"}}, "big.txt"},
-		{"collection", braid.ListOptions{Collection: "c1"}, "big.txt"},
-		{"size descending", braid.ListOptions{SortBy: "size", Descending: true, Limit: 1}, "big.txt"},
-		{"recent", braid.ListOptions{Recent: time.Hour, Stored: "stored"}, "big.txt"},
-		{"indexed before", braid.ListOptions{IndexedBefore: time.Now().Add(-time.Hour)}, ""},
+		{"all by name", notes.ListOptions{}, "big.txt,code.py,src.md"},
+		{"stored only", notes.ListOptions{Stored: "stored"}, "big.txt"},
+		{"sources only", notes.ListOptions{Stored: "source"}, "code.py,src.md"},
+		{"extension", notes.ListOptions{Extension: "md"}, "src.md"},
+		{"mime family", notes.ListOptions{MIME: "text/*", Extension: ".txt"}, "big.txt"},
+		{"metadata", notes.ListOptions{Metadata: map[string]string{"k": "v"}}, "big.txt"},
+		{"collection", notes.ListOptions{Collection: "c1"}, "big.txt"},
+		{"size descending", notes.ListOptions{SortBy: "size", Descending: true, Limit: 1}, "big.txt"},
+		{"recent", notes.ListOptions{Recent: time.Hour, Stored: "stored"}, "big.txt"},
+		{"indexed before", notes.ListOptions{IndexedBefore: time.Now().Add(-time.Hour)}, ""},
 	} {
 		if got := names(tc.opt); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if _, err := e.Notes().List(braid.ListOptions{SortBy: "color"}); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Notes().List(notes.ListOptions{SortBy: "color"}); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("sort by color: %v", err)
 	}
 }
@@ -234,7 +236,7 @@ func TestList(t *testing.T) {
 func TestGrepFindsStoredDocuments(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, nil)
-	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "g/x.md", Content: "# X\n\nneedle-7 in a stored note\n"}); err != nil {
+	if _, err := e.Store().Add(ctx, docstore.AddRequest{Name: "g/x.md", Content: "# X\n\nneedle-7 in a stored note\n"}); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -257,7 +259,7 @@ func TestStoreOnOlderIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := e.Notes().List(braid.ListOptions{})
+	l, err := e.Notes().List(notes.ListOptions{})
 	if err != nil || l.Total != 2 || l.Documents[0].Stored {
 		t.Fatalf("list on an index without store buckets = %+v, %v", l, err)
 	}
@@ -270,7 +272,7 @@ func TestStoreOnOlderIndex(t *testing.T) {
 	if s, err := e.Store().Snapshots(); err != nil || len(s) != 0 {
 		t.Fatalf("snapshots = %+v, %v", s, err)
 	}
-	if _, err := e.Store().Delete(ctx, braid.DeleteRequest{Names: []string{"Rivers"}, DryRun: true}); !errors.Is(err, braid.ErrSourceFile) {
+	if _, err := e.Store().Delete(ctx, docstore.DeleteRequest{Names: []string{"Rivers"}, DryRun: true}); !errors.Is(err, docstore.ErrSourceFile) {
 		t.Fatalf("dry-run delete of a source file: %v", err)
 	}
 	if r, err := e.Search(ctx, "silt", braid.SearchOptions{Metadata: map[string]string{"k": "v"}}); err != nil || len(r.Results) != 0 {
@@ -282,7 +284,7 @@ func TestStoreOnOlderIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if _, err := w.Store().Add(ctx, braid.AddRequest{Name: "n.md", Content: "# N\n\nsilt note\n"}); err != nil {
+	if _, err := w.Store().Add(ctx, docstore.AddRequest{Name: "n.md", Content: "# N\n\nsilt note\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := w.Search(ctx, "silt", braid.SearchOptions{}); err != nil || len(r.Results) != 2 {
@@ -296,13 +298,13 @@ func TestStoreOnOlderIndex(t *testing.T) {
 func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 	ctx := context.Background()
 	e := openEngine(t, nil)
-	if _, err := e.Store().Add(ctx, braid.AddRequest{Name: "s.md", Content: "# S\n\nstored words\n"}); err != nil {
+	if _, err := e.Store().Add(ctx, docstore.AddRequest{Name: "s.md", Content: "# S\n\nstored words\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: filepath.Join(e.Capabilities().Dir, "store")}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	l, err := e.Notes().List(braid.ListOptions{})
+	l, err := e.Notes().List(notes.ListOptions{})
 	if err != nil || l.Total != 1 || l.Documents[0].Path != "s.md" || !l.Documents[0].Stored {
 		t.Fatalf("after indexing the store directory: %+v, %v", l, err)
 	}
@@ -311,7 +313,7 @@ func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 // storeCheck returns Doctor's store finding.
 func storeCheck(t *testing.T, e *braid.Engine) braid.Check {
 	t.Helper()
-	checks, err := e.Doctor(nil)
+	checks, err := e.Doctor(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +335,7 @@ func TestDoctorChecksTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := e.Store().Add(ctx, braid.AddRequest{Name: "keep.md", Content: "# Keep\n\nkept\n"})
+	a, err := e.Store().Add(ctx, docstore.AddRequest{Name: "keep.md", Content: "# Keep\n\nkept\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +377,7 @@ func TestDoctorChecksTheStore(t *testing.T) {
 // Add, Update and Delete, which index it themselves.
 func TestWatchLeavesTheStoreAlone(t *testing.T) {
 	e := openEngine(t, nil)
-	if _, err := e.Store().Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n"}); err != nil {
+	if _, err := e.Store().Add(context.Background(), docstore.AddRequest{Name: "a.md", Content: "# A\n"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -389,10 +391,10 @@ func TestWatchLeavesTheStoreAlone(t *testing.T) {
 // the index while their records stay, to come back at the next add.
 func TestRemoveSourceRefusesTheStore(t *testing.T) {
 	e := openEngine(t, nil)
-	if _, err := e.Store().Add(context.Background(), braid.AddRequest{Name: "a.md", Content: "# A\n\nkeepsake\n"}); err != nil {
+	if _, err := e.Store().Add(context.Background(), docstore.AddRequest{Name: "a.md", Content: "# A\n\nkeepsake\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Sources().Remove("store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {
+	if _, err := e.Sources().Remove(t.Context(), "store"); !errors.Is(err, braid.ErrBadOption) || !strings.Contains(err.Error(), "braid delete") {
 		t.Fatalf("remove the store source: %v", err)
 	}
 	res, err := e.Search(context.Background(), "keepsake", braid.SearchOptions{})

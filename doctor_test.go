@@ -19,7 +19,7 @@ func TestDoctorFiles(t *testing.T) {
 	if _, err := braid.CheckFiles(e.Capabilities().Dir); !errors.Is(err, braid.ErrLocked) {
 		t.Fatalf("CheckFiles beside a writer: error %v, want ErrLocked", err)
 	}
-	checks, err := e.Doctor(&braid.DoctorOptions{Files: true})
+	checks, err := e.Doctor(t.Context(), &braid.DoctorOptions{Files: true})
 	if err != nil || len(checks) < 2 || !checks[0].OK || checks[0].Name != "files" || slices.ContainsFunc(checks[1:], func(c braid.Check) bool { return c.Name == "files" }) {
 		t.Fatalf("Doctor with Files on the open engine: %+v, %v: want one passing files check, then the consistency checks", checks, err)
 	}
@@ -28,7 +28,7 @@ func TestDoctorFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.Capabilities().Dir, "VERSION"), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	checks, err = e.Doctor(&braid.DoctorOptions{Files: true})
+	checks, err = e.Doctor(t.Context(), &braid.DoctorOptions{Files: true})
 	if err != nil || len(checks) != 1 || checks[0].OK || !strings.Contains(checks[0].Detail, "VERSION") || !strings.Contains(checks[0].Detail, "--repair") {
 		t.Errorf("garbled VERSION: %+v, %v: want a failed check naming VERSION and doctor --repair", checks, err)
 	}

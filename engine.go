@@ -22,6 +22,7 @@ import (
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/rerank"
+	"github.com/braidsearch/braid/sessions"
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/vector"
 )
@@ -30,6 +31,11 @@ import (
 var (
 	// ErrNoIndex means the index directory holds no index yet.
 	ErrNoIndex = errors.New("braid: no index here yet; run braid index PATH first")
+	// ErrEmptyIndex means the index holds no documents, so there is
+	// nothing to search: a new index, or one whose --index path has a
+	// typo. Search and Ask wrap it with the index directory and the fix
+	// (emptyIndex).
+	ErrEmptyIndex = errors.New("braid: no documents indexed yet")
 	// ErrNotFound means a named document, source or chunk does not exist.
 	ErrNotFound = index.ErrNotFound
 	// ErrAmbiguous means a document name matched more than one document.
@@ -51,28 +57,12 @@ var (
 	ErrQueryTooLong  = query.ErrQueryTooLong
 )
 
-// Types of reading documents, defined beside the reader (Notes).
+// Types of reading documents that a search's answers hold, defined beside
+// the reader (Notes).
 type (
-	Content     = notes.Content
-	Citation    = notes.Citation
-	Info        = notes.Info
-	InfoNode    = notes.InfoNode
-	Folder      = notes.Folder
-	FindOptions = notes.FindOptions
-	FindResults = notes.FindResults
-	ListOptions = notes.ListOptions
-	Lines       = notes.Lines
-	Excerpt     = notes.Excerpt
+	Lines   = notes.Lines
+	Excerpt = notes.Excerpt
 )
-
-// ErrOutside means a file named for reading or editing is not an indexed
-// file of a source: outside every source, or led out of one by a symbolic
-// link or "..".
-var ErrOutside = notes.ErrOutside
-
-// MinHashPrefix is the fewest hex digits of a content hash that name a
-// document.
-const MinHashPrefix = notes.MinHashPrefix
 
 // Shared types, defined beside the store that keeps them.
 type (
@@ -103,9 +93,6 @@ func FormatBytes(n int64) string { return index.FormatBytes(n) }
 
 // ParseSize reads a size such as 512KB, 20MB or 8KiB (index.ParseSize).
 func ParseSize(s string) (int64, error) { return index.ParseSize(s) }
-
-// ObjectURL is the s3:// URL of the document at path in an S3 source.
-func ObjectURL(src *Source, path string) string { return index.ObjectURL(src, path) }
 
 // Options configures an Engine. The zero value (or nil) opens the index for
 // reading and writing with default chunking.
@@ -208,6 +195,7 @@ type Engine struct {
 	discard atomic.Bool // remove created on Close: the first Index failed before writing
 
 	docs *docstore.Store // the document store (docstore.go); see Store
+	sess *sessions.Store // the sessions; see Sources().Sessions()
 
 	lexOnce sync.Once
 	lex     *lexical.Index // opened on first use: grep, get and stats never need it
@@ -305,6 +293,7 @@ func open(dir string, opt Options) (*Engine, error) {
 	}
 	e.st.SetKey(loadKey(opt.KeyFile))
 	e.docs = e.newStore()
+	e.sess = e.newSessions()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
 	if upgrade { // the store upgraded itself; now the directory says so
 		if err := indexdir.Upgraded(dir); err != nil {
@@ -395,9 +384,6 @@ func (e *Engine) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
-// ParseAge reads an age such as 36h, 7d or 2w (ListOptions.Recent).
-func ParseAge(s string) (time.Duration, error) { return notes.ParseAge(s) }
 
 // loadKey loads the user's key from path (userkey.DefaultPath when empty).
 func loadKey(path string) (userkey.Key, error) {

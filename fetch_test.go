@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/download"
 )
 
@@ -32,10 +33,10 @@ func TestFetchAndAdd(t *testing.T) {
 	local := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	e := openEngine(t, nil)
 
-	if _, err := braid.Fetch(ctx, braid.DownloadRequest{URL: s.URL + "/docs/ferry.html"}); !errors.Is(err, download.ErrBlocked) {
+	if _, err := docstore.Fetch(ctx, docstore.DownloadRequest{URL: s.URL + "/docs/ferry.html"}); !errors.Is(err, download.ErrBlocked) {
 		t.Fatalf("fetch from loopback without AllowNet: %v, want ErrBlocked", err)
 	}
-	f, err := braid.Fetch(ctx, braid.DownloadRequest{URL: s.URL + "/docs/ferry.html", AllowNet: local, Tags: []string{"travel"}, Collection: "web"})
+	f, err := docstore.Fetch(ctx, docstore.DownloadRequest{URL: s.URL + "/docs/ferry.html", AllowNet: local, Tags: []string{"travel"}, Collection: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +56,11 @@ func TestFetchAndAdd(t *testing.T) {
 	if err != nil || len(hits.Results) != 1 {
 		t.Errorf("search by source_url: %+v, %v; want the page", hits, err)
 	}
-	f, err = braid.Fetch(ctx, braid.DownloadRequest{URL: s.URL + "/notes/", AllowNet: local})
+	f, err = docstore.Fetch(ctx, docstore.DownloadRequest{URL: s.URL + "/notes/", AllowNet: local})
 	if err != nil || f.Add.Name != "web/"+host+"/notes/index.txt" {
 		t.Errorf("a folder URL: %+v, %v; want web/HOST/notes/index.txt", f, err)
 	}
-	if _, err := braid.Fetch(ctx, braid.DownloadRequest{URL: s.URL + "/missing", AllowNet: local}); !errors.Is(err, download.ErrStatus) {
+	if _, err := docstore.Fetch(ctx, docstore.DownloadRequest{URL: s.URL + "/missing", AllowNet: local}); !errors.Is(err, download.ErrStatus) {
 		t.Errorf("a 404: %v, want ErrStatus", err)
 	}
 }

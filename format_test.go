@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/graph"
 )
 
 var update = flag.Bool("update", false, "rewrite committed fixtures under testdata")
@@ -62,11 +63,11 @@ func TestFormatFixture(t *testing.T) {
 	if len(d.Links) != 1 || d.Links[0].Target != "Sediment" || len(d.Tags) != 1 {
 		t.Errorf("fixture document Rivers: links %+v tags %v", d.Links, d.Tags)
 	}
-	l, err := e.Graph().Links("Sediment", braid.LinkOptions{Reverse: true})
+	l, err := e.Graph().Links("Sediment", graph.LinkOptions{Reverse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Links) != 1 || l.Links[0].Path != "Rivers.md" || l.Links[0].Edges[0].Type != braid.Cites {
+	if len(l.Links) != 1 || l.Links[0].Path != "Rivers.md" || l.Links[0].Edges[0].Type != graph.Cites {
 		t.Errorf("backlinks of Sediment in the fixture: %+v, want Rivers citing it", l.Links)
 	}
 }
@@ -97,7 +98,7 @@ func TestOldFormatUpgrade(t *testing.T) {
 	if err != nil || len(res.Results) != 1 || res.Results[0].Title != "Sediment" {
 		t.Fatalf("search after the upgrade: %v %+v", err, res)
 	}
-	back, err := e.Graph().Links("Sediment", braid.LinkOptions{Reverse: true})
+	back, err := e.Graph().Links("Sediment", graph.LinkOptions{Reverse: true})
 	if err != nil {
 		t.Fatal(err)
 	}

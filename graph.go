@@ -6,36 +6,13 @@ import (
 	"github.com/braidsearch/braid/vecstore"
 )
 
-// Edge types of the link graph; a frontmatter relation is typed by its key
-// (dependsOn, supersededBy, related, …).
-const (
-	Cites    = graph.Cites
-	LinksTo  = graph.LinksTo
-	TaggedAs = graph.TaggedAs
-)
-
-// Shared types of the link graph, defined beside the store that keeps it.
-type (
-	Edge       = graph.Edge
-	Step       = graph.Step
-	GapOptions = graph.GapOptions
-	TagStyle   = markdown.TagStyle
-)
+// TagStyle says where Tag writes tags (package markdown).
+type TagStyle = markdown.TagStyle
 
 // Where Tag writes tags.
 const (
 	TagFrontmatter = markdown.TagFrontmatter
 	TagComment     = markdown.TagComment
-)
-
-// Options and answers of the link graph's questions.
-type (
-	LinkOptions = graph.LinkOptions
-	Links       = graph.Links
-	Related     = graph.Related
-	GapReport   = graph.GapReport
-	BrokenLink  = graph.Broken
-	GraphNode   = graph.Node
 )
 
 // Graph is the index's link graph: it answers what a document links to

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/graph"
 )
 
 // hashEmbedder is a stand-in for bge-small at the Embedder seam: 384-d
@@ -117,10 +118,10 @@ func BenchmarkGaps1k(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer e.Close()
-			var rep *braid.GapReport
+			var rep *graph.GapReport
 			b.ReportAllocs()
 			for b.Loop() {
-				if rep, err = e.Graph().Gaps(ctx, braid.GapOptions{Threshold: 0.3}); err != nil {
+				if rep, err = e.Graph().Gaps(ctx, graph.GapOptions{Threshold: 0.3}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -13,8 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/internal/testdata"
 	"github.com/braidsearch/braid/internal/testenv"
+	"github.com/braidsearch/braid/notes"
 )
 
 // indexed opens a fresh engine over the given directories.
@@ -35,7 +37,7 @@ func indexed(t *testing.T, opt *braid.Options, dirs ...string) *braid.Engine {
 	return e
 }
 
-func links(t *testing.T, e *braid.Engine, doc string, opt braid.LinkOptions) *braid.Links {
+func links(t *testing.T, e *braid.Engine, doc string, opt graph.LinkOptions) *graph.Links {
 	t.Helper()
 	l, err := e.Graph().Links(doc, opt)
 	if err != nil {
@@ -45,7 +47,7 @@ func links(t *testing.T, e *braid.Engine, doc string, opt braid.LinkOptions) *br
 }
 
 // find returns the step that reached path, or nil.
-func find(l *braid.Links, path string) *braid.Step {
+func find(l *graph.Links, path string) *graph.Step {
 	for i := range l.Links {
 		if l.Links[i].Path == path || l.Links[i].ID == path {
 			return &l.Links[i]
@@ -54,7 +56,7 @@ func find(l *braid.Links, path string) *braid.Step {
 	return nil
 }
 
-func types(s *braid.Step) []string {
+func types(s *graph.Step) []string {
 	var out []string
 	for _, e := range s.Edges {
 		if !slices.Contains(out, e.Type) {
@@ -81,12 +83,12 @@ func TestLinksSilverBullet(t *testing.T) {
 
 	t.Run("outgoing", func(t *testing.T) {
 		mustContain(t, filepath.Join(dir, "Linked Mention.md"), "[[Link|link]]")
-		l := links(t, e, "Linked Mention", braid.LinkOptions{})
+		l := links(t, e, "Linked Mention", graph.LinkOptions{})
 		s := find(l, "Link.md")
-		if s == nil || s.Depth != 1 || !slices.Contains(types(s), braid.Cites) {
+		if s == nil || s.Depth != 1 || !slices.Contains(types(s), graph.Cites) {
 			t.Fatalf("links of Linked Mention %+v: want Link.md cited at depth 1", l.Links)
 		}
-		if tag := find(l, "#glossary"); tag == nil || types(tag)[0] != braid.TaggedAs {
+		if tag := find(l, "#glossary"); tag == nil || types(tag)[0] != graph.TaggedAs {
 			t.Errorf("links of Linked Mention lack its frontmatter tag #glossary")
 		}
 		// The ```lua block's query[[ … ]] is not a link.
@@ -99,12 +101,12 @@ func TestLinksSilverBullet(t *testing.T) {
 
 	t.Run("backlinks through a frontmatter relation", func(t *testing.T) {
 		mustContain(t, filepath.Join(dir, "ADR/008 Go Backend.md"), "supersededBy:\n  - \"[[ADR/010 Rust Backend]]\"")
-		l := links(t, e, "ADR/010 Rust Backend", braid.LinkOptions{Reverse: true})
+		l := links(t, e, "ADR/010 Rust Backend", graph.LinkOptions{Reverse: true})
 		s := find(l, "ADR/008 Go Backend.md")
 		if s == nil || !slices.Contains(types(s), "supersededBy") {
 			t.Fatalf("backlinks of ADR/010 %+v: want ADR/008 through supersededBy", l.Links)
 		}
-		only := links(t, e, "ADR/010 Rust Backend", braid.LinkOptions{Reverse: true, Relation: "SUPERSEDEDBY"})
+		only := links(t, e, "ADR/010 Rust Backend", graph.LinkOptions{Reverse: true, Relation: "SUPERSEDEDBY"})
 		if len(only.Links) != 1 || only.Links[0].Path != "ADR/008 Go Backend.md" {
 			t.Errorf("supersededBy backlinks of ADR/010: %+v, want ADR/008 alone", only.Links)
 		}
@@ -112,11 +114,11 @@ func TestLinksSilverBullet(t *testing.T) {
 
 	t.Run("depth 2", func(t *testing.T) {
 		mustContain(t, filepath.Join(dir, "ADR/010 Rust Backend.md"), "[[ADR/009 Client Build Toolchain]]")
-		one := links(t, e, "ADR/008 Go Backend", braid.LinkOptions{Depth: 1})
+		one := links(t, e, "ADR/008 Go Backend", graph.LinkOptions{Depth: 1})
 		if find(one, "ADR/009 Client Build Toolchain.md") != nil {
 			t.Fatal("ADR/008 links ADR/009 directly; the depth-2 check below proves nothing")
 		}
-		two := links(t, e, "ADR/008 Go Backend", braid.LinkOptions{Depth: 2})
+		two := links(t, e, "ADR/008 Go Backend", graph.LinkOptions{Depth: 2})
 		s := find(two, "ADR/009 Client Build Toolchain.md")
 		if s == nil || s.Depth != 2 || s.Via[1] != "ADR/010 Rust Backend.md" && s.Via[1] != "ADR/007 Core Application Logic on the Client.md" {
 			t.Fatalf("depth 2 from ADR/008: %+v, want ADR/009 at depth 2 through another ADR", s)
@@ -139,7 +141,7 @@ func TestLinksSilverBullet(t *testing.T) {
 	})
 
 	t.Run("tags backwards", func(t *testing.T) {
-		l := links(t, e, "#adr", braid.LinkOptions{Reverse: true})
+		l := links(t, e, "#adr", graph.LinkOptions{Reverse: true})
 		if len(l.Links) != 10 {
 			t.Errorf("documents tagged #adr: %d, want the 10 ADRs", len(l.Links))
 		}
@@ -185,7 +187,7 @@ func TestLinksSilverBullet(t *testing.T) {
 		}
 		for _, o := range orphans {
 			for _, reverse := range []bool{false, true} {
-				for _, s := range links(t, e, o.ID, braid.LinkOptions{Reverse: reverse}).Links {
+				for _, s := range links(t, e, o.ID, graph.LinkOptions{Reverse: reverse}).Links {
 					if !s.Broken && s.Target == "" && !strings.HasPrefix(s.ID, "#") && s.ID != o.ID {
 						t.Errorf("orphan %s is linked with %s (reverse %v)", o.Path, s.Path, reverse)
 					}
@@ -231,13 +233,13 @@ func TestLinksDendron(t *testing.T) {
 		{"dendron.tutorial.vaults", "dendron.topic.vaults.md"}, // plain [[target]]
 	}
 	for _, tt := range tests {
-		l := links(t, e, tt.from, braid.LinkOptions{})
+		l := links(t, e, tt.from, graph.LinkOptions{})
 		s := find(l, tt.to)
 		if s == nil || s.Broken {
 			t.Errorf("links of %s lack %s", tt.from, tt.to)
 		}
 	}
-	back := links(t, e, "dendron.ref.commands", braid.LinkOptions{Reverse: true})
+	back := links(t, e, "dendron.ref.commands", graph.LinkOptions{Reverse: true})
 	if find(back, "dendron.tutorial.vaults.md") == nil {
 		t.Errorf("backlinks of dendron.ref.commands lack dendron.tutorial.vaults.md")
 	}
@@ -283,21 +285,21 @@ func TestLinksFollowChanges(t *testing.T) {
 	if got := brokenTargets(); len(got) != 0 {
 		t.Errorf("broken after adding B and C: %v", got)
 	}
-	l := links(t, e, "B", braid.LinkOptions{Reverse: true})
-	if s := find(l, "A.md"); s == nil || !cmp.Equal(types(s), []string{"dependsOn", braid.Cites}) {
+	l := links(t, e, "B", graph.LinkOptions{Reverse: true})
+	if s := find(l, "A.md"); s == nil || !cmp.Equal(types(s), []string{"dependsOn", graph.Cites}) {
 		t.Errorf("backlinks of B: %+v, want A through dependsOn and CITES", l.Links)
 	}
-	l = links(t, e, "A", braid.LinkOptions{Depth: 2})
-	if s := find(l, "sub/D.md"); s == nil || types(s)[0] != braid.LinksTo {
+	l = links(t, e, "A", graph.LinkOptions{Depth: 2})
+	if s := find(l, "sub/D.md"); s == nil || types(s)[0] != graph.LinksTo {
 		t.Errorf("A's markdown link to sub/D.md: %+v", s)
 	}
 	// A changes: it no longer cites C.
 	os.WriteFile(filepath.Join(dir, "A.md"), []byte("# A\n\nOnly [[B]] now.\n"), 0o644)
 	reindex()
-	if l := links(t, e, "C", braid.LinkOptions{Reverse: true}); len(l.Links) != 0 {
+	if l := links(t, e, "C", graph.LinkOptions{Reverse: true}); len(l.Links) != 0 {
 		t.Errorf("backlinks of C after A dropped its link: %+v", l.Links)
 	}
-	if l := links(t, e, "sub/D", braid.LinkOptions{Reverse: true}); len(l.Links) != 0 {
+	if l := links(t, e, "sub/D", graph.LinkOptions{Reverse: true}); len(l.Links) != 0 {
 		t.Errorf("backlinks of D after A dropped its link: %+v", l.Links)
 	}
 	// B goes: A's link is broken again; Orphan goes: Stay's link is broken.
@@ -316,10 +318,10 @@ func TestLinksFollowChanges(t *testing.T) {
 	if diff := cmp.Diff([]string{"C.md", "Stay.md", "ignored.md"}, names); diff != "" {
 		t.Errorf("orphans (-want +got):\n%s", diff)
 	}
-	if _, err := e.Graph().Links("A", braid.LinkOptions{Depth: 6}); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Graph().Links("A", graph.LinkOptions{Depth: 6}); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("depth 6: error %v, want ErrBadOption", err)
 	}
-	if _, err := e.Graph().Links("no such page", braid.LinkOptions{}); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Graph().Links("no such page", graph.LinkOptions{}); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("unknown document: error %v, want ErrNotFound", err)
 	}
 }
@@ -335,7 +337,7 @@ var gapVault = map[string]string{
 
 func TestGapsLexicalFallback(t *testing.T) {
 	e := indexed(t, nil, writeVault(t, gapVault))
-	rep, err := e.Graph().Gaps(context.Background(), braid.GapOptions{})
+	rep, err := e.Graph().Gaps(context.Background(), graph.GapOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,10 +353,10 @@ func TestGapsLexicalFallback(t *testing.T) {
 	if !cmp.Equal(pair, []string{"Compost.md", "Soil.md"}) || g.Similarity < rep.Threshold || !slices.Contains(g.Terms, "humus") {
 		t.Errorf("gap %v %.3f terms %v", pair, g.Similarity, g.Terms)
 	}
-	if g.Suggest.Type != braid.Cites || g.Reason == "" {
+	if g.Suggest.Type != graph.Cites || g.Reason == "" {
 		t.Errorf("suggestion %+v reason %q: Compost names Soil, so cite it", g.Suggest, g.Reason)
 	}
-	if _, err := e.Graph().Gaps(context.Background(), braid.GapOptions{Threshold: 2}); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Graph().Gaps(context.Background(), graph.GapOptions{Threshold: 2}); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("threshold 2: error %v, want ErrBadOption", err)
 	}
 }
@@ -371,7 +373,7 @@ func TestGapsEmbeddings(t *testing.T) {
 	}
 	// The tiny model has random weights: its similarities mean nothing,
 	// but the path must be the embedding one, and the rules hold.
-	rep, err := e.Graph().Gaps(context.Background(), braid.GapOptions{Threshold: 0.01, Limit: 100})
+	rep, err := e.Graph().Gaps(context.Background(), graph.GapOptions{Threshold: 0.01, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +431,7 @@ func TestTag(t *testing.T) {
 	if err != nil || len(found.Results) != 1 || found.Results[0].Path != "plain.md" {
 		t.Errorf("search with tag garden: %+v %v", found, err)
 	}
-	if l := links(t, e, "#ideas", braid.LinkOptions{Reverse: true}); len(l.Links) != 1 {
+	if l := links(t, e, "#ideas", graph.LinkOptions{Reverse: true}); len(l.Links) != 1 {
 		t.Errorf("#ideas tags %d documents, want 1", len(l.Links))
 	}
 
@@ -454,9 +456,9 @@ func TestTag(t *testing.T) {
 		name, file string
 		want       error
 	}{
-		{"outside every source", filepath.Join(outside, "secret.md"), braid.ErrOutside},
-		{"a symbolic link out of the source", filepath.Join(dir, "escape.md"), braid.ErrOutside},
-		{"dot-dot out of the source", filepath.Join(dir, "..", filepath.Base(outside), "secret.md"), braid.ErrOutside},
+		{"outside every source", filepath.Join(outside, "secret.md"), notes.ErrOutside},
+		{"a symbolic link out of the source", filepath.Join(dir, "escape.md"), notes.ErrOutside},
+		{"dot-dot out of the source", filepath.Join(dir, "..", filepath.Base(outside), "secret.md"), notes.ErrOutside},
 		{"not markdown", filepath.Join(dir, "script.txt"), braid.ErrBadOption},
 		{"no such document", "nowhere", braid.ErrNotFound},
 	}
@@ -492,8 +494,8 @@ func TestTree(t *testing.T) {
 		Docs, Here int
 	}
 	var got []folder
-	var walk func(fs []*braid.Folder)
-	walk = func(fs []*braid.Folder) {
+	var walk func(fs []*notes.Folder)
+	walk = func(fs []*notes.Folder) {
 		for _, f := range fs {
 			got = append(got, folder{f.Path, f.Docs, f.Here})
 			walk(f.Folders)

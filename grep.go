@@ -11,7 +11,7 @@ import (
 type GrepOptions struct {
 	grep.Options
 	// Paths limits the search to indexed documents: a file must be one
-	// (ErrNotIndexed otherwise), a directory stands for the indexed
+	// (notes.ErrNotIndexed otherwise), a directory stands for the indexed
 	// documents under it. Empty means every indexed document that is a file.
 	Paths []string
 	// Name turns an absolute file path into the name printed for it; nil
@@ -28,11 +28,6 @@ type GrepOptions struct {
 // its lines name their file, as ripgrep's do unless it is given exactly
 // one file (notes.ManyFiles).
 func (o GrepOptions) ManyFiles() bool { return notes.ManyFiles(o.Paths) }
-
-// ErrNotIndexed is the error for a grep path that is no indexed document:
-// grep reads only what the index holds, so a path cannot make it read any
-// other file.
-var ErrNotIndexed = notes.ErrNotIndexed
 
 // Grep runs an RE2 regular expression over the current files of the indexed
 // documents (or those opt.Paths names) and calls emit once per file, in

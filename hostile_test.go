@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/notes"
 )
 
 // TestGetStaysInside checks that reading a document never leaves its
@@ -50,7 +51,7 @@ func TestGetStaysInside(t *testing.T) {
 	// A link inside the source, pointed out of it after indexing.
 	os.Remove(filepath.Join(dir, "alias.md"))
 	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "alias.md"))
-	if c, err := e.Notes().Get("alias.md"); !errors.Is(err, braid.ErrOutside) {
+	if c, err := e.Notes().Get("alias.md"); !errors.Is(err, notes.ErrOutside) {
 		t.Errorf("Get(alias.md) after re-pointing the link out: %v, %v; want ErrOutside", c, err)
 	}
 }

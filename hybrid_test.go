@@ -48,7 +48,7 @@ func tinyEngine(t *testing.T, dir string) (*braid.Engine, *counting) {
 // returning the vault and the (closed) index directory.
 func indexedTiny(t *testing.T) (vault, dir string) {
 	t.Helper()
-	vault = writeVault(t, notes)
+	vault = writeVault(t, hybridNotes)
 	dir = filepath.Join(t.TempDir(), "idx")
 	e, _ := tinyEngine(t, dir)
 	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: vault}}, nil); err != nil {
@@ -58,7 +58,7 @@ func indexedTiny(t *testing.T) (vault, dir string) {
 	return vault, dir
 }
 
-var notes = map[string]string{
+var hybridNotes = map[string]string{
 	"tomatoes.md": "# Tomatoes\n\nTomatoes need full sun and deep watering every morning.\n",
 	"compost.md":  "# Compost\n\nCompost turns kitchen scraps into dark humus for the garden.\n",
 	"bread.md":    "# Bread\n\nKnead the dough, let it rise overnight, then bake it hot.\n",
@@ -68,13 +68,13 @@ var notes = map[string]string{
 
 func TestHybridEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
+	vault := writeVault(t, hybridNotes)
 	e, c := tinyEngine(t, filepath.Join(t.TempDir(), "idx"))
 	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Embedded != sum.Chunks || sum.Chunks < len(notes) {
+	if sum.Embedded != sum.Chunks || sum.Chunks < len(hybridNotes) {
 		t.Fatalf("embedded %d of %d chunks", sum.Embedded, sum.Chunks)
 	}
 
@@ -110,7 +110,7 @@ func TestHybridEndToEnd(t *testing.T) {
 		if res.Results[0].Source != "hybrid" || x.Fusion != string(f) || x.LexicalRank != 1 || x.VectorRank == 0 || x.VectorWeight != 0.5 {
 			t.Errorf("%s: source %q explain %+v", f, res.Results[0].Source, x)
 		}
-		if len(res.Results) != len(notes) {
+		if len(res.Results) != len(hybridNotes) {
 			t.Errorf("%s: %d hits, want every note (the vector list holds them all)", f, len(res.Results))
 		}
 	}
@@ -153,7 +153,7 @@ func ptr(f float64) *float64 { return &f }
 
 func TestEmbeddingsKeyedByText(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
+	vault := writeVault(t, hybridNotes)
 	dir := filepath.Join(t.TempDir(), "idx")
 	e, c := tinyEngine(t, dir)
 	first, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil)
@@ -189,8 +189,8 @@ func TestEmbeddingsKeyedByText(t *testing.T) {
 			t.Errorf("deleted rust.md still found: %+v", h)
 		}
 	}
-	if len(res.Results) != len(notes)-1 {
-		t.Errorf("%d hits, want %d (every live note)", len(res.Results), len(notes)-1)
+	if len(res.Results) != len(hybridNotes)-1 {
+		t.Errorf("%d hits, want %d (every live note)", len(res.Results), len(hybridNotes)-1)
 	}
 	e.Close()
 
@@ -217,7 +217,7 @@ func TestEmbeddingsKeyedByText(t *testing.T) {
 
 func TestNoModelFallsBackToLexical(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
+	vault := writeVault(t, hybridNotes)
 	e := openEngine(t, &braid.Options{NoVectors: "ONNX Runtime not found: run make ort"})
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
 		t.Fatal(err)
@@ -240,7 +240,7 @@ func TestNoModelFallsBackToLexical(t *testing.T) {
 
 func TestEmbedderDimensionChecked(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
+	vault := writeVault(t, hybridNotes)
 	c := &counting{Embedder: modeltest.Tiny(t), pad: 3} // says 8, puts out 11
 	e, err := braid.Open(filepath.Join(t.TempDir(), "idx"), &braid.Options{Embedder: c, Model: "liar"})
 	if err != nil {
@@ -278,8 +278,8 @@ func TestModelSwitchKeepsVectorsApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Embedded != len(notes) {
-		t.Errorf("index with the new model embedded %d, want %d (every chunk, once)", sum.Embedded, len(notes))
+	if sum.Embedded != len(hybridNotes) {
+		t.Errorf("index with the new model embedded %d, want %d (every chunk, once)", sum.Embedded, len(hybridNotes))
 	}
 	var _ = index.TextHash
 }
@@ -311,8 +311,8 @@ func TestGraphCatchesUpAfterRunWithoutModel(t *testing.T) {
 			t.Errorf("vector search found %s, which the graph should not hold", h.Path)
 		}
 	}
-	if len(res.Results) != len(notes)-1 {
-		t.Errorf("%d vector hits, want %d", len(res.Results), len(notes)-1)
+	if len(res.Results) != len(hybridNotes)-1 {
+		t.Errorf("%d vector hits, want %d", len(res.Results), len(hybridNotes)-1)
 	}
 	c.texts.Store(0)
 	sum, err := e2.Index(ctx, nil, nil)
@@ -352,7 +352,7 @@ func TestNewGraphDegreeRebuildsFromStore(t *testing.T) {
 // embedded again.
 func TestRechunkEmbedsOnlyNewText(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
+	vault := writeVault(t, hybridNotes)
 	e, c := tinyEngine(t, filepath.Join(t.TempDir(), "idx"))
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
 		t.Fatal(err)
@@ -362,7 +362,7 @@ func TestRechunkEmbedsOnlyNewText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Chunks != len(notes) || sum.Embedded != 0 || c.texts.Load() != 0 {
-		t.Errorf("re-chunk: %d chunks written, %d embedded (model saw %d); want %d written and none embedded", sum.Chunks, sum.Embedded, c.texts.Load(), len(notes))
+	if sum.Chunks != len(hybridNotes) || sum.Embedded != 0 || c.texts.Load() != 0 {
+		t.Errorf("re-chunk: %d chunks written, %d embedded (model saw %d); want %d written and none embedded", sum.Chunks, sum.Embedded, c.texts.Load(), len(hybridNotes))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/ingest"
+	"github.com/braidsearch/braid/sessions"
 	"github.com/braidsearch/braid/watch"
 )
 
@@ -151,8 +152,19 @@ type Sources struct{ e *Engine }
 // Sources is the index's registered sources.
 func (e *Engine) Sources() *Sources { return &Sources{e} }
 
+// Sessions is the index's sessions: named working sets of the sources'
+// documents that a search's, grep's or listing's Session option scopes
+// it to, and whose sources a server can watch (package sessions).
+func (s *Sources) Sessions() *sessions.Store { return s.e.sess }
+
+// newSessions hands package sessions what it needs of the engine; it is
+// called once e.st is open (and, on a cluster backend, e.cl set).
+func (e *Engine) newSessions() *sessions.Store {
+	return sessions.New(sessions.Config{Index: e.st, Sources: e.Sources().List, ReadOnly: e.opt.ReadOnly})
+}
+
 // List lists the registered sources.
-func (s *Sources) List() ([]*Source, error) { return s.e.ret.Sources(context.Background()) }
+func (s *Sources) List(ctx context.Context) ([]*Source, error) { return s.e.ret.Sources(ctx) }
 
 // sourceByID is the registered source with this id, or nil.
 func (e *Engine) sourceByID(ctx context.Context, id string) (*Source, error) {
@@ -174,7 +186,7 @@ func (e *Engine) sourceByID(ctx context.Context, id string) (*Source, error) {
 // Remove unregisters a source (by id or name) and removes its documents
 // from the index; the files themselves are not touched. It returns how
 // many documents were removed.
-func (s *Sources) Remove(ref string) (int, error) {
+func (s *Sources) Remove(ctx context.Context, ref string) (int, error) {
 	e := s.e
 	if e.opt.ReadOnly {
 		return 0, ErrReadOnly
@@ -184,7 +196,6 @@ func (s *Sources) Remove(ref string) (int, error) {
 		return 0, err
 	}
 	if e.cl != nil {
-		ctx := context.Background()
 		files, err := e.cl.x.FileHashes(ctx, src.ID)
 		if err != nil {
 			return 0, err
@@ -201,7 +212,7 @@ func (s *Sources) Remove(ref string) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	return n, e.saveVectors(context.Background(), vs, true)
+	return n, e.saveVectors(ctx, vs, true)
 }
 
 // Trust vouches for the sources named (ids or names; none means every

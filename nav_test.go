@@ -15,6 +15,7 @@ import (
 	"github.com/braidsearch/braid/internal/testdata"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/notes"
 )
 
 // navVault is a vault for the navigation tests: nested folders, names to
@@ -187,7 +188,7 @@ func TestRelated(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	e, dir := navEngine(t)
-	paths := func(r *braid.FindResults) []string {
+	paths := func(r *notes.FindResults) []string {
 		var out []string
 		for _, f := range r.Results {
 			out = append(out, fmt.Sprintf("%s %s %s", f.Path, f.Match, f.Field))
@@ -196,10 +197,10 @@ func TestFind(t *testing.T) {
 	}
 	tests := []struct {
 		name, query string
-		opt         braid.FindOptions
+		opt         notes.FindOptions
 		want        []string
 	}{
-		{"ranking", "garden", braid.FindOptions{}, []string{
+		{"ranking", "garden", notes.FindOptions{}, []string{
 			"garden.md exact title", // exact; the shorter path wins the tie
 			"archive/garden.md exact name",
 			"gardening.md prefix name", // "gardening" is closer to "garden" than "gardening guide"
@@ -207,14 +208,14 @@ func TestFind(t *testing.T) {
 			"bigardens.md substring title",
 			"goat.md subsequence title", // g…a…r…d…e…n in "goat rider den"
 		}},
-		{"limit", "garden", braid.FindOptions{Limit: 2}, []string{"garden.md exact title", "archive/garden.md exact name"}},
-		{"parent folder", "garden", braid.FindOptions{Parent: "notes"}, []string{"notes/winter-garden.md word title"}},
-		{"parent under the source name", "garden", braid.FindOptions{Parent: "kb/notes/"}, []string{"notes/winter-garden.md word title"}},
-		{"parent absolute", "garden", braid.FindOptions{Parent: filepath.Join(dir, "archive")}, []string{"archive/garden.md exact name"}},
-		{"parent is the source", "plan", braid.FindOptions{Parent: "kb"}, []string{"notes/projects/alpha/plan.md exact name"}},
-		{"separators", "winter garden", braid.FindOptions{}, []string{"notes/winter-garden.md exact title"}},
-		{"path", "alpha/pl", braid.FindOptions{}, []string{"notes/projects/alpha/plan.md word path"}},
-		{"no match", "zzz", braid.FindOptions{}, nil},
+		{"limit", "garden", notes.FindOptions{Limit: 2}, []string{"garden.md exact title", "archive/garden.md exact name"}},
+		{"parent folder", "garden", notes.FindOptions{Parent: "notes"}, []string{"notes/winter-garden.md word title"}},
+		{"parent under the source name", "garden", notes.FindOptions{Parent: "kb/notes/"}, []string{"notes/winter-garden.md word title"}},
+		{"parent absolute", "garden", notes.FindOptions{Parent: filepath.Join(dir, "archive")}, []string{"archive/garden.md exact name"}},
+		{"parent is the source", "plan", notes.FindOptions{Parent: "kb"}, []string{"notes/projects/alpha/plan.md exact name"}},
+		{"separators", "winter garden", notes.FindOptions{}, []string{"notes/winter-garden.md exact title"}},
+		{"path", "alpha/pl", notes.FindOptions{}, []string{"notes/projects/alpha/plan.md word path"}},
+		{"no match", "zzz", notes.FindOptions{}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,16 +228,16 @@ func TestFind(t *testing.T) {
 			}
 		})
 	}
-	r, _ := e.Notes().Find("garden", braid.FindOptions{})
+	r, _ := e.Notes().Find("garden", notes.FindOptions{})
 	for i := 1; i < len(r.Results); i++ {
 		if r.Results[i].Score > r.Results[i-1].Score {
 			t.Errorf("scores not descending: %+v", r.Results)
 		}
 	}
-	if _, err := e.Notes().Find("garden", braid.FindOptions{Parent: "nowhere"}); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Find("garden", notes.FindOptions{Parent: "nowhere"}); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("unknown parent: %v, want ErrNotFound", err)
 	}
-	if _, err := e.Notes().Find(" ", braid.FindOptions{}); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Notes().Find(" ", notes.FindOptions{}); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("empty query: %v, want ErrBadOption", err)
 	}
 	// A new document is found once indexed: the name cache follows commits.
@@ -244,7 +245,7 @@ func TestFind(t *testing.T) {
 	if _, err := e.Index(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	r, _ = e.Notes().Find("gardenia", braid.FindOptions{})
+	r, _ = e.Notes().Find("gardenia", notes.FindOptions{})
 	if len(r.Results) != 1 || r.Results[0].Path != "gardenia.md" {
 		t.Errorf("after indexing gardenia.md: %v", paths(r))
 	}
@@ -256,10 +257,10 @@ func TestInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, _ := e.Sources().List()
+	srcs, _ := e.Sources().List(t.Context())
 	src := srcs[0]
 	type node struct{ Type, ID, Name, Path, Title string }
-	strip := func(in *braid.Info) []node {
+	strip := func(in *notes.Info) []node {
 		var out []node
 		for _, n := range in.Ancestry {
 			out = append(out, node{n.Type, n.ID, n.Name, n.Path, n.Title})

@@ -24,7 +24,7 @@ func TestRerankInSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reranked != len(notes) || res.RerankOf != len(notes) || res.Warning != "" {
+	if res.Reranked != len(hybridNotes) || res.RerankOf != len(hybridNotes) || res.Warning != "" {
 		t.Fatalf("reranked %d of %d (warning %q), want every candidate", res.Reranked, res.RerankOf, res.Warning)
 	}
 	for i, h := range res.Results {
@@ -52,7 +52,7 @@ func TestRerankInSearch(t *testing.T) {
 // (rerank_warning_test.go has the rest of the rule).
 func TestNoRerankerWarns(t *testing.T) {
 	ctx := context.Background()
-	vault := writeVault(t, notes)
+	vault := writeVault(t, hybridNotes)
 	e := openEngine(t, &braid.Options{NoRerank: "no reranker model installed: run braid models pull", RerankNamed: true})
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil); err != nil {
 		t.Fatal(err)

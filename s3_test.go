@@ -19,6 +19,7 @@ import (
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/s3test"
+	"github.com/braidsearch/braid/notes"
 )
 
 // s3Engine opens an engine that reads buckets with the test server's
@@ -87,7 +88,7 @@ func TestS3Source(t *testing.T) {
 	if sum.Added != 3 || k.Hidden != 1 || k.Binary != 1 || k.NotUTF8 != 1 || k.Oversized != 1 || len(sum.Errors) != 0 {
 		t.Fatalf("first run: %+v; want 3 added and one each hidden, binary, not UTF-8 and oversized", sum)
 	}
-	srcs, err := e.Sources().List()
+	srcs, err := e.Sources().List(t.Context())
 	if err != nil || len(srcs) != 1 {
 		t.Fatalf("sources %v, %v", srcs, err)
 	}
@@ -136,7 +137,7 @@ func TestS3Source(t *testing.T) {
 	if diff := cmp.Diff(want[2:], grepNames(t, e, "tomato", "s3://notes/team/sub")); diff != "" {
 		t.Errorf("grep under s3://notes/team/sub (-want +got):\n%s", diff)
 	}
-	if err := e.Grep(ctx, "x", braid.GrepOptions{Paths: []string{"s3://notes/other"}}, func(grep.Result) error { return nil }); !errors.Is(err, braid.ErrNotIndexed) {
+	if err := e.Grep(ctx, "x", braid.GrepOptions{Paths: []string{"s3://notes/other"}}, func(grep.Result) error { return nil }); !errors.Is(err, notes.ErrNotIndexed) {
 		t.Errorf("grep of an unindexed prefix: %v, want ErrNotIndexed", err)
 	}
 
@@ -144,7 +145,7 @@ func TestS3Source(t *testing.T) {
 	if err != nil || len(tree) != 1 || tree[0].Docs != 3 || len(tree[0].Folders) != 1 {
 		t.Errorf("tree %+v, %v; want 3 documents and the folder sub", tree, err)
 	}
-	checks, err := e.Doctor(nil)
+	checks, err := e.Doctor(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestS3Source(t *testing.T) {
 	}
 
 	// Removing the source takes its blobs with it.
-	if n, err := e.Sources().Remove("team"); err != nil || n != 3 {
+	if n, err := e.Sources().Remove(t.Context(), "team"); err != nil || n != 3 {
 		t.Fatalf("remove source = %d, %v; want 3", n, err)
 	}
 	if _, err := os.Stat(blobPath(dir, a2)); !os.IsNotExist(err) {
@@ -294,7 +295,7 @@ func TestS3BadInput(t *testing.T) {
 			t.Errorf("index %+v: %v, want ErrBadOption", sp, err)
 		}
 	}
-	if srcs, _ := e.Sources().List(); len(srcs) != 0 {
+	if srcs, _ := e.Sources().List(t.Context()); len(srcs) != 0 {
 		t.Errorf("failed runs registered sources: %v", srcs)
 	}
 

@@ -1,6 +1,7 @@
 package braid_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -19,11 +20,11 @@ func TestSeedDataOnAnOlderIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	org, err := e.Organization()
+	org, err := e.Config().Organization(context.Background())
 	if err != nil || len(org.ID) != 36 || org.Documents != 2 {
 		t.Fatalf("organization of the fixture read-only: %+v, %v", org, err)
 	}
-	if l, err := e.Sessions().List(); err != nil || len(l) != 0 {
+	if l, err := e.Sources().Sessions().List(); err != nil || len(l) != 0 {
 		t.Errorf("sessions of the fixture: %v, %v; want none", l, err)
 	}
 	d, err := e.Notes().Document("Sediment")
@@ -45,7 +46,7 @@ func TestSeedDataOnAnOlderIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer e.Close()
-		o, err := e.Organization()
+		o, err := e.Config().Organization(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,7 +81,7 @@ func TestSettings(t *testing.T) {
 	if n := count(braid.SearchOptions{}); n != 2 {
 		t.Errorf("after reopening: %d results, want the limit setting 2", n)
 	}
-	st, err := e.Stats()
+	st, err := e.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

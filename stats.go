@@ -49,13 +49,13 @@ type Stats struct {
 }
 
 // Stats counts documents, chunks and bytes, in all and per source.
-func (e *Engine) Stats() (*Stats, error) {
-	srcs, err := e.ret.Sources(context.Background())
+func (e *Engine) Stats(ctx context.Context) (*Stats, error) {
+	srcs, err := e.ret.Sources(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if e.cl != nil {
-		return e.clusterStats(srcs)
+		return e.clusterStats(ctx, srcs)
 	}
 	all, per, err := e.nt.Counts()
 	if err != nil {
@@ -96,9 +96,9 @@ type DoctorOptions struct {
 // in the vector index (when the engine has an embedder), and every
 // source's path still there. It takes no lock, so it suits an engine that
 // other goroutines keep using.
-func (e *Engine) Doctor(opt *DoctorOptions) ([]Check, error) {
+func (e *Engine) Doctor(ctx context.Context, opt *DoctorOptions) ([]Check, error) {
 	if e.cl != nil {
-		return e.clusterDoctor()
+		return e.clusterDoctor(ctx)
 	}
 	var files []Check
 	if opt != nil && opt.Files {

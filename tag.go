@@ -11,6 +11,7 @@ import (
 	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/confine"
 	"github.com/braidsearch/braid/markdown"
+	"github.com/braidsearch/braid/notes"
 )
 
 // TagResult is what Tag did.
@@ -27,7 +28,7 @@ type TagResult struct {
 // re-indexes its source. Tags the document has already, anywhere, are not
 // added again; the rest of the file keeps every byte (see
 // markdown.AddTags), and it is replaced atomically with its permissions.
-// A file whose real path leaves its source is refused with ErrOutside.
+// A file whose real path leaves its source is refused with notes.ErrOutside.
 func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagStyle) (*TagResult, error) {
 	if err := e.mirrored(); err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 	}
 	defer dir.Close()
 	if m, err := dir.Stat(name); err != nil || m&fs.ModeSymlink != 0 {
-		return nil, fmt.Errorf("%w: %s is a symbolic link or gone; tags are written into the note's own file only", ErrOutside, real)
+		return nil, fmt.Errorf("%w: %s is a symbolic link or gone; tags are written into the note's own file only", notes.ErrOutside, real)
 	}
 	data, perm, err := dir.ReadAt(name, ingest.DefaultMaxFileSize)
 	if err != nil {

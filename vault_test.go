@@ -25,7 +25,7 @@ func TestRealVaults(t *testing.T) {
 	if len(sum.Errors) > 0 {
 		t.Errorf("index errors: %v", sum.Errors)
 	}
-	st, err := e.Stats()
+	st, err := e.Stats(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/internal/testenv"
 )
 
@@ -257,7 +258,7 @@ func TestWatchIndexesTheChangedPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait("a rename", nil, func() bool { return slices.Equal(hits(t, e, "nests"), []string{"birds/bee.md"}) })
-	links, err := e.Graph().Links("a.md", braid.LinkOptions{})
+	links, err := e.Graph().Links("a.md", graph.LinkOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

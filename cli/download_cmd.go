@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/download"
 )
 
@@ -30,7 +31,7 @@ func (c *DownloadCmd) Run(g *Globals) error {
 	if c.MaxSize < 0 || int64(c.MaxSize) > braid.DefaultMaxFileSize {
 		return fmt.Errorf("--max-size %s: want at most %s, the per-document limit", braid.FormatBytes(int64(c.MaxSize)), braid.FormatBytes(braid.DefaultMaxFileSize))
 	}
-	f, err := braid.Fetch(g.ctx, braid.DownloadRequest{URL: c.URL, Name: c.Name, SHA256: c.SHA256, Collection: c.Collection, Tags: c.Tag,
+	f, err := docstore.Fetch(g.ctx, docstore.DownloadRequest{URL: c.URL, Name: c.Name, SHA256: c.SHA256, Collection: c.Collection, Tags: c.Tag,
 		Metadata: c.Meta, AllowNet: nets, MaxBytes: int64(c.MaxSize), Timeout: c.Timeout})
 	if err != nil {
 		return err
@@ -46,8 +47,8 @@ func (c *DownloadCmd) Run(g *Globals) error {
 	}
 	if g.JSON {
 		return g.printJSON(struct {
-			*braid.AddResult
-			*braid.Fetched
+			*docstore.AddResult
+			*docstore.Fetched
 		}{res, f})
 	}
 	fmt.Fprintf(g.stdout, "downloaded %s (%s, %s, sha256 %s) as %s (id %s, version %d)\n", f.URL, f.MediaType,

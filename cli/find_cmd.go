@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/notes"
 )
 
 // FindCmd finds documents by name.
@@ -19,7 +20,7 @@ func (c *FindCmd) Run(g *Globals) error {
 		return fmt.Errorf("--limit %d, want 1 or more", c.Limit)
 	}
 	return g.withReader("braid find", func(e *braid.Engine) error {
-		res, err := e.Notes().Find(c.Query, braid.FindOptions{Parent: c.Parent, Limit: c.Limit})
+		res, err := e.Notes().Find(c.Query, notes.FindOptions{Parent: c.Parent, Limit: c.Limit})
 		switch {
 		case err != nil:
 			return err

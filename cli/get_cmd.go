@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/graph"
 )
 
 // GetCmd prints a document's file.
@@ -47,7 +48,7 @@ func (c *GetCmd) Run(g *Globals) error {
 	if at.Start == 0 {
 		return fmt.Errorf("--lines %s starts past the end: %s has %d lines", c.Lines, content.Doc.Path, total)
 	}
-	var rel *braid.Related
+	var rel *graph.Related
 	if c.Graph {
 		if rel, err = e.Graph().Related(content.Doc.ID, c.Depth); err != nil {
 			return err
@@ -62,7 +63,7 @@ func (c *GetCmd) Run(g *Globals) error {
 			"tags":  d.Tags, "frontmatter": d.Frontmatter, "hash": d.Hash,
 		}
 		if rel != nil {
-			out["graph"] = rel // braid.Related
+			out["graph"] = rel // graph.Related
 		}
 		return g.printJSON(out)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/graph"
 )
 
 // LinksCmd walks the link graph.
@@ -31,14 +32,14 @@ func (c *LinksCmd) Run(g *Globals) error {
 		return g.withReader("braid links", func(e *braid.Engine) error {
 			if c.Broken {
 				list, err := e.Graph().BrokenLinks()
-				return printList(g, "broken", "broken link", list, err, braid.BrokenLink.String)
+				return printList(g, "broken", "broken link", list, err, graph.Broken.String)
 			}
 			list, err := e.Graph().Orphans()
-			return printList(g, "orphans", "orphan", list, err, func(n braid.GraphNode) string { return n.Path })
+			return printList(g, "orphans", "orphan", list, err, func(n graph.Node) string { return n.Path })
 		})
 	}
 	return g.show("braid links", func(e *braid.Engine) (texter, error) {
-		return e.Graph().Links(g.docName(c.Doc), braid.LinkOptions{Relation: c.Relation, Depth: c.Depth, Reverse: c.Reverse})
+		return e.Graph().Links(g.docName(c.Doc), graph.LinkOptions{Relation: c.Relation, Depth: c.Depth, Reverse: c.Reverse})
 	})
 }
 
@@ -74,7 +75,7 @@ func (c *GapsCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	rep, err := e.Graph().Gaps(g.ctx, braid.GapOptions{Limit: c.Limit, Threshold: c.Threshold, Neighbors: c.Neighbors})
+	rep, err := e.Graph().Gaps(g.ctx, graph.GapOptions{Limit: c.Limit, Threshold: c.Threshold, Neighbors: c.Neighbors})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/notes"
 )
 
 // LsCmd lists documents with their metadata.
@@ -34,11 +35,11 @@ type LsCmd struct {
 
 // Run lists.
 func (c *LsCmd) Run(g *Globals) error {
-	age, err := braid.ParseAge(c.Recent)
+	age, err := notes.ParseAge(c.Recent)
 	if err != nil {
 		return err
 	}
-	opt := braid.ListOptions{Kind: c.Type, Extension: c.Ext, MIME: c.Mime, Source: c.Source, Collection: c.Collection, Tags: c.Tag,
+	opt := notes.ListOptions{Kind: c.Type, Extension: c.Ext, MIME: c.Mime, Source: c.Source, Collection: c.Collection, Tags: c.Tag,
 		Metadata: c.Meta, Recent: age, CreatedAfter: c.CreatedAfter, CreatedBefore: c.CreatedBefore, ModifiedAfter: c.ModifiedAfter,
 		ModifiedBefore: c.ModifiedBefore, IndexedAfter: c.IndexedAfter, IndexedBefore: c.IndexedBefore, SortBy: c.Sort,
 		Descending: c.Desc, Limit: c.Limit, Session: c.Session}

@@ -7,7 +7,7 @@ type OrgCmd struct{}
 
 // Run prints it.
 func (c *OrgCmd) Run(g *Globals) error {
-	return g.show("braid org", func(e *braid.Engine) (texter, error) { return e.Organization() })
+	return g.show("braid org", func(e *braid.Engine) (texter, error) { return e.Config().Organization(g.ctx) })
 }
 
 // ContentsCmd lists a folder's immediate children with their ids.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/sessions"
 )
 
 // SessionsCmd lists and changes the index's sessions (YAMS's named
@@ -21,8 +22,8 @@ type SessionsListCmd struct{}
 // Run lists.
 func (c *SessionsListCmd) Run(g *Globals) error {
 	return g.show("braid sessions", func(e *braid.Engine) (texter, error) {
-		l, err := e.Sessions().List()
-		return braid.SessionList(l), err
+		l, err := e.Sources().Sessions().List()
+		return sessions.List(l), err
 	})
 }
 
@@ -35,11 +36,11 @@ type SessionsStartCmd struct {
 // Run starts it.
 func (c *SessionsStartCmd) Run(g *Globals) error {
 	return g.write("braid sessions start", func(e *braid.Engine) (texter, error) {
-		st, err := e.Sessions().Start(c.Name, c.Description)
+		st, err := e.Sources().Sessions().Start(c.Name, c.Description)
 		if err != nil {
 			return nil, err
 		}
-		return &st.SessionInfo, nil
+		return &st.Info, nil
 	})
 }
 
@@ -52,7 +53,7 @@ type SessionsPinCmd struct {
 // Run pins.
 func (c *SessionsPinCmd) Run(g *Globals) error {
 	return g.write("braid sessions pin", func(e *braid.Engine) (texter, error) {
-		return e.Sessions().Pin(c.Session, c.Pins)
+		return e.Sources().Sessions().Pin(g.ctx, c.Session, c.Pins)
 	})
 }
 
@@ -65,7 +66,7 @@ type SessionsUnpinCmd struct {
 // Run unpins.
 func (c *SessionsUnpinCmd) Run(g *Globals) error {
 	return g.write("braid sessions unpin", func(e *braid.Engine) (texter, error) {
-		return e.Sessions().Unpin(c.Session, c.Pins)
+		return e.Sources().Sessions().Unpin(c.Session, c.Pins)
 	})
 }
 
@@ -77,7 +78,7 @@ type SessionsStopCmd struct {
 // Run stops it.
 func (c *SessionsStopCmd) Run(g *Globals) error {
 	return g.write("braid sessions stop", func(e *braid.Engine) (texter, error) {
-		return e.Sessions().Stop(c.Name)
+		return e.Sources().Sessions().Stop(c.Name)
 	})
 }
 
@@ -90,7 +91,7 @@ type SessionsWatchCmd struct {
 // Run sets it.
 func (c *SessionsWatchCmd) Run(g *Globals) error {
 	return g.write("braid sessions watch", func(e *braid.Engine) (texter, error) {
-		return e.Sessions().SetWatch(c.Name, !c.Off)
+		return e.Sources().Sessions().SetWatch(c.Name, !c.Off)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/docstore"
 )
 
 // CollectionsCmd lists the collections of stored documents.
@@ -70,7 +71,7 @@ type RestoreCmd struct {
 // Run restores.
 func (c *RestoreCmd) Run(g *Globals) error {
 	return g.show("braid restore", func(e *braid.Engine) (texter, error) {
-		return e.Store().Restore(braid.RestoreRequest{Collection: c.Collection, SnapshotID: c.Snapshot, Output: g.abs(c.Output),
+		return e.Store().Restore(docstore.RestoreRequest{Collection: c.Collection, SnapshotID: c.Snapshot, Output: g.abs(c.Output),
 			Include: c.Include, Exclude: c.Exclude, Overwrite: c.Overwrite, DryRun: c.DryRun})
 	})
 }

@@ -55,7 +55,7 @@ type SourcesListCmd struct{}
 // Run lists sources.
 func (c *SourcesListCmd) Run(g *Globals) error {
 	return g.withReader("braid sources", func(e *braid.Engine) error {
-		st, err := e.Stats()
+		st, err := e.Stats(g.ctx)
 		switch {
 		case err != nil:
 			return err
@@ -86,7 +86,7 @@ func (c *SourcesRmCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	n, err := e.Sources().Remove(c.Source)
+	n, err := e.Sources().Remove(g.ctx, c.Source)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ type StatsCmd struct{}
 func (c *StatsCmd) Run(g *Globals) error {
 	var st *braid.Stats
 	err := g.withReader("braid stats", func(e *braid.Engine) (err error) {
-		st, err = e.Stats()
+		st, err = e.Stats(g.ctx)
 		return err
 	})
 	if err != nil {
@@ -240,7 +240,7 @@ func (c *DoctorCmd) indexChecks(g *Globals) ([]braid.Check, error) {
 			return nil, err
 		}
 		defer release()
-		return e.Doctor(&braid.DoctorOptions{Files: true})
+		return e.Doctor(g.ctx, &braid.DoctorOptions{Files: true})
 	}
 	var files []braid.Check
 	if g.Backend == "" { // a cluster has no index files here
@@ -257,7 +257,7 @@ func (c *DoctorCmd) indexChecks(g *Globals) ([]braid.Check, error) {
 		return nil, err
 	}
 	defer done()
-	checks, err := e.Doctor(nil)
+	checks, err := e.Doctor(g.ctx, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/docstore"
 )
 
 // AddCmd stores a document in the index's own store.
@@ -25,7 +26,7 @@ func (c *AddCmd) Run(g *Globals) error {
 	if c.File == "" && c.Name == "" {
 		return fmt.Errorf("--content needs --name, the document's name in the store (e.g. notes/idea.md)")
 	}
-	req := braid.AddRequest{Content: c.Content, Name: c.Name, Tags: c.Tag, Metadata: c.Meta, Collection: c.Collection}
+	req := docstore.AddRequest{Content: c.Content, Name: c.Name, Tags: c.Tag, Metadata: c.Meta, Collection: c.Collection}
 	if c.File != "" {
 		req.Path = g.abs(c.File)
 	}
@@ -48,12 +49,12 @@ type UpdateCmd struct {
 
 // Run updates the document.
 func (c *UpdateCmd) Run(g *Globals) error {
-	meta, err := braid.ParseMeta(c.Meta)
+	meta, err := docstore.ParseMeta(c.Meta)
 	if err != nil {
 		return err
 	}
 	return g.showWith(false, "braid update", func(e *braid.Engine) (texter, error) {
-		return e.Store().Update(g.ctx, braid.UpdateRequest{Ref: g.docName(c.Doc), Metadata: meta, Tags: c.Tag})
+		return e.Store().Update(g.ctx, docstore.UpdateRequest{Ref: g.docName(c.Doc), Metadata: meta, Tags: c.Tag})
 	})
 }
 
@@ -67,7 +68,7 @@ type DeleteCmd struct {
 // Run deletes.
 func (c *DeleteCmd) Run(g *Globals) error {
 	return g.showWith(c.DryRun, "braid delete", func(e *braid.Engine) (texter, error) {
-		return e.Store().Delete(g.ctx, braid.DeleteRequest{Names: c.Names, Pattern: c.Pattern, DryRun: c.DryRun})
+		return e.Store().Delete(g.ctx, docstore.DeleteRequest{Names: c.Names, Pattern: c.Pattern, DryRun: c.DryRun})
 	})
 }
 
@@ -91,6 +92,6 @@ type DiffCmd struct {
 // Run prints a unified diff.
 func (c *DiffCmd) Run(g *Globals) error {
 	return g.show("braid diff", func(e *braid.Engine) (texter, error) {
-		return e.Store().CompareVersions(g.docName(c.Doc), c.From, c.To)
+		return e.Store().CompareVersions(g.ctx, g.docName(c.Doc), c.From, c.To)
 	})
 }

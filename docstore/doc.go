@@ -22,8 +22,8 @@
 //	snap, err := s.CreateSnapshot("", "before the rewrite")
 //	out, err := s.Restore(docstore.RestoreRequest{SnapshotID: snap.ID, Output: "restored"})
 //
-// braid users reach it as Engine.Store(); the braid package re-exports the
-// request and result types.
+// braid users reach it as Engine.Store(), and name its request and result
+// types by this package.
 //
 // Caveats: a Store serialises its own writes, so an index must have one
 // Store. Delete never removes a file of a source (ErrSourceFile); Restore

@@ -284,16 +284,17 @@ func (s *Store) outputDir(out string, req RestoreRequest) (*confine.Dir, error) 
 		}
 		return nil, fmt.Errorf("braid: restore into %s: %w", out, err)
 	}
-	if s.intoIndex(dir.Path()) {
+	if s.InIndex(dir.Path()) {
 		dir.Close()
 		return nil, fmt.Errorf("%w: %s; restore writes documents elsewhere", ErrIndexDir, out)
 	}
 	return dir, nil
 }
 
-// intoIndex says whether the folder at real path p is the index
-// directory or inside it.
-func (s *Store) intoIndex(p string) bool {
+// InIndex says whether the real path p is the index directory or lies
+// inside it (Config.IndexDir; never on a cluster backend, which has
+// none): Restore never writes there, nor may a server hand it out.
+func (s *Store) InIndex(p string) bool {
 	return s.c.IndexDir != "" && confine.Within(s.c.IndexDir, p)
 }
 
@@ -317,7 +318,7 @@ func (s *Store) restoreOne(dir *confine.Dir, out, name, hash string, req Restore
 	}
 	file := filepath.Join(out, filepath.FromSlash(name))
 	rel := filepath.FromSlash(name)
-	if dir != nil && s.intoIndex(filepath.Join(dir.Path(), rel)) {
+	if dir != nil && s.InIndex(filepath.Join(dir.Path(), rel)) {
 		return skip(file, "the name leads into the index directory")
 	}
 	data, err := s.c.Blobs.Get(hash)
@@ -344,7 +345,7 @@ func (s *Store) restoreOne(dir *confine.Dir, out, name, hash string, req Restore
 		return skip(file, err.Error())
 	}
 	defer sub.Close()
-	if s.intoIndex(sub.Path()) {
+	if s.InIndex(sub.Path()) {
 		return skip(file, "a symbolic link in its folder leads into the index directory")
 	}
 	base := filepath.Base(rel)

@@ -53,10 +53,6 @@ type Config struct {
 	// Current reads a document's content as it is now, and the file it was
 	// read from: the current version of a source's file that was not kept.
 	Current func(ref string) (data []byte, file string, err error)
-	// Text turns a version's content into the text it is indexed as, for
-	// a diff: the text of a PDF, HTML, DOCX or ODT file (package extract),
-	// given the document's path. Nil means the content is its text.
-	Text func(path string, data []byte) ([]byte, error)
 	// ReadOnly refuses every write with index.ErrReadOnly.
 	ReadOnly bool
 	// Backend returns why an operation, named by what, is not available, or

@@ -267,7 +267,7 @@ func TestReadOnlyAndBackend(t *testing.T) {
 			return err
 		},
 		func() error { _, err := cl.Versions("a.md"); return err },
-		func() error { _, err := cl.CompareVersions("a.md", "", ""); return err },
+		func() error { _, err := cl.CompareVersions(t.Context(), "a.md", "", ""); return err },
 	}
 	for i, call := range calls {
 		if err := call(); !errors.Is(err, index.ErrBackend) {

@@ -1,6 +1,7 @@
 package docstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/diff"
+	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -79,7 +81,7 @@ type Comparison struct {
 // version numbers (1 is the oldest kept) or content hashes (a prefix of 4
 // or more hex digits); empty from means the version before to, empty to
 // the current version.
-func (s *Store) CompareVersions(ref, from, to string) (*Comparison, error) {
+func (s *Store) CompareVersions(ctx context.Context, ref, from, to string) (*Comparison, error) {
 	if err := s.available("diff"); err != nil {
 		return nil, err
 	}
@@ -111,13 +113,11 @@ func (s *Store) CompareVersions(ref, from, to string) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.c.Text != nil {
-		if a, err = s.c.Text(l.Path, a); err != nil {
-			return nil, fmt.Errorf("braid: version %d of %s: %w", vs[fi].Version.Version, l.Path, err)
-		}
-		if b, err = s.c.Text(l.Path, b); err != nil {
-			return nil, fmt.Errorf("braid: version %d of %s: %w", vs[ti].Version.Version, l.Path, err)
-		}
+	if a, err = text(ctx, l.Path, a); err != nil {
+		return nil, fmt.Errorf("braid: version %d of %s: %w", vs[fi].Version.Version, l.Path, err)
+	}
+	if b, err = text(ctx, l.Path, b); err != nil {
+		return nil, fmt.Errorf("braid: version %d of %s: %w", vs[ti].Version.Version, l.Path, err)
 	}
 	name := func(v VersionInfo) string { return fmt.Sprintf("%s@v%d (%s)", l.Path, v.Version.Version, v.Hash[:12]) }
 	return &Comparison{ID: l.ID, Path: l.Path, From: vs[fi], To: vs[ti],
@@ -170,4 +170,18 @@ func (s *Store) versionContent(ref string, v VersionInfo) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s changed on disk since it was indexed; run braid index, then compare", index.ErrNotFound, file)
 	}
 	return nil, fmt.Errorf("%w: the content of version %d (%s) was not kept; SourceSpec.KeepVersions keeps the last N versions of a source's files", index.ErrNotFound, v.Version.Version, v.Hash[:12])
+}
+
+// text turns a version's content into the text it is indexed as, for a
+// diff: the text of a PDF, HTML, DOCX or ODT file (package extract),
+// picked by the document's path; any other content is its own text.
+func text(ctx context.Context, path string, data []byte) ([]byte, error) {
+	if extract.Format(path) == "" {
+		return data, nil
+	}
+	x, err := extract.File(ctx, path, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	return x.Text, nil
 }

@@ -25,21 +25,21 @@ func TestVersionsAndCompare(t *testing.T) {
 	if len(l.Versions) != 3 || !l.Versions[2].Current || !l.Stored {
 		t.Fatalf("versions = %+v, want 3 with the last current", l)
 	}
-	c, err := ts.CompareVersions("v.txt", "", "")
+	c, err := ts.CompareVersions(t.Context(), "v.txt", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(c.Diff, "+line four\n") || strings.Contains(c.Diff, "-line two") {
 		t.Errorf("previous -> current diff:\n%s", c.Diff)
 	}
-	c, err = ts.CompareVersions("v.txt", "1", l.Versions[1].Hash[:8])
+	c, err = ts.CompareVersions(t.Context(), "v.txt", "1", l.Versions[1].Hash[:8])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(c.Diff, "-line two\n+line 2\n") {
 		t.Errorf("1 -> 2 diff:\n%s", c.Diff)
 	}
-	if _, err := ts.CompareVersions("v.txt", "9", ""); !errors.Is(err, index.ErrBadOption) {
+	if _, err := ts.CompareVersions(t.Context(), "v.txt", "9", ""); !errors.Is(err, index.ErrBadOption) {
 		t.Errorf("version 9: %v", err)
 	}
 }

@@ -8,12 +8,13 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/notes"
 )
 
 const descDocID = "Document id, path, title or chunk_id."
 
 // get reads a document by name, taking a chunk id for its document.
-func get(e *braid.Engine, name string) (*braid.Content, error) {
+func get(e *braid.Engine, name string) (*notes.Content, error) {
 	c, err := e.Notes().Get(name)
 	if errors.Is(err, braid.ErrNotFound) {
 		if i := strings.LastIndexByte(name, '#'); i > 0 {
@@ -36,7 +37,7 @@ func (a *nodeArgs) check() error { return required("id", a.ID) }
 const descPage = "PDF page P or P-Q."
 
 // pages is content cut to the pages named ("" for all of it).
-func pages(content *braid.Content, page string) (string, error) {
+func pages(content *notes.Content, page string) (string, error) {
 	if page == "" {
 		return string(content.Data), nil
 	}

@@ -3,9 +3,8 @@ package mcpserver
 import (
 	"context"
 
+	"github.com/braidsearch/braid/docstore"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/braidsearch/braid"
 )
 
 type downloadArgs struct {
@@ -45,12 +44,12 @@ func (s *Server) downloadTool() tool {
 	return tool{def, adapt(s, "download", downloadArgs{}, func(ctx context.Context, c call, a *downloadArgs) (any, error) {
 		meta, _ := metaArg("metadata", a.Metadata)
 		// Fetch before taking the writer slot: the network may be slow.
-		f, err := braid.Fetch(ctx, braid.DownloadRequest{URL: a.URL, Name: a.Name, SHA256: a.SHA256, Collection: a.Collection,
+		f, err := docstore.Fetch(ctx, docstore.DownloadRequest{URL: a.URL, Name: a.Name, SHA256: a.SHA256, Collection: a.Collection,
 			Tags: a.Tags, Metadata: meta, AllowNet: s.opt.AllowNet})
 		if err != nil {
 			return nil, err
 		}
-		var res *braid.AddResult
+		var res *docstore.AddResult
 		err = s.write(ctx, func() (err error) {
 			res, err = c.e.Store().Add(ctx, f.Add)
 			return err
@@ -59,8 +58,8 @@ func (s *Server) downloadTool() tool {
 			return nil, err
 		}
 		return struct {
-			*braid.AddResult
-			*braid.Fetched
+			*docstore.AddResult
+			*docstore.Fetched
 		}{res, f}, nil
 	})}
 }

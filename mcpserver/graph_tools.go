@@ -9,6 +9,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/notes"
 )
 
 type linksArgs struct {
@@ -36,7 +38,7 @@ func (s *Server) exploreLinksTool() tool {
 		mcp.WithBoolean("reverse", mcp.Description("Follow backlinks.")),
 	)
 	return tool{def, adapt(s, "explore_links", linksArgs{Depth: 1}, func(ctx context.Context, c call, a *linksArgs) (any, error) {
-		return c.e.Graph().Links(a.ID, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
+		return c.e.Graph().Links(a.ID, graph.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
 	})}
 }
 
@@ -67,7 +69,7 @@ func (s *Server) findGapsTool() tool {
 			"word overlap (which scores lower for the same pair)."), mcp.Min(0), mcp.Max(1)),
 	)
 	return tool{def, adapt(s, "find_gaps", gapsArgs{Limit: 10}, func(ctx context.Context, c call, a *gapsArgs) (any, error) {
-		opt := braid.GapOptions{Limit: a.Limit}
+		opt := graph.GapOptions{Limit: a.Limit}
 		if a.Threshold != nil {
 			opt.Threshold = *a.Threshold
 		}
@@ -99,7 +101,7 @@ func (s *Server) listDirectoryStructureTool() tool {
 	})}
 }
 
-func writeFolders(b *strings.Builder, fs []*braid.Folder, depth int) {
+func writeFolders(b *strings.Builder, fs []*notes.Folder, depth int) {
 	for _, f := range fs {
 		fmt.Fprintf(b, "%s%s/ %d\n", strings.Repeat("  ", depth), f.Name, f.Docs)
 		writeFolders(b, f.Folders, depth+1)

@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/braidsearch/braid/notes"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/braidsearch/braid"
 )
 
 type listArgs struct {
@@ -49,7 +48,7 @@ func (a *listArgs) check() error {
 	if _, err := metaArg("metadata", a.Metadata); err != nil {
 		return err
 	}
-	if _, err := braid.ParseAge(a.Recent); err != nil {
+	if _, err := notes.ParseAge(a.Recent); err != nil {
 		return argError("recent", "want a duration such as 24h, 7d or 2w, got %q", a.Recent)
 	}
 	for name, v := range a.times() {
@@ -108,7 +107,7 @@ func (s *Server) listTool() tool {
 	defaults := listArgs{SortBy: "name", SortOrder: "asc", Limit: 100}
 	return tool{def, adapt(s, "list", defaults, func(ctx context.Context, c call, a *listArgs) (any, error) {
 		meta, _ := metaArg("metadata", a.Metadata)
-		age, _ := braid.ParseAge(a.Recent)
+		age, _ := notes.ParseAge(a.Recent)
 		t := map[string]time.Time{}
 		for name, v := range a.times() {
 			t[name], _ = parseTime(v)
@@ -117,7 +116,7 @@ func (s *Server) listTool() tool {
 		if err != nil {
 			return nil, err
 		}
-		l, err := c.e.Notes().List(braid.ListOptions{Session: session, Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID,
+		l, err := c.e.Notes().List(notes.ListOptions{Session: session, Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID,
 			Collection: a.Collection, Tags: a.Tags, Metadata: meta, Recent: age,
 			CreatedAfter: t["created_after"], CreatedBefore: t["created_before"], ModifiedAfter: t["modified_after"],
 			ModifiedBefore: t["modified_before"], IndexedAfter: t["indexed_after"], IndexedBefore: t["indexed_before"],

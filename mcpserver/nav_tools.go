@@ -10,13 +10,15 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/notes"
 )
 
 const descSearchHash = "Content hash prefix to look up."
 
 // checkHash checks a hash argument: 8 to 64 hex digits.
 func checkHash(name, h string) error {
-	if len(h) < braid.MinHashPrefix || len(h) > 64 || strings.Trim(strings.ToLower(h), "0123456789abcdef") != "" {
+	if len(h) < notes.MinHashPrefix || len(h) > 64 || strings.Trim(strings.ToLower(h), "0123456789abcdef") != "" {
 		return argError(name, "%q is not 8 to 64 hex digits of a sha256 content hash", h)
 	}
 	return nil
@@ -73,7 +75,7 @@ func (a *getArgs) check() error {
 // neighbours in the link graph.
 type getReply struct {
 	documentReply
-	Graph *braid.Related `json:"graph,omitempty"`
+	Graph *graph.Related `json:"graph,omitempty"`
 }
 
 func (s *Server) getTool() tool {
@@ -142,7 +144,7 @@ func (s *Server) findTool() tool {
 			mcp.DefaultNumber(20), mcp.Min(1), mcp.Max(float64(maxLimit))),
 	)
 	return tool{def, adapt(s, "find", findArgs{Limit: 20}, func(ctx context.Context, c call, a *findArgs) (any, error) {
-		return c.e.Notes().Find(a.Query, braid.FindOptions{Parent: a.Parent, Limit: a.Limit})
+		return c.e.Notes().Find(a.Query, notes.FindOptions{Parent: a.Parent, Limit: a.Limit})
 	})}
 }
 
@@ -182,7 +184,7 @@ func (s *Server) viewChunkImageTool() tool {
 		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result whose path is an image or a PDF page.")),
 	)
 	return tool{def, adapt(s, "view_chunk_image", citeArgs{}, func(ctx context.Context, c call, a *citeArgs) (any, error) {
-		img, err := c.e.ChunkImage(ctx, a.ChunkID)
+		img, err := c.e.Notes().Image(ctx, a.ChunkID)
 		if err != nil {
 			return nil, err
 		}

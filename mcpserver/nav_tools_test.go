@@ -9,10 +9,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/internal/testdata"
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/mcpserver"
+	"github.com/braidsearch/braid/notes"
 )
 
 // navServer serves a lexical index of a vault with nested folders, linked
@@ -39,7 +41,7 @@ func TestHashTools(t *testing.T) {
 	a := testdata.SHA256Hex(testdata.TwinA)
 	var doc struct {
 		Path, Hash, Content string
-		Graph               *braid.Related
+		Graph               *graph.Related
 	}
 	decode(t, c.ok("get", map[string]any{"hash": a[:10]}), &doc)
 	if doc.Path != "twin-a.md" || doc.Hash != a || doc.Content != testdata.TwinA || doc.Graph != nil {
@@ -114,12 +116,12 @@ func TestGetGraphTool(t *testing.T) {
 		Path, Content string
 		Graph         struct {
 			Depth     int
-			Links     []braid.Step
-			Backlinks []braid.Step
+			Links     []graph.Step
+			Backlinks []graph.Step
 		}
 	}
 	decode(t, c.ok("get", map[string]any{"name": "gardening", "graph": true, "include_content": false}), &doc)
-	paths := func(steps []braid.Step) []string {
+	paths := func(steps []graph.Step) []string {
 		var out []string
 		for _, s := range steps {
 			out = append(out, s.Path)
@@ -186,7 +188,7 @@ func TestInfoCiteTools(t *testing.T) {
 	var in struct {
 		Type, ID string
 		SourceID string `json:"source_id"`
-		Ancestry []braid.InfoNode
+		Ancestry []notes.InfoNode
 	}
 	decode(t, c.ok("get_info", map[string]any{"id": chunk}), &in)
 	var got []string
@@ -212,7 +214,7 @@ func TestInfoCiteTools(t *testing.T) {
 		t.Errorf("get_info of an unknown id: %+v", r)
 	}
 
-	var ct braid.Citation
+	var ct notes.Citation
 	decode(t, c.ok("cite", map[string]any{"chunk_id": chunk}), &ct)
 	if ct.ChunkID != chunk || ct.Title != "Alpha Plan" || ct.File != filepath.Join(vault, "notes", "projects", "alpha", "plan.md") ||
 		!strings.HasPrefix(ct.Tag, "[Alpha Plan](notes/projects/alpha/plan.md#L") {

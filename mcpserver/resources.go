@@ -23,7 +23,7 @@ func (s *Server) addResources() {
 			if err != nil {
 				return nil, fmt.Errorf("braid index unavailable: %s", message(err))
 			}
-			st, err := s.stats(e)
+			st, err := s.stats(ctx, e)
 			if err != nil {
 				return nil, fmt.Errorf("braid stats: %s", message(err))
 			}

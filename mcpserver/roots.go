@@ -151,7 +151,7 @@ func (s *Server) clientRootDirs(ctx context.Context) []string {
 func (s *Server) allowedRoots(ctx context.Context, e *braid.Engine) ([]string, error) {
 	list := append([]string(nil), s.allow...)
 	list = append(list, s.clientRootDirs(ctx)...)
-	srcs, err := e.Sources().List()
+	srcs, err := e.Sources().List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string)
 	}
 	if rerr != nil {
 		s.log.Printf("refusing %s %s: %v", arg, path, rerr)
-	} else if dir := e.Dir(); dir == "" || !confine.Within(dir, real) {
+	} else if !e.Store().InIndex(real) {
 		for _, r := range roots {
 			if confine.Within(r, real) {
 				return real, r, nil
@@ -203,13 +203,13 @@ func (s *Server) confine(ctx context.Context, e *braid.Engine, arg, path string)
 // confineS3 returns the s3:// URL a tool was given, made canonical, when
 // it lies inside a registered S3 source or an --allow s3:// value;
 // otherwise an error naming those and the flag that widens them.
-func (s *Server) confineS3(e *braid.Engine, arg, raw string) (string, error) {
+func (s *Server) confineS3(ctx context.Context, e *braid.Engine, arg, raw string) (string, error) {
 	u, err := bucket.ParseURL(raw)
 	if err != nil {
 		return "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "bucket: "))
 	}
 	allowed := append([]bucket.URL(nil), s.allowS3...)
-	srcs, err := e.Sources().List()
+	srcs, err := e.Sources().List(ctx)
 	if err != nil {
 		return "", err
 	}

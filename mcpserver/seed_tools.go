@@ -3,9 +3,8 @@ package mcpserver
 import (
 	"context"
 
+	"github.com/braidsearch/braid/graph"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/braidsearch/braid"
 )
 
 // More aliases under the names a seed system's clients call (see
@@ -21,7 +20,7 @@ func (s *Server) statusTool() tool {
 		readOnly(),
 	)
 	return tool{def, adapt(s, "status", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
-		return s.stats(c.e)
+		return s.stats(ctx, c.e)
 	})}
 }
 
@@ -62,7 +61,7 @@ func (s *Server) graphTool() tool {
 		if a.Hash != "" {
 			doc = a.Hash
 		}
-		return c.e.Graph().Links(doc, braid.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
+		return c.e.Graph().Links(doc, graph.LinkOptions{Relation: a.Relation, Depth: a.Depth, Reverse: a.Reverse})
 	})}
 }
 
@@ -96,7 +95,7 @@ func (s *Server) getOrganizationInfoTool() tool {
 		readOnly(),
 	)
 	return tool{def, adapt(s, "get_organization_info", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
-		return c.e.Organization()
+		return c.e.Config().Organization(ctx)
 	})}
 }
 

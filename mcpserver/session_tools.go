@@ -10,11 +10,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/sessions"
 )
 
 // YAMS's sessions (session_start, session_stop, session_pin,
 // session_unpin, watch): named working sets kept in the index
-// (braid.Sessions). search, grep and list take session and use_session
+// (sessions.Store). search, grep and list take session and use_session
 // to scope themselves to one.
 
 const (
@@ -28,12 +29,12 @@ const (
 // agent could not see or leave the current session.
 func (s *Server) scope(e *braid.Engine, name string, use *bool) (string, error) {
 	if name != "" {
-		return e.Sessions().Resolve(name)
+		return e.Sources().Sessions().Resolve(name)
 	}
 	if use != nil && !*use || !s.sessions() {
 		return "", nil
 	}
-	return e.Sessions().Current()
+	return e.Sources().Sessions().Current()
 }
 
 // sessions says whether the server offers the session tools.
@@ -74,9 +75,9 @@ func (s *Server) sessionStartTool() tool {
 		mcp.WithBoolean("warm", mcp.Description("Accepted for YAMS clients; braid keeps no session cache to warm, so warmed_count is 0.")),
 	)
 	return tool{def, adapt(s, "session_start", sessionStartArgs{}, func(ctx context.Context, c call, a *sessionStartArgs) (any, error) {
-		var st *braid.SessionStart
+		var st *sessions.Started
 		err := s.write(ctx, func() (err error) {
-			st, err = c.e.Sessions().Start(a.Name, a.Description)
+			st, err = c.e.Sources().Sessions().Start(a.Name, a.Description)
 			return err
 		})
 		if err != nil {
@@ -84,7 +85,7 @@ func (s *Server) sessionStartTool() tool {
 		}
 		s.syncSessionWatches(c.e)
 		return struct {
-			*braid.SessionStart
+			*sessions.Started
 			Warmed int `json:"warmed_count"`
 		}{st, 0}, nil
 	})}
@@ -104,9 +105,9 @@ func (s *Server) sessionStopTool() tool {
 		mcp.WithBoolean("clear", mcp.Description("Accepted for YAMS clients; braid keeps no session cache, so there is nothing to clear.")),
 	)
 	return tool{def, adapt(s, "session_stop", sessionStopArgs{}, func(ctx context.Context, c call, a *sessionStopArgs) (any, error) {
-		var info *braid.SessionInfo
+		var info *sessions.Info
 		err := s.write(ctx, func() (err error) {
-			info, err = c.e.Sessions().Stop(a.Name)
+			info, err = c.e.Sources().Sessions().Stop(a.Name)
 			return err
 		})
 		if err != nil {
@@ -114,7 +115,7 @@ func (s *Server) sessionStopTool() tool {
 		}
 		s.syncSessionWatches(c.e)
 		return struct {
-			*braid.SessionInfo
+			*sessions.Info
 			Cleared bool `json:"cleared"`
 		}{info, a.Clear == nil || *a.Clear}, nil
 	})}
@@ -155,12 +156,12 @@ func (s *Server) sessionUnpinTool() tool {
 }
 
 func (s *Server) pin(ctx context.Context, e *braid.Engine, a *pinArgs, add bool) (any, error) {
-	var p *braid.Pinned
+	var p *sessions.Pinned
 	err := s.write(ctx, func() (err error) {
 		if add {
-			p, err = e.Sessions().Pin(a.Session, []string{a.Path})
+			p, err = e.Sources().Sessions().Pin(ctx, a.Session, []string{a.Path})
 		} else {
-			p, err = e.Sessions().Unpin(a.Session, []string{a.Path})
+			p, err = e.Sources().Sessions().Unpin(a.Session, []string{a.Path})
 		}
 		return err
 	})
@@ -169,7 +170,7 @@ func (s *Server) pin(ctx context.Context, e *braid.Engine, a *pinArgs, add bool)
 	}
 	s.syncSessionWatches(e)
 	return struct {
-		*braid.Pinned
+		*sessions.Pinned
 		Updated int `json:"updated"`
 	}{p, p.Matched}, nil
 }
@@ -215,7 +216,7 @@ func (s *Server) sessionWatchTool() tool {
 	)
 	return tool{def, adapt(s, "watch", watchArgs{}, func(ctx context.Context, c call, a *watchArgs) (any, error) {
 		yes := func(b *bool) bool { return b == nil || *b }
-		ss := c.e.Sessions()
+		ss := c.e.Sources().Sessions()
 		r := watchReply{Root: a.Root, Enabled: yes(a.Enable), IntervalMS: a.IntervalMS, Watching: []string{}}
 		err := s.write(ctx, func() error {
 			name := a.Session
@@ -253,7 +254,7 @@ func (s *Server) sessionWatchTool() tool {
 				}
 			}
 			if a.Root != "" && yes(a.AddSelector) {
-				p, err := ss.Pin(name, []string{a.Root})
+				p, err := ss.Pin(ctx, name, []string{a.Root})
 				if err != nil {
 					return err
 				}

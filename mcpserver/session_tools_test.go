@@ -284,13 +284,13 @@ func TestSessionOfAnUntrustedIndex(t *testing.T) {
 	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: vault}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Sessions().Start("planted", ""); err != nil {
+	if _, err := e.Sources().Sessions().Start("planted", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Sessions().Pin("planted", []string{"**"}); err != nil {
+	if _, err := e.Sources().Sessions().Pin(t.Context(), "planted", []string{"**"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Sessions().SetWatch("planted", true); err != nil {
+	if _, err := e.Sources().Sessions().SetWatch("planted", true); err != nil {
 		t.Fatal(err)
 	}
 	e.Close()

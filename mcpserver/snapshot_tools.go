@@ -3,9 +3,8 @@ package mcpserver
 import (
 	"context"
 
+	"github.com/braidsearch/braid/docstore"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/braidsearch/braid"
 )
 
 func (s *Server) listCollectionsTool() tool {
@@ -34,7 +33,7 @@ func (s *Server) createSnapshotTool() tool {
 		mcp.WithString("label", mcp.Description("A note to recognise the snapshot by in list_snapshots.")),
 	)
 	return tool{def, adapt(s, "create_snapshot", snapshotArgs{}, func(ctx context.Context, c call, a *snapshotArgs) (any, error) {
-		var info *braid.SnapshotInfo
+		var info *docstore.SnapshotInfo
 		err := s.write(ctx, func() (err error) {
 			info, err = c.e.Store().CreateSnapshot(a.Collection, a.Label)
 			return err
@@ -92,7 +91,7 @@ func (s *Server) restoreTool() tool {
 		if err != nil {
 			return nil, err
 		}
-		return c.e.Store().Restore(braid.RestoreRequest{Collection: a.Collection, SnapshotID: a.SnapshotID, Output: out, Within: root,
+		return c.e.Store().Restore(docstore.RestoreRequest{Collection: a.Collection, SnapshotID: a.SnapshotID, Output: out, Within: root,
 			Include: a.Include, Exclude: a.Exclude, Overwrite: a.Overwrite, DryRun: a.DryRun})
 	})}
 }

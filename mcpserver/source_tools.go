@@ -30,7 +30,7 @@ func (s *Server) listSourcesTool() tool {
 		readOnly(),
 	)
 	return tool{def, adapt(s, "list_sources", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
-		rows, err := sources(c.e)
+		rows, err := sources(ctx, c.e)
 		if err != nil {
 			return nil, err
 		}
@@ -38,12 +38,12 @@ func (s *Server) listSourcesTool() tool {
 	})}
 }
 
-func sources(e *braid.Engine) ([]sourceRow, error) {
-	st, err := e.Stats()
+func sources(ctx context.Context, e *braid.Engine) ([]sourceRow, error) {
+	st, err := e.Stats(ctx)
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := e.Sources().List()
+	srcs, err := e.Sources().List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (s *Server) indexPathTool() tool {
 			if a.Watch {
 				return nil, argError("watch", "an S3 source cannot be watched (a bucket sends braid no changes); call index_path again to pick them up")
 			}
-			path, err = s.confineS3(c.e, "path", a.Path)
+			path, err = s.confineS3(ctx, c.e, "path", a.Path)
 		} else {
 			path, root, err = s.confine(ctx, c.e, "path", a.Path)
 		}
@@ -127,7 +127,7 @@ func (s *Server) indexPathTool() tool {
 				// Read under the writer slot: a Close that waits for
 				// the slot (a shutdown that gave up on this call) then
 				// finds the engine no longer in use.
-				rows, _ = sources(c.e)
+				rows, _ = sources(ctx, c.e)
 			}
 			return err
 		})
@@ -206,7 +206,7 @@ func (s *Server) removeSourceTool() tool {
 	return tool{def, adapt(s, "remove_source", removeArgs{}, func(ctx context.Context, c call, a *removeArgs) (any, error) {
 		var n int
 		err := s.write(ctx, func() (err error) {
-			n, err = c.e.Sources().Remove(a.SourceID)
+			n, err = c.e.Sources().Remove(ctx, a.SourceID)
 			return err
 		})
 		if err != nil {
@@ -236,12 +236,12 @@ func (s *Server) getStatsTool() tool {
 		readOnly(),
 	)
 	return tool{def, adapt(s, "get_stats", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
-		return s.stats(c.e)
+		return s.stats(ctx, c.e)
 	})}
 }
 
-func (s *Server) stats(e *braid.Engine) (*statsReply, error) {
-	st, err := e.Stats()
+func (s *Server) stats(ctx context.Context, e *braid.Engine) (*statsReply, error) {
+	st, err := e.Stats(ctx)
 	if err != nil {
 		return nil, err
 	}

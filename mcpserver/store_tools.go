@@ -4,9 +4,8 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/braidsearch/braid/docstore"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/braidsearch/braid"
 )
 
 const (
@@ -17,7 +16,7 @@ const (
 
 // metaArg turns "key=value" strings into a map, as a tool argument error.
 func metaArg(name string, pairs []string) (map[string]string, error) {
-	m, err := braid.ParseMeta(pairs)
+	m, err := docstore.ParseMeta(pairs)
 	if err != nil {
 		return nil, argError(name, "want \"key=value\" strings, got %q", pairs)
 	}
@@ -64,7 +63,7 @@ func (s *Server) addTool() tool {
 	)
 	return tool{def, adapt(s, "add", addArgs{}, func(ctx context.Context, c call, a *addArgs) (any, error) {
 		meta, _ := metaArg("metadata", a.Metadata)
-		req := braid.AddRequest{Content: a.Content, Name: a.Name, Tags: a.Tags, Metadata: meta, Collection: a.Collection}
+		req := docstore.AddRequest{Content: a.Content, Name: a.Name, Tags: a.Tags, Metadata: meta, Collection: a.Collection}
 		if a.Path != "" {
 			// Read before taking the writer slot, so a slow file holds up
 			// no other write; ReadDocument bounds its size and time.
@@ -72,7 +71,7 @@ func (s *Server) addTool() tool {
 			if err != nil {
 				return nil, err
 			}
-			data, err := braid.ReadDocument(ctx, root, path)
+			data, err := docstore.ReadDocument(ctx, root, path)
 			if err != nil {
 				return nil, err
 			}
@@ -81,7 +80,7 @@ func (s *Server) addTool() tool {
 				req.Name = filepath.Base(a.Path)
 			}
 		}
-		var res *braid.AddResult
+		var res *docstore.AddResult
 		err := s.write(ctx, func() (err error) {
 			res, err = c.e.Store().Add(ctx, req)
 			return err
@@ -120,9 +119,9 @@ func (s *Server) updateTool() tool {
 	)
 	return tool{def, adapt(s, "update", updateArgs{}, func(ctx context.Context, c call, a *updateArgs) (any, error) {
 		meta, _ := metaArg("metadata", a.Metadata)
-		var res *braid.UpdateResult
+		var res *docstore.UpdateResult
 		err := s.write(ctx, func() (err error) {
-			res, err = c.e.Store().Update(ctx, braid.UpdateRequest{Ref: a.ID, Metadata: meta, Tags: a.Tags})
+			res, err = c.e.Store().Update(ctx, docstore.UpdateRequest{Ref: a.ID, Metadata: meta, Tags: a.Tags})
 			return err
 		})
 		return res, err
@@ -160,9 +159,9 @@ func (s *Server) deleteByNameTool() tool {
 		if a.Name != "" {
 			names = append([]string{a.Name}, names...)
 		}
-		var res *braid.DeleteResult
+		var res *docstore.DeleteResult
 		err := s.write(ctx, func() (err error) {
-			res, err = c.e.Store().Delete(ctx, braid.DeleteRequest{Names: names, Pattern: a.Pattern, DryRun: a.DryRun})
+			res, err = c.e.Store().Delete(ctx, docstore.DeleteRequest{Names: names, Pattern: a.Pattern, DryRun: a.DryRun})
 			return err
 		})
 		return res, err
@@ -202,6 +201,6 @@ func (s *Server) compareVersionsTool() tool {
 		mcp.WithString("to", mcp.Description("The newer version: a number or a hash. Default: the current version.")),
 	)
 	return tool{def, adapt(s, "compare_versions", compareArgs{}, func(ctx context.Context, c call, a *compareArgs) (any, error) {
-		return c.e.Store().CompareVersions(a.ID, a.From, a.To)
+		return c.e.Store().CompareVersions(ctx, a.ID, a.From, a.To)
 	})}
 }

@@ -10,7 +10,7 @@ import (
 
 // watchAll watches every registered source, for Options.Watch.
 func (s *Server) watchAll(e *braid.Engine) {
-	srcs, err := e.Sources().List()
+	srcs, err := e.Sources().List(s.watchCtx)
 	if err != nil {
 		s.log.Printf("watch: cannot list sources: %v", err)
 		return
@@ -156,7 +156,7 @@ func (s *Server) syncSessionWatches(e *braid.Engine) {
 // sessionSources are the paths of the sources the watching sessions'
 // sets are in: folders and files, which send change notifications.
 func (s *Server) sessionSources(e *braid.Engine) (map[string]bool, error) {
-	list, err := e.Sessions().List()
+	list, err := e.Sources().Sessions().List()
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (s *Server) sessionSources(e *braid.Engine) (map[string]bool, error) {
 // sessionWatched are the paths of the sources a watch of the named
 // session's set follows.
 func (s *Server) sessionWatched(e *braid.Engine, name string) []string {
-	srcs, err := e.Sessions().Sources(name)
+	srcs, err := e.Sources().Sessions().Sources(name)
 	if err != nil {
 		s.log.Printf("watch: session %s: %v", name, err)
 		return []string{}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/sessions"
 )
 
 // ErrOutside means a file named for reading or editing is not an indexed
@@ -75,6 +76,16 @@ func (r *Reader) sync() error {
 		return nil
 	}
 	return r.cfg.Sync()
+}
+
+// SessionDocs returns the ids of the indexed documents the named
+// session's pins select (sessions.Docs, over the store brought up to
+// date); index.ErrNotFound when there is no such session.
+func (r *Reader) SessionDocs(name string) (map[string]bool, error) {
+	if err := r.sync(); err != nil {
+		return nil, err
+	}
+	return sessions.Docs(r.st, name)
 }
 
 func (r *Reader) embeddedOnly(what string) error {

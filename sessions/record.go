@@ -1,4 +1,4 @@
-package index
+package sessions
 
 import (
 	"encoding/json"
@@ -7,21 +7,22 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/braidsearch/braid/index"
 )
 
-// Sessions are named working sets (as YAMS calls them): paths and globs
-// pinned into a set that searches, greps and listings can be scoped to,
-// and whose files a server can watch. They live in the sessions bucket,
+// Sessions live in the store's sessions bucket (index.SessionsBucket),
 // written in one transaction each, with the current session's name in
 // the meta bucket. An index written before sessions existed has no
 // bucket: readers treat it as empty and a writer creates it.
 var (
-	bucketSessions = []byte("sessions") // name -> Session
-	keySession     = []byte("session")  // in meta: the current session's name
+	bucket     = []byte(index.SessionsBucket) // name -> Record
+	bucketMeta = []byte(index.MetaBucket)
+	keyCurrent = []byte("session") // in meta: the current session's name
 )
 
-// Session is one named working set.
-type Session struct {
+// Record is one named working set as the index keeps it.
+type Record struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	// Pins are the paths and globs pinned into the set, as given: a glob
@@ -37,16 +38,16 @@ type Session struct {
 	Active bool `json:"active"`
 }
 
-// Sessions lists the sessions by name.
-func (s *Store) Sessions() ([]*Session, error) {
-	var out []*Session
-	err := s.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketSessions)
+// records lists the sessions by name.
+func records(st *index.Store) ([]*Record, error) {
+	var out []*Record
+	err := st.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucket)
 		if b == nil {
 			return nil
 		}
 		return b.ForEach(func(k, v []byte) error {
-			se := new(Session)
+			se := new(Record)
 			if err := json.Unmarshal(v, se); err != nil {
 				return fmt.Errorf("decode session %q: %w", k, err)
 			}
@@ -59,19 +60,19 @@ func (s *Store) Sessions() ([]*Session, error) {
 	return out, err
 }
 
-// Session returns the named session, or nil.
-func (s *Store) Session(name string) (*Session, error) {
-	var se *Session
-	err := s.view(func(tx *bolt.Tx) error {
+// record returns the named session, or nil.
+func record(st *index.Store, name string) (*Record, error) {
+	var se *Record
+	err := st.View(func(tx *bolt.Tx) error {
 		var err error
-		se, err = getSession(tx, name)
+		se, err = getRecord(tx, name)
 		return err
 	})
 	return se, err
 }
 
-func getSession(tx *bolt.Tx, name string) (*Session, error) {
-	b := tx.Bucket(bucketSessions)
+func getRecord(tx *bolt.Tx, name string) (*Record, error) {
+	b := tx.Bucket(bucket)
 	if b == nil {
 		return nil, nil
 	}
@@ -79,7 +80,7 @@ func getSession(tx *bolt.Tx, name string) (*Session, error) {
 	if v == nil {
 		return nil, nil
 	}
-	se := new(Session)
+	se := new(Record)
 	if err := json.Unmarshal(v, se); err != nil {
 		return nil, fmt.Errorf("decode session %q: %w", name, err)
 	}
@@ -87,33 +88,33 @@ func getSession(tx *bolt.Tx, name string) (*Session, error) {
 	return se, nil
 }
 
-// CurrentSession is the current session's name, "" for none.
-func (s *Store) CurrentSession() (string, error) {
+// current is the current session's name, "" for none.
+func current(st *index.Store) (string, error) {
 	var name string
-	err := s.view(func(tx *bolt.Tx) error {
-		name = string(tx.Bucket(bucketMeta).Get(keySession))
+	err := st.View(func(tx *bolt.Tx) error {
+		name = string(tx.Bucket(bucketMeta).Get(keyCurrent))
 		return nil
 	})
 	return name, err
 }
 
-// UpdateSession runs fn on the named session (nil when there is none;
-// fn returns the record to keep, nil to keep none) and on the current
+// update runs fn on the named session (nil when there is none; fn
+// returns the record to keep, nil to keep none) and on the current
 // session's name, and writes both in one transaction. An error from fn
 // writes nothing.
-func (s *Store) UpdateSession(name string, fn func(se *Session, current *string) (*Session, error)) (*Session, error) {
-	var out *Session
-	err := s.update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists(bucketSessions)
+func update(st *index.Store, name string, fn func(se *Record, current *string) (*Record, error)) (*Record, error) {
+	var out *Record
+	err := st.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(bucket)
 		if err != nil {
 			return err
 		}
-		se, err := getSession(tx, name)
+		se, err := getRecord(tx, name)
 		if err != nil {
 			return err
 		}
 		meta := tx.Bucket(bucketMeta)
-		cur := string(meta.Get(keySession))
+		cur := string(meta.Get(keyCurrent))
 		next := cur
 		if out, err = fn(se, &next); err != nil {
 			return err
@@ -136,9 +137,9 @@ func (s *Store) UpdateSession(name string, fn func(se *Session, current *string)
 			return nil
 		}
 		if next == "" {
-			return meta.Delete(keySession)
+			return meta.Delete(keyCurrent)
 		}
-		return meta.Put(keySession, []byte(next))
+		return meta.Put(keyCurrent, []byte(next))
 	})
 	return out, err
 }

@@ -1,6 +1,7 @@
-package braid
+package sessions
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -9,25 +10,32 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/notes"
 )
 
-// Sessions are named working sets, as YAMS has them: paths and globs
-// pinned into a set that searches (SearchOptions.Session), greps
-// (GrepOptions.Session) and listings (ListOptions.Session) can be scoped
-// to, and whose sources a server can watch (SetWatch). They are kept in
-// the index, so they outlast the process that made them; the current
-// session is the one started last and not stopped. Pins choose among the
-// indexed documents only: a session never makes braid read a file that
-// is not an indexed document of a registered source.
-type Sessions struct{ e *Engine }
+// Config is what a Store needs from the engine that owns it.
+type Config struct {
+	// Index keeps the sessions (on a cluster backend, the engine's local
+	// copy of the cluster's documents) and the documents their pins
+	// select.
+	Index *index.Store
+	// Sources lists the registered sources, which an absolute pin must
+	// lie in. Nil reads Index's.
+	Sources func(ctx context.Context) ([]*index.Source, error)
+	// ReadOnly refuses every change with index.ErrReadOnly.
+	ReadOnly bool
+}
 
-// Sessions is the index's sessions.
-func (e *Engine) Sessions() *Sessions { return &Sessions{e} }
+// Store is the index's sessions: named working sets, as YAMS has them.
+// Its methods are safe for concurrent use; each change is one
+// transaction of the index's store.
+type Store struct{ c Config }
 
-// SessionInfo is a session with what it selects now.
-type SessionInfo struct {
-	index.Session
+// New returns the sessions c's index keeps.
+func New(c Config) *Store { return &Store{c: c} }
+
+// Info is a session with what it selects now.
+type Info struct {
+	Record
 	// Current says it is the current session: the one a tool that names
 	// none is scoped to.
 	Current bool `json:"current"`
@@ -37,8 +45,8 @@ type SessionInfo struct {
 
 // Limits on what a session holds.
 const (
-	MaxSessionPins = 256
-	maxPinLen      = 1024
+	MaxPins   = 256
+	maxPinLen = 1024
 )
 
 var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -47,22 +55,22 @@ var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // dots, dashes and underscores.
 func checkName(name string) error {
 	if !sessionName.MatchString(name) {
-		return fmt.Errorf("%w: session name %q; want 1 to 64 letters, digits, '.', '-' or '_', starting with a letter or digit", ErrBadOption, name)
+		return fmt.Errorf("%w: session name %q; want 1 to 64 letters, digits, '.', '-' or '_', starting with a letter or digit", index.ErrBadOption, name)
 	}
 	return nil
 }
 
 // List lists the sessions by name.
-func (s *Sessions) List() ([]SessionInfo, error) {
-	all, err := s.e.st.Sessions()
+func (s *Store) List() ([]Info, error) {
+	all, err := records(s.c.Index)
 	if err != nil {
 		return nil, err
 	}
-	cur, err := s.e.st.CurrentSession()
+	cur, err := current(s.c.Index)
 	if err != nil {
 		return nil, err
 	}
-	out := []SessionInfo{}
+	out := []Info{}
 	for _, se := range all {
 		info, err := s.info(se, cur)
 		if err != nil {
@@ -74,12 +82,12 @@ func (s *Sessions) List() ([]SessionInfo, error) {
 }
 
 // Current is the current session's name, "" when none is.
-func (s *Sessions) Current() (string, error) { return s.e.st.CurrentSession() }
+func (s *Store) Current() (string, error) { return current(s.c.Index) }
 
 // Resolve names the session a call means: name, or for "" the current
-// session; ErrNotFound when that session does not exist, or when name is
+// session; index.ErrNotFound when that session does not exist, or when name is
 // "" and no session is current.
-func (s *Sessions) Resolve(name string) (string, error) {
+func (s *Store) Resolve(name string) (string, error) {
 	se, err := s.load(name)
 	if err != nil {
 		return "", err
@@ -89,47 +97,47 @@ func (s *Sessions) Resolve(name string) (string, error) {
 
 // load reads the named session ("" for the current one), as Resolve
 // finds it.
-func (s *Sessions) load(name string) (*index.Session, error) {
+func (s *Store) load(name string) (*Record, error) {
 	if name == "" {
 		cur, err := s.Current()
 		if err != nil {
 			return nil, err
 		}
 		if cur == "" {
-			return nil, fmt.Errorf("%w: no session is current; start one (braid sessions start NAME, or session_start) or name one", ErrNotFound)
+			return nil, fmt.Errorf("%w: no session is current; start one (braid sessions start NAME, or session_start) or name one", index.ErrNotFound)
 		}
 		name = cur
 	}
-	se, err := s.e.st.Session(name)
+	se, err := record(s.c.Index, name)
 	if err != nil {
 		return nil, err
 	}
 	if se == nil {
-		return nil, fmt.Errorf("%w: no session %q; braid sessions lists them", ErrNotFound, name)
+		return nil, fmt.Errorf("%w: no session %q; braid sessions lists them", index.ErrNotFound, name)
 	}
 	return se, nil
 }
 
 // Get describes the named session ("" for the current one).
-func (s *Sessions) Get(name string) (*SessionInfo, error) {
+func (s *Store) Get(name string) (*Info, error) {
 	se, err := s.load(name)
 	if err != nil {
 		return nil, err
 	}
-	cur, err := s.e.st.CurrentSession()
+	cur, err := current(s.c.Index)
 	if err != nil {
 		return nil, err
 	}
 	return s.info(se, cur)
 }
 
-func (s *Sessions) info(se *index.Session, cur string) (*SessionInfo, error) {
-	info := &SessionInfo{Session: *se, Current: se.Name == cur}
+func (s *Store) info(se *Record, cur string) (*Info, error) {
+	info := &Info{Record: *se, Current: se.Name == cur}
 	if info.Pins == nil {
 		info.Pins = []string{}
 	}
-	if m, err := notes.CompilePins(se.Pins); err == nil {
-		docs, err := s.e.nt.Pinned(m)
+	if m, err := compile(se.Pins); err == nil {
+		docs, err := pinned(s.c.Index, m)
 		if err != nil {
 			return nil, err
 		}
@@ -138,9 +146,9 @@ func (s *Sessions) info(se *index.Session, cur string) (*SessionInfo, error) {
 	return info, nil
 }
 
-// SessionStart is what Start did.
-type SessionStart struct {
-	SessionInfo
+// Started is what Start did.
+type Started struct {
+	Info
 	Created bool `json:"created"` // the session did not exist before
 }
 
@@ -148,9 +156,9 @@ type SessionStart struct {
 // it does not exist, and makes it current; a description given for an
 // existing session replaces its own. name "" starts the current session
 // again.
-func (s *Sessions) Start(name, description string) (*SessionStart, error) {
-	if s.e.opt.ReadOnly {
-		return nil, ErrReadOnly
+func (s *Store) Start(name, description string) (*Started, error) {
+	if s.c.ReadOnly {
+		return nil, index.ErrReadOnly
 	}
 	if name == "" {
 		var err error
@@ -163,10 +171,10 @@ func (s *Sessions) Start(name, description string) (*SessionStart, error) {
 	}
 	created := false
 	now := time.Now().UTC()
-	se, err := s.e.st.UpdateSession(name, func(se *index.Session, cur *string) (*index.Session, error) {
+	se, err := update(s.c.Index, name, func(se *Record, cur *string) (*Record, error) {
 		if se == nil {
 			created = true
-			se = &index.Session{Pins: []string{}, Created: now}
+			se = &Record{Pins: []string{}, Created: now}
 		}
 		if description != "" {
 			se.Description = description
@@ -182,27 +190,27 @@ func (s *Sessions) Start(name, description string) (*SessionStart, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SessionStart{SessionInfo: *info, Created: created}, nil
+	return &Started{Info: *info, Created: created}, nil
 }
 
 // Create creates the named session, neither started nor current, unless
 // it exists; created says whether it did.
-func (s *Sessions) Create(name, description string) (info *SessionInfo, created bool, err error) {
-	if s.e.opt.ReadOnly {
-		return nil, false, ErrReadOnly
+func (s *Store) Create(name, description string) (info *Info, created bool, err error) {
+	if s.c.ReadOnly {
+		return nil, false, index.ErrReadOnly
 	}
 	if err := checkName(name); err != nil {
 		return nil, false, err
 	}
 	var cur string
 	now := time.Now().UTC()
-	se, err := s.e.st.UpdateSession(name, func(se *index.Session, c *string) (*index.Session, error) {
+	se, err := update(s.c.Index, name, func(se *Record, c *string) (*Record, error) {
 		cur = *c
 		if se != nil {
 			return se, nil
 		}
 		created = true
-		return &index.Session{Description: description, Pins: []string{}, Created: now, Updated: now}, nil
+		return &Record{Description: description, Pins: []string{}, Created: now, Updated: now}, nil
 	})
 	if err != nil {
 		return nil, false, err
@@ -213,8 +221,8 @@ func (s *Sessions) Create(name, description string) (info *SessionInfo, created 
 
 // Stop stops the named session ("" for the current one): it is no longer
 // current nor watched. Its pins are kept, for a later Start.
-func (s *Sessions) Stop(name string) (*SessionInfo, error) {
-	return s.change(name, func(se *index.Session, cur *string) error {
+func (s *Store) Stop(name string) (*Info, error) {
+	return s.change(name, func(se *Record, cur *string) error {
 		se.Active, se.Watch = false, false
 		if *cur == se.Name {
 			*cur = ""
@@ -225,8 +233,8 @@ func (s *Sessions) Stop(name string) (*SessionInfo, error) {
 
 // SetWatch turns watching the named session's sources ("" for the current
 // session's) on or off; a server watching the index acts on it.
-func (s *Sessions) SetWatch(name string, on bool) (*SessionInfo, error) {
-	return s.change(name, func(se *index.Session, _ *string) error {
+func (s *Store) SetWatch(name string, on bool) (*Info, error) {
+	return s.change(name, func(se *Record, _ *string) error {
 		se.Watch = on
 		return nil
 	})
@@ -234,7 +242,7 @@ func (s *Sessions) SetWatch(name string, on bool) (*SessionInfo, error) {
 
 // Pinned is what Pin or Unpin did.
 type Pinned struct {
-	SessionInfo
+	Info
 	// Changed are the pins added (Pin) or removed (Unpin); pins already
 	// there, or not there, are left out.
 	Changed []string `json:"changed"`
@@ -246,21 +254,21 @@ type Pinned struct {
 // relative to a source (notes/*.md, a folder such as projects/x), as
 // source name/glob, or absolute inside a registered source. A pin
 // selects among the indexed documents; it never adds a file.
-func (s *Sessions) Pin(name string, pins []string) (*Pinned, error) {
-	m, err := s.checkPins(pins)
+func (s *Store) Pin(ctx context.Context, name string, pins []string) (*Pinned, error) {
+	m, err := s.checkPins(ctx, pins)
 	if err != nil {
 		return nil, err
 	}
 	var added []string
-	info, err := s.change(name, func(se *index.Session, _ *string) error {
+	info, err := s.change(name, func(se *Record, _ *string) error {
 		added = nil
 		for _, p := range pins {
 			if !slices.Contains(se.Pins, p) && !slices.Contains(added, p) {
 				added = append(added, p)
 			}
 		}
-		if len(se.Pins)+len(added) > MaxSessionPins {
-			return fmt.Errorf("%w: session %s would hold %d pins, more than %d; unpin some first", ErrBadOption, se.Name, len(se.Pins)+len(added), MaxSessionPins)
+		if len(se.Pins)+len(added) > MaxPins {
+			return fmt.Errorf("%w: session %s would hold %d pins, more than %d; unpin some first", index.ErrBadOption, se.Name, len(se.Pins)+len(added), MaxPins)
 		}
 		se.Pins = append(se.Pins, added...)
 		return nil
@@ -273,12 +281,12 @@ func (s *Sessions) Pin(name string, pins []string) (*Pinned, error) {
 
 // Unpin removes pins from the named session ("" for the current one):
 // each as it was pinned.
-func (s *Sessions) Unpin(name string, pins []string) (*Pinned, error) {
+func (s *Store) Unpin(name string, pins []string) (*Pinned, error) {
 	if len(pins) == 0 {
-		return nil, fmt.Errorf("%w: no pin to remove; give a path or glob as it was pinned", ErrBadOption)
+		return nil, fmt.Errorf("%w: no pin to remove; give a path or glob as it was pinned", index.ErrBadOption)
 	}
 	var removed []string
-	info, err := s.change(name, func(se *index.Session, _ *string) error {
+	info, err := s.change(name, func(se *Record, _ *string) error {
 		removed = nil
 		se.Pins = slices.DeleteFunc(se.Pins, func(p string) bool {
 			if slices.Contains(pins, p) {
@@ -292,38 +300,38 @@ func (s *Sessions) Unpin(name string, pins []string) (*Pinned, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := notes.CompilePins(pins)
+	m, err := compile(pins)
 	if err != nil {
-		m, _ = notes.CompilePins(nil)
+		m, _ = compile(nil)
 	}
 	return s.pinned(info, removed, m)
 }
 
-func (s *Sessions) pinned(info *SessionInfo, changed []string, m *notes.PinMatcher) (*Pinned, error) {
-	docs, err := s.e.nt.Pinned(m)
+func (s *Store) pinned(info *Info, changed []string, m *matcher) (*Pinned, error) {
+	docs, err := pinned(s.c.Index, m)
 	if err != nil {
 		return nil, err
 	}
 	if changed == nil {
 		changed = []string{}
 	}
-	return &Pinned{SessionInfo: *info, Changed: changed, Matched: len(docs)}, nil
+	return &Pinned{Info: *info, Changed: changed, Matched: len(docs)}, nil
 }
 
 // change runs fn on the named session ("" for the current one) and saves
 // it in one transaction.
-func (s *Sessions) change(name string, fn func(se *index.Session, cur *string) error) (*SessionInfo, error) {
-	if s.e.opt.ReadOnly {
-		return nil, ErrReadOnly
+func (s *Store) change(name string, fn func(se *Record, cur *string) error) (*Info, error) {
+	if s.c.ReadOnly {
+		return nil, index.ErrReadOnly
 	}
 	name, err := s.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
 	var cur string
-	se, err := s.e.st.UpdateSession(name, func(se *index.Session, c *string) (*index.Session, error) {
+	se, err := update(s.c.Index, name, func(se *Record, c *string) (*Record, error) {
 		if se == nil {
-			return nil, fmt.Errorf("%w: no session %q; braid sessions lists them", ErrNotFound, name)
+			return nil, fmt.Errorf("%w: no session %q; braid sessions lists them", index.ErrNotFound, name)
 		}
 		if err := fn(se, c); err != nil {
 			return nil, err
@@ -341,23 +349,23 @@ func (s *Sessions) change(name string, fn func(se *index.Session, cur *string) e
 // checkPins checks pins given to Pin: each a path or glob of at most
 // 1024 bytes, an absolute one at or inside a registered source (or
 // above one), and compiles them.
-func (s *Sessions) checkPins(pins []string) (*notes.PinMatcher, error) {
+func (s *Store) checkPins(ctx context.Context, pins []string) (*matcher, error) {
 	if len(pins) == 0 {
-		return nil, fmt.Errorf("%w: no pin given; give a path or glob such as notes/*.md", ErrBadOption)
+		return nil, fmt.Errorf("%w: no pin given; give a path or glob such as notes/*.md", index.ErrBadOption)
 	}
 	for _, p := range pins {
 		if len(p) > maxPinLen {
-			return nil, fmt.Errorf("%w: pin of %d bytes, want at most %d", ErrBadOption, len(p), maxPinLen)
+			return nil, fmt.Errorf("%w: pin of %d bytes, want at most %d", index.ErrBadOption, len(p), maxPinLen)
 		}
 		if strings.ContainsRune(p, 0) {
-			return nil, fmt.Errorf("%w: pin %q holds a NUL byte", ErrBadOption, p)
+			return nil, fmt.Errorf("%w: pin %q holds a NUL byte", index.ErrBadOption, p)
 		}
 	}
-	m, err := notes.CompilePins(pins)
+	m, err := compile(pins)
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := s.e.Sources().List()
+	srcs, err := s.sources(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -377,10 +385,18 @@ func (s *Sessions) checkPins(pins []string) (*notes.PinMatcher, error) {
 			}
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: pin %q lies outside every registered source; a session selects indexed documents only (braid sources lists the sources)", ErrBadOption, p)
+			return nil, fmt.Errorf("%w: pin %q lies outside every registered source; a session selects indexed documents only (braid sources lists the sources)", index.ErrBadOption, p)
 		}
 	}
 	return m, nil
+}
+
+// sources lists the registered sources (Config.Sources).
+func (s *Store) sources(ctx context.Context) ([]*index.Source, error) {
+	if s.c.Sources == nil {
+		return s.c.Index.Sources()
+	}
+	return s.c.Sources(ctx)
 }
 
 // literalDir is the part of an absolute glob before its first wildcard,
@@ -402,63 +418,14 @@ func within(path, dir string) bool {
 // Sources lists the registered sources that hold documents the named
 // session ("" for the current one) pins: those a watch of its set
 // follows.
-func (s *Sessions) Sources(name string) ([]*Source, error) {
+func (s *Store) Sources(name string) ([]*index.Source, error) {
 	se, err := s.load(name)
 	if err != nil {
 		return nil, err
 	}
-	m, err := notes.CompilePins(se.Pins)
+	m, err := compile(se.Pins)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", se.Name, err)
 	}
-	return s.e.nt.PinnedSources(m)
-}
-
-// Text is the session as braid sessions prints it: its name, state and
-// count, then its pins.
-func (s *SessionInfo) Text() string {
-	var b strings.Builder
-	state := "stopped"
-	switch {
-	case s.Current:
-		state = "current"
-	case s.Active:
-		state = "started"
-	}
-	if s.Watch {
-		state += ", watched"
-	}
-	fmt.Fprintf(&b, "%s  (%s; %d documents)", s.Name, state, s.Documents)
-	if s.Description != "" {
-		fmt.Fprintf(&b, "  %s", s.Description)
-	}
-	b.WriteByte('\n')
-	for _, p := range s.Pins {
-		fmt.Fprintf(&b, "  pin %s\n", p)
-	}
-	return b.String()
-}
-
-// SessionList is the sessions as braid sessions lists them.
-type SessionList []SessionInfo
-
-// Text is one paragraph a session, or a line saying there are none.
-func (l SessionList) Text() string {
-	if len(l) == 0 {
-		return "no sessions; braid sessions start NAME starts one\n"
-	}
-	var b strings.Builder
-	for i := range l {
-		b.WriteString(l[i].Text())
-	}
-	return b.String()
-}
-
-// Text is what Pin or Unpin did, then the session.
-func (p *Pinned) Text() string {
-	changed := "nothing changed"
-	if len(p.Changed) > 0 {
-		changed = "changed " + strings.Join(p.Changed, ", ")
-	}
-	return fmt.Sprintf("%s; the pins given select %d indexed documents now\n%s", changed, p.Matched, p.SessionInfo.Text())
+	return pinnedSources(s.c.Index, m)
 }

@@ -1,4 +1,4 @@
-package braid
+package notes
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 	"github.com/braidsearch/braid/index"
 )
 
-// ErrNoImage is the error of ChunkImage for a chunk of a text document,
+// ErrNoImage is the error of Image for a chunk of a text document,
 // which has no image to show.
 var ErrNoImage = errors.New("braid: not an image chunk")
 
-// MaxImage is the largest image ChunkImage returns, in bytes.
+// MaxImage is the largest image Image returns, in bytes.
 const MaxImage = 8 << 20
 
-// Image is what ChunkImage returns: the bytes and their media type.
+// Image is what Reader.Image returns: the bytes and their media type.
 type Image struct {
 	Data []byte `json:"-"`
 	MIME string `json:"mime"`
@@ -36,16 +36,16 @@ var imageTypes = map[string]string{
 	".webp": "image/webp", ".svg": "image/svg+xml",
 }
 
-// ChunkImage returns the image behind a chunk (a search hit's chunk_id):
+// Image returns the image behind a chunk (a search hit's chunk_id):
 // for a chunk of an image document, the image file as it is now; for a
 // chunk of a PDF, its page rendered as a PNG at 100 dpi. Any other chunk
 // gives ErrNoImage, and an image over MaxImage bytes an error saying so.
-func (e *Engine) ChunkImage(ctx context.Context, chunkID string) (*Image, error) {
-	ct, err := e.Notes().Cite(chunkID)
+func (r *Reader) Image(ctx context.Context, chunkID string) (*Image, error) {
+	ct, err := r.Cite(chunkID)
 	if err != nil {
 		return nil, err
 	}
-	c, err := e.Notes().Get(ct.Document)
+	c, err := r.Get(ct.Document)
 	if err != nil {
 		return nil, err
 	}
