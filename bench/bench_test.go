@@ -13,6 +13,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/tokenizer"
 )
@@ -134,6 +135,7 @@ func TestRunLexicalOnly(t *testing.T) {
 }
 
 func TestRunWithModels(t *testing.T) {
+	testenv.Slow(t, "benches every stage with the fixture models (70 s of the fast suite)")
 	modeltest.NeedRuntime(t)
 	tok, err := tokenizer.Load(filepath.Join(modeltest.TinyDir(), "tokenizer.json"))
 	if err != nil {

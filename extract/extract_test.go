@@ -11,6 +11,7 @@ import (
 
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/internal/formattest"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func lines(d *extract.Doc) []string { return strings.Split(string(d.Text), "\n") }
@@ -144,6 +145,7 @@ func TestHTML(t *testing.T) {
 // TestHostile feeds each parser a file made to exhaust it; each must stop
 // at its bound with the error that says which.
 func TestHostile(t *testing.T) {
+	testenv.Slow(t, "inflates zip, XML and PDF bombs to their bounds (86 s of the fast suite)")
 	size := extract.MaxXML + 1<<20
 	bomb := formattest.ZipBomb("word/document.xml", size, uint64(size))
 	liar := formattest.ZipBomb("word/document.xml", size, 4096) // its header claims 4 KiB
