@@ -1,7 +1,6 @@
 package braid
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -46,31 +45,7 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 	return res, nil
 }
 
-// filters resolves opt's filters to a request's (notes.Reader.Request):
-// the sources' ids, the path glob, the tags and the documents whose
-// metadata (set with Store().Update) the metadata filter keeps.
+// filters resolves opt's filters to a request's (notes.Reader.Request).
 func (e *Engine) filters(opt SearchOptions) (lexical.Request, error) {
-	req, err := e.nt.Request(opt.Sources, opt.PathGlob, opt.Tags, opt.Metadata)
-	if err != nil || opt.Session == "" {
-		return req, err
-	}
-	only, err := e.nt.SessionDocs(opt.Session)
-	if err != nil {
-		return req, err
-	}
-	ids := []string{}
-	if req.DocIDs == nil {
-		for id := range only {
-			ids = append(ids, id)
-		}
-	} else {
-		for _, id := range req.DocIDs {
-			if only[id] {
-				ids = append(ids, id)
-			}
-		}
-	}
-	slices.Sort(ids)
-	req.DocIDs = ids
-	return req, nil
+	return e.nt.Request(notes.Filters{Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, Metadata: opt.Metadata, Session: opt.Session})
 }

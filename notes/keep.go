@@ -8,31 +8,64 @@ import (
 	"github.com/braidsearch/braid/lexical"
 )
 
-// Request resolves a search's filters to an index request's: the
-// sources (ids or names; ErrNotFound or ErrAmbiguous for one that names
-// no single source) to their ids, the path glob and tags as they are, and
-// the metadata filter to the ids of the documents whose metadata has
-// every pair of it, sorted (nil when metadata is empty: no filter).
-func (r *Reader) Request(sources []string, pathGlob string, tags []string, metadata map[string]string) (lexical.Request, error) {
-	req := lexical.Request{PathGlob: pathGlob, Tags: tags}
-	for _, ref := range sources {
+// Filters are a search's filters, as its options name them.
+type Filters struct {
+	Sources  []string          // ids or names; any of them
+	PathGlob string            // a path relative to the source
+	Tags     []string          // all of them
+	Metadata map[string]string // every pair
+	Session  string            // the documents the session's pins select
+}
+
+// Request resolves a search's filters to an index request's, the one
+// home of a search's filters: the sources (ErrNotFound or ErrAmbiguous
+// for one that names no single source) to their ids, the path glob and
+// tags as they are, and the metadata filter and the session to the ids
+// of the documents both keep, sorted (nil when neither is set: no
+// filter). Keep tests a document against the request.
+func (r *Reader) Request(f Filters) (lexical.Request, error) {
+	req := lexical.Request{PathGlob: f.PathGlob, Tags: f.Tags}
+	for _, ref := range f.Sources {
 		s, err := r.Source(ref)
 		if err != nil {
 			return req, err
 		}
 		req.SourceIDs = append(req.SourceIDs, s.ID)
 	}
-	if len(metadata) == 0 {
+	if len(f.Metadata) > 0 {
+		req.DocIDs = []string{}
+		err := r.st.ForEachDocMeta(func(id string, m map[string]string) error {
+			if MetaMatch(m, f.Metadata) {
+				req.DocIDs = append(req.DocIDs, id)
+			}
+			return nil
+		})
+		if err != nil {
+			return req, err
+		}
+	}
+	if f.Session == "" {
 		return req, nil
 	}
-	req.DocIDs = []string{}
-	err := r.st.ForEachDocMeta(func(id string, m map[string]string) error {
-		if MetaMatch(m, metadata) {
-			req.DocIDs = append(req.DocIDs, id)
+	pinned, err := r.SessionDocs(f.Session)
+	if err != nil {
+		return req, err
+	}
+	ids := []string{}
+	if req.DocIDs == nil {
+		for id := range pinned {
+			ids = append(ids, id)
 		}
-		return nil
-	})
-	return req, err
+	} else {
+		for _, id := range req.DocIDs {
+			if pinned[id] {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	req.DocIDs = ids
+	return req, nil
 }
 
 // Keep returns a test of a document against req's filters: its SourceIDs,

@@ -204,7 +204,7 @@ func TestRequest(t *testing.T) {
 		{"metadata matching none", nil, map[string]string{"team": "y"}, lexical.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := r.Request(tc.sources, "g", []string{"t"}, tc.meta)
+			got, err := r.Request(Filters{Sources: tc.sources, PathGlob: "g", Tags: []string{"t"}, Metadata: tc.meta})
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("Request: %v, want %v", err, tc.err)
 			}
