@@ -73,7 +73,7 @@ type Options struct {
 	// (restore, inject_tags); without it they are not listed.
 	AllowWrites bool
 	// Tools picks the tools offered: a profile (core, all, or a seed
-	// system's: amalfa, yams, ks, alloy; see profiles.go) or a
+	// system's: amalfa, yams, ks, alloy; see package profile) or a
 	// comma-separated list of profiles and tool names. Empty means core.
 	// Check it with CheckTools: New logs an invalid value and offers core.
 	Tools string
