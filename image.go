@@ -45,7 +45,7 @@ func (e *Engine) ChunkImage(ctx context.Context, chunkID string) (*Image, error)
 	if err != nil {
 		return nil, err
 	}
-	c, err := e.Notes().Get(ct.Document)
+	c, err := e.Notes().Get(ctx, ct.Document)
 	if err != nil {
 		return nil, err
 	}
