@@ -239,14 +239,19 @@ func (r *Reader) Get(ctx context.Context, name string) (*Content, error) {
 			return nil, err
 		}
 	}
-	root := ""
 	switch {
 	case src.Kind == index.SourceDir && !src.FollowLinks:
-		root = src.Path // the check above, made again as the file opens
+		// The check above, made again as the file opens beneath the source.
+		var d *confine.Dir
+		if d, err = confine.OpenDir(src.Path); err == nil {
+			c.Data, err = d.ReadFile(c.File, 0)
+			d.Close()
+		}
 	case src.Kind == index.SourceFile:
-		root = src.Path // just that file, not a link
+		c.Data, err = confine.ReadFile(src.Path, c.File, 0) // just that file, not a link
+	default:
+		c.Data, err = confine.ReadFile("", c.File, 0) // links followed, as the source asks
 	}
-	c.Data, err = confine.ReadFile(root, c.File, 0)
 	if errors.Is(err, confine.ErrOutside) {
 		return nil, fmt.Errorf("%w: %s leads outside its source %s; braid reads only files inside a source", ErrOutside, c.File, src.Path)
 	}
