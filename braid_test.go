@@ -266,7 +266,7 @@ this line is broken
 			t.Errorf("BEIR record explain: term %+v, want content matches only", term)
 		}
 	}
-	c, err := e.Notes().Get("d2")
+	c, err := e.Notes().Get(t.Context(), "d2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestDocumentNames(t *testing.T) {
 	// Get reads the file from disk and notices changes.
 	p := filepath.Join(dir, "Library/Core/Linked Mention.md")
 	os.WriteFile(p, []byte("# Linked Mention\n\nnew text\n"), 0o644)
-	c, err := e.Notes().Get("Linked Mention")
+	c, err := e.Notes().Get(t.Context(), "Linked Mention")
 	if err != nil {
 		t.Fatal(err)
 	}

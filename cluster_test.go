@@ -519,7 +519,7 @@ func testClusterGraph(t *testing.T, url string) {
 	if got := docPaths(t, onCluster, "garlic", braid.SearchOptions{Tags: []string{"kitchen"}}); !slices.Equal(got, []string{"notes/cooking.md"}) {
 		t.Errorf("the tag filter finds %v after tagging, want notes/cooking.md", got)
 	}
-	content, err := onCluster.Notes().Get("notes/cooking.md")
+	content, err := onCluster.Notes().Get(t.Context(), "notes/cooking.md")
 	if err != nil || !strings.Contains(string(content.Data), "olive oil") {
 		t.Errorf("get notes/cooking.md on the cluster: %v", err)
 	}

@@ -29,7 +29,7 @@ func (e *Engine) newStore() *docstore.Store {
 		Reindex:  e.indexStore,
 		Lookup:   func(ref string) (*index.Document, error) { return e.nt.Document(ref) },
 		Current: func(ref string) ([]byte, string, error) {
-			c, err := e.nt.Get(ref)
+			c, err := e.nt.Get(context.Background(), ref) // Config.Current takes no ctx
 			if err != nil {
 				return nil, "", err
 			}

@@ -41,7 +41,7 @@ func TestAddDedupesAndIsSearchable(t *testing.T) {
 	if len(res.Results) != 1 || res.Results[0].Path != "ideas/zep.md" {
 		t.Fatalf("search with tag draft = %+v; want ideas/zep.md only", res.Results)
 	}
-	c, err := e.Notes().Get("ideas/zep.md")
+	c, err := e.Notes().Get(t.Context(), "ideas/zep.md")
 	if err != nil || string(c.Data) != body {
 		t.Fatalf("Get = %v, %v", c, err)
 	}

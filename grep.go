@@ -43,7 +43,7 @@ func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit
 	if err != nil {
 		return err
 	}
-	files, err := e.nt.Files(notes.FilesOptions{Paths: opt.Paths, Name: opt.Name, Session: opt.Session})
+	files, err := e.nt.Files(ctx, notes.FilesOptions{Paths: opt.Paths, Name: opt.Name, Session: opt.Session})
 	if err != nil {
 		return err
 	}

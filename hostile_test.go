@@ -27,7 +27,7 @@ func TestGetStaysInside(t *testing.T) {
 	e := indexed(t, nil, dir)
 
 	for _, name := range []string{"note", "sub/deep.md", "alias.md", filepath.Join(dir, "sub", "..", "note.md")} {
-		if c, err := e.Notes().Get(name); err != nil || len(c.Data) == 0 {
+		if c, err := e.Notes().Get(t.Context(), name); err != nil || len(c.Data) == 0 {
 			t.Errorf("Get(%q) = %v, want the file (a link inside the source is fine)", name, err)
 		}
 	}
@@ -42,7 +42,7 @@ func TestGetStaysInside(t *testing.T) {
 	}
 	for _, r := range refusals {
 		t.Run(r.name, func(t *testing.T) {
-			if c, err := e.Notes().Get(r.doc); !errors.Is(err, r.want) {
+			if c, err := e.Notes().Get(t.Context(), r.doc); !errors.Is(err, r.want) {
 				t.Errorf("Get(%q) = %v, %v; want %v", r.doc, c, err, r.want)
 			}
 		})
@@ -51,7 +51,7 @@ func TestGetStaysInside(t *testing.T) {
 	// A link inside the source, pointed out of it after indexing.
 	os.Remove(filepath.Join(dir, "alias.md"))
 	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "alias.md"))
-	if c, err := e.Notes().Get("alias.md"); !errors.Is(err, notes.ErrOutside) {
+	if c, err := e.Notes().Get(t.Context(), "alias.md"); !errors.Is(err, notes.ErrOutside) {
 		t.Errorf("Get(alias.md) after re-pointing the link out: %v, %v; want ErrOutside", c, err)
 	}
 }

@@ -519,7 +519,7 @@ func TestHostileVault(t *testing.T) {
 				if err != nil || len(res.Results) != 1 || res.Results[0].Path != "bad.md" {
 					t.Fatalf("search %q with tags %q: %+v, %v; want the hostile note", c.find, opt.Tags, res, err)
 				}
-				if got, err := r.e.Notes().Get(res.Results[0].ID); err != nil || !strings.Contains(string(got.Data), c.find) {
+				if got, err := r.e.Notes().Get(t.Context(), res.Results[0].ID); err != nil || !strings.Contains(string(got.Data), c.find) {
 					t.Errorf("Get(%s): %v; want the hostile note", res.Results[0].ID, err)
 				}
 			}

@@ -1,6 +1,7 @@
 package braid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -26,7 +27,7 @@ type LoadedModels = model.Loaded
 // option out of range (ErrBadOption) are errors. Close the models when
 // done.
 func LoadModels(m Models) (*LoadedModels, error) {
-	lm, err := model.Load(m)
+	lm, err := model.Load(context.Background(), m) // opening an engine takes no ctx
 	if errors.Is(err, model.ErrBadSet) {
 		return nil, fmt.Errorf("%w: Models.Threads %d and TokenBudget %d, want 0 (the default) or more", ErrBadOption, m.Threads, m.TokenBudget)
 	}

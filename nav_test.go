@@ -106,7 +106,7 @@ func TestDocumentByHash(t *testing.T) {
 	if d, err := e.Notes().Document(a[:12]); err != nil || d.Path != "twin-a.md" {
 		t.Errorf("Document(hash prefix) = %v, %v", d, err)
 	}
-	if c, err := e.Notes().Get(testdata.SHA256Hex(testdata.TwinB)); err != nil || string(c.Data) != testdata.TwinB {
+	if c, err := e.Notes().Get(t.Context(), testdata.SHA256Hex(testdata.TwinB)); err != nil || string(c.Data) != testdata.TwinB {
 		t.Errorf("Get(hash) = %v, %v", c, err)
 	}
 	if _, err := e.Notes().Document(testdata.TwinPrefix); !errors.Is(err, braid.ErrAmbiguous) {

@@ -106,7 +106,7 @@ func TestS3Source(t *testing.T) {
 	}
 
 	for _, name := range []string{"s3://notes/team/a.md", "a.md", "Aphid Control"} {
-		c, err := e.Notes().Get(name)
+		c, err := e.Notes().Get(t.Context(), name)
 		if err != nil {
 			t.Fatalf("get %q: %v", name, err)
 		}
@@ -205,10 +205,10 @@ func TestS3Source(t *testing.T) {
 	if n := objectGets(s, "team/") - gets; n != 2 {
 		t.Errorf("re-index downloaded %d objects, want 2 (the changed and the new one)", n)
 	}
-	if c, err := e.Notes().Get("s3://notes/team/a.md"); err != nil || string(c.Data) != a2 {
+	if c, err := e.Notes().Get(t.Context(), "s3://notes/team/a.md"); err != nil || string(c.Data) != a2 {
 		t.Errorf("get after the change = %v; want the new content", err)
 	}
-	if _, err := e.Notes().Get("s3://notes/team/b.txt"); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Get(t.Context(), "s3://notes/team/b.txt"); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("get of a deleted object: %v, want ErrNotFound", err)
 	}
 	res, err = e.Search(ctx, "lacewings", braid.SearchOptions{})
@@ -343,7 +343,7 @@ func TestS3ServerGone(t *testing.T) {
 		t.Errorf("server gone before the listing: %v, want ErrUnreachable", err)
 	}
 	for name, want := range map[string]string{"a.md": s3A, "b.txt": s3B} {
-		if c, err := e.Notes().Get(name); err != nil || string(c.Data) != want {
+		if c, err := e.Notes().Get(t.Context(), name); err != nil || string(c.Data) != want {
 			t.Errorf("get %s offline = %v; want the indexed content", name, err)
 		}
 	}

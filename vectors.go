@@ -23,7 +23,7 @@ type Embedder = ingest.Embedder
 // vecDamaged when the file was damaged and the graph is one rebuilt in
 // memory.
 func (e *Engine) loadVectors() error {
-	vi, damaged, err := vecstore.Load(e.st, vecstore.Options{Dir: e.dir, Model: e.opt.Model, Embedder: e.opt.Embedder, Vector: &e.opt.Vector})
+	vi, damaged, err := vecstore.Load(context.Background(), e.st, vecstore.Options{Dir: e.dir, Model: e.opt.Model, Embedder: e.opt.Embedder, Vector: &e.opt.Vector})
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func (c *GetCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	content, err := e.Notes().Get(g.docName(c.Doc))
+	content, err := e.Notes().Get(g.ctx, g.docName(c.Doc))
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,11 @@
 // one PDF may take (Options.Timeout) and the memory of the PDF engine
 // (MaxPDFMemory). Past a bound the error wraps ErrOverLimit; a file that
 // cannot be read wraps ErrDamaged, ErrEncrypted or ErrNoText. None of them
-// panics on hostile input.
+// panics on hostile input. PDF, DOCX and ODT take a context and check it
+// inside their token loops (content-stream tokens, objects, inflated
+// blocks, XML tokens), not only between pages: a cancelled context stops
+// even one huge page or document within a few thousand tokens, and the
+// error is the context's (context.Canceled).
 //
 // PDFs have two readers. The pure-Go one in package pdftext takes the
 // common text PDFs: cross-reference tables or streams, object streams,

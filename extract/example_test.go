@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/braidsearch/braid/extract"
@@ -12,7 +13,7 @@ func ExampleDOCX() {
 		{Style: "Heading1", Text: "Plan"},
 		{Text: "# Ship in spring."},
 	}, nil)
-	d, err := extract.DOCX(data)
+	d, err := extract.DOCX(context.Background(), data)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -125,9 +125,9 @@ func File(ctx context.Context, name string, data []byte, opt *Options) (*Doc, er
 	case "html":
 		return HTML(data)
 	case "docx":
-		return DOCX(data)
+		return DOCX(ctx, data)
 	case "odt":
-		return ODT(data)
+		return ODT(ctx, data)
 	}
 	return nil, errors.New("extract: " + path.Ext(name) + " is not a format braid extracts (pdf, html, docx, odt)")
 }

@@ -105,7 +105,7 @@ func TestDOCX(t *testing.T) {
 		{Style: "Heading2", Text: "Risks"},
 		{Style: "", Text: "# hash at start"},
 	}, [][]string{{"risk", "owner"}, {"outage", "ops"}})
-	d, err := extract.DOCX(data)
+	d, err := extract.DOCX(t.Context(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestDOCX(t *testing.T) {
 }
 
 func TestODT(t *testing.T) {
-	d, err := extract.ODT(formattest.ODT([]formattest.Para{{Style: "Heading1", Text: "Minutes"}, {Style: "", Text: "We met."}, {Style: "Heading2", Text: "Actions"}, {Style: "", Text: "Ship it."}}))
+	d, err := extract.ODT(t.Context(), formattest.ODT([]formattest.Para{{Style: "Heading1", Text: "Minutes"}, {Style: "", Text: "We met."}, {Style: "Heading2", Text: "Actions"}, {Style: "", Text: "Ship it."}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,14 +158,14 @@ func TestHostile(t *testing.T) {
 		run  func() error
 		want error
 	}{
-		{"zip bomb docx", func() error { _, err := extract.DOCX(bomb); return err }, extract.ErrOverLimit},
-		{"zip bomb docx with a lying header", func() error { _, err := extract.DOCX(liar); return err }, extract.ErrDamaged},
+		{"zip bomb docx", func() error { _, err := extract.DOCX(t.Context(), bomb); return err }, extract.ErrOverLimit},
+		{"zip bomb docx with a lying header", func() error { _, err := extract.DOCX(t.Context(), liar); return err }, extract.ErrDamaged},
 		{"zip bomb odt", func() error {
-			_, err := extract.ODT(formattest.ZipBomb("content.xml", size, uint64(size)))
+			_, err := extract.ODT(t.Context(), formattest.ZipBomb("content.xml", size, uint64(size)))
 			return err
 		}, extract.ErrOverLimit},
 		{"deeply nested html", func() error { _, err := extract.HTML(nested); return err }, extract.ErrOverLimit},
-		{"docx not a zip", func() error { _, err := extract.DOCX([]byte("PK\x03\x04 broken")); return err }, extract.ErrDamaged},
+		{"docx not a zip", func() error { _, err := extract.DOCX(t.Context(), []byte("PK\x03\x04 broken")); return err }, extract.ErrDamaged},
 		{"pdf claiming a huge page count", func() error { _, err := extract.PDF(context.Background(), formattest.HugeCount(), nil); return err }, extract.ErrOverLimit},
 		{"pdf with a huge object stream", func() error {
 			_, err := extract.PDF(context.Background(), formattest.HugeObjectStream(extract.MaxPDFMemory*5/8), nil)

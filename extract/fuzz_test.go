@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"testing"
 
@@ -51,7 +52,7 @@ func FuzzDOCX(f *testing.F) {
 	f.Add(formattest.DOCX([]formattest.Para{{Style: "Heading1", Text: "A"}, {Text: "b"}}, [][]string{{"c", "d"}}))
 	f.Add([]byte("PK\x03\x04"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := extract.DOCX(data)
+		d, err := extract.DOCX(context.Background(), data)
 		checkDoc(t, d, err)
 	})
 }
@@ -59,7 +60,7 @@ func FuzzDOCX(f *testing.F) {
 func FuzzODT(f *testing.F) {
 	f.Add(formattest.ODT([]formattest.Para{{Style: "Heading2", Text: "A"}, {Text: "b"}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := extract.ODT(data)
+		d, err := extract.ODT(context.Background(), data)
 		checkDoc(t, d, err)
 	})
 }

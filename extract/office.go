@@ -3,6 +3,7 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -13,8 +14,9 @@ import (
 
 // DOCX extracts a Word document's text from word/document.xml: paragraphs,
 // headings (the Title and Heading 1 to 6 styles, or an outline level) and
-// table rows as "a | b | c" lines. Its title is its first heading.
-func DOCX(data []byte) (*Doc, error) {
+// table rows as "a | b | c" lines. Its title is its first heading. A ctx
+// that ends stops the read within a few thousand XML tokens, with its error.
+func DOCX(ctx context.Context, data []byte) (*Doc, error) {
 	r, err := zipXML(data, "word/document.xml")
 	if err != nil {
 		return nil, err
@@ -46,7 +48,7 @@ func DOCX(data []byte) (*Doc, error) {
 		}
 		level = 0
 	}
-	err = decode(r, func(tok xml.Token) {
+	err = decode(ctx, r, func(tok xml.Token) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -122,8 +124,8 @@ func styleLevel(style string) int {
 
 // ODT extracts an OpenDocument text's content.xml: <text:h> headings at
 // their outline level, <text:p> paragraphs and table rows as "a | b"
-// lines. Its title is its first heading.
-func ODT(data []byte) (*Doc, error) {
+// lines. Its title is its first heading. ctx is as for DOCX.
+func ODT(ctx context.Context, data []byte) (*Doc, error) {
 	r, err := zipXML(data, "content.xml")
 	if err != nil {
 		return nil, err
@@ -137,7 +139,7 @@ func ODT(data []byte) (*Doc, error) {
 		inCell int
 		title  string
 	)
-	err = decode(r, func(tok xml.Token) {
+	err = decode(ctx, r, func(tok xml.Token) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -256,12 +258,21 @@ func (l *limited) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// checkTokens is how many XML tokens decode reads between checks of its
+// context.
+const checkTokens = 4096
+
 // decode hands each token of r to fn; a broken document gives ErrDamaged,
-// the reader's bound ErrOverLimit.
-func decode(r io.Reader, fn func(xml.Token)) error {
+// the reader's bound ErrOverLimit, an ended ctx its error.
+func decode(ctx context.Context, r io.Reader, fn func(xml.Token)) error {
 	d := xml.NewDecoder(r)
 	d.Strict = false
-	for {
+	for n := 0; ; n++ {
+		if n%checkTokens == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		tok, err := d.RawToken()
 		if errors.Is(err, io.EOF) {
 			return nil

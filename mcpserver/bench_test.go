@@ -48,7 +48,7 @@ func benchOpener(b *testing.B) mcpserver.Opener {
 	docs := testdata.Dir(b, "markdown/silverbullet/docs")
 	setup := model.Setup{ORTLib: modeltest.RuntimePath()}
 	load := func() (*braid.Options, func(), error) {
-		emb, err := model.OpenEmbedder(setup)
+		emb, err := model.OpenEmbedder(context.Background(), setup)
 		if err != nil {
 			return &braid.Options{NoVectors: err.Error()}, func() {}, nil
 		}

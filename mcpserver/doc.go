@@ -1,7 +1,7 @@
 // Package mcpserver is braid's Model Context Protocol server: the tools an
 // agent uses to search, grep and read an index, walk its link graph, add
 // and remove sources, tag notes, and page through long outputs, served
-// over stdio with mcp-go.
+// over stdio with mcp-go (behind package stdio's line filter).
 //
 // Every tool is a thin adapter over one engine call: it decodes and checks
 // its arguments (unknown names are refused), waits for the engine, calls
@@ -21,7 +21,7 @@
 //	err := srv.Serve(ctx, os.Stdin, os.Stdout)
 //
 // Outputs longer than Options.MaxOutput are cut; the whole text goes to a
-// scratchpad (an LRU of the session's long outputs) and the reply ends
+// scratchpad (package scratchpad, an LRU of the session's long outputs) and the reply ends
 // with the id and offset to read on from with scratchpad_read. A search
 // answer is cut at a whole result, so it stays valid JSON.
 //
@@ -37,7 +37,7 @@
 // search_knowledge, read, get_current_datetime, status, graph; see
 // alias_tools.go and seed_tools.go).
 //
-// Options.Tools picks a tool profile (profiles.go): core by default, all,
+// Options.Tools picks a tool profile (package profile): core by default, all,
 // one per seed system (amalfa, yams, ks, alloy) offering exactly its tool
 // names, or a list. tools/list offers only those; a call of another braid
 // tool is a JSON-RPC error (-32600) naming the profile and how to widen it.

@@ -14,11 +14,11 @@ import (
 const descDocID = "Document id, path, title or chunk_id."
 
 // get reads a document by name, taking a chunk id for its document.
-func get(e *braid.Engine, name string) (*notes.Content, error) {
-	c, err := e.Notes().Get(name)
+func get(ctx context.Context, e *braid.Engine, name string) (*notes.Content, error) {
+	c, err := e.Notes().Get(ctx, name)
 	if errors.Is(err, braid.ErrNotFound) {
 		if i := strings.LastIndexByte(name, '#'); i > 0 {
-			if c2, err2 := e.Notes().Get(name[:i]); err2 == nil {
+			if c2, err2 := e.Notes().Get(ctx, name[:i]); err2 == nil {
 				return c2, nil
 			}
 		}
@@ -65,7 +65,7 @@ func (s *Server) readNodeContentToolAs(name, desc string) tool {
 		mcp.WithString("page", mcp.Description(descPage)),
 	)
 	return tool{def, adapt(s, name, nodeArgs{}, func(ctx context.Context, c call, a *nodeArgs) (any, error) {
-		content, err := get(c.e, a.ID)
+		content, err := get(ctx, c.e, a.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func (s *Server) getDocumentTool() tool {
 			}
 			return documentReply{Document: d}, nil
 		}
-		content, err := get(c.e, a.DocumentID)
+		content, err := get(ctx, c.e, a.DocumentID)
 		if err != nil {
 			return nil, err
 		}

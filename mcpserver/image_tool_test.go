@@ -44,7 +44,7 @@ func TestViewChunkImage(t *testing.T) {
 	}
 	img, pdf, text := hit("architecture diagram parts"), hit("quokkas"), hit("zebras")
 	// What get and read show of an image is the text it was indexed by.
-	if c, err := e.Notes().Get("diagram.png"); err != nil || !strings.Contains(string(c.Data), "architecture diagram") || !bytes.Equal(c.Raw, pngData) {
+	if c, err := e.Notes().Get(t.Context(), "diagram.png"); err != nil || !strings.Contains(string(c.Data), "architecture diagram") || !bytes.Equal(c.Raw, pngData) {
 		t.Errorf("Get(diagram.png) = %v; want its text as Data and the PNG as Raw", err)
 	}
 	e.Close()

@@ -35,7 +35,7 @@ func TestInstructionsPromiseOnlyWhatHolds(t *testing.T) {
 	}
 }
 
-// profileNames are the --tools profiles (profiles.go).
+// profileNames are the --tools profiles (package profile).
 var profileNames = []string{"core", "all", "amalfa", "yams", "ks", "alloy"}
 
 // What a profile's server tells an agent names only tools it offers: a

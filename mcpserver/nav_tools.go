@@ -101,7 +101,7 @@ func (s *Server) getTool() tool {
 		}
 		r := getReply{documentReply: documentReply{Document: d}}
 		if a.IncludeContent {
-			content, err := c.e.Notes().Get(d.ID)
+			content, err := c.e.Notes().Get(ctx, d.ID)
 			if err != nil {
 				return nil, err
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/mcpserver"
+	"github.com/braidsearch/braid/mcpserver/profile"
 )
 
 // seedProfiles are the profiles' tools as the seed systems name them,
@@ -168,7 +169,7 @@ func TestToolLists(t *testing.T) {
 	}
 	for _, bad := range []string{"nope", "core,nope", "core,", "Search", "configure_all", "all,nope"} {
 		err := mcpserver.CheckTools(bad)
-		if !errors.Is(err, mcpserver.ErrBadTools) || !strings.Contains(err.Error(), "tool profile (core, all, amalfa, yams, ks, alloy)") ||
+		if !errors.Is(err, profile.ErrBad) || !strings.Contains(err.Error(), "tool profile (core, all, amalfa, yams, ks, alloy)") ||
 			!strings.Contains(err.Error(), "ask, cite,") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("CheckTools(%q) = %v, want one line listing the profiles and tools", bad, err)
 		}
@@ -368,7 +369,7 @@ func FuzzCheckTools(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
 		err := mcpserver.CheckTools(spec)
-		if err != nil && (!errors.Is(err, mcpserver.ErrBadTools) || strings.Contains(err.Error(), "\n")) {
+		if err != nil && (!errors.Is(err, profile.ErrBad) || strings.Contains(err.Error(), "\n")) {
 			t.Errorf("CheckTools(%q) = %v", spec, err)
 		}
 	})

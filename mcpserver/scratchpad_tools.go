@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/braidsearch/braid/mcpserver/scratchpad"
 )
 
 func (s *Server) scratchpadListTool() tool {
@@ -16,7 +18,7 @@ func (s *Server) scratchpadListTool() tool {
 		readOnly(),
 	)
 	return tool{def, adaptLocal(s, "scratchpad_list", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
-		return map[string]any{"entries": s.pad.list()}, nil
+		return map[string]any{"entries": s.pad.List()}, nil
 	})}
 }
 
@@ -43,7 +45,7 @@ func (s *Server) scratchpadReadTool() tool {
 		mcp.WithInteger("offset", mcp.Description("Byte to start at."), mcp.Min(0)),
 	)
 	return tool{def, adaptLocal(s, "scratchpad_read", padArgs{}, func(ctx context.Context, c call, a *padArgs) (any, error) {
-		text, ok := s.pad.get(a.ID)
+		text, ok := s.pad.Get(a.ID)
 		if !ok {
 			return nil, argError("id", "no scratchpad entry %q; it may have been dropped to make room (the %d most recently used are kept); scratchpad_list lists them", a.ID, s.opt.Scratchpads)
 		}
@@ -54,7 +56,7 @@ func (s *Server) scratchpadReadTool() tool {
 		for off < len(text) && !utf8.RuneStart(text[off]) {
 			off++
 		}
-		shown, next := page(text, off, s.opt.MaxOutput)
+		shown, next := scratchpad.Page(text, off, s.opt.MaxOutput)
 		if next < len(text) {
 			shown += fmt.Sprintf("\n[bytes %d..%d of %d shown; call scratchpad_read with {\"id\": %q, \"offset\": %d} for more.]", off, next, len(text), a.ID, next)
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 // More aliases under the names a seed system's clients call (see
-// alias_tools.go and profiles.go): each is an existing tool's engine call,
+// alias_tools.go and package profile): each is an existing tool's engine call,
 // with the seed's argument names.
 
 // statusTool is get_stats under the name YAMS clients call.

@@ -18,6 +18,9 @@ import (
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/mcpserver/profile"
+	"github.com/braidsearch/braid/mcpserver/scratchpad"
+	"github.com/braidsearch/braid/mcpserver/stdio"
 )
 
 // Opener opens the engine the server answers from, with whatever models it
@@ -70,7 +73,7 @@ type Options struct {
 	// (restore, inject_tags); without it they are not listed.
 	AllowWrites bool
 	// Tools picks the tools offered: a profile (core, all, or a seed
-	// system's: amalfa, yams, ks, alloy; see profiles.go) or a
+	// system's: amalfa, yams, ks, alloy; see package profile) or a
 	// comma-separated list of profiles and tool names. Empty means core.
 	// Check it with CheckTools: New logs an invalid value and offers core.
 	Tools string
@@ -111,7 +114,7 @@ type Server struct {
 	opt  Options
 	log  *log.Logger
 	mcp  *server.MCPServer
-	pad  *scratchpad
+	pad  *scratchpad.Pad
 	told sync.Map // model reasons a search warning has given in full
 
 	promptMu      sync.Mutex // one prompts folder sync at a time
@@ -125,7 +128,7 @@ type Server struct {
 
 	allow   []string        // Options.Allow's folders, resolved
 	allowS3 []bucket.URL    // Options.Allow's s3:// URLs
-	toolset toolset         // Options.Tools, parsed (profiles.go)
+	toolset profile.Set     // Options.Tools, parsed (profiles.go)
 	offered []string        // the tools listed, in order
 	known   map[string]bool // every tool this server has
 	rootsMu sync.Mutex
@@ -168,7 +171,7 @@ func New(open Opener, opt *Options) *Server {
 		w = io.Discard
 	}
 	s.log = log.New(w, "braid serve: ", log.LstdFlags)
-	s.pad = newScratchpad(s.opt.Scratchpads, scratchpadBytes)
+	s.pad = scratchpad.New(s.opt.Scratchpads, scratchpad.MaxBytes)
 	version := s.opt.Version
 	if version == "" {
 		version = "dev"
@@ -299,7 +302,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ss.SetErrorLogger(s.log)
 	ended := make(chan struct{})
 	listened := make(chan error, 1)
-	go func() { listened <- listenStdio(ctx, ss, &endReader{r: in, ended: ended}, out) }()
+	go func() { listened <- stdio.Listen(ctx, ss, &endReader{r: in, ended: ended}, out) }()
 	var err error
 	select {
 	case err = <-listened:

@@ -245,5 +245,5 @@ func (s *Server) stats(ctx context.Context, e *braid.Engine) (*statsReply, error
 	if err != nil {
 		return nil, err
 	}
-	return &statsReply{Stats: st, Models: e.Capabilities(), Server: serverInfo{MaxOutput: s.opt.MaxOutput, Scratchpads: len(s.pad.list())}}, nil
+	return &statsReply{Stats: st, Models: e.Capabilities(), Server: serverInfo{MaxOutput: s.opt.MaxOutput, Scratchpads: len(s.pad.List())}}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/mcpserver/scratchpad"
 	"github.com/braidsearch/braid/model"
 )
 
@@ -209,7 +210,7 @@ func (s *Server) reply(tool string, out any) (*mcp.CallToolResult, error) {
 	}
 	id := "" // a profile without scratchpad_read keeps no long outputs
 	if slices.Contains(s.offered, "scratchpad_read") {
-		id = s.pad.put(tool, text)
+		id = s.pad.Put(tool, text)
 	}
 	if sh, ok := out.(shrinker); ok {
 		// Whole results that fit, still valid JSON, and a note.
@@ -223,7 +224,7 @@ func (s *Server) reply(tool string, out any) (*mcp.CallToolResult, error) {
 			}
 		}
 	}
-	shown, next := page(text, 0, s.opt.MaxOutput)
+	shown, next := scratchpad.Page(text, 0, s.opt.MaxOutput)
 	return mcp.NewToolResultText(shown + moreNote(id, next, len(text))), nil
 }
 

@@ -55,7 +55,7 @@ func loadBench(b *testing.B, cfg Config) *Embedder {
 		}
 	}
 	needRuntime(b)
-	e, err := LoadEmbedder(dir, bgeSmallSpec(), cfg)
+	e, err := LoadEmbedder(context.Background(), dir, bgeSmallSpec(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func BenchmarkEmbedQuery(b *testing.B) {
 				dir := installedInt8(b)
 				needRuntime(b)
 				var err error
-				if e, err = LoadEmbedder(dir, bgeSmallSpec(), Config{Threads: c.threads}); err != nil {
+				if e, err = LoadEmbedder(context.Background(), dir, bgeSmallSpec(), Config{Threads: c.threads}); err != nil {
 					b.Fatal(err)
 				}
 				b.Cleanup(func() { e.Close() })

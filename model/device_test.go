@@ -84,7 +84,7 @@ func TestDeviceChoice(t *testing.T) {
 	if n := probed(); n != 0 {
 		t.Errorf("Choose(cpu) probed CUDA (%d probes); want no provider tried", n)
 	}
-	e, err := LoadEmbedder("testdata/tiny-encoder", tinySpec(), Config{Threads: 1, Device: Device{Kind: DeviceCPU}})
+	e, err := LoadEmbedder(context.Background(), "testdata/tiny-encoder", tinySpec(), Config{Threads: 1, Device: Device{Kind: DeviceCPU}})
 	if err != nil {
 		t.Fatalf("LoadEmbedder on cpu: %v", err)
 	}
@@ -130,7 +130,7 @@ func TestDeviceChoice(t *testing.T) {
 	// load instead of leaving search lexical.
 	set := Set{Embedder: "testdata/tiny-encoder", NoReranker: true, Threads: 1, ORTLib: RuntimePath(),
 		Resolve: func(string, Kind) (string, Spec, error) { return "testdata/tiny-encoder", tinySpec(), nil }}
-	l, err := Load(set)
+	l, err := Load(context.Background(), set)
 	if err != nil {
 		t.Fatalf("Load(auto): %v", err)
 	}
@@ -140,7 +140,7 @@ func TestDeviceChoice(t *testing.T) {
 	}
 	l.Close()
 	set.Device = "cuda"
-	l, err = Load(set)
+	l, err = Load(context.Background(), set)
 	if (err != nil) != (cudaErr != nil) || err != nil && !errors.Is(err, ErrNoGPU) {
 		t.Errorf("Load(cuda) = %v; want the error Choose gave (%v)", err, cudaErr)
 	}
@@ -148,7 +148,7 @@ func TestDeviceChoice(t *testing.T) {
 		l.Close()
 	}
 	set.Device = "tpu"
-	if _, err := Load(set); !errors.Is(err, ErrBadDevice) {
+	if _, err := Load(context.Background(), set); !errors.Is(err, ErrBadDevice) {
 		t.Errorf("Load(tpu) = %v, want ErrBadDevice", err)
 	}
 
@@ -277,7 +277,7 @@ func gpuChild(t *testing.T, lib string) {
 		t.Errorf("Choose(cuda) = %v; want one line wrapping ErrNoGPU that says %q", err, want)
 	}
 	t.Logf("cuda: %v", err)
-	e, err := LoadEmbedder("testdata/tiny-encoder", tinySpec(), Config{Threads: 1})
+	e, err := LoadEmbedder(context.Background(), "testdata/tiny-encoder", tinySpec(), Config{Threads: 1})
 	if err != nil {
 		t.Fatalf("LoadEmbedder(auto): %v", err)
 	}
@@ -288,7 +288,7 @@ func gpuChild(t *testing.T, lib string) {
 	if _, err := e.Embed(context.Background(), []string{"a note about search"}, false); err != nil {
 		t.Errorf("Embed on the GPU build's CPU: %v", err)
 	}
-	if _, err := LoadEmbedder("testdata/tiny-encoder", tinySpec(), Config{Threads: 1, Device: Device{Kind: DeviceCUDA}}); !errors.Is(err, ErrNoGPU) {
+	if _, err := LoadEmbedder(context.Background(), "testdata/tiny-encoder", tinySpec(), Config{Threads: 1, Device: Device{Kind: DeviceCUDA}}); !errors.Is(err, ErrNoGPU) {
 		t.Errorf("LoadEmbedder(cuda) = %v, want ErrNoGPU", err)
 	}
 }

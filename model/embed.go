@@ -55,8 +55,10 @@ func (e *Embedder) Tokens() int64 { return e.tokens.Load() }
 // LoadEmbedder loads the embedding model in dir, which holds model.onnx and
 // tokenizer.json. spec says how to pool and prefix and, when Dim is not
 // zero, the dimension the model must put out; a Dim of zero takes the
-// model's own. InitRuntime must have succeeded first.
-func LoadEmbedder(dir string, spec Spec, cfg Config) (*Embedder, error) {
+// model's own. InitRuntime must have succeeded first. ctx bounds the
+// one short embedding that learns the output size of a model that does
+// not declare it.
+func LoadEmbedder(ctx context.Context, dir string, spec Spec, cfg Config) (*Embedder, error) {
 	if spec.Kind != "" && spec.Kind != KindEmbedder {
 		return nil, fmt.Errorf("model: %s is a %s, not an %s", spec.ID(), spec.Kind, KindEmbedder)
 	}
@@ -81,7 +83,7 @@ func LoadEmbedder(dir string, spec Spec, cfg Config) (*Embedder, error) {
 	if cfg.Threads == 1 || (cfg.Threads == 0 && runtime.NumCPU() == 1) {
 		e.batch = s
 	}
-	if err := e.setDim(); err != nil {
+	if err := e.setDim(ctx); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -90,7 +92,7 @@ func LoadEmbedder(dir string, spec Spec, cfg Config) (*Embedder, error) {
 
 // setDim checks the model's hidden size against spec.Dim. A model that
 // does not declare its hidden size embeds one short text to learn it.
-func (e *Embedder) setDim() error {
+func (e *Embedder) setDim(ctx context.Context) error {
 	d := e.outDim
 	if len(d) != 3 {
 		return fmt.Errorf("model: %s output %s has shape %v, want [batch, sequence, hidden]", e.path, e.output, d)
@@ -99,7 +101,7 @@ func (e *Embedder) setDim() error {
 	if hidden <= 0 {
 		// On the one-thread session directly: a probe is no query, and
 		// must not keep that session from giving way to a batch's.
-		v, err := e.embedOn(context.Background(), e.one, []string{"dimension probe"}, e.spec.PassagePrefix)
+		v, err := e.embedOn(ctx, e.one, []string{"dimension probe"}, e.spec.PassagePrefix)
 		if err != nil {
 			return fmt.Errorf("model: probe the output size of %s: %w", e.path, err)
 		}

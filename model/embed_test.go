@@ -50,7 +50,7 @@ var texts = []string{
 func loadTiny(t testing.TB, spec Spec, cfg Config) *Embedder {
 	t.Helper()
 	needRuntime(t)
-	e, err := LoadEmbedder(tinyEncoder, spec, cfg)
+	e, err := LoadEmbedder(context.Background(), tinyEncoder, spec, cfg)
 	if err != nil {
 		t.Fatalf("LoadEmbedder: %v", err)
 	}
@@ -282,7 +282,7 @@ func TestEmbedDim(t *testing.T) {
 	}
 
 	spec.Dim = 384
-	_, err := LoadEmbedder(tinyEncoder, spec, Config{})
+	_, err := LoadEmbedder(context.Background(), tinyEncoder, spec, Config{})
 	if !errors.Is(err, ErrDimMismatch) {
 		t.Fatalf("LoadEmbedder with Dim 384 = %v, want ErrDimMismatch", err)
 	}
@@ -326,7 +326,7 @@ func TestLoadEmbedderErrors(t *testing.T) {
 			if tc.spec != nil {
 				tc.spec(&spec)
 			}
-			e, err := LoadEmbedder(tc.dir, spec, tc.cfg)
+			e, err := LoadEmbedder(context.Background(), tc.dir, spec, tc.cfg)
 			if err == nil {
 				e.Close()
 				t.Fatal("LoadEmbedder succeeded, want an error")

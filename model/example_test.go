@@ -22,7 +22,7 @@ func ExampleLoadEmbedder() {
 		Name: "BAAI/bge-small-en-v1.5", Kind: model.KindEmbedder, Pooling: model.PoolCLS, Dim: 384, MaxLen: 512,
 		QueryPrefix: "Represent this sentence for searching relevant passages: ",
 	}
-	e, err := model.LoadEmbedder("/path/to/models/BAAI--bge-small-en-v1.5", spec, model.Config{Threads: 2})
+	e, err := model.LoadEmbedder(context.Background(), "/path/to/models/BAAI--bge-small-en-v1.5", spec, model.Config{Threads: 2})
 	if err != nil {
 		log.Fatal(err)
 	}

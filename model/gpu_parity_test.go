@@ -34,7 +34,7 @@ func TestGPUParity(t *testing.T) {
 	texts := parityTexts(t, 256)
 
 	embed := func(dev Device) [][]float32 {
-		e, err := LoadEmbedder(dir, spec, Config{Device: dev})
+		e, err := LoadEmbedder(context.Background(), dir, spec, Config{Device: dev})
 		if err != nil {
 			t.Fatalf("load on %s: %v", dev, err)
 		}

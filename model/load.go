@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -89,15 +90,16 @@ type Loaded struct {
 // the runtime or its files are missing is left out with the reason in
 // NoVectors or NoRerank, so the caller can still serve lexical search; a
 // model named wrongly (ErrUnknownModel, ErrWrongKind) and a number out of
-// range (ErrBadSet) are errors. Close the models when done.
-func Load(s Set) (*Loaded, error) {
+// range (ErrBadSet) are errors. ctx bounds the loading (see
+// LoadEmbedder). Close the models when done.
+func Load(ctx context.Context, s Set) (*Loaded, error) {
 	l := &Loaded{VectorsOff: s.Embedder == "none"}
 	switch {
 	case s.NoEmbedder:
 	case l.VectorsOff:
 		l.NoVectors = s.explain(ErrOff, s.Embedder, KindEmbedder)
 	default:
-		emb, why, err := load(s, s.Embedder, KindEmbedder, OpenEmbedder, LoadEmbedder)
+		emb, why, err := load(ctx, s, s.Embedder, KindEmbedder, OpenEmbedder, LoadEmbedder)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +109,11 @@ func Load(s Set) (*Loaded, error) {
 		l.setDevice()
 		return l, nil
 	}
-	ce, why, err := load(s, s.Reranker, KindCrossEncoder, OpenCrossEncoder, LoadCrossEncoder)
+	ce, why, err := load(ctx, s, s.Reranker, KindCrossEncoder,
+		func(_ context.Context, s Setup) (*CrossEncoder, error) { return OpenCrossEncoder(s) },
+		func(_ context.Context, dir string, spec Spec, cfg Config) (*CrossEncoder, error) {
+			return LoadCrossEncoder(dir, spec, cfg)
+		})
 	if err != nil {
 		l.Close()
 		return nil, err
@@ -141,8 +147,8 @@ func (l *Loaded) setDevice() {
 // load loads the model name of kind, by the registry and s.Dir with open
 // or by s.Resolve with loadDir. Nil and a reason is a model that cannot
 // be used; an error is a model named wrongly.
-func load[T any](s Set, name string, kind Kind,
-	open func(Setup) (*T, error), loadDir func(string, Spec, Config) (*T, error)) (*T, string, error) {
+func load[T any](ctx context.Context, s Set, name string, kind Kind,
+	open func(context.Context, Setup) (*T, error), loadDir func(context.Context, string, Spec, Config) (*T, error)) (*T, string, error) {
 	if s.Threads < 0 || s.TokenBudget < 0 {
 		return nil, "", fmt.Errorf("%w: Threads %d and TokenBudget %d, want 0 (the default) or more", ErrBadSet, s.Threads, s.TokenBudget)
 	}
@@ -156,9 +162,9 @@ func load[T any](s Set, name string, kind Kind,
 	}
 	var got *T
 	if s.Resolve == nil {
-		got, err = open(setup)
+		got, err = open(ctx, setup)
 	} else {
-		got, err = resolveAndLoad(s, setup, kind, loadDir)
+		got, err = resolveAndLoad(ctx, s, setup, kind, loadDir)
 	}
 	if err == nil {
 		return got, "", nil
@@ -186,7 +192,7 @@ func (s Set) explain(err error, name string, kind Kind) string {
 
 // resolveAndLoad is OpenEmbedder and OpenCrossEncoder with s.Resolve in
 // place of the registry lookup.
-func resolveAndLoad[T any](s Set, setup Setup, kind Kind, loadDir func(string, Spec, Config) (*T, error)) (*T, error) {
+func resolveAndLoad[T any](ctx context.Context, s Set, setup Setup, kind Kind, loadDir func(context.Context, string, Spec, Config) (*T, error)) (*T, error) {
 	lib, err := FindRuntimeFor(setup.ORTLib, setup.Config.Device)
 	if err == nil {
 		err = InitRuntime(lib)
@@ -198,7 +204,7 @@ func resolveAndLoad[T any](s Set, setup Setup, kind Kind, loadDir func(string, S
 	if err != nil {
 		return nil, err
 	}
-	return loadDir(dir, spec, setup.Config)
+	return loadDir(ctx, dir, spec, setup.Config)
 }
 
 // resolve is s.Resolve, "" given as the default's id, else ResolveKind in

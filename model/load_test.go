@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,7 @@ func TestLoadWithout(t *testing.T) {
 					return explain(err, name, kind)
 				}
 			}
-			l, err := model.Load(tc.s)
+			l, err := model.Load(context.Background(), tc.s)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("Load: %v, want %v", err, tc.wantErr)
@@ -104,7 +105,7 @@ func TestLoadResolve(t *testing.T) {
 		}
 		return modeltest.TinyDir(), modeltest.TinySpec(), nil
 	}}
-	l, err := model.Load(s)
+	l, err := model.Load(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}

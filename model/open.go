@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
@@ -21,12 +22,12 @@ type Setup struct {
 // OpenEmbedder finds the runtime, resolves the embedding model and loads
 // it. Its errors wrap ErrNoRuntime, ErrRuntimeTooOld, ErrNoModel,
 // ErrUnknownModel or ErrWrongKind and name the fix.
-func OpenEmbedder(s Setup) (*Embedder, error) {
+func OpenEmbedder(ctx context.Context, s Setup) (*Embedder, error) {
 	dir, spec, err := s.resolve(KindEmbedder)
 	if err != nil {
 		return nil, err
 	}
-	e, err := LoadEmbedder(dir, spec, s.Config)
+	e, err := LoadEmbedder(ctx, dir, spec, s.Config)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -267,7 +268,7 @@ func initRuntimeChild(t *testing.T) {
 			}
 		}
 	}
-	if _, err := LoadEmbedder("testdata/tiny-encoder", tinySpec(), Config{}); !errors.Is(err, ErrNoInit) {
+	if _, err := LoadEmbedder(context.Background(), "testdata/tiny-encoder", tinySpec(), Config{}); !errors.Is(err, ErrNoInit) {
 		t.Errorf("LoadEmbedder before InitRuntime = %v, want ErrNoInit", err)
 	}
 

@@ -193,7 +193,7 @@ type Content struct {
 // is not asked, so Changed is false). A file whose
 // real path, symbolic links followed, leaves its source is refused with
 // ErrOutside.
-func (r *Reader) Get(name string) (*Content, error) {
+func (r *Reader) Get(ctx context.Context, name string) (*Content, error) {
 	if err := r.sync(); err != nil {
 		return nil, err
 	}
@@ -232,21 +232,26 @@ func (r *Reader) Get(name string) (*Content, error) {
 		if c.Data, err = r.blobs.Get(d.Hash); err != nil {
 			return nil, fmt.Errorf("braid: read %s: its indexed content is missing from the blob store (%w); run braid index to download it again", c.File, err)
 		}
-		return c, c.extract()
+		return c, c.extract(ctx)
 	default:
 		c.File = filepath.Join(src.Path, filepath.FromSlash(d.Path))
 		if err := inside(src.Path, c.File); err != nil && !src.FollowLinks {
 			return nil, err
 		}
 	}
-	root := ""
 	switch {
 	case src.Kind == index.SourceDir && !src.FollowLinks:
-		root = src.Path // the check above, made again as the file opens
+		// The check above, made again as the file opens beneath the source.
+		var d *confine.Dir
+		if d, err = confine.OpenDir(src.Path); err == nil {
+			c.Data, err = d.ReadFile(c.File, 0)
+			d.Close()
+		}
 	case src.Kind == index.SourceFile:
-		root = src.Path // just that file, not a link
+		c.Data, err = confine.ReadFile(src.Path, c.File, 0) // just that file, not a link
+	default:
+		c.Data, err = confine.ReadFile("", c.File, 0) // links followed, as the source asks
 	}
-	c.Data, err = confine.ReadFile(root, c.File, 0)
 	if errors.Is(err, confine.ErrOutside) {
 		return nil, fmt.Errorf("%w: %s leads outside its source %s; braid reads only files inside a source", ErrOutside, c.File, src.Path)
 	}
@@ -256,18 +261,18 @@ func (r *Reader) Get(name string) (*Content, error) {
 	if d.Kind == index.KindImage {
 		// An image's hash covers the text around it too; its text is
 		// what its chunks hold.
-		return c, r.imageText(c)
+		return c, r.imageText(ctx, c)
 	}
 	sum := sha256.Sum256(c.Data)
 	c.Changed = hex.EncodeToString(sum[:]) != d.Hash
-	return c, c.extract()
+	return c, c.extract(ctx)
 }
 
 // imageText makes an image document's Content its indexed text (its file
 // name and the text around its embeds, from its chunks), the image's bytes
 // going to Raw: what get, read and grep show of an image is text.
-func (r *Reader) imageText(c *Content) error {
-	chunks, err := r.Chunks(context.Background(), c.Doc.ChunkIDs)
+func (r *Reader) imageText(ctx context.Context, c *Content) error {
+	chunks, err := r.Chunks(ctx, c.Doc.ChunkIDs)
 	if err != nil {
 		return err
 	}
@@ -289,11 +294,11 @@ func (r *Reader) imageText(c *Content) error {
 // extract replaces a PDF's, HTML page's, DOCX's or ODT's bytes with the
 // text braid indexed of it (package extract), whose lines chunks and
 // pages refer to.
-func (c *Content) extract() error {
+func (c *Content) extract(ctx context.Context) error {
 	if !c.Doc.Kind.Extracted() {
 		return nil
 	}
-	x, err := extract.File(context.Background(), c.Doc.Path, c.Data, nil)
+	x, err := extract.File(ctx, c.Doc.Path, c.Data, nil)
 	if err != nil {
 		return fmt.Errorf("braid: read %s: %w", c.File, err)
 	}

@@ -2,6 +2,7 @@ package notes
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 
@@ -25,7 +26,8 @@ func (r *Reader) Excerpt(id string, at Lines, words []string, before, after int)
 	if before < 0 || after < 0 {
 		return nil, fmt.Errorf("%w: context %d/%d lines, want 0 or more", index.ErrBadOption, before, after)
 	}
-	c, err := r.Get(id)
+	// Its one caller (mcpserver's search tool) has no ctx to give it yet.
+	c, err := r.Get(context.Background(), id)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ type FilesOptions struct {
 // it must stay inside unless the source follows links; stored documents
 // and S3 objects are their blobs, confined to the blob folder. JSONL
 // sources hold no files and are left out.
-func (r *Reader) Files(opt FilesOptions) ([]grep.File, error) {
+func (r *Reader) Files(ctx context.Context, opt FilesOptions) ([]grep.File, error) {
 	stored, err := r.storeFiles()
 	if err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func (r *Reader) Files(opt FilesOptions) ([]grep.File, error) {
 		}
 		keep = func(sourceID, rel string) bool { return only[index.DocID(sourceID, rel)] }
 	}
-	files, err := r.files(opt.Paths, stored, keep)
+	files, err := r.files(ctx, opt.Paths, stored, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (r *Reader) Files(opt FilesOptions) ([]grep.File, error) {
 // extracted makes f, the file of document rel of source sourceID, read
 // as braid indexed it when it is a PDF, HTML, DOCX or ODT file: its
 // extracted text (read through the same confinement), with a PDF's pages.
-func (r *Reader) extracted(f grep.File, sourceID, rel string) grep.File {
+func (r *Reader) extracted(ctx context.Context, f grep.File, sourceID, rel string) grep.File {
 	if extract.Format(rel) == "" {
 		return f
 	}
@@ -93,7 +93,7 @@ func (r *Reader) extracted(f grep.File, sourceID, rel string) grep.File {
 		if err != nil {
 			return nil, err
 		}
-		x, err := extract.File(context.Background(), rel, data, nil)
+		x, err := extract.File(ctx, rel, data, nil)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
 		}
@@ -114,7 +114,7 @@ func (r *Reader) storeFiles() (map[string]string, error) {
 // empty), sorted, each with the folder it must stay inside; stored maps the
 // stored documents' blobs to their names.
 // keep, when not nil, keeps only the documents it says yes to.
-func (r *Reader) files(paths []string, stored map[string]string, keep func(sourceID, rel string) bool) ([]grep.File, error) {
+func (r *Reader) files(ctx context.Context, paths []string, stored map[string]string, keep func(sourceID, rel string) bool) ([]grep.File, error) {
 	srcs, err := r.st.Sources()
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (r *Reader) files(paths []string, stored map[string]string, keep func(sourc
 				if keep != nil && !keep(s.ID, rel) {
 					continue
 				}
-				indexed = append(indexed, r.extracted(grep.File{Path: blobs.Path(en.Hash), Root: blobs.Dir(), Name: index.ObjectURL(s, rel)}, s.ID, rel))
+				indexed = append(indexed, r.extracted(ctx, grep.File{Path: blobs.Path(en.Hash), Root: blobs.Dir(), Name: index.ObjectURL(s, rel)}, s.ID, rel))
 			}
 			continue
 		}
@@ -171,7 +171,7 @@ func (r *Reader) files(paths []string, stored map[string]string, keep func(sourc
 			default:
 				f = grep.File{Path: filepath.Join(s.Path, filepath.FromSlash(rel)), Root: s.Path}
 			}
-			indexed = append(indexed, r.extracted(f, s.ID, rel))
+			indexed = append(indexed, r.extracted(ctx, f, s.ID, rel))
 		}
 	}
 	sort.Slice(indexed, func(i, j int) bool { return pathLess(fileKey(indexed[i]), fileKey(indexed[j])) })

@@ -76,7 +76,7 @@ func TestFiles(t *testing.T) {
 			[]grep.File{file("a/x.md", "a/x.md"), file("b.md", "b.md")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := r.Files(tc.opt)
+			got, err := r.Files(t.Context(), tc.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,13 +103,13 @@ func TestFilesRefusesUnindexed(t *testing.T) {
 		{"unindexed S3 object", "s3://bucket/key.md", ErrNotIndexed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := r.Files(FilesOptions{Paths: []string{tc.path}}); !errors.Is(err, tc.want) {
+			if _, err := r.Files(t.Context(), FilesOptions{Paths: []string{tc.path}}); !errors.Is(err, tc.want) {
 				t.Errorf("Files(%s): %v, want %v", tc.path, err, tc.want)
 			}
 		})
 	}
 	empty := t.TempDir()
-	if _, err := r.Files(FilesOptions{Paths: []string{empty}}); err == nil {
+	if _, err := r.Files(t.Context(), FilesOptions{Paths: []string{empty}}); err == nil {
 		t.Errorf("Files of a folder with no indexed documents: no error")
 	}
 }
@@ -131,7 +131,7 @@ func TestFilesRefusalSaysNothingOutside(t *testing.T) {
 	must(os.Symlink(outside, filepath.Join(dir, "out")))
 	must(os.Mkdir(filepath.Join(dir, "empty"), 0o755))
 	refusal := func(p string) string {
-		_, err := r.Files(FilesOptions{Paths: []string{p}})
+		_, err := r.Files(t.Context(), FilesOptions{Paths: []string{p}})
 		if err == nil {
 			t.Fatalf("Files(%s): no error", p)
 		}

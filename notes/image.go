@@ -45,7 +45,7 @@ func (r *Reader) Image(ctx context.Context, chunkID string) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.Get(ct.Document)
+	c, err := r.Get(ctx, ct.Document)
 	if err != nil {
 		return nil, err
 	}

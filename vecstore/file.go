@@ -47,8 +47,8 @@ type Options struct {
 // damaged is "" when the file was sound or missing; when it was damaged
 // it says so and how to repair it, and the graph returned is the one
 // rebuilt in memory. A dimension that is not positive is an
-// index.ErrBadOption.
-func Load(st *index.Store, o Options) (vi *vector.Index, damaged string, err error) {
+// index.ErrBadOption. ctx bounds bringing the graph in step.
+func Load(ctx context.Context, st *index.Store, o Options) (vi *vector.Index, damaged string, err error) {
 	dim := o.Embedder.Dim()
 	if dim <= 0 {
 		return nil, "", fmt.Errorf("%w: the embedder reports dimension %d", index.ErrBadOption, dim)
@@ -81,7 +81,7 @@ func Load(st *index.Store, o Options) (vi *vector.Index, damaged string, err err
 		vi = vector.New(dim, o.Vector)
 	}
 	vs := &ingest.Vectors{Embedder: o.Embedder, Model: o.Model, Index: vi}
-	if _, err := vs.Fill(context.Background(), st, false); err != nil {
+	if _, err := vs.Fill(ctx, st, false); err != nil {
 		return nil, "", err
 	}
 	return vi, damaged, nil

@@ -95,7 +95,7 @@ func TestSaveThenLoad(t *testing.T) {
 		t.Errorf("Save embedded %d texts, want 2", emb.texts)
 	}
 	emb := &fakeEmbedder{dim: 4}
-	vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+	vi, damaged, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestLoadDamagedRebuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	emb := &fakeEmbedder{dim: 4}
-	vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+	vi, damaged, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestLoadOtherModel(t *testing.T) {
 	dir := t.TempDir()
 	st := storeWith(t, dir)
 	saved(t, dir, st)
-	vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "n", Embedder: &fakeEmbedder{dim: 4}})
+	vi, damaged, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "n", Embedder: &fakeEmbedder{dim: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestLoadOtherModel(t *testing.T) {
 func TestLoadBadDimension(t *testing.T) {
 	dir := t.TempDir()
 	st := storeWith(t, dir)
-	_, _, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 0}})
+	_, _, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 0}})
 	if !errors.Is(err, index.ErrBadOption) {
 		t.Errorf("Load with dimension 0: %v, want index.ErrBadOption", err)
 	}
@@ -174,7 +174,7 @@ func TestLoadDropsStale(t *testing.T) {
 	if err := st.ClearPending(p.Gen); err != nil {
 		t.Fatal(err)
 	}
-	vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}})
+	vi, damaged, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestSaveUnchangedWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	emb := &fakeEmbedder{dim: 4}
-	vi, _, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+	vi, _, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestSavePrunesOnlyPastAFew(t *testing.T) {
 	save := func() int {
 		t.Helper()
 		emb := &fakeEmbedder{dim: 4}
-		vi, _, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+		vi, _, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +277,7 @@ func TestLoadStampsTheGraph(t *testing.T) {
 	stamp := file + indexdir.StampSuffix
 	load := func() {
 		t.Helper()
-		vi, damaged, err := vecstore.Load(st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}})
+		vi, damaged, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}})
 		if err != nil || damaged != "" || vi.Len() != 2 {
 			t.Fatalf("Load: %v, damaged %q", err, damaged)
 		}

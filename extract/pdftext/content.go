@@ -131,6 +131,9 @@ func (ip *interp) run(b []byte, res dict) error {
 	ip.ops = ip.ops[:0]
 	ip.arena = ip.arena[:0]
 	for {
+		if err := ip.r.tick(); err != nil {
+			return err
+		}
 		p.skip()
 		if p.pos >= len(b) {
 			return nil
@@ -296,11 +299,6 @@ func (ip *interp) op(k []byte, res dict) error {
 	}
 	if ip.r.ops++; ip.r.ops > maxFileOps {
 		return fmt.Errorf("over %d operators in the file", maxFileOps)
-	}
-	if ip.nops%checkEvery == 0 {
-		if err := ip.r.ctx.Err(); err != nil {
-			return err
-		}
 	}
 	gs := &ip.gs
 	switch string(k) {

@@ -36,7 +36,10 @@
 // levels of the page tree, forms 8 deep, 4 Mi operators and 256 Ki glyphs a
 // page and 64 Mi operators a file, Limits.MaxPages and Limits.MaxOutline; the page tree, /Prev
 // chain, outline, name tree and forms are checked for loops, and the
-// context every page and every 4096 operators. Past a bound it refuses
+// context at the start, every page, every 4096 content-stream tokens,
+// objects or cross-reference rows, and between inflated blocks (a
+// cancelled read returns an error wrapping ErrUnsupported and the
+// context's error). Past a bound it refuses
 // the file too. It does not panic on hostile input: besides its checks, a
 // recover in Read turns a panic (a bug) into ErrUnsupported.
 //

@@ -3,6 +3,7 @@ package pdftext
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -86,7 +87,7 @@ func (r *reader) inflate(data []byte) ([]byte, error) {
 	}
 	limit := min(int64(maxStreamBytes), maxTotalBytes-r.inflated)
 	out := bytes.NewBuffer(make([]byte, 0, min(4*len(data)+512, int(limit)+1)))
-	n, err := out.ReadFrom(io.LimitReader(r.zr, limit+1))
+	n, err := out.ReadFrom(io.LimitReader(ctxReader{r.ctx, r.zr}, limit+1))
 	r.inflated += n
 	if n > limit {
 		return nil, fmt.Errorf("a stream inflates past %d MiB (or the file's past %d MiB)", maxStreamBytes>>20, maxTotalBytes>>20)
@@ -95,6 +96,20 @@ func (r *reader) inflate(data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("flate: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+// ctxReader fails with the context's error once it ends: an inflate of
+// tens of megabytes stops between two reads of a few kilobytes.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // predict undoes a Flate stream's PNG (10-15) or no (1) predictor.

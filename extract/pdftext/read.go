@@ -31,7 +31,7 @@ const (
 	maxOperands     = 4096
 	maxStack        = 64 // q without Q
 	maxNames        = 1 << 16
-	checkEvery      = 4096 // operators between checks of the context
+	checkEvery      = 4096 // steps (tokens, objects, table rows) between checks of the context
 )
 
 // Limits are the bounds a caller sets; the zero value means the defaults.
@@ -74,6 +74,7 @@ type reader struct {
 	objStms  map[int]*objStm
 	parsed   int
 	ops      int // content stream operators run
+	steps    int // work done, counted by tick
 	inflated int64
 	zr       io.ReadCloser
 	fonts    map[int]*font
@@ -109,6 +110,9 @@ func Read(ctx context.Context, data []byte, lim Limits) (doc *Doc, err error) {
 }
 
 func (r *reader) read() (*Doc, error) {
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
 	if i := bytes.Index(r.data[:min(len(r.data), 1024)], []byte("%PDF-")); i < 0 {
 		return nil, errors.New("no %PDF- header")
 	}
@@ -493,4 +497,15 @@ func textString(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// tick counts one step of work (a content-stream token, an object parsed,
+// a cross-reference row) and checks the context every checkEvery steps, so
+// a cancelled read stops within a few thousand steps wherever it is, not
+// only between pages.
+func (r *reader) tick() error {
+	if r.steps++; r.steps%checkEvery == 0 {
+		return r.ctx.Err()
+	}
+	return nil
 }

@@ -135,6 +135,9 @@ func (r *reader) table(p *parser) (dict, error) {
 			return nil, errors.New("bad cross-reference subsection")
 		}
 		for i := range int(count) {
+			if err := r.tick(); err != nil {
+				return nil, err
+			}
 			p.skip()
 			o, ok := parseInt(p.keyword())
 			p.skip()
@@ -212,6 +215,9 @@ func (r *reader) xrefStream(s *stream) error {
 			return errors.New("bad /Index")
 		}
 		for j := range int(count) {
+			if err := r.tick(); err != nil {
+				return err
+			}
 			if pos+rowLen > len(data) {
 				return errors.New("cross-reference stream too short")
 			}
@@ -275,6 +281,9 @@ func (r *reader) resolve(v any) (any, error) {
 	}
 	if r.parsed++; r.parsed > maxObjects {
 		return nil, fmt.Errorf("over %d objects parsed", maxObjects)
+	}
+	if err := r.tick(); err != nil {
+		return nil, err
 	}
 	if rf.num < 0 || rf.num >= len(r.xref) || !r.xref[rf.num].set || r.xref[rf.num].free {
 		// A reference to a missing object is null; PDFium may treat it

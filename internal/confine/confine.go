@@ -1,14 +1,3 @@
-// Package confine keeps file access inside chosen folders. Resolve turns a
-// path into the one the kernel will reach (relative paths, "..", symbolic
-// links followed as far as the path exists); Within tells whether a resolved
-// path is inside a folder; Open and ReadFile open a file for reading only
-// when it stays inside its root, without blocking on a FIFO or a device, and
-// ReadFile refuses anything but a regular file and reads no more than a
-// limit.
-//
-// braid reads files an untrusted party may have arranged: an agent names
-// paths over MCP, and a cloned vault can hold a link to ~/.aws/credentials
-// or a FIFO named like a note. Every such read goes through this package.
 package confine
 
 import (
@@ -139,7 +128,8 @@ func Within(root, path string) bool {
 	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
-// Open opens path for reading. With a root, the file must lie inside it
+// Open opens path for reading; it and ReadFile are the exception to Dir,
+// for the callers the package documentation lists. With a root, the file must lie inside it
 // once symbolic links are followed (ErrOutside otherwise), and the root
 // itself must be a real path, with no link in it (ErrMoved); a root that
 // is path itself allows just that file, which must not be a link; an

@@ -70,3 +70,17 @@ func (d *Dir) ReadAt(rel string, limit int64) ([]byte, fs.FileMode, error) {
 	defer f.Close()
 	return readAll(f, rel, limit)
 }
+
+// ReadFile reads the regular file at path (absolute, or relative to the
+// working directory) beneath the folder d holds, as ReadAt does, refusing
+// it when it holds more than limit bytes (no limit when limit <= 0).
+func (d *Dir) ReadFile(path string, limit int64) ([]byte, error) {
+	fd, err := d.OpenFd(path)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	data, _, err := readAll(f, path, limit)
+	return data, err
+}

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -50,6 +51,33 @@ func HugeStream(size int) []byte {
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
 		streamObj("/Filter /FlateDecode", z.Bytes()),
 	}, "")
+}
+
+// LongPage is a one-page PDF whose content stream shows one line of text
+// and then holds tokens tokens that draw nothing ("{" and "}", which a
+// reader skips): slow to read whatever the per-page checks, and with no
+// operator among them to count.
+func LongPage(tokens int) []byte {
+	content := "BT /F1 12 Tf 72 712 Td (A long page) Tj ET\n" + strings.Repeat("{ } ", tokens/2)
+	return RawPDF(onePage(content, ""), "")
+}
+
+// CancelAfter is a context that reports itself cancelled from the N-th
+// call of its Err on (Calls counts them): the event a test cancels on is
+// the parser's own N-th check, so it needs no clock and no sleep. Its Done
+// channel never closes, so it suits a parser that polls Err, not one that
+// derives contexts from it. It is not safe for concurrent use.
+type CancelAfter struct {
+	context.Context
+	N, Calls int
+}
+
+// Err is context.Canceled from the N-th call on.
+func (c *CancelAfter) Err() error {
+	if c.Calls++; c.Calls >= c.N {
+		return context.Canceled
+	}
+	return nil
 }
 
 // ZipBomb is a zip archive whose one file, name, inflates to size bytes

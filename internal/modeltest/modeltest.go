@@ -4,6 +4,7 @@
 package modeltest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -63,7 +64,7 @@ func NeedRuntime(tb testing.TB) string {
 func Tiny(tb testing.TB) *model.Embedder {
 	tb.Helper()
 	NeedRuntime(tb)
-	e, err := model.LoadEmbedder(TinyDir(), TinySpec(), model.Config{Threads: 1})
+	e, err := model.LoadEmbedder(context.Background(), TinyDir(), TinySpec(), model.Config{Threads: 1})
 	if err != nil {
 		tb.Fatalf("load tiny encoder: %v", err)
 	}

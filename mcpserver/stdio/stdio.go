@@ -1,4 +1,4 @@
-package mcpserver
+package stdio
 
 import (
 	"bufio"
@@ -22,7 +22,7 @@ import (
 // held whole in memory.
 const maxLine = 64 << 20
 
-// listenStdio runs mcp-go's stdio server on in and out behind a line
+// Listen runs mcp-go's stdio server on in and out behind a line
 // filter. Well-formed messages reach mcp-go unchanged; the filter answers
 // the rest itself, with a JSON-RPC error that carries the message's id
 // when it can be read and null when it cannot, and goes on to the next
@@ -47,7 +47,7 @@ const maxLine = 64 << 20
 //
 // Blank lines are skipped. Both the filter and mcp-go write whole lines to
 // out under one lock, so their replies never interleave.
-func listenStdio(ctx context.Context, ss *server.StdioServer, in io.Reader, out io.Writer) error {
+func Listen(ctx context.Context, ss *server.StdioServer, in io.Reader, out io.Writer) error {
 	w := &lineWriter{w: out}
 	pr, pw := io.Pipe()
 	go func() {

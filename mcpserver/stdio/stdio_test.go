@@ -1,4 +1,4 @@
-package mcpserver
+package stdio
 
 import (
 	"bytes"
@@ -163,7 +163,7 @@ func TestFilterLinesKeepsTheID(t *testing.T) {
 
 // Through mcp-go itself: every request whose id can be read gets a reply
 // carrying it as written.
-func TestListenStdioKeepsTheID(t *testing.T) {
+func TestListenKeepsTheID(t *testing.T) {
 	ids := []string{`1e400`, `9007199254740993`, `"m"`, `4`, `"p"`}
 	in := `{"jsonrpc":"2.0","id":1e400,"method":"ping"}` + "\n" +
 		`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}` + "\n" +
@@ -173,7 +173,7 @@ func TestListenStdioKeepsTheID(t *testing.T) {
 	var out bytes.Buffer
 	ss := server.NewStdioServer(server.NewMCPServer("t", "1"))
 	ss.SetErrorLogger(log.New(io.Discard, "", 0))
-	if err := listenStdio(context.Background(), ss, strings.NewReader(in), &out); err != nil {
+	if err := Listen(context.Background(), ss, strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

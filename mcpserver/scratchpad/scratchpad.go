@@ -1,4 +1,4 @@
-package mcpserver
+package scratchpad
 
 import (
 	"container/list"
@@ -9,23 +9,24 @@ import (
 	"unicode/utf8"
 )
 
-// scratchpadBytes bounds the text all scratchpad entries hold together;
+// MaxBytes bounds the text all scratchpad entries hold together;
 // the least recently used are dropped to stay under it.
-const scratchpadBytes = 64 << 20
+const MaxBytes = 64 << 20
 
-// scratchpad keeps the full text of tool outputs too long for one reply,
+// Pad keeps the full text of tool outputs too long for one reply,
 // least recently used first out. It is safe for concurrent use.
-type scratchpad struct {
+type Pad struct {
 	mu       sync.Mutex
 	max      int // entries
 	maxBytes int
 	bytes    int
 	next     int
-	order    *list.List // of *padEntry, most recently used at the front
+	order    *list.List // of *Entry, most recently used at the front
 	byID     map[string]*list.Element
 }
 
-type padEntry struct {
+// Entry describes one kept output.
+type Entry struct {
 	ID      string    `json:"id"`
 	Tool    string    `json:"tool"`
 	Bytes   int       `json:"bytes"`
@@ -34,12 +35,13 @@ type padEntry struct {
 	text    string
 }
 
-func newScratchpad(max, maxBytes int) *scratchpad {
-	return &scratchpad{max: max, maxBytes: maxBytes, order: list.New(), byID: map[string]*list.Element{}}
+// New returns a pad keeping at most max entries of maxBytes in all.
+func New(max, maxBytes int) *Pad {
+	return &Pad{max: max, maxBytes: maxBytes, order: list.New(), byID: map[string]*list.Element{}}
 }
 
-// put stores text and returns its id.
-func (p *scratchpad) put(tool, text string) string {
+// Put stores text and returns its id.
+func (p *Pad) Put(tool, text string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.next++
@@ -47,12 +49,12 @@ func (p *scratchpad) put(tool, text string) string {
 	if len(preview) > 80 {
 		preview = cutRunes(preview, 80) + "…"
 	}
-	e := &padEntry{ID: fmt.Sprintf("sp-%d", p.next), Tool: tool, Bytes: len(text), Created: time.Now().UTC(), Preview: preview, text: text}
+	e := &Entry{ID: fmt.Sprintf("sp-%d", p.next), Tool: tool, Bytes: len(text), Created: time.Now().UTC(), Preview: preview, text: text}
 	p.byID[e.ID] = p.order.PushFront(e)
 	p.bytes += len(text)
 	for p.order.Len() > 1 && (p.order.Len() > p.max || p.bytes > p.maxBytes) {
 		old := p.order.Back()
-		oe := old.Value.(*padEntry)
+		oe := old.Value.(*Entry)
 		p.order.Remove(old)
 		delete(p.byID, oe.ID)
 		p.bytes -= oe.Bytes
@@ -60,8 +62,8 @@ func (p *scratchpad) put(tool, text string) string {
 	return e.ID
 }
 
-// get returns an entry's text and marks it used.
-func (p *scratchpad) get(id string) (string, bool) {
+// Get returns an entry's text and marks it used.
+func (p *Pad) Get(id string) (string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	el, ok := p.byID[id]
@@ -69,16 +71,16 @@ func (p *scratchpad) get(id string) (string, bool) {
 		return "", false
 	}
 	p.order.MoveToFront(el)
-	return el.Value.(*padEntry).text, true
+	return el.Value.(*Entry).text, true
 }
 
-// list describes the entries, most recently used first.
-func (p *scratchpad) list() []padEntry {
+// List describes the entries, most recently used first.
+func (p *Pad) List() []Entry {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := []padEntry{}
+	out := []Entry{}
 	for el := p.order.Front(); el != nil; el = el.Next() {
-		e := *el.Value.(*padEntry)
+		e := *el.Value.(*Entry)
 		e.text = ""
 		out = append(out, e)
 	}
@@ -96,9 +98,9 @@ func cutRunes(s string, n int) string {
 	return s[:n]
 }
 
-// page returns up to n bytes of text from offset, ended at a line break
+// Page returns up to n bytes of text from offset, ended at a line break
 // when one falls in the last quarter, and the offset after it.
-func page(text string, offset, n int) (string, int) {
+func Page(text string, offset, n int) (string, int) {
 	if offset >= len(text) {
 		return "", len(text)
 	}
