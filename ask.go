@@ -31,7 +31,7 @@ func (e *Engine) emptyIndex() error {
 	}
 	where := e.dir
 	if e.cl != nil {
-		where = strings.TrimSuffix(e.opt.Backend.URL, "/") + "/" + e.cl.x.Name()
+		where = strings.TrimSuffix(e.opt.Backend.URL, "/") + "/" + e.cl.Remote().Name()
 	}
 	return fmt.Errorf("%w in %s; run braid index PATH", ErrEmptyIndex, where)
 }

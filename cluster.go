@@ -2,17 +2,12 @@ package braid
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/braidsearch/braid/cluster"
 	"github.com/braidsearch/braid/doctor"
-	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/opensearch"
 )
@@ -35,62 +30,26 @@ type Backend struct {
 	Timeout time.Duration
 }
 
-// onCluster is what an engine on the cluster backend holds: the
-// retriever (package cluster), the cluster index it works on, and the
-// temporary directory of its local copy of the cluster's documents (e.st).
-type onCluster struct {
-	*cluster.Cluster
-	x   *opensearch.Index
-	tmp string
-}
-
-// openCluster opens an engine on opt.Backend. The directory is not used.
+// openCluster opens an engine on opt.Backend (cluster.Open). The
+// directory is not used.
 func openCluster(opt Options) (*Engine, error) {
 	if opt.Embedder != nil && opt.Model == "" {
 		return nil, fmt.Errorf("%w: an embedder needs a model name", ErrBadOption)
 	}
-	ctx := context.Background()
 	b := opt.Backend
-	o := opensearch.Options{URL: b.URL, Index: b.Index, Shards: b.Shards, Replicas: b.Replicas, Timeout: b.Timeout}
-	if opt.Embedder != nil {
-		o.Dim = opt.Embedder.Dim()
-	} else {
-		o.AnyDim = true // a lexical reader of an index with vectors
-	}
-	x, err := opensearch.Open(ctx, o)
-	if errors.Is(err, opensearch.ErrReindexNeeded) && opt.Embedder != nil {
-		return nil, fmt.Errorf("%w (the embedding model in use, %s, makes %d-dimensional vectors: search with the model the index was built with, or use another Backend.Index)", err, opt.Model, o.Dim)
-	}
-	if err != nil {
-		return nil, err
-	}
 	e := &Engine{opt: opt, settings: &Settings{}}
-	cl := &onCluster{x: x}
-	if cl.tmp, err = os.MkdirTemp("", "braid-cluster-"); err != nil {
-		x.Close()
-		return nil, err
-	}
-	if e.st, err = index.OpenStore(filepath.Join(cl.tmp, indexdir.StoreFile), false); err != nil {
-		x.Close()
-		os.RemoveAll(cl.tmp)
-		return nil, err
-	}
-	c, saved, err := cluster.New(ctx, cluster.Config{Index: x, Mirror: e.st, URL: b.URL, Model: opt.Model,
-		Embedder: opt.Embedder, NoVectors: e.noVectors(), Workers: opt.Workers, BatchDocs: opt.BatchDocs})
+	c, saved, err := cluster.Open(context.Background(), opensearch.Options{URL: b.URL, Index: b.Index, Shards: b.Shards, Replicas: b.Replicas, Timeout: b.Timeout},
+		cluster.Config{URL: b.URL, Model: opt.Model, Embedder: opt.Embedder, NoVectors: e.noVectors(), Workers: opt.Workers, BatchDocs: opt.BatchDocs})
 	if err != nil {
-		e.st.Close()
-		x.Close()
-		os.RemoveAll(cl.tmp)
 		return nil, err
 	}
 	if saved != nil {
 		e.settings = saved
 	}
-	cl.Cluster = c
-	e.cl, e.ret = cl, c
+	e.cl, e.ret, e.st = c, c, c.Mirror()
 	e.docs = e.newStore()
 	e.sess = e.newSessions()
-	e.nt = notes.NewReader(e.st, doctor.Blobs(cl.tmp), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: cl.Sources,
+	e.nt = notes.NewReader(e.st, doctor.Blobs(c.Dir()), notes.Config{Sync: e.mirrored, Chunks: e.chunks, Sources: c.Sources,
 		EmbeddedOnly: e.embeddedOnly, ReadStored: e.docs.Read, StoreSource: e.docs.Source,
 		StoreFiles: e.docs.Files})
 	return e, nil
@@ -101,7 +60,7 @@ func (e *Engine) embeddedOnly(what string) error {
 	if e.cl == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s works on the embedded index only, and this engine uses the OpenSearch index %s at %s; run it on an index directory, without Options.Backend", ErrBackend, what, e.cl.x.Name(), e.opt.Backend.URL)
+	return fmt.Errorf("%w: %s works on the embedded index only, and this engine uses the OpenSearch index %s at %s; run it on an index directory, without Options.Backend", ErrBackend, what, e.cl.Remote().Name(), e.opt.Backend.URL)
 }
 
 // chunks reads chunks with their text, in the order of ids, nil for one
@@ -143,7 +102,7 @@ func (e *Engine) clusterStats(ctx context.Context, srcs []*Source) (*Stats, erro
 	if err != nil {
 		return nil, err
 	}
-	st := &Stats{Backend: strings.TrimSuffix(e.opt.Backend.URL, "/") + "/" + e.cl.x.Name(), Documents: docs, Chunks: chunks, SchemaVersion: opensearch.MappingVersion, Sources: []SourceStats{}, Settings: e.Config().List()}
+	st := &Stats{Backend: strings.TrimSuffix(e.opt.Backend.URL, "/") + "/" + e.cl.Remote().Name(), Documents: docs, Chunks: chunks, SchemaVersion: opensearch.MappingVersion, Sources: []SourceStats{}, Settings: e.Config().List()}
 	for _, s := range srcs {
 		st.Sources = append(st.Sources, SourceStats{ID: s.ID, Name: s.Name, Path: s.Path, Kind: string(s.Kind), IndexedAt: s.IndexedAt})
 	}

@@ -12,8 +12,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/braidsearch/braid/cluster"
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/doctor"
+	"github.com/braidsearch/braid/embedded"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/ingest"
@@ -179,8 +181,8 @@ type Engine struct {
 	opt     Options
 	lock    *indexdir.Lock
 	st      *index.Store
-	ret     retriever  // where searches find candidates: local{e} or cl
-	cl      *onCluster // the OpenSearch backend; nil for the embedded index
+	ret     retriever        // where searches find candidates: an embedded.Retriever or cl
+	cl      *cluster.Cluster // the OpenSearch backend; nil for the embedded index
 
 	vec *vector.Index // nil without an embedder
 	// vecDamaged says the model's graph file was damaged and the graph
@@ -277,7 +279,6 @@ func open(dir string, opt Options) (*Engine, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		e.realDir = real
 	}
-	e.ret = local{e}
 	upgrade, err := indexdir.Version(dir, opt.ReadOnly, index.Upgradable)
 	if err != nil {
 		e.Close()
@@ -295,6 +296,7 @@ func open(dir string, opt Options) (*Engine, error) {
 	e.docs = e.newStore()
 	e.sess = e.newSessions()
 	e.nt = notes.NewReader(e.st, e.blobs(), notes.Config{ReadStored: e.docs.Read, StoreSource: e.docs.Source, StoreFiles: e.docs.Files})
+	e.ret = &embedded.Retriever{Store: e.st, OpenLexical: e.lexical, Vectors: func() *vector.Index { return e.vec }, Keep: e.nt.Keep}
 	if upgrade { // the store upgraded itself; now the directory says so
 		if err := indexdir.Upgraded(dir); err != nil {
 			e.Close()
@@ -367,10 +369,7 @@ func (e *Engine) Close() error {
 		defer e.models.Close() // after the engine, which may still use them
 	}
 	if e.cl != nil {
-		e.cl.x.Close()
-		err := e.st.Close()
-		os.RemoveAll(e.cl.tmp)
-		return err
+		return e.cl.Close()
 	}
 	if e.lex != nil {
 		errs = append(errs, e.lex.Close())

@@ -196,11 +196,11 @@ func (s *Sources) Remove(ctx context.Context, ref string) (int, error) {
 		return 0, err
 	}
 	if e.cl != nil {
-		files, err := e.cl.x.FileHashes(ctx, src.ID)
+		files, err := e.cl.Remote().FileHashes(ctx, src.ID)
 		if err != nil {
 			return 0, err
 		}
-		return len(files), e.cl.x.DeleteSource(ctx, src.ID)
+		return len(files), e.cl.Remote().DeleteSource(ctx, src.ID)
 	}
 	if src.Kind == index.SourceStore {
 		// Its records would bring the documents back at the next add.

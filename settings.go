@@ -99,7 +99,7 @@ func (e *Engine) saveSettings(next *Settings) error {
 	if e.cl != nil {
 		var data []byte
 		if data, err = next.Encode(); err == nil {
-			err = e.cl.x.SetMeta(context.Background(), "settings", data)
+			err = e.cl.Remote().SetMeta(context.Background(), "settings", data)
 		}
 	} else {
 		err = settings.Save(e.dir, next)

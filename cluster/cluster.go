@@ -46,6 +46,7 @@ type Config struct {
 type Cluster struct {
 	cfg Config
 	x   *opensearch.Index
+	tmp string // the local copy's folder, when Open made it
 
 	mu      sync.Mutex // serialises Sync
 	version string     // of the cluster index the mirror was brought to
