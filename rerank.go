@@ -4,18 +4,37 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
-	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/rerank"
 )
+
+// rerank reorders the best candidates by the cross-encoder's scores
+// (rerankTop) and notes on res how many it reranked and the time it took.
+// Its warning is for res.Warning: that no cross-encoder could be loaded,
+// said as "not reranked either" where res.Warning names the same cause.
+func (e *Engine) rerank(ctx context.Context, text string, cands []rank.Candidate, opt SearchOptions, res *Results) ([]rank.Candidate, string, error) {
+	t := time.Now()
+	ranked, n, of, warn, err := e.rerankTop(ctx, text, cands, opt)
+	if err != nil {
+		return nil, "", err
+	}
+	res.Timings.Rerank = msSince(t)
+	res.Reranked, res.RerankOf = n, of
+	if warn != "" && e.opt.NoRerank != "" && strings.Contains(res.Warning, e.opt.NoRerank) {
+		warn = "results are not reranked either" // the same cause as the vector warning: say it once
+	}
+	return ranked, warn, nil
+}
 
 // rerankTop reorders the best candidates by the cross-encoder's scores:
 // the reranked prefix by its score, the rest after it in fused order
 // (rank.Reranked). It returns how many were reranked and of how many
 // asked for, and a warning when the engine has no reranker though the
 // user asked for one (rerankWarning).
-func (e *Engine) rerankTop(ctx context.Context, q query.Query, cands []rank.Candidate, opt SearchOptions) ([]rank.Candidate, int, int, string, error) {
+func (e *Engine) rerankTop(ctx context.Context, text string, cands []rank.Candidate, opt SearchOptions) ([]rank.Candidate, int, int, string, error) {
 	if opt.NoRerank || opt.Keyword {
 		return cands, 0, 0, "", nil
 	}
@@ -46,7 +65,7 @@ func (e *Engine) rerankTop(ctx context.Context, q query.Query, cands []rank.Cand
 	if b := cmp.Or(opt.RerankBudget, e.opt.RerankBudget); b != 0 { // this search's, else the engine's
 		budget = max(b, 0)
 	}
-	out, err := e.opt.Reranker.RerankWithin(ctx, q.Semantic(), ps, budget)
+	out, err := e.opt.Reranker.RerankWithin(ctx, text, ps, budget)
 	if err != nil {
 		return nil, 0, 0, "", fmt.Errorf("braid: rerank: %w", err)
 	}

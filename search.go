@@ -3,7 +3,6 @@ package braid
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/braidsearch/braid/fusion"
@@ -15,86 +14,6 @@ import (
 	"github.com/braidsearch/braid/settings"
 	"github.com/braidsearch/braid/snippet"
 )
-
-// Range is a half-open byte range [Start, End) in a snippet.
-type Range = snippet.Range
-
-// Marked is the words of the hit's snippet that its highlights mark, as
-// Notes().Excerpt takes them.
-func (h Hit) Marked() []string {
-	var words []string
-	for _, r := range h.Highlights {
-		if r.Start >= 0 && r.Start < r.End && r.End <= len(h.Snippet) {
-			words = append(words, h.Snippet[r.Start:r.End])
-		}
-	}
-	return words
-}
-
-// Hit is one search result.
-type Hit struct {
-	ID          string       `json:"id"` // document id
-	ChunkID     string       `json:"chunk_id"`
-	Path        string       `json:"path"`           // relative to its source; in a PDF with the page: "paper.pdf#page=7"
-	Page        int          `json:"page,omitempty"` // the page of a PDF the chunk is on
-	Title       string       `json:"title"`
-	Score       float64      `json:"score"`
-	Snippet     string       `json:"snippet"`
-	Highlights  []Range      `json:"highlights"`
-	Line        Lines        `json:"line"`
-	Source      string       `json:"source"` // how it ranked: "lexical", "vector" or "hybrid" (rank.Label), with "+rerank" when the cross-encoder scored it; "hash" for a lookup
-	SourceID    string       `json:"source_id"`
-	HeadingPath []string     `json:"heading_path,omitempty"`
-	Explain     *Explanation `json:"explain,omitempty"`
-}
-
-// Explanation breaks a hit's score down (rank.Explanation).
-type Explanation = rank.Explanation
-
-// Weighting is how a search's vector weight was decided (rank.Weighting).
-type Weighting = rank.Weighting
-
-// Results is a search's answer.
-type Results struct {
-	Results []Hit `json:"results"`
-	// Total is how many chunks matched: BM25's matches, and where vectors
-	// take part at least the chunks fused from both lists; never fewer
-	// than the hits shown.
-	Total  int     `json:"total"`
-	TookMS float64 `json:"took_ms"`
-	// Warning says when the search could not do what was asked, such as a
-	// vector weight without an embedding model (it then ran BM25 only).
-	// That no cross-encoder is loaded is said once per Engine, in the first
-	// search that would have reranked; Capabilities says it at any time.
-	Warning string `json:"warning,omitempty"`
-	// Reranked is how many of the best RerankOf candidates the cross-encoder
-	// read; fewer than RerankOf when the time budget ran out.
-	Reranked int `json:"reranked"`
-	RerankOf int `json:"rerank_of"`
-	// Timings says where the time went.
-	Timings Timings `json:"timings"`
-	// Weighting is how a hybrid search's vector weight was decided, with
-	// the predictors of its two lists; nil for a lexical search.
-	Weighting *Weighting `json:"weighting,omitempty"`
-	// Lookup is "hash" when the search was answered by content hash
-	// (SearchOptions.Hash, or a query that is one) rather than ranked.
-	Lookup string `json:"lookup,omitempty"`
-}
-
-// Timings is where a search spent its time, in milliseconds; a stage the
-// search skipped is zero. TookMS also counts parsing and the loops that
-// fetch more lexical candidates, so it can exceed the sum.
-type Timings struct {
-	Lexical float64 `json:"lexical_ms"` // BM25 candidates
-	Embed   float64 `json:"embed_ms"`   // tokenizing and embedding the query
-	Vector  float64 `json:"vector_ms"`  // HNSW neighbours and filters
-	Fusion  float64 `json:"fusion_ms"`
-	Rerank  float64 `json:"rerank_ms"`
-	Hydrate float64 `json:"hydrate_ms"` // documents, snippets and highlights
-}
-
-// msSince is the time since t in milliseconds.
-func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
 
 // Search answers a query. Quoted "phrases" must appear; -word excludes.
 // An embedded index without documents is ErrEmptyIndex. It reads as the
@@ -148,11 +67,18 @@ func (e *Engine) Search(ctx context.Context, text string, opt SearchOptions) (*R
 			return nil, err
 		}
 	}
-	cands = res.Weighting.Keep(cands) // the guard: a confident list's best stays in the top
-	hits, err := e.rerankAndHydrate(ctx, q, cands, opt, w, res)
+	cands = res.Weighting.Keep(cands)                                // the guard: a confident list's best stays in the top
+	cands, warn, err := e.rerank(ctx, q.Semantic(), cands, opt, res) // rerank.go
 	if err != nil {
 		return nil, err
 	}
+	res.Warning = joinWarnings(res.Warning, warn)
+	t = time.Now()
+	hits, err := e.hydrate(ctx, snippet.Terms(q.Words()), cands, opt, w, res.Weighting)
+	if err != nil {
+		return nil, err
+	}
+	res.Timings.Hydrate = msSince(t)
 	res.Results = hits[:min(len(hits), opt.Limit)]
 	res.Total = max(res.Total, len(res.Results)) // never fewer than shown
 	res.TookMS = msSince(start)
@@ -297,36 +223,6 @@ func (e *Engine) hybrid(ctx context.Context, q query.Query, req lexical.Request,
 	return lexC, vecC, total, nil
 }
 
-// rerankAndHydrate reranks the best candidates, notes on res how many
-// were reranked (and any warning), and turns the ranking into hits.
-func (e *Engine) rerankAndHydrate(ctx context.Context, q query.Query, cands []rank.Candidate, opt SearchOptions, w float64, res *Results) ([]Hit, error) {
-	t := time.Now()
-	ranked, n, of, warn, err := e.rerankTop(ctx, q, cands, opt)
-	if err != nil {
-		return nil, err
-	}
-	res.Timings.Rerank += msSince(t)
-	res.Reranked, res.RerankOf = n, of
-	if warn != "" && e.opt.NoRerank != "" && strings.Contains(res.Warning, e.opt.NoRerank) {
-		warn = "results are not reranked either" // the same cause as the vector warning: say it once
-	}
-	res.Warning = joinWarnings(res.Warning, warn)
-	t = time.Now()
-	hits, err := e.hydrate(ctx, q, ranked, opt, w, res.Weighting)
-	res.Timings.Hydrate += msSince(t)
-	return hits, err
-}
-
-func joinWarnings(a, b string) string {
-	switch {
-	case a == "" || a == b:
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
-}
-
 // fuzziness is the edit distance a search's words may be off by: none,
 // else for its similarity (0..1) the distance bleve allows, 1 or 2.
 func fuzziness(opt SearchOptions) int {
@@ -339,14 +235,13 @@ func fuzziness(opt SearchOptions) int {
 	return 2
 }
 
-// hydrate turns ranked chunks into hits: one per document unless
+// hydrate turns ranked chunks into hits, marking terms (snippet.Terms: the query's words, analysed as the index does): one per document unless
 // opt.Chunks, with snippet, highlights and lines from the store. Chunks the
 // store does not know (a lexical index ahead of an interrupted commit) are
 // dropped.
-func (e *Engine) hydrate(ctx context.Context, q query.Query, cands []rank.Candidate, opt SearchOptions, w float64, wt *Weighting) ([]Hit, error) {
+func (e *Engine) hydrate(ctx context.Context, terms map[string]bool, cands []rank.Candidate, opt SearchOptions, w float64, wt *Weighting) ([]Hit, error) {
 	label := rank.Label(w)
 	seen := map[string]bool{}
-	terms := snippet.Terms(q.Words()) // the query's words, analysed as the index does
 	var hits []Hit
 	// Chunks are read a window at a time (one round trip to a cluster),
 	// skipping those of documents already shown.
@@ -388,6 +283,10 @@ func (e *Engine) hydrate(ctx context.Context, q query.Query, cands []rank.Candid
 		for _, t := range c.Terms { // what a fuzzy match actually hit
 			terms[t] = true
 		}
+		var x *Explanation
+		if opt.Explain {
+			x = c.Explain(w, opt.Fusion, opt.QueryInstruction != nil && !*opt.QueryInstruction, rank0+1, wt)
+		}
 		snip, hl := snippet.Best(ch.Text, terms, 240)
 		page := ch.Page
 		if page == 0 && len(d.Pages) > 0 {
@@ -400,12 +299,20 @@ func (e *Engine) hydrate(ctx context.Context, q query.Query, cands []rank.Candid
 		h := Hit{
 			ID: d.ID, ChunkID: ch.ID, Path: notes.PageAnchor(d.Path, page), Page: page, Title: d.Title, Score: score,
 			Snippet: snip, Highlights: hl, Line: Lines{Start: ch.StartLine, End: ch.EndLine},
-			Source: source, SourceID: d.SourceID, HeadingPath: ch.HeadingPath,
-		}
-		if opt.Explain {
-			h.Explain = c.Explain(w, opt.Fusion, opt.QueryInstruction != nil && !*opt.QueryInstruction, rank0+1, wt)
+			Source: source, SourceID: d.SourceID, HeadingPath: ch.HeadingPath, Explain: x,
 		}
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// joinWarnings joins two warnings of a search, saying one they share once.
+func joinWarnings(a, b string) string {
+	switch {
+	case a == "" || a == b:
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
