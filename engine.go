@@ -32,7 +32,7 @@ import (
 // Errors callers can test for with errors.Is.
 var (
 	// ErrNoIndex means the index directory holds no index yet.
-	ErrNoIndex = errors.New("braid: no index here yet; run braid index PATH first")
+	ErrNoIndex = indexdir.ErrNoIndex
 	// ErrEmptyIndex means the index holds no documents, so there is
 	// nothing to search: a new index, or one whose --index path has a
 	// typo. Search and Ask wrap it with the index directory and the fix
@@ -225,25 +225,9 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	if opt.Backend.URL != "" {
 		return openCluster(*opt)
 	}
-	if err := CheckDir(dir); err != nil {
+	created, err := indexdir.Prepare(dir, opt.ReadOnly)
+	if err != nil {
 		return nil, err
-	}
-	if err := doctor.CheckEntries(dir); err != nil {
-		return nil, err
-	}
-	if err := doctor.StoreMissing(dir); err != nil {
-		return nil, err
-	}
-	created := ""
-	if opt.ReadOnly {
-		if _, err := os.Stat(filepath.Join(dir, indexdir.StoreFile)); errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w (looked in %s)", ErrNoIndex, dir)
-		}
-	} else {
-		var err error
-		if created, err = indexdir.MakeDir(dir); err != nil {
-			return nil, fmt.Errorf("braid: create index directory: %w", err)
-		}
 	}
 	e, err := open(dir, *opt)
 	if err != nil {

@@ -138,7 +138,7 @@ func CheckFiles(dir string) ([]Check, error) { return doctor.CheckFiles(dir) }
 // A directory without meta.db is ErrNoIndex, or a corrupt index when what
 // was built from meta.db remains.
 func Repair(dir string) ([]string, error) {
-	if err := doctor.StoreMissing(dir); err != nil {
+	if err := indexdir.StoreMissing(dir); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, indexdir.StoreFile)); err != nil {

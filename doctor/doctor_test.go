@@ -198,17 +198,17 @@ func TestVersionNotRegular(t *testing.T) {
 }
 
 func TestStoreMissing(t *testing.T) {
-	if err := doctor.StoreMissing(t.TempDir()); err != nil {
+	if err := indexdir.StoreMissing(t.TempDir()); err != nil {
 		t.Errorf("StoreMissing of an empty directory: %v, want nil", err)
 	}
 	dir := newIndex(t)
-	if err := doctor.StoreMissing(dir); err != nil {
+	if err := indexdir.StoreMissing(dir); err != nil {
 		t.Errorf("StoreMissing of a sound index: %v, want nil", err)
 	}
 	if err := os.Remove(filepath.Join(dir, indexdir.StoreFile)); err != nil {
 		t.Fatal(err)
 	}
-	if err := doctor.StoreMissing(dir); !errors.Is(err, indexdir.ErrCorrupt) {
+	if err := indexdir.StoreMissing(dir); !errors.Is(err, indexdir.ErrCorrupt) {
 		t.Errorf("StoreMissing without meta.db beside lexical.bleve: %v, want ErrCorrupt", err)
 	}
 }

@@ -37,7 +37,7 @@ func TestCheckEntries(t *testing.T) {
 		}
 		return dir
 	}
-	if err := CheckEntries(filepath.Join(t.TempDir(), "none")); err != nil {
+	if err := indexdir.CheckEntries(filepath.Join(t.TempDir(), "none")); err != nil {
 		t.Errorf("a directory not made yet: %v", err)
 	}
 	dir := build(t)
@@ -46,7 +46,7 @@ func TestCheckEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if err := CheckEntries(dir); err != nil {
+	if err := indexdir.CheckEntries(dir); err != nil {
 		t.Errorf("a sound index directory with braid serve's socket: %v", err)
 	}
 	for _, tc := range []struct {
@@ -77,7 +77,7 @@ func TestCheckEntries(t *testing.T) {
 			if err := tc.plant(p); err != nil {
 				t.Fatal(err)
 			}
-			err := CheckEntries(dir)
+			err := indexdir.CheckEntries(dir)
 			if !errors.Is(err, indexdir.ErrCorrupt) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), tc.what) ||
 				!strings.Contains(err.Error(), "delete "+dir) {
 				t.Errorf("err = %v; want ErrCorrupt naming %s as %s and the fix", err, p, tc.what)
@@ -100,7 +100,7 @@ func TestCheckEntries(t *testing.T) {
 	if err := syscall.Mkfifo(vp, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckEntries(dir); err != nil {
+	if err := indexdir.CheckEntries(dir); err != nil {
 		t.Errorf("a FIFO for VERSION: %v, want it left to Version", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
@@ -34,31 +33,6 @@ func Size(dir string) int64 {
 	return n
 }
 
-// VectorFiles is the vectors-*.hnsw files of the index in dir, sorted;
-// each may have a change log beside it (vector.LogPath), which
-// CheckEntries covers with the rest of the directory.
-func VectorFiles(dir string) []string {
-	ps, _ := filepath.Glob(filepath.Join(dir, "vectors-*.hnsw"))
-	sort.Strings(ps)
-	return ps
-}
-
-// StoreMissing refuses an index directory whose meta.db is gone while
-// what was built from it remains: nothing else says what the lexical index
-// and the vectors hold, and a new meta.db would not match them.
-func StoreMissing(dir string) error {
-	sp := filepath.Join(dir, indexdir.StoreFile)
-	if _, err := os.Stat(sp); !errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	for _, p := range append([]string{filepath.Join(dir, indexdir.LexicalDir), filepath.Join(dir, indexdir.VersionFile)}, VectorFiles(dir)...) {
-		if _, err := os.Stat(p); err == nil {
-			return &indexdir.CorruptError{Path: sp, Detail: "missing", Fix: index.StoreFix(sp)}
-		}
-	}
-	return nil
-}
-
 // CheckFiles looks at the files of the index in dir without opening it as
 // an engine: VERSION is readable, meta.db is a sound bbolt file, the lexical
 // index opens, and every vectors-*.hnsw file decodes with a good checksum,
@@ -68,7 +42,7 @@ func CheckFiles(dir string) ([]Check, error) {
 	if _, err := os.Stat(filepath.Join(dir, indexdir.StoreFile)); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	if err := CheckEntries(dir); err != nil {
+	if err := indexdir.CheckEntries(dir); err != nil {
 		// Nothing else is opened: a link or FIFO can block an open.
 		return []Check{{Name: "files", OK: false, Detail: err.Error()}}, nil
 	}
@@ -103,7 +77,7 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 	if err := checkLex(); err != nil {
 		add(false, "%v", err)
 	}
-	vecs := VectorFiles(dir)
+	vecs := indexdir.VectorFiles(dir)
 	for _, p := range vecs {
 		if err := checkVectors(p); err != nil {
 			add(false, "%s is damaged (%v); braid --index %s doctor --repair removes it, and the next braid index saves a sound one built from the stored embeddings", p, err, dir)
@@ -126,10 +100,10 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 // what it did, one line per action.
 //
 // dir must hold a meta.db: the caller says there is no index otherwise
-// (after StoreMissing, which tells a lost meta.db from no index).
+// (after indexdir.StoreMissing, which tells a lost meta.db from no index).
 func Repair(dir string) ([]string, error) {
 	sp := filepath.Join(dir, indexdir.StoreFile)
-	if err := CheckEntries(dir); err != nil {
+	if err := indexdir.CheckEntries(dir); err != nil {
 		return nil, err
 	}
 	lock, err := indexdir.AcquireLock(filepath.Join(dir, indexdir.LockFile), true, "braid doctor --repair")
@@ -153,7 +127,7 @@ func Repair(dir string) ([]string, error) {
 		}
 		did = append(did, "rewrote "+vp)
 	}
-	for _, p := range VectorFiles(dir) {
+	for _, p := range indexdir.VectorFiles(dir) {
 		if checkVectors(p) != nil {
 			// The log first: a log left without its file is ignored, a file
 			// left without its log is an earlier sound graph.
@@ -225,7 +199,7 @@ func withStoreFix(path string, err error) error {
 	if errors.Is(err, indexdir.ErrCorrupt) {
 		return err
 	}
-	return fmt.Errorf("%w; %s", err, index.StoreFix(path))
+	return fmt.Errorf("%w; %s", err, indexdir.StoreFix(path))
 }
 
 // checkVectors reads a graph file whole (vector.Verify) and says what is

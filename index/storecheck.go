@@ -5,22 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync/atomic"
 
 	"github.com/braidsearch/braid/indexdir"
 	bolt "go.etcd.io/bbolt"
 )
 
-// StoreFix is what to do about a damaged metadata store at path: nothing
-// else holds what it holds, so the index is rebuilt from its sources.
-func StoreFix(path string) string {
-	dir := filepath.Dir(path)
-	return fmt.Sprintf("meta.db cannot be repaired: delete %s and run braid --index %s index PATH for each source", dir, dir)
-}
-
 func storeDamaged(path string, detail any) error {
-	return &indexdir.CorruptError{Path: path, Detail: fmt.Sprint(detail), Fix: StoreFix(path)}
+	return &indexdir.CorruptError{Path: path, Detail: fmt.Sprint(detail), Fix: indexdir.StoreFix(path)}
 }
 
 // guard runs f, which reads the memory-mapped store at path, so that a
