@@ -127,16 +127,12 @@ func (e *Engine) Doctor(ctx context.Context, opt *DoctorOptions) ([]Check, error
 }
 
 // CheckFiles looks at the files of the index in dir without opening it as
-// an Engine: VERSION is readable, meta.db is a sound bbolt file, the lexical
-// index opens, and every vectors-*.hnsw file decodes with a good checksum.
-// Each failed check names the file and the fix. A directory without
-// meta.db gives no checks (there is no index to check). See doctor.CheckFiles.
+// an Engine, each failed check naming the file and the fix (doctor.CheckFiles).
 func CheckFiles(dir string) ([]Check, error) { return doctor.CheckFiles(dir) }
 
-// Repair fixes what CheckFiles finds and can be fixed from the index
-// itself (see doctor.Repair) and returns what it did, one line per action.
-// A directory without meta.db is ErrNoIndex, or a corrupt index when what
-// was built from meta.db remains.
+// Repair fixes what CheckFiles finds and the index itself can mend
+// (doctor.Repair), one line per action. A directory without meta.db is
+// ErrNoIndex, or corrupt when what was built from meta.db remains.
 func Repair(dir string) ([]string, error) {
 	if err := indexdir.StoreMissing(dir); err != nil {
 		return nil, err

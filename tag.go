@@ -3,14 +3,9 @@ package braid
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"time"
 
-	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/ingest"
-	"github.com/braidsearch/braid/internal/confine"
-	"github.com/braidsearch/braid/markdown"
 	"github.com/braidsearch/braid/notes"
 )
 
@@ -52,35 +47,13 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 	if err := src.Usable(); err != nil {
 		return nil, err
 	}
-	// Read and replace the file through its folder's descriptor, opened
-	// beneath the source's registered (real) path: a link swapped in for
-	// the file or a folder on the way is refused or replaced, never
-	// followed out of the source.
-	dir, name, err := editDir(src, d)
+	added, err := notes.AddTags(src, d, real, tags, style, ingest.DefaultMaxFileSize)
 	if err != nil {
 		return nil, err
 	}
-	defer dir.Close()
-	if m, err := dir.Stat(name); err != nil || m&fs.ModeSymlink != 0 {
-		return nil, fmt.Errorf("%w: %s is a symbolic link or gone; tags are written into the note's own file only", notes.ErrOutside, real)
-	}
-	data, perm, err := dir.ReadAt(name, ingest.DefaultMaxFileSize)
-	if err != nil {
-		return nil, fmt.Errorf("braid: read %s: %w", real, err)
-	}
-	out, added, err := markdown.AddTags(data, tags, style)
-	if err != nil {
-		return nil, fmt.Errorf("braid: %s: %w", d.Path, err)
-	}
 	res := &TagResult{File: real, ID: d.ID, Path: d.Path, Added: added, Tags: d.Tags}
-	if res.Added == nil {
-		res.Added = []string{}
-	}
 	if len(added) == 0 {
 		return res, nil
-	}
-	if err := dir.WriteFile(name, out, perm, true); err != nil {
-		return nil, fmt.Errorf("braid: write %s: %w", real, err)
 	}
 	if _, err := e.index(ctx, []*Source{src}, nil, nil, time.Now()); err != nil {
 		return nil, fmt.Errorf("braid: %s was tagged but re-indexing its source failed: %w", d.Path, err)
@@ -94,21 +67,4 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 		res.Tags = nd.Tags
 	}
 	return res, nil
-}
-
-// editDir opens the folder that holds document d of source src, beneath
-// the source's registered path, and returns it with the file's name.
-func editDir(src *Source, d *index.Document) (*confine.Dir, string, error) {
-	if src.Kind == index.SourceFile {
-		dir, err := confine.OpenDir(filepath.Dir(src.Path))
-		return dir, filepath.Base(src.Path), err
-	}
-	root, err := confine.OpenDir(src.Path)
-	if err != nil {
-		return nil, "", err
-	}
-	defer root.Close()
-	rel := filepath.FromSlash(d.Path)
-	dir, err := root.Sub(filepath.Dir(rel))
-	return dir, filepath.Base(rel), err
 }

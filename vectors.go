@@ -10,9 +10,8 @@ import (
 	"github.com/braidsearch/braid/vecstore"
 )
 
-// DefaultVectorWeight is the vector weight of a search that names none,
-// when embeddings are available (settings.DefaultVectorWeight says how it
-// was chosen).
+// DefaultVectorWeight is the weight a search that names none retrieves its
+// two lists at; they are fused at auto's (fusion.Choice).
 const DefaultVectorWeight = settings.DefaultVectorWeight
 
 // Embedder turns texts into unit-length vectors; model.Embedder is the ONNX

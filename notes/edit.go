@@ -2,10 +2,13 @@ package notes
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/markdown"
 )
 
 // Editable finds the indexed document a file stands for, named by its path
@@ -74,4 +77,55 @@ func (r *Reader) Editable(name string) (*index.Source, *index.Document, string, 
 		}
 	}
 	return nil, nil, "", fmt.Errorf("%w: %s is not a file braid index has indexed; only those can be edited", ErrOutside, name)
+}
+
+// AddTags adds tags in style to the markdown file real of document d of
+// source src (Editable finds the three) and returns the tags it added;
+// the rest of the file keeps every byte (markdown.AddTags), and it is
+// replaced atomically with its permissions, unless nothing was added. The
+// file is read and replaced through its folder's descriptor, opened
+// beneath the source's registered (real) path: a link swapped in for the
+// file or a folder on the way is refused or replaced, never followed out
+// of the source. limit bounds the read.
+func AddTags(src *index.Source, d *index.Document, real string, tags []string, style markdown.TagStyle, limit int64) ([]string, error) {
+	dir, name, err := editDir(src, d)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	if m, err := dir.Stat(name); err != nil || m&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%w: %s is a symbolic link or gone; tags are written into the note's own file only", ErrOutside, real)
+	}
+	data, perm, err := dir.ReadAt(name, limit)
+	if err != nil {
+		return nil, fmt.Errorf("braid: read %s: %w", real, err)
+	}
+	out, added, err := markdown.AddTags(data, tags, style)
+	if err != nil {
+		return nil, fmt.Errorf("braid: %s: %w", d.Path, err)
+	}
+	if len(added) == 0 {
+		return []string{}, nil
+	}
+	if err := dir.WriteFile(name, out, perm, true); err != nil {
+		return nil, fmt.Errorf("braid: write %s: %w", real, err)
+	}
+	return added, nil
+}
+
+// editDir opens the folder that holds document d of source src, beneath
+// the source's registered path, and returns it with the file's name.
+func editDir(src *index.Source, d *index.Document) (*confine.Dir, string, error) {
+	if src.Kind == index.SourceFile {
+		dir, err := confine.OpenDir(filepath.Dir(src.Path))
+		return dir, filepath.Base(src.Path), err
+	}
+	root, err := confine.OpenDir(src.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer root.Close()
+	rel := filepath.FromSlash(d.Path)
+	dir, err := root.Sub(filepath.Dir(rel))
+	return dir, filepath.Base(rel), err
 }

@@ -2,6 +2,7 @@ package settings
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,8 +41,15 @@ type Organization struct {
 // locale file, /etc/locale.conf or /etc/default/locale, else "en"; the
 // zone the Go runtime found, named by /etc/localtime, else UTC) for those
 // the index does not set. Without a name setting the index is named by
-// its folder (its parent's, for a folder named .braid).
-func (v *Values) Organization(id, dir string, documents, sources int) *Organization {
+// its folder (its parent's, for a folder named .braid). An index without
+// an id of its own (an older index opened read-only) gets one derived
+// from realDir, its directory with links followed, until a writer opens
+// it.
+func (v *Values) Organization(id, realDir, dir string, documents, sources int) *Organization {
+	if id == "" {
+		h := sha256.Sum256([]byte("braid index\x00" + realDir))
+		id = fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+	}
 	o := &Organization{ID: id, TenantID: id, Documents: documents, Sources: sources, Dir: dir,
 		LanguageFrom: "setting", TimeZoneFrom: "setting"}
 	if v.Name != nil {
