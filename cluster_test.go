@@ -20,6 +20,7 @@ import (
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/opensearchtest"
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/opensearch"
 )
 
@@ -340,7 +341,7 @@ func waitGreen(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b := testenv.Must1(io.ReadAll(resp.Body))(t)
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"status":"green"`) {
 		t.Fatalf("cluster not green: %s %s", resp.Status, b)
 	}
@@ -489,8 +490,8 @@ func testClusterGraph(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	gotInfo, err := onCluster.Notes().Info(res.Results[0].ChunkID)
-	wj, _ := json.Marshal(wantInfo)
-	gj, _ := json.Marshal(gotInfo)
+	wj := testenv.Must1(json.Marshal(wantInfo))(t)
+	gj := testenv.Must1(json.Marshal(gotInfo))(t)
 	if err != nil || string(gj) != string(wj) {
 		t.Errorf("info on the cluster: %+v, %v; embedded %+v", gotInfo, err, wantInfo)
 	}

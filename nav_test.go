@@ -15,6 +15,7 @@ import (
 	"github.com/braidsearch/braid/internal/testdata"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/notes"
 )
 
@@ -228,7 +229,7 @@ func TestFind(t *testing.T) {
 			}
 		})
 	}
-	r, _ := e.Notes().Find("garden", notes.FindOptions{})
+	r := testenv.Must1(e.Notes().Find("garden", notes.FindOptions{}))(t)
 	for i := 1; i < len(r.Results); i++ {
 		if r.Results[i].Score > r.Results[i-1].Score {
 			t.Errorf("scores not descending: %+v", r.Results)
@@ -241,11 +242,11 @@ func TestFind(t *testing.T) {
 		t.Errorf("empty query: %v, want ErrBadOption", err)
 	}
 	// A new document is found once indexed: the name cache follows commits.
-	os.WriteFile(filepath.Join(dir, "gardenia.md"), []byte("# Gardenia\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "gardenia.md"), []byte("# Gardenia\n"), 0o644))
 	if _, err := e.Index(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	r, _ = e.Notes().Find("gardenia", notes.FindOptions{})
+	r = testenv.Must1(e.Notes().Find("gardenia", notes.FindOptions{}))(t)
 	if len(r.Results) != 1 || r.Results[0].Path != "gardenia.md" {
 		t.Errorf("after indexing gardenia.md: %v", paths(r))
 	}
@@ -257,7 +258,7 @@ func TestInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, _ := e.Sources().List(t.Context())
+	srcs := testenv.Must1(e.Sources().List(t.Context()))(t)
 	src := srcs[0]
 	type node struct{ Type, ID, Name, Path, Title string }
 	strip := func(in *notes.Info) []node {
@@ -339,7 +340,7 @@ func TestCite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, "notes/projects/alpha/plan.md"))
+	data := testenv.Must1(os.ReadFile(filepath.Join(dir, "notes/projects/alpha/plan.md")))(t)
 	lines := strings.Split(string(data), "\n")
 	for _, cid := range plan.ChunkIDs {
 		c, err := e.Notes().Cite(cid)

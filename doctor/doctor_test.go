@@ -90,12 +90,12 @@ func TestCheckFilesAndRepair(t *testing.T) {
 				return v
 			}
 			for i := range 1000 {
-				x.Add(fmt.Sprint(i), vec())
+				testenv.Must(t, x.Add(fmt.Sprint(i), vec()))
 			}
 			if err := x.Save(p); err != nil {
 				t.Fatal(err)
 			}
-			x.Add("one more", vec())
+			testenv.Must(t, x.Add("one more", vec()))
 			if err := x.Save(p); err != nil {
 				t.Fatal(err)
 			}

@@ -232,7 +232,7 @@ func TestDocumentTools(t *testing.T) {
 	}
 	hit := r.Results[0]
 
-	want, _ := os.ReadFile(filepath.Join(vault, "long.md"))
+	want := testenv.Must1(os.ReadFile(filepath.Join(vault, "long.md")))(t)
 	for _, id := range []string{hit.ID, hit.ChunkID, "long.md", "long", "Long", filepath.Join(vault, "long.md")} {
 		if got := c.ok("read_node_content", map[string]any{"id": id}); got != string(want) {
 			t.Errorf("read_node_content %q: got %d bytes, want the file's %d", id, len(got), len(want))
@@ -374,7 +374,7 @@ func TestSourceTools(t *testing.T) {
 
 	more := t.TempDir()
 	writeVault(t, more, 30, "beta")
-	os.WriteFile(filepath.Join(more, "skip.txt"), []byte("beta in a text file"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(more, "skip.txt"), []byte("beta in a text file"), 0o644))
 	var mu sync.Mutex
 	var notes []map[string]any
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
@@ -571,11 +571,11 @@ func grepAll(t *testing.T, vault, pattern string) string {
 func TestGraphTools(t *testing.T) {
 	vault := t.TempDir()
 	writeVault(t, vault, 6, "alpha")
-	os.MkdirAll(filepath.Join(vault, "sub", "deep"), 0o755)
+	testenv.Must(t, os.MkdirAll(filepath.Join(vault, "sub", "deep"), 0o755))
 	inner := filepath.Join(vault, "sub", "deep", "inner.md")
-	os.WriteFile(inner, []byte("# Inner\n\nLinks to [[Note 1]].\n"), 0o644)
-	os.WriteFile(filepath.Join(vault, "sub", "kiwi-a.md"), []byte("# Kiwi vines\n\nKiwi vines want pruning in winter; kiwi fruit ripens off the vine.\n"), 0o644)
-	os.WriteFile(filepath.Join(vault, "sub", "kiwi-b.md"), []byte("# Growing kiwi\n\nPrune kiwi vines in winter and let kiwi fruit ripen off the vine.\n"), 0o644)
+	testenv.Must(t, os.WriteFile(inner, []byte("# Inner\n\nLinks to [[Note 1]].\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "sub", "kiwi-a.md"), []byte("# Kiwi vines\n\nKiwi vines want pruning in winter; kiwi fruit ripens off the vine.\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "sub", "kiwi-b.md"), []byte("# Growing kiwi\n\nPrune kiwi vines in winter and let kiwi fruit ripen off the vine.\n"), 0o644))
 	c := &clientT{connect(t, mcpserver.New(opener(indexDir(t, vault), nil), trusting(t))), t}
 
 	type step struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/lexical"
 )
 
@@ -172,7 +173,7 @@ func TestEditable(t *testing.T) {
 			if err != nil {
 				return
 			}
-			wantReal, _ := filepath.EvalSymlinks(tc.wantReal)
+			wantReal := testenv.Must1(filepath.EvalSymlinks(tc.wantReal))(t)
 			if src.ID != "s1" || d.ID != tc.wantID || real != wantReal {
 				t.Errorf("Editable(%q) = source %s, document %s, %s; want s1, %s, %s", tc.file, src.ID, d.ID, real, tc.wantID, wantReal)
 			}
