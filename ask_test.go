@@ -226,7 +226,7 @@ func TestEmptyIndexSays(t *testing.T) {
 	}
 	t.Cleanup(func() { e.Close() })
 	zero := 0.0
-	want := "braid: no documents indexed yet in " + dir + "; run braid index PATH"
+	want := "no documents indexed yet in " + dir + "; run braid index PATH"
 	for _, tc := range []struct {
 		name string
 		run  func() error

@@ -30,12 +30,12 @@ import (
 // Errors callers can test for with errors.Is.
 var (
 	// ErrNoIndex means the index directory holds no index yet.
-	ErrNoIndex = errors.New("braid: no index here yet; run braid index PATH first")
+	ErrNoIndex = errors.New("no index here yet; run braid index PATH first")
 	// ErrEmptyIndex means the index holds no documents, so there is
 	// nothing to search: a new index, or one whose --index path has a
 	// typo. Search and Ask wrap it with the index directory and the fix
 	// (emptyIndex).
-	ErrEmptyIndex = errors.New("braid: no documents indexed yet")
+	ErrEmptyIndex = errors.New("no documents indexed yet")
 	// ErrNotFound means a named document, source or chunk does not exist.
 	ErrNotFound = index.ErrNotFound
 	// ErrAmbiguous means a document name matched more than one document.
@@ -240,7 +240,7 @@ func Open(dir string, opt *Options) (*Engine, error) {
 	} else {
 		var err error
 		if created, err = indexdir.MakeDir(dir); err != nil {
-			return nil, fmt.Errorf("braid: create index directory: %w", err)
+			return nil, fmt.Errorf("create index directory: %w", err)
 		}
 	}
 	e, err := open(dir, *opt)

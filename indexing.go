@@ -46,7 +46,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 			return nil, err
 		}
 		if len(all) == 0 {
-			return nil, errors.New("braid: no sources registered yet; run braid index PATH")
+			return nil, errors.New("no sources registered yet; run braid index PATH")
 		}
 		sources = all
 	}

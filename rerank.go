@@ -48,7 +48,7 @@ func (e *Engine) rerankTop(ctx context.Context, q query.Query, cands []rank.Cand
 	}
 	out, err := e.opt.Reranker.RerankWithin(ctx, q.Semantic(), ps, budget)
 	if err != nil {
-		return nil, 0, 0, "", fmt.Errorf("braid: rerank: %w", err)
+		return nil, 0, 0, "", fmt.Errorf("rerank: %w", err)
 	}
 	ranked := rank.Reranked(cands, at[:out.Reranked], out.Scores[:out.Reranked])
 	return ranked, out.Reranked, top, "", nil

@@ -251,7 +251,7 @@ func (e *Engine) hybrid(ctx context.Context, q query.Query, req lexical.Request,
 			t := time.Now()
 			defer func() { // a panic here would end the process: make it this search's error
 				if p := recover(); p != nil {
-					lexDone <- lexResult{err: fmt.Errorf("braid: BM25 search failed: %v", p)}
+					lexDone <- lexResult{err: fmt.Errorf("BM25 search failed: %v", p)}
 				}
 			}()
 			c, n, err := e.ret.Lexical(ctx, req)
@@ -272,7 +272,7 @@ func (e *Engine) hybrid(ctx context.Context, q query.Query, req lexical.Request,
 		vecC, embedErr = e.ret.Vector(ctx, qv[0], n, req)
 		tm.Vector = msSince(t)
 	} else {
-		embedErr = fmt.Errorf("braid: embed query: %w", embedErr)
+		embedErr = fmt.Errorf("embed query: %w", embedErr)
 	}
 	lr := <-lexDone
 	if lr.err != nil {

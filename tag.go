@@ -66,11 +66,11 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 	}
 	data, perm, err := dir.ReadAt(name, ingest.DefaultMaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("braid: read %s: %w", real, err)
+		return nil, fmt.Errorf("read %s: %w", real, err)
 	}
 	out, added, err := markdown.AddTags(data, tags, style)
 	if err != nil {
-		return nil, fmt.Errorf("braid: %s: %w", d.Path, err)
+		return nil, fmt.Errorf("tag %s: %w", d.Path, err)
 	}
 	res := &TagResult{File: real, ID: d.ID, Path: d.Path, Added: added, Tags: d.Tags}
 	if res.Added == nil {
@@ -80,10 +80,10 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 		return res, nil
 	}
 	if err := dir.WriteFile(name, out, perm, true); err != nil {
-		return nil, fmt.Errorf("braid: write %s: %w", real, err)
+		return nil, fmt.Errorf("write %s: %w", real, err)
 	}
 	if _, err := e.index(ctx, []*Source{src}, nil, nil, time.Now()); err != nil {
-		return nil, fmt.Errorf("braid: %s was tagged but re-indexing its source failed: %w", d.Path, err)
+		return nil, fmt.Errorf("%s was tagged but re-indexing its source failed: %w", d.Path, err)
 	}
 	if err := e.mirrored(); err != nil {
 		return nil, err

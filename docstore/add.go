@@ -69,9 +69,9 @@ func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
 	select {
 	case r = <-done:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("braid: read %s: %w", path, ctx.Err())
+		return nil, fmt.Errorf("read %s: %w", path, ctx.Err())
 	case <-timer.C:
-		return nil, fmt.Errorf("braid: read %s: no data within %v; braid stores files it can read at once", path, readTimeout)
+		return nil, fmt.Errorf("read %s: no data within %v; braid stores files it can read at once", path, readTimeout)
 	}
 	switch {
 	case r.err == nil:
@@ -85,9 +85,9 @@ func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
 	}
 	var pe *os.PathError
 	if errors.As(r.err, &pe) {
-		return nil, fmt.Errorf("braid: read %s: %w", path, pe.Err)
+		return nil, fmt.Errorf("read %s: %w", path, pe.Err)
 	}
-	return nil, fmt.Errorf("braid: read %s: %w", path, r.err)
+	return nil, fmt.Errorf("read %s: %w", path, r.err)
 }
 
 // CleanName checks a stored document's name and returns it cleaned: no

@@ -39,7 +39,7 @@ func CheckEntries(dir string) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("braid: read the index directory %s: %w", d, err)
+			return fmt.Errorf("read the index directory %s: %w", d, err)
 		}
 		for _, e := range ents {
 			m := e.Type()

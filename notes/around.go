@@ -48,7 +48,7 @@ func (r *Reader) Around(chunkID string, radius int) (*Neighborhood, error) {
 	}
 	for i, c := range chunks {
 		if c == nil {
-			return nil, fmt.Errorf("braid: chunk %s of document %s is missing from the store; run braid doctor", d.ChunkIDs[lo+i], d.ID)
+			return nil, fmt.Errorf("chunk %s of document %s is missing from the store; run braid doctor", d.ChunkIDs[lo+i], d.ID)
 		}
 	}
 	return &Neighborhood{Doc: d, Chunks: chunks, Center: at - lo, First: lo}, nil

@@ -37,7 +37,7 @@ func (r *Reader) Editable(name string) (*index.Source, *index.Document, string, 
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("braid: %s: %w", name, err)
+		return nil, nil, "", fmt.Errorf("edit %s: %w", name, err)
 	}
 	for _, s := range srcs {
 		root, err := filepath.EvalSymlinks(s.Path)

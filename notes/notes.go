@@ -24,7 +24,7 @@ import (
 // ErrOutside means a file named for reading or editing is not an indexed
 // file of a source: outside every source, or led out of one by a symbolic
 // link or "..".
-var ErrOutside = errors.New("braid: not an indexed file of a source")
+var ErrOutside = errors.New("not an indexed file of a source")
 
 // Lines is an inclusive 1-based line range in a document.
 type Lines struct {
