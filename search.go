@@ -109,14 +109,14 @@ func (e *Engine) Search(ctx context.Context, text string, opt SearchOptions) (*R
 	if err := e.searchable(opt); err != nil {
 		return nil, err
 	}
-	if res, err := e.searchHash(text, opt, start); res != nil || err != nil { // hash.go
+	if res, err := e.searchHash(ctx, text, opt, start); res != nil || err != nil { // hash.go
 		return res, err
 	}
 	q, err := query.Parse(text)
 	if err != nil {
 		return nil, err
 	}
-	req, err := e.filters(opt) // hash.go
+	req, err := e.filters(ctx, opt) // hash.go
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ var imageTypes = map[string]string{
 // chunk of a PDF, its page rendered as a PNG at 100 dpi. Any other chunk
 // gives ErrNoImage, and an image over MaxImage bytes an error saying so.
 func (r *Reader) Image(ctx context.Context, chunkID string) (*Image, error) {
-	ct, err := r.Cite(chunkID)
+	ct, err := r.Cite(ctx, chunkID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package notes
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -120,7 +121,7 @@ func TestByHash(t *testing.T) {
 		{"too short", HashQuery{Hash: "cccc", Explicit: true}, nil, 0, index.ErrBadOption},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hits, total, err := r.ByHash(tc.q)
+			hits, total, err := r.ByHash(context.Background(), tc.q)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("ByHash: %v, want %v", err, tc.err)
 			}
@@ -204,7 +205,7 @@ func TestRequest(t *testing.T) {
 		{"metadata matching none", nil, map[string]string{"team": "y"}, lexical.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := r.Request(Filters{Sources: tc.sources, PathGlob: "g", Tags: []string{"t"}, Metadata: tc.meta})
+			got, err := r.Request(context.Background(), Filters{Sources: tc.sources, PathGlob: "g", Tags: []string{"t"}, Metadata: tc.meta})
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("Request: %v, want %v", err, tc.err)
 			}
