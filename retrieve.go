@@ -3,9 +3,9 @@ package braid
 import (
 	"context"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/graph"
-	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/lexical"
 )
 
@@ -113,7 +113,7 @@ func (e *Engine) filter(req lexical.Request) (func(chunkID string) (bool, error)
 	}
 	verdict := map[string]bool{} // by document: its chunks share the answer
 	return func(chunkID string) (bool, error) {
-		docID := index.ChunkDocID(chunkID)
+		docID := chunk.DocID(chunkID)
 		if ok, seen := verdict[docID]; seen {
 			return ok, nil
 		}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/fusion"
-	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/query"
@@ -218,7 +218,7 @@ func enoughDocs(cands []lexical.Candidate, opt SearchOptions) bool {
 	}
 	docs := map[string]bool{}
 	for _, c := range cands {
-		if docs[index.ChunkDocID(c.ChunkID)] = true; len(docs) >= opt.Limit {
+		if docs[chunk.DocID(c.ChunkID)] = true; len(docs) >= opt.Limit {
 			return true
 		}
 	}
@@ -356,7 +356,7 @@ func (e *Engine) hydrate(ctx context.Context, q query.Query, cands []rank.Candid
 		places []int // by candidate from at: its place in read, -1 for none
 		at     = 0
 	)
-	shown := func(chunkID string) bool { return !opt.Chunks && seen[index.ChunkDocID(chunkID)] }
+	shown := func(chunkID string) bool { return !opt.Chunks && seen[chunk.DocID(chunkID)] }
 	for rank0, c := range cands {
 		if len(hits) == opt.Limit {
 			break // snippets are the costly part: make no more than are shown

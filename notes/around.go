@@ -3,6 +3,7 @@ package notes
 import (
 	"fmt"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -25,7 +26,7 @@ func (r *Reader) Around(chunkID string, radius int) (*Neighborhood, error) {
 	if radius < 0 {
 		return nil, fmt.Errorf("%w: radius %d, want 0 or more", index.ErrBadOption, radius)
 	}
-	d, err := r.st.Doc(index.ChunkDocID(chunkID))
+	d, err := r.st.Doc(chunk.DocID(chunkID))
 	if err != nil {
 		return nil, err
 	}
