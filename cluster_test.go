@@ -469,11 +469,11 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || len(res.Results) == 0 {
 		t.Fatalf("search aphids: %v", err)
 	}
-	want, err := embedded.Notes().Cite(res.Results[0].ChunkID)
+	want, err := embedded.Notes().Cite(context.Background(), res.Results[0].ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := onCluster.Notes().Cite(res.Results[0].ChunkID)
+	got, err := onCluster.Notes().Cite(context.Background(), res.Results[0].ChunkID)
 	if err != nil || fmt.Sprint(*got) != fmt.Sprint(*want) {
 		t.Errorf("cite on the cluster: %+v, %v; embedded %+v", got, err, want)
 	}
@@ -485,11 +485,11 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || len(byHash.Results) != 1 || byHash.Results[0].Path != "Gardening.md" || byHash.Lookup != braid.LookupHash {
 		t.Errorf("search by content hash on the cluster: %+v, %v", byHash, err)
 	}
-	wantInfo, err := embedded.Notes().Info(res.Results[0].ChunkID)
+	wantInfo, err := embedded.Notes().Info(context.Background(), res.Results[0].ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gotInfo, err := onCluster.Notes().Info(res.Results[0].ChunkID)
+	gotInfo, err := onCluster.Notes().Info(context.Background(), res.Results[0].ChunkID)
 	wj := testenv.Must1(json.Marshal(wantInfo))(t)
 	gj := testenv.Must1(json.Marshal(gotInfo))(t)
 	if err != nil || string(gj) != string(wj) {

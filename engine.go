@@ -37,7 +37,7 @@ var (
 	// nothing to search: a new index, or one whose --index path has a
 	// typo. Search and Ask wrap it with the index directory and the fix
 	// (emptyIndex).
-	ErrEmptyIndex = errors.New("braid: no documents indexed yet")
+	ErrEmptyIndex = errors.New("no documents indexed yet")
 	// ErrNotFound means a named document, source or chunk does not exist.
 	ErrNotFound = index.ErrNotFound
 	// ErrAmbiguous means a document name matched more than one document.

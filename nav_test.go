@@ -276,7 +276,7 @@ func TestInfo(t *testing.T) {
 		{"document", plan.ID, "plan.md", "notes/projects/alpha/plan.md", "Alpha Plan"},
 	}
 	for _, id := range []string{plan.ID, "notes/projects/alpha/plan.md", plan.Hash[:10], "Alpha Plan"} {
-		in, err := e.Notes().Info(id)
+		in, err := e.Notes().Info(context.Background(), id)
 		if err != nil {
 			t.Fatalf("Info(%q): %v", id, err)
 		}
@@ -301,7 +301,7 @@ func TestInfo(t *testing.T) {
 	if q1 == nil {
 		t.Fatal("no chunk under Plan › Budget › Q1")
 	}
-	in, err := e.Notes().Info(q1.ID)
+	in, err := e.Notes().Info(context.Background(), q1.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,15 +321,15 @@ func TestInfo(t *testing.T) {
 	}
 	// Folders and sources are named as Find's parent is.
 	for _, id := range []string{"notes/projects", "kb/notes/projects", filepath.Join(dir, "notes", "projects")} {
-		in, err := e.Notes().Info(id)
+		in, err := e.Notes().Info(context.Background(), id)
 		if err != nil || in.Type != "folder" || in.Path != "notes/projects" || len(in.Ancestry) != 3 {
 			t.Errorf("Info(%q) = %+v, %v", id, in, err)
 		}
 	}
-	if in, err := e.Notes().Info("kb"); err != nil || in.Type != "source" || in.ID != src.ID || len(in.Ancestry) != 1 {
+	if in, err := e.Notes().Info(context.Background(), "kb"); err != nil || in.Type != "source" || in.ID != src.ID || len(in.Ancestry) != 1 {
 		t.Errorf("Info(kb) = %+v, %v", in, err)
 	}
-	if _, err := e.Notes().Info("nothing/here"); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Info(context.Background(), "nothing/here"); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("Info(unknown): %v, want ErrNotFound", err)
 	}
 }
@@ -343,7 +343,7 @@ func TestCite(t *testing.T) {
 	data := testenv.Must1(os.ReadFile(filepath.Join(dir, "notes/projects/alpha/plan.md")))(t)
 	lines := strings.Split(string(data), "\n")
 	for _, cid := range plan.ChunkIDs {
-		c, err := e.Notes().Cite(cid)
+		c, err := e.Notes().Cite(context.Background(), cid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,10 +373,10 @@ func TestCite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, err := e.Notes().Cite(d.ChunkIDs[0]); err != nil || c.Tag != `[A \[draft\]](my%20notes/a%20%28b%29.md#L4)` {
+	if c, err := e.Notes().Cite(context.Background(), d.ChunkIDs[0]); err != nil || c.Tag != `[A \[draft\]](my%20notes/a%20%28b%29.md#L4)` {
 		t.Errorf("Cite of a file with spaces and brackets: %+v, %v", c, err)
 	}
-	if _, err := e.Notes().Cite("nope#0"); !errors.Is(err, braid.ErrNotFound) || !strings.Contains(err.Error(), "chunk_id of a search hit") {
+	if _, err := e.Notes().Cite(context.Background(), "nope#0"); !errors.Is(err, braid.ErrNotFound) || !strings.Contains(err.Error(), "chunk_id of a search hit") {
 		t.Errorf("Cite(unknown) = %v", err)
 	}
 }

@@ -119,7 +119,7 @@ func TestS3Source(t *testing.T) {
 		t.Errorf("document by URL = %+v, %v; want sub/c.md with its ETag", d, err)
 	}
 
-	ct, err := e.Notes().Cite(hit.ChunkID)
+	ct, err := e.Notes().Cite(context.Background(), hit.ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 	if e.cl == nil {
 		dir, err := filepath.Abs(e.dir)
 		if err != nil {
-			return fmt.Errorf("braid: %s: %w", e.dir, err)
+			return fmt.Errorf("watch %s: %w", e.dir, err)
 		}
 		// The index may live inside a source; its own writes are no change.
 		wopt.Ignore = func(p string) bool { return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) }

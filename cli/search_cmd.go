@@ -140,7 +140,7 @@ func search(g *Globals, f *searchFlags, opt braid.SearchOptions) error {
 // hitPath is the file of a hit as a path usable from the current
 // directory, or its path in its source when it has no file of its own.
 func (g *Globals) hitPath(e *braid.Engine, h braid.Hit) string {
-	s, err := e.Notes().Source(h.SourceID)
+	s, err := e.Notes().Source(g.ctx, h.SourceID)
 	if err != nil || s.File(h.Path) == "" {
 		return h.Path
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/internal/testenv"
 )
 
@@ -45,7 +46,7 @@ func fillStore(tb testing.TB, n int) *Store {
 		}
 		var chunks []Chunk
 		for c := range 3 {
-			chunks = append(chunks, Chunk{ID: ChunkID(id, hash, c), DocID: id, Ord: c, Text: "some words", StartLine: c*10 + 1, EndLine: c*10 + 10})
+			chunks = append(chunks, Chunk{ID: chunk.ID(id, hash, c), DocID: id, Ord: c, Text: "some words", StartLine: c*10 + 1, EndLine: c*10 + 10})
 		}
 		batch = append(batch, Change{Doc: d, Chunks: chunks})
 		if len(batch) == 1000 {

@@ -20,9 +20,9 @@ func CheckDir(dir string) error {
 		case err == nil && fi.IsDir():
 			return nil
 		case err == nil && p == filepath.Clean(dir):
-			return fmt.Errorf("braid: Open's dir %s is a file, not a directory; point Open's dir at the directory that holds the index, or at a new one", dir)
+			return fmt.Errorf("Open's dir %s is a file, not a directory; point Open's dir at the directory that holds the index, or at a new one", dir)
 		case err == nil:
-			return fmt.Errorf("braid: Open's dir %s lies under %s, which is a file; point Open's dir at a directory", dir, p)
+			return fmt.Errorf("Open's dir %s lies under %s, which is a file; point Open's dir at a directory", dir, p)
 		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 			return nil
 		}

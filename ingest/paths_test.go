@@ -19,7 +19,6 @@ import (
 
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/internal/confine"
 	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/query"
@@ -348,13 +347,13 @@ func TestIndexPathsReadsOnlyThem(t *testing.T) {
 	v := newPathsVault(t)
 	var mu sync.Mutex
 	var read []string
-	readFile = func(root, p string, limit int64) ([]byte, error) {
+	readFile = func(r *reader, p string) ([]byte, error) {
 		mu.Lock()
 		read = append(read, p)
 		mu.Unlock()
-		return confine.ReadFile(root, p, limit)
+		return r.read(p)
 	}
-	t.Cleanup(func() { readFile = confine.ReadFile })
+	t.Cleanup(func() { readFile = (*reader).read })
 	// A note that links no image: the edit changes no image's text.
 	note := v.notes()[slices.IndexFunc(v.notes(), func(p string) bool {
 		b, err := os.ReadFile(p)

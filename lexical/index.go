@@ -29,6 +29,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	bleveindex "github.com/blevesearch/bleve_index_api"
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/query"
 )
@@ -394,7 +395,7 @@ func (l *Index) tagFilter(ctx context.Context, r Request) ([]blevequery.Query, e
 				return nil, fmt.Errorf("lexical search: documents tagged %s: %w", term, err)
 			}
 			for _, h := range res.Hits {
-				d := bleve.NewTermQuery(docOf(h.ID))
+				d := bleve.NewTermQuery(chunk.DocID(h.ID))
 				d.SetField(fieldDoc)
 				any = append(any, d)
 			}
@@ -410,16 +411,6 @@ func (l *Index) tagFilter(ctx context.Context, r Request) ([]blevequery.Query, e
 		}
 	}
 	return out, nil
-}
-
-// docOf is the document id chunk id id starts with, as
-// index.ChunkDocID reads it (index.ChunkID writes DOC#HASH.N); the lexical
-// index sits below package index and cannot call it.
-func docOf(id string) string {
-	if i := strings.LastIndexByte(id, '#'); i >= 0 {
-		return id[:i]
-	}
-	return id
 }
 
 // Request is a lexical search.

@@ -165,7 +165,7 @@ func (s *Server) getInfoTool() tool {
 			"digits, or title), a source (id or name) or a folder (relative to its source, source-name/folder, or absolute).")),
 	)
 	return tool{def, adapt(s, "get_info", infoArgs{}, func(ctx context.Context, c call, a *infoArgs) (any, error) {
-		return c.e.Notes().Info(a.ID)
+		return c.e.Notes().Info(ctx, a.ID)
 	})}
 }
 
@@ -205,6 +205,6 @@ func (s *Server) citeTool() tool {
 		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result.")),
 	)
 	return tool{def, adapt(s, "cite", citeArgs{}, func(ctx context.Context, c call, a *citeArgs) (any, error) {
-		return c.e.Notes().Cite(a.ChunkID)
+		return c.e.Notes().Cite(ctx, a.ChunkID)
 	})}
 }

@@ -239,7 +239,7 @@ func (s *Server) runSearch(ctx context.Context, e *braid.Engine, query string, o
 		if context == 0 {
 			continue
 		}
-		x, err := e.Notes().Excerpt(h.ID, h.Line, h.Marked(), context, context)
+		x, err := e.Notes().Excerpt(ctx, h.ID, h.Line, h.Marked(), context, context)
 		if err != nil {
 			r.Results[i].ContextError = message(err)
 			continue

@@ -132,14 +132,14 @@ func TestFilesRefusalSaysNothingOutside(t *testing.T) {
 		}
 		return strings.ReplaceAll(err.Error(), p, "PATH")
 	}
-	want := "braid: not an indexed file: PATH; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)"
+	want := "not an indexed file: PATH; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)"
 	for _, p := range []string{outside, filepath.Join(outside, "sub"), filepath.Join(outside, "f.md"), filepath.Join(outside, "missing"),
 		filepath.Join(dir, "out"), filepath.Join(dir, "out", "sub"), filepath.Join(dir, "out", "missing"), filepath.Join(dir, "missing")} {
 		if got := refusal(p); got != want {
 			t.Errorf("Files(%s): %q, want %q", p, got, want)
 		}
 	}
-	if got := refusal(filepath.Join(dir, "empty")); got != "braid: no indexed documents under PATH; run braid index PATH first" {
+	if got := refusal(filepath.Join(dir, "empty")); got != "no indexed documents under PATH; run braid index PATH first" {
 		t.Errorf("Files of an empty folder in the source: %q", got)
 	}
 }

@@ -102,7 +102,7 @@ func TestSetUnknown(t *testing.T) {
 	if !errors.Is(err, settings.ErrUnknown) {
 		t.Fatalf("unknown setting: %v, want ErrUnknown", err)
 	}
-	want := `braid: unknown setting "colour"; the settings are ` + strings.Join(settings.Names(), ", ")
+	want := `unknown setting "colour"; the settings are ` + strings.Join(settings.Names(), ", ")
 	if err.Error() != want {
 		t.Errorf("unknown setting: %q, want %q", err, want)
 	}
@@ -322,12 +322,12 @@ func TestLoadRefusesNonRegular(t *testing.T) {
 
 func TestParseNamesWhere(t *testing.T) {
 	_, err := settings.Parse([]byte(`{"candidates": 1}`), "the settings of the cluster index notes", "set them again with braid config set")
-	want := `braid: the settings of the cluster index notes: candidates "1" is out of range, want a whole number from 10 to 1000; fix it with braid config set`
+	want := `the settings of the cluster index notes: candidates "1" is out of range, want a whole number from 10 to 1000; fix it with braid config set`
 	if err == nil || err.Error() != want {
 		t.Errorf("parse: %v, want %q", err, want)
 	}
 	_, err = settings.Parse([]byte(`[`), "the settings of the cluster index notes", "set them again with braid config set")
-	if err == nil || !strings.HasPrefix(err.Error(), "braid: the settings of the cluster index notes is damaged (") ||
+	if err == nil || !strings.HasPrefix(err.Error(), "the settings of the cluster index notes is damaged (") ||
 		!strings.HasSuffix(err.Error(), "); set them again with braid config set") {
 		t.Errorf("parse of damaged settings: %v", err)
 	}
