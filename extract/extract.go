@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -32,10 +33,20 @@ const (
 	// (decompressed), and the most entries such an archive may list.
 	MaxXML     = 64 << 20
 	MaxEntries = 10_000
-	// MaxDepth is the deepest nesting of HTML elements converted.
+	// MaxText is the most text one document may give, as much as the
+	// largest note braid indexes: what is made of the text downstream
+	// (chunks, the lexical index) costs what a note's does.
+	MaxText = 8 << 20
+	// MaxMarkup is the most bytes of one XML tag, comment or declaration
+	// in a DOCX or ODT (a tag holding millions of attributes is refused
+	// before the decoder makes a slice of them).
+	MaxMarkup = 64 << 10
+	// MaxDepth is the deepest nesting of HTML elements converted, and
+	// MaxNodes the most nodes (elements, texts, comments) of its tree.
 	MaxDepth = 512
+	MaxNodes = 500_000
 	// MaxPDFMemory is the memory one PDF engine instance may use.
-	MaxPDFMemory = 512 << 20
+	MaxPDFMemory = 192 << 20
 )
 
 // Options bound the PDF readers. The zero value (or nil) means the
@@ -51,6 +62,16 @@ type Options struct {
 	// OnlyPDFium reads every PDF with PDFium, none with the pure-Go
 	// reader that takes the common text PDFs first (to compare them).
 	OnlyPDFium bool
+	// Budget is the memory File and RenderPDFPage draw from; nil means
+	// the process's (DefaultBudget).
+	Budget *Budget
+}
+
+func (o *Options) budget() *Budget {
+	if o == nil || o.Budget == nil {
+		return processBudget()
+	}
+	return o.Budget
 }
 
 func (o *Options) timeout() time.Duration {
@@ -117,20 +138,66 @@ func Format(name string) string {
 }
 
 // File extracts a file of a format Format names; name is its path (only
-// the extension is used).
+// the extension is used). It first reserves from opt's Budget what the
+// file may cost (see Budget), waiting for it in turn; a file that may
+// cost more than the whole budget gives ErrOverBudget.
 func File(ctx context.Context, name string, data []byte, opt *Options) (*Doc, error) {
+	size := int64(len(data))
 	switch Format(name) {
 	case "pdf":
-		return PDF(ctx, data, opt)
+		r, err := opt.budget().reserve(ctx, size+pdfStart, size+pdfMost)
+		if err != nil {
+			return nil, err
+		}
+		defer r.release()
+		return readPDF(ctx, data, opt, r)
 	case "html":
+		nodes := htmlNodes(data)
+		if nodes > MaxNodes {
+			return nil, fmt.Errorf("%w: HTML whose tree would hold over %d elements and texts", ErrOverLimit, MaxNodes)
+		}
+		n := 3*size + int64(nodes)*htmlNodeCost
+		r, err := opt.budget().reserve(ctx, n, n)
+		if err != nil {
+			return nil, err
+		}
+		defer r.release()
 		return HTML(data)
-	case "docx":
-		return DOCX(ctx, data)
-	case "odt":
+	case "docx", "odt":
+		r, err := opt.budget().reserve(ctx, size+officeCost, size+officeCost)
+		if err != nil {
+			return nil, err
+		}
+		defer r.release()
+		if Format(name) == "docx" {
+			return DOCX(ctx, data)
+		}
 		return ODT(ctx, data)
 	}
 	return nil, errors.New("extract: " + path.Ext(name) + " is not a format braid extracts (pdf, html, docx, odt)")
 }
+
+// What a file may cost to extract, besides its own bytes, as File
+// reserves it. Measured on the hostile files of internal/formattest, each
+// made to cost the most its format's bounds allow (peak Go heap, the PDF
+// engine's memory, and the text made):
+const (
+	// officeCost: a DOCX or ODT holds at most MaxText of text, twice
+	// (the paragraph and the markdown), and a token of at most MaxText
+	// (or MaxMarkup) in the XML decoder: 21 MiB for a 60 MiB run.
+	officeCost = 6 * MaxText
+	// htmlNodeCost: each node of an HTML page's tree, and the
+	// conversion's own for it: 243 bytes a node for "<font><p>"
+	// repeated, 296 for a page of paragraphs and links.
+	htmlNodeCost = 400
+	// pdfStart is what a PDF reserves to start with, enough for the
+	// pure-Go reader on common files; it grows as the reader decodes
+	// streams and gathers glyphs, up to pdfMost: the engine's memory
+	// and the text, which cover the pure-Go reader's bounds as well (a
+	// page's content of 32 MiB, twice, and 128 Ki glyphs: 126 MiB).
+	pdfStart = 32 << 20
+	pdfMost  = MaxPDFMemory + 2*MaxText
+)
 
 // writer builds a Doc's markdown a line at a time, escaping text lines
 // that markdown would read as syntax.

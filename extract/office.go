@@ -24,9 +24,10 @@ func DOCX(ctx context.Context, data []byte) (*Doc, error) {
 	w := newWriter()
 	var (
 		para    strings.Builder
+		text    textBudget
 		level   int  // heading level of the paragraph being read; 0 for text
 		inText  bool // inside <w:t>
-		cells   []string
+		cells   cells
 		inCell  bool
 		title   string
 		depthTb int
@@ -36,7 +37,7 @@ func DOCX(ctx context.Context, data []byte) (*Doc, error) {
 		para.Reset()
 		switch {
 		case inCell:
-			cells[len(cells)-1] += strings.TrimSpace(t) + " "
+			cells.add(t)
 		case level > 0:
 			if title == "" {
 				title = oneLine(t)
@@ -48,7 +49,7 @@ func DOCX(ctx context.Context, data []byte) (*Doc, error) {
 		}
 		level = 0
 	}
-	err = decode(ctx, r, func(tok xml.Token) {
+	err = decode(ctx, r, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -56,8 +57,10 @@ func DOCX(ctx context.Context, data []byte) (*Doc, error) {
 				inText = true
 			case "tab":
 				para.WriteByte('\t')
+				return text.take(1)
 			case "br", "cr":
 				para.WriteByte('\n')
+				return text.take(1)
 			case "pStyle":
 				level = styleLevel(attr(t, "val"))
 			case "outlineLvl":
@@ -67,11 +70,11 @@ func DOCX(ctx context.Context, data []byte) (*Doc, error) {
 			case "tbl":
 				depthTb++
 			case "tr":
-				cells = cells[:0]
+				cells.reset()
 			case "tc":
 				if depthTb == 1 {
 					inCell = true
-					cells = append(cells, "")
+					cells.open()
 				}
 			}
 		case xml.EndElement:
@@ -86,10 +89,7 @@ func DOCX(ctx context.Context, data []byte) (*Doc, error) {
 				}
 			case "tr":
 				if depthTb == 1 {
-					for i := range cells {
-						cells[i] = oneLine(cells[i])
-					}
-					w.text(strings.Join(cells, " | "))
+					w.text(cells.row())
 				}
 			case "tbl":
 				depthTb--
@@ -98,8 +98,10 @@ func DOCX(ctx context.Context, data []byte) (*Doc, error) {
 		case xml.CharData:
 			if inText {
 				para.Write(t)
+				return text.take(len(t))
 			}
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -133,13 +135,14 @@ func ODT(ctx context.Context, data []byte) (*Doc, error) {
 	w := newWriter()
 	var (
 		para   strings.Builder
+		text   textBudget
 		open   int // nesting of <text:p>/<text:h> being read
 		level  int
-		cells  []string
+		cells  cells
 		inCell int
 		title  string
 	)
-	err = decode(ctx, r, func(tok xml.Token) {
+	err = decode(ctx, r, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -153,58 +156,99 @@ func ODT(ctx context.Context, data []byte) (*Doc, error) {
 				open++
 			case "s":
 				n, _ := strconv.Atoi(attr(t, "c"))
-				para.WriteString(strings.Repeat(" ", min(max(n, 1), 64)))
+				n = min(max(n, 1), 64)
+				para.WriteString(strings.Repeat(" ", n))
+				return text.take(n)
 			case "tab":
 				para.WriteByte('\t')
+				return text.take(1)
 			case "line-break":
 				para.WriteByte('\n')
+				return text.take(1)
 			case "table-row":
-				cells = cells[:0]
+				cells.reset()
 			case "table-cell":
 				inCell++
-				cells = append(cells, "")
+				cells.open()
 			}
 		case xml.EndElement:
 			switch t.Name.Local {
 			case "h", "p":
 				open--
 				if open > 0 {
-					return
+					return nil
 				}
-				text := para.String()
+				pt := para.String()
 				para.Reset()
 				switch {
 				case inCell > 0:
-					cells[len(cells)-1] += strings.TrimSpace(text) + " "
+					cells.add(pt)
 				case t.Name.Local == "h":
 					if title == "" {
-						title = oneLine(text)
+						title = oneLine(pt)
 					}
-					w.heading(level, text)
+					w.heading(level, pt)
 				default:
-					w.text(text)
+					w.text(pt)
 					w.gap()
 				}
 			case "table-cell":
 				inCell--
 			case "table-row":
-				for i := range cells {
-					cells[i] = oneLine(cells[i])
-				}
-				w.text(strings.Join(cells, " | "))
+				w.text(cells.row())
 			case "table":
 				w.gap()
 			}
 		case xml.CharData:
 			if open > 0 {
 				para.Write(t)
+				return text.take(len(t))
 			}
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return office(w, title)
+}
+
+// textBudget counts the bytes of text a document's parser has taken: past
+// MaxText it refuses the file, so a run of text (or a flood of tabs and
+// spaces) costs at most that, whatever the XML inflates to.
+type textBudget int
+
+func (b *textBudget) take(n int) error {
+	if *b += textBudget(n); *b > MaxText {
+		return fmt.Errorf("%w: over %d MiB of text", ErrOverLimit, MaxText>>20)
+	}
+	return nil
+}
+
+// cells are the cells of the table row being read, each the trimmed text
+// of its paragraphs followed by a space.
+type cells []*strings.Builder
+
+func (c *cells) reset() { *c = (*c)[:0] }
+func (c *cells) open()  { *c = append(*c, &strings.Builder{}) }
+
+// add appends a paragraph's text to the last cell (one opened by open).
+func (c cells) add(text string) {
+	if len(c) == 0 {
+		return
+	}
+	last := c[len(c)-1]
+	last.WriteString(strings.TrimSpace(text))
+	last.WriteByte(' ')
+}
+
+// row is the row's line: its cells, each on one line, joined by " | ".
+func (c cells) row() string {
+	parts := make([]string, len(c))
+	for i, b := range c {
+		parts[i] = oneLine(b.String())
+	}
+	return strings.Join(parts, " | ")
 }
 
 func office(w *writer, title string) (*Doc, error) {
@@ -235,7 +279,7 @@ func zipXML(data []byte, name string) (io.Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrDamaged, name, err)
 		}
-		return &limited{r: rc, left: MaxXML}, nil
+		return &meter{r: &limited{r: rc, left: MaxXML}}, nil
 	}
 	return nil, fmt.Errorf("%w: the archive has no %s", ErrDamaged, name)
 }
@@ -263,8 +307,9 @@ func (l *limited) Read(p []byte) (int, error) {
 const checkTokens = 4096
 
 // decode hands each token of r to fn; a broken document gives ErrDamaged,
-// the reader's bound ErrOverLimit, an ended ctx its error.
-func decode(ctx context.Context, r io.Reader, fn func(xml.Token)) error {
+// the reader's bound ErrOverLimit, an ended ctx its error, and fn's error
+// ends it with that error.
+func decode(ctx context.Context, r io.Reader, fn func(xml.Token) error) error {
 	d := xml.NewDecoder(r)
 	d.Strict = false
 	for n := 0; ; n++ {
@@ -283,7 +328,9 @@ func decode(ctx context.Context, r io.Reader, fn func(xml.Token)) error {
 		if err != nil {
 			return fmt.Errorf("%w: broken XML (%v)", ErrDamaged, err)
 		}
-		fn(tok)
+		if err := fn(tok); err != nil {
+			return err
+		}
 	}
 }
 
@@ -294,4 +341,114 @@ func attr(t xml.StartElement, local string) string {
 		}
 	}
 	return ""
+}
+
+// meter passes XML through unchanged, refusing it once one tag, comment,
+// processing instruction or declaration passes MaxMarkup bytes, or one
+// run of character data (CDATA included) passes MaxText: encoding/xml
+// holds a whole token at once, and a start tag's attributes as a slice,
+// so without it a 60 MiB run or a tag of 12 million attributes costs
+// gigabytes in the decoder, within MaxXML. It reads the bytes as the
+// decoder will, '>' inside a quoted attribute value included.
+type meter struct {
+	r     io.Reader
+	state meterState
+	quote byte    // the quote of the attribute value being read, in a tag
+	last  [2]byte // the two bytes before this one in a comment, CDATA or PI
+	n     int     // bytes of the current tag or run
+}
+
+type meterState uint8
+
+const (
+	inText    meterState = iota // character data
+	afterLT                     // just past '<'
+	afterBang                   // just past "<!"
+	inTag                       // a start or end tag, or a <!DOCTYPE ...>
+	inComment                   // <!-- ... -->
+	inCDATA                     // <![CDATA[ ... ]]>
+	inPI                        // <? ... ?>
+)
+
+func (m *meter) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	for _, c := range p[:n] {
+		if e := m.step(c); e != nil {
+			return 0, e
+		}
+	}
+	return n, err
+}
+
+// step reads one byte.
+func (m *meter) step(c byte) error {
+	m.n++
+	switch m.state {
+	case inText:
+		if c == '<' {
+			m.state, m.n = afterLT, 1
+		} else if m.n > MaxText {
+			return fmt.Errorf("%w: a run of over %d MiB of text", ErrOverLimit, MaxText>>20)
+		}
+		return nil
+	case afterLT:
+		switch c {
+		case '!':
+			m.state = afterBang
+		case '?':
+			m.state, m.last = inPI, [2]byte{}
+		default:
+			m.state, m.quote = inTag, 0
+			return m.step2(c)
+		}
+	case afterBang:
+		switch c {
+		case '-':
+			m.state, m.last = inComment, [2]byte{} // "<!-": the decoder wants a second '-'
+		case '[':
+			m.state, m.last, m.n = inCDATA, [2]byte{}, 0 // its content is text
+		default:
+			m.state, m.quote = inTag, 0
+			return m.step2(c)
+		}
+	case inTag:
+		return m.step2(c)
+	case inComment, inCDATA, inPI:
+		end := c == '>' && (m.state == inComment && m.last == [2]byte{'-', '-'} ||
+			m.state == inCDATA && m.last == [2]byte{']', ']'} || m.state == inPI && m.last[1] == '?')
+		m.last = [2]byte{m.last[1], c}
+		if end {
+			m.state, m.n = inText, 0
+			return nil
+		}
+	}
+	if m.state == inCDATA {
+		if m.n > MaxText {
+			return fmt.Errorf("%w: a run of over %d MiB of text", ErrOverLimit, MaxText>>20)
+		}
+		return nil
+	}
+	if m.n > MaxMarkup {
+		return fmt.Errorf("%w: an XML tag, comment or declaration of over %d KiB", ErrOverLimit, MaxMarkup>>10)
+	}
+	return nil
+}
+
+// step2 reads one byte of a tag: it ends at a '>' outside quotes.
+func (m *meter) step2(c byte) error {
+	switch {
+	case m.quote != 0:
+		if c == m.quote {
+			m.quote = 0
+		}
+	case c == '"' || c == '\'':
+		m.quote = c
+	case c == '>':
+		m.state, m.n = inText, 0
+		return nil
+	}
+	if m.n > MaxMarkup {
+		return fmt.Errorf("%w: an XML tag, comment or declaration of over %d KiB", ErrOverLimit, MaxMarkup>>10)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -32,6 +33,10 @@ const (
 	maxBookmarks     = 4096
 	maxBookmarkDepth = 6
 )
+
+// maxPageChars bounds the characters read from one page, as the pure-Go
+// reader bounds its glyphs: PDFium holds an object for each.
+const maxPageChars = 1 << 17
 
 // reuseBelow is the largest PDF after which its engine instance is used
 // again: WebAssembly memory never shrinks, so an instance that read a
@@ -69,6 +74,8 @@ func pool(opt *Options) (pdfium.Pool, error) {
 			}
 		}
 		engine.pool, engine.err = webassembly.Init(webassembly.Config{
+			// Instances' memory is mapped, not grown by copying (wasmMemory).
+			Context: experimental.WithMemoryAllocator(context.Background(), wasmMemory()),
 			MinIdle: 0, MaxIdle: max(runtime.NumCPU(), 2), MaxTotal: max(runtime.NumCPU(), 2), ReuseWorkers: true,
 			RuntimeConfig: rc,
 			FSConfig:      wazero.NewFSConfig(), // no file system: the engine gets bytes only
@@ -195,10 +202,21 @@ func memoryUsed(in pdfium.Pdfium) (n uint64) {
 // The pure-Go reader (package pdftext) reads it when it takes the file;
 // PDFium reads the rest, and every PDF when opt.OnlyPDFium is set.
 func PDF(ctx context.Context, data []byte, opt *Options) (*Doc, error) {
+	return readPDF(ctx, data, opt, nil)
+}
+
+// readPDF is PDF, drawing on r (when not nil) as it goes: the pure-Go
+// reader grows it, and PDFium takes its most.
+func readPDF(ctx context.Context, data []byte, opt *Options, r *reservation) (*Doc, error) {
 	if opt == nil || !opt.OnlyPDFium {
-		d, err := fastPDF(ctx, data, opt)
+		d, err := fastPDF(ctx, data, opt, r)
 		if !errors.Is(err, pdftext.ErrUnsupported) || ctx.Err() != nil {
 			return d, err
+		}
+	}
+	if r != nil {
+		if err := r.need(r.most); err != nil {
+			return nil, err
 		}
 	}
 	return pdfiumPDF(ctx, data, opt)
@@ -206,12 +224,29 @@ func PDF(ctx context.Context, data []byte, opt *Options) (*Doc, error) {
 
 // fastPDF reads a PDF with the pure-Go reader, within opt's time bound;
 // an error wrapping pdftext.ErrUnsupported means PDFium should read it.
-func fastPDF(ctx context.Context, data []byte, opt *Options) (*Doc, error) {
+func fastPDF(ctx context.Context, data []byte, opt *Options, r *reservation) (*Doc, error) {
 	tctx, cancel := context.WithTimeout(ctx, opt.timeout())
 	defer cancel()
-	p, err := pdftext.Read(tctx, data, pdftext.Limits{MaxPages: opt.maxPages(), MaxOutline: maxBookmarks})
+	lim := pdftext.Limits{MaxPages: opt.maxPages(), MaxOutline: maxBookmarks, MaxText: MaxText}
+	var grew error // why the reservation could not grow
+	if r != nil {
+		lim.Grow = func(n int64) error {
+			if err := r.need(int64(len(data)) + max(pdfStart, n)); err != nil {
+				grew = err
+				return err
+			}
+			return nil
+		}
+	}
+	p, err := pdftext.Read(tctx, data, lim)
+	if grew != nil {
+		return nil, grew
+	}
 	if tctx.Err() != nil {
 		return nil, bound(tctx, err, opt)
+	}
+	if errors.Is(err, pdftext.ErrOverLimit) {
+		return nil, fmt.Errorf("%w: %v", ErrOverLimit, err)
 	}
 	if err != nil {
 		return nil, err
@@ -253,6 +288,9 @@ func pdfiumPDF(ctx context.Context, data []byte, opt *Options) (*Doc, error) {
 			return "", bound(s.ctx, err, opt)
 		}
 		text, err := s.pageText(i)
+		if errors.Is(err, ErrOverLimit) {
+			return "", err
+		}
 		if err != nil {
 			return "", s.fail(fmt.Sprintf("page %d", i+1), err, opt)
 		}
@@ -267,10 +305,14 @@ func pdfDoc(title string, heads [][]heading, pageText func(i int) (string, error
 	d := &Doc{Title: oneLine(title), Pages: make([]int, len(heads))}
 	w := newWriter()
 	chars := 0
+	var taken textBudget
 	for i := range heads {
 		text, err := pageText(i)
 		if err != nil {
 			return nil, err
+		}
+		if err := taken.take(len(text)); err != nil {
+			return nil, fmt.Errorf("%w by page %d", err, i+1)
 		}
 		w.gap()
 		d.Pages[i] = w.next()
@@ -315,6 +357,9 @@ func (s *session) pageText(i int) (string, error) {
 	c, err := in.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil || c.Count <= 0 {
 		return "", err
+	}
+	if c.Count > maxPageChars {
+		return "", fmt.Errorf("%w: page %d shows %d characters, over the %d limit", ErrOverLimit, i+1, c.Count, maxPageChars)
 	}
 	r, err := in.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: c.Count})
 	if err != nil {
@@ -394,9 +439,20 @@ func (s *session) outlineBounded() bool {
 	return true
 }
 
+// MaxPixels is the most pixels a page is rendered in: a larger page (at
+// the dpi asked) is rendered smaller, to fit. 16 MP of RGBA is 64 MiB,
+// held twice (in the engine, and copied out of it).
+const MaxPixels = 16 << 20
+
 // RenderPDFPage renders page (1-based) of a PDF as an image at dpi dots
-// per inch, bounded as PDF is.
+// per inch, scaled down to fit MaxPixels, bounded as PDF is.
 func RenderPDFPage(ctx context.Context, data []byte, page, dpi int, opt *Options) (image.Image, error) {
+	most := int64(len(data)) + MaxPDFMemory + 4*MaxPixels // the engine, and the image copied out of it
+	res, err := opt.budget().reserve(ctx, most, most)
+	if err != nil {
+		return nil, err
+	}
+	defer res.release()
 	s, closeDoc, err := open(ctx, data, opt)
 	if err != nil {
 		return nil, err
@@ -409,12 +465,43 @@ func RenderPDFPage(ctx context.Context, data []byte, page, dpi int, opt *Options
 	if page < 1 || page > n.PageCount {
 		return nil, fmt.Errorf("extract: page %d out of range, the PDF has %d pages", page, n.PageCount)
 	}
-	r, err := s.in.RenderPageInDPI(&requests.RenderPageInDPI{DPI: dpi, Page: requests.Page{ByIndex: &requests.PageByIndex{Document: s.doc, Index: page - 1}}})
+	pg := requests.Page{ByIndex: &requests.PageByIndex{Document: s.doc, Index: page - 1}}
+	size, err := s.in.GetPageSizeInPixels(&requests.GetPageSizeInPixels{Page: pg, DPI: dpi})
 	if err != nil {
 		return nil, s.fail(fmt.Sprintf("page %d", page), err, opt)
 	}
+	var r *responses.RenderPageInDPI
+	if w, h := fit(size.Width, size.Height, MaxPixels); w == size.Width && h == size.Height {
+		r, err = s.in.RenderPageInDPI(&requests.RenderPageInDPI{DPI: dpi, Page: pg})
+	} else {
+		var p *responses.RenderPageInPixels
+		if p, err = s.in.RenderPageInPixels(&requests.RenderPageInPixels{Page: pg, Width: w, Height: h}); err == nil {
+			r = &responses.RenderPageInDPI{Result: p.Result, CleanupFunc: p.CleanupFunc}
+		}
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Sprintf("page %d", page), err, opt)
+	}
+	defer r.CleanupFunc()
 	// The image lives in the instance's memory, which closing frees: copy it.
 	img := image.NewRGBA(r.Result.Image.Bounds())
 	copy(img.Pix, r.Result.Image.Pix)
 	return img, nil
+}
+
+// fit scales w×h pixels down, keeping its shape, to at most most pixels;
+// a side that would be under a pixel is one, and the other takes the rest.
+func fit(w, h, most int) (int, int) {
+	if w <= 0 || h <= 0 || int64(w)*int64(h) <= int64(most) {
+		return w, h
+	}
+	scale := math.Sqrt(float64(most) / (float64(w) * float64(h)))
+	sw, sh := int(float64(w)*scale), int(float64(h)*scale)
+	switch {
+	case sh < 1:
+		return min(w, most), 1
+	case sw < 1:
+		return 1, min(h, most)
+	}
+	return sw, sh
 }

@@ -39,7 +39,7 @@ func TestReadersAgree(t *testing.T) {
 			if _, err := pdftext.Read(t.Context(), data, pdftext.Limits{}); err != nil {
 				t.Fatalf("pdftext.Read: %v", err)
 			}
-			fast, err := fastPDF(t.Context(), data, nil)
+			fast, err := fastPDF(t.Context(), data, nil, nil)
 			if err != nil {
 				t.Fatalf("fast: %v", err)
 			}

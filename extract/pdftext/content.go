@@ -107,11 +107,14 @@ func (ip *interp) page(pg page) (string, error) {
 		}
 		d, err := ip.r.decode(st)
 		if err != nil {
-			return "", err
+			return "", content(err)
 		}
 		if len(parts) == 1 {
 			data = d
 			break
+		}
+		if len(data)+1+len(d) > maxStreamBytes {
+			return "", fmt.Errorf("%w: the page's content passes %d MiB decoded", ErrOverLimit, maxStreamBytes>>20)
 		}
 		if i > 0 {
 			data = append(data, '\n')
@@ -123,6 +126,16 @@ func (ip *interp) page(pg page) (string, error) {
 	}
 	ip.flush()
 	return string(bytes.TrimRight(ip.out, " \n")), nil
+}
+
+// content is the error of decoding a content stream: past the bound on
+// one stream's size it is ErrOverLimit, since another reader would have
+// to decode and parse it whole too.
+func content(err error) error {
+	if errors.Is(err, errTooBig) {
+		return fmt.Errorf("%w: %w", ErrOverLimit, err)
+	}
+	return err
 }
 
 // run interprets one content stream with its resources.
@@ -480,7 +493,7 @@ func (ip *interp) do(res dict, n []byte) error {
 	}
 	data, err := ip.r.decode(s)
 	if err != nil {
-		return err
+		return content(err)
 	}
 	fres := res
 	if fr, ok := s.dict[name("Resources")]; ok {
@@ -546,7 +559,13 @@ func (ip *interp) show(s []byte) error {
 	tx := 0.0
 	for i := 0; i+step <= len(s); i += step {
 		if ip.glyph++; ip.glyph > maxGlyphs {
-			return fmt.Errorf("over %d glyphs on a page", maxGlyphs)
+			return fmt.Errorf("%w: over %d glyphs on a page", ErrOverLimit, maxGlyphs)
+		}
+		if ip.glyph > ip.r.glyphs && ip.glyph%4096 == 0 {
+			ip.r.glyphs = ip.glyph
+			if err := ip.r.grow(); err != nil {
+				return err
+			}
 		}
 		var text string
 		var w float64

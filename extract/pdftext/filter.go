@@ -85,17 +85,69 @@ func (r *reader) inflate(data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flate: %w", err)
 	}
+	if r.inflated >= maxTotalBytes {
+		return nil, fmt.Errorf("the file's streams inflate past %d MiB", maxTotalBytes>>20)
+	}
 	limit := min(int64(maxStreamBytes), maxTotalBytes-r.inflated)
-	out := bytes.NewBuffer(make([]byte, 0, min(4*len(data)+512, int(limit)+1)))
-	n, err := out.ReadFrom(io.LimitReader(ctxReader{r.ctx, r.zr}, limit+1))
-	r.inflated += n
-	if n > limit {
-		return nil, fmt.Errorf("a stream inflates past %d MiB (or the file's past %d MiB)", maxStreamBytes>>20, maxTotalBytes>>20)
+	out, err := r.readAll(ctxReader{r.ctx, r.zr}, min(4*len(data)+512, int(limit)+1), limit)
+	r.inflated += int64(len(out))
+	if errors.Is(err, errTooBig) {
+		r.inflated += limit
+	}
+	if errors.Is(err, errTooBig) && limit < maxStreamBytes {
+		return nil, fmt.Errorf("the file's streams inflate past %d MiB", maxTotalBytes>>20)
+	}
+	if errors.Is(err, errTooBig) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("flate: %w", err)
 	}
-	return out.Bytes(), nil
+	return out, nil
+}
+
+// errTooBig is the error of a stream that decodes past maxStreamBytes.
+var errTooBig = fmt.Errorf("a stream inflates past %d MiB", maxStreamBytes>>20)
+
+// readAll reads r to its end, at most limit bytes (errTooBig past them),
+// starting with a buffer of size bytes, and tells Limits.Grow as it grows. It reads into pieces that it
+// joins once at the end, so a stream costs twice its size at most, where
+// growing one buffer by doubling (bytes.Buffer) costs up to three times
+// at once and more in garbage.
+func (rd *reader) readAll(r io.Reader, size int, limit int64) ([]byte, error) {
+	var pieces [][]byte
+	total := int64(0)
+	b := make([]byte, 0, max(size, 512))
+	for {
+		if len(b) == cap(b) {
+			pieces = append(pieces, b)
+			b = make([]byte, 0, min(2*cap(b), 4<<20, int(limit+1-total)))
+			// The pieces so far, and the join they will need.
+			rd.biggest = max(rd.biggest, 2*(total+int64(cap(b))))
+			if err := rd.grow(); err != nil {
+				return nil, err
+			}
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if total += int64(n); total > limit {
+			return nil, errTooBig
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(pieces) == 0 {
+		return b, nil
+	}
+	out := make([]byte, 0, total)
+	for _, p := range pieces {
+		out = append(out, p...)
+	}
+	return append(out, b...), nil
 }
 
 // ctxReader fails with the context's error once it ends: an inflate of

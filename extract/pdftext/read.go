@@ -15,6 +15,12 @@ import (
 // implement (the error says what). Another reader should read it.
 var ErrUnsupported = errors.New("pdftext: unsupported")
 
+// ErrOverLimit means the file is past a bound that another reader would
+// meet as well, at a greater cost: a page showing over 128 Ki glyphs, a
+// page's content over 32 MiB decoded, or over Limits.MaxText of text. It
+// does not wrap ErrUnsupported: the file is refused, not handed on.
+var ErrOverLimit = errors.New("pdftext: over a limit")
+
 // Bounds on what Read takes from one file; past any of them it returns
 // ErrUnsupported.
 const (
@@ -27,7 +33,8 @@ const (
 	maxFormDepth    = 8        // form XObjects drawn inside one another
 	maxOps          = 4 << 20  // operators on one page
 	maxFileOps      = 64 << 20 // and in the whole file
-	maxGlyphs       = 1 << 18  // glyphs on one page (about 30 MB of them held)
+	maxGlyphs       = 1 << 17  // glyphs on one page (about 30 MB of them and their text objects held)
+	maxHeldBytes    = 64 << 20 // object streams decoded and kept
 	maxOperands     = 4096
 	maxStack        = 64 // q without Q
 	maxNames        = 1 << 16
@@ -42,6 +49,14 @@ type Limits struct {
 	// or one that loops, is left out whole (Doc.Outline nil). Zero means
 	// 4096.
 	MaxOutline int
+	// MaxText is the most bytes of text read from the file's pages; past
+	// it Read gives ErrOverLimit. Zero means no bound.
+	MaxText int
+	// Grow, when set, is told how much memory the read may hold at once
+	// each time that grows (by a MiB or more): the object streams kept,
+	// the largest stream decoded, the glyphs of the fullest page and the
+	// text so far. An error from it ends the read with that error.
+	Grow func(bytes int64) error
 }
 
 // Doc is what Read takes from a PDF.
@@ -76,6 +91,11 @@ type reader struct {
 	ops      int // content stream operators run
 	steps    int // work done, counted by tick
 	inflated int64
+	held     int64 // bytes of the object streams kept decoded
+	biggest  int64 // the most bytes one decoding has held (its pieces and their join)
+	glyphs   int   // the most glyphs a page has shown
+	text     int64 // bytes of the pages' text so far
+	told     int64 // what Grow was told last
 	zr       io.ReadCloser
 	fonts    map[int]*font
 	pageNum  map[int]int // page object number to index
@@ -103,6 +123,9 @@ func Read(ctx context.Context, data []byte, lim Limits) (doc *Doc, err error) {
 		fonts: map[int]*font{}, pageNum: map[int]int{},
 	}
 	doc, err = r.read()
+	if errors.Is(err, ErrOverLimit) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}
@@ -145,7 +168,7 @@ func (r *reader) read() (*Doc, error) {
 	}
 	var ip interp
 	ip.r = r
-	chars := 0
+	chars, size := 0, 0
 	for i, pg := range pages {
 		if err := r.ctx.Err(); err != nil {
 			return nil, err
@@ -153,6 +176,13 @@ func (r *reader) read() (*Doc, error) {
 		text, err := ip.page(pg)
 		if err != nil {
 			return nil, fmt.Errorf("page %d: %w", i+1, err)
+		}
+		if size += len(text); r.lim.MaxText > 0 && size > r.lim.MaxText {
+			return nil, fmt.Errorf("%w: over %d MiB of text by page %d", ErrOverLimit, r.lim.MaxText>>20, i+1)
+		}
+		r.text = int64(size)
+		if err := r.grow(); err != nil {
+			return nil, err
 		}
 		d.Pages[i] = text
 		for _, c := range []byte(text) {
@@ -497,6 +527,24 @@ func textString(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// glyphCost is what one glyph shown on a page costs until the page ends:
+// the glyph, its text object (at most one a glyph), its code and text.
+const glyphCost = 256
+
+// grow tells Limits.Grow what the read may hold at once, when that has
+// grown by a MiB or more since it was last told.
+func (r *reader) grow() error {
+	if r.lim.Grow == nil {
+		return nil
+	}
+	n := r.held + r.biggest + int64(r.glyphs)*glyphCost + r.text
+	if n < r.told+1<<20 {
+		return nil
+	}
+	r.told = n
+	return r.lim.Grow(n)
 }
 
 // tick counts one step of work (a content-stream token, an object parsed,

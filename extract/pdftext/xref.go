@@ -336,6 +336,12 @@ func (r *reader) fromStream(num int, e xrefEntry) (any, error) {
 		if !ok1 || !ok2 || n < 0 || n > maxObjects || first < 0 || first > int64(len(data)) {
 			return nil, fmt.Errorf("object stream %d has a bad header", e.off)
 		}
+		if r.held += int64(len(data)); r.held > maxHeldBytes {
+			return nil, fmt.Errorf("object streams of over %d MiB decoded", maxHeldBytes>>20)
+		}
+		if err := r.grow(); err != nil {
+			return nil, err
+		}
 		os = &objStm{data: data}
 		p := parser{b: data[:first]}
 		for range n {
