@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid/chunk"
+	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/formattest"
 	"github.com/braidsearch/braid/internal/testenv"
@@ -196,5 +197,34 @@ func TestFormatsUpgrade(t *testing.T) {
 	testenv.Must(t, ix.Index(t.Context(), src, sum))
 	if sum.Unchanged != 1 {
 		t.Errorf("third run: %+v, want it unchanged", sum)
+	}
+}
+
+// TestOverMemoryBudget: a file that may cost more to extract than the
+// whole extraction budget is skipped with its reason counted and named,
+// while a note and a small HTML page, which fit, are indexed.
+func TestOverMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
+	for n, b := range map[string][]byte{
+		"paper.pdf": formattest.Paper(2, nil),
+		"plan.docx": formattest.DOCX([]formattest.Para{{Text: "Launch in spring."}}, nil),
+		"page.html": []byte(`<html><body><p>Hello.</p></body></html>`),
+		"note.md":   []byte("# Note\n\nplain\n"),
+	} {
+		testenv.Must(t, os.WriteFile(filepath.Join(dir, n), b, 0o644))
+	}
+	st, lex := openPair(t, t.TempDir())
+	t.Cleanup(func() { lex.Close(); st.Close() })
+	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 2}, Extract: &extract.Options{Budget: extract.NewBudget(8 << 20)}}
+	sum := &Summary{}
+	testenv.Must(t, ix.Index(t.Context(), &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir}, sum))
+	if diff := cmp.Diff(Skips{OverBudget: 2}, sum.Skipped); diff != "" || sum.Added != 2 {
+		t.Errorf("added %d, skipped (-want +got):\n%s", sum.Added, diff)
+	}
+	if s := sum.Skipped.String(); s != "2 over the memory budget of extraction" {
+		t.Errorf("skips read %q", s)
+	}
+	if len(sum.NotExtracted) != 2 || !strings.Contains(sum.NotExtracted[0].Err, "over the 8 MiB that extraction may use at once") {
+		t.Errorf("not extracted %v, want the PDF and the DOCX with why", sum.NotExtracted)
 	}
 }

@@ -92,6 +92,8 @@ func (ix *Indexer) parseExtracted(ctx context.Context, src *index.Source, f file
 			p.skip = "damaged"
 		case errors.Is(err, extract.ErrOverLimit):
 			p.skip = "over_limit"
+		case errors.Is(err, extract.ErrOverBudget):
+			p.skip = "over_memory_budget"
 		}
 		return p
 	}

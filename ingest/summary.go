@@ -126,7 +126,8 @@ func (k Skips) String() string {
 	}{{k.Hidden, "hidden"}, {k.Ignored, "gitignored"}, {k.Excluded, "excluded by pattern"}, {k.Binary, "binary"}, {k.Oversized, "over the size limit"}, {k.NotUTF8, "not UTF-8"}, {k.OverFileLimit, "over the file limit"}, {k.TooManyChunks, "too many chunks"},
 		{k.LinkOutside, "symbolic links leading outside the source (SourceSpec.FollowLinks to index them)"}, {k.NotRegular, "not regular files (FIFOs, sockets, devices)"},
 		{k.BrokenLink, "symbolic links to nothing (missing targets or loops)"},
-		{k.Encrypted, "encrypted"}, {k.NoText, "no text layer"}, {k.Damaged, "damaged"}, {k.OverLimit, "over a limit of the format (pages, time, memory, size, nesting)"}} {
+		{k.Encrypted, "encrypted"}, {k.NoText, "no text layer"}, {k.Damaged, "damaged"}, {k.OverLimit, "over a limit of the format (pages, time, memory, size, nesting)"},
+		{k.OverBudget, "over the memory budget of extraction"}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
 		}

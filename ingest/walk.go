@@ -118,6 +118,9 @@ type Skips struct {
 	NoText    int `json:"no_text_layer"`
 	Damaged   int `json:"damaged"`
 	OverLimit int `json:"over_limit"`
+	// OverBudget counts files of those formats that may cost more memory
+	// to extract than the whole of the extraction budget (extract.Budget).
+	OverBudget int `json:"over_memory_budget"`
 }
 
 // add counts a file skipped for reason (a prepared file's skip), and says
@@ -136,6 +139,8 @@ func (s *Skips) add(reason string) bool {
 		s.Damaged++
 	case "over_limit":
 		s.OverLimit++
+	case "over_memory_budget":
+		s.OverBudget++
 	default:
 		return false
 	}
@@ -144,7 +149,7 @@ func (s *Skips) add(reason string) bool {
 
 // Total is the number of skipped files.
 func (s Skips) Total() int {
-	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks + s.LinkOutside + s.NotRegular + s.BrokenLink + s.Encrypted + s.NoText + s.Damaged + s.OverLimit
+	return s.Hidden + s.Ignored + s.Excluded + s.Binary + s.Oversized + s.NotUTF8 + s.OverFileLimit + s.TooManyChunks + s.LinkOutside + s.NotRegular + s.BrokenLink + s.Encrypted + s.NoText + s.Damaged + s.OverLimit + s.OverBudget
 }
 
 // globs are a source's include and exclude patterns (Source.Patterns,
