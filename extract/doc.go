@@ -6,12 +6,25 @@
 // There is one function per format (PDF, HTML, DOCX, ODT) and File, which
 // picks one by the file's extension (Format).
 //
-// Every parser is bounded: a file's decompressed XML (MaxXML), an HTML
-// page's nesting (MaxDepth), a PDF's pages (Options.MaxPages), the time
-// one PDF may take (Options.Timeout) and the memory of the PDF engine
-// (MaxPDFMemory). Past a bound the error wraps ErrOverLimit; a file that
-// cannot be read wraps ErrDamaged, ErrEncrypted or ErrNoText. None of them
-// panics on hostile input. PDF, DOCX and ODT take a context and check it
+// Every parser is bounded: a file's decompressed XML (MaxXML) and its
+// tags (MaxMarkup), the text of any document (MaxText), an HTML page's
+// nesting (MaxDepth) and tree (MaxNodes), a PDF's pages
+// (Options.MaxPages), the time one PDF may take (Options.Timeout) and the
+// memory of the PDF engine (MaxPDFMemory). Past a bound the error wraps
+// ErrOverLimit; a file that cannot be read wraps ErrDamaged, ErrEncrypted
+// or ErrNoText. None of them panics on hostile input.
+//
+// The bounds bound memory too: a file costs a small multiple of them,
+// whatever it claims. The XML of a DOCX or ODT passes through a meter
+// before encoding/xml, which would hold a whole token (a run of text, a
+// tag's attributes) at once; an HTML page's tokens are counted before its
+// tree is built; the PDF engine's memory is mapped, not a Go slice grown
+// by copying. And every extraction in the process draws on one Budget
+// (DefaultBudget): File reserves what a file may cost before reading it
+// and waits for it when it is not free, so a vault of hostile files costs
+// about the budget with any number of workers; a file that could cost
+// more than the whole budget gives ErrOverBudget. RenderPDFPage scales a
+// page down to MaxPixels. PDF, DOCX and ODT take a context and check it
 // inside their token loops (content-stream tokens, objects, inflated
 // blocks, XML tokens), not only between pages: a cancelled context stops
 // even one huge page or document within a few thousand tokens, and the

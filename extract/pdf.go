@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -215,8 +216,15 @@ func readPDF(ctx context.Context, data []byte, opt *Options, r *reservation) (*D
 		}
 	}
 	if r != nil {
+		held := r.n
 		if err := r.need(r.most); err != nil {
 			return nil, err
+		}
+		if held > int64(len(data))+pdfStart {
+			// The pure-Go reader decoded tens of megabytes before it
+			// gave up: hand them back to the system before PDFium's
+			// memory (mapped, outside the Go heap) is added to them.
+			debug.FreeOSMemory()
 		}
 	}
 	return pdfiumPDF(ctx, data, opt)

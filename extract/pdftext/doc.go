@@ -31,10 +31,15 @@
 // PDFium reorders; marked content with /ActualText; files without text
 // (scans).
 //
-// Bounds: 2^20 objects, 32 MiB decoded a stream and 256 MiB a file,
-// nesting of 64 arrays and dictionaries, 64 cross-reference sections, 64
-// levels of the page tree, forms 8 deep, 4 Mi operators and 256 Ki glyphs a
-// page and 64 Mi operators a file, Limits.MaxPages and Limits.MaxOutline; the page tree, /Prev
+// Bounds: 2^20 objects, 32 MiB decoded a stream and 256 MiB a file (read
+// in pieces joined once), 64 MiB of object streams kept, nesting of 64
+// arrays and dictionaries, 64 cross-reference sections, 64 levels of the
+// page tree, forms 8 deep, 4 Mi operators and 128 Ki glyphs a page and 64
+// Mi operators a file, Limits.MaxPages, Limits.MaxOutline and
+// Limits.MaxText; Limits.Grow is told what the read may hold as that
+// grows. A page over 128 Ki glyphs, a page's content over 32 MiB decoded
+// and text over Limits.MaxText give ErrOverLimit, not ErrUnsupported:
+// another reader would hold as much. The page tree, /Prev
 // chain, outline, name tree and forms are checked for loops, and the
 // context at the start, every page, every 4096 content-stream tokens,
 // objects or cross-reference rows, and between inflated blocks (a

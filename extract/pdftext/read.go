@@ -530,8 +530,9 @@ func textString(s string) string {
 }
 
 // glyphCost is what one glyph shown on a page costs until the page ends:
-// the glyph, its text object (at most one a glyph), its code and text.
-const glyphCost = 256
+// the glyph, its text object (at most one a glyph), its code and text,
+// and the slices' room to grow.
+const glyphCost = 512
 
 // grow tells Limits.Grow what the read may hold at once, when that has
 // grown by a MiB or more since it was last told.
