@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -154,7 +153,7 @@ func File(ctx context.Context, name string, data []byte, opt *Options) (*Doc, er
 	case "html":
 		nodes := htmlNodes(data)
 		if nodes > MaxNodes {
-			return nil, fmt.Errorf("%w: HTML whose tree would hold over %d elements and texts", ErrOverLimit, MaxNodes)
+			return htmlDoc(data, nodes) // refused, with why
 		}
 		n := 3*size + int64(nodes)*htmlNodeCost
 		r, err := opt.budget().reserve(ctx, n, n)
@@ -162,7 +161,7 @@ func File(ctx context.Context, name string, data []byte, opt *Options) (*Doc, er
 			return nil, err
 		}
 		defer r.release()
-		return HTML(data)
+		return htmlDoc(data, nodes)
 	case "docx", "odt":
 		r, err := opt.budget().reserve(ctx, size+officeCost, size+officeCost)
 		if err != nil {

@@ -17,8 +17,11 @@ import (
 // MaxDepth gives ErrOverLimit, as does one whose tree would hold over
 // MaxNodes nodes: the conversion recurses, and each node costs a few
 // hundred bytes in the tree and again in the conversion.
-func HTML(data []byte) (*Doc, error) {
-	title, md, err := HTMLMarkdown(data)
+func HTML(data []byte) (*Doc, error) { return htmlDoc(data, htmlNodes(data)) }
+
+// htmlDoc is HTML of a page whose nodes htmlNodes counted.
+func htmlDoc(data []byte, nodes int) (*Doc, error) {
+	title, md, err := htmlMarkdown(data, nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +37,11 @@ func HTML(data []byte) (*Doc, error) {
 // HTMLMarkdown is HTML's conversion as the download of a web page uses it:
 // the page's title and its markdown.
 func HTMLMarkdown(data []byte) (string, []byte, error) {
-	if n := htmlNodes(data); n > MaxNodes {
+	return htmlMarkdown(data, htmlNodes(data))
+}
+
+func htmlMarkdown(data []byte, nodes int) (string, []byte, error) {
+	if nodes > MaxNodes {
 		return "", nil, fmt.Errorf("%w: HTML whose tree would hold over %d elements and texts", ErrOverLimit, MaxNodes)
 	}
 	doc, err := html.Parse(bytes.NewReader(data))
