@@ -80,12 +80,18 @@ func TestTextBound(t *testing.T) {
 		read func() error
 		ok   bool
 	}{
-		{"docx under", func() error { _, err := extract.DOCX(t.Context(), formattest.DOCX([]formattest.Para{{Text: under}}, nil)); return err }, true},
+		{"docx under", func() error {
+			_, err := extract.DOCX(t.Context(), formattest.DOCX([]formattest.Para{{Text: under}}, nil))
+			return err
+		}, true},
 		{"docx over, in paragraphs", func() error {
 			_, err := extract.DOCX(t.Context(), formattest.DOCX([]formattest.Para{{Text: under}, {Text: strings.Repeat("y", 400)}}, nil))
 			return err
 		}, false},
-		{"odt over", func() error { _, err := extract.ODT(t.Context(), formattest.ODT([]formattest.Para{{Text: over}})); return err }, false},
+		{"odt over", func() error {
+			_, err := extract.ODT(t.Context(), formattest.ODT([]formattest.Para{{Text: over}}))
+			return err
+		}, false},
 		{"odt of repeated spaces", func() error {
 			data := formattest.Zip([]string{"content.xml"}, map[string]string{"content.xml": `<office:document-content xmlns:office="o" xmlns:text="t"><office:body><office:text><text:p>` + spaces + `</text:p></office:text></office:body></office:document-content>`})
 			_, err := extract.ODT(t.Context(), data)

@@ -115,6 +115,20 @@ func (r *reader) fontOf(v any) (*font, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each font's maps are bounded, and so are all of them together (a
+	// font given as a dictionary, not a reference, is loaded again at
+	// each use, and counted again).
+	n := len(f.cidW)
+	if f.cmap != nil {
+		n += len(f.cmap.single) + len(f.cmap.ranges)
+	}
+	if r.fontEntries += n; r.fontEntries > maxFontEntries {
+		return nil, fmt.Errorf("fonts whose maps hold over %d entries", maxFontEntries)
+	}
+	r.fontBytes += int64(n) * fontEntryCost
+	if err := r.grow(); err != nil {
+		return nil, err
+	}
 	if isRef {
 		r.fonts[rf.num] = f
 	}

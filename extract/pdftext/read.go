@@ -38,7 +38,9 @@ const (
 	maxOperands     = 4096
 	maxStack        = 64 // q without Q
 	maxNames        = 1 << 16
-	checkEvery      = 4096 // steps (tokens, objects, table rows) between checks of the context
+	maxFontEntries  = 1 << 19 // ToUnicode and width entries of all the fonts loaded
+	fontEntryCost   = 160     // bytes one of them holds (a map entry and its text)
+	checkEvery      = 4096    // steps (tokens, objects, table rows) between checks of the context
 )
 
 // Limits are the bounds a caller sets; the zero value means the defaults.
@@ -53,9 +55,9 @@ type Limits struct {
 	// it Read gives ErrOverLimit. Zero means no bound.
 	MaxText int
 	// Grow, when set, is told how much memory the read may hold at once
-	// each time that grows (by a MiB or more): the object streams kept,
-	// the largest stream decoded, the glyphs of the fullest page and the
-	// text so far. An error from it ends the read with that error.
+	// each time that grows (by a MiB or more): the object streams and
+	// fonts kept, the largest stream decoded, the glyphs of the fullest
+	// page and the text so far. An error from it ends the read with that error.
 	Grow func(bytes int64) error
 }
 
@@ -79,28 +81,30 @@ type Entry struct {
 
 // reader is one file being read.
 type reader struct {
-	ctx      context.Context
-	data     []byte
-	lim      Limits
-	xref     []xrefEntry
-	trailer  dict
-	cache    map[int]any
-	loading  map[int]bool
-	objStms  map[int]*objStm
-	parsed   int
-	ops      int // content stream operators run
-	steps    int // work done, counted by tick
-	inflated int64
-	held     int64 // bytes of the object streams kept decoded
-	biggest  int64 // the most bytes one decoding has held (its pieces and their join)
-	glyphs   int   // the most glyphs a page has shown
-	text     int64 // bytes of the pages' text so far
-	told     int64 // what Grow was told last
-	zr       io.ReadCloser
-	fonts    map[int]*font
-	pageNum  map[int]int // page object number to index
-	names    map[string]any
-	root     dict
+	ctx         context.Context
+	data        []byte
+	lim         Limits
+	xref        []xrefEntry
+	trailer     dict
+	cache       map[int]any
+	loading     map[int]bool
+	objStms     map[int]*objStm
+	parsed      int
+	ops         int // content stream operators run
+	steps       int // work done, counted by tick
+	inflated    int64
+	held        int64 // bytes of the object streams kept decoded
+	fontBytes   int64 // bytes the fonts' maps hold
+	fontEntries int   // ToUnicode and width entries of the fonts loaded
+	biggest     int64 // the most bytes one decoding has held (its pieces and their join)
+	glyphs      int   // the most glyphs a page has shown
+	text        int64 // bytes of the pages' text so far
+	told        int64 // what Grow was told last
+	zr          io.ReadCloser
+	fonts       map[int]*font
+	pageNum     map[int]int // page object number to index
+	names       map[string]any
+	root        dict
 }
 
 // Read reads the text, outline and title of a PDF. Anything it does not
@@ -540,7 +544,7 @@ func (r *reader) grow() error {
 	if r.lim.Grow == nil {
 		return nil
 	}
-	n := r.held + r.biggest + int64(r.glyphs)*glyphCost + r.text
+	n := r.held + r.fontBytes + r.biggest + int64(r.glyphs)*glyphCost + r.text
 	if n < r.told+1<<20 {
 		return nil
 	}

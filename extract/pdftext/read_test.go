@@ -286,6 +286,24 @@ func TestOverLimit(t *testing.T) {
 	}
 }
 
+// TestManyFonts: the fonts' maps are bounded together, not only each: a
+// 600 KB PDF of 100 fonts sharing one ToUnicode CMap of 128 Ki codes
+// allocated 2.6 GiB, and was read. It is handed on to PDFium (which has a
+// memory bound of its own), having allocated a small part of that.
+func TestManyFonts(t *testing.T) {
+	data := formattest.ManyFonts(100, 1<<17)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := pdftext.Read(t.Context(), data, pdftext.Limits{})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, pdftext.ErrUnsupported) || !strings.Contains(err.Error(), "fonts whose maps hold over 524288 entries") {
+		t.Fatalf("Read = %v, want ErrUnsupported for the fonts' maps", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 192<<20 {
+		t.Errorf("the read allocated %d MiB, want at most 192 MiB", got>>20)
+	}
+}
+
 // TestHostileRead: files made to trip a reader that it still reads, as
 // PDFium would, promptly.
 func TestHostileRead(t *testing.T) {

@@ -175,3 +175,35 @@ func BigPage(w, h int) []byte {
 func FontParagraphs(n int) []byte {
 	return []byte("<html><body>" + strings.Repeat("<font><p>", n) + "</body></html>")
 }
+
+// ManyFonts is a one-page PDF that shows a glyph in each of fonts Type0
+// fonts, all with one ToUnicode CMap of entries codes (a ToUnicode of
+// 128 Ki codes is 2 MiB, compressed to a few KB): a reader that builds a
+// map of each font's CMap holds fonts times it.
+func ManyFonts(fonts, entries int) []byte {
+	var cmap strings.Builder
+	for c := 0; c < entries; c += 100 {
+		n := min(100, entries-c)
+		fmt.Fprintf(&cmap, "%d beginbfchar\n", n)
+		for k := range n {
+			fmt.Fprintf(&cmap, "<%04X> <%04X>\n", c+k, 0x4E00+(c+k)%0x5000)
+		}
+		cmap.WriteString("endbfchar\n")
+	}
+	var content, res strings.Builder
+	content.WriteString("BT 72 700 Td ")
+	res.WriteString("<< /Font << ")
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", "", "",
+		FlateStream("", []byte(cmap.String())),
+		"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /X /DW 1000 >>"}
+	for i := range fonts {
+		objs = append(objs, "<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [6 0 R] /ToUnicode 5 0 R >>")
+		fmt.Fprintf(&res, "/F%d %d 0 R ", i, len(objs))
+		fmt.Fprintf(&content, "/F%d 12 Tf <%04X> Tj ", i, i%entries)
+	}
+	content.WriteString("ET")
+	res.WriteString(">> >>")
+	objs[2] = "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources " + res.String() + " >>"
+	objs[3] = Stream("", []byte(content.String()))
+	return RawPDF(objs, "")
+}
