@@ -13,7 +13,9 @@ import (
 var ErrOverBudget = errors.New("extract: over the memory budget")
 
 // DefaultBudget is the process's extraction budget: 512 MiB, or half the
-// Go runtime's soft memory limit when that is lower.
+// Go runtime's soft memory limit when that is lower, but never less than
+// one PDF of the usual size limit may take (so a low limit makes
+// extractions wait for each other rather than skips files).
 const DefaultBudget = 512 << 20
 
 // A Budget is memory that extractions draw from, shared by however many
@@ -48,12 +50,13 @@ var process struct {
 }
 
 // processBudget is the budget of an Options without one: DefaultBudget,
-// or half the soft memory limit (--memory-limit) when that is less.
+// or half the soft memory limit (--memory-limit) when that is less, but
+// room for a PDF of 64 MiB at least.
 func processBudget() *Budget {
 	process.once.Do(func() {
 		total := int64(DefaultBudget)
 		if limit := debug.SetMemoryLimit(-1); limit/2 < total {
-			total = max(limit/2, 64<<20)
+			total = max(limit/2, 64<<20+pdfMost+64<<20)
 		}
 		process.b = NewBudget(total)
 	})
