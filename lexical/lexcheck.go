@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/confine"
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/sys/unix"
 )
 
 // LexicalFix is what to do about a damaged lexical index at path: it holds
@@ -132,6 +132,9 @@ func segmentNames(root string) ([]string, error) {
 		}
 		return snaps.ForEachBucket(func(k []byte) error {
 			snap := snaps.Bucket(k)
+			if err := snapshotFormat(snap); err != nil {
+				return err
+			}
 			return snap.ForEachBucket(func(k []byte) error {
 				if len(k) == 0 || k[0] == scorchInternal || k[0] == scorchMeta {
 					return nil
@@ -147,12 +150,31 @@ func segmentNames(root string) ([]string, error) {
 	return names, err
 }
 
-// The keys of scorch's root.bolt (bleve's index/scorch, util/keys.go):
+// snapshotFormat checks that the snapshot snap says its segments are zap
+// v16, the only format braid writes and the one checkZap knows: scorch
+// opens them with the segment plugin the snapshot names (v11 to v16).
+func snapshotFormat(snap *bolt.Bucket) error {
+	meta := snap.Bucket([]byte{scorchMeta})
+	if meta == nil {
+		return errors.New("root.bolt has a snapshot without its segment format")
+	}
+	typ, ver := meta.Get(scorchSegmentType), meta.Get(scorchSegmentVersion)
+	// scorch reads the first 4 of the 5 bytes it writes (persister.go).
+	if string(typ) != "zap" || len(ver) < 4 || binary.BigEndian.Uint32(ver) != zapVersion {
+		return fmt.Errorf("root.bolt names segments of format %q version %x, not zap %d (the only one braid writes)", typ, ver, zapVersion)
+	}
+	return nil
+}
+
+// The keys of scorch's root.bolt (bleve's index/scorch and util/keys.go):
 // the snapshots bucket, and in a snapshot the internal and metadata
-// buckets beside one bucket per segment, whose path key names its file.
+// buckets beside one bucket per segment, whose path key names its file;
+// the metadata's segment type and version.
 var (
-	scorchSnapshots = []byte{'s'}
-	scorchPath      = []byte{'p'}
+	scorchSnapshots      = []byte{'s'}
+	scorchPath           = []byte{'p'}
+	scorchSegmentType    = []byte("type")
+	scorchSegmentVersion = []byte("version")
 )
 
 const (
@@ -160,13 +182,15 @@ const (
 	scorchMeta     = 'm'
 )
 
-// checkSegment compares a segment file's CRC-32 of all but its last four
-// bytes with those four (big endian, as zap writes them), unless stamps
-// says the file, as its open descriptor describes it, was checked before;
-// a file it checks is stamped as described before the read, so one
-// written during it is read again next time. It says whether it read the
-// file; a missing one is left to bleve (CheckEntries refused anything but
-// a file).
+// checkSegment checks a segment file, unless stamps says the file, as its
+// open descriptor describes it, was checked before: the CRC-32 of all but
+// its last four bytes against those four (big endian, as zap writes them),
+// which catches damage, then its structure (checkZap), which catches
+// crafting: a CRC anyone can fix, and zap trusts every count and offset in
+// the file. A file it checks is stamped as described before the read, so
+// one written during it is read again next time. It says whether it read
+// the file; a missing one is left to bleve (CheckEntries refused anything
+// but a file).
 func checkSegment(path string, stamps *indexdir.Stamps) (bool, error) {
 	f, err := confine.Open("", path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -176,7 +200,7 @@ func checkSegment(path string, stamps *indexdir.Stamps) (bool, error) {
 	}
 	defer f.Close()
 	st, described := indexdir.Fstat(f)
-	if described && stamps.Checked(path, st) {
+	if described && stamps.Checked(path+segmentChecks, st) {
 		return false, nil
 	}
 	fi, err := f.Stat()
@@ -187,19 +211,28 @@ func checkSegment(path string, stamps *indexdir.Stamps) (bool, error) {
 	if fi.Size() < 4 {
 		return true, fmt.Errorf("segment %s is truncated (%d bytes)", name, fi.Size())
 	}
-	h := crc32.NewIEEE()
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, fi.Size()-4)); err != nil {
-		return true, err
+	if fi.Size() != int64(int(fi.Size())) {
+		return true, fmt.Errorf("segment %s is larger than this machine can map (%d bytes)", name, fi.Size())
 	}
-	var tail [4]byte
-	if _, err := f.ReadAt(tail[:], fi.Size()-4); err != nil {
-		return true, err
+	data, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return true, fmt.Errorf("map segment %s: %w", name, err)
 	}
-	if h.Sum32() != binary.BigEndian.Uint32(tail[:]) {
+	defer unix.Munmap(data)
+	if crc32.ChecksumIEEE(data[:len(data)-4]) != binary.BigEndian.Uint32(data[len(data)-4:]) {
 		return true, fmt.Errorf("segment %s fails its checksum", name)
 	}
+	if err := checkZap(data); err != nil {
+		return true, fmt.Errorf("segment %s is not laid out as zap writes it: %w", name, err)
+	}
 	if described {
-		stamps.Add(path, st)
+		stamps.Add(path+segmentChecks, st)
 	}
 	return true, nil
 }
+
+// segmentChecks tags a segment's stamp with what was checked: the CRC and
+// the structure. A stamp an earlier braid made after reading the CRC only
+// names the bare file, matches nothing, and is dropped at the next Save,
+// so that segment is checked again in full.
+const segmentChecks = "+structure"
