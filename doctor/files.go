@@ -154,7 +154,8 @@ func Repair(dir string) ([]string, error) {
 		if err != nil {
 			return did, err
 		}
-		lex, err := lexical.Open(lp, false, nil)
+		// Stamped as written: the next open need not read the rebuilt index.
+		lex, err := lexical.Open(lp, false, st.Stamps(lp+indexdir.StampSuffix))
 		if err != nil {
 			st.Close()
 			return did, err

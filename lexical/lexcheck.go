@@ -43,19 +43,21 @@ func (l *Index) guard(f func() error) error {
 // altered segment panics (in goroutines of bleve's own, where it cannot be
 // recovered) at the first search or merge that reads the damaged part, or
 // at the open itself asks for terabytes (a fatal error, which no guard
-// recovers). Each segment's file ends with the CRC-32 of all that precedes
-// it. A segment that stamps (nil: none) says this user's braid checked
-// already is not read again; it returns how many segments it read.
-func openVerified(path string, stamps *indexdir.Stamps) (bleve.Index, int, error) {
+// recovers). Each segment is checked as checkSegment says. A segment that
+// stamps (nil: none) says this user's braid checked already is not read
+// again; it returns how many segments it read, and the names of those
+// present, found whole or stamped.
+func openVerified(path string, stamps *indexdir.Stamps) (bleve.Index, int, map[string]bool, error) {
 	root := filepath.Join(path, "store", "root.bolt")
 	if err := indexdir.CheckBolt(root, boltDamaged); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, 0, lexDamaged(path, err)
+		return nil, 0, nil, lexDamaged(path, err)
 	}
 	var idx bleve.Index
 	read := 0
+	var whole map[string]bool
 	err := indexdir.Guard(func(r any) error { return lexDamaged(path, r) }, func() error {
 		var err error
-		if read, err = verifySegments(path, stamps); err != nil {
+		if read, whole, err = verifySegments(path, stamps); err != nil {
 			if errors.Is(err, os.ErrPermission) {
 				return fmt.Errorf("open lexical index %s: %w", path, err)
 			}
@@ -75,38 +77,74 @@ func openVerified(path string, stamps *indexdir.Stamps) (bleve.Index, int, error
 		if idx != nil {
 			idx.Close()
 		}
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	return idx, read, nil
+	return idx, read, whole, nil
 }
 
-// verifySegments checks the CRC-32 of every segment file a snapshot in
-// the index's root.bolt names (bleve opens the newest snapshot whose
-// segments all open, so any of them may be read) but those stamps says
-// were checked already, stamps those it read, and returns how many it
-// read. A segment named but missing is left to bleve, which falls back to
-// an older snapshot (Check then refuses the index as behind
-// meta.db); a name that leaves the index's folder is damage.
-func verifySegments(path string, stamps *indexdir.Stamps) (int, error) {
+// verifySegments checks every segment file a snapshot in the index's
+// root.bolt names (bleve opens the newest snapshot whose segments all
+// open, so any of them may be read) but those stamps says were checked
+// already, stamps those it read, and returns how many it read and the
+// names of those present. A segment named but missing is left to bleve,
+// which falls back to an older snapshot (Check then refuses the index as
+// behind meta.db); a name that leaves the index's folder is damage.
+func verifySegments(path string, stamps *indexdir.Stamps) (int, map[string]bool, error) {
 	names, err := segmentNames(filepath.Join(path, "store", "root.bolt"))
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	read := 0
+	whole := map[string]bool{}
 	for _, name := range names {
 		if name == "" || name != filepath.Base(name) || name == "." || name == ".." {
-			return read, fmt.Errorf("root.bolt names a segment %q outside lexical.bleve/store", name)
+			return read, nil, fmt.Errorf("root.bolt names a segment %q outside lexical.bleve/store", name)
 		}
-		checked, err := checkSegment(filepath.Join(path, "store", name), stamps)
+		checked, present, err := checkSegment(filepath.Join(path, "store", name), stamps)
 		if err != nil {
-			return read, err
+			return read, nil, err
 		}
 		if checked {
 			read++
 		}
+		if present {
+			whole[name] = true
+		}
 	}
 	stamps.Save()
-	return read, nil
+	return read, whole, nil
+}
+
+// stampWritten stamps the segments the snapshots of the closed lexical
+// index at path name but its open did not find (opened: the segments it
+// found whole or stamped): those the writer's bleve wrote since,
+// persisting a batch or merging, from what braid gave it or from segments
+// checked already. They need no check of their own, which at a million
+// chunks would read 1.7 GB again at the next open. Best effort, as
+// Stamps.Save is: a segment left unstamped is checked at the next open.
+func stampWritten(path string, stamps *indexdir.Stamps, opened map[string]bool) {
+	if stamps == nil {
+		return
+	}
+	names, err := segmentNames(filepath.Join(path, "store", "root.bolt"))
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		if opened[name] || name == "" || name != filepath.Base(name) || name == "." || name == ".." {
+			continue
+		}
+		p := filepath.Join(path, "store", name)
+		f, err := confine.Open("", p)
+		if err != nil {
+			continue
+		}
+		if st, ok := indexdir.Fstat(f); ok {
+			stamps.Add(p+segmentChecks, st)
+		}
+		f.Close()
+	}
+	stamps.Save()
 }
 
 // segmentNames lists the segment files the snapshots in the scorch root
@@ -189,46 +227,46 @@ const (
 // crafting: a CRC anyone can fix, and zap trusts every count and offset in
 // the file. A file it checks is stamped as described before the read, so
 // one written during it is read again next time. It says whether it read
-// the file; a missing one is left to bleve (CheckEntries refused anything
-// but a file).
-func checkSegment(path string, stamps *indexdir.Stamps) (bool, error) {
+// the file and whether the file is there; a missing one is left to bleve
+// (CheckEntries refused anything but a file).
+func checkSegment(path string, stamps *indexdir.Stamps) (read, present bool, err error) {
 	f, err := confine.Open("", path)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return false, false, nil
 	} else if err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer f.Close()
 	st, described := indexdir.Fstat(f)
 	if described && stamps.Checked(path+segmentChecks, st) {
-		return false, nil
+		return false, true, nil
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return true, err
+		return true, true, err
 	}
 	name := filepath.Base(path)
 	if fi.Size() < 4 {
-		return true, fmt.Errorf("segment %s is truncated (%d bytes)", name, fi.Size())
+		return true, true, fmt.Errorf("segment %s is truncated (%d bytes)", name, fi.Size())
 	}
 	if fi.Size() != int64(int(fi.Size())) {
-		return true, fmt.Errorf("segment %s is larger than this machine can map (%d bytes)", name, fi.Size())
+		return true, true, fmt.Errorf("segment %s is larger than this machine can map (%d bytes)", name, fi.Size())
 	}
 	data, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return true, fmt.Errorf("map segment %s: %w", name, err)
+		return true, true, fmt.Errorf("map segment %s: %w", name, err)
 	}
 	defer unix.Munmap(data)
 	if crc32.ChecksumIEEE(data[:len(data)-4]) != binary.BigEndian.Uint32(data[len(data)-4:]) {
-		return true, fmt.Errorf("segment %s fails its checksum", name)
+		return true, true, fmt.Errorf("segment %s fails its checksum", name)
 	}
 	if err := checkZap(data); err != nil {
-		return true, fmt.Errorf("segment %s is not laid out as zap writes it: %w", name, err)
+		return true, true, fmt.Errorf("segment %s is not laid out as zap writes it: %w", name, err)
 	}
 	if described {
 		stamps.Add(path+segmentChecks, st)
 	}
-	return true, nil
+	return true, true, nil
 }
 
 // segmentChecks tags a segment's stamp with what was checked: the CRC and

@@ -110,8 +110,9 @@ type zapCheck struct {
 	stIndex   uint64 // the stored index: numDocs offsets, 8 bytes each
 	chunkMode uint32
 	fieldList []zapField
-	budget    int64 // bytes the postings may still cost to read
-	terms     int64 // bytes of terms the dictionaries may still hold
+	budget    int64           // bytes the postings may still cost to read
+	terms     int64           // bytes of terms the dictionaries may still hold
+	bm        *roaring.Bitmap // reused for each term's postings
 }
 
 // zapField is one field as the sections index gives it.
@@ -554,7 +555,10 @@ func (z *zapCheck) postings(v uint64) error {
 // believes it. The documents must be in order, fewer than the segment's,
 // and as many as claimed.
 func (z *zapCheck) bitmap(b []byte) (uint64, error) {
-	bm := roaring.New()
+	if z.bm == nil {
+		z.bm = roaring.New()
+	}
+	bm := z.bm
 	if _, err := bm.FromBuffer(b); err != nil {
 		return 0, fmt.Errorf("postings: %w", err)
 	}
@@ -566,13 +570,18 @@ func (z *zapCheck) bitmap(b []byte) (uint64, error) {
 		return 0, err
 	}
 	var count uint64
-	prev := -1
-	for it := bm.Iterator(); it.HasNext() && count <= claimed; count++ {
-		d := int(it.Next())
-		if d <= prev || uint64(d) >= z.numDocs {
-			return 0, errZap("postings with document %d after %d, in a segment of %d", d, prev, z.numDocs)
+	prev, bad := int64(-1), int64(-1)
+	bm.Iterate(func(x uint32) bool {
+		if int64(x) <= prev || uint64(x) >= z.numDocs || count >= claimed {
+			bad = int64(x)
+			return false
 		}
-		prev = d
+		prev = int64(x)
+		count++
+		return true
+	})
+	if bad >= 0 {
+		return 0, errZap("postings with document %d after %d (of %d claimed), in a segment of %d", bad, prev, claimed, z.numDocs)
 	}
 	if count != claimed {
 		return 0, errZap("postings claiming %d documents and holding %d", claimed, count)
@@ -644,35 +653,33 @@ func (z *zapCheck) locations(offset, docs uint64) (uint64, error) {
 		return 0, nil // termNotEncoded
 	}
 	var count uint64
+	fields := uint64(len(z.fieldList))
 	err := z.intChunks(offset, docs, func(from, to uint64) error {
-		for at := from; at < to; {
-			n, next, err := z.uvarint(at, to, "hit length")
-			if err != nil {
-				return err
+		c := z.mem[from:to]
+		for i := 0; i < len(c); {
+			n, next := uvarintAt(c, i)
+			if next < 0 || n > uint64(len(c)-next) {
+				return errZap("a hit at %d whose length is not in its chunk", from+uint64(i))
 			}
-			if !inside(next, n, to) {
-				return errZap("a hit of %d bytes at %d, past its chunk (%d)", n, next, to)
-			}
-			end := next + n
-			for at = next; at < end; {
+			hit := c[:next+int(n)]
+			for i = next; i < len(hit); count++ {
 				var v [5]uint64 // field, position, start, end, array positions
-				for i := range v {
-					if v[i], at, err = z.uvarint(at, end, "location"); err != nil {
-						return err
+				for k := range v {
+					if v[k], i = uvarintAt(hit, i); i < 0 {
+						return errZap("a location cut short in a hit at %d", from+uint64(next))
 					}
 				}
-				if v[0] >= uint64(len(z.fieldList)) {
-					return errZap("a location in field %d of %d", v[0], len(z.fieldList))
+				if v[0] >= fields {
+					return errZap("a location in field %d of %d", v[0], fields)
 				}
-				if v[4] > end-at {
-					return errZap("%d array positions in %d bytes", v[4], end-at)
+				if v[4] > uint64(len(hit)-i) {
+					return errZap("%d array positions in %d bytes", v[4], len(hit)-i)
 				}
 				for range v[4] {
-					if _, at, err = z.uvarint(at, end, "array position"); err != nil {
-						return err
+					if _, i = uvarintAt(hit, i); i < 0 {
+						return errZap("array positions cut short in a hit at %d", from+uint64(next))
 					}
 				}
-				count++
 			}
 		}
 		return nil
@@ -690,23 +697,39 @@ func (z *zapCheck) frequencies(offset, docs, locs uint64) (uint64, error) {
 	}
 	var hits uint64
 	err := z.intChunks(offset, docs, func(from, to uint64) error {
-		for at := from; at < to; hits++ {
-			fl, next, err := z.uvarint(at, to, "frequency")
-			if err != nil {
-				return err
+		c := z.mem[from:to]
+		for i := 0; i < len(c); hits++ {
+			var fl uint64
+			if fl, i = uvarintAt(c, i); i < 0 {
+				return errZap("a frequency cut short in a chunk at %d", from)
 			}
-			at = next
 			freq, hasLocs := fl>>1, fl&1 != 0
 			if hasLocs && freq > locs {
 				return errZap("a hit of frequency %d, with %d locations in all", freq, locs)
 			}
 			if freq > 0 {
-				if _, at, err = z.uvarint(at, to, "norm"); err != nil {
-					return err
+				if _, i = uvarintAt(c, i); i < 0 {
+					return errZap("a norm cut short in a chunk at %d", from)
 				}
 			}
 		}
 		return nil
 	})
 	return hits, err
+}
+
+// uvarintAt reads the varint at b[i:], which must end within b; it
+// returns the value and where the next starts, or -1 for none.
+func uvarintAt(b []byte, i int) (uint64, int) {
+	if i < len(b) && b[i] < 0x80 {
+		return uint64(b[i]), i + 1
+	}
+	if i >= len(b) {
+		return 0, -1
+	}
+	v, n := binary.Uvarint(b[i:])
+	if n <= 0 {
+		return 0, -1
+	}
+	return v, i + n
 }
