@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -90,25 +91,32 @@ func openVerified(path string, stamps *indexdir.Stamps) (bleve.Index, int, map[s
 // which falls back to an older snapshot (Check then refuses the index as
 // behind meta.db); a name that leaves the index's folder is damage.
 func verifySegments(path string, stamps *indexdir.Stamps) (int, map[string]bool, error) {
-	names, err := segmentNames(filepath.Join(path, "store", "root.bolt"))
+	segs, err := snapshotSegments(filepath.Join(path, "store", "root.bolt"))
 	if err != nil {
 		return 0, nil, err
 	}
 	read := 0
 	whole := map[string]bool{}
-	for _, name := range names {
+	for _, seg := range segs {
+		name := seg.name
 		if name == "" || name != filepath.Base(name) || name == "." || name == ".." {
 			return read, nil, fmt.Errorf("root.bolt names a segment %q outside lexical.bleve/store", name)
 		}
-		checked, present, err := checkSegment(filepath.Join(path, "store", name), stamps)
+		checked, docs, err := checkSegment(filepath.Join(path, "store", name), stamps)
 		if err != nil {
 			return read, nil, err
 		}
 		if checked {
 			read++
 		}
-		if present {
-			whole[name] = true
+		if docs < 0 {
+			continue // missing: left to bleve
+		}
+		whole[name] = true
+		for _, d := range seg.deleted {
+			if err := checkDocs(d, uint64(docs), true); err != nil {
+				return read, nil, fmt.Errorf("root.bolt's deleted documents of segment %s: %w", name, err)
+			}
 		}
 	}
 	stamps.Save()
@@ -150,6 +158,29 @@ func stampWritten(path string, stamps *indexdir.Stamps, opened map[string]bool) 
 // segmentNames lists the segment files the snapshots in the scorch root
 // at root name, each once; none when root does not exist.
 func segmentNames(root string) ([]string, error) {
+	segs, err := snapshotSegments(root)
+	names := make([]string, len(segs))
+	for i, s := range segs {
+		names[i] = s.name
+	}
+	return names, err
+}
+
+// snapshotSegment is a segment file the snapshots of a scorch root name,
+// and what they say of it: the bitmaps of its deleted documents, which
+// scorch drops from its searches and merges.
+type snapshotSegment struct {
+	name    string
+	deleted [][]byte
+}
+
+// snapshotSegments lists the segment files the snapshots in the scorch
+// root at root name, each once with each of its deleted bitmaps; none
+// when root does not exist. A snapshot of another segment format than
+// zap v16, or a segment with updated fields (what a mapping change leaves,
+// which braid never makes: merges take other paths through zap for it) is
+// refused.
+func snapshotSegments(root string) ([]snapshotSegment, error) {
 	if _, err := os.Lstat(root); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -161,8 +192,8 @@ func segmentNames(root string) ([]string, error) {
 		return nil, err
 	}
 	defer db.Close()
-	var names []string
-	seen := map[string]bool{}
+	var segs []snapshotSegment
+	at := map[string]int{}
 	err = db.View(func(tx *bolt.Tx) error {
 		snaps := tx.Bucket(scorchSnapshots)
 		if snaps == nil {
@@ -177,15 +208,28 @@ func segmentNames(root string) ([]string, error) {
 				if len(k) == 0 || k[0] == scorchInternal || k[0] == scorchMeta {
 					return nil
 				}
-				if p := snap.Bucket(k).Get(scorchPath); p != nil && !seen[string(p)] {
-					seen[string(p)] = true
-					names = append(names, string(p))
+				b := snap.Bucket(k)
+				p := b.Get(scorchPath)
+				if p == nil {
+					return nil
+				}
+				if b.Get(scorchUpdatedFields) != nil {
+					return fmt.Errorf("root.bolt says fields of segment %q were updated, which braid never does", p)
+				}
+				i, ok := at[string(p)]
+				if !ok {
+					i = len(segs)
+					at[string(p)] = i
+					segs = append(segs, snapshotSegment{name: string(p)})
+				}
+				if d := b.Get(scorchDeleted); d != nil {
+					segs[i].deleted = append(segs[i].deleted, bytes.Clone(d))
 				}
 				return nil
 			})
 		})
 	})
-	return names, err
+	return segs, err
 }
 
 // snapshotFormat checks that the snapshot snap says its segments are zap
@@ -207,10 +251,13 @@ func snapshotFormat(snap *bolt.Bucket) error {
 // The keys of scorch's root.bolt (bleve's index/scorch and util/keys.go):
 // the snapshots bucket, and in a snapshot the internal and metadata
 // buckets beside one bucket per segment, whose path key names its file;
-// the metadata's segment type and version.
+// in a segment's bucket, its deleted documents and updated fields; the
+// metadata's segment type and version.
 var (
 	scorchSnapshots      = []byte{'s'}
 	scorchPath           = []byte{'p'}
+	scorchDeleted        = []byte{'d'}
+	scorchUpdatedFields  = []byte("fields")
 	scorchSegmentType    = []byte("type")
 	scorchSegmentVersion = []byte("version")
 )
@@ -227,46 +274,51 @@ const (
 // crafting: a CRC anyone can fix, and zap trusts every count and offset in
 // the file. A file it checks is stamped as described before the read, so
 // one written during it is read again next time. It says whether it read
-// the file and whether the file is there; a missing one is left to bleve
-// (CheckEntries refused anything but a file).
-func checkSegment(path string, stamps *indexdir.Stamps) (read, present bool, err error) {
+// the file, and how many documents the segment holds: -1 when the file is
+// missing, which is left to bleve (CheckEntries refused anything but a
+// file).
+func checkSegment(path string, stamps *indexdir.Stamps) (read bool, docs int64, err error) {
 	f, err := confine.Open("", path)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, false, nil
+		return false, -1, nil
 	} else if err != nil {
-		return false, false, err
+		return false, -1, err
 	}
 	defer f.Close()
+	name := filepath.Base(path)
 	st, described := indexdir.Fstat(f)
 	if described && stamps.Checked(path+segmentChecks, st) {
-		return false, true, nil
+		var footer [zapFooterSize]byte
+		if _, err := f.ReadAt(footer[:], st.Size-zapFooterSize); err != nil {
+			return false, -1, fmt.Errorf("segment %s: %w", name, err)
+		}
+		return false, int64(binary.BigEndian.Uint64(footer[:])), nil
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return true, true, err
+		return true, -1, err
 	}
-	name := filepath.Base(path)
 	if fi.Size() < 4 {
-		return true, true, fmt.Errorf("segment %s is truncated (%d bytes)", name, fi.Size())
+		return true, -1, fmt.Errorf("segment %s is truncated (%d bytes)", name, fi.Size())
 	}
 	if fi.Size() != int64(int(fi.Size())) {
-		return true, true, fmt.Errorf("segment %s is larger than this machine can map (%d bytes)", name, fi.Size())
+		return true, -1, fmt.Errorf("segment %s is larger than this machine can map (%d bytes)", name, fi.Size())
 	}
 	data, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return true, true, fmt.Errorf("map segment %s: %w", name, err)
+		return true, -1, fmt.Errorf("map segment %s: %w", name, err)
 	}
 	defer unix.Munmap(data)
 	if crc32.ChecksumIEEE(data[:len(data)-4]) != binary.BigEndian.Uint32(data[len(data)-4:]) {
-		return true, true, fmt.Errorf("segment %s fails its checksum", name)
+		return true, -1, fmt.Errorf("segment %s fails its checksum", name)
 	}
 	if err := checkZap(data); err != nil {
-		return true, true, fmt.Errorf("segment %s is not laid out as zap writes it: %w", name, err)
+		return true, -1, fmt.Errorf("segment %s is not laid out as zap writes it: %w", name, err)
 	}
 	if described {
 		stamps.Add(path+segmentChecks, st)
 	}
-	return true, true, nil
+	return true, int64(binary.BigEndian.Uint64(data[len(data)-zapFooterSize:])), nil
 }
 
 // segmentChecks tags a segment's stamp with what was checked: the CRC and

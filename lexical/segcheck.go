@@ -43,8 +43,14 @@ import (
 // panic where it is read, which Guard turns into an error. Everything
 // read in postings is counted, and a segment whose postings overlap so
 // that reading them all costs more than a few times its size is refused:
-// zap writes each once.
-func checkZap(data []byte) error {
+// zap writes each once. A panic of vellum's, decoding a dictionary state,
+// is an error too.
+func checkZap(data []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errZap("a dictionary vellum cannot read (%v)", r)
+		}
+	}()
 	if len(data) < zapFooterSize {
 		return fmt.Errorf("%d bytes, shorter than a zap footer", len(data))
 	}
@@ -189,6 +195,7 @@ func (z *zapCheck) sections(pos uint64) error {
 	if n > zapMaxFields || n > (size-pos)/8 {
 		return errZap("%d fields, with room for %d", n, (size-pos)/8)
 	}
+	names := map[string]bool{}
 	for id := range n {
 		addr, err := z.u64(pos+8*id, "field address")
 		if err != nil {
@@ -198,7 +205,18 @@ func (z *zapCheck) sections(pos uint64) error {
 		if err != nil {
 			return fmt.Errorf("field %d: %w", id, err)
 		}
+		if names[f.name] {
+			return errZap("field %q twice", f.name)
+		}
+		names[f.name] = true
 		z.fieldList = append(z.fieldList, f)
+	}
+	// zap writes the documents' ids as field 0, with a dictionary: a merge
+	// takes each document's first stored value of field 0 as its id, and
+	// a lookup by id reads that dictionary (in bleve's goroutines, where a
+	// panic is fatal).
+	if z.numDocs > 0 && (len(z.fieldList) == 0 || z.fieldList[0].name != "_id" || z.fieldList[0].dict == 0) {
+		return errZap("no dictionary of ids as field 0")
 	}
 	return nil
 }
@@ -254,6 +272,12 @@ func (z *zapCheck) field(addr uint64) (zapField, error) {
 		}
 		seen[typ] = true
 	}
+	if !seen[sectionInvertedText] {
+		// zap keeps a dictionary offset per inverted-text section and
+		// looks one up per field: without one, every later field's is off
+		// by one, past the end at the last (a panic in bleve's goroutines).
+		return f, errZap("no inverted-text section")
+	}
 	return f, nil
 }
 
@@ -274,9 +298,10 @@ func (z *zapCheck) docValues(f *zapField) error {
 		return errZap("%d bytes of chunk offsets in %d bytes", offsetsLen, end-16-start)
 	}
 	offsetsAt := end - 16 - offsetsLen
-	// Doc values are chunked by 1,024 documents (LegacyChunkMode).
-	if limit := z.numDocs/1024 + 1; numChunks > limit || numChunks > offsetsLen {
-		return errZap("%d chunks, for %d documents in %d bytes of offsets", numChunks, z.numDocs, offsetsLen)
+	// Doc values are chunked by 1,024 documents (LegacyChunkMode), and zap
+	// looks a document's chunk up without asking whether it is there.
+	if want := (z.numDocs-1)/1024 + 1; numChunks != want || numChunks > offsetsLen {
+		return errZap("%d chunks, for %d documents (want %d) in %d bytes of offsets", numChunks, z.numDocs, want, offsetsLen)
 	}
 	data := offsetsAt - start // the chunks lie before their offsets
 	var prev uint64
@@ -355,8 +380,12 @@ func snappyLen(b []byte) (uint64, error) {
 // DocID read them: offsets, lengths, the snappy length of what is
 // compressed, and each field's array positions.
 func (z *zapCheck) stored() error {
+	var end uint64 // of the document before: a merge copies them as one run
 	for doc := range z.numDocs {
 		off := binary.BigEndian.Uint64(z.mem[z.stIndex+8*doc:])
+		if off < end {
+			return errZap("document %d stored at %d, before the end of the one before (%d)", doc, off, end)
+		}
 		metaLen, at, err := z.uvarint(off, z.stIndex, "stored meta length")
 		if err != nil {
 			return fmt.Errorf("document %d: %w", doc, err)
@@ -369,6 +398,7 @@ func (z *zapCheck) stored() error {
 			return errZap("document %d: %d and %d bytes at %d, past the stored fields (%d)", doc, metaLen, dataLen, at, z.stIndex)
 		}
 		meta, data := at, at+metaLen
+		end = data + dataLen
 		idLen, m, err := z.uvarint(meta, data, "id length")
 		if err != nil {
 			return fmt.Errorf("document %d: %w", doc, err)
@@ -410,6 +440,7 @@ func (z *zapCheck) stored() error {
 type fstState interface {
 	Address() int
 	Final() bool
+	FinalOutput() uint64
 	NumTransitions() int
 	TransitionAt(i int) byte
 	TransitionFor(b byte) (int, int, uint64)
@@ -458,6 +489,7 @@ func (z *zapCheck) dictionary(f *zapField) error {
 			return errZap("a dictionary state of type %T", s)
 		}
 		addr, n := st.Address(), st.NumTransitions()
+		st.FinalOutput()                    // read as an iterator reads it: a panic here is Guard's
 		if n == 0 && !st.Final() && i > 0 { // the root of an empty dictionary leads nowhere
 			return errZap("a dictionary state at %d that leads nowhere", addr)
 		}
@@ -549,30 +581,45 @@ func (z *zapCheck) postings(v uint64) error {
 	return nil
 }
 
-// bitmap checks a roaring bitmap of documents: roaring bounds what it
-// allocates itself, but a container may claim a cardinality its contents
-// do not hold, and zap's Count (which braid's block bounds allocate by)
-// believes it. The documents must be in order, fewer than the segment's,
-// and as many as claimed.
+// bitmap checks a term's roaring bitmap of documents (checkDocs), one at
+// least, and returns how many there are.
 func (z *zapCheck) bitmap(b []byte) (uint64, error) {
 	if z.bm == nil {
 		z.bm = roaring.New()
 	}
-	bm := z.bm
-	if _, err := bm.FromBuffer(b); err != nil {
+	n, err := docsIn(z.bm, b, z.numDocs, false)
+	if err != nil {
 		return 0, fmt.Errorf("postings: %w", err)
 	}
-	claimed := bm.GetCardinality()
-	if claimed == 0 || claimed > z.numDocs {
-		return 0, errZap("postings of %d documents, in a segment of %d", claimed, z.numDocs)
-	}
-	if err := z.charge(claimed); err != nil {
+	return n, z.charge(n)
+}
+
+// checkDocs checks a roaring bitmap of documents of a segment of docs
+// documents (docsIn); empty says whether it may hold none.
+func checkDocs(b []byte, docs uint64, empty bool) error {
+	_, err := docsIn(roaring.New(), b, docs, empty)
+	return err
+}
+
+// docsIn reads the roaring bitmap b into bm and checks it holds documents
+// of a segment of docs: roaring bounds what it allocates itself, but a
+// container may claim a cardinality its contents do not hold, and zap
+// believes it (braid's block bounds allocate by a postings list's Count, a
+// merge by a segment's documents less its deleted ones). The documents
+// must be in order, fewer than the segment's, and as many as claimed; it
+// returns how many.
+func docsIn(bm *roaring.Bitmap, b []byte, docs uint64, empty bool) (uint64, error) {
+	if _, err := bm.FromBuffer(b); err != nil {
 		return 0, err
+	}
+	claimed := bm.GetCardinality()
+	if claimed == 0 && !empty || claimed > docs {
+		return 0, errZap("%d documents, in a segment of %d", claimed, docs)
 	}
 	var count uint64
 	prev, bad := int64(-1), int64(-1)
 	bm.Iterate(func(x uint32) bool {
-		if int64(x) <= prev || uint64(x) >= z.numDocs || count >= claimed {
+		if int64(x) <= prev || uint64(x) >= docs || count >= claimed {
 			bad = int64(x)
 			return false
 		}
@@ -581,10 +628,10 @@ func (z *zapCheck) bitmap(b []byte) (uint64, error) {
 		return true
 	})
 	if bad >= 0 {
-		return 0, errZap("postings with document %d after %d (of %d claimed), in a segment of %d", bad, prev, claimed, z.numDocs)
+		return 0, errZap("document %d after %d (of %d claimed), in a segment of %d", bad, prev, claimed, docs)
 	}
 	if count != claimed {
-		return 0, errZap("postings claiming %d documents and holding %d", claimed, count)
+		return 0, errZap("claiming %d documents and holding %d", claimed, count)
 	}
 	return count, nil
 }

@@ -18,8 +18,6 @@ import (
 // 16 bytes are the length of its chunk offsets and its chunk count.
 const zapFooter = 4 + 4 + 4 + 8 + 8 + 8 + 8 + 8
 
-var errNoDocValues = errors.New("formattest: no field with doc values in the segment")
-
 // FixZapCRC sets the last four bytes of the zap segment seg to the CRC-32
 // of all that precedes them, as an attacker who edited it would.
 func FixZapCRC(seg []byte) {
@@ -41,10 +39,20 @@ func ZapFooterOf(seg []byte) ZapFooter {
 	return ZapFooter{NumDocs: f, StoredIndex: f + 8, FieldsIndex: f + 16, SectionsIndex: f + 24, DocValues: f + 32, ChunkMode: f + 40, Version: f + 44}
 }
 
-// ZapDocValueHeaders are the offsets, in the zap v16 segment seg, of the
-// 16-byte doc-value header (chunk offsets' length, then chunk count, big
-// endian) of each field that has doc values.
-func ZapDocValueHeaders(seg []byte) ([]int, error) {
+// ZapField is one field of a zap v16 segment, as ZapFields finds it: its
+// name, and the offsets in the segment of its 16-byte doc-value header
+// (the chunk offsets' length, then the chunk count, big endian; -1 when
+// it has no doc values) and of its dictionary (a varint length, then a
+// vellum FST; 0 when it has none).
+type ZapField struct {
+	Name           string
+	DocValueHeader int
+	Dict           int
+}
+
+// ZapFields lists the fields of the zap v16 segment seg that have an
+// inverted-text section.
+func ZapFields(seg []byte) ([]ZapField, error) {
 	if len(seg) < zapFooter {
 		return nil, errors.New("formattest: not a zap segment")
 	}
@@ -68,20 +76,18 @@ func ZapDocValueHeaders(seg []byte) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []int
+	var out []ZapField
 	for f := uint64(0); f < numFields; f++ {
 		if pos+8 > uint64(len(mem)) {
 			return nil, errors.New("formattest: fields past the segment")
 		}
 		addr := binary.BigEndian.Uint64(mem[pos:])
 		pos += 8
-		if addr == 0 {
-			continue
-		}
 		nameLen, at, err := uv(addr)
-		if err != nil {
-			return nil, err
+		if err != nil || at+nameLen > uint64(len(mem)) {
+			return nil, errors.New("formattest: a field name past the segment")
 		}
+		name := string(mem[at : at+nameLen])
 		sections, at, err := uv(at + nameLen)
 		if err != nil {
 			return nil, err
@@ -99,17 +105,20 @@ func ZapDocValueHeaders(seg []byte) ([]int, error) {
 			if err != nil {
 				return nil, err
 			}
-			end, _, err := uv(next)
+			end, next, err := uv(next)
 			if err != nil {
 				return nil, err
 			}
-			if start != math.MaxUint64 && end >= 16 && end <= uint64(len(mem)) {
-				out = append(out, int(end-16))
+			dict, _, err := uv(next)
+			if err != nil {
+				return nil, err
 			}
+			f := ZapField{Name: name, DocValueHeader: -1, Dict: int(dict)}
+			if start != math.MaxUint64 && end >= 16 && end <= uint64(len(mem)) {
+				f.DocValueHeader = int(end - 16)
+			}
+			out = append(out, f)
 		}
-	}
-	if len(out) == 0 {
-		return nil, errNoDocValues
 	}
 	return out, nil
 }
@@ -118,12 +127,17 @@ func ZapDocValueHeaders(seg []byte) ([]int, error) {
 // chunk count of its first field with doc values set to n and its CRC
 // fixed: at n = 2^40, zap asks for 8 TiB when it opens the segment.
 func CraftZapDocValueChunks(seg []byte, n uint64) ([]byte, error) {
-	at, err := ZapDocValueHeaders(seg)
+	fields, err := ZapFields(seg)
 	if err != nil {
 		return nil, err
 	}
-	out := append([]byte(nil), seg...)
-	binary.BigEndian.PutUint64(out[at[0]+8:], n)
-	FixZapCRC(out)
-	return out, nil
+	for _, f := range fields {
+		if f.DocValueHeader >= 0 {
+			out := append([]byte(nil), seg...)
+			binary.BigEndian.PutUint64(out[f.DocValueHeader+8:], n)
+			FixZapCRC(out)
+			return out, nil
+		}
+	}
+	return nil, errors.New("formattest: no field with doc values in the segment")
 }
