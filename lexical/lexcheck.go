@@ -3,11 +3,13 @@ package lexical
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/braidsearch/braid/indexdir"
@@ -51,6 +53,12 @@ func (l *Index) guard(f func() error) error {
 func openVerified(path string, stamps *indexdir.Stamps) (bleve.Index, int, map[string]bool, error) {
 	root := filepath.Join(path, "store", "root.bolt")
 	if err := indexdir.CheckBolt(root, boltDamaged); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, 0, nil, lexDamaged(path, err)
+	}
+	if err := checkMeta(filepath.Join(path, "index_meta.json")); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return nil, 0, nil, fmt.Errorf("open lexical index %s: %w", path, err)
+		}
 		return nil, 0, nil, lexDamaged(path, err)
 	}
 	var idx bleve.Index
@@ -204,6 +212,9 @@ func snapshotSegments(root string) ([]snapshotSegment, error) {
 			if err := snapshotFormat(snap); err != nil {
 				return err
 			}
+			if err := checkMapping(snap); err != nil {
+				return err
+			}
 			return snap.ForEachBucket(func(k []byte) error {
 				if len(k) == 0 || k[0] == scorchInternal || k[0] == scorchMeta {
 					return nil
@@ -232,6 +243,70 @@ func snapshotSegments(root string) ([]snapshotSegment, error) {
 	return segs, err
 }
 
+// checkMeta checks bleve's index_meta.json at path says what bleve.New
+// wrote for braid: a scorch index over boltdb, with no configuration. It
+// names the index type bleve opens (another has other files and parsers)
+// and a configuration scorch takes over its defaults (persister workers,
+// merge plans) and that runtime options do not replace.
+func checkMeta(path string) error {
+	b, err := confine.ReadConfig(path, 4<<10)
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return err
+		}
+		return fmt.Errorf("index_meta.json: %w", err)
+	}
+	var m struct {
+		Storage   string         `json:"storage"`
+		IndexType string         `json:"index_type"`
+		Config    map[string]any `json:"config"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || m.Storage != "boltdb" || m.IndexType != "scorch" || len(m.Config) > 0 {
+		return fmt.Errorf("index_meta.json is not what braid writes (a scorch index over boltdb, no configuration): %.80q", b)
+	}
+	return nil
+}
+
+// lexMappingJSON is lexMapping as bleve keeps it in an index, in the
+// canonical form mappingJSON gives.
+var lexMappingJSON = sync.OnceValue(func() string {
+	b, err := json.Marshal(lexMapping())
+	if err != nil {
+		panic("lexical: the built-in mapping does not marshal: " + err.Error()) // a programming error, caught by every test
+	}
+	s, _ := mappingJSON(b)
+	return s
+})
+
+// mappingJSON is the mapping b (JSON) with its keys in order.
+func mappingJSON(b []byte) (string, error) {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return "", err
+	}
+	c, err := json.Marshal(v)
+	return string(c), err
+}
+
+// checkMapping checks that the mapping a snapshot keeps (its internal
+// bucket's _mapping, which bleve analyses every document and query with)
+// is braid's: a custom analysis (an n-gram filter with a wide range, a
+// tokenizer of its own) could make a chunk cost gigabytes to index.
+func checkMapping(snap *bolt.Bucket) error {
+	in := snap.Bucket([]byte{scorchInternal})
+	if in == nil {
+		return nil // bleve reads no mapping from this snapshot: it keeps the one it has
+	}
+	b := in.Get(scorchMapping)
+	if b == nil {
+		return nil
+	}
+	if m, err := mappingJSON(b); err != nil || m != lexMappingJSON() {
+		return errors.New("root.bolt holds a field mapping that is not braid's")
+	}
+	return nil
+}
+
 // snapshotFormat checks that the snapshot snap says its segments are zap
 // v16, the only format braid writes and the one checkZap knows: scorch
 // opens them with the segment plugin the snapshot names (v11 to v16).
@@ -258,6 +333,7 @@ var (
 	scorchPath           = []byte{'p'}
 	scorchDeleted        = []byte{'d'}
 	scorchUpdatedFields  = []byte("fields")
+	scorchMapping        = []byte("_mapping")
 	scorchSegmentType    = []byte("type")
 	scorchSegmentVersion = []byte("version")
 )
