@@ -12,39 +12,46 @@ import (
 
 // checkZap checks that the zap segment data (a whole .zap file, CRC
 // included) is laid out as zap v16 writes it, as far as anything zap or
-// braid reads from it sizes an allocation, a loop or a seek: a CRC catches
-// damage, not crafting, and zap trusts every count and offset in the file
-// (a doc-value chunk count of 2^40, CRC fixed, made zap ask for 8 TiB at
-// open: a fatal error, which nothing recovers). It mirrors zap's reads
-// (zapx/v16 v16.2.8: segment.go Open, loadConfig, loadFieldsNew,
-// loadDvReaders; docvalues.go; read.go; posting.go; intDecoder.go) with a
-// bound on each:
+// braid reads from it sizes an allocation, a loop or a seek, or indexes a
+// slice in one of bleve's goroutines (where a panic is fatal): a CRC
+// catches damage, not crafting, and zap trusts every count and offset in
+// the file (a doc-value chunk count of 2^40, CRC fixed, made zap ask for
+// 8 TiB at open: a fatal error, which nothing recovers). It mirrors zap's
+// reads (zapx/v16 v16.2.8: segment.go Open, loadConfig, loadFieldsNew,
+// loadDvReaders, visitStoredFields, DocNumbers; docvalues.go; read.go;
+// posting.go; intDecoder.go; merge.go and section_inverted_text_index.go
+// for a merge) with a bound on each:
 //
 //   - the footer: version 16, a chunk mode zap knows, every offset inside
 //     the file, and as many documents as the stored index has room for;
-//   - the sections index and each field: its name and sections inside the
-//     file, no vector or synonym section (braid writes neither);
-//   - each field's doc values: the chunk count and the length of the chunk
-//     offsets within the doc values, each chunk inside them, and in each
-//     chunk as many documents as it has bytes for and a snappy length it
-//     could decode to;
-//   - each document's stored fields: inside the file, and a snappy length
-//     and array positions their bytes could hold;
+//   - the sections index and each field: a name of its own and sections
+//     inside the file, one inverted-text section (zap numbers dictionaries
+//     by it), no vector or synonym section (braid writes neither), and the
+//     ids as field 0 with a dictionary;
+//   - each field's doc values: one chunk per 1,024 documents, the chunk
+//     offsets within the doc values and in order, and in each chunk as many
+//     documents as it has bytes for, each a document of the segment, and a
+//     snappy length its bytes could decode to;
+//   - each document's stored fields: in order, inside the stored section,
+//     and a snappy length, values and array positions their bytes could
+//     hold;
 //   - each field's dictionary: a vellum FST whose every transition leads
 //     to a lower address (zap writes children first; a cycle would make an
-//     iterator's key grow without end), with no more terms than it has
-//     bytes, and each term's postings: a roaring bitmap of no more
-//     documents than the segment has, frequencies and locations inside the
-//     file, a term frequency no larger than the term's locations (zap
-//     allocates that many), and array positions their bytes could hold.
+//     iterator's key grow without end), in order, and whose every state
+//     leads to a term; all dictionaries together holding no more terms
+//     than the doc values and ids could (termsPerByte);
+//   - each term's postings: a roaring bitmap of documents of the segment,
+//     in order and as many as it claims, frequencies for each and locations
+//     in chunks zap's chunk size gives, each inside the file, a frequency
+//     no larger than the term's locations (zap allocates that many), and
+//     array positions their bytes could hold.
 //
-// What zap would only find odd (a document number in a bitmap past the
-// segment's end, a term out of order) is left to it: it is an error or a
-// panic where it is read, which Guard turns into an error. Everything
-// read in postings is counted, and a segment whose postings overlap so
-// that reading them all costs more than a few times its size is refused:
-// zap writes each once. A panic of vellum's, decoding a dictionary state,
-// is an error too.
+// Everything read in postings is counted, and a segment whose postings
+// overlap so that reading them all costs more than a few times its size
+// is refused: zap writes each once. A panic of vellum's, decoding a
+// dictionary state, is an error too. readAll (zapread_test.go) reads
+// whatever this accepts through zap, merges included, in the tests and
+// in FuzzSegmentOpen.
 func checkZap(data []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
