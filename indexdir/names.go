@@ -6,6 +6,8 @@ const (
 	StoreFile   = "meta.db"
 	LexicalDir  = "lexical.bleve"
 	VersionFile = "VERSION"
+	// SettingsFile holds the index's settings (package settings).
+	SettingsFile = "settings.json"
 	// StoreDir holds the document store; its blobs are in StoreDir/blobs.
 	StoreDir = "store"
 )
