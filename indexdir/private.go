@@ -50,8 +50,9 @@ func Tighten(dir string) string {
 	}
 	// The folder first, which closes every file in it at once, and
 	// meta.db, every chunk's text, next: the note names what it did first.
-	folder := ""
-	if foreign == "" {
+	fi, err := os.Stat(dir) // the index directory may be a link
+	loose := err == nil && fi.Mode().Perm()&0o077 != 0
+	if loose && foreign == "" {
 		t.tighten(dir)
 	}
 	if i := slices.IndexFunc(ents, func(e fs.DirEntry) bool { return e.Name() == StoreFile }); i > 0 {
@@ -59,26 +60,22 @@ func Tighten(dir string) string {
 		ents = append([]fs.DirEntry{store}, slices.Delete(ents, i, i+1)...)
 	}
 	for _, e := range ents {
-		name := e.Name()
-		if !ownName(name) {
+		if !ownName(e.Name()) {
 			continue
 		}
-		p := filepath.Join(dir, name)
-		switch {
-		case e.Type().IsRegular():
-			t.tighten(p)
-			continue
-		case !e.IsDir():
-			continue // braid serve's socket, made 0600 (relay.Listen)
-		}
-		_ = filepath.WalkDir(p, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && (d.IsDir() || d.Type().IsRegular()) {
+		// One lstat a file; only one open to others is opened and changed.
+		_ = filepath.WalkDir(filepath.Join(dir, e.Name()), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() && !d.Type().IsRegular() {
+				return nil // a link; braid serve's socket, made 0600 (relay.Listen); a folder that cannot be read
+			}
+			if fi, err := d.Info(); err == nil && fi.Mode().Perm()&0o077 != 0 {
 				t.tighten(p)
 			}
-			return nil // a folder that cannot be read is left as it is
+			return nil
 		})
 	}
-	if fi, err := os.Stat(dir); foreign != "" && err == nil && fi.Mode().Perm()&0o077 != 0 && len(t.changed)+t.failed > 0 {
+	folder := ""
+	if loose && foreign != "" && len(t.changed)+t.failed > 0 {
 		folder = fmt.Sprintf("; left the folder %o: it holds %s, which braid did not write", fi.Mode().Perm(), foreign)
 	}
 	return t.note(folder)
