@@ -43,7 +43,7 @@ func Tighten(dir string) string {
 	t := &tightening{dir: dir}
 	foreign := ""
 	for _, e := range ents {
-		if !ownName(e.Name()) {
+		if !ownName(e.Name()) && e.Name() != PromptsDir { // the user's prompts: an index's, but left as they are
 			foreign = e.Name()
 			break
 		}

@@ -37,8 +37,9 @@ func put(t *testing.T, p string, m fs.FileMode) {
 // Tighten makes an index laid out by an older braid (folder 0755, files
 // 0644) owner-only, through every folder braid keeps, in one line, and
 // says nothing the second time; it never follows a link, never touches a
-// socket, never loosens a mode, and leaves a folder that holds files
-// braid did not write (and those files) as they are.
+// socket or the user's prompt files, never loosens a mode, and leaves a
+// folder that holds files braid did not write (and those files) as they
+// are.
 func TestTighten(t *testing.T) {
 	root := t.TempDir()
 	outside := filepath.Join(root, "outside.txt")
@@ -54,6 +55,7 @@ func TestTighten(t *testing.T) {
 		LexicalDir + "/store/000000000002.zap":         0o644,
 		StoreDir + "/blobs/ab/ab01":                    0o644,
 		StoreDir + "/blobs/ab/read-only-for-the-owner": 0o400,
+		PromptsDir + "/PROMPT-mine.md":                 0o644,
 	} {
 		put(t, filepath.Join(dir, name), m)
 	}
@@ -92,6 +94,10 @@ func TestTighten(t *testing.T) {
 			want = sockMode
 		case filepath.Base(p) == "read-only-for-the-owner":
 			want = 0o400
+		case filepath.Base(p) == "PROMPT-mine.md": // the user's, in a folder now closed to others
+			want = 0o644
+		case p == filepath.Join(dir, PromptsDir):
+			want = 0o755
 		}
 		if got := mode(t, p); got != want {
 			t.Errorf("%s: mode %o after Tighten, want %o", p, got, want)
