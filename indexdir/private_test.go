@@ -86,6 +86,8 @@ func TestTighten(t *testing.T) {
 		}
 		want := FileMode
 		switch {
+		case p == filepath.Join(dir, PromptsDir):
+			want = 0o755
 		case d.IsDir():
 			want = DirMode
 		case d.Type()&fs.ModeSymlink != 0:
@@ -96,8 +98,6 @@ func TestTighten(t *testing.T) {
 			want = 0o400
 		case filepath.Base(p) == "PROMPT-mine.md": // the user's, in a folder now closed to others
 			want = 0o644
-		case p == filepath.Join(dir, PromptsDir):
-			want = 0o755
 		}
 		if got := mode(t, p); got != want {
 			t.Errorf("%s: mode %o after Tighten, want %o", p, got, want)
