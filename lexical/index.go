@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -181,6 +182,14 @@ func Open(path string, readOnly bool, stamps *indexdir.Stamps) (*Index, error) {
 		}
 		idx, err := bleve.New(path, lexMapping())
 		if err != nil {
+			return nil, fmt.Errorf("create lexical index: %w", err)
+		}
+		// bleve makes the folder 0700, its segments and root.bolt 0600,
+		// but index_meta.json with the umask's mode (0644): owner-only
+		// like the rest of the index (indexdir.FileMode). Inside the 0700
+		// folder no one else could reach it meanwhile.
+		if err := os.Chmod(filepath.Join(path, "index_meta.json"), indexdir.FileMode); err != nil {
+			idx.Close()
 			return nil, fmt.Errorf("create lexical index: %w", err)
 		}
 		return &Index{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes)}, nil
