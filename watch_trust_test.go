@@ -3,6 +3,7 @@ package braid_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -107,5 +108,65 @@ func TestWatchSkipsUntrustedSources(t *testing.T) {
 	}
 	if got := hits(t, e, "ospreyx"); len(got) != 0 {
 		t.Errorf("a change under the untrusted source was indexed: %v", got)
+	}
+}
+
+// A source whose folder comes to pass through a symbolic link while it is
+// watched is dropped before a rescan walks wherever the link leads.
+func TestWatchDropsAMovedSource(t *testing.T) {
+	base := t.TempDir()
+	src := filepath.Join(base, "a", "vault")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "n.md"), []byte("# N\n\nthe heron\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := openEngine(t, nil)
+	if _, err := e.Index(context.Background(), []braid.SourceSpec{{Path: src}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	warned := make(chan error, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- e.Watch(ctx, nil, &braid.WatchOptions{Rescan: time.Millisecond, Ready: func() { close(ready) }, Warn: func(err error) { warned <- err }})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Watch: %v", err)
+		}
+	}()
+	guard := time.After(testenv.Guard)
+	select {
+	case <-ready:
+	case <-guard:
+		t.Fatalf("Ready not called within %v", testenv.Guard)
+	}
+	// a becomes a link to a folder elsewhere with a vault of its own.
+	elsewhere := filepath.Join(base, "elsewhere")
+	if err := os.MkdirAll(filepath.Join(elsewhere, "vault", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(base, "a"), filepath.Join(base, "a-old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(base, "a")); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case err := <-warned:
+			if errors.Is(err, braid.ErrMoved) {
+				if !strings.Contains(err.Error(), "no longer watching "+src) {
+					t.Errorf("warning %v, want it to name %s", err, src)
+				}
+				return
+			}
+		case <-guard:
+			t.Fatalf("the moved source was not dropped within %v", testenv.Guard)
+		}
 	}
 }
