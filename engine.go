@@ -57,6 +57,10 @@ var (
 	ErrSchemaVersion = indexdir.ErrSchemaVersion
 	ErrEmptyQuery    = query.ErrEmptyQuery
 	ErrQueryTooLong  = query.ErrQueryTooLong
+	// ErrUntrusted and ErrMoved: a source braid will not read (see
+	// Source.Usable).
+	ErrUntrusted = index.ErrUntrusted
+	ErrMoved     = index.ErrMoved
 )
 
 // Types of reading documents that a search's answers hold, defined beside
