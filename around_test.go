@@ -87,7 +87,7 @@ func TestExcerpt(t *testing.T) {
 		t.Fatalf("search: %v %+v", err, res)
 	}
 	h := res.Results[0]
-	x, err := e.Notes().Excerpt(h.ID, h.Line, h.Marked(), 1, 1)
+	x, err := e.Notes().Excerpt(context.Background(), h.ID, h.Line, h.Marked(), 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,13 +102,13 @@ func TestExcerpt(t *testing.T) {
 	// its end is cut to it.
 	h.Line = braid.Lines{Start: len(lines) + 5, End: len(lines) + 9}
 	h.Highlights = nil
-	if x, err := e.Notes().Excerpt(h.ID, h.Line, h.Marked(), 2, 2); err != nil || len(x.Lines) == 0 || x.Start+len(x.Lines)-1 > len(lines) {
+	if x, err := e.Notes().Excerpt(context.Background(), h.ID, h.Line, h.Marked(), 2, 2); err != nil || len(x.Lines) == 0 || x.Start+len(x.Lines)-1 > len(lines) {
 		t.Errorf("excerpt past the end: %+v, %v", x, err)
 	}
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Notes().Excerpt(res.Results[0].ID, res.Results[0].Line, res.Results[0].Marked(), 1, 1); err == nil {
+	if _, err := e.Notes().Excerpt(context.Background(), res.Results[0].ID, res.Results[0].Line, res.Results[0].Marked(), 1, 1); err == nil {
 		t.Error("excerpt of a deleted file succeeded")
 	}
 }

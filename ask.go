@@ -94,7 +94,7 @@ func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pac
 	for i, h := range res.Results {
 		hits[i] = evidence.Hit{ChunkID: h.ChunkID, Score: h.Score, Words: h.Marked()}
 	}
-	p, err := evidence.Fill(ctx, hits, budget, evidence.Reader{Chunk: func(id string) (*Chunk, error) { return e.chunkByID(ctx, id) }, Cite: e.nt.Cite})
+	p, err := evidence.Fill(ctx, hits, budget, evidence.Reader{Chunk: e.chunkByID, Cite: e.nt.Cite})
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func TestAsk(t *testing.T) {
 	}
 	overlaps, lastEnd := 0, 0
 	for _, id := range guide.ChunkIDs {
-		c, err := e.Notes().Cite(id)
+		c, err := e.Notes().Cite(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func checkPack(t *testing.T, e *braid.Engine, dir string, p *braid.Pack, budget 
 				t.Errorf("tag %q, want %q", ps.Tag, want)
 			}
 			if !ps.Cut {
-				c, err := e.Notes().Cite(ps.ChunkID)
+				c, err := e.Notes().Cite(context.Background(), ps.ChunkID)
 				if err != nil || c.Tag != ps.Tag {
 					t.Errorf("uncut passage tag %q, Cite says %+v, %v", ps.Tag, c, err)
 				}
@@ -226,7 +226,7 @@ func TestEmptyIndexSays(t *testing.T) {
 	}
 	t.Cleanup(func() { e.Close() })
 	zero := 0.0
-	want := "braid: no documents indexed yet in " + dir + "; run braid index PATH"
+	want := "no documents indexed yet in " + dir + "; run braid index PATH"
 	for _, tc := range []struct {
 		name string
 		run  func() error

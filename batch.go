@@ -43,11 +43,7 @@ func Batch(ctx context.Context, e *Engine, in io.Reader, out io.Writer, opt Batc
 	panicked := func(line int, text []byte, v any) any {
 		return batchAnswer{ID: batch.ID(text), Line: line, Error: fmt.Sprintf("internal error: the search panicked (%v); the other queries went on; please report it", v)}
 	}
-	sum, err := batch.Run(ctx, in, out, opt, answer, panicked)
-	if err != nil {
-		return sum, fmt.Errorf("braid: %w", err)
-	}
-	return sum, nil
+	return batch.Run(ctx, in, out, opt, answer, panicked)
 }
 
 // batchSearch runs one query of Batch; a test replaces it to make a query

@@ -12,6 +12,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/grep"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // writeVault creates a small vault and returns its directory.
@@ -91,7 +92,7 @@ func TestIndexAndSearch(t *testing.T) {
 	}
 
 	// One hit per document by default; --chunks gives every chunk.
-	res, _ = e.Search(ctx, "tomatoes", braid.SearchOptions{})
+	res = testenv.Must1(e.Search(ctx, "tomatoes", braid.SearchOptions{}))(t)
 	docs := map[string]bool{}
 	for _, h := range res.Results {
 		if docs[h.ID] {
@@ -180,9 +181,9 @@ func TestIncremental(t *testing.T) {
 		t.Errorf("re-index unchanged: %+v, want 3 unchanged and nothing else", sum)
 	}
 	// Change one, delete one, add one.
-	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nalpha zulu\n"), 0o644)
-	os.Remove(filepath.Join(dir, "b.md"))
-	os.WriteFile(filepath.Join(dir, "d.md"), []byte("# D\n\ndelta\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nalpha zulu\n"), 0o644))
+	testenv.Must(t, os.Remove(filepath.Join(dir, "b.md")))
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "d.md"), []byte("# D\n\ndelta\n"), 0o644))
 	sum, err = e.Index(ctx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +221,7 @@ func TestIncremental(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("Sources().Remove = %d, %v; want 3, nil", n, err)
 	}
-	if st, _ := e.Stats(t.Context()); st.Documents != 0 || st.Chunks != 0 || len(st.Sources) != 0 {
+	if st := testenv.Must1(e.Stats(t.Context()))(t); st.Documents != 0 || st.Chunks != 0 || len(st.Sources) != 0 {
 		t.Errorf("after removal stats %+v, want empty", st)
 	}
 }
@@ -229,12 +230,12 @@ func TestBEIRCorpus(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus.jsonl")
-	os.WriteFile(corpus, []byte(`{"_id": "d1", "title": "Vitamin D", "text": "Vitamin D deficiency is linked to bone loss."}
+	testenv.Must(t, os.WriteFile(corpus, []byte(`{"_id": "d1", "title": "Vitamin D", "text": "Vitamin D deficiency is linked to bone loss."}
 {"_id": "d2", "title": "Sleep", "text": "Sleep deprivation impairs memory consolidation."}
 this line is broken
 {"title": "no id"}
 {"_id": "d3", "title": "", "text": "Exercise improves insulin sensitivity."}
-`), 0o644)
+`), 0o644))
 	e := openEngine(t, nil)
 	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: corpus}}, nil)
 	if err != nil {
@@ -304,7 +305,7 @@ func TestDocumentNames(t *testing.T) {
 	}
 	// Get reads the file from disk and notices changes.
 	p := filepath.Join(dir, "Library/Core/Linked Mention.md")
-	os.WriteFile(p, []byte("# Linked Mention\n\nnew text\n"), 0o644)
+	testenv.Must(t, os.WriteFile(p, []byte("# Linked Mention\n\nnew text\n"), 0o644))
 	c, err := e.Notes().Get(t.Context(), "Linked Mention")
 	if err != nil {
 		t.Fatal(err)
@@ -339,11 +340,11 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	bin := filepath.Join(t.TempDir(), "x.bin")
-	os.WriteFile(bin, []byte("a\x00b"), 0o644)
+	testenv.Must(t, os.WriteFile(bin, []byte("a\x00b"), 0o644))
 	bad := filepath.Join(t.TempDir(), "bad.txt")
-	os.WriteFile(bad, []byte("ok \xff\xfe not utf8"), 0o644)
+	testenv.Must(t, os.WriteFile(bad, []byte("ok \xff\xfe not utf8"), 0o644))
 	loop := filepath.Join(t.TempDir(), "loop")
-	os.Symlink(loop, loop)
+	testenv.Must(t, os.Symlink(loop, loop))
 	for name, p := range map[string]string{"missing": "/does/not/exist", "binary": bin, "not utf8": bad, "symlink loop": loop} {
 		if _, err := e.Index(ctx, []braid.SourceSpec{{Path: p}}, nil); err == nil {
 			t.Errorf("%s: Index(%s) succeeded, want an error", name, p)
@@ -354,7 +355,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil || len(res.Results) != 1 {
 		t.Fatalf("after bad input search alpha = %v, %v; want one hit", res, err)
 	}
-	checks, _ := e.Doctor(t.Context(), nil)
+	checks := testenv.Must1(e.Doctor(t.Context(), nil))(t)
 	for _, c := range checks {
 		if !c.OK && c.Name != "sources" {
 			t.Errorf("doctor after bad input: %s: %s", c.Name, c.Detail)
@@ -431,17 +432,17 @@ func TestRechunkOnNewChunkSize(t *testing.T) {
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: dir}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := e.Stats(t.Context())
+	before := testenv.Must1(e.Stats(t.Context()))(t)
 	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: dir, ChunkTokens: 64}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, _ := e.Stats(t.Context())
+	after := testenv.Must1(e.Stats(t.Context()))(t)
 	if sum.Updated != 1 || after.Chunks <= before.Chunks {
 		t.Errorf("new chunk size: %d updated, chunks %d -> %d; want the file re-chunked into more chunks", sum.Updated, before.Chunks, after.Chunks)
 	}
 	// The setting sticks: a plain re-index changes nothing.
-	sum, _ = e.Index(ctx, nil, nil)
+	sum = testenv.Must1(e.Index(ctx, nil, nil))(t)
 	if sum.Unchanged != 1 || sum.Updated != 0 {
 		t.Errorf("re-index after the change: %+v, want unchanged", sum)
 	}

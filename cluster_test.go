@@ -20,6 +20,7 @@ import (
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/opensearchtest"
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/opensearch"
 )
 
@@ -340,7 +341,7 @@ func waitGreen(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b := testenv.Must1(io.ReadAll(resp.Body))(t)
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"status":"green"`) {
 		t.Fatalf("cluster not green: %s %s", resp.Status, b)
 	}
@@ -468,11 +469,11 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || len(res.Results) == 0 {
 		t.Fatalf("search aphids: %v", err)
 	}
-	want, err := embedded.Notes().Cite(res.Results[0].ChunkID)
+	want, err := embedded.Notes().Cite(context.Background(), res.Results[0].ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := onCluster.Notes().Cite(res.Results[0].ChunkID)
+	got, err := onCluster.Notes().Cite(context.Background(), res.Results[0].ChunkID)
 	if err != nil || fmt.Sprint(*got) != fmt.Sprint(*want) {
 		t.Errorf("cite on the cluster: %+v, %v; embedded %+v", got, err, want)
 	}
@@ -484,13 +485,13 @@ func testClusterGraph(t *testing.T, url string) {
 	if err != nil || len(byHash.Results) != 1 || byHash.Results[0].Path != "Gardening.md" || byHash.Lookup != braid.LookupHash {
 		t.Errorf("search by content hash on the cluster: %+v, %v", byHash, err)
 	}
-	wantInfo, err := embedded.Notes().Info(res.Results[0].ChunkID)
+	wantInfo, err := embedded.Notes().Info(context.Background(), res.Results[0].ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gotInfo, err := onCluster.Notes().Info(res.Results[0].ChunkID)
-	wj, _ := json.Marshal(wantInfo)
-	gj, _ := json.Marshal(gotInfo)
+	gotInfo, err := onCluster.Notes().Info(context.Background(), res.Results[0].ChunkID)
+	wj := testenv.Must1(json.Marshal(wantInfo))(t)
+	gj := testenv.Must1(json.Marshal(gotInfo))(t)
 	if err != nil || string(gj) != string(wj) {
 		t.Errorf("info on the cluster: %+v, %v; embedded %+v", gotInfo, err, wantInfo)
 	}

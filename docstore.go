@@ -55,7 +55,7 @@ func (e *Engine) indexStore(ctx context.Context, src *Source, refresh map[string
 	sum := &Summary{}
 	err := ix.Index(ctx, src, sum)
 	if err == nil && len(sum.Errors) > 0 {
-		err = fmt.Errorf("braid: index %s: %s", sum.Errors[0].Path, sum.Errors[0].Err)
+		err = fmt.Errorf("index %s: %s", sum.Errors[0].Path, sum.Errors[0].Err)
 	}
 	if serr := e.saveVectors(ctx, vs, err == nil); err == nil {
 		err = serr

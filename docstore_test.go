@@ -198,7 +198,7 @@ func TestList(t *testing.T) {
 	}
 	names := func(opt notes.ListOptions) string {
 		t.Helper()
-		l, err := e.Notes().List(opt)
+		l, err := e.Notes().List(context.Background(), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestList(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if _, err := e.Notes().List(notes.ListOptions{SortBy: "color"}); !errors.Is(err, braid.ErrBadOption) {
+	if _, err := e.Notes().List(context.Background(), notes.ListOptions{SortBy: "color"}); !errors.Is(err, braid.ErrBadOption) {
 		t.Errorf("sort by color: %v", err)
 	}
 }
@@ -259,7 +259,7 @@ func TestStoreOnOlderIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := e.Notes().List(notes.ListOptions{})
+	l, err := e.Notes().List(context.Background(), notes.ListOptions{})
 	if err != nil || l.Total != 2 || l.Documents[0].Stored {
 		t.Fatalf("list on an index without store buckets = %+v, %v", l, err)
 	}
@@ -304,7 +304,7 @@ func TestIndexOfStoreDirKeepsItAStore(t *testing.T) {
 	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: filepath.Join(e.Capabilities().Dir, "store")}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	l, err := e.Notes().List(notes.ListOptions{})
+	l, err := e.Notes().List(context.Background(), notes.ListOptions{})
 	if err != nil || l.Total != 1 || l.Documents[0].Path != "s.md" || !l.Documents[0].Stored {
 		t.Fatalf("after indexing the store directory: %+v, %v", l, err)
 	}

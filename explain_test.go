@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // A hit's explanation is small, structured and valid UTF-8: BM25 as
@@ -46,7 +47,7 @@ func TestExplainIsStructured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := json.Marshal(res); strings.Contains(string(b), `"explain"`) || strings.Contains(string(b), `"bm25"`) {
+	if b := testenv.Must1(json.Marshal(res))(t); strings.Contains(string(b), `"explain"`) || strings.Contains(string(b), `"bm25"`) {
 		t.Errorf("JSON without Explain carries an explanation: %s", b)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/graph"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite committed fixtures under testdata")
@@ -28,11 +29,11 @@ const oldFixtureDir = "testdata/index-v1"
 func TestFormatFixture(t *testing.T) {
 	ctx := context.Background()
 	if *update {
-		os.RemoveAll(fixtureDir)
+		testenv.Must(t, os.RemoveAll(fixtureDir))
 		src := filepath.Join(fixtureDir, "notes")
-		os.MkdirAll(src, 0o755)
-		os.WriteFile(filepath.Join(src, "Rivers.md"), []byte("---\ntags: [water]\n---\n# Rivers\n\nRivers carry [[Sediment]] to the sea.\n"), 0o644)
-		os.WriteFile(filepath.Join(src, "Sediment.md"), []byte("# Sediment\n\nSilt and sand settle in deltas.\n"), 0o644)
+		testenv.Must(t, os.MkdirAll(src, 0o755))
+		testenv.Must(t, os.WriteFile(filepath.Join(src, "Rivers.md"), []byte("---\ntags: [water]\n---\n# Rivers\n\nRivers carry [[Sediment]] to the sea.\n"), 0o644))
+		testenv.Must(t, os.WriteFile(filepath.Join(src, "Sediment.md"), []byte("# Sediment\n\nSilt and sand settle in deltas.\n"), 0o644))
 		e, err := braid.Open(filepath.Join(fixtureDir, "index"), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +42,7 @@ func TestFormatFixture(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.Close()
-		os.Remove(filepath.Join(fixtureDir, "index", "lock"))
+		testenv.Must(t, os.Remove(filepath.Join(fixtureDir, "index", "lock")))
 	}
 	dir := copyTree(t, fixtureDir)
 	e, err := braid.Open(filepath.Join(dir, "index"), &braid.Options{ReadOnly: true})
@@ -109,7 +110,7 @@ func TestOldFormatUpgrade(t *testing.T) {
 
 func TestVersionMismatch(t *testing.T) {
 	dir := copyTree(t, fixtureDir)
-	os.WriteFile(filepath.Join(dir, "index", "VERSION"), []byte("braid index format 999\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "index", "VERSION"), []byte("braid index format 999\n"), 0o644))
 	for _, ro := range []bool{true, false} {
 		if _, err := braid.Open(filepath.Join(dir, "index"), &braid.Options{ReadOnly: ro}); !errors.Is(err, braid.ErrSchemaVersion) {
 			t.Errorf("open (read-only %v) of a future format: error %v, want ErrSchemaVersion", ro, err)

@@ -58,7 +58,7 @@ func TestSciFactGolden(t *testing.T) {
 		}
 		got = append(got, r)
 	}
-	data, _ := json.MarshalIndent(got, "", "  ")
+	data := testenv.Must1(json.MarshalIndent(got, "", "  "))(t)
 	data = append(data, '\n')
 	if *update {
 		if err := os.WriteFile(goldenFile, data, 0o644); err != nil {

@@ -279,8 +279,8 @@ func TestLinksFollowChanges(t *testing.T) {
 		t.Errorf("broken before B and C exist (-want +got):\n%s", diff)
 	}
 	// B and C appear: A's links resolve without A being re-read.
-	os.WriteFile(filepath.Join(dir, "B.md"), []byte("# B\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "C.md"), []byte("# C\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "B.md"), []byte("# B\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "C.md"), []byte("# C\n"), 0o644))
 	reindex()
 	if got := brokenTargets(); len(got) != 0 {
 		t.Errorf("broken after adding B and C: %v", got)
@@ -294,7 +294,7 @@ func TestLinksFollowChanges(t *testing.T) {
 		t.Errorf("A's markdown link to sub/D.md: %+v", s)
 	}
 	// A changes: it no longer cites C.
-	os.WriteFile(filepath.Join(dir, "A.md"), []byte("# A\n\nOnly [[B]] now.\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "A.md"), []byte("# A\n\nOnly [[B]] now.\n"), 0o644))
 	reindex()
 	if l := links(t, e, "C", graph.LinkOptions{Reverse: true}); len(l.Links) != 0 {
 		t.Errorf("backlinks of C after A dropped its link: %+v", l.Links)
@@ -303,13 +303,13 @@ func TestLinksFollowChanges(t *testing.T) {
 		t.Errorf("backlinks of D after A dropped its link: %+v", l.Links)
 	}
 	// B goes: A's link is broken again; Orphan goes: Stay's link is broken.
-	os.Remove(filepath.Join(dir, "B.md"))
-	os.Remove(filepath.Join(dir, "Orphan.md"))
+	testenv.Must(t, os.Remove(filepath.Join(dir, "B.md")))
+	testenv.Must(t, os.Remove(filepath.Join(dir, "Orphan.md")))
 	reindex()
 	if diff := cmp.Diff([]string{"A.md>B", "Stay.md>Orphan"}, brokenTargets()); diff != "" {
 		t.Errorf("broken after deleting B and Orphan (-want +got):\n%s", diff)
 	}
-	orphans, _ := e.Graph().Orphans()
+	orphans := testenv.Must1(e.Graph().Orphans())(t)
 	var names []string
 	for _, o := range orphans {
 		names = append(names, o.Path)
@@ -402,14 +402,14 @@ func TestGapsEmbeddings(t *testing.T) {
 func TestTag(t *testing.T) {
 	ctx := context.Background()
 	outside := t.TempDir()
-	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# Secret\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# Secret\n"), 0o644))
 	dir := writeVault(t, map[string]string{
 		"plain.md":   "# Plain\n\nNo frontmatter, no final newline.",
 		"crlf.md":    "---\r\ntags: [old]\r\ntitle: CRLF\r\n---\r\nBody\r\n",
 		"script.txt": "not markdown\n",
 	})
-	os.Chmod(filepath.Join(dir, "plain.md"), 0o640)
-	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "escape.md"))
+	testenv.Must(t, os.Chmod(filepath.Join(dir, "plain.md"), 0o640))
+	testenv.Must(t, os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "escape.md")))
 	e := indexed(t, nil, dir)
 
 	res, err := e.Tag(ctx, filepath.Join(dir, "plain.md"), []string{"#garden", "ideas"}, "")
@@ -419,7 +419,7 @@ func TestTag(t *testing.T) {
 	if diff := cmp.Diff([]string{"garden", "ideas"}, res.Added); diff != "" {
 		t.Errorf("added (-want +got):\n%s", diff)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, "plain.md"))
+	b := testenv.Must1(os.ReadFile(filepath.Join(dir, "plain.md")))(t)
 	if string(b) != "---\ntags: [garden, ideas]\n---\n# Plain\n\nNo frontmatter, no final newline." {
 		t.Errorf("plain.md became %q", b)
 	}
@@ -439,12 +439,12 @@ func TestTag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ = os.ReadFile(filepath.Join(dir, "crlf.md"))
+	b = testenv.Must1(os.ReadFile(filepath.Join(dir, "crlf.md")))(t)
 	if string(b) != "---\r\ntags: [old]\r\ntitle: CRLF\r\n---\r\nBody\r\n\r\n<!-- tags: new -->\r\n" || !slices.Equal(res.Tags, []string{"old", "new"}) {
 		t.Errorf("crlf.md became %q, tags %v", b, res.Tags)
 	}
 	// Nothing new: nothing written.
-	before, _ := os.Stat(filepath.Join(dir, "crlf.md"))
+	before := testenv.Must1(os.Stat(filepath.Join(dir, "crlf.md")))(t)
 	if res, err := e.Tag(ctx, "crlf", []string{"NEW"}, ""); err != nil || len(res.Added) != 0 {
 		t.Errorf("re-adding a tag: %+v %v", res, err)
 	}

@@ -1,6 +1,7 @@
 package braid
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ const LookupHash = "hash"
 // opt.Hash, or a query that looks like a hash and matches a document that
 // passes the filters. It returns nil results when the search is an
 // ordinary one.
-func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*Results, error) {
+func (e *Engine) searchHash(ctx context.Context, query string, opt SearchOptions, start time.Time) (*Results, error) {
 	h, explicit := opt.Hash, opt.Hash != ""
 	if !explicit {
 		if h = strings.TrimSpace(query); !notes.LooksLikeHash(h) {
@@ -26,8 +27,8 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 	if err := e.mirrored(); err != nil { // hashes are looked up in the cluster's documents
 		return nil, err
 	}
-	found, total, err := e.nt.ByHash(notes.HashQuery{Hash: h, Explicit: explicit, Limit: opt.Limit,
-		Filter: func() (lexical.Request, error) { return e.filters(opt) }})
+	found, total, err := e.nt.ByHash(ctx, notes.HashQuery{Hash: h, Explicit: explicit, Limit: opt.Limit,
+		Filter: func() (lexical.Request, error) { return e.filters(ctx, opt) }})
 	if err != nil || total == 0 && !explicit {
 		return nil, err // no match: a word that happens to be hex, searched for
 	}
@@ -46,6 +47,6 @@ func (e *Engine) searchHash(query string, opt SearchOptions, start time.Time) (*
 }
 
 // filters resolves opt's filters to a request's (notes.Reader.Request).
-func (e *Engine) filters(opt SearchOptions) (lexical.Request, error) {
-	return e.nt.Request(notes.Filters{Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, Metadata: opt.Metadata, Session: opt.Session})
+func (e *Engine) filters(ctx context.Context, opt SearchOptions) (lexical.Request, error) {
+	return e.nt.Request(ctx, notes.Filters{Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, Metadata: opt.Metadata, Session: opt.Session})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/notes"
 )
 
@@ -17,13 +18,17 @@ import (
 // and not through a link pointed elsewhere after indexing.
 func TestGetStaysInside(t *testing.T) {
 	outside := t.TempDir()
-	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# Secret\n\nhunter2\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# Secret\n\nhunter2\n"), 0o644))
 	dir := writeVault(t, map[string]string{
 		"note.md":     "# Note\n\nplain\n",
 		"sub/deep.md": "# Deep\n\nnested\n",
 	})
-	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "escape.md"))
-	os.Symlink(filepath.Join(dir, "note.md"), filepath.Join(dir, "alias.md"))
+	testenv.Must(t, os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "escape.md")))
+	testenv.Must(t, os.Symlink(filepath.Join(dir, "note.md"), filepath.Join(dir, "alias.md")))
+	// The link reaches the secret, so refusing escape.md below is braid's doing.
+	if b, err := os.ReadFile(filepath.Join(dir, "escape.md")); err != nil || !strings.Contains(string(b), "hunter2") {
+		t.Fatalf("escape.md does not lead to the secret (%q, %v): the refusal below would test nothing", b, err)
+	}
 	e := indexed(t, nil, dir)
 
 	for _, name := range []string{"note", "sub/deep.md", "alias.md", filepath.Join(dir, "sub", "..", "note.md")} {
@@ -49,8 +54,8 @@ func TestGetStaysInside(t *testing.T) {
 	}
 
 	// A link inside the source, pointed out of it after indexing.
-	os.Remove(filepath.Join(dir, "alias.md"))
-	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "alias.md"))
+	testenv.Must(t, os.Remove(filepath.Join(dir, "alias.md")))
+	testenv.Must(t, os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "alias.md")))
 	if c, err := e.Notes().Get(t.Context(), "alias.md"); !errors.Is(err, notes.ErrOutside) {
 		t.Errorf("Get(alias.md) after re-pointing the link out: %v, %v; want ErrOutside", c, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/vector"
 )
 
@@ -169,8 +170,8 @@ func TestEmbeddingsKeyedByText(t *testing.T) {
 	}
 	// Change one note, delete another: only the changed text is embedded,
 	// and the deleted note's chunks leave the graph.
-	os.WriteFile(filepath.Join(vault, "bread.md"), []byte("# Bread\n\nSourdough needs a starter fed daily.\n"), 0o644)
-	os.Remove(filepath.Join(vault, "rust.md"))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "bread.md"), []byte("# Bread\n\nSourdough needs a starter fed daily.\n"), 0o644))
+	testenv.Must(t, os.Remove(filepath.Join(vault, "rust.md")))
 	c.texts.Store(0)
 	sum, err := e.Index(ctx, nil, nil)
 	if err != nil {
@@ -196,11 +197,11 @@ func TestEmbeddingsKeyedByText(t *testing.T) {
 
 	// Losing the graph file costs no embeddings: it is rebuilt from the
 	// stored vectors.
-	files, _ := filepath.Glob(filepath.Join(dir, "vectors-*.hnsw"))
+	files := testenv.Must1(filepath.Glob(filepath.Join(dir, "vectors-*.hnsw")))(t)
 	if len(files) != 1 {
 		t.Fatalf("vector files %v, want one", files)
 	}
-	os.Remove(files[0])
+	testenv.Must(t, os.Remove(files[0]))
 	e2, c2 := tinyEngine(t, dir)
 	res, err = e2.Search(ctx, "# Bread\n\nSourdough needs a starter fed daily.", braid.SearchOptions{VectorWeight: &one, Limit: 1})
 	if err != nil {
@@ -290,8 +291,8 @@ func TestModelSwitchKeepsVectorsApart(t *testing.T) {
 func TestGraphCatchesUpAfterRunWithoutModel(t *testing.T) {
 	ctx := context.Background()
 	vault, dir := indexedTiny(t)
-	os.Remove(filepath.Join(vault, "music.md"))
-	os.WriteFile(filepath.Join(vault, "chess.md"), []byte("# Chess\n\nThe knight moves in an L shape.\n"), 0o644)
+	testenv.Must(t, os.Remove(filepath.Join(vault, "music.md")))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "chess.md"), []byte("# Chess\n\nThe knight moves in an L shape.\n"), 0o644))
 	plain, err := braid.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +323,7 @@ func TestGraphCatchesUpAfterRunWithoutModel(t *testing.T) {
 	if sum.Embedded != 1 {
 		t.Errorf("catch-up run embedded %d, want 1 (chess.md)", sum.Embedded)
 	}
-	res, _ = e2.Search(ctx, "# Chess\n\nThe knight moves in an L shape.", braid.SearchOptions{VectorWeight: ptr(1), Limit: 1})
+	res = testenv.Must1(e2.Search(ctx, "# Chess\n\nThe knight moves in an L shape.", braid.SearchOptions{VectorWeight: ptr(1), Limit: 1}))(t)
 	if len(res.Results) != 1 || res.Results[0].Path != "chess.md" {
 		t.Errorf("after catch-up: %+v, want chess.md", res.Results)
 	}

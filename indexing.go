@@ -46,7 +46,7 @@ func (e *Engine) Index(ctx context.Context, specs []SourceSpec, progress func(Pr
 			return nil, err
 		}
 		if len(all) == 0 {
-			return nil, errors.New("braid: no sources registered yet; run braid index PATH")
+			return nil, errors.New("no sources registered yet; run braid index PATH")
 		}
 		sources = all
 	}
@@ -191,7 +191,7 @@ func (s *Sources) Remove(ctx context.Context, ref string) (int, error) {
 	if e.opt.ReadOnly {
 		return 0, ErrReadOnly
 	}
-	src, err := e.nt.Source(ref)
+	src, err := e.nt.Source(ctx, ref)
 	if err != nil {
 		return 0, err
 	}
@@ -239,7 +239,9 @@ func (s *Sources) Trust(refs ...string) ([]*Source, error) {
 		srcs = all
 	}
 	for _, ref := range refs {
-		src, err := e.nt.Source(ref)
+		// Trust takes no ctx; a cluster has no sources to trust, so this
+		// reads the local store and nothing waits on it.
+		src, err := e.nt.Source(context.Background(), ref)
 		if err != nil {
 			return nil, err
 		}

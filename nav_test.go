@@ -15,6 +15,7 @@ import (
 	"github.com/braidsearch/braid/internal/testdata"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/notes"
 )
 
@@ -228,7 +229,7 @@ func TestFind(t *testing.T) {
 			}
 		})
 	}
-	r, _ := e.Notes().Find("garden", notes.FindOptions{})
+	r := testenv.Must1(e.Notes().Find("garden", notes.FindOptions{}))(t)
 	for i := 1; i < len(r.Results); i++ {
 		if r.Results[i].Score > r.Results[i-1].Score {
 			t.Errorf("scores not descending: %+v", r.Results)
@@ -241,11 +242,11 @@ func TestFind(t *testing.T) {
 		t.Errorf("empty query: %v, want ErrBadOption", err)
 	}
 	// A new document is found once indexed: the name cache follows commits.
-	os.WriteFile(filepath.Join(dir, "gardenia.md"), []byte("# Gardenia\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "gardenia.md"), []byte("# Gardenia\n"), 0o644))
 	if _, err := e.Index(context.Background(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	r, _ = e.Notes().Find("gardenia", notes.FindOptions{})
+	r = testenv.Must1(e.Notes().Find("gardenia", notes.FindOptions{}))(t)
 	if len(r.Results) != 1 || r.Results[0].Path != "gardenia.md" {
 		t.Errorf("after indexing gardenia.md: %v", paths(r))
 	}
@@ -257,7 +258,7 @@ func TestInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, _ := e.Sources().List(t.Context())
+	srcs := testenv.Must1(e.Sources().List(t.Context()))(t)
 	src := srcs[0]
 	type node struct{ Type, ID, Name, Path, Title string }
 	strip := func(in *notes.Info) []node {
@@ -275,7 +276,7 @@ func TestInfo(t *testing.T) {
 		{"document", plan.ID, "plan.md", "notes/projects/alpha/plan.md", "Alpha Plan"},
 	}
 	for _, id := range []string{plan.ID, "notes/projects/alpha/plan.md", plan.Hash[:10], "Alpha Plan"} {
-		in, err := e.Notes().Info(id)
+		in, err := e.Notes().Info(context.Background(), id)
 		if err != nil {
 			t.Fatalf("Info(%q): %v", id, err)
 		}
@@ -300,7 +301,7 @@ func TestInfo(t *testing.T) {
 	if q1 == nil {
 		t.Fatal("no chunk under Plan › Budget › Q1")
 	}
-	in, err := e.Notes().Info(q1.ID)
+	in, err := e.Notes().Info(context.Background(), q1.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,15 +321,15 @@ func TestInfo(t *testing.T) {
 	}
 	// Folders and sources are named as Find's parent is.
 	for _, id := range []string{"notes/projects", "kb/notes/projects", filepath.Join(dir, "notes", "projects")} {
-		in, err := e.Notes().Info(id)
+		in, err := e.Notes().Info(context.Background(), id)
 		if err != nil || in.Type != "folder" || in.Path != "notes/projects" || len(in.Ancestry) != 3 {
 			t.Errorf("Info(%q) = %+v, %v", id, in, err)
 		}
 	}
-	if in, err := e.Notes().Info("kb"); err != nil || in.Type != "source" || in.ID != src.ID || len(in.Ancestry) != 1 {
+	if in, err := e.Notes().Info(context.Background(), "kb"); err != nil || in.Type != "source" || in.ID != src.ID || len(in.Ancestry) != 1 {
 		t.Errorf("Info(kb) = %+v, %v", in, err)
 	}
-	if _, err := e.Notes().Info("nothing/here"); !errors.Is(err, braid.ErrNotFound) {
+	if _, err := e.Notes().Info(context.Background(), "nothing/here"); !errors.Is(err, braid.ErrNotFound) {
 		t.Errorf("Info(unknown): %v, want ErrNotFound", err)
 	}
 }
@@ -339,10 +340,10 @@ func TestCite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, "notes/projects/alpha/plan.md"))
+	data := testenv.Must1(os.ReadFile(filepath.Join(dir, "notes/projects/alpha/plan.md")))(t)
 	lines := strings.Split(string(data), "\n")
 	for _, cid := range plan.ChunkIDs {
-		c, err := e.Notes().Cite(cid)
+		c, err := e.Notes().Cite(context.Background(), cid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,10 +373,10 @@ func TestCite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, err := e.Notes().Cite(d.ChunkIDs[0]); err != nil || c.Tag != `[A \[draft\]](my%20notes/a%20%28b%29.md#L4)` {
+	if c, err := e.Notes().Cite(context.Background(), d.ChunkIDs[0]); err != nil || c.Tag != `[A \[draft\]](my%20notes/a%20%28b%29.md#L4)` {
 		t.Errorf("Cite of a file with spaces and brackets: %+v, %v", c, err)
 	}
-	if _, err := e.Notes().Cite("nope#0"); !errors.Is(err, braid.ErrNotFound) || !strings.Contains(err.Error(), "chunk_id of a search hit") {
+	if _, err := e.Notes().Cite(context.Background(), "nope#0"); !errors.Is(err, braid.ErrNotFound) || !strings.Contains(err.Error(), "chunk_id of a search hit") {
 		t.Errorf("Cite(unknown) = %v", err)
 	}
 }

@@ -22,7 +22,7 @@ import (
 func TestOpenDir(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "notes.txt")
-	os.WriteFile(file, []byte("x"), 0o644)
+	testenv.Must(t, os.WriteFile(file, []byte("x"), 0o644))
 	for _, tc := range []struct{ dir, want string }{
 		{file, "is a file, not a directory"},
 		{filepath.Join(file, "idx"), "which is a file"},
@@ -65,7 +65,7 @@ func TestOpenRefusesFIFOLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta := filepath.Join(dir, "meta.db")
-	os.Remove(meta)
+	testenv.Must(t, os.Remove(meta))
 	if err := os.Symlink(fifo, meta); err != nil {
 		t.Fatal(err)
 	}

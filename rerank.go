@@ -67,7 +67,7 @@ func (e *Engine) rerankTop(ctx context.Context, text string, cands []rank.Candid
 	}
 	out, err := e.opt.Reranker.RerankWithin(ctx, text, ps, budget)
 	if err != nil {
-		return nil, 0, 0, "", fmt.Errorf("braid: rerank: %w", err)
+		return nil, 0, 0, "", fmt.Errorf("rerank: %w", err)
 	}
 	ranked := rank.Reranked(cands, at[:out.Reranked], out.Scores[:out.Reranked])
 	return ranked, out.Reranked, top, "", nil

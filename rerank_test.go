@@ -7,6 +7,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/rerank"
 )
 
@@ -64,7 +65,7 @@ func TestNoRerankerWarns(t *testing.T) {
 	if res.Reranked != 0 || !strings.Contains(res.Warning, "not reranked") || res.Results[0].Source != "lexical" {
 		t.Errorf("without a reranker: reranked %d, warning %q, source %q", res.Reranked, res.Warning, res.Results[0].Source)
 	}
-	res, _ = e.Search(ctx, "tomatoes", braid.SearchOptions{NoRerank: true})
+	res = testenv.Must1(e.Search(ctx, "tomatoes", braid.SearchOptions{NoRerank: true}))(t)
 	if res.Warning != "" {
 		t.Errorf("NoRerank without a reranker still warns: %q", res.Warning)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/s3test"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/notes"
 )
 
@@ -118,7 +119,7 @@ func TestS3Source(t *testing.T) {
 		t.Errorf("document by URL = %+v, %v; want sub/c.md with its ETag", d, err)
 	}
 
-	ct, err := e.Notes().Cite(hit.ChunkID)
+	ct, err := e.Notes().Cite(context.Background(), hit.ChunkID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestS3BadInput(t *testing.T) {
 			t.Errorf("index %+v: %v, want ErrBadOption", sp, err)
 		}
 	}
-	if srcs, _ := e.Sources().List(t.Context()); len(srcs) != 0 {
+	if srcs := testenv.Must1(e.Sources().List(t.Context()))(t); len(srcs) != 0 {
 		t.Errorf("failed runs registered sources: %v", srcs)
 	}
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/fusion"
-	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/query"
@@ -28,14 +28,14 @@ func (e *Engine) Search(ctx context.Context, text string, opt SearchOptions) (*R
 	if err := e.searchable(opt); err != nil {
 		return nil, err
 	}
-	if res, err := e.searchHash(text, opt, start); res != nil || err != nil { // hash.go
+	if res, err := e.searchHash(ctx, text, opt, start); res != nil || err != nil { // hash.go
 		return res, err
 	}
 	q, err := query.Parse(text)
 	if err != nil {
 		return nil, err
 	}
-	req, err := e.filters(opt) // hash.go
+	req, err := e.filters(ctx, opt) // hash.go
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func enoughDocs(cands []lexical.Candidate, opt SearchOptions) bool {
 	}
 	docs := map[string]bool{}
 	for _, c := range cands {
-		if docs[index.ChunkDocID(c.ChunkID)] = true; len(docs) >= opt.Limit {
+		if docs[chunk.DocID(c.ChunkID)] = true; len(docs) >= opt.Limit {
 			return true
 		}
 	}
@@ -177,7 +177,7 @@ func (e *Engine) hybrid(ctx context.Context, q query.Query, req lexical.Request,
 			t := time.Now()
 			defer func() { // a panic here would end the process: make it this search's error
 				if p := recover(); p != nil {
-					lexDone <- lexResult{err: fmt.Errorf("braid: BM25 search failed: %v", p)}
+					lexDone <- lexResult{err: fmt.Errorf("BM25 search failed: %v", p)}
 				}
 			}()
 			c, n, err := e.ret.Lexical(ctx, req)
@@ -198,7 +198,7 @@ func (e *Engine) hybrid(ctx context.Context, q query.Query, req lexical.Request,
 		vecC, embedErr = e.ret.Vector(ctx, qv[0], n, req)
 		tm.Vector = msSince(t)
 	} else {
-		embedErr = fmt.Errorf("braid: embed query: %w", embedErr)
+		embedErr = fmt.Errorf("embed query: %w", embedErr)
 	}
 	lr := <-lexDone
 	if lr.err != nil {
@@ -251,7 +251,7 @@ func (e *Engine) hydrate(ctx context.Context, terms map[string]bool, cands []ran
 		places []int // by candidate from at: its place in read, -1 for none
 		at     = 0
 	)
-	shown := func(chunkID string) bool { return !opt.Chunks && seen[index.ChunkDocID(chunkID)] }
+	shown := func(chunkID string) bool { return !opt.Chunks && seen[chunk.DocID(chunkID)] }
 	for rank0, c := range cands {
 		if len(hits) == opt.Limit {
 			break // snippets are the costly part: make no more than are shown

@@ -105,7 +105,7 @@ func (e *Engine) saveSettings(next *Settings) error {
 		err = settings.Save(e.dir, next)
 	}
 	if err != nil {
-		return fmt.Errorf("braid: save settings: %w", err)
+		return fmt.Errorf("save settings: %w", err)
 	}
 	e.settings = next
 	return nil

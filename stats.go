@@ -103,7 +103,7 @@ func (e *Engine) Doctor(ctx context.Context, opt *DoctorOptions) ([]Check, error
 	var files []Check
 	if opt != nil && opt.Files {
 		if e.closed.Load() {
-			return nil, fmt.Errorf("braid: engine is closed")
+			return nil, fmt.Errorf("engine is closed")
 		}
 		files = doctor.Files(e.dir, e.st.Verify, e.checkOpenLexical)
 		for _, c := range files {

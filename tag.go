@@ -56,7 +56,7 @@ func (e *Engine) Tag(ctx context.Context, file string, tags []string, style TagS
 		return res, nil
 	}
 	if _, err := e.index(ctx, []*Source{src}, nil, nil, time.Now()); err != nil {
-		return nil, fmt.Errorf("braid: %s was tagged but re-indexing its source failed: %w", d.Path, err)
+		return nil, fmt.Errorf("%s was tagged but re-indexing its source failed: %w", d.Path, err)
 	}
 	if err := e.mirrored(); err != nil {
 		return nil, err

@@ -37,12 +37,12 @@ func TestCorpusDeterministic(t *testing.T) {
 			t.Errorf("natural query %q has %d words, want 8 to 12", q, w)
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(a, "*", "*.md"))
+	files := testenv.Must1(filepath.Glob(filepath.Join(a, "*", "*.md")))(t)
 	if len(files) != 20 {
 		t.Fatalf("%d files for 200 chunks, want 20", len(files))
 	}
-	x, _ := os.ReadFile(files[3])
-	y, _ := os.ReadFile(filepath.Join(b, strings.TrimPrefix(files[3], a)))
+	x := testenv.Must1(os.ReadFile(files[3]))(t)
+	y := testenv.Must1(os.ReadFile(filepath.Join(b, strings.TrimPrefix(files[3], a))))(t)
 	if !bytes.Equal(x, y) {
 		t.Error("the same size and seed wrote different files")
 	}
@@ -64,7 +64,7 @@ func TestSyntheticVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, _ := s.Embed(ctx, []string{"alpha beta"}, false)
+	v2 := testenv.Must1(s.Embed(ctx, []string{"alpha beta"}, false))(t)
 	if !slices.Equal(v1[0], v2[0]) {
 		t.Error("the same passage got two different vectors")
 	}
@@ -80,8 +80,8 @@ func TestSyntheticVectors(t *testing.T) {
 			t.Errorf("passage vector has dim %d and norm² %v, want %d and 1", len(v), n, s.Dim())
 		}
 	}
-	q, _ := s.Embed(ctx, []string{"alpha beta"}, true)
-	want, _ := modeltest.Tiny(t).Embed(ctx, []string{"alpha beta"}, true)
+	q := testenv.Must1(s.Embed(ctx, []string{"alpha beta"}, true))(t)
+	want := testenv.Must1(modeltest.Tiny(t).Embed(ctx, []string{"alpha beta"}, true))(t)
 	if !slices.Equal(q[0], want[0]) {
 		t.Error("a query was not embedded by the model")
 	}

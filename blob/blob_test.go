@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func TestPutDedupesAndGets(t *testing.T) {
@@ -19,7 +21,7 @@ func TestPutDedupesAndGets(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.Dir(), h[:2], h)); err != nil {
 		t.Fatalf("blob not at <first 2 hex>/<hash>: %v", err)
 	}
-	info, _ := os.Stat(s.Path(h))
+	info := testenv.Must1(os.Stat(s.Path(h)))(t)
 	h2, written, err := s.Put([]byte("hello\n"))
 	if err != nil || written || h2 != h {
 		t.Fatalf("second Put = %s, %v, %v; want same hash, not written", h2, written, err)
@@ -55,8 +57,10 @@ func TestGetRefusesDamagedBlob(t *testing.T) {
 
 func TestSweep(t *testing.T) {
 	s := Open(t.TempDir())
-	a, _, _ := s.Put([]byte("a"))
-	b, _, _ := s.Put([]byte("bb"))
+	a, _, err := s.Put([]byte("a"))
+	testenv.Must(t, err)
+	b, _, err := s.Put([]byte("bb"))
+	testenv.Must(t, err)
 	if err := os.WriteFile(filepath.Join(s.Dir(), a[:2], ".tmp-123"), []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/braidsearch/braid/bucket"
 	"github.com/braidsearch/braid/internal/s3test"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func TestParseURL(t *testing.T) {
@@ -227,7 +228,7 @@ func TestCancel(t *testing.T) {
 // TestOpenChecks covers what Open refuses before any request: no region
 // (and no custom endpoint), no credentials, a bad endpoint.
 func TestOpenChecks(t *testing.T) {
-	u, _ := bucket.ParseURL("s3://notes")
+	u := testenv.Must1(bucket.ParseURL("s3://notes"))(t)
 	ctx := context.Background()
 	if _, err := bucket.Open(ctx, aws.Config{Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}, u, nil); !errors.Is(err, bucket.ErrRegion) {
 		t.Errorf("no region: %v, want ErrRegion", err)

@@ -23,6 +23,9 @@
 //		fmt.Println(c.HeadingPath, c.StartLine, c.EndLine, c.Tokens)
 //	}
 //
+// [ID] names a chunk of a document version (DOC#HASH.N) and [DocID] reads
+// the document id back; the index, the lexical index and ranking share them.
+//
 // # Guarantees
 //
 //   - Chunks come in file order; StartLine <= EndLine, both within the file,

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func TestBatchAnswersInOrder(t *testing.T) {
@@ -24,7 +26,7 @@ func TestBatchAnswersInOrder(t *testing.T) {
 		}
 	}
 	queries := filepath.Join(t.TempDir(), "q.jsonl")
-	os.WriteFile(queries, []byte(in.String()), 0o644)
+	testenv.Must(t, os.WriteFile(queries, []byte(in.String()), 0o644))
 
 	out, errOut, code := runCLI(t, "--index", idx, "batch", "--workers", "4", queries)
 	if code != 1 {
@@ -72,7 +74,7 @@ func TestBatchAnswersInOrder(t *testing.T) {
 	}
 	// A clean batch exits 0; a missing file is an error naming the fix.
 	clean := filepath.Join(t.TempDir(), "clean.jsonl")
-	os.WriteFile(clean, []byte(`{"id": "a", "query": "alpha", "rerank": false}`+"\n"), 0o644)
+	testenv.Must(t, os.WriteFile(clean, []byte(`{"id": "a", "query": "alpha", "rerank": false}`+"\n"), 0o644))
 	if out, errOut, code := runCLI(t, "--index", idx, "-q", "batch", clean); code != 0 || strings.Count(out, "\n") != 1 {
 		t.Errorf("clean batch: exit %d, %d lines, stderr %q", code, strings.Count(out, "\n"), errOut)
 	}

@@ -12,7 +12,7 @@ type CiteCmd struct {
 // Run prints the citation: the markdown link first, ready to paste.
 func (c *CiteCmd) Run(g *Globals) error {
 	return g.withReader("braid cite", func(e *braid.Engine) error {
-		ct, err := e.Notes().Cite(c.ChunkID)
+		ct, err := e.Notes().Cite(g.ctx, c.ChunkID)
 		if err != nil {
 			return err
 		}

@@ -95,7 +95,7 @@ func TestCrashKillLoop(t *testing.T) {
 		}
 		out, _, _ = runCLI(t, "--index", idx, "--json", "search-keyword", "--limit", "1000", "--paths-only", marker)
 		var res struct{ Paths []string }
-		json.Unmarshal([]byte(out), &res)
+		testenv.Must(t, json.Unmarshal([]byte(out), &res))
 		if len(res.Paths) != n {
 			t.Fatalf("round %d: after the rerun %d documents have the newest version, want %d", i, len(res.Paths), n)
 		}

@@ -127,8 +127,8 @@ func TestDamagedIndexFiles(t *testing.T) {
 	if r := runProc(t, testenv.Guard, "--index", base, "config", "set", "limit", "7"); r.code != 0 {
 		t.Fatalf("config: %s", r.stderr)
 	}
-	zaps, _ := filepath.Glob(filepath.Join(base, "lexical.bleve", "store", "*.zap"))
-	vecs, _ := filepath.Glob(filepath.Join(base, "vectors-*.hnsw"))
+	zaps := testenv.Must1(filepath.Glob(filepath.Join(base, "lexical.bleve", "store", "*.zap")))(t)
+	vecs := testenv.Must1(filepath.Glob(filepath.Join(base, "vectors-*.hnsw")))(t)
 	if len(zaps) == 0 || len(vecs) != 1 {
 		t.Fatalf("index has segments %v and vector files %v; want some and one", zaps, vecs)
 	}
@@ -237,7 +237,7 @@ func copyDir(t *testing.T, from, to string) {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(from, p)
+		rel := testenv.Must1(filepath.Rel(from, p))(t)
 		dst := filepath.Join(to, rel)
 		if d.IsDir() {
 			return os.MkdirAll(dst, 0o755)

@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/lexical"
 )
 
@@ -66,7 +67,7 @@ func TestDocsNameEveryCommand(t *testing.T) {
 			}
 		}
 	}
-	readme, _ := os.ReadFile("../README.md")
+	readme := testenv.Must1(os.ReadFile("../README.md"))(t)
 	if len(readme) > 12<<10 {
 		t.Errorf("README.md is %d bytes; keep the front door under 12 KB and move reference text to docs/", len(readme))
 	}

@@ -27,7 +27,7 @@ func beirDir(t *testing.T) string {
 		fmt.Fprintf(&queries, `{"_id":"q%d","text":"%s"}`+"\n", i, tp)
 		fmt.Fprintf(&qrels, "q%d\td%d\t1\n", i, i)
 	}
-	os.MkdirAll(filepath.Join(dir, "qrels"), 0o755)
+	testenv.Must(t, os.MkdirAll(filepath.Join(dir, "qrels"), 0o755))
 	for name, s := range map[string]string{"corpus.jsonl": corpus.String(), "queries.jsonl": queries.String(), "qrels/test.tsv": qrels.String()} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
@@ -80,16 +80,16 @@ func TestEvalBEIRWithoutModels(t *testing.T) {
 	// The baseline check: equal passes, a better baseline fails, and a
 	// baseline without these runs is an error.
 	base := filepath.Join(t.TempDir(), "base.json")
-	os.WriteFile(base, []byte(out), 0o644)
+	testenv.Must(t, os.WriteFile(base, []byte(out), 0o644))
 	if _, errOut, code := runCLI(t, "--model", "none", "eval", "--beir", dir, "--modes", "lexical", "--baseline", base); code != 0 || !strings.Contains(errOut, "within") {
 		t.Errorf("same scores as the baseline: code %d, stderr %q", code, errOut)
 	}
 	better := strings.Replace(out, `"ndcg@10": 1,`, `"ndcg@10": 1.2,`, 1)
-	os.WriteFile(base, []byte(better), 0o644)
+	testenv.Must(t, os.WriteFile(base, []byte(better), 0o644))
 	if _, errOut, code := runCLI(t, "--model", "none", "eval", "--beir", dir, "--modes", "lexical", "--baseline", base); code == 0 || !strings.Contains(errOut, "quality regression") || !strings.Contains(errOut, "nDCG@10 1.0000, baseline 1.2000") {
 		t.Errorf("below the baseline: code %d, stderr %q; want a regression naming the metric", code, errOut)
 	}
-	os.WriteFile(base, []byte(`[{"mode":"vector","ndcg@10":0.5}]`), 0o644)
+	testenv.Must(t, os.WriteFile(base, []byte(`[{"mode":"vector","ndcg@10":0.5}]`), 0o644))
 	if _, errOut, code := runCLI(t, "--model", "none", "eval", "--beir", dir, "--modes", "lexical", "--baseline", base); code == 0 || !strings.Contains(errOut, "none of these runs") {
 		t.Errorf("baseline without the run: code %d, stderr %q", code, errOut)
 	}
@@ -152,7 +152,7 @@ func noteSet(t *testing.T) (corpus, queries string) {
 	q.WriteString("# judged queries\nid\tsplit\tquery\trelevant\n")
 	for i, tp := range topics {
 		sub := filepath.Join(corpus, fmt.Sprintf("area %d", i%2))
-		os.MkdirAll(sub, 0o755)
+		testenv.Must(t, os.MkdirAll(sub, 0o755))
 		body := fmt.Sprintf("# Study %d\n\nA report on %s and what follows from it, with measurements.\n", i, tp)
 		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("note %d.md", i)), []byte(body), 0o644); err != nil {
 			t.Fatal(err)

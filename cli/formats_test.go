@@ -10,6 +10,7 @@ import (
 	"github.com/braidsearch/braid/internal/formattest"
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/opensearchtest"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // TestPDFPageEndToEnd indexes a folder holding a PDF whose page 7 alone
@@ -18,10 +19,10 @@ import (
 func TestPDFPageEndToEnd(t *testing.T) {
 	vault := t.TempDir()
 	pdf := formattest.Paper(9, map[int]string{7: "The flux capacitor needs 1.21 gigawatts of power."})
-	os.WriteFile(filepath.Join(vault, "paper.pdf"), pdf, 0o644)
-	os.WriteFile(filepath.Join(vault, "locked.pdf"), formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644)
-	os.WriteFile(filepath.Join(vault, "note.md"), []byte("# Note\n\nSee the paper.\n"), 0o644)
-	os.WriteFile(filepath.Join(vault, "guide.html"), []byte(`<html><title>Guide</title><body><p>Read <a href="note.md">the note</a>.</p></body></html>`), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "paper.pdf"), pdf, 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "locked.pdf"), formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "note.md"), []byte("# Note\n\nSee the paper.\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "guide.html"), []byte(`<html><title>Guide</title><body><p>Read <a href="note.md">the note</a>.</p></body></html>`), 0o644))
 	idx := filepath.Join(t.TempDir(), "idx")
 
 	var sum struct {
@@ -55,14 +56,14 @@ func TestPDFPageEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("search: %s", errOut)
 	}
-	json.Unmarshal([]byte(out), &res)
+	testenv.Must(t, json.Unmarshal([]byte(out), &res))
 	if len(res.Results) == 0 || res.Results[0].Page != 7 {
 		t.Fatalf("search %s: want the top hit on page 7", out)
 	}
 	var raw struct {
 		Results []map[string]any
 	}
-	json.Unmarshal([]byte(out), &raw)
+	testenv.Must(t, json.Unmarshal([]byte(out), &raw))
 	if raw.Results[0]["path"] != "paper.pdf#page=7" {
 		t.Errorf("hit path %v, want paper.pdf#page=7", raw.Results[0]["path"])
 	}
@@ -102,8 +103,8 @@ func TestPDFPageEndToEnd(t *testing.T) {
 func TestIndexOnePDF(t *testing.T) {
 	dir := t.TempDir()
 	good, locked := filepath.Join(dir, "paper.pdf"), filepath.Join(dir, "locked.pdf")
-	os.WriteFile(good, formattest.Paper(2, map[int]string{2: "Wombats dig burrows."}), 0o644)
-	os.WriteFile(locked, formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644)
+	testenv.Must(t, os.WriteFile(good, formattest.Paper(2, map[int]string{2: "Wombats dig burrows."}), 0o644))
+	testenv.Must(t, os.WriteFile(locked, formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644))
 	idx := filepath.Join(t.TempDir(), "idx")
 	if _, errOut, code := runCLI(t, "--index", idx, "-q", "index", good); code != 0 {
 		t.Fatalf("index paper.pdf: exit %d %s", code, errOut)
@@ -127,8 +128,8 @@ func TestBackendPDF(t *testing.T) {
 	t.Setenv("BRAID_BACKEND", url)
 	t.Setenv("BRAID_BACKEND_INDEX", "pdf")
 	vault := t.TempDir()
-	os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(9, map[int]string{7: "The flux capacitor needs 1.21 gigawatts."}), 0o644)
-	os.WriteFile(filepath.Join(vault, "locked.pdf"), formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(9, map[int]string{7: "The flux capacitor needs 1.21 gigawatts."}), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "locked.pdf"), formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644))
 	if out, errOut, code := runCLI(t, "index", vault); code != 0 || !strings.Contains(out, "1 encrypted") {
 		t.Fatalf("index on the cluster: exit %d %q %q", code, out, errOut)
 	}
@@ -149,7 +150,7 @@ func TestPDFHybrid(t *testing.T) {
 	t.Setenv("BRAID_ORT_LIB", modeltest.NeedRuntime(t))
 	t.Setenv("BRAID_MODEL", modeltest.TinyDir())
 	vault := t.TempDir()
-	os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(9, map[int]string{7: "The flux capacitor needs 1.21 gigawatts."}), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(9, map[int]string{7: "The flux capacitor needs 1.21 gigawatts."}), 0o644))
 	idx := filepath.Join(t.TempDir(), "idx")
 	out, errOut, code := runCLI(t, "--index", idx, "--json", "index", vault)
 	var sum struct{ Embedded int }
@@ -176,12 +177,12 @@ func TestPDFHybrid(t *testing.T) {
 func TestPDFVersions(t *testing.T) {
 	vault := t.TempDir()
 	file := filepath.Join(vault, "paper.pdf")
-	os.WriteFile(file, formattest.Paper(2, map[int]string{2: "The answer is forty-one."}), 0o644)
+	testenv.Must(t, os.WriteFile(file, formattest.Paper(2, map[int]string{2: "The answer is forty-one."}), 0o644))
 	idx := filepath.Join(t.TempDir(), "idx")
 	if _, errOut, code := runCLI(t, "--index", idx, "-q", "index", "--keep-versions", "2", vault); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}
-	os.WriteFile(file, formattest.Paper(2, map[int]string{2: "The answer is forty-two."}), 0o644)
+	testenv.Must(t, os.WriteFile(file, formattest.Paper(2, map[int]string{2: "The answer is forty-two."}), 0o644))
 	if _, errOut, code := runCLI(t, "--index", idx, "-q", "index"); code != 0 {
 		t.Fatalf("index again: %s", errOut)
 	}

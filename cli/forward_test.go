@@ -73,7 +73,7 @@ func TestCLIBesideServe(t *testing.T) {
 		t.Errorf("grep names files relative to the client's directory: code %d, %q", code, out)
 	}
 	queries := filepath.Join(t.TempDir(), "q.jsonl")
-	os.WriteFile(queries, []byte(`{"id":"a","query":"alpha"}`+"\n"+`{"id":"b","query":"gardens"}`+"\n"), 0o644)
+	testenv.Must(t, os.WriteFile(queries, []byte(`{"id":"a","query":"alpha"}`+"\n"+`{"id":"b","query":"gardens"}`+"\n"), 0o644))
 	if out, errOut, code := runCLI(t, "--index", idx, "batch", queries); code != 0 || strings.Count(out, "\n") != 2 {
 		t.Errorf("batch: code %d, stderr %q, out %.300q", code, errOut, out)
 	}
@@ -81,7 +81,7 @@ func TestCLIBesideServe(t *testing.T) {
 	// A write through the server, many searches at the same time, and an
 	// index_path from the MCP client racing it: all succeed, in turn.
 	more := filepath.Join(t.TempDir(), "more")
-	os.Mkdir(more, 0o755)
+	testenv.Must(t, os.Mkdir(more, 0o755))
 	writeVault(t, more, 40, "beta")
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
@@ -171,8 +171,8 @@ func TestForwardRefusals(t *testing.T) {
 		t.Setenv("TMPDIR", tmp)
 		t.Setenv("XDG_RUNTIME_DIR", "")
 		folder := filepath.Join(tmp, "braid-"+strconv.Itoa(os.Getuid()))
-		os.Mkdir(folder, 0o700)
-		os.Chmod(folder, 0o777)
+		testenv.Must(t, os.Mkdir(folder, 0o700))
+		testenv.Must(t, os.Chmod(folder, 0o777))
 		idx := filepath.Join(t.TempDir(), strings.Repeat("i", 120))
 		if _, errOut, code := runCLI(t, "--index", idx, "--model", "none", "index", vault); code != 0 {
 			t.Fatalf("index: %s", errOut)

@@ -15,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/sys/unix"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // The hostile-vault suite (issue 30): the attacks of a vault cloned from a
@@ -82,7 +84,7 @@ func writeFile(t *testing.T, path, content string) {
 // (as a git pull of a hostile vault does): nothing reads, indexes or
 // writes through them, over MCP or from the user's own braid index.
 func TestHostileVaultSwappedSources(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
+	base := testenv.Must1(filepath.EvalSymlinks(t.TempDir()))(t)
 	vault, outside := filepath.Join(base, "vault"), filepath.Join(base, "outside")
 	mkdirs(t, filepath.Join(vault, "sub"), outside)
 	writeVault(t, vault, 2, "alpha")
@@ -104,8 +106,8 @@ func TestHostileVaultSwappedSources(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(t, os.Symlink(filepath.Join(outside, "single.md"), filepath.Join(vault, "single.md")))
-	must(t, os.Symlink(outside, filepath.Join(vault, "sub")))
+	testenv.Must(t, os.Symlink(filepath.Join(outside, "single.md"), filepath.Join(vault, "single.md")))
+	testenv.Must(t, os.Symlink(outside, filepath.Join(vault, "sub")))
 
 	// The user's own re-index refuses the moved sources, naming them.
 	_, errOut, code := runCLI(t, "--index", idx, "--model", "none", "index")
@@ -153,7 +155,7 @@ func TestHostileVaultSwappedSources(t *testing.T) {
 // the victim's files, made with someone else's key) grants nothing: its
 // sources are neither read nor allowed, until the user trusts them.
 func TestHostileVaultCommittedIndex(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
+	base := testenv.Must1(filepath.EvalSymlinks(t.TempDir()))(t)
 	vault, home := filepath.Join(base, "vault"), filepath.Join(base, "home")
 	mkdirs(t, vault, filepath.Join(home, ".ssh"))
 	writeVault(t, vault, 2, "alpha")
@@ -168,7 +170,7 @@ func TestHostileVaultCommittedIndex(t *testing.T) {
 		t.Fatalf("attacker's index: %s", errOut)
 	}
 	mkdirs(t, filepath.Join(idx, "prompts"))
-	must(t, os.Symlink(secret, filepath.Join(idx, "prompts", "PROMPT-x.md")))
+	testenv.Must(t, os.Symlink(secret, filepath.Join(idx, "prompts", "PROMPT-x.md")))
 	victimKey := filepath.Join(base, "victim", "key")
 
 	for _, profile := range []string{"core", "alloy", "yams"} {
@@ -220,7 +222,7 @@ func TestHostileVaultCommittedIndex(t *testing.T) {
 // restore never writes into the index directory, even when the index
 // sits inside the output folder and the names lead there.
 func TestRestoreNeverWritesTheIndex(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
+	base := testenv.Must1(filepath.EvalSymlinks(t.TempDir()))(t)
 	vault := filepath.Join(base, "vault")
 	mkdirs(t, vault)
 	writeVault(t, vault, 2, "alpha")
@@ -241,7 +243,7 @@ func TestRestoreNeverWritesTheIndex(t *testing.T) {
 			t.Errorf("restore planted %s in the index directory (%s)", f, out)
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(idx, "VERSION")); strings.Contains(string(b), "Ignore") {
+	if b := testenv.Must1(os.ReadFile(filepath.Join(idx, "VERSION")))(t); strings.Contains(string(b), "Ignore") {
 		t.Errorf("restore overwrote the index's VERSION: %s", out)
 	}
 	mustRefuse(t, c, "restore", map[string]any{"collection": "evil", "output_directory": idx}, "outside the folders")
@@ -263,7 +265,7 @@ func exchange(a, b string) {
 // indexes and restores: none of thousands of calls reads, indexes or
 // writes outside, and the server answers throughout.
 func TestHostileVaultRace(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
+	base := testenv.Must1(filepath.EvalSymlinks(t.TempDir()))(t)
 	vault, outside := filepath.Join(base, "vault"), filepath.Join(base, "outside")
 	race, out := filepath.Join(vault, "race"), filepath.Join(vault, "out")
 	mkdirs(t, race, out, outside)
@@ -279,9 +281,9 @@ func TestHostileVaultRace(t *testing.T) {
 	}
 	// The swap partners: a link to the outside note beside the note, a
 	// link to the outside folder beside the folder and beside out.
-	must(t, os.Symlink(filepath.Join(outside, "race.md"), filepath.Join(race, "swap.md")))
-	must(t, os.Symlink(outside, filepath.Join(vault, "raceswap")))
-	must(t, os.Symlink(outside, filepath.Join(vault, "outswap")))
+	testenv.Must(t, os.Symlink(filepath.Join(outside, "race.md"), filepath.Join(race, "swap.md")))
+	testenv.Must(t, os.Symlink(outside, filepath.Join(vault, "raceswap")))
+	testenv.Must(t, os.Symlink(outside, filepath.Join(vault, "outswap")))
 
 	var serveErr syncBuffer
 	c := serveClient(t, &serveErr, "--index", idx, "--model", "none", "serve", "--tools", "all", "--allow-writes")
@@ -369,12 +371,12 @@ func TestHostileVaultRace(t *testing.T) {
 // files (.gitignore, the index's prompts folder) neither hang nor fill
 // memory: braid index finishes and braid serve answers initialize.
 func TestHostileVaultFIFOs(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
+	base := testenv.Must1(filepath.EvalSymlinks(t.TempDir()))(t)
 	vault := filepath.Join(base, "vault")
 	mkdirs(t, filepath.Join(vault, "sub"))
 	writeVault(t, vault, 2, "alpha")
-	must(t, syscall.Mkfifo(filepath.Join(vault, ".gitignore"), 0o644))
-	must(t, os.Symlink("/dev/zero", filepath.Join(vault, "sub", ".gitignore")))
+	testenv.Must(t, syscall.Mkfifo(filepath.Join(vault, ".gitignore"), 0o644))
+	testenv.Must(t, os.Symlink("/dev/zero", filepath.Join(vault, "sub", ".gitignore")))
 	writeFile(t, filepath.Join(vault, "sub", "n.md"), "# N\n\nalpha in sub\n")
 	idx := filepath.Join(base, "idx")
 	done := make(chan struct{})
@@ -394,17 +396,10 @@ func TestHostileVaultFIFOs(t *testing.T) {
 		t.Errorf("index: exit %d, %q; want the FIFO and the link reported", code, errOut)
 	}
 	mkdirs(t, filepath.Join(idx, "prompts"))
-	must(t, syscall.Mkfifo(filepath.Join(idx, "prompts", "PROMPT-pipe.md"), 0o644))
+	testenv.Must(t, syscall.Mkfifo(filepath.Join(idx, "prompts", "PROMPT-pipe.md"), 0o644))
 	var serveErr syncBuffer
 	c := serveClient(t, &serveErr, "--index", idx, "--model", "none", "serve") // initialize answered, or this fails
 	if out, isErr := callTool(t, c, "search_keyword", map[string]any{"query": "alpha"}); isErr || !strings.Contains(out, "n.md") {
 		t.Errorf("search: %q", out)
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // A first index that fails before writing anything leaves no index folder
@@ -19,7 +21,7 @@ func TestFailedFirstIndexLeavesNoFolder(t *testing.T) {
 			t.Errorf("index %s: exit %d, stderr %q: want 1 and the path named", missing, code, errOut)
 		}
 	}
-	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+	if ents := testenv.Must1(os.ReadDir(root))(t); len(ents) != 0 {
 		t.Errorf("a failed first index left %v in %s", ents, root)
 	}
 
@@ -40,7 +42,7 @@ func TestFailedFirstIndexLeavesNoFolder(t *testing.T) {
 // the flag, for every command that uses the index (issue 20, 8c).
 func TestIndexFlagOnAFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "notes.txt")
-	os.WriteFile(file, []byte("not an index"), 0o644)
+	testenv.Must(t, os.WriteFile(file, []byte("not an index"), 0o644))
 	vault := vaultDir(t, 1, "alpha")
 	tests := []struct {
 		name string

@@ -11,5 +11,5 @@ type InfoCmd struct {
 
 // Run prints the ancestry, root first.
 func (c *InfoCmd) Run(g *Globals) error {
-	return g.show("braid info", func(e *braid.Engine) (texter, error) { return e.Notes().Info(g.docName(c.ID)) })
+	return g.show("braid info", func(e *braid.Engine) (texter, error) { return e.Notes().Info(g.ctx, g.docName(c.ID)) })
 }

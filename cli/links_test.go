@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // graphVault writes a small linked vault and indexes it.
@@ -23,7 +24,7 @@ func graphVault(t *testing.T) (idx, dir string) {
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		testenv.Must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +198,7 @@ func TestTagCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || strings.Join(res.Added, ",") != "earth,garden" || strings.Join(res.Tags, ",") != "earth,garden" {
 		t.Errorf("tag --json printed %q", out)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, "Soil.md"))
+	b := testenv.Must1(os.ReadFile(filepath.Join(dir, "Soil.md")))(t)
 	if string(b) != "---\ntags: [earth, garden]\n---\n# Soil\n\nHealthy soil is rich in humus. Add compost and worms to the soil.\n" {
 		t.Errorf("Soil.md became %q", b)
 	}
@@ -217,7 +218,7 @@ func TestTagCLI(t *testing.T) {
 		t.Errorf("tagging again printed %q", out)
 	}
 	outside := filepath.Join(t.TempDir(), "x.md")
-	os.WriteFile(outside, []byte("# X\n"), 0o644)
+	testenv.Must(t, os.WriteFile(outside, []byte("# X\n"), 0o644))
 	for _, tt := range []struct {
 		args []string
 		want string

@@ -50,7 +50,7 @@ func (c *LsCmd) Run(g *Globals) error {
 		opt.Stored = "source"
 	}
 	return g.withReader("braid ls", func(e *braid.Engine) error {
-		l, err := e.Notes().List(opt)
+		l, err := e.Notes().List(g.ctx, opt)
 		if err != nil {
 			return err
 		}

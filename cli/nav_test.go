@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // navIndex indexes a vault with nested folders, linked notes and the twin
@@ -201,7 +202,7 @@ func TestInfoCiteCLI(t *testing.T) {
 		Snippet   string
 	}
 	navJSON(t, &ct, "--index", idx, "cite", chunk)
-	data, _ := os.ReadFile(filepath.Join(vault, "notes", "projects", "alpha", "plan.md"))
+	data := testenv.Must1(os.ReadFile(filepath.Join(vault, "notes", "projects", "alpha", "plan.md")))(t)
 	fileLines := strings.Split(string(data), "\n")
 	if ct.File != filepath.Join(vault, "notes", "projects", "alpha", "plan.md") || ct.StartLine < 1 || ct.EndLine > len(fileLines) {
 		t.Fatalf("cite: %+v", ct)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func TestPromptsCommands(t *testing.T) {
@@ -14,12 +16,12 @@ func TestPromptsCommands(t *testing.T) {
 	if err := os.MkdirAll(inIndex, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(inIndex, "PROMPT-code-review.md"), []byte("---\ndescription: Review a file\narguments:\n"+
-		"  - name: file\n    required: true\n  - name: focus\n    default: naming\n---\nReview {{file}} for {{focus}}.\n"), 0o644)
-	os.WriteFile(filepath.Join(inIndex, "PROMPT-research-topic.md"), []byte("Research {{topic}} our way.\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(inIndex, "PROMPT-code-review.md"), []byte("---\ndescription: Review a file\narguments:\n"+
+		"  - name: file\n    required: true\n  - name: focus\n    default: naming\n---\nReview {{file}} for {{focus}}.\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(inIndex, "PROMPT-research-topic.md"), []byte("Research {{topic}} our way.\n"), 0o644))
 	other := t.TempDir()
-	os.WriteFile(filepath.Join(other, "PROMPT-trip.md"), []byte("# Plan a trip\n\nGo to {{place}}.\n"), 0o644)
-	os.WriteFile(filepath.Join(other, "PROMPT-broken.md"), []byte("---\narguments: [x\n---\nbody\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(other, "PROMPT-trip.md"), []byte("# Plan a trip\n\nGo to {{place}}.\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(other, "PROMPT-broken.md"), []byte("---\narguments: [x\n---\nbody\n"), 0o644))
 
 	// The index directory's prompts folder is the default.
 	out, errOut, code := runCLI(t, "--index", idx, "prompts", "list")

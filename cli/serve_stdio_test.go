@@ -31,8 +31,8 @@ func TestServeMalformedLines(t *testing.T) {
 	cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
+	stdin := testenv.Must1(cmd.StdinPipe())(t)
+	stdout := testenv.Must1(cmd.StdoutPipe())(t)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

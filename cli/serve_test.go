@@ -139,7 +139,7 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--index", idx, "index", vault); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}
-	self, _ := os.Executable()
+	self := testenv.Must1(os.Executable())(t)
 	cmd := exec.Command(self, "--index", idx, "serve", "--tools", "all", "--max-output", "2000")
 	cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
 	requests := []string{

@@ -87,7 +87,7 @@ func TestAddCrashKillLoop(t *testing.T) {
 				Hash string `json:"hash"`
 			} `json:"documents"`
 		}
-		json.Unmarshal([]byte(out), &l)
+		testenv.Must(t, json.Unmarshal([]byte(out), &l))
 		if len(l.Documents) == 1 {
 			doc.Hash = l.Documents[0].Hash
 		}

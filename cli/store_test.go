@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // cliJSON runs a command with --json and decodes its output into v.
@@ -109,11 +111,11 @@ func TestVersionsAndDiff(t *testing.T) {
 	}
 	vault := t.TempDir()
 	f := filepath.Join(vault, "n.md")
-	os.WriteFile(f, []byte("# N\n\nold line\n"), 0o644)
+	testenv.Must(t, os.WriteFile(f, []byte("# N\n\nold line\n"), 0o644))
 	if _, errOut, code := runCLI(t, "--index", idx, "index", vault, "--keep-versions", "3"); code != 0 {
 		t.Fatal(errOut)
 	}
-	os.WriteFile(f, []byte("# N\n\nnew line\n"), 0o644)
+	testenv.Must(t, os.WriteFile(f, []byte("# N\n\nnew line\n"), 0o644))
 	if _, errOut, code := runCLI(t, "--index", idx, "index"); code != 0 {
 		t.Fatal(errOut)
 	}
@@ -180,7 +182,7 @@ func TestSnapshotRestoreNeverOverwrites(t *testing.T) {
 		t.Fatalf("snapshot list: exit %d, %s%s", code, out, errOut)
 	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "two.txt"), []byte("keep me\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "two.txt"), []byte("keep me\n"), 0o644))
 	out, errOut, code = runCLI(t, "--index", idx, "restore", "--snapshot", snap.ID, "--output", dir)
 	if code != 0 || !strings.Contains(out, "skipped two.txt") {
 		t.Fatalf("restore: exit %d, %s%s", code, out, errOut)
@@ -195,7 +197,7 @@ func TestSnapshotRestoreNeverOverwrites(t *testing.T) {
 	if out, _, code := runCLI(t, "--index", idx, "restore", "--collection", "c", "--output", dry, "--dry-run"); code != 0 || !strings.Contains(out, "would write") {
 		t.Fatalf("dry run: %s", out)
 	}
-	if entries, _ := os.ReadDir(dry); len(entries) != 0 {
+	if entries := testenv.Must1(os.ReadDir(dry))(t); len(entries) != 0 {
 		t.Fatalf("dry run wrote %v", entries)
 	}
 	cliJSON(t, new(any), "--index", idx, "restore", "--collection", "c", "--output", dir, "--overwrite")

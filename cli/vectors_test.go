@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/internal/modeltest"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 type searchJSON struct {
@@ -89,7 +90,7 @@ func TestHybridSearchCLI(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	var sum struct{ Chunks, Embedded int }
-	json.Unmarshal([]byte(out), &sum)
+	testenv.Must(t, json.Unmarshal([]byte(out), &sum))
 	if sum.Embedded == 0 || sum.Embedded != sum.Chunks {
 		t.Errorf("index embedded %d of %d chunks", sum.Embedded, sum.Chunks)
 	}
@@ -159,8 +160,8 @@ func TestModelsCommands(t *testing.T) {
 	}
 	// A mirror directory with the wrong bytes installs nothing.
 	mirror := t.TempDir()
-	os.WriteFile(filepath.Join(mirror, "model.onnx"), []byte("not the model"), 0o644)
-	os.WriteFile(filepath.Join(mirror, "tokenizer.json"), []byte("{}"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(mirror, "model.onnx"), []byte("not the model"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(mirror, "tokenizer.json"), []byte("{}"), 0o644))
 	_, errOut, code := runCLI(t, "models", "pull", "--from", mirror, "BAAI/bge-small-en-v1.5:int8")
 	if code != 1 || !strings.Contains(errOut, "checksum") {
 		t.Errorf("pull of wrong bytes: code %d, stderr %q; want a checksum failure", code, errOut)

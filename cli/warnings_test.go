@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/model"
 )
 
@@ -75,8 +76,8 @@ func TestRerankWarnedOnlyWhenAsked(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	queries := filepath.Join(t.TempDir(), "q.jsonl")
-	os.WriteFile(queries, []byte(`{"id":1,"query":"alpha"}`+"\n"+`{"id":2,"query":"note","rerank":true}`+"\n"+
-		`{"id":3,"query":"gardens","rerank":true}`+"\n"+`{"id":4,"query":"alpha","keyword":true,"rerank":true}`+"\n"), 0o644)
+	testenv.Must(t, os.WriteFile(queries, []byte(`{"id":1,"query":"alpha"}`+"\n"+`{"id":2,"query":"note","rerank":true}`+"\n"+
+		`{"id":3,"query":"gardens","rerank":true}`+"\n"+`{"id":4,"query":"alpha","keyword":true,"rerank":true}`+"\n"), 0o644))
 	out, errOut, code := runCLI(t, "--index", idx, "--model", "none", "batch", "--workers", "1", queries)
 	if code != 0 {
 		t.Fatalf("batch: exit %d, %s", code, errOut)

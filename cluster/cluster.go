@@ -73,7 +73,7 @@ func New(ctx context.Context, cfg Config) (*Cluster, *settings.Values, error) {
 	if raw := meta["model"]; len(raw) > 0 {
 		var m string
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, nil, fmt.Errorf("braid: the model name in the cluster index %s is damaged (%v); index it again", c.x.Name(), err)
+			return nil, nil, fmt.Errorf("the model name in the cluster index %s is damaged (%v); index it again", c.x.Name(), err)
 		}
 		c.model.Store(&m)
 	}
@@ -254,7 +254,7 @@ func (c *Cluster) Sources(ctx context.Context) ([]*index.Source, error) {
 	for id, r := range recs {
 		s := &index.Source{}
 		if err := json.Unmarshal(r, s); err != nil {
-			return nil, fmt.Errorf("braid: source record %s in the cluster is damaged (%v); braid sources rm %s, then index it again", id, err, id)
+			return nil, fmt.Errorf("source record %s in the cluster is damaged (%v); braid sources rm %s, then index it again", id, err, id)
 		}
 		out = append(out, s)
 	}

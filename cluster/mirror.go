@@ -62,7 +62,7 @@ func (c *Cluster) Sync(ctx context.Context) error {
 		seen[id] = true
 		d := &index.Document{}
 		if err := json.Unmarshal(rec, d); err != nil {
-			return fmt.Errorf("braid: the record of document %s in the cluster is damaged (%v); index its source again", id, err)
+			return fmt.Errorf("the record of document %s in the cluster is damaged (%v); index its source again", id, err)
 		}
 		if h, ok := known[id]; ok && h == d.Hash {
 			return nil

@@ -52,7 +52,8 @@ const readTimeout = 30 * time.Second
 // socket or a device (/dev/zero) is refused at once, never waited on or
 // read without bound. A root, when not empty, is a folder (its real path)
 // the file must lie in: it is opened from the root's descriptor, never
-// through a link out of it (see confine.Open).
+// through a link out of it (confine.Dir); or the file itself (a file
+// source), which must then not be a link.
 func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
 	type result struct {
 		data []byte
@@ -60,7 +61,7 @@ func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		data, err := confine.ReadFile(root, path, ingest.DefaultMaxFileSize)
+		data, err := readConfined(root, path)
 		done <- result{data, err}
 	}()
 	timer := time.NewTimer(readTimeout)
@@ -69,9 +70,9 @@ func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
 	select {
 	case r = <-done:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("braid: read %s: %w", path, ctx.Err())
+		return nil, fmt.Errorf("read %s: %w", path, ctx.Err())
 	case <-timer.C:
-		return nil, fmt.Errorf("braid: read %s: no data within %v; braid stores files it can read at once", path, readTimeout)
+		return nil, fmt.Errorf("read %s: no data within %v; braid stores files it can read at once", path, readTimeout)
 	}
 	switch {
 	case r.err == nil:
@@ -85,9 +86,25 @@ func ReadDocument(ctx context.Context, root, path string) ([]byte, error) {
 	}
 	var pe *os.PathError
 	if errors.As(r.err, &pe) {
-		return nil, fmt.Errorf("braid: read %s: %w", path, pe.Err)
+		return nil, fmt.Errorf("read %s: %w", path, pe.Err)
 	}
-	return nil, fmt.Errorf("braid: read %s: %w", path, r.err)
+	return nil, fmt.Errorf("read %s: %w", path, r.err)
+}
+
+// readConfined reads path for ReadDocument: beneath the folder root, or,
+// where there is no folder to hold, by path (confine.ReadFile, as
+// confine's doc lists): the file root names itself, or any file when root
+// is empty (AddRequest.Path, a file its caller names).
+func readConfined(root, path string) ([]byte, error) {
+	if root == "" || root == path {
+		return confine.ReadFile(root, path, ingest.DefaultMaxFileSize)
+	}
+	d, err := confine.OpenDir(root)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadFile(path, ingest.DefaultMaxFileSize)
 }
 
 // CleanName checks a stored document's name and returns it cleaned: no

@@ -206,7 +206,7 @@ func (s *Store) Restore(req RestoreRequest) (*RestoreResult, error) {
 	}
 	out, err := filepath.Abs(req.Output)
 	if err != nil {
-		return nil, fmt.Errorf("braid: %s: %w", req.Output, err)
+		return nil, fmt.Errorf("restore into %s: %w", req.Output, err)
 	}
 	if info, err := os.Stat(out); err == nil && !info.IsDir() {
 		return nil, fmt.Errorf("%w: %s is a file, not a directory", index.ErrBadOption, req.Output)
@@ -266,7 +266,7 @@ func (s *Store) outputDir(out string, req RestoreRequest) (*confine.Dir, error) 
 	} else {
 		if !req.DryRun {
 			if err := os.MkdirAll(out, 0o755); err != nil {
-				return nil, fmt.Errorf("braid: restore: %w", err)
+				return nil, fmt.Errorf("restore: %w", err)
 			}
 		}
 		real, rerr := filepath.EvalSymlinks(out)
@@ -274,7 +274,7 @@ func (s *Store) outputDir(out string, req RestoreRequest) (*confine.Dir, error) 
 			if req.DryRun && errors.Is(rerr, fs.ErrNotExist) {
 				return nil, nil
 			}
-			return nil, fmt.Errorf("braid: restore: %w", rerr)
+			return nil, fmt.Errorf("restore: %w", rerr)
 		}
 		dir, err = confine.OpenDir(real)
 	}
@@ -282,7 +282,7 @@ func (s *Store) outputDir(out string, req RestoreRequest) (*confine.Dir, error) 
 		if req.DryRun && errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("braid: restore into %s: %w", out, err)
+		return nil, fmt.Errorf("restore into %s: %w", out, err)
 	}
 	if s.InIndex(dir.Path()) {
 		dir.Close()
@@ -372,7 +372,7 @@ func (s *Store) restoreOne(dir *confine.Dir, out, name, hash string, req Restore
 		if errors.Is(err, fs.ErrExist) {
 			return skip(file, "the file exists; restore with overwrite (--overwrite on the command line) to replace it")
 		}
-		return r, fmt.Errorf("braid: restore %s: %w", name, err)
+		return r, fmt.Errorf("restore %s: %w", name, err)
 	}
 	return r, nil
 }

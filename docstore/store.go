@@ -12,6 +12,7 @@ import (
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 )
 
 // Errors of the document store. It also returns the engine's shared
@@ -20,10 +21,10 @@ import (
 var (
 	// ErrSourceFile means a delete named a document that lives in a user's
 	// source: braid never deletes a user's files.
-	ErrSourceFile = errors.New("braid: braid does not delete source files")
+	ErrSourceFile = errors.New("braid does not delete source files")
 	// ErrBadName means a stored document's name is empty, absolute, leaves
 	// the store with "..", or is not valid UTF-8.
-	ErrBadName = errors.New("braid: invalid document name")
+	ErrBadName = errors.New("invalid document name")
 )
 
 // SourceName is the name of the internal source of stored documents; grep
@@ -89,15 +90,15 @@ func (s *Store) Source() (*index.Source, error) { return s.source(false) }
 func (s *Store) source(create bool) (*index.Source, error) {
 	abs, err := filepath.Abs(s.c.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("braid: %w", err)
+		return nil, fmt.Errorf("document store: %w", err)
 	}
 	id := index.SourceID(abs)
 	src, err := s.c.Index.Source(id)
 	if err != nil || src != nil || !create {
 		return src, err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("braid: create the document store: %w", err)
+	if err := os.MkdirAll(abs, indexdir.DirMode); err != nil {
+		return nil, fmt.Errorf("create the document store: %w", err)
 	}
 	src = &index.Source{ID: id, Name: SourceName, Path: abs, Kind: index.SourceStore, AddedAt: time.Now().UTC()}
 	return src, s.c.Index.PutSource(src)
@@ -109,7 +110,7 @@ func (s *Store) Read(d *index.Document) (data []byte, file string, err error) {
 	file = s.c.Blobs.Path(d.Hash)
 	data, err = s.c.Blobs.Get(d.Hash)
 	if err != nil {
-		return nil, file, fmt.Errorf("braid: read stored document %s: %w; braid doctor checks the store", d.Path, err)
+		return nil, file, fmt.Errorf("read stored document %s: %w; braid doctor checks the store", d.Path, err)
 	}
 	return data, file, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/ingest"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/lexical"
 )
 
@@ -215,7 +216,7 @@ func TestDeleteSweepsBlobs(t *testing.T) {
 	if err != nil || len(res.Deleted) != 2 || res.BlobsRemoved != 1 || res.BytesFreed != int64(len("# Y\n")) {
 		t.Fatalf("delete = %+v, %v; want 2 deleted and only y's blob removed (x's content is keep.md's too)", res, err)
 	}
-	if d, _ := ts.st.Doc(a.ID); d != nil {
+	if d := testenv.Must1(ts.st.Doc(a.ID))(t); d != nil {
 		t.Error("deleted document still indexed")
 	}
 	for _, tc := range []struct {

@@ -76,7 +76,7 @@ func (s *Store) Update(ctx context.Context, req UpdateRequest) (*UpdateResult, e
 			return nil, err
 		}
 		if d, err = s.c.Index.Doc(d.ID); err != nil || d == nil {
-			return nil, fmt.Errorf("braid: re-read %s after tagging: %v", req.Ref, err)
+			return nil, fmt.Errorf("re-read %s after tagging: %v", req.Ref, err)
 		}
 	}
 	m, err := s.c.Index.DocMeta(d.ID)

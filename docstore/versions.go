@@ -114,10 +114,10 @@ func (s *Store) CompareVersions(ctx context.Context, ref, from, to string) (*Com
 		return nil, err
 	}
 	if a, err = text(ctx, l.Path, a); err != nil {
-		return nil, fmt.Errorf("braid: version %d of %s: %w", vs[fi].Version.Version, l.Path, err)
+		return nil, fmt.Errorf("version %d of %s: %w", vs[fi].Version.Version, l.Path, err)
 	}
 	if b, err = text(ctx, l.Path, b); err != nil {
-		return nil, fmt.Errorf("braid: version %d of %s: %w", vs[ti].Version.Version, l.Path, err)
+		return nil, fmt.Errorf("version %d of %s: %w", vs[ti].Version.Version, l.Path, err)
 	}
 	name := func(v VersionInfo) string { return fmt.Sprintf("%s@v%d (%s)", l.Path, v.Version.Version, v.Hash[:12]) }
 	return &Comparison{ID: l.ID, Path: l.Path, From: vs[fi], To: vs[ti],

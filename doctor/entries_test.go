@@ -11,6 +11,7 @@ import (
 
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/relay"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // TestCheckEntries: an index directory holding a link, a FIFO or a
@@ -73,7 +74,7 @@ func TestCheckEntries(t *testing.T) {
 		t.Run(tc.entry, func(t *testing.T) {
 			dir := build(t)
 			p := filepath.Join(dir, tc.entry)
-			os.RemoveAll(p)
+			testenv.Must(t, os.RemoveAll(p))
 			if err := tc.plant(p); err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +97,7 @@ func TestCheckEntries(t *testing.T) {
 	// VERSION is Version's to refuse, and doctor --repair's to rewrite.
 	dir = build(t)
 	vp := filepath.Join(dir, indexdir.VersionFile)
-	os.Remove(vp)
+	testenv.Must(t, os.Remove(vp))
 	if err := syscall.Mkfifo(vp, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/fusion"
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
@@ -109,7 +110,7 @@ func (r *Retriever) filter(req lexical.Request) (func(chunkID string) (bool, err
 	}
 	verdict := map[string]bool{} // by document: its chunks share the answer
 	return func(chunkID string) (bool, error) {
-		docID := index.ChunkDocID(chunkID)
+		docID := chunk.DocID(chunkID)
 		if ok, seen := verdict[docID]; seen {
 			return ok, nil
 		}

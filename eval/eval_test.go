@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -94,13 +95,13 @@ func TestPercentile(t *testing.T) {
 
 func TestLoadBEIR(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "qrels"), 0o755)
-	os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(`{"_id":"1","text":"first"}
+	testenv.Must(t, os.MkdirAll(filepath.Join(dir, "qrels"), 0o755))
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(`{"_id":"1","text":"first"}
 {"_id":"2","text":"unjudged"}
 
 {"_id":"3","text":"third"}
-`), 0o644)
-	os.WriteFile(filepath.Join(dir, "qrels", "test.tsv"), []byte("query-id\tcorpus-id\tscore\n1\td1\t1\n3\td3\t1\n3\td4\t2\n"), 0o644)
+`), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "qrels", "test.tsv"), []byte("query-id\tcorpus-id\tscore\n1\td1\t1\n3\td3\t1\n3\td4\t2\n"), 0o644))
 	c, err := LoadBEIR(dir, "test")
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestLoadBEIR(t *testing.T) {
 	if _, err := LoadBEIR(dir, "train"); err == nil {
 		t.Error("a missing split loaded")
 	}
-	os.WriteFile(filepath.Join(dir, "qrels", "bad.tsv"), []byte("h\th\th\n1\td1\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "qrels", "bad.tsv"), []byte("h\th\th\n1\td1\n"), 0o644))
 	if _, err := LoadBEIR(dir, "bad"); err == nil {
 		t.Error("a malformed qrels line loaded")
 	}

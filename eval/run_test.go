@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func TestPlan(t *testing.T) {
@@ -204,8 +206,8 @@ func TestRunString(t *testing.T) {
 func TestReadRuns(t *testing.T) {
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
-	os.WriteFile(good, []byte(`[{"mode":"lexical","ndcg@10":0.7}]`), 0o644)
-	os.WriteFile(bad, []byte(`{"mode":"lexical"}`), 0o644)
+	testenv.Must(t, os.WriteFile(good, []byte(`[{"mode":"lexical","ndcg@10":0.7}]`), 0o644))
+	testenv.Must(t, os.WriteFile(bad, []byte(`{"mode":"lexical"}`), 0o644))
 	if runs, err := ReadRuns(good); err != nil || len(runs) != 1 || runs[0].NDCG10 != 0.7 {
 		t.Errorf("ReadRuns = %+v, %v", runs, err)
 	}

@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func TestSource(t *testing.T) {
 	beir := t.TempDir()
-	os.MkdirAll(filepath.Join(beir, "qrels"), 0o755)
-	os.WriteFile(filepath.Join(beir, "queries.jsonl"), []byte(`{"_id":"q1","text":"one"}`+"\n"), 0o644)
-	os.WriteFile(filepath.Join(beir, "qrels", "test.tsv"), []byte("query-id\tcorpus-id\tscore\nq1\td1\t1\n"), 0o644)
+	testenv.Must(t, os.MkdirAll(filepath.Join(beir, "qrels"), 0o755))
+	testenv.Must(t, os.WriteFile(filepath.Join(beir, "queries.jsonl"), []byte(`{"_id":"q1","text":"one"}`+"\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(beir, "qrels", "test.tsv"), []byte("query-id\tcorpus-id\tscore\nq1\td1\t1\n"), 0o644))
 	tests := []struct {
 		name  string
 		src   Source
@@ -29,7 +31,7 @@ func TestSource(t *testing.T) {
 			}
 		})
 	}
-	os.WriteFile(filepath.Join(beir, "corpus.jsonl"), []byte(`{"_id":"d1","text":"one"}`+"\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(beir, "corpus.jsonl"), []byte(`{"_id":"d1","text":"one"}`+"\n"), 0o644))
 	src := Source{BEIR: beir}
 	col, corpus, byPath, err := src.Load("test")
 	if err != nil || len(col.Queries) != 1 || corpus != filepath.Join(beir, "corpus.jsonl") || byPath {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/settings"
 	"github.com/google/go-cmp/cmp"
 )
@@ -159,7 +160,7 @@ func TestTuneStopsAtSearchError(t *testing.T) {
 func TestTuneSplit(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "q.tsv")
-	os.WriteFile(p, []byte("id\tsplit\tquery\trelevant\nq1\ttune\tone\ta.md=2\nq2\ttest\ttwo\tb.md=2\nq3\ttune\tthree\tc.md=2\n"), 0o644)
+	testenv.Must(t, os.WriteFile(p, []byte("id\tsplit\tquery\trelevant\nq1\ttune\tone\ta.md=2\nq2\ttest\ttwo\tb.md=2\nq3\ttune\tthree\tc.md=2\n"), 0o644))
 	src := Source{Queries: p, Corpus: dir}
 	col, corpus, byPath, err := src.Load(src.TuneSplit())
 	if err != nil || corpus != dir || !byPath {

@@ -25,8 +25,8 @@ func ExampleFill() {
 		"c2": {ID: "c2", DocID: "d1", Text: strings.Join(text[2:4], "\n"), StartLine: 3, EndLine: 4},
 	}
 	r := evidence.Reader{
-		Chunk: func(id string) (*index.Chunk, error) { return chunks[id], nil },
-		Cite: func(id string) (*notes.Citation, error) {
+		Chunk: func(_ context.Context, id string) (*index.Chunk, error) { return chunks[id], nil },
+		Cite: func(_ context.Context, id string) (*notes.Citation, error) {
 			c := chunks[id]
 			return &notes.Citation{ChunkID: id, Document: c.DocID, Title: "Solar", Path: "solar.md",
 				StartLine: c.StartLine, EndLine: c.EndLine, Tag: fmt.Sprintf("[Solar](solar.md#L%d-L%d)", c.StartLine, c.EndLine)}, nil

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,11 +29,11 @@ type pick struct {
 }
 
 // add considers the hit ranked rank.
-func (f *filler) add(h Hit, rank int) error {
+func (f *filler) add(ctx context.Context, h Hit, rank int) error {
 	if h.ChunkID == "" {
 		return nil
 	}
-	c, err := f.r.Chunk(h.ChunkID)
+	c, err := f.r.Chunk(ctx, h.ChunkID)
 	if err != nil {
 		return err
 	}
@@ -40,7 +41,7 @@ func (f *filler) add(h Hit, rank int) error {
 		return nil // re-indexed since the search
 	}
 	sh := shingles(c.Text)
-	ct, err := f.r.Cite(c.ID)
+	ct, err := f.r.Cite(ctx, c.ID)
 	if err != nil {
 		if errors.Is(err, index.ErrNotFound) {
 			return nil

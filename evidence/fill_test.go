@@ -35,8 +35,8 @@ type fakeReader struct {
 
 func (f fakeReader) reader() Reader {
 	return Reader{
-		Chunk: func(id string) (*index.Chunk, error) { return f.chunks[id], nil },
-		Cite: func(id string) (*notes.Citation, error) {
+		Chunk: func(_ context.Context, id string) (*index.Chunk, error) { return f.chunks[id], nil },
+		Cite: func(_ context.Context, id string) (*notes.Citation, error) {
 			c := f.chunks[id]
 			if c == nil || f.notFound[id] {
 				return nil, fmt.Errorf("cite %s: %w", id, index.ErrNotFound)
@@ -135,12 +135,12 @@ func TestFillErrors(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	rd := r.reader()
-	rd.Chunk = func(string) (*index.Chunk, error) { return nil, boom }
+	rd.Chunk = func(context.Context, string) (*index.Chunk, error) { return nil, boom }
 	if _, err := Fill(context.Background(), []Hit{{ChunkID: "a"}}, DefaultBudget, rd); !errors.Is(err, boom) {
 		t.Errorf("Fill with a failing chunk read = %v, want it", err)
 	}
 	rd = r.reader()
-	rd.Cite = func(string) (*notes.Citation, error) { return nil, boom }
+	rd.Cite = func(context.Context, string) (*notes.Citation, error) { return nil, boom }
 	if _, err := Fill(context.Background(), []Hit{{ChunkID: "a"}}, DefaultBudget, rd); !errors.Is(err, boom) {
 		t.Errorf("Fill with a failing citation = %v, want it", err)
 	}

@@ -55,10 +55,10 @@ type Hit struct {
 type Reader struct {
 	// Chunk reads a chunk by id: nil and no error when it is gone (the
 	// document was re-indexed since the search).
-	Chunk func(id string) (*index.Chunk, error)
+	Chunk func(ctx context.Context, id string) (*index.Chunk, error)
 	// Cite cites a chunk as notes.Reader.Cite does; an error wrapping
 	// index.ErrNotFound skips the hit.
-	Cite func(chunkID string) (*notes.Citation, error)
+	Cite func(ctx context.Context, chunkID string) (*notes.Citation, error)
 }
 
 // Pack is the evidence found for a question: passages grouped by
@@ -141,7 +141,7 @@ func Fill(ctx context.Context, hits []Hit, budget int, r Reader) (*Pack, error) 
 			f.dropped.Budget += len(hits) - rank
 			break
 		}
-		if err := f.add(h, rank+1); err != nil {
+		if err := f.add(ctx, h, rank+1); err != nil {
 			return nil, err
 		}
 	}

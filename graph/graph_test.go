@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func openDB(t *testing.T) *bolt.DB {
@@ -110,22 +112,22 @@ func TestResolve(t *testing.T) {
 		if diff := cmp.Diff(want, targets(out)); diff != "" {
 			t.Errorf("Out(gard) (-want +got):\n%s", diff)
 		}
-		out, _ = r.Out("comp")
+		out = testenv.Must1(r.Out("comp"))(t)
 		if diff := cmp.Diff([]string{"CITES comp>soil", "CITES comp>gard", "TAGGED_AS comp>#plants"}, targets(out)); diff != "" {
 			t.Errorf("Out(comp) (-want +got):\n%s", diff)
 		}
-		out, _ = r.Out("cook")
+		out = testenv.Must1(r.Out("cook"))(t)
 		if diff := cmp.Diff([]string{"LINKS_TO cook>comp", "LINKS_TO cook>gard"}, targets(out)); diff != "" {
 			t.Errorf("Out(cook) (-want +got):\n%s", diff)
 		}
-		in, _ := r.In("soil")
+		in := testenv.Must1(r.In("soil"))(t)
 		if diff := cmp.Diff([]string{"CITES comp>soil", "CITES gard>soil", "CITES gard>soil"}, targets(in)); diff != "" {
 			t.Errorf("In(soil) (-want +got):\n%s", diff)
 		}
-		if in, _ := r.In("soil2"); len(in) != 0 {
+		if in := testenv.Must1(r.In("soil2"))(t); len(in) != 0 {
 			t.Errorf("In(soil2) = %v: links prefer their own source's Soil", targets(in))
 		}
-		in, _ = r.In("#PLANTS")
+		in = testenv.Must1(r.In("#PLANTS"))(t)
 		if diff := cmp.Diff([]string{"TAGGED_AS comp>#plants", "TAGGED_AS gard>#Plants"}, targets(in)); diff != "" {
 			t.Errorf("In(#PLANTS) (-want +got):\n%s", diff)
 		}
@@ -247,22 +249,22 @@ func TestBrokenOrphansAndChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	read(t, db, func(r *Reader) {
-		in, _ := r.In("soil2")
+		in := testenv.Must1(r.In("soil2"))(t)
 		if diff := cmp.Diff([]string{"CITES comp>soil2", "CITES gard>soil2", "CITES gard>soil2"}, targets(in)); diff != "" {
 			t.Errorf("In(soil2) after deleting soil (-want +got):\n%s", diff)
 		}
-		if n, _ := r.Node("soil"); n != nil {
+		if n := testenv.Must1(r.Node("soil"))(t); n != nil {
 			t.Errorf("deleted node still there: %+v", n)
 		}
 	})
 	// Compost changes: its old edges go, the new ones count.
 	put(t, db, doc{Node{ID: "comp", SourceID: "s1", Path: "Compost.md", Title: "Compost"}, []Edge{{Type: Cites, Target: "Lone"}}})
 	read(t, db, func(r *Reader) {
-		in, _ := r.In("gard")
+		in := testenv.Must1(r.In("gard"))(t)
 		if diff := cmp.Diff([]string{"LINKS_TO cook>gard"}, targets(in)); diff != "" {
 			t.Errorf("In(gard) after Compost changed (-want +got):\n%s", diff)
 		}
-		in, _ = r.In("lone")
+		in = testenv.Must1(r.In("lone"))(t)
 		if diff := cmp.Diff([]string{"CITES comp>lone", "CITES lone>lone"}, targets(in)); diff != "" {
 			t.Errorf("In(lone) (-want +got):\n%s", diff)
 		}
@@ -282,14 +284,14 @@ func TestBrokenOrphansAndChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.View(func(tx *bolt.Tx) error {
+	testenv.Must(t, db.View(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketNodes, bucketNames, bucketIn} {
 			if n := tx.Bucket(b).Stats().KeyN; n != 0 {
 				t.Errorf("bucket %s keeps %d keys after every node was deleted", b, n)
 			}
 		}
 		return nil
-	})
+	}))
 }
 
 func TestIsLocal(t *testing.T) {

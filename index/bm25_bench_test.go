@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/query"
 )
@@ -47,7 +48,7 @@ func BenchmarkEditOneNote(b *testing.B) {
 					for k := range w {
 						w[k] = words[r.IntN(len(words))] + fmt.Sprint(r.IntN(200))
 					}
-					chunks = append(chunks, Chunk{ID: ChunkID(id, hash, c), DocID: id, Ord: c, Text: strings.Join(w, " ")})
+					chunks = append(chunks, Chunk{ID: chunk.ID(id, hash, c), DocID: id, Ord: c, Text: strings.Join(w, " ")})
 				}
 				return Change{Doc: d, Chunks: chunks}
 			}

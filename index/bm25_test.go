@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/search"
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/google/go-cmp/cmp"
 	bolt "go.etcd.io/bbolt"
@@ -98,7 +99,7 @@ func (c *countsIndex) change(doc string, same bool) Change {
 		if r.IntN(2) == 0 {
 			heads = []string{c.text(2), c.text(1)}
 		}
-		chunks = append(chunks, Chunk{ID: ChunkID(doc, hash, i), DocID: doc, Ord: i, Text: c.text(r.IntN(20)), HeadingPath: heads})
+		chunks = append(chunks, Chunk{ID: chunk.ID(doc, hash, i), DocID: doc, Ord: i, Text: c.text(r.IntN(20)), HeadingPath: heads})
 	}
 	return Change{Doc: d, Chunks: chunks}
 }

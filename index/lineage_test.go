@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/braidsearch/braid/chunk"
 )
 
 func TestDerive(t *testing.T) {
@@ -59,7 +61,7 @@ func TestLineageKeepsLastVersions(t *testing.T) {
 		text := fmt.Sprintf("## Note\nversion %d of the text", i)
 		hash := fmt.Sprintf("%064x", i+1)
 		d := &Document{ID: "doc1", SourceID: "src", Path: "n.md", Kind: KindMarkdown, Hash: hash, IndexedAt: base.Add(time.Duration(i) * time.Hour)}
-		return Change{Doc: d, Chunks: []Chunk{{ID: ChunkID("doc1", hash, 0), DocID: "doc1", Text: text}}}
+		return Change{Doc: d, Chunks: []Chunk{{ID: chunk.ID("doc1", hash, 0), DocID: "doc1", Text: text}}}
 	}
 	for i := range 10 {
 		commit(version(i))
@@ -93,7 +95,7 @@ func TestLineageOnAnOlderStore(t *testing.T) {
 	commit := func(hash, text string) {
 		t.Helper()
 		d := &Document{ID: "doc1", SourceID: "src", Path: "n.md", Kind: KindMarkdown, Hash: hash}
-		p, err := s.Commit([]Change{{Doc: d, Chunks: []Chunk{{ID: ChunkID("doc1", hash, 0), DocID: "doc1", Text: text}}}})
+		p, err := s.Commit([]Change{{Doc: d, Chunks: []Chunk{{ID: chunk.ID("doc1", hash, 0), DocID: "doc1", Text: text}}}})
 		if err != nil {
 			t.Fatal(err)
 		}

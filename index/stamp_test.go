@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/internal/userkey"
 	bolt "go.etcd.io/bbolt"
 )
@@ -87,14 +88,14 @@ func TestStamp(t *testing.T) {
 	if err := os.WriteFile(elsewhere, good, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(stamp)
+	testenv.Must(t, os.Remove(stamp))
 	if err := os.Symlink(elsewhere, stamp); err != nil {
 		t.Fatal(err)
 	}
 	if st.stamped() {
 		t.Error("a link to a good stamp counts as the stamp")
 	}
-	os.Remove(stamp)
+	testenv.Must(t, os.Remove(stamp))
 	if err := syscall.Mkfifo(stamp, 0o600); err != nil {
 		t.Fatal(err)
 	}

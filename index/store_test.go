@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/query"
 )
@@ -73,11 +74,11 @@ func TestRecoverAfterCrash(t *testing.T) {
 	if got := lexSearch(t, lex, "fox"); len(got) != 0 {
 		t.Errorf("after recovery the old chunk is still found: %v", got)
 	}
-	if p, _ := st.PendingWork(); p != nil {
+	if p := testenv.Must1(st.PendingWork())(t); p != nil {
 		t.Errorf("pending record left after recovery: %+v", p)
 	}
-	sg, _ := st.Gen()
-	lg, _ := lex.Gen()
+	sg := testenv.Must1(st.Gen())(t)
+	lg := testenv.Must1(lex.Gen())(t)
 	if sg != lg || sg != 2 {
 		t.Errorf("generations store %d lexical %d, want both 2", sg, lg)
 	}
@@ -109,11 +110,11 @@ func TestRecoverAfterLexicalApplied(t *testing.T) {
 	if err := Recover(st, lex); err != nil {
 		t.Fatal(err)
 	}
-	n, _ := lex.DocCount()
+	n := testenv.Must1(lex.DocCount())(t)
 	if n != 1 {
 		t.Errorf("lexical index has %d chunks, want 1 (no double apply)", n)
 	}
-	if p, _ := st.PendingWork(); p != nil {
+	if p := testenv.Must1(st.PendingWork())(t); p != nil {
 		t.Errorf("pending record left: %+v", p)
 	}
 }

@@ -157,20 +157,6 @@ func docID(sourceID, rel string) string {
 	return hex.EncodeToString(h[:6])
 }
 
-// ChunkID names the i-th chunk of a document version: the document id, then
-// "#", the first 8 hex digits of the content hash and the position.
-func ChunkID(docID, hash string, i int) string {
-	return fmt.Sprintf("%s#%s.%d", docID, hash[:8], i)
-}
-
-// ChunkDocID returns the document id a chunk id starts with.
-func ChunkDocID(chunkID string) string {
-	if i := strings.LastIndexByte(chunkID, '#'); i >= 0 {
-		return chunkID[:i]
-	}
-	return chunkID
-}
-
 // DocKind is the format a document was parsed as.
 type DocKind string
 

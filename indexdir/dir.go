@@ -20,9 +20,9 @@ func CheckDir(dir string) error {
 		case err == nil && fi.IsDir():
 			return nil
 		case err == nil && p == filepath.Clean(dir):
-			return fmt.Errorf("braid: Open's dir %s is a file, not a directory; point Open's dir at the directory that holds the index, or at a new one", dir)
+			return fmt.Errorf("Open's dir %s is a file, not a directory; point Open's dir at the directory that holds the index, or at a new one", dir)
 		case err == nil:
-			return fmt.Errorf("braid: Open's dir %s lies under %s, which is a file; point Open's dir at a directory", dir, p)
+			return fmt.Errorf("Open's dir %s lies under %s, which is a file; point Open's dir at a directory", dir, p)
 		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 			return nil
 		}
@@ -32,9 +32,11 @@ func CheckDir(dir string) error {
 	}
 }
 
-// MakeDir creates the index directory dir with its missing parents and
-// returns the outermost directory it created ("" when dir existed), for
-// RemoveCreated to take away when the first run fails before writing.
+// MakeDir creates the index directory dir (DirMode: the user's alone)
+// with its missing parents (0755, as mkdir -p makes them) and returns the
+// outermost directory it created ("" when dir existed), for
+// RemoveCreated to take away when the first run fails before writing. An
+// existing dir is left as it is; a writer tightens it (Tighten).
 func MakeDir(dir string) (created string, err error) {
 	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
@@ -45,7 +47,10 @@ func MakeDir(dir string) (created string, err error) {
 			break
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(dir, DirMode); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", err
 	}
 	return created, nil

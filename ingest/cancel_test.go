@@ -34,12 +34,12 @@ func TestCancelStopsTheRun(t *testing.T) {
 	read := readFile
 	t.Cleanup(func() { readFile = read })
 	var reads []string
-	readFile = func(root, p string, limit int64) ([]byte, error) {
+	readFile = func(r *reader, p string) ([]byte, error) {
 		reads = append(reads, filepath.Base(p)) // one worker: no race
 		if len(reads) == 1 {
 			cancel()
 		}
-		return read(root, p, limit)
+		return read(r, p)
 	}
 	ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 1}}
 	src := &index.Source{ID: "s1", Name: "notes", Path: dir, Kind: index.SourceDir}

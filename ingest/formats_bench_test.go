@@ -10,6 +10,7 @@ import (
 	"github.com/braidsearch/braid/extract"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/formattest"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // BenchmarkIndexPDF indexes a folder holding one PDF of n pages, and the
@@ -40,7 +41,7 @@ func BenchmarkIndexPDF(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dpages", kind, n), func(b *testing.B) {
 				dir := b.TempDir()
 				name := map[string]string{"pdf": "doc.pdf", "pdfium": "doc.pdf", "markdown": "doc.md"}[kind]
-				os.WriteFile(filepath.Join(dir, name), files[kind], 0o644)
+				testenv.Must(b, os.WriteFile(filepath.Join(dir, name), files[kind], 0o644))
 				st, lex := openPair(b, b.TempDir())
 				defer func() { lex.Close(); st.Close() }()
 				ix := &Indexer{Store: st, Lexical: lex, Opt: Options{Workers: 1}, Force: true}

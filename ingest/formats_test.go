@@ -11,6 +11,7 @@ import (
 	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/formattest"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // TestFormats indexes a folder of PDFs, HTML, DOCX and ODT files with no
@@ -81,11 +82,11 @@ func TestFormats(t *testing.T) {
 		t.Errorf("chunks by page %v, want all 9 pages", onPage)
 	}
 
-	h, _ := st.DocByPath("s1", "page.html")
+	h := testenv.Must1(st.DocByPath("s1", "page.html"))(t)
 	if h == nil || h.Kind != index.KindHTML || h.Title != "Guide" || len(h.Links) != 1 || h.Links[0].Target != "note.md" {
 		t.Errorf("page.html = %+v, want an HTML document titled Guide linking note.md", h)
 	}
-	x, _ := st.DocByPath("s1", "plan.docx")
+	x := testenv.Must1(st.DocByPath("s1", "plan.docx"))(t)
 	if x == nil || x.Kind != index.KindDOCX || x.Title != "Plan" || len(x.Headings) != 1 {
 		t.Errorf("plan.docx = %+v", x)
 	}
@@ -112,13 +113,13 @@ func TestByPage(t *testing.T) {
 // its name, and changing the note re-indexes the image.
 func TestImages(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "notes"), 0o755)
-	os.MkdirAll(filepath.Join(dir, "img"), 0o755)
-	os.WriteFile(filepath.Join(dir, "img", "diagram.png"), formattest.PNG(8, 8), 0o644)
-	os.WriteFile(filepath.Join(dir, "img", "logo.svg"), []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), 0o644)
-	os.WriteFile(filepath.Join(dir, "img", "unused-photo.jpg"), []byte("\xff\xd8\xff\xe0 jpeg"), 0o644)
+	testenv.Must(t, os.MkdirAll(filepath.Join(dir, "notes"), 0o755))
+	testenv.Must(t, os.MkdirAll(filepath.Join(dir, "img"), 0o755))
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "img", "diagram.png"), formattest.PNG(8, 8), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "img", "logo.svg"), []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "img", "unused-photo.jpg"), []byte("\xff\xd8\xff\xe0 jpeg"), 0o644))
 	note := "# Design\n\n## System overview\n\nThe architecture diagram shows the parts.\n\n![[diagram.png]]\n\n## Brand\n\n![our logo](../img/logo.svg)\n"
-	os.WriteFile(filepath.Join(dir, "notes", "design.md"), []byte(note), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "notes", "design.md"), []byte(note), 0o644))
 	src := &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir}
 	st, lex := openPair(t, t.TempDir())
 	t.Cleanup(func() { lex.Close(); st.Close() })
@@ -131,11 +132,11 @@ func TestImages(t *testing.T) {
 		t.Fatalf("added %d, skipped %v; want the note and 3 images", sum.Added, sum.Skipped)
 	}
 	text := func(rel string) string {
-		d, _ := st.DocByPath("s1", rel)
+		d := testenv.Must1(st.DocByPath("s1", rel))(t)
 		if d == nil || d.Kind != index.KindImage {
 			t.Fatalf("%s: %+v, want an image document", rel, d)
 		}
-		cs, _ := st.Chunks(d.ChunkIDs)
+		cs := testenv.Must1(st.Chunks(d.ChunkIDs))(t)
 		var b strings.Builder
 		for _, c := range cs {
 			b.WriteString(c.Text)
@@ -153,13 +154,13 @@ func TestImages(t *testing.T) {
 	}
 	// A second run changes nothing; editing the note re-indexes its image.
 	sum = &Summary{}
-	ix.Index(t.Context(), src, sum)
+	testenv.Must(t, ix.Index(t.Context(), src, sum))
 	if sum.Unchanged != 4 {
 		t.Errorf("second run: %+v, want 4 unchanged", sum)
 	}
-	os.WriteFile(filepath.Join(dir, "notes", "design.md"), []byte(strings.Replace(note, "parts", "services", 1)), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "notes", "design.md"), []byte(strings.Replace(note, "parts", "services", 1)), 0o644))
 	sum = &Summary{}
-	ix.Index(t.Context(), src, sum)
+	testenv.Must(t, ix.Index(t.Context(), src, sum))
 	if sum.Updated != 2 || !strings.Contains(text("img/diagram.png"), "services") {
 		t.Errorf("after the edit: %+v, want the note and diagram.png updated", sum)
 	}
@@ -169,7 +170,7 @@ func TestImages(t *testing.T) {
 // plain text, though its content did not change.
 func TestFormatsUpgrade(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "page.html"), []byte(`<html><title>Guide</title><body><p>Hello.</p></body></html>`), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "page.html"), []byte(`<html><title>Guide</title><body><p>Hello.</p></body></html>`), 0o644))
 	src := &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir}
 	st, lex := openPair(t, t.TempDir())
 	t.Cleanup(func() { lex.Close(); st.Close() })
@@ -178,7 +179,7 @@ func TestFormatsUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As an older braid left it: the same content, indexed as text.
-	d, _ := st.DocByPath("s1", "page.html")
+	d := testenv.Must1(st.DocByPath("s1", "page.html"))(t)
 	old := *d
 	old.Kind = index.KindText
 	if err := ix.commit(t.Context(), []index.Change{{Doc: &old}}); err != nil {
@@ -192,7 +193,7 @@ func TestFormatsUpgrade(t *testing.T) {
 		t.Errorf("re-index: %+v, kind %s; want page.html updated as HTML", sum, d.Kind)
 	}
 	sum = &Summary{}
-	ix.Index(t.Context(), src, sum)
+	testenv.Must(t, ix.Index(t.Context(), src, sum))
 	if sum.Unchanged != 1 {
 		t.Errorf("third run: %+v, want it unchanged", sum)
 	}

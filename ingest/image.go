@@ -26,21 +26,6 @@ func IsImage(rel string) bool {
 // maxImageContexts bounds how many embeds of one image give it text.
 const maxImageContexts = 32
 
-// readRoot is the folder a file of src is read confined to, and the size
-// limit, as prepareOne reads it.
-func readRoot(src *index.Source, f file) (string, int64) {
-	root, limit := src.Path, src.MaxFileSize
-	if src.Kind == index.SourceFile {
-		root = f.abs
-	} else if src.Kind != index.SourceDir || src.FollowLinks {
-		root = ""
-	}
-	if limit <= 0 {
-		limit = DefaultMaxFileSize
-	}
-	return root, limit
-}
-
 // indexImages indexes the image files of a folder source once its notes
 // are committed: each is a document whose text is its file name and, for
 // every note that embeds or links it, the alt text, the note's title and
@@ -48,7 +33,7 @@ func readRoot(src *index.Source, f file) (string, int64) {
 // the image and that text, so an image is indexed again when a note
 // around it changes. all is every image of the source (its path), which
 // a link may name: imgs, or more when a run looks at changed paths only.
-func (ix *Indexer) indexImages(src *index.Source, imgs []file, all []string, entries map[string]index.Entry, seen map[string]bool, sum *Summary, b *batch) error {
+func (ix *Indexer) indexImages(src *index.Source, rd *reader, imgs []file, all []string, entries map[string]index.Entry, seen map[string]bool, sum *Summary, b *batch) error {
 	if len(imgs) == 0 {
 		return nil
 	}
@@ -60,8 +45,7 @@ func (ix *Indexer) indexImages(src *index.Source, imgs []file, all []string, ent
 		return err
 	}
 	for _, f := range imgs {
-		root, limit := readRoot(src, f)
-		data, err := readFile(root, f.abs, limit)
+		data, err := readFile(rd, f.abs)
 		if err != nil {
 			sum.Errors = append(sum.Errors, FileError{Path: f.abs, Err: err.Error()})
 			continue

@@ -342,8 +342,10 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *index.Source, sum *Summa
 		return err
 	}
 	seen := make(map[string]bool, len(files))
+	rd := openReader(src)
+	defer rd.close()
 	b := &batch{ctx: ctx, ix: ix, limit: ix.batchDocs()}
-	if err := ix.ingest(ctx, src, files, len(imgs), entries, seen, sum, b); err != nil {
+	if err := ix.ingest(ctx, src, rd, files, len(imgs), entries, seen, sum, b); err != nil {
 		return err
 	}
 	if len(imgs) > 0 {
@@ -355,7 +357,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *index.Source, sum *Summa
 	for i, f := range imgs {
 		all[i] = f.rel
 	}
-	if err := ix.indexImages(src, imgs, all, entries, seen, sum, b); err != nil {
+	if err := ix.indexImages(src, rd, imgs, all, entries, seen, sum, b); err != nil {
 		return err
 	}
 	if len(imgs) > 0 && ix.Progress != nil {
@@ -385,14 +387,14 @@ func (ix *Indexer) images(src *index.Source, files []file) (notes, imgs []file) 
 // ingest indexes files (no images; more, the images to come, only counts
 // in the progress) against entries, what the target holds of them,
 // marking in seen each one whose document is kept; b commits.
-func (ix *Indexer) ingest(ctx context.Context, src *index.Source, files []file, more int, entries map[string]index.Entry, seen map[string]bool, sum *Summary, b *batch) error {
+func (ix *Indexer) ingest(ctx context.Context, src *index.Source, rd *reader, files []file, more int, entries map[string]index.Entry, seen map[string]bool, sum *Summary, b *batch) error {
 	window := ix.batchDocs()
 	for start := 0; start < len(files); start += window {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		end := min(start+window, len(files))
-		prepared := ix.prepare(ctx, src, files[start:end], entries)
+		prepared := ix.prepare(ctx, src, rd, files[start:end], entries)
 		if err := ctx.Err(); err != nil {
 			return err // what this window read goes uncommitted
 		}
@@ -495,18 +497,18 @@ func inOrder[R any](n, workers int, do func(i int) R) []R {
 
 // prepare reads, hashes, parses and chunks files in parallel, in order.
 // Once ctx is done the files not yet started are not read.
-func (ix *Indexer) prepare(ctx context.Context, src *index.Source, files []file, entries map[string]index.Entry) []prepared {
+func (ix *Indexer) prepare(ctx context.Context, src *index.Source, rd *reader, files []file, entries map[string]index.Entry) []prepared {
 	return inOrder(len(files), ix.workers(), func(i int) prepared {
 		if err := ctx.Err(); err != nil {
 			return prepared{f: files[i], err: err}
 		}
-		return ix.prepareOne(ctx, src, files[i], entries)
+		return ix.prepareOne(ctx, src, rd, files[i], entries)
 	})
 }
 
 // prepareOne reads a listed file, then takes it through the steps every
 // file and object shares (prepareContent).
-func (ix *Indexer) prepareOne(ctx context.Context, src *index.Source, f file, entries map[string]index.Entry) (p prepared) {
+func (ix *Indexer) prepareOne(ctx context.Context, src *index.Source, rd *reader, f file, entries map[string]index.Entry) (p prepared) {
 	p.f = f
 	defer func() {
 		if r := recover(); r != nil {
@@ -519,8 +521,7 @@ func (ix *Indexer) prepareOne(ctx context.Context, src *index.Source, f file, en
 	}
 	// The walk checked the file; confine checks again as it opens it, in
 	// case a link or a FIFO took its place since.
-	root, limit := readRoot(src, f)
-	data, err := readFile(root, f.abs, limit)
+	data, err := readFile(rd, f.abs)
 	if err != nil {
 		p.err = err
 		return p

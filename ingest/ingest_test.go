@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/markdown"
 )
@@ -98,7 +99,7 @@ func indexSource(t *testing.T, src *index.Source) (*Summary, *index.Store) {
 func TestMaxFiles(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 5 {
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d.md", i)), []byte(fmt.Sprintf("# Note %d\n\nbody\n", i)), 0o644)
+		testenv.Must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d.md", i)), []byte(fmt.Sprintf("# Note %d\n\nbody\n", i)), 0o644))
 	}
 	sum, st := indexSource(t, &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir, MaxFiles: 3})
 	if sum.Added != 3 || sum.Skipped.OverFileLimit != 2 || sum.Skipped.Total() != 2 {
@@ -108,7 +109,7 @@ func TestMaxFiles(t *testing.T) {
 		t.Errorf("errors %v, want one naming the count, the limit and the fix", sum.Errors)
 	}
 	for i, want := range []bool{true, true, true, false, false} {
-		if d, _ := st.DocByPath("s1", fmt.Sprintf("n%d.md", i)); (d != nil) != want {
+		if d := testenv.Must1(st.DocByPath("s1", fmt.Sprintf("n%d.md", i)))(t); (d != nil) != want {
 			t.Errorf("n%d.md indexed = %v, want %v (the first files in path order)", i, d != nil, want)
 		}
 	}
@@ -117,8 +118,8 @@ func TestMaxFiles(t *testing.T) {
 func TestMaxChunks(t *testing.T) {
 	long := strings.Repeat("word ", 400) // several 16-token chunks
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "long.md"), []byte("# Long\n\n"+long+"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "short.md"), []byte("# Short\n\nbrief\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "long.md"), []byte("# Long\n\n"+long+"\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "short.md"), []byte("# Short\n\nbrief\n"), 0o644))
 	sum, st := indexSource(t, &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir, ChunkTokens: 16, MaxChunks: 4})
 	if sum.Added != 1 || sum.Skipped.TooManyChunks != 1 {
 		t.Errorf("added %d, skipped %+v; want 1 added and 1 with too many chunks", sum.Added, sum.Skipped)
@@ -126,7 +127,7 @@ func TestMaxChunks(t *testing.T) {
 	if len(sum.Errors) != 1 || !strings.HasSuffix(sum.Errors[0].Path, "long.md") || !strings.Contains(sum.Errors[0].Err, "over the 4-chunk limit per document; split the document or raise SourceSpec.ChunkTokens") {
 		t.Errorf("errors %v, want one for long.md naming the limit and the fix", sum.Errors)
 	}
-	if d, _ := st.DocByPath("s1", "long.md"); d != nil {
+	if d := testenv.Must1(st.DocByPath("s1", "long.md"))(t); d != nil {
 		t.Error("long.md was indexed past the chunk limit")
 	}
 
@@ -138,7 +139,7 @@ func TestMaxChunks(t *testing.T) {
 		`{"_id": "big", "text": "` + strings.Repeat("x", 300) + `"}`,
 		`{"_id": 3}`,
 	}
-	os.WriteFile(corpus, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	testenv.Must(t, os.WriteFile(corpus, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	sum, _ = indexSource(t, &index.Source{ID: "s2", Name: "c", Path: corpus, Kind: index.SourceJSONL, ChunkTokens: 16, MaxChunks: 4, MaxFileSize: 2100})
 	if sum.Added != 2 || sum.Skipped.TooManyChunks != 1 || sum.Skipped.Oversized != 0 || len(sum.Errors) != 2 {
 		t.Fatalf("corpus: added %d, skipped %+v, errors %v; want 2 added, 1 with too many chunks, 1 bad line", sum.Added, sum.Skipped, sum.Errors)
@@ -165,8 +166,8 @@ func TestCapped(t *testing.T) {
 	for i := range markdown.MaxTags + 5 {
 		fmt.Fprintf(&b, "#t%d [[n%d]]\n", i, i)
 	}
-	os.WriteFile(filepath.Join(dir, "tagged.md"), []byte(b.String()), 0o644)
-	os.WriteFile(filepath.Join(dir, "plain.md"), []byte("# Plain\n\nbrief #one [[tagged]]\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "tagged.md"), []byte(b.String()), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(dir, "plain.md"), []byte("# Plain\n\nbrief #one [[tagged]]\n"), 0o644))
 	src := &index.Source{ID: "s1", Name: "v", Path: dir, Kind: index.SourceDir}
 	st, lex := openPair(t, t.TempDir())
 	t.Cleanup(func() { lex.Close(); st.Close() })

@@ -223,7 +223,7 @@ func toChunks(d *index.Document, pieces []chunk.Chunk) []index.Chunk {
 	out := make([]index.Chunk, len(pieces))
 	for i, c := range pieces {
 		out[i] = index.Chunk{
-			ID:          index.ChunkID(d.ID, d.Hash, i),
+			ID:          chunk.ID(d.ID, d.Hash, i),
 			DocID:       d.ID,
 			Ord:         i,
 			Text:        c.Text,

@@ -11,12 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/internal/confine"
 )
-
-// readFile reads a listed file, confined to its source (readRoot), for
-// ingest and images; a test counts the files read through it.
-var readFile = confine.ReadFile
 
 // minWalkPaths is the fewest changed paths for which IndexPaths walks the
 // whole source because they are most of it: below it, looking at each is
@@ -155,8 +150,10 @@ func (ix *Indexer) indexPaths(ctx context.Context, src *index.Source, rels []str
 	}
 	notes, imgs := ix.images(src, files)
 	seen := make(map[string]bool, len(files))
+	rd := openReader(src)
+	defer rd.close()
 	b := &batch{ctx: ctx, ix: ix, limit: ix.batchDocs()}
-	if err := ix.ingest(ctx, src, notes, len(imgs), entries, seen, sum, b); err != nil {
+	if err := ix.ingest(ctx, src, rd, notes, len(imgs), entries, seen, sum, b); err != nil {
 		return "", err
 	}
 	if err := b.flush(); err != nil {
@@ -188,7 +185,7 @@ func (ix *Indexer) indexPaths(ctx context.Context, src *index.Source, rels []str
 	if err := b.drop(entries, seen, imgs, sum); err != nil {
 		return "", err
 	}
-	if err := ix.indexImages(src, imgs, all, entries, seen, sum, b); err != nil {
+	if err := ix.indexImages(src, rd, imgs, all, entries, seen, sum, b); err != nil {
 		return "", err
 	}
 	if err := b.finish(entries, seen, sum); err != nil {

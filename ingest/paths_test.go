@@ -19,7 +19,7 @@ import (
 
 	"github.com/braidsearch/braid/graph"
 	"github.com/braidsearch/braid/index"
-	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/query"
 )
@@ -178,7 +178,7 @@ func (v *pathsVault) step() string {
 		v.touch(note)
 		return "edit " + note
 	case op == 4:
-		os.Remove(note)
+		testenv.Must(v.t, os.Remove(note))
 		v.touch(note)
 		return "delete " + note
 	case op == 5:
@@ -209,14 +209,14 @@ func (v *pathsVault) step() string {
 		v.touch(p)
 		return "gitignored " + p
 	case op == 8:
-		os.Remove(note)
+		testenv.Must(v.t, os.Remove(note))
 		if err := os.Symlink(filepath.Join(v.out, "secret.md"), note); err != nil {
 			v.t.Fatal(err)
 		}
 		v.touch(note)
 		return "link out " + note
 	case op == 9:
-		os.Remove(note)
+		testenv.Must(v.t, os.Remove(note))
 		if err := syscall.Mkfifo(note, 0o644); err != nil {
 			v.t.Fatal(err)
 		}
@@ -227,7 +227,7 @@ func (v *pathsVault) step() string {
 		// one image, or two of the same name and so none.
 		img := filepath.Join(v.pick(v.folders()), "pic.png")
 		if _, err := os.Stat(img); err == nil {
-			os.Remove(img)
+			testenv.Must(v.t, os.Remove(img))
 		} else {
 			v.write(img, "\x89PNG one more pic")
 		}
@@ -265,7 +265,7 @@ func pathsSnapshot(t *testing.T, st *index.Store, lex *lexical.Index) pathsState
 	err := st.ForEachDoc(func(d *index.Document) error {
 		c := *d
 		c.IndexedAt = time.Time{}
-		b, _ := json.Marshal(c)
+		b := testenv.Must1(json.Marshal(c))(t)
 		s.Docs[d.Path] = string(b)
 		return nil
 	})
@@ -273,7 +273,7 @@ func pathsSnapshot(t *testing.T, st *index.Store, lex *lexical.Index) pathsState
 		t.Fatal(err)
 	}
 	err = st.ForEachChunk(func(c *index.Chunk) error {
-		b, _ := json.Marshal(c)
+		b := testenv.Must1(json.Marshal(c))(t)
 		s.Chunks[c.ID] = string(b)
 		return nil
 	})
@@ -282,7 +282,7 @@ func pathsSnapshot(t *testing.T, st *index.Store, lex *lexical.Index) pathsState
 	}
 	err = st.Graph(func(r *graph.Reader) error {
 		return r.ForEachEdge(func(e graph.Edge) error {
-			b, _ := json.Marshal(e)
+			b := testenv.Must1(json.Marshal(e))(t)
 			s.Edges[fmt.Sprintf("%s:%s:%d:%s", e.From, e.Target, e.Line, e.Type)] = string(b)
 			return nil
 		})
@@ -347,13 +347,13 @@ func TestIndexPathsReadsOnlyThem(t *testing.T) {
 	v := newPathsVault(t)
 	var mu sync.Mutex
 	var read []string
-	readFile = func(root, p string, limit int64) ([]byte, error) {
+	readFile = func(r *reader, p string) ([]byte, error) {
 		mu.Lock()
 		read = append(read, p)
 		mu.Unlock()
-		return confine.ReadFile(root, p, limit)
+		return r.read(p)
 	}
-	t.Cleanup(func() { readFile = confine.ReadFile })
+	t.Cleanup(func() { readFile = (*reader).read })
 	// A note that links no image: the edit changes no image's text.
 	note := v.notes()[slices.IndexFunc(v.notes(), func(p string) bool {
 		b, err := os.ReadFile(p)

@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	bleveindex "github.com/blevesearch/bleve_index_api"
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/query"
 )
@@ -185,6 +187,14 @@ func Open(path string, readOnly bool, stamps *indexdir.Stamps) (*Index, error) {
 		}
 		idx, err := bleve.New(path, lexMapping())
 		if err != nil {
+			return nil, fmt.Errorf("create lexical index: %w", err)
+		}
+		// bleve makes the folder 0700, its segments and root.bolt 0600,
+		// but index_meta.json with the umask's mode (0644): owner-only
+		// like the rest of the index (indexdir.FileMode). Inside the 0700
+		// folder no one else could reach it meanwhile.
+		if err := os.Chmod(filepath.Join(path, "index_meta.json"), indexdir.FileMode); err != nil {
+			idx.Close()
 			return nil, fmt.Errorf("create lexical index: %w", err)
 		}
 		return &Index{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes), stamps: stamps}, nil
@@ -404,7 +414,7 @@ func (l *Index) tagFilter(ctx context.Context, r Request) ([]blevequery.Query, e
 				return nil, fmt.Errorf("lexical search: documents tagged %s: %w", term, err)
 			}
 			for _, h := range res.Hits {
-				d := bleve.NewTermQuery(docOf(h.ID))
+				d := bleve.NewTermQuery(chunk.DocID(h.ID))
 				d.SetField(fieldDoc)
 				any = append(any, d)
 			}
@@ -420,16 +430,6 @@ func (l *Index) tagFilter(ctx context.Context, r Request) ([]blevequery.Query, e
 		}
 	}
 	return out, nil
-}
-
-// docOf is the document id chunk id id starts with, as
-// index.ChunkDocID reads it (index.ChunkID writes DOC#HASH.N); the lexical
-// index sits below package index and cannot call it.
-func docOf(id string) string {
-	if i := strings.LastIndexByte(id, '#'); i >= 0 {
-		return id[:i]
-	}
-	return id
 }
 
 // Request is a lexical search.

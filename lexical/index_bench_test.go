@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/query"
 )
 
@@ -86,7 +87,7 @@ func benchLexical(b *testing.B, n int) (*Index, *zipfCorpus) {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("braid-lexbench-v1-%d", n))
 	z := newZipfCorpus(uint64(n), 40000)
 	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
-		os.RemoveAll(dir)
+		testenv.Must(b, os.RemoveAll(dir))
 		l, err := Open(filepath.Join(dir, "lex"), false, nil)
 		if err != nil {
 			b.Fatal(err)

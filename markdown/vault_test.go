@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/internal/testdata"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // vaultFiles returns the .md files under dir, sorted.
@@ -42,7 +43,7 @@ func parseVault(t *testing.T, dir string) (vaultStats, map[string]*Doc) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(dir, path)
+		rel := testenv.Must1(filepath.Rel(dir, path))(t)
 		d := Parse(filepath.Base(path), src)
 		docs[filepath.ToSlash(rel)] = d
 		s.files++

@@ -24,9 +24,9 @@ import (
 func TestViewChunkImage(t *testing.T) {
 	vault := t.TempDir()
 	pngData := formattest.PNG(8, 8)
-	os.WriteFile(filepath.Join(vault, "diagram.png"), pngData, 0o644)
-	os.WriteFile(filepath.Join(vault, "design.md"), []byte("# Design\n\n## Overview\n\nThe architecture diagram shows the parts.\n\n![[diagram.png]]\n\nPlain words about zebras.\n"), 0o644)
-	os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(3, map[int]string{2: "Quokkas live on page two."}), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "diagram.png"), pngData, 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "design.md"), []byte("# Design\n\n## Overview\n\nThe architecture diagram shows the parts.\n\n![[diagram.png]]\n\nPlain words about zebras.\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(3, map[int]string{2: "Quokkas live on page two."}), 0o644))
 	idx := filepath.Join(t.TempDir(), "idx")
 	e, err := braid.Open(idx, nil)
 	if err != nil {
@@ -106,8 +106,8 @@ func TestViewChunkImage(t *testing.T) {
 // past the end is refused saying how many there are.
 func TestReadByPage(t *testing.T) {
 	vault := t.TempDir()
-	os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(3, map[int]string{2: "Quokkas live on page two."}), 0o644)
-	os.WriteFile(filepath.Join(vault, "note.md"), []byte("# Note\n\nNo pages here.\n"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(3, map[int]string{2: "Quokkas live on page two."}), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "note.md"), []byte("# Note\n\nNo pages here.\n"), 0o644))
 	c := connect(t, mcpserver.New(opener(indexDir(t, vault), nil), trusting(t)))
 
 	page2 := ok(t, c, "read", map[string]any{"id": "paper.pdf", "page": "2"})

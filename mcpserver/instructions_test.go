@@ -103,7 +103,7 @@ func TestProfilesNameOnlyTheirTools(t *testing.T) {
 			}
 			if t.Failed() {
 				for _, tl := range list.Tools {
-					tb, _ := json.Marshal(tl)
+					tb := testenv.Must1(json.Marshal(tl))(t)
 					t.Logf("%-16s %5d characters", tl.Name, len(tb))
 				}
 			}

@@ -116,7 +116,7 @@ func (s *Server) listTool() tool {
 		if err != nil {
 			return nil, err
 		}
-		l, err := c.e.Notes().List(notes.ListOptions{Session: session, Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID,
+		l, err := c.e.Notes().List(ctx, notes.ListOptions{Session: session, Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID,
 			Collection: a.Collection, Tags: a.Tags, Metadata: meta, Recent: age,
 			CreatedAfter: t["created_after"], CreatedBefore: t["created_before"], ModifiedAfter: t["modified_after"],
 			ModifiedBefore: t["modified_before"], IndexedAfter: t["indexed_after"], IndexedBefore: t["indexed_before"],

@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,8 +97,14 @@ func TestLoadSearchDuringReindex(t *testing.T) {
 			for i := range 100 {
 				n := (round*100 + i) % 300
 				body := fmt.Sprintf("# Note %d\n\nRewritten in round %d with gamma%d.\n\n%s\n", n, round, round, "more words about valleys. ")
-				os.WriteFile(filepath.Join(vault, fmt.Sprintf("note-%04d.md", n)), []byte(body), 0o644)
-				os.WriteFile(filepath.Join(vault, fmt.Sprintf("new-%d-%03d.md", round, i)), []byte(body+" fresh note."), 0o644)
+				// t.Error, not t.Fatal: this is not the test's goroutine.
+				if err := errors.Join(
+					os.WriteFile(filepath.Join(vault, fmt.Sprintf("note-%04d.md", n)), []byte(body), 0o644),
+					os.WriteFile(filepath.Join(vault, fmt.Sprintf("new-%d-%03d.md", round, i)), []byte(body+" fresh note."), 0o644),
+				); err != nil {
+					t.Errorf("round %d: %v", round, err)
+					return
+				}
 			}
 			reindexing.Store(true)
 			r := cl.call("index_path", map[string]any{"path": vault})

@@ -13,6 +13,7 @@ import (
 	"github.com/braidsearch/braid/internal/testdata"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 	"github.com/braidsearch/braid/notes"
 )
@@ -199,7 +200,7 @@ func TestInfoCiteTools(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" || in.Type != "chunk" || in.ID != chunk || in.SourceID == "" {
 		t.Errorf("get_info chunk (-want +got):\n%s\n%+v", diff, in)
 	}
-	data, _ := os.ReadFile(filepath.Join(vault, "notes", "projects", "alpha", "plan.md"))
+	data := testenv.Must1(os.ReadFile(filepath.Join(vault, "notes", "projects", "alpha", "plan.md")))(t)
 	lines := strings.Split(string(data), "\n")
 	for _, n := range in.Ancestry[5:8] {
 		if n.Lines == nil || !strings.HasSuffix(lines[n.Lines.Start-1], "# "+n.Name) {

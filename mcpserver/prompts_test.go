@@ -136,7 +136,7 @@ func TestPrompts(t *testing.T) {
 	// shows, a deleted override gives the built-in back.
 	writeFile("PROMPT-daily-note.md", "Write today's note about {{subject}}.\n")
 	writeFile("PROMPT-code-review.md", "Review {{file}} strictly.\n")
-	os.Remove(filepath.Join(dir, "PROMPT-research-topic.md"))
+	testenv.Must(t, os.Remove(filepath.Join(dir, "PROMPT-research-topic.md")))
 	ps = list()
 	if _, ok := ps["daily_note"]; !ok {
 		t.Errorf("a prompt file added while serving is not listed: %v", ps)

@@ -232,7 +232,7 @@ func TestDocumentTools(t *testing.T) {
 	}
 	hit := r.Results[0]
 
-	want, _ := os.ReadFile(filepath.Join(vault, "long.md"))
+	want := testenv.Must1(os.ReadFile(filepath.Join(vault, "long.md")))(t)
 	for _, id := range []string{hit.ID, hit.ChunkID, "long.md", "long", "Long", filepath.Join(vault, "long.md")} {
 		if got := c.ok("read_node_content", map[string]any{"id": id}); got != string(want) {
 			t.Errorf("read_node_content %q: got %d bytes, want the file's %d", id, len(got), len(want))
@@ -314,7 +314,7 @@ func TestToolErrors(t *testing.T) {
 		{"fraction for an integer", "search", map[string]any{"query": "alpha", "limit": 2.5}, []string{"limit", "integer"}},
 		{"missing query", "search", map[string]any{}, []string{"query is required"}},
 		{"blank query", "search_keyword", map[string]any{"query": "  "}, []string{"query is required"}},
-		{"limit too big", "search", map[string]any{"query": "alpha", "limit": 1000}, []string{`limit "1000"`, "from 1 to 100"}},
+		{"limit too big", "search", map[string]any{"query": "alpha", "limit": 1001}, []string{`limit "1001"`, "from 1 to 1000"}},
 		{"unknown fusion", "search", map[string]any{"query": "alpha", "fusion": "max"}, []string{"fusion", `"max"`, "linear or rrf"}},
 		{"unknown source", "search", map[string]any{"query": "alpha", "source_id": "nope"}, []string{`no source "nope"`, "list_sources"}},
 		{"bad glob", "search", map[string]any{"query": "alpha", "path": "[z-a]"}, []string{"bad argument path", "[z-a]"}},
@@ -374,7 +374,7 @@ func TestSourceTools(t *testing.T) {
 
 	more := t.TempDir()
 	writeVault(t, more, 30, "beta")
-	os.WriteFile(filepath.Join(more, "skip.txt"), []byte("beta in a text file"), 0o644)
+	testenv.Must(t, os.WriteFile(filepath.Join(more, "skip.txt"), []byte("beta in a text file"), 0o644))
 	var mu sync.Mutex
 	var notes []map[string]any
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
@@ -571,11 +571,11 @@ func grepAll(t *testing.T, vault, pattern string) string {
 func TestGraphTools(t *testing.T) {
 	vault := t.TempDir()
 	writeVault(t, vault, 6, "alpha")
-	os.MkdirAll(filepath.Join(vault, "sub", "deep"), 0o755)
+	testenv.Must(t, os.MkdirAll(filepath.Join(vault, "sub", "deep"), 0o755))
 	inner := filepath.Join(vault, "sub", "deep", "inner.md")
-	os.WriteFile(inner, []byte("# Inner\n\nLinks to [[Note 1]].\n"), 0o644)
-	os.WriteFile(filepath.Join(vault, "sub", "kiwi-a.md"), []byte("# Kiwi vines\n\nKiwi vines want pruning in winter; kiwi fruit ripens off the vine.\n"), 0o644)
-	os.WriteFile(filepath.Join(vault, "sub", "kiwi-b.md"), []byte("# Growing kiwi\n\nPrune kiwi vines in winter and let kiwi fruit ripen off the vine.\n"), 0o644)
+	testenv.Must(t, os.WriteFile(inner, []byte("# Inner\n\nLinks to [[Note 1]].\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "sub", "kiwi-a.md"), []byte("# Kiwi vines\n\nKiwi vines want pruning in winter; kiwi fruit ripens off the vine.\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(vault, "sub", "kiwi-b.md"), []byte("# Growing kiwi\n\nPrune kiwi vines in winter and let kiwi fruit ripen off the vine.\n"), 0o644))
 	c := &clientT{connect(t, mcpserver.New(opener(indexDir(t, vault), nil), trusting(t))), t}
 
 	type step struct {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/tokenizer"
 )
 
@@ -447,11 +448,11 @@ func TestOptimizedCache(t *testing.T) {
 		return v
 	}
 	first := embed()
-	files, _ := filepath.Glob(filepath.Join(cache, "braid", "optimized", "*.ort"))
+	files := testenv.Must1(filepath.Glob(filepath.Join(cache, "braid", "optimized", "*.ort")))(t)
 	if len(files) != 1 {
 		t.Fatalf("cache holds %v after the first load, want one optimised graph", files)
 	}
-	saved, _ := os.ReadFile(files[0])
+	saved := testenv.Must1(os.ReadFile(files[0]))(t)
 	same := func(got [][]float32, when string) {
 		t.Helper()
 		for i := range first {
@@ -487,10 +488,10 @@ func TestEvict(t *testing.T) {
 			t.Fatal(err)
 		}
 		at := now.Add(time.Duration(i) * time.Minute)
-		os.Chtimes(p, at, at)
+		testenv.Must(t, os.Chtimes(p, at, at))
 	}
 	evict(dir, 2)
-	left, _ := filepath.Glob(filepath.Join(dir, "*.ort"))
+	left := testenv.Must1(filepath.Glob(filepath.Join(dir, "*.ort")))(t)
 	if fmt.Sprint(left) != fmt.Sprint([]string{filepath.Join(dir, "3.ort"), filepath.Join(dir, "4.ort")}) {
 		t.Errorf("evict kept %v, want the two newest", left)
 	}

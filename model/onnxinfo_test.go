@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // readIO must agree with ONNX Runtime on every model at hand.
@@ -14,7 +16,7 @@ func TestReadIOMatchesRuntime(t *testing.T) {
 	needRuntime(t)
 	paths := []string{filepath.Join(tinyEncoder, ModelFile), filepath.Join(tinyCross, ModelFile)}
 	if cache, err := os.UserCacheDir(); err == nil {
-		more, _ := filepath.Glob(filepath.Join(cache, "braid", "models", "*", ModelFile))
+		more := testenv.Must1(filepath.Glob(filepath.Join(cache, "braid", "models", "*", ModelFile)))(t)
 		paths = append(paths, more...)
 	}
 	for _, p := range paths {

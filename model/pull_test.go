@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // Test model files: the model is over a MiB so that Progress is called
@@ -416,7 +418,7 @@ func TestPullFromDir(t *testing.T) {
 			from := t.TempDir()
 			for name, body := range tt.files {
 				p := filepath.Join(from, filepath.FromSlash(name))
-				os.MkdirAll(filepath.Dir(p), 0o755)
+				testenv.Must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 				if err := os.WriteFile(p, body, 0o644); err != nil {
 					t.Fatal(err)
 				}

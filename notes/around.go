@@ -3,6 +3,7 @@ package notes
 import (
 	"fmt"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -25,7 +26,7 @@ func (r *Reader) Around(chunkID string, radius int) (*Neighborhood, error) {
 	if radius < 0 {
 		return nil, fmt.Errorf("%w: radius %d, want 0 or more", index.ErrBadOption, radius)
 	}
-	d, err := r.st.Doc(index.ChunkDocID(chunkID))
+	d, err := r.st.Doc(chunk.DocID(chunkID))
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +49,7 @@ func (r *Reader) Around(chunkID string, radius int) (*Neighborhood, error) {
 	}
 	for i, c := range chunks {
 		if c == nil {
-			return nil, fmt.Errorf("braid: chunk %s of document %s is missing from the store; run braid doctor", d.ChunkIDs[lo+i], d.ID)
+			return nil, fmt.Errorf("chunk %s of document %s is missing from the store; run braid doctor", d.ChunkIDs[lo+i], d.ID)
 		}
 	}
 	return &Neighborhood{Doc: d, Chunks: chunks, Center: at - lo, First: lo}, nil

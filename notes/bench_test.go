@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -46,7 +47,7 @@ func benchReader(b *testing.B, n int) *Reader {
 			d.Headings = append(d.Headings, index.Heading{Level: 2, Text: fmt.Sprintf("Section %d", h), Line: 5 + h*7})
 			d.Links = append(d.Links, index.Link{Kind: "wikilink", Target: fmt.Sprintf("Topic %d", (i+h)%997), Line: 6 + h*7})
 		}
-		chunks := []index.Chunk{{ID: index.ChunkID(id, hash, 0), DocID: id, Text: "words", StartLine: 1, EndLine: 40}}
+		chunks := []index.Chunk{{ID: chunk.ID(id, hash, 0), DocID: id, Text: "words", StartLine: 1, EndLine: 40}}
 		batch = append(batch, index.Change{Doc: d, Chunks: chunks})
 		if len(batch) == 1000 {
 			flush()

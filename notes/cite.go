@@ -1,6 +1,7 @@
 package notes
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
@@ -30,11 +31,11 @@ type Citation struct {
 }
 
 // Cite returns the citation of a chunk (the chunk_id of a search hit).
-func (r *Reader) Cite(chunkID string) (*Citation, error) {
+func (r *Reader) Cite(ctx context.Context, chunkID string) (*Citation, error) {
 	if err := r.sync(); err != nil {
 		return nil, err
 	}
-	c, err := r.chunk(chunkID)
+	c, err := r.chunk(ctx, chunkID)
 	if err != nil {
 		return nil, err
 	}

@@ -230,7 +230,7 @@ func (r *Reader) Get(ctx context.Context, name string) (*Content, error) {
 	case index.SourceS3:
 		c.File = index.ObjectURL(src, d.Path)
 		if c.Data, err = r.blobs.Get(d.Hash); err != nil {
-			return nil, fmt.Errorf("braid: read %s: its indexed content is missing from the blob store (%w); run braid index to download it again", c.File, err)
+			return nil, fmt.Errorf("read %s: its indexed content is missing from the blob store (%w); run braid index to download it again", c.File, err)
 		}
 		return c, c.extract(ctx)
 	default:
@@ -256,7 +256,7 @@ func (r *Reader) Get(ctx context.Context, name string) (*Content, error) {
 		return nil, fmt.Errorf("%w: %s leads outside its source %s; braid reads only files inside a source", ErrOutside, c.File, src.Path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", c.File, err)
+		return nil, fmt.Errorf("read %s: %w; run braid index to drop documents whose files are gone", c.File, err)
 	}
 	if d.Kind == index.KindImage {
 		// An image's hash covers the text around it too; its text is
@@ -300,7 +300,7 @@ func (c *Content) extract(ctx context.Context) error {
 	}
 	x, err := extract.File(ctx, c.Doc.Path, c.Data, nil)
 	if err != nil {
-		return fmt.Errorf("braid: read %s: %w", c.File, err)
+		return fmt.Errorf("read %s: %w", c.File, err)
 	}
 	c.Raw, c.Data = c.Data, x.Text
 	return nil
@@ -312,11 +312,11 @@ func (c *Content) extract(ctx context.Context) error {
 func inside(root, file string) error {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", file, err)
+		return fmt.Errorf("read %s: %w; run braid index to drop documents whose files are gone", file, err)
 	}
 	real, err := filepath.EvalSymlinks(file)
 	if err != nil {
-		return fmt.Errorf("braid: read %s: %w; run braid index to drop documents whose files are gone", file, err)
+		return fmt.Errorf("read %s: %w; run braid index to drop documents whose files are gone", file, err)
 	}
 	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) {
 		return fmt.Errorf("%w: %s leads outside its source %s; braid reads only files inside a source", ErrOutside, file, root)
@@ -327,7 +327,7 @@ func inside(root, file string) error {
 func readBEIR(file string, d *index.Document) ([]byte, bool, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, false, fmt.Errorf("braid: read %s: %w", file, err)
+		return nil, false, fmt.Errorf("read %s: %w", file, err)
 	}
 	defer f.Close()
 	if _, err := f.Seek(d.Offset, io.SeekStart); err != nil {
@@ -345,7 +345,7 @@ func readBEIR(file string, d *index.Document) ([]byte, bool, error) {
 		Text  string `json:"text"`
 	}
 	if json.Unmarshal(line, &l) != nil || l.ID != d.ID {
-		return nil, true, fmt.Errorf("braid: %s changed since indexing and document %s is no longer at line %d; run braid index", file, d.ID, d.Line)
+		return nil, true, fmt.Errorf("%s changed since indexing and document %s is no longer at line %d; run braid index", file, d.ID, d.Line)
 	}
 	return []byte(l.Title + "\n\n" + l.Text + "\n"), hex.EncodeToString(sum[:]) != d.Hash, nil
 }

@@ -40,7 +40,7 @@ func (r *Reader) Editable(name string) (*index.Source, *index.Document, string, 
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("braid: %s: %w", name, err)
+		return nil, nil, "", fmt.Errorf("edit %s: %w", name, err)
 	}
 	for _, s := range srcs {
 		root, err := filepath.EvalSymlinks(s.Path)
@@ -98,17 +98,17 @@ func AddTags(src *index.Source, d *index.Document, real string, tags []string, s
 	}
 	data, perm, err := dir.ReadAt(name, limit)
 	if err != nil {
-		return nil, fmt.Errorf("braid: read %s: %w", real, err)
+		return nil, fmt.Errorf("read %s: %w", real, err)
 	}
 	out, added, err := markdown.AddTags(data, tags, style)
 	if err != nil {
-		return nil, fmt.Errorf("braid: %s: %w", d.Path, err)
+		return nil, fmt.Errorf("tag %s: %w", d.Path, err)
 	}
 	if len(added) == 0 {
 		return []string{}, nil
 	}
 	if err := dir.WriteFile(name, out, perm, true); err != nil {
-		return nil, fmt.Errorf("braid: write %s: %w", real, err)
+		return nil, fmt.Errorf("write %s: %w", real, err)
 	}
 	return added, nil
 }

@@ -19,15 +19,14 @@ type Excerpt struct {
 // Excerpt reads lines of document id from its file as it is now: the
 // first line of at that holds one of words (a search hit's highlighted
 // words; else at's first line), with before and after lines of context.
-func (r *Reader) Excerpt(id string, at Lines, words []string, before, after int) (*Excerpt, error) {
+func (r *Reader) Excerpt(ctx context.Context, id string, at Lines, words []string, before, after int) (*Excerpt, error) {
 	if err := r.embeddedOnly("excerpts"); err != nil {
 		return nil, err
 	}
 	if before < 0 || after < 0 {
 		return nil, fmt.Errorf("%w: context %d/%d lines, want 0 or more", index.ErrBadOption, before, after)
 	}
-	// Its one caller (mcpserver's search tool) has no ctx to give it yet.
-	c, err := r.Get(context.Background(), id)
+	c, err := r.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ import (
 // ErrNotIndexed is the error for a path given to Files that is no indexed
 // document: Files lists only what the index holds, so a path cannot make a
 // caller read any other file.
-var ErrNotIndexed = errors.New("braid: not an indexed file")
+var ErrNotIndexed = errors.New("not an indexed file")
 
 // FilesOptions chooses what Files lists. The zero value lists every indexed
 // document that is a file, each named by its absolute path.
@@ -235,7 +235,7 @@ func (r *Reader) files(ctx context.Context, paths []string, stored map[string]st
 		// any other path gets the same answer whatever it is, or whether
 		// it exists, so that grep cannot probe the disk outside the index.
 		if folderInSource(dirs, abs) {
-			return nil, fmt.Errorf("braid: no indexed documents under %s; run braid index %s first", p, p)
+			return nil, fmt.Errorf("no indexed documents under %s; run braid index %s first", p, p)
 		}
 		return nil, fmt.Errorf("%w: %s; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)", ErrNotIndexed, p)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/braidsearch/braid/grep"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // kbStore opens a new store holding one folder source, "kb" (id s1),
@@ -62,7 +63,7 @@ func TestFiles(t *testing.T) {
 		return grep.File{Path: filepath.Join(dir, filepath.FromSlash(rel)), Root: dir, Name: name}
 	}
 	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
-	short := func(a string) string { rel, _ := filepath.Rel(dir, a); return filepath.ToSlash(rel) }
+	short := func(a string) string { rel := testenv.Must1(filepath.Rel(dir, a))(t); return filepath.ToSlash(rel) }
 	for _, tc := range []struct {
 		name string
 		opt  FilesOptions
@@ -120,16 +121,10 @@ func TestFilesRefusesUnindexed(t *testing.T) {
 func TestFilesRefusalSaysNothingOutside(t *testing.T) {
 	r, dir := filesReader(t)
 	outside := t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(os.Mkdir(filepath.Join(outside, "sub"), 0o755))
-	must(os.WriteFile(filepath.Join(outside, "f.md"), nil, 0o644))
-	must(os.Symlink(outside, filepath.Join(dir, "out")))
-	must(os.Mkdir(filepath.Join(dir, "empty"), 0o755))
+	testenv.Must(t, os.Mkdir(filepath.Join(outside, "sub"), 0o755))
+	testenv.Must(t, os.WriteFile(filepath.Join(outside, "f.md"), nil, 0o644))
+	testenv.Must(t, os.Symlink(outside, filepath.Join(dir, "out")))
+	testenv.Must(t, os.Mkdir(filepath.Join(dir, "empty"), 0o755))
 	refusal := func(p string) string {
 		_, err := r.Files(t.Context(), FilesOptions{Paths: []string{p}})
 		if err == nil {
@@ -137,14 +132,14 @@ func TestFilesRefusalSaysNothingOutside(t *testing.T) {
 		}
 		return strings.ReplaceAll(err.Error(), p, "PATH")
 	}
-	want := "braid: not an indexed file: PATH; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)"
+	want := "not an indexed file: PATH; grep reads the indexed files only (braid index its folder first; braid ls lists what is indexed)"
 	for _, p := range []string{outside, filepath.Join(outside, "sub"), filepath.Join(outside, "f.md"), filepath.Join(outside, "missing"),
 		filepath.Join(dir, "out"), filepath.Join(dir, "out", "sub"), filepath.Join(dir, "out", "missing"), filepath.Join(dir, "missing")} {
 		if got := refusal(p); got != want {
 			t.Errorf("Files(%s): %q, want %q", p, got, want)
 		}
 	}
-	if got := refusal(filepath.Join(dir, "empty")); got != "braid: no indexed documents under PATH; run braid index PATH first" {
+	if got := refusal(filepath.Join(dir, "empty")); got != "no indexed documents under PATH; run braid index PATH first" {
 		t.Errorf("Files of an empty folder in the source: %q", got)
 	}
 }

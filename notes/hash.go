@@ -1,6 +1,7 @@
 package notes
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -163,7 +164,7 @@ type HashHit struct {
 // that pass q.Filter, by path: the first q.Limit of them, and how many
 // there are. An explicit hash that names no document is
 // index.ErrNotFound, one that names several index.ErrAmbiguous.
-func (r *Reader) ByHash(q HashQuery) ([]HashHit, int, error) {
+func (r *Reader) ByHash(ctx context.Context, q HashQuery) ([]HashHit, int, error) {
 	ds, err := r.HashMatches(q.Hash)
 	if err != nil {
 		return nil, 0, err
@@ -194,7 +195,7 @@ func (r *Reader) ByHash(q HashQuery) ([]HashHit, int, error) {
 		}
 		h := HashHit{Doc: d}
 		if len(d.ChunkIDs) > 0 {
-			if h.Chunk, err = r.chunk(d.ChunkIDs[0]); err != nil {
+			if h.Chunk, err = r.chunk(ctx, d.ChunkIDs[0]); err != nil {
 				return nil, 0, err
 			}
 			if h.Chunk != nil {

@@ -15,7 +15,7 @@ import (
 
 // ErrNoImage is the error of Image for a chunk of a text document,
 // which has no image to show.
-var ErrNoImage = errors.New("braid: not an image chunk")
+var ErrNoImage = errors.New("not an image chunk")
 
 // MaxImage is the largest image Image returns, in bytes.
 const MaxImage = 8 << 20
@@ -41,7 +41,7 @@ var imageTypes = map[string]string{
 // chunk of a PDF, its page rendered as a PNG at 100 dpi. Any other chunk
 // gives ErrNoImage, and an image over MaxImage bytes an error saying so.
 func (r *Reader) Image(ctx context.Context, chunkID string) (*Image, error) {
-	ct, err := r.Cite(chunkID)
+	ct, err := r.Cite(ctx, chunkID)
 	if err != nil {
 		return nil, err
 	}
@@ -54,20 +54,20 @@ func (r *Reader) Image(ctx context.Context, chunkID string) (*Image, error) {
 	case d.Kind == index.KindImage:
 		mime := imageTypes[strings.ToLower(path.Ext(d.Path))]
 		if len(c.Raw) > MaxImage {
-			return nil, fmt.Errorf("braid: %s is %s, over the %s an image may be; open the file itself", d.Path, index.FormatBytes(int64(len(c.Raw))), index.FormatBytes(MaxImage))
+			return nil, fmt.Errorf("%s is %s, over the %s an image may be; open the file itself", d.Path, index.FormatBytes(int64(len(c.Raw))), index.FormatBytes(MaxImage))
 		}
 		return &Image{Data: c.Raw, MIME: mime, Path: d.Path}, nil
 	case d.Kind == index.KindPDF && ct.Page > 0 && c.Raw != nil:
 		img, err := extract.RenderPDFPage(ctx, c.Raw, ct.Page, 100, nil)
 		if err != nil {
-			return nil, fmt.Errorf("braid: render page %d of %s: %w", ct.Page, d.Path, err)
+			return nil, fmt.Errorf("render page %d of %s: %w", ct.Page, d.Path, err)
 		}
 		var b bytes.Buffer
 		if err := png.Encode(&b, img); err != nil {
 			return nil, err
 		}
 		if b.Len() > MaxImage {
-			return nil, fmt.Errorf("braid: page %d of %s renders to %s, over the %s an image may be", ct.Page, d.Path, index.FormatBytes(int64(b.Len())), index.FormatBytes(MaxImage))
+			return nil, fmt.Errorf("page %d of %s renders to %s, over the %s an image may be", ct.Page, d.Path, index.FormatBytes(int64(b.Len())), index.FormatBytes(MaxImage))
 		}
 		return &Image{Data: b.Bytes(), MIME: "image/png", Path: d.Path, Page: ct.Page}, nil
 	}

@@ -1,6 +1,7 @@
 package notes
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -34,7 +35,7 @@ type Info struct {
 // id, path, content hash or prefix, title), a source id or name, or a
 // folder (its id, as Contents gives it, or its path: relative to its
 // source, source name/folder, or absolute).
-func (r *Reader) Info(id string) (*Info, error) {
+func (r *Reader) Info(ctx context.Context, id string) (*Info, error) {
 	if err := r.sync(); err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func (r *Reader) Info(id string) (*Info, error) {
 		return nil, fmt.Errorf("%w: empty id", index.ErrBadOption)
 	}
 	if strings.Contains(id, "#") {
-		c, err := r.chunk(id)
+		c, err := r.chunk(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +62,7 @@ func (r *Reader) Info(id string) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s, err := r.Source(id); err == nil {
+	if s, err := r.Source(ctx, id); err == nil {
 		n := sourceNode(s)
 		return &Info{InfoNode: n, SourceID: s.ID, Ancestry: []InfoNode{n}}, nil
 	} else if !isNotFound(err) {

@@ -1,6 +1,7 @@
 package notes
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -23,10 +24,10 @@ type Filters struct {
 // tags as they are, and the metadata filter and the session to the ids
 // of the documents both keep, sorted (nil when neither is set: no
 // filter). Keep tests a document against the request.
-func (r *Reader) Request(f Filters) (lexical.Request, error) {
+func (r *Reader) Request(ctx context.Context, f Filters) (lexical.Request, error) {
 	req := lexical.Request{PathGlob: f.PathGlob, Tags: f.Tags}
 	for _, ref := range f.Sources {
-		s, err := r.Source(ref)
+		s, err := r.Source(ctx, ref)
 		if err != nil {
 			return req, err
 		}

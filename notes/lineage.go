@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/index"
 )
 
@@ -74,7 +75,7 @@ func (r *Reader) Lineage(chunkID string) (*Lineage, error) {
 	if err := r.sync(); err != nil {
 		return nil, err
 	}
-	docID := index.ChunkDocID(chunkID)
+	docID := chunk.DocID(chunkID)
 	h8, ord, ok := chunkSuffix(chunkID)
 	if !ok || docID == chunkID {
 		return nil, fmt.Errorf("%w: %q is no chunk id; a chunk id is DOCUMENT#HASH.N, as search's chunk_id gives it", index.ErrBadOption, chunkID)
@@ -124,7 +125,7 @@ func (r *Reader) Lineage(chunkID string) (*Lineage, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := func(v, o int) string { return index.ChunkID(docID, vs[v].Hash, o) }
+	id := func(v, o int) string { return chunk.ID(docID, vs[v].Hash, o) }
 	out := &Lineage{ChunkID: id(at, ord), DocumentID: docID, TextHash: vs[at].Chunks[ord].Hash, Current: vs[at].Hash == cur,
 		Edges: []LineageEdge{}, SameText: []LineageHolder{}, Versions: []LineageVersion{}}
 	if doc != nil {
@@ -195,7 +196,7 @@ func (r *Reader) Lineage(chunkID string) (*Lineage, error) {
 			for o, c := range v.Chunks {
 				if c.Hash == out.TextHash {
 					out.SameText = append(out.SameText, LineageHolder{DocumentID: d, Version: i + 1, Hash: v.Hash, IndexedAt: v.Time,
-						ChunkID: index.ChunkID(d, v.Hash, o)})
+						ChunkID: chunk.ID(d, v.Hash, o)})
 					break
 				}
 			}

@@ -2,6 +2,7 @@ package notes
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"mime"
 	"path"
@@ -110,7 +111,7 @@ func ParseAge(s string) (time.Duration, error) {
 }
 
 // List lists documents, stored and from sources, with their metadata.
-func (r *Reader) List(opt ListOptions) (*Listing, error) {
+func (r *Reader) List(ctx context.Context, opt ListOptions) (*Listing, error) {
 	if err := r.sync(); err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func (r *Reader) List(opt ListOptions) (*Listing, error) {
 	}
 	var onlySrc string
 	if opt.Source != "" {
-		s, err := r.Source(opt.Source)
+		s, err := r.Source(ctx, opt.Source)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package notes
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/lexical"
 )
 
@@ -40,7 +43,7 @@ func lookupReader(t *testing.T) (*Reader, string) {
 		}
 		ch := index.Change{Doc: &index.Document{ID: d.id, SourceID: "s1", Path: d.path, Title: d.id, Hash: d.hash, Tags: d.tags, Kind: index.KindMarkdown, Lines: 2}}
 		if d.chunk != "" {
-			ch.Chunks = []index.Chunk{{ID: index.ChunkID(d.id, d.hash, 0), DocID: d.id, Text: d.chunk, StartLine: 1, EndLine: 2, HeadingPath: []string{d.id}}}
+			ch.Chunks = []index.Chunk{{ID: chunk.ID(d.id, d.hash, 0), DocID: d.id, Text: d.chunk, StartLine: 1, EndLine: 2, HeadingPath: []string{d.id}}}
 		}
 		batch = append(batch, ch)
 	}
@@ -107,20 +110,20 @@ func TestByHash(t *testing.T) {
 		err   error
 	}{
 		{"anchored at the first chunk", HashQuery{Hash: "AAAA1111", Explicit: true, Limit: 10},
-			[]found{{"a", index.ChunkID("a", "aaaa1111", 0), "Alpha notes in two lines"}}, 1, nil},
+			[]found{{"a", chunk.ID("a", "aaaa1111", 0), "Alpha notes in two lines"}}, 1, nil},
 		{"same content, by path", HashQuery{Hash: "cccc2222", Limit: 10},
-			[]found{{"c", index.ChunkID("c", "cccc2222", 0), "Gamma"}, {"d", "", ""}}, 2, nil},
+			[]found{{"c", chunk.ID("c", "cccc2222", 0), "Gamma"}, {"d", "", ""}}, 2, nil},
 		{"limit counts all", HashQuery{Hash: "cccc2222", Limit: 1},
-			[]found{{"c", index.ChunkID("c", "cccc2222", 0), "Gamma"}}, 2, nil},
+			[]found{{"c", chunk.ID("c", "cccc2222", 0), "Gamma"}}, 2, nil},
 		{"filtered", HashQuery{Hash: "cccc2222", Limit: 10, Filter: func() (lexical.Request, error) { return lexical.Request{Tags: []string{"done"}}, nil }},
-			[]found{{"c", index.ChunkID("c", "cccc2222", 0), "Gamma"}}, 1, nil},
+			[]found{{"c", chunk.ID("c", "cccc2222", 0), "Gamma"}}, 1, nil},
 		{"a query that matches nothing", HashQuery{Hash: "bbbb1111", Limit: 10}, nil, 0, nil},
 		{"a hash that matches nothing", HashQuery{Hash: "bbbb1111", Explicit: true, Limit: 10}, nil, 0, index.ErrNotFound},
 		{"a hash that matches two", HashQuery{Hash: "cccc2222", Explicit: true, Limit: 10}, nil, 0, index.ErrAmbiguous},
 		{"too short", HashQuery{Hash: "cccc", Explicit: true}, nil, 0, index.ErrBadOption},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hits, total, err := r.ByHash(tc.q)
+			hits, total, err := r.ByHash(context.Background(), tc.q)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("ByHash: %v, want %v", err, tc.err)
 			}
@@ -172,7 +175,7 @@ func TestEditable(t *testing.T) {
 			if err != nil {
 				return
 			}
-			wantReal, _ := filepath.EvalSymlinks(tc.wantReal)
+			wantReal := testenv.Must1(filepath.EvalSymlinks(tc.wantReal))(t)
 			if src.ID != "s1" || d.ID != tc.wantID || real != wantReal {
 				t.Errorf("Editable(%q) = source %s, document %s, %s; want s1, %s, %s", tc.file, src.ID, d.ID, real, tc.wantID, wantReal)
 			}
@@ -204,7 +207,7 @@ func TestRequest(t *testing.T) {
 		{"metadata matching none", nil, map[string]string{"team": "y"}, lexical.Request{PathGlob: "g", Tags: []string{"t"}, DocIDs: []string{}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := r.Request(Filters{Sources: tc.sources, PathGlob: "g", Tags: []string{"t"}, Metadata: tc.meta})
+			got, err := r.Request(context.Background(), Filters{Sources: tc.sources, PathGlob: "g", Tags: []string{"t"}, Metadata: tc.meta})
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("Request: %v, want %v", err, tc.err)
 			}

@@ -24,7 +24,7 @@ import (
 // ErrOutside means a file named for reading or editing is not an indexed
 // file of a source: outside every source, or led out of one by a symbolic
 // link or "..".
-var ErrOutside = errors.New("braid: not an indexed file of a source")
+var ErrOutside = errors.New("not an indexed file of a source")
 
 // Lines is an inclusive 1-based line range in a document.
 type Lines struct {
@@ -105,8 +105,8 @@ func (r *Reader) Chunks(ctx context.Context, ids []string) ([]*index.Chunk, erro
 }
 
 // chunk reads one chunk with its text, or nil when there is none.
-func (r *Reader) chunk(id string) (*index.Chunk, error) {
-	cs, err := r.Chunks(context.Background(), []string{id})
+func (r *Reader) chunk(ctx context.Context, id string) (*index.Chunk, error) {
+	cs, err := r.Chunks(ctx, []string{id})
 	if err != nil {
 		return nil, err
 	}
@@ -114,11 +114,11 @@ func (r *Reader) chunk(id string) (*index.Chunk, error) {
 }
 
 // Source finds a registered source by id or name.
-func (r *Reader) Source(ref string) (*index.Source, error) {
+func (r *Reader) Source(ctx context.Context, ref string) (*index.Source, error) {
 	var all []*index.Source
 	var err error
 	if r.cfg.Sources != nil {
-		all, err = r.cfg.Sources(context.Background())
+		all, err = r.cfg.Sources(ctx)
 	} else {
 		all, err = r.st.Sources()
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/opensearchtest"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/opensearch"
 )
@@ -59,7 +60,7 @@ func do(t *testing.T, method, url, body string) string {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b := testenv.Must1(io.ReadAll(resp.Body))(t)
 	if resp.StatusCode >= 300 {
 		t.Fatalf("%s %s: %s: %s", method, url, resp.Status, b)
 	}
@@ -573,7 +574,7 @@ func testAnalysis(t *testing.T, url string) {
 		"The fox’s jumps; ourselves yourselves themselves would should",
 		"config.yaml: retries=3 timeout_ms=250 #comment @user",
 	} {
-		body, _ := json.Marshal(map[string]any{"analyzer": "braid_en", "text": text})
+		body := testenv.Must1(json.Marshal(map[string]any{"analyzer": "braid_en", "text": text}))(t)
 		var resp struct {
 			Tokens []struct {
 				Token string `json:"token"`
@@ -635,7 +636,7 @@ func testPathGlob(t *testing.T, url string) {
 		for _, h := range hits {
 			got = append(got, path[h.ChunkID])
 		}
-		re, _ := opensearch.GlobRegexp(g)
+		re := testenv.Must1(opensearch.GlobRegexp(g))(t)
 		if d := cmp.Diff(sorted(want), sorted(got)); d != "" {
 			t.Errorf("glob %q (Lucene %q): paths (-index.Matcher +OpenSearch):\n%s", g, re, d)
 		}

@@ -32,7 +32,7 @@ func TestLoad(t *testing.T) {
 	write(t, dir, "PROMPT-summarize-document.md", "---\ndescription: nothing after this\n---\n\n")
 	write(t, dir, "notes.md", "not a prompt {{x}}\n")
 	write(t, dir, "PROMPT-bad name.md", "text\n")
-	os.Mkdir(filepath.Join(dir, "PROMPT-dir.md"), 0o755)
+	testenv.Must(t, os.Mkdir(filepath.Join(dir, "PROMPT-dir.md"), 0o755))
 
 	set, err := prompts.Load(dir)
 	if err == nil || !strings.Contains(err.Error(), "PROMPT-broken.md: frontmatter") || !strings.Contains(err.Error(), "PROMPT-bad name.md") ||
@@ -86,7 +86,7 @@ func TestLoad(t *testing.T) {
 		})
 	}
 
-	p, _ := set.Get("trip")
+	p := testenv.Must1(set.Get("trip"))(t)
 	wantP := prompts.Prompt{Name: "trip", Description: "Plan a trip", File: filepath.Join(dir, "PROMPT-trip.md"),
 		Arguments: []prompts.Argument{{Name: "place", Description: "Fills {{place}} in the prompt.", Required: true},
 			{Name: "month", Description: "Fills {{month}} in the prompt.", Required: true}}}

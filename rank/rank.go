@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/fusion"
-	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
@@ -101,7 +101,7 @@ func Signals(ctx context.Context, cands []Candidate, docEvidence, linkPrior *flo
 	}
 	docs, fused := make([]string, len(cands)), make([]float64, len(cands))
 	for i, c := range cands {
-		docs[i], fused[i] = index.ChunkDocID(c.ChunkID), c.Fused
+		docs[i], fused[i] = chunk.DocID(c.ChunkID), c.Fused
 	}
 	if beta != 0 {
 		for i, bonus := range fusion.DocEvidence(docs, fused, beta) {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/fusion"
-	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/settings"
 )
@@ -18,7 +18,7 @@ import (
 func ptr(f float64) *float64 { return &f }
 
 // chunk is the id of chunk n of document doc.
-func chunk(doc string, n int) string { return index.ChunkID(doc, "00ff00ff", n) }
+func chunkID(doc string, n int) string { return chunk.ID(doc, "00ff00ff", n) }
 
 func ids(cands []Candidate) []string {
 	var out []string
@@ -70,10 +70,10 @@ func TestSignals(t *testing.T) {
 	// the evidence of x's other chunks, or its links, lift x above y.
 	fused := func() []Candidate {
 		return []Candidate{
-			{ChunkID: chunk("y", 0), Score: 1},
-			{ChunkID: chunk("x", 0), Score: 0.9},
-			{ChunkID: chunk("x", 1), Score: 0.5},
-			{ChunkID: chunk("x", 2), Score: 0.25},
+			{ChunkID: chunkID("y", 0), Score: 1},
+			{ChunkID: chunkID("x", 0), Score: 0.9},
+			{ChunkID: chunkID("x", 1), Score: 0.5},
+			{ChunkID: chunkID("x", 2), Score: 0.25},
 		}
 	}
 	links := map[string]int{"y": 0, "x": 3}
@@ -94,16 +94,16 @@ func TestSignals(t *testing.T) {
 		want        []want
 	}{
 		{"off", ptr(0), ptr(0), noCall, []want{
-			{chunk("y", 0), 1, 1, 0, 0, 0}, {chunk("x", 0), 0.9, 0.9, 0, 0, 0},
-			{chunk("x", 1), 0.5, 0.5, 0, 0, 0}, {chunk("x", 2), 0.25, 0.25, 0, 0, 0}}},
+			{chunkID("y", 0), 1, 1, 0, 0, 0}, {chunkID("x", 0), 0.9, 0.9, 0, 0, 0},
+			{chunkID("x", 1), 0.5, 0.5, 0, 0, 0}, {chunkID("x", 2), 0.25, 0.25, 0, 0, 0}}},
 		{"defaults: document evidence 0.2, no link prior", nil, nil, noCall, []want{
-			{chunk("x", 0), 0.9 + 0.2*0.75, 0.9, 0.2 * 0.75, 0, 0}, {chunk("y", 0), 1, 1, 0, 0, 0},
-			{chunk("x", 1), 0.5 + 0.2*1.15, 0.5, 0.2 * 1.15, 0, 0}, {chunk("x", 2), 0.25 + 0.2*1.4, 0.25, 0.2 * 1.4, 0, 0}}},
+			{chunkID("x", 0), 0.9 + 0.2*0.75, 0.9, 0.2 * 0.75, 0, 0}, {chunkID("y", 0), 1, 1, 0, 0, 0},
+			{chunkID("x", 1), 0.5 + 0.2*1.15, 0.5, 0.2 * 1.15, 0, 0}, {chunkID("x", 2), 0.25 + 0.2*1.4, 0.25, 0.2 * 1.4, 0, 0}}},
 		{"link prior alone", ptr(0), ptr(0.5), backlinks, []want{
-			{chunk("x", 0), 0.9 * (1 + 0.5*math.Log(4)), 0.9, 0, 3, 1 + 0.5*math.Log(4)},
-			{chunk("y", 0), 1, 1, 0, 0, 1},
-			{chunk("x", 1), 0.5 * (1 + 0.5*math.Log(4)), 0.5, 0, 3, 1 + 0.5*math.Log(4)},
-			{chunk("x", 2), 0.25 * (1 + 0.5*math.Log(4)), 0.25, 0, 3, 1 + 0.5*math.Log(4)}}},
+			{chunkID("x", 0), 0.9 * (1 + 0.5*math.Log(4)), 0.9, 0, 3, 1 + 0.5*math.Log(4)},
+			{chunkID("y", 0), 1, 1, 0, 0, 1},
+			{chunkID("x", 1), 0.5 * (1 + 0.5*math.Log(4)), 0.5, 0, 3, 1 + 0.5*math.Log(4)},
+			{chunkID("x", 2), 0.25 * (1 + 0.5*math.Log(4)), 0.25, 0, 3, 1 + 0.5*math.Log(4)}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Signals(context.Background(), fused(), tc.beta, tc.gamma, tc.backlinks)
@@ -120,7 +120,7 @@ func TestSignals(t *testing.T) {
 		})
 	}
 	t.Run("one candidate is left alone", func(t *testing.T) {
-		got, err := Signals(context.Background(), []Candidate{{ChunkID: chunk("x", 0), Score: 0.3}}, ptr(1), ptr(1), noCall)
+		got, err := Signals(context.Background(), []Candidate{{ChunkID: chunkID("x", 0), Score: 0.3}}, ptr(1), ptr(1), noCall)
 		if err != nil || len(got) != 1 || got[0].Score != 0.3 || got[0].Fused != 0.3 {
 			t.Errorf("Signals = %+v, %v; want the candidate unchanged, its Fused set", got, err)
 		}

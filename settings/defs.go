@@ -56,7 +56,7 @@ func Table(list []Setting) string {
 }
 
 // ErrUnknown is the error for a setting name braid does not have.
-var ErrUnknown = errors.New("braid: unknown setting")
+var ErrUnknown = errors.New("unknown setting")
 
 // RangeError is a value a setting does not accept.
 type RangeError struct {

@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
 // File is the name of the file that holds an index's settings in its
 // directory.
-const File = "settings.json"
+const File = indexdir.SettingsFile
 
 // maxFile is the largest settings.json read: a few hundred bytes is usual.
 const maxFile = 1 << 20
@@ -30,9 +31,9 @@ func Load(dir string) (*Values, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return &Values{}, nil
 	case errors.Is(err, confine.ErrNotRegular) || errors.Is(err, confine.ErrTooLarge):
-		return nil, fmt.Errorf("braid: read %s: %w; settings are read from a regular file of at most 1 MiB, never through a link: delete it to go back to the default settings", File, err)
+		return nil, fmt.Errorf("read %s: %w; settings are read from a regular file of at most 1 MiB, never through a link: delete it to go back to the default settings", File, err)
 	case err != nil:
-		return nil, fmt.Errorf("braid: read %s: %w", File, err)
+		return nil, fmt.Errorf("read %s: %w", File, err)
 	}
 	return Parse(data, File+" in "+dir, "fix it, or delete it to go back to the default settings")
 }
@@ -45,11 +46,11 @@ func Parse(data []byte, where, fix string) (*Values, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return nil, fmt.Errorf("braid: %s is damaged (%v); %s", where, err, fix)
+		return nil, fmt.Errorf("%s is damaged (%v); %s", where, err, fix)
 	}
 	// Values written by hand are checked as Set checks them.
 	if bad := v.check(); bad != nil {
-		return nil, fmt.Errorf("braid: %s: %s %q is out of range, want %s; fix it with braid config set", where, bad.Name, bad.Value, bad.Allowed)
+		return nil, fmt.Errorf("%s: %s %q is out of range, want %s; fix it with braid config set", where, bad.Name, bad.Value, bad.Allowed)
 	}
 	return v, nil
 }

@@ -161,7 +161,7 @@ func Save(ctx context.Context, st *index.Store, dir string, vs *ingest.Vectors, 
 		}
 	}
 	if err := vs.Index.Save(path); err != nil {
-		return fmt.Errorf("braid: save vector index: %w", err)
+		return fmt.Errorf("save vector index: %w", err)
 	}
 	if n, err := st.CountVectors(vs.Model); err == nil && n <= pruneAbove(vs.Index.Len()) {
 		return nil

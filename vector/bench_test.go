@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/coder/hnsw"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // bench10k is built once per process: two 10,000-vector graphs with the
@@ -331,7 +333,7 @@ func BenchmarkSearchSmall(b *testing.B) {
 		}
 		qs := make([][]float32, len(d.queries))
 		for i, q := range d.queries {
-			qs[i], _ = x.unit(q)
+			qs[i] = testenv.Must1(x.unit(q))(b)
 		}
 		for _, way := range []string{"exact", "graph"} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, way), func(b *testing.B) {

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/v3.vec and v3log.vec, the current format's fixtures")
@@ -69,8 +71,8 @@ func TestSaveLoad(t *testing.T) {
 	r := rand.New(rand.NewSource(8))
 	for i := range 50 {
 		v := unitVec(r, 24)
-		x.Add(idOf(1000+i), v)
-		y.Add(idOf(1000+i), v)
+		testenv.Must(t, x.Add(idOf(1000+i), v))
+		testenv.Must(t, y.Add(idOf(1000+i), v))
 	}
 	if diff := cmp.Diff(searchAll(t, x, d.queries, 10), searchAll(t, y, d.queries, 10)); diff != "" {
 		t.Errorf("search after adds to both (-saved +loaded):\n%s", diff)
@@ -221,7 +223,7 @@ func TestSaveAtomic(t *testing.T) {
 	if err := x.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(path)
+	before := testenv.Must1(os.ReadFile(path))(t)
 
 	full := errors.New("disk full")
 	_, err := writeAtomic(path, func(w io.Writer) error {
@@ -231,7 +233,7 @@ func TestSaveAtomic(t *testing.T) {
 	if !errors.Is(err, full) {
 		t.Errorf("err = %v, want %v", err, full)
 	}
-	after, _ := os.ReadFile(path)
+	after := testenv.Must1(os.ReadFile(path))(t)
 	if !bytes.Equal(before, after) {
 		t.Error("a failed save changed the file")
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func unitVec(r *rand.Rand, dim int) []float32 {
@@ -59,7 +61,7 @@ func TestAddReplaceDelete(t *testing.T) {
 			t.Errorf("a scored %v against its old vector, want %v (the new one)", rs.Score, dot(a, a2))
 		}
 	}
-	res, _ = x.Search(a2, 1)
+	res = testenv.Must1(x.Search(a2, 1))(t)
 	if len(res) != 1 || res[0].ID != "a" || math.Abs(float64(res[0].Score-1)) > 1e-5 {
 		t.Errorf("Search(new a) = %v, want a with score 1", res)
 	}
@@ -80,7 +82,7 @@ func TestAddReplaceDelete(t *testing.T) {
 	if x.Has("b") || x.Len() != 2 {
 		t.Errorf("after Delete(b): Has = %v, Len = %d, want false, 2", x.Has("b"), x.Len())
 	}
-	res, _ = x.Search(b, 10)
+	res = testenv.Must1(x.Search(b, 10))(t)
 	if diff := cmp.Diff([]string{"a", "c"}, slices.Sorted(slices.Values(ids(res)))); diff != "" {
 		t.Errorf("Search after delete (-want +got):\n%s", diff)
 	}
@@ -155,7 +157,7 @@ func TestSearchEdgeCases(t *testing.T) {
 			t.Errorf("empty index, k=%d: Search = %v, %v, want none, nil", k, res, err)
 		}
 	}
-	x.Add("a", q)
+	testenv.Must(t, x.Add("a", q))
 	for _, k := range []int{-1, 0} {
 		if res, err := x.Search(q, k); err != nil || len(res) != 0 {
 			t.Errorf("k=%d: Search = %v, %v, want none, nil", k, res, err)
@@ -277,7 +279,7 @@ func TestDeletes(t *testing.T) {
 		delete(deleted, id)
 	}
 	for i := 0; i < 300; i += 3 {
-		res, _ := x.Search(d.vecs[i], 1)
+		res := testenv.Must1(x.Search(d.vecs[i], 1))(t)
 		if len(res) != 1 || res[0].ID != idOf(i) {
 			t.Fatalf("Search(vec of re-added %s) = %v", idOf(i), res)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // sameIndex fails unless got holds exactly want's graph: the same slots
@@ -170,7 +173,7 @@ func TestLogRoundTrip(t *testing.T) {
 	}
 
 	// A Save with nothing changed writes nothing.
-	before, _ := os.ReadFile(LogPath(path))
+	before := testenv.Must1(os.ReadFile(LogPath(path)))(t)
 	if err := z.Save(path); err != nil {
 		t.Fatal(err)
 	}
@@ -430,8 +433,8 @@ func TestLogCrash(t *testing.T) {
 	if err := x.Save(path); err != nil { // creates the log
 		t.Fatal(err)
 	}
-	graph0, _ := os.ReadFile(path)
-	log0, _ := os.ReadFile(LogPath(path))
+	graph0 := testenv.Must1(os.ReadFile(path))(t)
+	log0 := testenv.Must1(os.ReadFile(LogPath(path)))(t)
 	state0, err := Load(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -442,7 +445,7 @@ func TestLogCrash(t *testing.T) {
 	if err := x.Save(whole); err != nil {
 		t.Fatal(err)
 	}
-	graph1, _ := os.ReadFile(whole)
+	graph1 := testenv.Must1(os.ReadFile(whole))(t)
 	state1, err := Load(whole, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -463,7 +466,9 @@ func TestLogCrash(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			write := func(p string, b []byte) {
-				os.Remove(p)
+				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					t.Fatal(err)
+				}
 				if b != nil {
 					if err := os.WriteFile(p, b, 0o644); err != nil {
 						t.Fatal(err)
@@ -665,7 +670,7 @@ func FuzzLogReplay(f *testing.F) {
 	r := rand.New(rand.NewSource(1))
 	var all []byte // three records in a row
 	for i := range 3 {
-		x.Add(fmt.Sprint("fuzz", i), unitVec(r, 8))
+		testenv.Must(f, x.Add(fmt.Sprint("fuzz", i), unitVec(r, 8)))
 		x.Delete(idOf(i))
 		x.SetGen(uint64(8 + i))
 		all = append(all, x.delta()...)
@@ -711,9 +716,9 @@ func logBackwardsCompat(t *testing.T, path string, changed, update bool) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewSource(13))
-	want.Add("added-1", unitVec(r, 8))
-	want.Add("added-2", unitVec(r, 8))
-	want.Add(idOf(2), unitVec(r, 8))
+	testenv.Must(t, want.Add("added-1", unitVec(r, 8)))
+	testenv.Must(t, want.Add("added-2", unitVec(r, 8)))
+	testenv.Must(t, want.Add(idOf(2), unitVec(r, 8)))
 	want.Delete(idOf(3))
 	want.SetGen(8)
 	if update {

@@ -129,13 +129,6 @@ func write(t *testing.T, p, body string) {
 	}
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -157,14 +150,14 @@ func TestRun(t *testing.T) {
 		{
 			name:   "delete",
 			setup:  func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a.md"), "old") },
-			change: func(t *testing.T, dir string) { must(t, os.Remove(filepath.Join(dir, "a.md"))) },
+			change: func(t *testing.T, dir string) { testenv.Must(t, os.Remove(filepath.Join(dir, "a.md"))) },
 			want:   []string{"a.md"},
 		},
 		{
 			name:  "rename",
 			setup: func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a.md"), "old") },
 			change: func(t *testing.T, dir string) {
-				must(t, os.Rename(filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")))
+				testenv.Must(t, os.Rename(filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")))
 			},
 			want: []string{"a.md", "b.md"},
 		},
@@ -174,14 +167,14 @@ func TestRun(t *testing.T) {
 			change: func(t *testing.T, dir string) {
 				tmp := filepath.Join(dir, ".a.md.tmp")
 				write(t, tmp, "saved by an editor")
-				must(t, os.Rename(tmp, filepath.Join(dir, "a.md")))
+				testenv.Must(t, os.Rename(tmp, filepath.Join(dir, "a.md")))
 			},
 			want: []string{"a.md"}, // the hidden temporary file is never reported
 		},
 		{
 			name: "new subfolder with a file",
 			change: func(t *testing.T, dir string) {
-				must(t, os.MkdirAll(filepath.Join(dir, "sub", "deeper"), 0o755))
+				testenv.Must(t, os.MkdirAll(filepath.Join(dir, "sub", "deeper"), 0o755))
 				write(t, filepath.Join(dir, "sub", "deeper", "n.md"), "inside")
 			},
 			want: []string{"sub", "sub/deeper", "sub/deeper/n.md"},
@@ -189,18 +182,18 @@ func TestRun(t *testing.T) {
 		{
 			name: "delete a subfolder",
 			setup: func(t *testing.T, dir string) {
-				must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+				testenv.Must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 				write(t, filepath.Join(dir, "sub", "n.md"), "x")
 			},
 			change: func(t *testing.T, dir string) {
-				must(t, os.RemoveAll(filepath.Join(dir, "sub")))
+				testenv.Must(t, os.RemoveAll(filepath.Join(dir, "sub")))
 			},
 			want: []string{"sub", "sub/n.md"},
 		},
 		{
 			name: "hidden folders are left out",
 			change: func(t *testing.T, dir string) {
-				must(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
+				testenv.Must(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
 				write(t, filepath.Join(dir, "a.md"), "x")
 			},
 			want: []string{"a.md"},
@@ -233,7 +226,7 @@ func TestRun(t *testing.T) {
 func TestRunWatchesNewFolders(t *testing.T) {
 	dir := t.TempDir()
 	s := start(t, dir, watch.Options{Debounce: 100 * time.Millisecond, Rescan: -1})
-	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	testenv.Must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	s.collect([]string{"sub"})
 	// Rescans are off: only a watch on the new folder can see this.
 	write(t, filepath.Join(dir, "sub", "later.md"), "later")
@@ -271,8 +264,8 @@ func TestPollOnly(t *testing.T) {
 	write(t, filepath.Join(dir, "gone.md"), "old")
 	s := start(t, dir, watch.Options{Debounce: 50 * time.Millisecond, PollOnly: true, Poll: 50 * time.Millisecond})
 	write(t, filepath.Join(dir, "a.md"), "changed size")
-	must(t, os.Remove(filepath.Join(dir, "gone.md")))
-	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	testenv.Must(t, os.Remove(filepath.Join(dir, "gone.md")))
+	testenv.Must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	write(t, filepath.Join(dir, "sub", "n.md"), "new")
 	want := []string{"a.md", "gone.md", "sub", "sub/n.md"}
 	got, _ := s.collect(want)
@@ -283,7 +276,7 @@ func TestPollOnly(t *testing.T) {
 
 func TestIgnore(t *testing.T) {
 	dir := t.TempDir()
-	must(t, os.Mkdir(filepath.Join(dir, "index"), 0o755))
+	testenv.Must(t, os.Mkdir(filepath.Join(dir, "index"), 0o755))
 	s := start(t, dir, watch.Options{Debounce: 100 * time.Millisecond, Rescan: -1,
 		Ignore: func(p string) bool { return p == filepath.Join(dir, "index") }})
 	write(t, filepath.Join(dir, "index", "meta.db"), "written by the indexer")

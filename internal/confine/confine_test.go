@@ -27,34 +27,27 @@ func tree(t testing.TB) (root, secret string) {
 	}
 	root = filepath.Join(base, "in")
 	secret = filepath.Join(base, "secret.txt")
-	must(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
-	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("alpha\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(root, "sub", "b.md"), []byte("beta\n"), 0o644))
-	must(t, os.WriteFile(secret, []byte("password\n"), 0o600))
-	must(t, os.Symlink(secret, filepath.Join(root, "out.md")))
-	must(t, os.Symlink("..", filepath.Join(root, "up")))
-	must(t, os.Symlink(filepath.Join(root, "a.md"), filepath.Join(root, "abs.md")))
-	must(t, os.Symlink("sub/b.md", filepath.Join(root, "rel.md")))
-	must(t, os.Symlink("loop", filepath.Join(root, "loop")))
-	must(t, os.Symlink(filepath.Join(filepath.Dir(root), "missing", "x.md"), filepath.Join(root, "dangling")))
-	must(t, os.Symlink("up/gone/../nowhere", filepath.Join(root, "dangling-rel")))
+	testenv.Must(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
+	testenv.Must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("alpha\n"), 0o644))
+	testenv.Must(t, os.WriteFile(filepath.Join(root, "sub", "b.md"), []byte("beta\n"), 0o644))
+	testenv.Must(t, os.WriteFile(secret, []byte("password\n"), 0o600))
+	testenv.Must(t, os.Symlink(secret, filepath.Join(root, "out.md")))
+	testenv.Must(t, os.Symlink("..", filepath.Join(root, "up")))
+	testenv.Must(t, os.Symlink(filepath.Join(root, "a.md"), filepath.Join(root, "abs.md")))
+	testenv.Must(t, os.Symlink("sub/b.md", filepath.Join(root, "rel.md")))
+	testenv.Must(t, os.Symlink("loop", filepath.Join(root, "loop")))
+	testenv.Must(t, os.Symlink(filepath.Join(filepath.Dir(root), "missing", "x.md"), filepath.Join(root, "dangling")))
+	testenv.Must(t, os.Symlink("up/gone/../nowhere", filepath.Join(root, "dangling-rel")))
 	return root, secret
-}
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestReadFile(t *testing.T) {
 	root, secret := tree(t)
 	fifo := filepath.Join(root, "pipe.md")
-	must(t, syscall.Mkfifo(fifo, 0o644))
+	testenv.Must(t, syscall.Mkfifo(fifo, 0o644))
 	sock := filepath.Join(root, "s.md")
 	l, err := net.Listen("unix", sock)
-	must(t, err)
+	testenv.Must(t, err)
 	defer l.Close()
 	for _, tc := range []struct {
 		name, root, path string
@@ -110,7 +103,7 @@ func TestReadFile(t *testing.T) {
 func TestReadFileLimit(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "big.md")
-	must(t, os.WriteFile(p, make([]byte, 1001), 0o644))
+	testenv.Must(t, os.WriteFile(p, make([]byte, 1001), 0o644))
 	if _, err := ReadFile(dir, p, 1000); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err = %v, want ErrTooLarge", err)
 	}

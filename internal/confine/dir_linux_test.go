@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // The walk that replaces openat2 where the kernel lacks it (or refuses an
@@ -27,18 +29,18 @@ func TestReadFileByWalk(t *testing.T) {
 func TestOpenDirMoved(t *testing.T) {
 	for _, walk := range []bool{false, true} {
 		noOpenat2.Store(walk)
-		base, _ := filepath.EvalSymlinks(t.TempDir())
+		base := testenv.Must1(filepath.EvalSymlinks(t.TempDir()))(t)
 		vault := filepath.Join(base, "vault")
 		sub := filepath.Join(vault, "sub")
 		outside := filepath.Join(base, "outside")
-		must(t, os.MkdirAll(sub, 0o755))
-		must(t, os.MkdirAll(outside, 0o755))
-		must(t, os.WriteFile(filepath.Join(outside, "secret.md"), []byte("SECRET"), 0o600))
+		testenv.Must(t, os.MkdirAll(sub, 0o755))
+		testenv.Must(t, os.MkdirAll(outside, 0o755))
+		testenv.Must(t, os.WriteFile(filepath.Join(outside, "secret.md"), []byte("SECRET"), 0o600))
 		d, err := OpenDir(sub)
-		must(t, err)
+		testenv.Must(t, err)
 		d.Close()
-		must(t, os.RemoveAll(sub))
-		must(t, os.Symlink(outside, sub))
+		testenv.Must(t, os.RemoveAll(sub))
+		testenv.Must(t, os.Symlink(outside, sub))
 		if _, err := OpenDir(sub); !errors.Is(err, ErrMoved) {
 			t.Errorf("walk %v: OpenDir of a folder swapped for a link: %v, want ErrMoved", walk, err)
 		}
@@ -47,8 +49,8 @@ func TestOpenDirMoved(t *testing.T) {
 		}
 		// A parent swapped for a link to a copy of itself.
 		copyOf := filepath.Join(base, "copy")
-		must(t, os.Rename(vault, copyOf))
-		must(t, os.Symlink(copyOf, vault))
+		testenv.Must(t, os.Rename(vault, copyOf))
+		testenv.Must(t, os.Symlink(copyOf, vault))
 		if _, err := OpenDir(filepath.Join(vault, "other")); err == nil {
 			t.Errorf("walk %v: OpenDir through a linked parent succeeded", walk)
 		}
@@ -62,14 +64,14 @@ func TestOpenDirMoved(t *testing.T) {
 func TestReadRacingLinkFlip(t *testing.T) {
 	for _, walk := range []bool{false, true} {
 		noOpenat2.Store(walk)
-		base, _ := filepath.EvalSymlinks(t.TempDir())
+		base := testenv.Must1(filepath.EvalSymlinks(t.TempDir()))(t)
 		root := filepath.Join(base, "vault")
-		must(t, os.MkdirAll(filepath.Join(root, "race"), 0o755))
-		must(t, os.MkdirAll(filepath.Join(base, "out"), 0o755))
-		must(t, os.WriteFile(filepath.Join(base, "out", "race.md"), []byte("SECRET"), 0o600))
-		must(t, os.WriteFile(filepath.Join(root, "race", "race.md"), []byte("fine"), 0o644))
-		must(t, os.Symlink(filepath.Join(base, "out"), filepath.Join(root, "swap")))
-		must(t, os.Symlink(filepath.Join(base, "out", "race.md"), filepath.Join(root, "race", "swap.md")))
+		testenv.Must(t, os.MkdirAll(filepath.Join(root, "race"), 0o755))
+		testenv.Must(t, os.MkdirAll(filepath.Join(base, "out"), 0o755))
+		testenv.Must(t, os.WriteFile(filepath.Join(base, "out", "race.md"), []byte("SECRET"), 0o600))
+		testenv.Must(t, os.WriteFile(filepath.Join(root, "race", "race.md"), []byte("fine"), 0o644))
+		testenv.Must(t, os.Symlink(filepath.Join(base, "out"), filepath.Join(root, "swap")))
+		testenv.Must(t, os.Symlink(filepath.Join(base, "out", "race.md"), filepath.Join(root, "race", "swap.md")))
 		var stop atomic.Bool
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -81,7 +83,7 @@ func TestReadRacingLinkFlip(t *testing.T) {
 			}
 		}()
 		d, err := OpenDir(root)
-		must(t, err)
+		testenv.Must(t, err)
 		leaks, reads := 0, 0
 		for i := 0; i < 4000; i++ {
 			fd, err := d.OpenFd(filepath.Join(root, "race", "race.md"))
@@ -109,34 +111,34 @@ func TestReadRacingLinkFlip(t *testing.T) {
 // WriteFile and Mkdir create inside the folder's descriptor: never through
 // a link out, never over an existing file unless asked.
 func TestDirWrite(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
+	base := testenv.Must1(filepath.EvalSymlinks(t.TempDir()))(t)
 	root := filepath.Join(base, "out")
-	must(t, os.MkdirAll(filepath.Join(base, "elsewhere"), 0o755))
-	must(t, os.MkdirAll(root, 0o755))
-	must(t, os.Symlink(filepath.Join(base, "elsewhere"), filepath.Join(root, "link")))
-	must(t, os.Symlink(filepath.Join(base, "elsewhere", "x.md"), filepath.Join(root, "x.md")))
+	testenv.Must(t, os.MkdirAll(filepath.Join(base, "elsewhere"), 0o755))
+	testenv.Must(t, os.MkdirAll(root, 0o755))
+	testenv.Must(t, os.Symlink(filepath.Join(base, "elsewhere"), filepath.Join(root, "link")))
+	testenv.Must(t, os.Symlink(filepath.Join(base, "elsewhere", "x.md"), filepath.Join(root, "x.md")))
 	d, err := OpenDir(root)
-	must(t, err)
+	testenv.Must(t, err)
 	defer d.Close()
 	if _, err := d.Mkdir("link/deeper"); !errors.Is(err, ErrOutside) {
 		t.Errorf("Mkdir through a link out: %v, want ErrOutside", err)
 	}
 	sub, err := d.Mkdir("a/b")
-	must(t, err)
+	testenv.Must(t, err)
 	defer sub.Close()
 	if sub.Path() != filepath.Join(root, "a", "b") {
 		t.Errorf("Mkdir's Path = %s", sub.Path())
 	}
-	must(t, sub.WriteFile("n.md", []byte("one"), 0o644, false))
+	testenv.Must(t, sub.WriteFile("n.md", []byte("one"), 0o644, false))
 	if err := sub.WriteFile("n.md", []byte("two"), 0o644, false); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("WriteFile over an existing file without replace: %v", err)
 	}
-	must(t, sub.WriteFile("n.md", []byte("three"), 0o644, true))
+	testenv.Must(t, sub.WriteFile("n.md", []byte("three"), 0o644, true))
 	if b, _ := os.ReadFile(filepath.Join(root, "a", "b", "n.md")); string(b) != "three" {
 		t.Errorf("n.md = %q", b)
 	}
 	// A link named like the file is replaced by the file, never written through.
-	must(t, d.WriteFile("x.md", []byte("new"), 0o644, true))
+	testenv.Must(t, d.WriteFile("x.md", []byte("new"), 0o644, true))
 	if _, err := os.Stat(filepath.Join(base, "elsewhere", "x.md")); err == nil {
 		t.Error("WriteFile wrote through a link")
 	}
@@ -146,7 +148,7 @@ func TestDirWrite(t *testing.T) {
 	if err := d.WriteFile("../x.md", nil, 0o644, true); !errors.Is(err, ErrBadPath) {
 		t.Errorf("WriteFile of a path: %v", err)
 	}
-	ents, _ := os.ReadDir(filepath.Join(root, "a", "b"))
+	ents := testenv.Must1(os.ReadDir(filepath.Join(root, "a", "b")))(t)
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".tmp-") {
 			t.Errorf("left %s behind", e.Name())

@@ -49,8 +49,15 @@
 //     full path, Open("", path) only for its non-blocking open.
 //   - prompts/prompts.go (readDir): the prompts folder itself, opened to
 //     be listed (its files are read with ReadConfig).
-//   - index/lexcheck.go and index/paths.go, docstore/add.go: pending,
-//     moved by the coordinator.
+//   - lexical/lexcheck.go (checkSegment): a segment file of braid's own
+//     lexical index, by full path, Open("", path) only for its
+//     non-blocking open, as vector/file.go.
+//   - ingest/read.go (reader.read): a file source's one file and a
+//     --follow-links source's files, as notes' Get reads them; a folder
+//     source's files are read through a Dir, opened once per run.
+//   - docstore/add.go (readConfined): a file AddRequest.Path names (root
+//     "") and an MCP add of a file source's one file (root = the file); a
+//     file in an allowed folder is read through a Dir.
 //
 // Caveats: off Linux a Dir holds a path, and every open resolves, checks
 // and opens by path, so a link swapped in between can still lead out.

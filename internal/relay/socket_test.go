@@ -67,11 +67,11 @@ func TestSocketPathRuntimeDir(t *testing.T) {
 	tmp := privateEnv(t)
 	fallback := filepath.Join(tmp, "braid-"+strconv.Itoa(os.Getuid()))
 	open := t.TempDir()
-	os.Chmod(open, 0o755)
+	testenv.Must(t, os.Chmod(open, 0o755))
 	private := t.TempDir()
-	os.Chmod(private, 0o700)
+	testenv.Must(t, os.Chmod(private, 0o700))
 	link := filepath.Join(t.TempDir(), "link")
-	os.Symlink(private, link)
+	testenv.Must(t, os.Symlink(private, link))
 	for _, tc := range []struct{ name, run, want string }{
 		{"private", private, filepath.Join(private, "braid")},
 		{"open to others", open, fallback},
@@ -103,28 +103,28 @@ func TestSocketPathRefusesUnsafeFolder(t *testing.T) {
 	}{
 		{"symbolic link", func(t *testing.T, folder string) {
 			target := t.TempDir()
-			os.Chmod(target, 0o700)
-			os.Symlink(target, folder)
+			testenv.Must(t, os.Chmod(target, 0o700))
+			testenv.Must(t, os.Symlink(target, folder))
 		}, "is a symbolic link"},
-		{"file", func(t *testing.T, folder string) { os.WriteFile(folder, nil, 0o600) }, "is not a directory"},
-		{"group permissions", func(t *testing.T, folder string) { os.Mkdir(folder, 0o750) }, "is open to other users"},
+		{"file", func(t *testing.T, folder string) { testenv.Must(t, os.WriteFile(folder, nil, 0o600)) }, "is not a directory"},
+		{"group permissions", func(t *testing.T, folder string) { testenv.Must(t, os.Mkdir(folder, 0o750)) }, "is open to other users"},
 		{"world permissions", func(t *testing.T, folder string) {
-			os.Mkdir(folder, 0o700)
-			os.Chmod(folder, 0o1777)
+			testenv.Must(t, os.Mkdir(folder, 0o700))
+			testenv.Must(t, os.Chmod(folder, 0o1777))
 		}, "is open to other users"},
 		{"another user's", func(t *testing.T, folder string) {
 			if os.Getuid() != 0 {
 				t.Skip("not root: giving the folder to another user (uid 65534) needs root")
 			}
-			os.Mkdir(folder, 0o700)
-			os.Chown(folder, 65534, 65534)
+			testenv.Must(t, os.Mkdir(folder, 0o700))
+			testenv.Must(t, os.Chown(folder, 65534, 65534))
 		}, "belongs to uid 65534"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := privateEnv(t)
 			folder := filepath.Join(tmp, "braid-"+strconv.Itoa(os.Getuid()))
 			tc.setup(t, folder)
-			before, _ := os.Lstat(folder)
+			before := testenv.Must1(os.Lstat(folder))(t)
 			dir := longDir(t)
 			_, err := SocketPath(dir)
 			if !errors.Is(err, ErrUnsafeFolder) || !strings.Contains(err.Error(), folder+" "+tc.why) || !strings.Contains(err.Error(), "remove it") {
@@ -143,7 +143,7 @@ func TestSocketPathRefusesUnsafeFolder(t *testing.T) {
 		if _, err := Forward(context.Background(), longDir(t), &Request{}, nil, io.Discard, io.Discard); !errors.Is(err, ErrNoServer) {
 			t.Errorf("Forward: got %v, want ErrNoServer", err)
 		}
-		if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		if entries := testenv.Must1(os.ReadDir(tmp))(t); len(entries) != 0 {
 			t.Errorf("a client made %s in the temporary directory", entries[0].Name())
 		}
 	})
@@ -253,7 +253,7 @@ func sharedDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o777)
+	testenv.Must(t, os.Chmod(dir, 0o777))
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
 		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
 			t.Skipf("uid 65534 cannot enter %s", d)
@@ -313,7 +313,7 @@ func TestServeRefusesAnotherUsersClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	os.Chmod(s.Path(), 0o777)
+	testenv.Must(t, os.Chmod(s.Path(), 0o777))
 	h := startOtherUser(t, "client", dir)
 	if got := h.next(t, "got "); got != "got 0 bytes" || ran.Load() {
 		t.Errorf("another user's request: %s, handler ran %v; want no answer and no run", got, ran.Load())
@@ -333,7 +333,7 @@ func TestHelperOtherUser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.Chmod(path, 0o777)
+		testenv.Must(t, os.Chmod(path, 0o777))
 		var conns atomic.Int64
 		go func() {
 			for {

@@ -8,6 +8,9 @@
 // ": " ("slow (make test-slow): ...", "no shared data: ...", "no ripgrep:
 // ..."): the summary line make test ends with (tools/testsummary) groups
 // the skips by it.
+//
+// Must and Must1 fail a test whose setup step returned an error, so that
+// no test passes without testing anything.
 package testenv
 
 import (
@@ -32,3 +35,27 @@ func Slow(tb testing.TB, why string) {
 // claim about how fast it is, so it is minutes, not seconds. The fast
 // suite runs on busy two-core machines, with the race detector.
 const Guard = 5 * time.Minute
+
+// Must fails the test at once when a setup step (writing a fixture,
+// making a directory or a link) returned an error. A setup step that fails
+// silently leaves the test passing without testing anything:
+//
+//	testenv.Must(t, os.WriteFile(p, data, 0o644))
+func Must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatalf("setup: %v", err)
+	}
+}
+
+// Must1 is Must for a setup step that also returns a value, which it
+// passes on when there was no error:
+//
+//	data := testenv.Must1(os.ReadFile(p))(t)
+func Must1[T any](v T, err error) func(testing.TB) T {
+	return func(tb testing.TB) T {
+		tb.Helper()
+		Must(tb, err)
+		return v
+	}
+}

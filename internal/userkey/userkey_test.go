@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func TestLoad(t *testing.T) {
@@ -14,7 +16,7 @@ func TestLoad(t *testing.T) {
 	if err != nil || len(k1) != 32 {
 		t.Fatalf("first Load: %x, %v", k1, err)
 	}
-	info, _ := os.Stat(path)
+	info := testenv.Must1(os.Stat(path))(t)
 	if info.Mode().Perm() != 0o600 {
 		t.Errorf("key mode %v, want 0600", info.Mode().Perm())
 	}
@@ -29,17 +31,17 @@ func TestLoad(t *testing.T) {
 	if !k2.Verify(seal, "a", "b") || k2.Verify(seal, "ab", "") || k2.Verify(seal, "a", "c") {
 		t.Error("Verify does not tell fields apart")
 	}
-	other, _ := Load(filepath.Join(dir, "other", "key"))
+	other := testenv.Must1(Load(filepath.Join(dir, "other", "key")))(t)
 	if other.Verify(seal, "a", "b") {
 		t.Error("another user's key verifies the seal")
 	}
 
-	os.Chmod(path, 0o644)
+	testenv.Must(t, os.Chmod(path, 0o644))
 	if _, err := Load(path); !errors.Is(err, ErrUnsafe) {
 		t.Errorf("a key open to others: %v, want ErrUnsafe", err)
 	}
-	os.Remove(path)
-	os.Symlink(filepath.Join(dir, "other", "key"), path)
+	testenv.Must(t, os.Remove(path))
+	testenv.Must(t, os.Symlink(filepath.Join(dir, "other", "key"), path))
 	if _, err := Load(path); !errors.Is(err, ErrUnsafe) {
 		t.Errorf("a key that is a link: %v, want ErrUnsafe", err)
 	}
