@@ -59,11 +59,11 @@ func TestGuarded(t *testing.T) {
 		why      string
 	}{
 		{"sure and unshared", nil, Predictors{LexGap: 0.3, LexInVec: 0}, true, false,
-			"BM25's best (lex_gap 0.300 >= 0.100, not in the vectors' notes) kept first"},
+			"BM25's best (lex_gap 0.300 >= 0.300, not in the vectors' notes) kept first"},
 		{"sure, far down the vectors", nil, Predictors{LexGap: 0.3, LexInVec: 12}, true, false,
-			"BM25's best (lex_gap 0.300 >= 0.100, the vectors' notes 12 > 8) kept first"},
+			"BM25's best (lex_gap 0.300 >= 0.300, the vectors' notes 12 > 8) kept first"},
 		{"sure but shared", nil, Predictors{LexGap: 0.3, LexInVec: 8}, false, false, ""},
-		{"unsure", nil, Predictors{LexGap: 0.05}, false, false, ""},
+		{"unsure", nil, Predictors{LexGap: 0.25}, false, false, ""},
 		{"off", &Guard{}, Predictors{LexGap: 1}, false, false, ""},
 		{"the vectors' best, lists disagreeing", &Guard{VecGap: 0.05, Overlap: 0.2, Rank: 3}, Predictors{VecGap: 0.1, Overlap: 0.1, LexGap: 1}, false, true,
 			"the lists disagree (overlap 0.10 <= 0.20): the vectors' best (vec_gap 0.100 >= 0.050) kept within the top 3"},

@@ -329,7 +329,7 @@ func TestKeepLexicalBestFirst(t *testing.T) {
 	if diff := cmp.Diff([]string{"a#1", "v0#1", "v1#1", "b#1"}, ids(got)); diff != "" {
 		t.Errorf("guarded order (-want +got):\n%s", diff)
 	}
-	want := "the guard: BM25's best (lex_gap 0.400 >= 0.100, the vectors' notes 10 > 8) kept first"
+	want := "the guard: BM25's best (lex_gap 0.400 >= 0.300, the vectors' notes 10 > 8) kept first"
 	if first := First(got, wt, false); first != want {
 		t.Errorf("First = %q, want %q", first, want)
 	}
