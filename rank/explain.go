@@ -157,7 +157,7 @@ func First(cands []Candidate, wt *Weighting, chunks bool) string {
 	case next == nil:
 		why = "the only hit"
 	default:
-		why = fmt.Sprintf("score %.4f, the next hit %.4f", c.Score, next.Score)
+		why = fmt.Sprintf("score %.4f above the next hit's %.4f", c.Score, next.Score)
 	}
 	if wt != nil && wt.Unguarded != "" && c.Lexical.Rank != 1 {
 		why += "; BM25's best not kept first: " + wt.Unguarded

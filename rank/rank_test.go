@@ -339,7 +339,7 @@ func TestKeepLexicalBestFirst(t *testing.T) {
 	if diff := cmp.Diff(ids(fused()), ids(got)); diff != "" || shared.Guard != "" {
 		t.Errorf("the vectors' best note guarded away (%q):\n%s", shared.Guard, diff)
 	}
-	want = "score 0.9000, the next hit 0.8000; BM25's best not kept first: the vectors share BM25's best (their note 1 <= 8)"
+	want = "score 0.9000 above the next hit's 0.8000; BM25's best not kept first: the vectors share BM25's best (their note 1 <= 8)"
 	if first := First(got, shared, false); first != want {
 		t.Errorf("First = %q, want %q", first, want)
 	}
