@@ -241,8 +241,8 @@ func Tune(ctx context.Context, col *Collection, cur Point, o TuneOptions, search
 		})
 	}
 	if !o.Lexical {
-		// The guard, on an adaptive weighting: BM25's best kept in the
-		// top 2 (fusion.KeepLexicalBest), or off.
+		// The guard, on an adaptive weighting: BM25's sure best note kept
+		// first where the vectors lack it (fusion.KeepLexicalBest), or off.
 		dim(1, func(p *Point, _ int) {
 			if p.Auto && p.Model != nil {
 				m := *p.Model
