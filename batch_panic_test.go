@@ -139,7 +139,7 @@ func TestBatchAnswerLineRefuses(t *testing.T) {
 	for text, want := range map[string]string{
 		`{"id": 4, "query": "a", "lmit": 3}`: `{"id":4,"line":7,"error":"line is not a query object: json: unknown field \"lmit\""}`,
 		`{"query": "a"} x`:                   `{"line":7,"error":"line has more after the query object; put one object on each line"}`,
-		`{"id": "n", "limit": -1}`:           `{"id":"n","line":7,"error":"invalid option: limit \"-1\" is out of range; want a whole number from 1 to 100"}`,
+		`{"id": "n", "limit": -1}`:           `{"id":"n","line":7,"error":"invalid option: limit \"-1\" is out of range; want a whole number from 1 to 1000"}`,
 	} {
 		a := batchAnswerLine(context.Background(), nil, 7, []byte(text))
 		got, err := json.Marshal(a)

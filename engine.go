@@ -57,6 +57,10 @@ var (
 	ErrSchemaVersion = indexdir.ErrSchemaVersion
 	ErrEmptyQuery    = query.ErrEmptyQuery
 	ErrQueryTooLong  = query.ErrQueryTooLong
+	// ErrUntrusted and ErrMoved: a source braid will not read (see
+	// Source.Usable).
+	ErrUntrusted = index.ErrUntrusted
+	ErrMoved     = index.ErrMoved
 )
 
 // Types of reading documents that a search's answers hold, defined beside
@@ -192,9 +196,10 @@ type Engine struct {
 	strandedOnce sync.Once
 	stranded     string // see strandedEmbeddings
 
-	closed  atomic.Bool
-	created string      // the directories Open created, "" when dir existed
-	discard atomic.Bool // remove created on Close: the first Index failed before writing
+	closed    atomic.Bool
+	created   string      // the directories Open created, "" when dir existed
+	tightened string      // see Tightened
+	discard   atomic.Bool // remove created on Close: the first Index failed before writing
 
 	docs *docstore.Store // the document store (docstore.go); see Store
 	sess *sessions.Store // the sessions; see Sources().Sessions()
@@ -213,7 +218,10 @@ type Engine struct {
 }
 
 // Open opens the index in dir, creating it unless opt.ReadOnly. A commit
-// that a crash interrupted is completed before Open returns. When Open
+// that a crash interrupted is completed before Open returns. The index is
+// the user's alone: its folder 0700, its files 0600; a writer tightens an
+// index more open than that (one made by an older braid) and says so in
+// Tightened. A reader never changes a mode. When Open
 // fails, or the first Index of an index it created fails before writing
 // anything (it returns no Summary), the directories it created are
 // removed (on Close in the second case), so a failed first run leaves no
@@ -235,6 +243,9 @@ func Open(dir string, opt *Options) (*Engine, error) {
 		return nil, err
 	}
 	e.created = created
+	if !opt.ReadOnly {
+		e.tightened = indexdir.Tighten(dir)
+	}
 	return e, nil
 }
 
@@ -337,6 +348,13 @@ func (e *Engine) lexical() (*lexical.Index, error) {
 	})
 	return e.lex, e.lexErr
 }
+
+// Tightened is one line saying what Open, as a writer, took the group's
+// and others' permissions off (indexdir.Tighten): "tightened the index's
+// permissions to owner-only (…)"; "" when nothing was more open than
+// owner-only, and always for a reader. It is said once: the next open
+// finds nothing to tighten.
+func (e *Engine) Tightened() string { return e.tightened }
 
 // Notes reads the index's documents: a name resolved to a document, its
 // current content, a chunk's neighbours, citations, what an id names, the

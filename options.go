@@ -12,7 +12,7 @@ import (
 // SearchOptions shapes a search. The zero value asks for the 10 best
 // documents with the default vector weight.
 type SearchOptions struct {
-	// Limit is how many hits to return, 1 to 100 (settings.LimitBound);
+	// Limit is how many hits to return, 1 to 1000 (settings.LimitBound);
 	// zero means the index's limit setting, else DefaultLimit (10).
 	Limit int
 	// VectorWeight mixes lexical (0) and vector (1) scores, exactly as
@@ -120,8 +120,8 @@ const (
 // Check refuses an option outside its range with an error wrapping
 // ErrBadOption. The ranges are settings' (settings.Bound), the same for a
 // flag, an MCP tool's argument, a batch line, a setting and the engine,
-// and so is the refusal: "limit \"500\" is out of range; want a whole
-// number from 1 to 100". A zero Limit, Candidates or Similarity is the
+// and so is the refusal: "limit \"5000\" is out of range; want a whole
+// number from 1 to 1000". A zero Limit, Candidates or Similarity is the
 // default. Every front end calls it before it opens anything; Search
 // calls it again once the index's settings are filled in.
 func (o SearchOptions) Check() error {

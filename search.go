@@ -286,6 +286,9 @@ func (e *Engine) hydrate(ctx context.Context, terms map[string]bool, cands []ran
 		var x *Explanation
 		if opt.Explain {
 			x = c.Explain(w, opt.Fusion, opt.QueryInstruction != nil && !*opt.QueryInstruction, rank0+1, wt)
+			if len(hits) == 0 {
+				x.First = rank.First(cands[rank0:], wt, opt.Chunks)
+			}
 		}
 		snip, hl := snippet.Best(ch.Text, terms, 240)
 		page := ch.Page

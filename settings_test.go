@@ -47,7 +47,7 @@ func TestSettings(t *testing.T) {
 		t.Errorf("a search's own limit must win over the setting: %d results, want 4", n)
 	}
 	for _, c := range []struct{ name, value, want string }{
-		{"limit", "0", "a whole number from 1 to 100"},
+		{"limit", "0", "a whole number from 1 to 1000"},
 		{"limit", "x", "a whole number"},
 		{"vector_weight", "1.5", "from 0"},
 		{"vector_weight", "NaN", "from 0"},
@@ -100,11 +100,11 @@ func TestSettings(t *testing.T) {
 	e.Close()
 
 	// A damaged settings file is named, not ignored or a panic.
-	if err := os.WriteFile(filepath.Join(idx, "settings.json"), []byte(`{"limit": 500}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(idx, "settings.json"), []byte(`{"limit": 5000}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := braid.Open(idx, nil); err == nil || !strings.Contains(err.Error(), "settings.json") || !strings.Contains(err.Error(), "limit") {
-		t.Errorf("open with limit 500 in settings.json: %v", err)
+		t.Errorf("open with limit 5000 in settings.json: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(idx, "settings.json"), []byte(`{"limit": `), 0o644); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,9 @@
 // metadata only after Put returns, so a crash leaves at worst an orphan blob,
 // which is harmless and removed by the next Sweep.
 //
+// Blobs are the content of documents, so the store is private: its
+// folders are made 0700 and its files 0600 (os.CreateTemp's mode).
+//
 // A Store is safe for concurrent use: concurrent Puts of the same content
 // race to rename identical files into place.
 package blob
@@ -73,7 +76,7 @@ func (s *Store) Put(data []byte) (hash string, written bool, err error) {
 		return hash, false, nil
 	}
 	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", false, fmt.Errorf("blob: create %s: %w", dir, err)
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-*")

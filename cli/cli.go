@@ -239,6 +239,7 @@ func (g *Globals) open(readOnly bool, purpose string) (e *braid.Engine, done fun
 	if e, err = braid.Open(g.Index, &braid.Options{ReadOnly: readOnly, Purpose: purpose, Backend: g.backend(), KeyFile: g.KeyFile}); err != nil {
 		return nil, nil, err
 	}
+	g.sayTightened(e)
 	return e, func() { e.Close() }, nil
 }
 
@@ -348,6 +349,14 @@ func (g *Globals) printJSON(v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// sayTightened tells, on stderr unless --quiet, that opening the index
+// for writing took other users' access to it away (braid.Engine.Tightened).
+func (g *Globals) sayTightened(e *braid.Engine) {
+	if n := e.Tightened(); n != "" && !g.Quiet {
+		fmt.Fprintf(g.stderr, "braid: %s\n", n)
+	}
 }
 
 // warn prints a warning to stderr unless --quiet.

@@ -45,7 +45,7 @@ func TestConfigCLI(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"config", "set", "limit", "1000"}, "a whole number from 1 to 100"},
+		{[]string{"config", "set", "limit", "5000"}, "a whole number from 1 to 1000"},
 		{[]string{"config", "set", "fusion", "max"}, "linear or rrf"},
 		{[]string{"config", "set", "nope", "1"}, "unknown setting"},
 		{[]string{"config", "get", "nope"}, "the settings are"},

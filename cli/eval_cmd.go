@@ -33,6 +33,7 @@ type EvalCmd struct {
 	HeadingWeight *float64 `help:"BM25 weight of a word in a chunk's headings, 0 (counted as body text) to 5 (default: the index's setting, else braid's)." placeholder:"F"`
 	Baseline      string   `help:"Fail when a run's nDCG@10, recall@100 or MRR@10 is more than --tolerance below the same run in this JSON file (an earlier --json output)." type:"existingfile" placeholder:"FILE"`
 	Tolerance     float64  `help:"How far below the baseline a metric may fall." default:"0.005"`
+	FirstHit      bool     `name:"gate-first-hit" help:"Fail when the default ranking (hybrid at the adaptive weight) puts the answer first (hit@1) for fewer queries than the lexical run (--modes lexical,hybrid --vector-weight auto)."`
 }
 
 // judged are the inputs of eval and tune: queries with judgements and the
@@ -106,6 +107,15 @@ func (c *EvalCmd) Run(g *Globals) error {
 	if g.JSON {
 		if err := g.printJSON(runs); err != nil {
 			return err
+		}
+	}
+	if c.FirstHit {
+		say, err := eval.FirstHit(runs)
+		if err != nil {
+			return err
+		}
+		if !g.Quiet && !g.JSON {
+			fmt.Fprintf(g.stderr, "braid: first hits kept: %s\n", say)
 		}
 	}
 	if base == nil {

@@ -93,6 +93,11 @@ func TestEvalBEIRWithoutModels(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--model", "none", "eval", "--beir", dir, "--modes", "lexical", "--baseline", base); code == 0 || !strings.Contains(errOut, "none of these runs") {
 		t.Errorf("baseline without the run: code %d, stderr %q", code, errOut)
 	}
+	// The first-hit gate never passes without a default run to check:
+	// with vectors off the hybrid run is skipped.
+	if _, errOut, code := runCLI(t, "--model", "none", "eval", "--beir", dir, "--modes", "lexical,hybrid", "--vector-weight", "auto", "--gate-first-hit"); code == 0 || !strings.Contains(errOut, "first hits lost to BM25: a run was skipped") {
+		t.Errorf("first-hit gate with the hybrid run skipped: code %d, stderr %q", code, errOut)
+	}
 }
 
 func TestEvalBEIRModes(t *testing.T) {

@@ -70,6 +70,7 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 	if err != nil {
 		return nil, nil, err
 	}
+	g.sayTightened(e)
 	c := e.Capabilities()
 	if vectors && !readOnly && !c.Vectors && g.Model != "none" {
 		g.warn("indexing without embeddings, so search will be BM25 only: %s", c.NoVectors)

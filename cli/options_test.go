@@ -39,7 +39,7 @@ func TestOptionRangesSameEverywhere(t *testing.T) {
 		line  string         // a batch line's fields
 		set   []string       // braid config set's name and value, where it is a setting
 	}{
-		{"limit too high", refusal(settings.LimitBound, "500"), []string{"--limit", "500"}, map[string]any{"limit": 500}, `"limit": 500`, []string{"limit", "500"}},
+		{"limit too high", refusal(settings.LimitBound, "5000"), []string{"--limit", "5000"}, map[string]any{"limit": 5000}, `"limit": 5000`, []string{"limit", "5000"}},
 		{"limit negative", refusal(settings.LimitBound, "-1"), []string{"--limit=-1"}, map[string]any{"limit": -1}, `"limit": -1`, []string{"limit", "--", "-1"}},
 		{"candidates too few", refusal(settings.CandidatesBound, "5"), []string{"--candidates", "5"}, nil, `"candidates": 5`, []string{"candidates", "5"}},
 		{"vector weight above 1", refusal(settings.VectorWeightBound, "1.5"), []string{"--vector-weight", "1.5"}, map[string]any{"vector_weight": 1.5}, `"vector_weight": 1.5`, nil},

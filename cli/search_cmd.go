@@ -11,7 +11,7 @@ import (
 // searchFlags are the options search and search-keyword share.
 type searchFlags struct {
 	Query      string            `arg:"" optional:"" help:"What to look for. \"Quoted phrases\" must appear; -word excludes a word. A content hash (8-64 hex digits) that matches a document answers with that document."`
-	Limit      int               `help:"Results to return, 1 to 100; 0 or left out: the index's limit setting, else ${default_limit}." short:"n"`
+	Limit      int               `help:"Results to return, 1 to 1000; 0 or left out: the index's limit setting, else ${default_limit}." short:"n"`
 	Source     []string          `help:"Only this source (id or name; repeatable)." placeholder:"SOURCE"`
 	Path       string            `help:"Only documents whose path (relative to its source) matches this glob." placeholder:"GLOB"`
 	Tag        []string          `help:"Only documents with this tag (repeatable: all must match)." placeholder:"TAG"`

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/download"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/relay"
 	"github.com/braidsearch/braid/mcpserver"
 )
@@ -80,7 +80,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 		// Other braid commands cannot open the index this server holds for
 		// writing: they run here instead (see forward.go).
 		dir := g.Index
-		err := os.MkdirAll(dir, 0o755)
+		_, err := indexdir.MakeDir(dir) // the user's alone, as Open makes it
 		var sock string
 		if err == nil {
 			sock, err = relay.SocketPath(dir)

@@ -54,7 +54,7 @@ func (c *TuneCmd) Run(g *Globals) error {
 	}
 	if !g.Quiet {
 		opt.Tried = func(p eval.Point) {
-			fmt.Fprintf(g.stderr, "braid: tune: %-60s nDCG@10 %.4f  hit@5 %.4f\n", p.String(), p.Score.NDCG10, p.Score.Hit5)
+			fmt.Fprintf(g.stderr, "braid: tune: %-60s nDCG@10 %.4f  hit@1 %.4f  hit@5 %.4f\n", p.String(), p.Score.NDCG10, p.Score.Hit1, p.Score.Hit5)
 		}
 	}
 	res, err := eval.Tune(g.ctx, col, eval.Current(e.Config().Values()), opt, func(ctx context.Context, p eval.Point, q eval.Query) (eval.Answer, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/braidsearch/braid/blob"
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 )
 
 // Errors of the document store. It also returns the engine's shared
@@ -96,7 +97,7 @@ func (s *Store) source(create bool) (*index.Source, error) {
 	if err != nil || src != nil || !create {
 		return src, err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := os.MkdirAll(abs, indexdir.DirMode); err != nil {
 		return nil, fmt.Errorf("create the document store: %w", err)
 	}
 	src = &index.Source{ID: id, Name: SourceName, Path: abs, Kind: index.SourceStore, AddedAt: time.Now().UTC()}

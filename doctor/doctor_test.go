@@ -26,7 +26,10 @@ import (
 func newIndex(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, indexdir.VersionFile), []byte(indexdir.VersionText(indexdir.SchemaVersion)), 0o644); err != nil {
+	if err := os.Chmod(dir, indexdir.DirMode); err != nil { // as braid makes it, so Repair has nothing to tighten
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, indexdir.VersionFile), []byte(indexdir.VersionText(indexdir.SchemaVersion)), indexdir.FileMode); err != nil {
 		t.Fatal(err)
 	}
 	st, err := index.OpenStore(filepath.Join(dir, indexdir.StoreFile), false)
@@ -72,7 +75,7 @@ func TestCheckFilesAndRepair(t *testing.T) {
 			}
 		}, "lexical.bleve", "rebuilt "},
 		{"damaged vectors", func(t *testing.T, dir string) {
-			if err := os.WriteFile(filepath.Join(dir, "vectors-m.hnsw"), []byte("not a graph"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, "vectors-m.hnsw"), []byte("not a graph"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}, "vectors-m.hnsw is damaged", "removed "},

@@ -96,8 +96,9 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 // stored embeddings when a model next opens the index), and a missing or
 // damaged lexical.bleve is rebuilt from the chunks in meta.db. A corrupt
 // meta.db cannot be repaired: the error says to re-index. Blobs of the
-// document store that nothing refers to are removed. Repair returns
-// what it did, one line per action.
+// document store that nothing refers to are removed, and a folder or
+// file open to other users is made owner-only (indexdir.Tighten). Repair
+// returns what it did, one line per action.
 //
 // dir must hold a meta.db: the caller says there is no index otherwise
 // (after indexdir.StoreMissing, which tells a lost meta.db from no index).
@@ -115,6 +116,9 @@ func Repair(dir string) ([]string, error) {
 		return nil, withStoreFix(sp, err)
 	}
 	var did []string
+	if n := indexdir.Tighten(dir); n != "" { // a writer's, as braid.Open's
+		did = append(did, n)
+	}
 	vp := filepath.Join(dir, indexdir.VersionFile)
 	if b, _, err := indexdir.ReadVersion(vp); err != nil || !indexdir.WellFormedVersion(b) {
 		st, err := index.OpenStore(sp, true)
@@ -154,7 +158,8 @@ func Repair(dir string) ([]string, error) {
 		if err != nil {
 			return did, err
 		}
-		lex, err := lexical.Open(lp, false, nil)
+		// Stamped as written: the next open need not read the rebuilt index.
+		lex, err := lexical.Open(lp, false, st.Stamps(lp+indexdir.StampSuffix))
 		if err != nil {
 			st.Close()
 			return did, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -28,6 +29,10 @@ var (
 	// ErrNoCommonRuns means the baseline holds none of the runs compared
 	// with it, so nothing was checked.
 	ErrNoCommonRuns = errors.New("eval: the baseline has none of these runs to compare with")
+	// ErrFirstHit means the default ranking (hybrid at the adaptive
+	// weight) put the answer first for fewer queries than BM25 alone, or
+	// that a run FirstHit needs was missing or skipped.
+	ErrFirstHit = errors.New("eval: first hits lost to BM25")
 )
 
 // Run is the score of one mode (at one vector weight, for the hybrid
@@ -43,6 +48,7 @@ type Run struct {
 	Reason       string             `json:"reason,omitempty"`
 	Queries      int                `json:"queries"`
 	NDCG10       float64            `json:"ndcg@10"`
+	Hit1         float64            `json:"hit@1"` // share of queries with their answer (top grade) first
 	Hit5         float64            `json:"hit@5"` // share of queries with their answer (top grade) in the top 5
 	Recall10     float64            `json:"recall@10"`
 	Recall100    float64            `json:"recall@100"`
@@ -80,8 +86,8 @@ func (r Run) String() string {
 	if r.Skipped {
 		return fmt.Sprintf("%-22s skipped: %s", name, r.Reason)
 	}
-	return fmt.Sprintf("%-22s nDCG@10 %.4f  hit@5 %.4f  recall@10 %.4f  recall@100 %.4f  MRR@10 %.4f  %d queries in %.1f s (p50 %.1f ms, p95 %.1f ms)",
-		name, r.NDCG10, r.Hit5, r.Recall10, r.Recall100, r.MRR10, r.Queries, r.TookMS/1000, r.P50MS, r.P95MS)
+	return fmt.Sprintf("%-22s nDCG@10 %.4f  hit@1 %.4f  hit@5 %.4f  MRR@10 %.4f  recall@10 %.4f  recall@100 %.4f  %d queries in %.1f s (p50 %.1f ms, p95 %.1f ms)",
+		name, r.NDCG10, r.Hit1, r.Hit5, r.MRR10, r.Recall10, r.Recall100, r.Queries, r.TookMS/1000, r.P50MS, r.P95MS)
 }
 
 // ReadRuns reads a baseline for Compare: the JSON list of runs that
@@ -140,7 +146,7 @@ func (r *Run) Score(ctx context.Context, col *Collection, search func(ctx contex
 		return err
 	}
 	r.Queries = len(col.Queries)
-	r.NDCG10, r.Hit5, r.Recall10, r.Recall100, r.MRR10 = sc.NDCG10, sc.Hit5, sc.Recall10, sc.Recall100, sc.MRR10
+	r.NDCG10, r.Hit1, r.Hit5, r.Recall10, r.Recall100, r.MRR10 = sc.NDCG10, sc.Hit1, sc.Hit5, sc.Recall10, sc.Recall100, sc.MRR10
 	r.TookMS, r.P50MS, r.P95MS, r.Stages = sc.TookMS, sc.P50MS, sc.P95MS, sc.Stages
 	r.PerQuery = sc.PerQuery
 	r.Warnings = append(r.Warnings, sc.Warnings...)
@@ -294,4 +300,36 @@ func Compare(runs, base []Run, tolerance float64) (int, error) {
 		return compared, fmt.Errorf("%w beyond %.3f: %s", ErrRegression, tolerance, strings.Join(worse, "; "))
 	}
 	return compared, nil
+}
+
+// FirstHit checks that the default ranking, the hybrid run at the adaptive
+// weight (what a search that names no weight gets), puts the answer first
+// (hit@1) for at least as many queries as the lexical run: an agent reads
+// the first hit, and fusion that costs BM25's right answer there is a
+// regression whatever it gains below. It says the two counts, and returns
+// an error wrapping ErrFirstHit when the default's is the lower, or when a
+// run it needs is missing or skipped.
+func FirstHit(runs []Run) (string, error) {
+	var lex, auto *Run
+	for i, r := range runs {
+		switch {
+		case r.Mode == Lexical:
+			lex = &runs[i]
+		case r.Mode == Hybrid && r.Auto:
+			auto = &runs[i]
+		}
+	}
+	switch {
+	case lex == nil || auto == nil:
+		return "", fmt.Errorf("%w: want a lexical run and a hybrid run at the adaptive weight (--modes lexical,hybrid --vector-weight auto)", ErrFirstHit)
+	case lex.Skipped || auto.Skipped:
+		return "", fmt.Errorf("%w: a run was skipped (%s%s)", ErrFirstHit, lex.Reason, auto.Reason)
+	}
+	n := float64(auto.Queries)
+	got, want := math.Round(auto.Hit1*n), math.Round(lex.Hit1*n)
+	say := fmt.Sprintf("%s has the answer first for %.0f of %d queries, BM25 alone for %.0f", auto.Key(), got, auto.Queries, want)
+	if got < want {
+		return say, fmt.Errorf("%w: %s", ErrFirstHit, say)
+	}
+	return say, nil
 }

@@ -54,9 +54,9 @@ func TestRunScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Run{Mode: Lexical, Queries: 2, NDCG10: r.NDCG10, Hit5: 1, Recall10: 1, Recall100: 1, MRR10: 0.75, TookMS: r.TookMS, P50MS: 3, P95MS: 3,
+	want := Run{Mode: Lexical, Queries: 2, NDCG10: r.NDCG10, Hit1: 0.5, Hit5: 1, Recall10: 1, Recall100: 1, MRR10: 0.75, TookMS: r.TookMS, P50MS: 3, P95MS: 3,
 		Stages: map[string]float64{"lexical": 2}, Warnings: []string{"earlier", "w"},
-		PerQuery: []QueryScore{{ID: "q1", NDCG10: 1, Hit5: 1}, {ID: "q2", NDCG10: r.NDCG10*2 - 1, Hit5: 1}}}
+		PerQuery: []QueryScore{{ID: "q1", NDCG10: 1, Hit1: 1, Hit5: 1, MRR10: 1}, {ID: "q2", NDCG10: r.NDCG10*2 - 1, Hit5: 1, MRR10: 0.5}}}
 	if diff := cmp.Diff(want, r, cmpopts.EquateApprox(0, 1e-3)); diff != "" || r.NDCG10 <= 0.5 || r.NDCG10 >= 1 {
 		t.Errorf("scored run (-want +got):\n%s (nDCG@10 %v)", diff, r.NDCG10)
 	}
@@ -193,13 +193,43 @@ func TestRunString(t *testing.T) {
 		run  Run
 		want string
 	}{
-		{Run{Mode: Lexical, Queries: 2, NDCG10: 0.5, Hit5: 1, Recall10: 0.75, Recall100: 1, MRR10: 0.5, TookMS: 1500, P50MS: 3, P95MS: 4.25},
-			"lexical                nDCG@10 0.5000  hit@5 1.0000  recall@10 0.7500  recall@100 1.0000  MRR@10 0.5000  2 queries in 1.5 s (p50 3.0 ms, p95 4.2 ms)"},
+		{Run{Mode: Lexical, Queries: 2, NDCG10: 0.5, Hit1: 0.5, Hit5: 1, Recall10: 0.75, Recall100: 1, MRR10: 0.5, TookMS: 1500, P50MS: 3, P95MS: 4.25},
+			"lexical                nDCG@10 0.5000  hit@1 0.5000  hit@5 1.0000  MRR@10 0.5000  recall@10 0.7500  recall@100 1.0000  2 queries in 1.5 s (p50 3.0 ms, p95 4.2 ms)"},
 		{Run{Mode: HybridRerank, VectorWeight: 0.3, Skipped: true, Reason: "no reranker"}, "hybrid+rerank w=0.30   skipped: no reranker"},
 	} {
 		if got := tc.run.String(); got != tc.want {
 			t.Errorf("String =\n%q, want\n%q", got, tc.want)
 		}
+	}
+}
+
+// TestFirstHit: the gate counts queries, not rounded shares, fails only
+// the default run falling below BM25, and refuses to pass without both runs.
+func TestFirstHit(t *testing.T) {
+	lex := Run{Mode: Lexical, Queries: 3, Hit1: 0.6667}
+	auto := func(h float64) Run {
+		return Run{Mode: Hybrid, Auto: true, Fusion: "linear", Normalize: "minmax", Queries: 3, Hit1: h}
+	}
+	fixed := Run{Mode: Hybrid, VectorWeight: 0.6, Fusion: "linear", Normalize: "minmax", Queries: 3, Hit1: 0}
+	for _, tc := range []struct {
+		name string
+		runs []Run
+		fail bool
+		say  string
+	}{
+		{"equal", []Run{lex, auto(0.6667), fixed}, false, "hybrid w=auto linear minmax has the answer first for 2 of 3 queries, BM25 alone for 2"},
+		{"above", []Run{lex, auto(1)}, false, "hybrid w=auto linear minmax has the answer first for 3 of 3 queries, BM25 alone for 2"},
+		{"one lost", []Run{lex, auto(0.3333)}, true, "hybrid w=auto linear minmax has the answer first for 1 of 3 queries, BM25 alone for 2"},
+		{"no default run", []Run{lex, fixed}, true, ""},
+		{"no lexical run", []Run{auto(1)}, true, ""},
+		{"skipped", []Run{lex, {Mode: Hybrid, Auto: true, Skipped: true, Reason: "no model"}}, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			say, err := FirstHit(tc.runs)
+			if (err != nil) != tc.fail || (err != nil && !errors.Is(err, ErrFirstHit)) || say != tc.say {
+				t.Errorf("FirstHit = %q, %v; want %q, failing %v", say, err, tc.say, tc.fail)
+			}
+		})
 	}
 }
 

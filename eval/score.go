@@ -28,7 +28,9 @@ type Answer struct {
 type QueryScore struct {
 	ID         string             `json:"id"`
 	NDCG10     float64            `json:"ndcg@10"`
+	Hit1       float64            `json:"hit@1"`
 	Hit5       float64            `json:"hit@5"`
+	MRR10      float64            `json:"mrr@10"`
 	Weight     float64            `json:"vector_weight"`
 	Predictors *fusion.Predictors `json:"predictors,omitempty"`
 }
@@ -36,8 +38,8 @@ type QueryScore struct {
 // Scores are a collection's metrics, each the mean over its queries
 // rounded to four places, and the search latency.
 type Scores struct {
-	NDCG10, Hit5, Recall10, Recall100, MRR10 float64
-	TookMS, P50MS, P95MS                     float64
+	NDCG10, Hit1, Hit5, Recall10, Recall100, MRR10 float64
+	TookMS, P50MS, P95MS                           float64
 	// Stages is each stage's p50 in milliseconds, for the stages that
 	// took any time.
 	Stages map[string]float64
@@ -72,16 +74,19 @@ func Score(ctx context.Context, col *Collection, search func(ctx context.Context
 			s.Warnings = append(s.Warnings, a.Warning)
 		}
 		rel := col.Qrels[q.ID]
-		s.PerQuery = append(s.PerQuery, QueryScore{ID: q.ID, NDCG10: NDCG(a.IDs, rel, 10), Hit5: Hit(a.IDs, rel, 5), Weight: a.Weight, Predictors: a.Predictors})
-		s.NDCG10 += NDCG(a.IDs, rel, 10)
+		qs := QueryScore{ID: q.ID, NDCG10: NDCG(a.IDs, rel, 10), Hit1: Hit(a.IDs, rel, 1), Hit5: Hit(a.IDs, rel, 5), MRR10: MRR(a.IDs, rel, 10), Weight: a.Weight, Predictors: a.Predictors}
+		s.PerQuery = append(s.PerQuery, qs)
+		s.NDCG10 += qs.NDCG10
+		s.Hit1 += qs.Hit1
+		s.Hit5 += qs.Hit5
+		s.MRR10 += qs.MRR10
 		s.Recall10 += Recall(a.IDs, rel, 10)
 		s.Recall100 += Recall(a.IDs, rel, 100)
-		s.MRR10 += MRR(a.IDs, rel, 10)
-		s.Hit5 += Hit(a.IDs, rel, 5)
 	}
 	s.TookMS = float64(time.Since(start).Milliseconds())
 	if n := float64(len(col.Queries)); n > 0 {
-		s.NDCG10, s.Recall10, s.Recall100, s.MRR10, s.Hit5 = round4(s.NDCG10/n), round4(s.Recall10/n), round4(s.Recall100/n), round4(s.MRR10/n), round4(s.Hit5/n)
+		s.NDCG10, s.Recall10, s.Recall100, s.MRR10 = round4(s.NDCG10/n), round4(s.Recall10/n), round4(s.Recall100/n), round4(s.MRR10/n)
+		s.Hit1, s.Hit5 = round4(s.Hit1/n), round4(s.Hit5/n)
 	}
 	s.P50MS, s.P95MS = Percentile(lat, 50), Percentile(lat, 95)
 	for name, xs := range stages {

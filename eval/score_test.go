@@ -20,8 +20,11 @@ func TestScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	// q1: the answer first; q2: its answer c at rank 5, b at 4.
-	if s.MRR10 != round4((1+1.0/4)/2) || s.Hit5 != 1 || s.Recall10 != 1 || s.NDCG10 <= 0.5 || s.NDCG10 >= 1 {
+	if s.MRR10 != round4((1+1.0/4)/2) || s.Hit1 != 0.5 || s.Hit5 != 1 || s.Recall10 != 1 || s.NDCG10 <= 0.5 || s.NDCG10 >= 1 {
 		t.Errorf("scores %+v", s)
+	}
+	if q := s.PerQuery; len(q) != 2 || q[0].Hit1 != 1 || q[0].MRR10 != 1 || q[1].Hit1 != 0 || q[1].MRR10 != 0.25 {
+		t.Errorf("per query %+v: want q1 first (hit@1 1, MRR 1), q2's answer 5th and b 4th (hit@1 0, MRR 0.25)", q)
 	}
 	if len(s.Warnings) != 1 || s.Stages["lexical"] == 0 || s.Stages["rerank"] != 0 || s.P50MS == 0 {
 		t.Errorf("warnings %v, stages %v, p50 %v: want one warning, lexical's p50 and no rerank", s.Warnings, s.Stages, s.P50MS)

@@ -36,6 +36,7 @@ type Point struct {
 // reranking.
 type TuneScore struct {
 	NDCG10 float64 `json:"ndcg@10"`
+	Hit1   float64 `json:"hit@1"`
 	Hit5   float64 `json:"hit@5"`
 	MRR10  float64 `json:"mrr@10"`
 }
@@ -165,12 +166,12 @@ type TuneResult struct {
 // the current and the best settings with their scores, a line each.
 func (r *TuneResult) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tuned on %s (%d queries, %d settings tried; nDCG@10 and hit@5 at 10 results, no rerank)\n", r.From, r.Queries, len(r.Tried))
+	fmt.Fprintf(&b, "tuned on %s (%d queries, %d settings tried; scored at 10 results, no rerank)\n", r.From, r.Queries, len(r.Tried))
 	for _, p := range []struct {
 		name string
 		Point
 	}{{"current", r.Current}, {"best", r.Best}} {
-		fmt.Fprintf(&b, "  %-8s %-60s nDCG@10 %.4f  hit@5 %.4f  MRR@10 %.4f\n", p.name, p.String(), p.Score.NDCG10, p.Score.Hit5, p.Score.MRR10)
+		fmt.Fprintf(&b, "  %-8s %-60s nDCG@10 %.4f  hit@1 %.4f  hit@5 %.4f  MRR@10 %.4f\n", p.name, p.String(), p.Score.NDCG10, p.Score.Hit1, p.Score.Hit5, p.Score.MRR10)
 	}
 	return b.String()
 }
@@ -201,7 +202,7 @@ func Tune(ctx context.Context, col *Collection, cur Point, o TuneOptions, search
 		if err != nil {
 			return nil, err
 		}
-		s := &TuneScore{NDCG10: sc.NDCG10, Hit5: sc.Hit5, MRR10: sc.MRR10}
+		s := &TuneScore{NDCG10: sc.NDCG10, Hit1: sc.Hit1, Hit5: sc.Hit5, MRR10: sc.MRR10}
 		scores[p.id()], perQuery[p.id()] = s, sc.PerQuery
 		p.Score = s
 		res.Tried = append(res.Tried, p)
@@ -240,8 +241,8 @@ func Tune(ctx context.Context, col *Collection, cur Point, o TuneOptions, search
 		})
 	}
 	if !o.Lexical {
-		// The guard, on an adaptive weighting: BM25's best kept in the
-		// top 2 (fusion.KeepLexicalBest), or off.
+		// The guard, on an adaptive weighting: BM25's sure best note kept
+		// first where the vectors lack it (fusion.KeepLexicalBest), or off.
 		dim(1, func(p *Point, _ int) {
 			if p.Auto && p.Model != nil {
 				m := *p.Model

@@ -267,13 +267,13 @@ func TestTuneResultSettings(t *testing.T) {
 }
 
 func TestTuneResultText(t *testing.T) {
-	cur := Point{Weight: 0.6, Fusion: "linear", Normalize: "minmax", Candidates: 50, Score: &TuneScore{NDCG10: 0.5, Hit5: 0.6, MRR10: 0.4}}
+	cur := Point{Weight: 0.6, Fusion: "linear", Normalize: "minmax", Candidates: 50, Score: &TuneScore{NDCG10: 0.5, Hit1: 0.3, Hit5: 0.6, MRR10: 0.4}}
 	best := cur
-	best.Weight, best.Score = 0.3, &TuneScore{NDCG10: 0.7, Hit5: 0.8, MRR10: 0.6}
+	best.Weight, best.Score = 0.3, &TuneScore{NDCG10: 0.7, Hit1: 0.5, Hit5: 0.8, MRR10: 0.6}
 	r := &TuneResult{From: "scifact train", Queries: 12, Current: cur, Best: best, Tried: []Point{cur, best}}
-	want := "tuned on scifact train (12 queries, 2 settings tried; nDCG@10 and hit@5 at 10 results, no rerank)\n" +
-		fmt.Sprintf("  %-8s %-60s nDCG@10 0.5000  hit@5 0.6000  MRR@10 0.4000\n", "current", cur.String()) +
-		fmt.Sprintf("  %-8s %-60s nDCG@10 0.7000  hit@5 0.8000  MRR@10 0.6000\n", "best", best.String())
+	want := "tuned on scifact train (12 queries, 2 settings tried; scored at 10 results, no rerank)\n" +
+		fmt.Sprintf("  %-8s %-60s nDCG@10 0.5000  hit@1 0.3000  hit@5 0.6000  MRR@10 0.4000\n", "current", cur.String()) +
+		fmt.Sprintf("  %-8s %-60s nDCG@10 0.7000  hit@1 0.5000  hit@5 0.8000  MRR@10 0.6000\n", "best", best.String())
 	if got := r.Text(); got != want {
 		t.Errorf("Text:\n%s\nwant:\n%s", got, want)
 	}

@@ -10,13 +10,17 @@ import (
 // Predictors are query-performance predictors of a search's two
 // candidate lists, read at query time from the lists alone: how sure
 // each retriever is of its best candidate, and whether the two agree.
-// Adaptive weighting (Model.Weight) maps them to the vector weight.
+// Adaptive weighting (Model.Weight) maps them to the vector weight, and
+// the guard (Model.Guarded) reads them to keep a list's best first.
 type Predictors struct {
-	LexTop  float64 `json:"lex_top"`  // the best BM25 score (raw)
-	LexGap  float64 `json:"lex_gap"`  // (best − second) / best BM25: 1 when one candidate stands alone
+	LexTop float64 `json:"lex_top"` // the best BM25 score (raw)
+	// LexGap is how far BM25's best stands out from the best candidate of
+	// another document, relative to it: (best − next document's best) /
+	// best, 1 when no other document is listed.
+	LexGap  float64 `json:"lex_gap"`
 	LexLead float64 `json:"lex_lead"` // (best − mean of ranks 2..10) / best BM25
 	VecTop  float64 `json:"vec_top"`  // the best cosine
-	VecGap  float64 `json:"vec_gap"`  // best − second cosine
+	VecGap  float64 `json:"vec_gap"`  // best − the next document's best cosine
 	VecLead float64 `json:"vec_lead"` // best − mean of ranks 2..10, cosine
 	// Overlap is the share of the two lists' top 10 they hold in common
 	// (|top10 ∩ top10| / 10); Agreement the Spearman correlation of their
@@ -24,6 +28,12 @@ type Predictors struct {
 	// list ranked 11th there (1: the same order, −1: reversed).
 	Overlap   float64 `json:"overlap"`
 	Agreement float64 `json:"agreement"`
+	// LexInVec is the place of BM25's best document among the documents
+	// of the vector list (1: the vectors' best too), 0 when the vector
+	// list does not hold it; VecInLex the same of the vectors' best in
+	// BM25's list.
+	LexInVec int `json:"lex_in_vec"`
+	VecInLex int `json:"vec_in_lex"`
 }
 
 // Features are the predictors a Model weighs, in the order of its
@@ -38,12 +48,21 @@ func (p Predictors) features() [7]float64 {
 const top = 10
 
 // Predict reads the predictors of two candidate lists, each best first.
-// An empty list predicts zeros for its side; it costs a few microseconds
-// (two maps over the top 10s).
-func Predict(lexical, vector []Candidate) Predictors {
+// doc names the document a candidate belongs to (a chunk's note), so that
+// the gaps and LexInVec, VecInLex are read between documents; nil counts
+// each candidate as its own document. An empty list predicts zeros for
+// its side. It costs a few microseconds (maps over the lists).
+func Predict(lexical, vector []Candidate, doc func(id string) string) Predictors {
+	if doc == nil {
+		doc = func(id string) string { return id }
+	}
 	var p Predictors
-	p.LexTop, p.LexGap, p.LexLead = confidence(lexical, true)
-	p.VecTop, p.VecGap, p.VecLead = confidence(vector, false)
+	p.LexTop, p.LexGap, p.LexLead = confidence(lexical, doc, true)
+	p.VecTop, p.VecGap, p.VecLead = confidence(vector, doc, false)
+	if len(lexical) > 0 && len(vector) > 0 {
+		p.LexInVec = place(vector, doc(lexical[0].ID), doc)
+		p.VecInLex = place(lexical, doc(vector[0].ID), doc)
+	}
 	lt, vt := lexical[:min(top, len(lexical))], vector[:min(top, len(vector))]
 	if len(lt) == 0 || len(vt) == 0 {
 		return p
@@ -83,20 +102,43 @@ func Predict(lexical, vector []Candidate) Predictors {
 	return p
 }
 
-// confidence is a list's best score, its gap to the second and its lead
-// over the mean of ranks 2..10, relative to the best when rel.
-func confidence(list []Candidate, rel bool) (best, gap, lead float64) {
+// place is the 1-based place of document d among the documents of list,
+// in the order their first candidates come, or 0 when list has none of it.
+func place(list []Candidate, d string, doc func(string) string) int {
+	seen := make(map[string]bool, len(list))
+	for _, c := range list {
+		cd := doc(c.ID)
+		if cd == d {
+			return len(seen) + 1
+		}
+		seen[cd] = true
+	}
+	return 0
+}
+
+// confidence is a list's best score, its gap to the best candidate of
+// another document and its lead over the mean of ranks 2..10, relative to
+// the best when rel.
+func confidence(list []Candidate, doc func(string) string, rel bool) (best, gap, lead float64) {
 	if len(list) == 0 {
 		return 0, 0, 0
 	}
 	best = list[0].Score
+	next, found := 0.0, false
+	d := doc(list[0].ID)
+	for _, c := range list[1:] {
+		if doc(c.ID) != d {
+			next, found = c.Score, true
+			break
+		}
+	}
 	if len(list) == 1 {
 		if rel {
 			return best, 1, 1
 		}
 		return best, best, best
 	}
-	gap = best - list[1].Score
+	gap = best - next
 	rest := list[1:min(top, len(list))]
 	mean := 0.0
 	for _, c := range rest {
@@ -108,6 +150,9 @@ func confidence(list []Candidate, rel bool) (best, gap, lead float64) {
 			return best, 0, 0
 		}
 		gap, lead = gap/best, lead/best
+		if !found {
+			gap = 1
+		}
 	}
 	return best, gap, lead
 }
@@ -148,15 +193,18 @@ type Model struct {
 }
 
 // Guard is when a list's best candidate is kept in the fused top ranks
-// whatever the weight: the two lists' top 10s share at most Overlap, and
-// that list's best stands out from its second by at least LexGap (BM25,
-// relative to the best) or VecGap (cosine). Rank is the 1-based rank it is
-// moved up to when fusion put it lower; 0 turns the guard off.
+// whatever the weight: the two lists' top 10s share at most Overlap, that
+// list's best stands out from the next document's by at least LexGap
+// (BM25, relative to the best) or VecGap (cosine), and, when Unshared is
+// above 0, the other list does not hold its document among its first
+// Unshared documents. Rank is the 1-based rank it is moved up to when
+// fusion put it lower; 0 turns the guard off.
 type Guard struct {
-	LexGap  float64 `json:"lex_gap,omitempty"`
-	VecGap  float64 `json:"vec_gap,omitempty"`
-	Overlap float64 `json:"overlap,omitempty"`
-	Rank    int     `json:"rank,omitempty"`
+	LexGap   float64 `json:"lex_gap,omitempty"`
+	VecGap   float64 `json:"vec_gap,omitempty"`
+	Overlap  float64 `json:"overlap,omitempty"`
+	Unshared int     `json:"unshared,omitempty"`
+	Rank     int     `json:"rank,omitempty"`
 }
 
 // FitFeatures are the predictors a refit moves (braid tune, and the fit
@@ -180,11 +228,15 @@ func Unfitted() []string {
 	return out
 }
 
-// KeepLexicalBest is the guard braid tune tries on an adaptive weighting:
-// BM25's best chunk within the fused top 2 whatever the lists say. Off in
-// DefaultModel: on the tuning splits it gained 0.001 nDCG@10 on the vault
-// questions and lost 0.002 on SciFact train (docs/benchmarks.md).
-var KeepLexicalBest = Guard{LexGap: 1e-9, Overlap: 1, Rank: 2}
+// KeepLexicalBest is the guard of DefaultModel, and the one braid tune
+// tries on or off for an index: BM25's best note stays first where it
+// stands out from BM25's next note by 30% of its score and the vector list
+// does not hold it among its first 8 notes. On the vault questions those
+// are mostly BM25's right answers that the vectors, reading meaning, do not
+// share, and that fusion ranked below the vectors' own picks; at a lower
+// gap the guard also fires on SciFact, where such a confident BM25 pick is
+// more often wrong (docs/benchmarks.md, issue 44).
+var KeepLexicalBest = Guard{LexGap: 0.3, Overlap: 1, Unshared: 8, Rank: 1}
 
 // Guarded says which lists' best candidates the guard keeps for a query
 // with predictors p, and why, in a phrase for --explain.
@@ -193,26 +245,66 @@ func (m Model) Guarded(p Predictors) (lex, vec bool, why string) {
 	if g.Rank <= 0 || p.Overlap > g.Overlap {
 		return false, false, ""
 	}
-	lex = g.LexGap > 0 && p.LexGap >= g.LexGap
-	vec = g.VecGap > 0 && p.VecGap >= g.VecGap
+	unshared := func(at int) bool { return g.Unshared <= 0 || at == 0 || at > g.Unshared }
+	lex = g.LexGap > 0 && p.LexGap >= g.LexGap && unshared(p.LexInVec)
+	vec = g.VecGap > 0 && p.VecGap >= g.VecGap && unshared(p.VecInLex)
+	where := func(at int, list string) string {
+		switch {
+		case g.Unshared <= 0:
+			return ""
+		case at == 0:
+			return ", not in " + list
+		}
+		return fmt.Sprintf(", %s %d > %d", list, at, g.Unshared)
+	}
 	var parts []string
 	if lex {
-		parts = append(parts, fmt.Sprintf("BM25's best (lex_gap %.3f >= %.3f)", p.LexGap, g.LexGap))
+		parts = append(parts, fmt.Sprintf("BM25's best (lex_gap %.3f >= %.3f%s)", p.LexGap, g.LexGap, where(p.LexInVec, "the vectors' notes")))
 	}
 	if vec {
-		parts = append(parts, fmt.Sprintf("the vectors' best (vec_gap %.3f >= %.3f)", p.VecGap, g.VecGap))
+		parts = append(parts, fmt.Sprintf("the vectors' best (vec_gap %.3f >= %.3f%s)", p.VecGap, g.VecGap, where(p.VecInLex, "BM25's notes")))
 	}
-	if len(parts) > 0 {
-		why = fmt.Sprintf("the lists disagree (overlap %.2f <= %.2f): %s kept within the top %d", p.Overlap, g.Overlap, strings.Join(parts, " and "), g.Rank)
+	if len(parts) == 0 {
+		return lex, vec, ""
 	}
-	return lex, vec, why
+	kept := fmt.Sprintf("kept within the top %d", g.Rank)
+	if g.Rank == 1 {
+		kept = "kept first"
+	}
+	if g.Overlap < 1 {
+		return lex, vec, fmt.Sprintf("the lists disagree (overlap %.2f <= %.2f): %s %s", p.Overlap, g.Overlap, strings.Join(parts, " and "), kept)
+	}
+	return lex, vec, fmt.Sprintf("%s %s", strings.Join(parts, " and "), kept)
+}
+
+// Unguarded says why the guard did not keep BM25's best for a query with
+// predictors p, in a phrase for --explain; "" when the guard is off or
+// kept it.
+func (m Model) Unguarded(p Predictors) string {
+	g := m.Guard
+	if g.Rank <= 0 || g.LexGap <= 0 {
+		return ""
+	}
+	if lex, _, _ := m.Guarded(p); lex {
+		return ""
+	}
+	switch {
+	case p.Overlap > g.Overlap:
+		return fmt.Sprintf("the lists agree (overlap %.2f > %.2f)", p.Overlap, g.Overlap)
+	case p.LexGap < g.LexGap:
+		return fmt.Sprintf("BM25 is unsure of its best (lex_gap %.3f < %.3f)", p.LexGap, g.LexGap)
+	}
+	return fmt.Sprintf("the vectors share BM25's best (their note %d <= %d)", p.LexInVec, g.Unshared)
 }
 
 // DefaultModel is the adaptive weighting a search gets when it names no
-// weight, fitted on SciFact's train split and the tuning half of
-// bench/vaults/queries.tsv (docs/benchmarks.md, issue 31); the held-back
-// halves were not read.
-var DefaultModel = Model{Bias: 0.65, Coef: [7]float64{0, 0, 0, 0, 0, 0, 0.225}, Min: 0.1, Max: 0.9}
+// weight: the weight fitted on SciFact's train split and the tuning half
+// of bench/vaults/queries.tsv (issue 31), and the guard KeepLexicalBest,
+// chosen by cross-validation on the vault tuning questions (that half and
+// vault-questions-x, 107) with SciFact train held within 0.001 nDCG@10 of
+// the model without it (issue 44; docs/benchmarks.md). The held-back
+// halves were read only after the choice.
+var DefaultModel = Model{Bias: 0.65, Coef: [7]float64{0, 0, 0, 0, 0, 0, 0.225}, Min: 0.1, Max: 0.9, Guard: KeepLexicalBest}
 
 // Weight is the vector weight of a query with predictors p, and why: the
 // terms that moved it from the bias, largest first.

@@ -18,21 +18,65 @@ func TestPredict(t *testing.T) {
 		}
 		return out
 	}
+	note := func(id string) string { n, _, _ := strings.Cut(id, "#"); return n } // "a#2": chunk 2 of note a
 	for _, tc := range []struct {
 		name     string
 		lex, vec []Candidate
+		doc      func(string) string
 		want     Predictors
 	}{
-		{"empty", nil, nil, Predictors{}},
-		{"same order", list("a b c", 10, 5, 5), list("a b c", 0.9, 0.8, 0.7),
-			Predictors{LexTop: 10, LexGap: 0.5, LexLead: 0.5, VecTop: 0.9, VecGap: 0.1, VecLead: 0.15, Overlap: 0.3, Agreement: 1}},
-		{"disjoint", list("a b", 4, 4), list("c d", 0.5, 0.4),
+		{"empty", nil, nil, nil, Predictors{}},
+		{"same order", list("a b c", 10, 5, 5), list("a b c", 0.9, 0.8, 0.7), nil,
+			Predictors{LexTop: 10, LexGap: 0.5, LexLead: 0.5, VecTop: 0.9, VecGap: 0.1, VecLead: 0.15, Overlap: 0.3, Agreement: 1, LexInVec: 1, VecInLex: 1}},
+		{"disjoint", list("a b", 4, 4), list("c d", 0.5, 0.4), nil,
 			Predictors{LexTop: 4, VecTop: 0.5, VecGap: 0.1, VecLead: 0.1, Agreement: -0.9944903581267218}}, // ranks (1,11) (2,11) (11,1) (11,2)
-		{"one lexical candidate", list("a", 3), nil, Predictors{LexTop: 3, LexGap: 1, LexLead: 1}},
+		{"one lexical candidate", list("a", 3), nil, nil, Predictors{LexTop: 3, LexGap: 1, LexLead: 1}},
+		// BM25's best note a holds its first two chunks: its gap is to
+		// note b's 5, and it is the vectors' third note (after c, and d's
+		// two chunks); the vectors' best, c, is BM25's third note.
+		{"gaps and places between notes", list("a#1 a#2 b#1 c#1", 10, 9, 5, 4), list("c#1 d#1 d#2 a#2", 0.9, 0.8, 0.7, 0.6), note,
+			Predictors{LexTop: 10, LexGap: 0.5, LexLead: 0.4, VecTop: 0.9, VecGap: 0.1, VecLead: 0.2, Overlap: 0.2, Agreement: -0.5888157894736842, LexInVec: 3, VecInLex: 3}},
+		{"one note only", list("a#1 a#2", 10, 9), list("a#2", 0.5), note,
+			Predictors{LexTop: 10, LexGap: 1, LexLead: 0.1, VecTop: 0.5, VecGap: 0.5, VecLead: 0.5, Overlap: 0.1, Agreement: -1, LexInVec: 1, VecInLex: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, Predict(tc.lex, tc.vec), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+			if diff := cmp.Diff(tc.want, Predict(tc.lex, tc.vec, tc.doc), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 				t.Errorf("Predict (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestGuarded: the guard keeps a list's best only where it stands out from
+// the next note and the other list does not hold it near its top.
+func TestGuarded(t *testing.T) {
+	m := Model{Guard: KeepLexicalBest}
+	for _, tc := range []struct {
+		name     string
+		g        *Guard
+		p        Predictors
+		lex, vec bool
+		why      string
+	}{
+		{"sure and unshared", nil, Predictors{LexGap: 0.3, LexInVec: 0}, true, false,
+			"BM25's best (lex_gap 0.300 >= 0.300, not in the vectors' notes) kept first"},
+		{"sure, far down the vectors", nil, Predictors{LexGap: 0.3, LexInVec: 12}, true, false,
+			"BM25's best (lex_gap 0.300 >= 0.300, the vectors' notes 12 > 8) kept first"},
+		{"sure but shared", nil, Predictors{LexGap: 0.3, LexInVec: 8}, false, false, ""},
+		{"unsure", nil, Predictors{LexGap: 0.25}, false, false, ""},
+		{"off", &Guard{}, Predictors{LexGap: 1}, false, false, ""},
+		{"the vectors' best, lists disagreeing", &Guard{VecGap: 0.05, Overlap: 0.2, Rank: 3}, Predictors{VecGap: 0.1, Overlap: 0.1, LexGap: 1}, false, true,
+			"the lists disagree (overlap 0.10 <= 0.20): the vectors' best (vec_gap 0.100 >= 0.050) kept within the top 3"},
+		{"lists agreeing", &Guard{VecGap: 0.05, Overlap: 0.2, Rank: 3}, Predictors{VecGap: 0.1, Overlap: 0.3}, false, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := m
+			if tc.g != nil {
+				m.Guard = *tc.g
+			}
+			lex, vec, why := m.Guarded(tc.p)
+			if lex != tc.lex || vec != tc.vec || why != tc.why {
+				t.Errorf("Guarded = %v, %v, %q; want %v, %v, %q", lex, vec, why, tc.lex, tc.vec, tc.why)
 			}
 		})
 	}
@@ -91,6 +135,6 @@ func BenchmarkAdaptiveWeight(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		DefaultModel.Weight(Predict(lex, vec))
+		DefaultModel.Weight(Predict(lex, vec, nil))
 	}
 }

@@ -961,7 +961,7 @@ func openBolt(path string, opt *bolt.Options) (db *bolt.DB, err error) {
 		return nil, err
 	}
 	err = guard(path, func() error {
-		db, err = bolt.Open(path, 0o644, opt)
+		db, err = bolt.Open(path, indexdir.FileMode, opt) // every chunk's text: the user's alone
 		return err
 	})
 	switch {

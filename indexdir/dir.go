@@ -32,9 +32,11 @@ func CheckDir(dir string) error {
 	}
 }
 
-// MakeDir creates the index directory dir with its missing parents and
-// returns the outermost directory it created ("" when dir existed), for
-// RemoveCreated to take away when the first run fails before writing.
+// MakeDir creates the index directory dir (DirMode: the user's alone)
+// with its missing parents (0755, as mkdir -p makes them) and returns the
+// outermost directory it created ("" when dir existed), for
+// RemoveCreated to take away when the first run fails before writing. An
+// existing dir is left as it is; a writer tightens it (Tighten).
 func MakeDir(dir string) (created string, err error) {
 	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
@@ -45,7 +47,10 @@ func MakeDir(dir string) (created string, err error) {
 			break
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(dir, DirMode); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", err
 	}
 	return created, nil

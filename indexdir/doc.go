@@ -1,9 +1,11 @@
 // Package indexdir is the layout of an index directory and the checks an
 // open makes of it, shared by the engine's Open and package doctor: the
 // names of its files (StoreFile, LexicalDir, VersionFile, LockFile,
-// StoreDir), the VERSION file and the format it names (Version,
-// Upgraded, SchemaVersion), the directory itself (CheckDir, MakeDir,
-// RemoveCreated), the lock that lets one writer or many readers in
+// SettingsFile, StoreDir), the VERSION file and the format it names
+// (Version, Upgraded, SchemaVersion), the directory itself (CheckDir,
+// MakeDir, RemoveCreated), its modes, the user's alone (DirMode,
+// FileMode, and Tighten, which a writer runs on an older, looser
+// index), the lock that lets one writer or many readers in
 // (AcquireLock), a bbolt file's header (CheckBolt), the error a damaged
 // file is (CorruptError, matching ErrCorrupt, naming the file and the fix)
 // and the guard that turns a fault reading one into that error (Guard).

@@ -23,7 +23,7 @@ type Lock struct {
 // for a reader, without waiting: a conflict is reported at once, naming the
 // writer when there is one.
 func AcquireLock(path string, write bool, purpose string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -14,9 +15,15 @@ import (
 // with no paths every one that can be watched. The document store changes
 // only through its own Add, Update and Delete, which index it themselves,
 // and a bucket has no change notifications to follow: neither is watched.
-func Watched(all []*index.Source, paths []string) ([]*index.Source, error) {
+// Nor is a source that is not usable (index.Source.Usable: a record this
+// user did not make, or a folder that now passes through a symbolic
+// link): a watch would walk and watch wherever its path leads. Each one
+// left out is said once through warn (nil discards it), with its fix;
+// when that leaves nothing to watch, the error is theirs, joined.
+func Watched(all []*index.Source, paths []string, warn func(error)) ([]*index.Source, error) {
 	registered := len(all)
 	all = slices.DeleteFunc(slices.Clone(all), func(s *index.Source) bool { return s.Kind == index.SourceStore || s.Kind == index.SourceS3 })
+	var srcs []*index.Source
 	if len(paths) == 0 {
 		switch {
 		case len(all) == 0 && registered > 0:
@@ -24,9 +31,8 @@ func Watched(all []*index.Source, paths []string) ([]*index.Source, error) {
 		case len(all) == 0:
 			return nil, fmt.Errorf("%w: no sources registered yet; run braid index PATH", index.ErrNotFound)
 		}
-		return all, nil
+		srcs = all
 	}
-	var srcs []*index.Source
 	for _, p := range paths {
 		if bucket.IsURL(p) {
 			return nil, fmt.Errorf("%w: %s: S3 sources cannot be watched; run braid index again to pick up changes in the bucket", index.ErrBadOption, p)
@@ -41,5 +47,22 @@ func Watched(all []*index.Source, paths []string) ([]*index.Source, error) {
 		}
 		srcs = append(srcs, all[i])
 	}
-	return srcs, nil
+	var usable []*index.Source
+	var refused []error
+	for _, s := range srcs {
+		if err := s.Usable(); err != nil {
+			refused = append(refused, fmt.Errorf("not watched: %w", err))
+			continue
+		}
+		usable = append(usable, s)
+	}
+	if len(usable) == 0 {
+		return nil, errors.Join(refused...)
+	}
+	if warn != nil {
+		for _, err := range refused {
+			warn(err)
+		}
+	}
+	return usable, nil
 }

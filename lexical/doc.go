@@ -14,12 +14,21 @@
 // them, moved by each commit (package index), and StatsFrom reads them
 // there. Explain breaks a score down by term (BM25, explain.go).
 //
-// Opening checks every segment's CRC before bleve reads it (a damaged
-// segment would crash bleve's goroutines), skipping those the stamp file
-// beside the index (package indexdir's Stamps) says this user's braid
-// read before; Check and Verify compare the index's commit with the
-// store's, and a damaged or behind index is an indexdir.CorruptError
-// naming doctor --repair (LexicalFix).
+// An index file braid did not write is not trusted to be well-formed.
+// Before bleve reads anything, opening checks that index_meta.json and
+// root.bolt say what braid writes (a scorch index, zap v16 segments,
+// braid's mapping, deleted documents of their segments), and every
+// segment's CRC, which catches damage, then its structure (checkZap in
+// segcheck.go), which catches crafting: every count, length and offset
+// that zap allocates from, loops over or seeks to, at open, in a search
+// or in a merge, is bounded by the file (a crafted chunk count once made
+// zap ask for 8 TiB, a fatal error no guard recovers). It skips the
+// segments the stamp file beside the index (package indexdir's Stamps)
+// says this user's braid checked or wrote before: a writer's Close stamps
+// the segments its bleve wrote. Check and Verify compare the index's
+// commit with the store's, and a damaged, crafted or behind index is an
+// indexdir.CorruptError naming doctor --repair (LexicalFix), which
+// rebuilds it from meta.db.
 //
 //	lex, err := lexical.Open("lexical.bleve", false, nil)
 //	if err != nil { ... }

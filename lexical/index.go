@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,6 +79,10 @@ type Index struct {
 	// segmentsRead is how many segments' checksums the open read
 	// (Open).
 	segmentsRead int
+	// stamps and opened are a writer's: where Close stamps the segments
+	// it wrote, and the segments its open found (stampWritten).
+	stamps *indexdir.Stamps
+	opened map[string]bool
 }
 
 // StatsFrom makes the lexical index read its BM25 statistics from the
@@ -169,11 +174,12 @@ func lexMapping() *mapping.IndexMappingImpl {
 }
 
 // Open opens the lexical index at path, creating it when writable and
-// absent. It reads the checksum of every segment but those stamps (the
-// stamp file beside the index, PATH.verified, under this user's key; nil:
-// none) says this user's braid read before, and stamps those it reads. At
-// a million chunks the segments are 1.7 GB: reading them all was most of a
-// fresh search's open.
+// absent. It checks every segment (its checksum and its structure, see
+// checkSegment) but those stamps (the stamp file beside the index,
+// PATH.verified, under this user's key; nil: none) says this user's braid
+// read or wrote before, and stamps those it reads; a writer's Close stamps
+// the segments it wrote. At a million chunks the segments are 1.7 GB:
+// reading them all was most of a fresh search's open.
 func Open(path string, readOnly bool, stamps *indexdir.Stamps) (*Index, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		if readOnly {
@@ -183,9 +189,17 @@ func Open(path string, readOnly bool, stamps *indexdir.Stamps) (*Index, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create lexical index: %w", err)
 		}
-		return &Index{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes)}, nil
+		// bleve makes the folder 0700, its segments and root.bolt 0600,
+		// but index_meta.json with the umask's mode (0644): owner-only
+		// like the rest of the index (indexdir.FileMode). Inside the 0700
+		// folder no one else could reach it meanwhile.
+		if err := os.Chmod(filepath.Join(path, "index_meta.json"), indexdir.FileMode); err != nil {
+			idx.Close()
+			return nil, fmt.Errorf("create lexical index: %w", err)
+		}
+		return &Index{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes), stamps: stamps}, nil
 	}
-	idx, read, err := openVerified(path, stamps)
+	idx, read, whole, err := openVerified(path, stamps)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +207,7 @@ func Open(path string, readOnly bool, stamps *indexdir.Stamps) (*Index, error) {
 	if readOnly {
 		return l, nil
 	}
+	l.stamps, l.opened = stamps, whole
 	// A writer reopens what it verified: bleve's merger reads segments in
 	// goroutines of its own, where a damaged one would crash the process.
 	if err := idx.Close(); err != nil {
@@ -217,7 +232,11 @@ func (l *Index) Close() error {
 	if l.writable && l.dirty {
 		err = l.saveStats()
 	}
-	if cerr := l.idx.Close(); err == nil {
+	cerr := l.idx.Close()
+	if cerr == nil && l.writable {
+		stampWritten(l.path, l.stamps, l.opened)
+	}
+	if err == nil {
 		err = cerr
 	}
 	return err

@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -114,5 +115,78 @@ func TestSegmentNamedOutside(t *testing.T) {
 	var corrupt *indexdir.CorruptError
 	if _, err := Open(path, true, nil); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "outside lexical.bleve/store") {
 		t.Errorf("open: %v, want a damaged-index error naming the segment outside", err)
+	}
+}
+
+// TestForeignIndexSettings: what a lexical index says of itself beside
+// its segments must be what braid writes, or the open refuses it before
+// bleve reads it: index_meta.json names the index type and a scorch
+// configuration (persister workers, merge plans) that braid's options do
+// not replace, and root.bolt keeps the mapping every chunk and query is
+// analysed with (an n-gram filter from 1 to 1,000 makes a 4 KB word
+// 8 million terms).
+func TestForeignIndexSettings(t *testing.T) {
+	path, _ := lexicalWithSegments(t, t.TempDir())
+	meta := filepath.Join(path, "index_meta.json")
+	good, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, meta string }{
+		{"another index type", `{"storage":"boltdb","index_type":"upside_down"}`},
+		{"another store", `{"storage":"moss","index_type":"scorch"}`},
+		{"a scorch configuration", `{"storage":"boltdb","index_type":"scorch","config":{"scorchPersisterOptions":{"NumPersisterWorkers":100000}}}`},
+		{"not JSON", `{"storage":`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(meta, []byte(tt.meta), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var corrupt *indexdir.CorruptError
+			if l, err := Open(path, true, nil); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "index_meta.json") {
+				if l != nil {
+					l.Close()
+				}
+				t.Errorf("open: %v, want a damaged-index error naming index_meta.json", err)
+			}
+		})
+	}
+	if err := os.WriteFile(meta, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err := bolt.Open(filepath.Join(path, "store", "root.bolt"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(lexMappingJSON()), &m); err != nil {
+		t.Fatal(err)
+	}
+	m["analysis"].(map[string]any)["token_filters"] = map[string]any{"grams": map[string]any{"type": "ngram", "min": 1, "max": 1000}}
+	crafted, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		snaps := tx.Bucket(scorchSnapshots)
+		return snaps.ForEachBucket(func(k []byte) error {
+			in := snaps.Bucket(k).Bucket([]byte{scorchInternal})
+			if in == nil || in.Get(scorchMapping) == nil {
+				return nil
+			}
+			return in.Put(scorchMapping, crafted)
+		})
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corrupt *indexdir.CorruptError
+	if l, err := Open(path, true, nil); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "mapping") {
+		if l != nil {
+			l.Close()
+		}
+		t.Errorf("open with a crafted mapping: %v, want a damaged-index error naming the mapping", err)
 	}
 }

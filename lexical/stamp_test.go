@@ -106,7 +106,7 @@ func TestSegmentStamps(t *testing.T) {
 		t.Fatal(err)
 	}
 	stamped := strings.Fields(string(line))
-	seg := filepath.Join(lexPath, "store", stamped[1])
+	seg := filepath.Join(lexPath, "store", strings.TrimSuffix(stamped[1], segmentChecks))
 	fi, err := os.Stat(seg)
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +139,29 @@ func TestSegmentStamps(t *testing.T) {
 	}
 	if n := reads(mine, true); n != 1 {
 		t.Errorf("open after the segment was mended read %d segments, want that one", n)
+	}
+
+	// A stamp as an earlier braid made it, after reading the CRC only:
+	// every segment is read again, its structure checked.
+	oldPath := filepath.Join(t.TempDir(), "old.verified")
+	old := indexdir.ReadStamps(oldPath, mine)
+	names, err := segmentNames(filepath.Join(lexPath, "store", "root.bolt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if st, ok := lstat(filepath.Join(lexPath, "store", name)); ok {
+			old.Add(filepath.Join(lexPath, "store", name), st)
+		}
+	}
+	old.Save()
+	if b, err := os.ReadFile(oldPath); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(lexPath+indexdir.StampSuffix, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, want := reads(mine, true), all(); n != want {
+		t.Errorf("with an earlier braid's stamps the open read %d segments, want all %d", n, want)
 	}
 
 	// A link in the stamp's place: no stamp, every segment read, nothing

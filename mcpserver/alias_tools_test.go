@@ -53,7 +53,7 @@ func TestAliasTools(t *testing.T) {
 		t.Errorf("search_documents: %d results, want 4", len(r.Results))
 	}
 	sameAnswer(t, c, "search_documents", "search", map[string]any{"query": "topic4", "context": 1, "line_numbers": true, "tags": []string{}})
-	if res := c.call("search_documents", map[string]any{"query": "x", "limit": 101}); !res.IsError || !strings.HasPrefix(res.Text, `search_documents: invalid option: limit "101" is out of range`) {
+	if res := c.call("search_documents", map[string]any{"query": "x", "limit": 1001}); !res.IsError || !strings.HasPrefix(res.Text, `search_documents: invalid option: limit "1001" is out of range`) {
 		t.Errorf("search_documents with a bad limit: %+v, want an error naming the alias and the argument", res)
 	}
 

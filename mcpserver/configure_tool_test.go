@@ -39,7 +39,7 @@ func TestConfigureTool(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"name": "limit", "value": "0"}, "a whole number from 1 to 100"},
+		{map[string]any{"name": "limit", "value": "0"}, "a whole number from 1 to 1000"},
 		{map[string]any{"name": "vector_weight", "value": "2"}, "from 0"},
 		{map[string]any{"name": "limit", "value": ""}, "reset"},
 		{map[string]any{"value": "3"}, "need the name"},

@@ -64,7 +64,7 @@ func (s *Server) findGapsTool() tool {
 			"or without an embedding model the tf-idf cosine of their words (method and warning say which). Use it to suggest "+
 			"missing links or notes to merge."),
 		readOnly(),
-		mcp.WithInteger("limit", mcp.Description("How many pairs to return. 1..100, default 10."), mcp.DefaultNumber(10), mcp.Min(1), mcp.Max(float64(maxLimit))),
+		mcp.WithInteger("limit", mcp.Description("How many pairs to return. 1..100, default 10."), mcp.DefaultNumber(10), mcp.Min(1), mcp.Max(maxLimit)),
 		mcp.WithNumber("threshold", mcp.Description("The least similarity of a pair, 0..1. Default 0.8 with embeddings, 0.3 for "+
 			"word overlap (which scores lower for the same pair)."), mcp.Min(0), mcp.Max(1)),
 	)

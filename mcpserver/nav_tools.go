@@ -141,7 +141,7 @@ func (s *Server) findTool() tool {
 		mcp.WithString("parent", mcp.Description("Only documents under this folder: a path relative to its source (\"notes/2024\"), "+
 			"a source name, source-name/folder, or an absolute path. Default: everywhere.")),
 		mcp.WithInteger("limit", mcp.Description("How many documents to return, best first. 1..100, default 20."),
-			mcp.DefaultNumber(20), mcp.Min(1), mcp.Max(float64(maxLimit))),
+			mcp.DefaultNumber(20), mcp.Min(1), mcp.Max(maxLimit)),
 	)
 	return tool{def, adapt(s, "find", findArgs{Limit: 20}, func(ctx context.Context, c call, a *findArgs) (any, error) {
 		return c.e.Notes().Find(a.Query, notes.FindOptions{Parent: a.Parent, Limit: a.Limit})

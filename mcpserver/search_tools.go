@@ -12,8 +12,9 @@ import (
 	"github.com/braidsearch/braid/settings"
 )
 
-// maxLimit is the most results a search, a listing or a report returns.
-var maxLimit = int(settings.LimitBound.Max)
+// maxLimit is the most names find or pairs find_gaps return (a search's
+// is settings.LimitBound's).
+const maxLimit = 100
 
 type searchArgs struct {
 	Query        string   `json:"query"`
@@ -80,7 +81,7 @@ func (s *Server) searchTool() tool {
 // vector_weight defaulting to weight, or with nil to the index's setting:
 // search and its aliases.
 func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
-	weightDoc := fmt.Sprint(braid.DefaultVectorWeight)
+	weightDoc := "auto"
 	if weight != nil {
 		weightDoc = fmt.Sprint(*weight)
 	}

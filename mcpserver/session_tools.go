@@ -185,7 +185,14 @@ type watchArgs struct {
 	AllowCreate *bool  `json:"allow_create"`
 }
 
-func (a *watchArgs) check() error { return intRange("interval_ms", a.IntervalMS, 0, 3_600_000) }
+// check refuses a root that as a pin would select no document ("/",
+// "../x", file://…: sessions.PinProblem) before a session is made for it.
+func (a *watchArgs) check() error {
+	if why := sessions.PinProblem(a.Root); a.Root != "" && why != "" {
+		return argError("root", "%q %s", a.Root, why)
+	}
+	return intRange("interval_ms", a.IntervalMS, 0, 3_600_000)
+}
 
 // watchReply is the watch tool's answer, YAMS's fields first.
 type watchReply struct {

@@ -314,7 +314,7 @@ func TestToolErrors(t *testing.T) {
 		{"fraction for an integer", "search", map[string]any{"query": "alpha", "limit": 2.5}, []string{"limit", "integer"}},
 		{"missing query", "search", map[string]any{}, []string{"query is required"}},
 		{"blank query", "search_keyword", map[string]any{"query": "  "}, []string{"query is required"}},
-		{"limit too big", "search", map[string]any{"query": "alpha", "limit": 1000}, []string{`limit "1000"`, "from 1 to 100"}},
+		{"limit too big", "search", map[string]any{"query": "alpha", "limit": 1001}, []string{`limit "1001"`, "from 1 to 1000"}},
 		{"unknown fusion", "search", map[string]any{"query": "alpha", "fusion": "max"}, []string{"fusion", `"max"`, "linear or rrf"}},
 		{"unknown source", "search", map[string]any{"query": "alpha", "source_id": "nope"}, []string{`no source "nope"`, "list_sources"}},
 		{"bad glob", "search", map[string]any{"query": "alpha", "path": "[z-a]"}, []string{"bad argument path", "[z-a]"}},

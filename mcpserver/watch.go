@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/braidsearch/braid"
@@ -53,10 +54,14 @@ func (s *Server) watch(e *braid.Engine, path string) error {
 	go func() {
 		defer s.watchers.Done()
 		defer cancel()
+		var ready atomic.Bool
 		err := e.Watch(ctx, []string{path}, &braid.WatchOptions{
 			Serialize: s.write,
-			Ready:     func() { s.log.Printf("watching %s", path) },
-			Warn:      func(err error) { s.log.Printf("watch %s: %v", path, err) },
+			Ready: func() {
+				ready.Store(true)
+				s.log.Printf("watching %s", path)
+			},
+			Warn: func(err error) { s.log.Printf("watch %s: %v", path, err) },
 			Indexed: func(src *braid.Source, sum *braid.Summary, err error) {
 				switch {
 				case err != nil:
@@ -67,7 +72,11 @@ func (s *Server) watch(e *braid.Engine, path string) error {
 				}
 			},
 		})
-		if err != nil && ctx.Err() == nil {
+		switch {
+		case err != nil && !ready.Load():
+			// An untrusted or moved source: Watch refused it, once, with the fix.
+			s.log.Printf("watch %s: %v", path, err)
+		case err != nil && ctx.Err() == nil:
 			s.log.Printf("watch %s stopped: %v", path, err)
 		}
 		s.mu.Lock()

@@ -3,9 +3,11 @@ package mcpserver_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 )
@@ -75,4 +77,34 @@ func TestServeWatch(t *testing.T) {
 	vault, c := lexicalServer(t, &mcpserver.Options{Watch: true, Tools: "all"})
 	c.ok("get_stats", nil) // the engine is open, so the watch is starting
 	searchable(t, c, "capybaras", func() { save(t, filepath.Join(vault, "note-0001.md"), "# Changed\n\nnow about capybaras\n") })
+}
+
+// A cloned index (its source sealed by someone else's key) served with
+// watching on, from the start or by configure, is not watched: each
+// request says so once, with the fix, and nothing is walked.
+func TestServeWatchSkipsAnUntrustedSource(t *testing.T) {
+	vault := folderVault(t)
+	idx := indexDirWith(t, vault, &braid.Options{KeyFile: filepath.Join(t.TempDir(), "someone-else.key")})
+	logs := newLogLines()
+	c, stop := startServer(t, idx, &mcpserver.Options{Watch: true, Tools: "all", Log: logs})
+	c.ok("get_stats", nil) // the engine is open: the watch was asked for
+	n := logs.wait(t, 0, "watch "+vault+": not watched: ")
+	c.ok("configure", map[string]any{"name": "watch", "value": "true"})
+	logs.wait(t, n, "watch "+vault+": not watched: ")
+	stop()
+	refusals := 0
+	for _, l := range logs.lines {
+		if strings.Contains(l, "watching "+vault) {
+			t.Errorf("the server watched the untrusted source: %s", l)
+		}
+		if strings.Contains(l, "not watched") {
+			refusals++
+			if !strings.Contains(l, "braid sources trust") {
+				t.Errorf("the refusal names no fix: %s", l)
+			}
+		}
+	}
+	if refusals != 2 {
+		t.Errorf("%d refusals logged, want one for each of the two requests", refusals)
+	}
 }

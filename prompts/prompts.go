@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
@@ -87,7 +88,7 @@ func Dir(dir, index string) (string, error) {
 		}
 		return dir, nil
 	}
-	d := filepath.Join(index, "prompts")
+	d := filepath.Join(index, indexdir.PromptsDir)
 	if info, err := os.Stat(d); err == nil && info.IsDir() {
 		return d, nil
 	}

@@ -3,6 +3,7 @@ package rank
 import (
 	"fmt"
 
+	"github.com/braidsearch/braid/chunk"
 	"github.com/braidsearch/braid/lexical"
 	"github.com/braidsearch/braid/settings"
 )
@@ -53,6 +54,8 @@ type Explanation struct {
 	// BM25 breaks LexicalScore down by the terms matched (lexical.BM25);
 	// absent when the chunk was not a lexical candidate, and on a cluster.
 	BM25 *lexical.BM25 `json:"bm25,omitempty"`
+	// First says, on the first hit only, why it is first (First).
+	First string `json:"first,omitempty"`
 }
 
 // Explain breaks c's score down, for a search at vector weight w fused by
@@ -114,11 +117,50 @@ func (x *Explanation) String() string {
 			line += fmt.Sprintf(" + doc_evidence %.4f = score %.4f", x.DocEvidence, x.Score)
 		}
 	}
-	if x.Guarded && x.Weighting != nil {
+	if x.Guarded && x.Weighting != nil && x.First == "" { // First says it on the first hit
 		line += "; kept up by the guard: " + x.Weighting.Guard
 	}
 	if x.Reranked {
 		line += fmt.Sprintf("; rerank %.4f (rank %d -> %d)", x.RerankScore, x.RankBefore, x.RankAfter)
 	}
+	if x.First != "" {
+		line += "; first: " + x.First
+	}
 	return line
+}
+
+// First says why cands[0], a search's first hit, is first, against the
+// next hit (the next candidate of another document, or the next
+// candidate when chunks): the guard kept it there, the cross-encoder
+// scored it highest, or its score is the higher; where it is not BM25's
+// best, also why the guard did not keep BM25's (wt, nil for a search
+// without both lists).
+func First(cands []Candidate, wt *Weighting, chunks bool) string {
+	if len(cands) == 0 {
+		return ""
+	}
+	c := cands[0]
+	var next *Candidate
+	for i := 1; i < len(cands) && next == nil; i++ {
+		if chunks || chunk.DocID(cands[i].ChunkID) != chunk.DocID(c.ChunkID) {
+			next = &cands[i]
+		}
+	}
+	var why string
+	switch {
+	case c.Guarded && wt != nil:
+		return "the guard: " + wt.Guard
+	case c.Reranked && next != nil && next.Reranked:
+		why = fmt.Sprintf("the cross-encoder scored it %.4f, the next hit %.4f", c.Rerank, next.Rerank)
+	case c.Reranked:
+		why = fmt.Sprintf("the cross-encoder scored it %.4f, the best it read", c.Rerank)
+	case next == nil:
+		why = "the only hit"
+	default:
+		why = fmt.Sprintf("score %.4f above the next hit's %.4f", c.Score, next.Score)
+	}
+	if wt != nil && wt.Unguarded != "" && c.Lexical.Rank != 1 {
+		why += "; BM25's best not kept first: " + wt.Unguarded
+	}
+	return why
 }

@@ -173,7 +173,9 @@ type Weighting struct {
 	Predictors fusion.Predictors `json:"predictors"`
 	// Guard says which list's best candidate the adaptive weighting kept
 	// in the fused top, and why (fusion.Model.Guarded); empty when none.
-	Guard string `json:"guard,omitempty"`
+	// Unguarded says why BM25's best was not kept (fusion.Model.Unguarded).
+	Guard     string `json:"guard,omitempty"`
+	Unguarded string `json:"unguarded,omitempty"`
 
 	keepLex, keepVec string // the chunks the guard keeps, by id
 	keepAt           int    // within this 1-based rank
@@ -183,11 +185,11 @@ type Weighting struct {
 // decided at retrieval (fusion.Choice), at its final weight: m's when
 // adaptive (fusion.Decision.Fuse), else as named.
 func Weigh(lex []lexical.Candidate, vec []fusion.Candidate, d fusion.Decision, m fusion.Model) *Weighting {
-	lexF := make([]fusion.Candidate, min(len(lex), 10))
+	lexF := make([]fusion.Candidate, len(lex))
 	for i := range lexF {
 		lexF[i] = fusion.Candidate{ID: lex[i].ChunkID, Score: lex[i].Score}
 	}
-	p := fusion.Predict(lexF, vec)
+	p := fusion.Predict(lexF, vec, chunk.DocID) // gaps and places between notes, not chunks
 	d = d.Fuse(m, p)
 	wt := &Weighting{Weight: d.Weight, Adaptive: d.Adaptive, Why: d.Why, Predictors: p}
 	if d.Adaptive {
@@ -201,6 +203,7 @@ func Weigh(lex []lexical.Candidate, vec []fusion.Candidate, d fusion.Decision, m
 		if wt.keepLex != "" || wt.keepVec != "" {
 			wt.Guard, wt.keepAt = why, m.Guard.Rank
 		}
+		wt.Unguarded = m.Unguarded(wt.Predictors)
 	}
 	return wt
 }

@@ -3,6 +3,7 @@ package rank
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -302,5 +303,49 @@ func TestGuardKeepsTheConfidentBest(t *testing.T) {
 	m.Guard.LexGap = 0.8 // L1's gap is 0.7
 	if g := Weigh(lex, vec, fusion.Decision{Weight: 0.6, Adaptive: true}, m); g.Guard != "" || cmp.Diff(ids(fused()), ids(g.Keep(fused()))) != "" {
 		t.Errorf("guard on below its gap: %q", g.Guard)
+	}
+}
+
+// TestKeepLexicalBestFirst: BM25's best note, sure of itself and not among
+// the vectors' first 8 notes, stays first under the default model's guard
+// (fusion.KeepLexicalBest), and --explain says so on the first hit; where
+// the vectors hold it near their top, fusion's order stands and the first
+// hit says why BM25's best was not kept.
+func TestKeepLexicalBestFirst(t *testing.T) {
+	lex := []lexical.Candidate{{ChunkID: "a#1", Score: 10}, {ChunkID: "a#2", Score: 9}, {ChunkID: "b#1", Score: 6}}
+	var vec []fusion.Candidate
+	for i := range 9 {
+		vec = append(vec, fusion.Candidate{ID: fmt.Sprintf("v%d#1", i), Score: 0.9 - float64(i)/100})
+	}
+	fused := func() []Candidate {
+		return []Candidate{{ChunkID: "v0#1", Score: 0.9}, {ChunkID: "v1#1", Score: 0.8}, {ChunkID: "a#1", Score: 0.6, Lexical: fusion.Part{Rank: 1}}, {ChunkID: "b#1", Score: 0.5}}
+	}
+	m := fusion.DefaultModel
+	wt := Weigh(lex, append(vec, fusion.Candidate{ID: "a#2", Score: 0.5}), fusion.Decision{Weight: 0.6, Adaptive: true}, m)
+	if wt.Predictors.LexGap != 0.4 || wt.Predictors.LexInVec != 10 {
+		t.Fatalf("predictors %+v: want lex_gap 0.4 (to note b) and a the vectors' 10th note", wt.Predictors)
+	}
+	got := wt.Keep(fused())
+	if diff := cmp.Diff([]string{"a#1", "v0#1", "v1#1", "b#1"}, ids(got)); diff != "" {
+		t.Errorf("guarded order (-want +got):\n%s", diff)
+	}
+	want := "the guard: BM25's best (lex_gap 0.400 >= 0.300, the vectors' notes 10 > 8) kept first"
+	if first := First(got, wt, false); first != want {
+		t.Errorf("First = %q, want %q", first, want)
+	}
+
+	shared := Weigh(lex, append([]fusion.Candidate{{ID: "a#2", Score: 0.95}}, vec...), fusion.Decision{Weight: 0.6, Adaptive: true}, m)
+	got = shared.Keep(fused())
+	if diff := cmp.Diff(ids(fused()), ids(got)); diff != "" || shared.Guard != "" {
+		t.Errorf("the vectors' best note guarded away (%q):\n%s", shared.Guard, diff)
+	}
+	want = "score 0.9000 above the next hit's 0.8000; BM25's best not kept first: the vectors share BM25's best (their note 1 <= 8)"
+	if first := First(got, shared, false); first != want {
+		t.Errorf("First = %q, want %q", first, want)
+	}
+	x := got[0].Explain(shared.Weight, "", false, 1, shared)
+	x.First = First(got, shared, false)
+	if !strings.HasSuffix(x.String(), "; first: "+want) {
+		t.Errorf("explain line %q does not end saying why it is first", x)
 	}
 }

@@ -2,8 +2,10 @@ package sessions
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/braidsearch/braid/index"
@@ -16,6 +18,24 @@ import (
 // is under it. Pins only choose among the indexed documents.
 type matcher struct {
 	res []*regexp.Regexp
+}
+
+// PinProblem says why p can select no document whatever the index
+// holds, so that it is refused rather than kept to match nothing: a URL
+// (file://…, s3://…; documents are matched by path), the root folder or
+// "." (no document is named by them), or a path that climbs out with
+// "..". "" means p is a pin that can select documents.
+func PinProblem(p string) string {
+	s := filepath.ToSlash(p)
+	switch clean := path.Clean(s); {
+	case strings.Contains(s, "://"):
+		return "is a URL; pins are paths or globs of indexed documents, such as notes/*.md, a source's name, or an absolute path inside a source"
+	case clean == "/" || clean == ".":
+		return "names no document; pin a source's folder or name (braid sources lists them), or a glob such as **/*.md"
+	case slices.Contains(strings.Split(s, "/"), ".."):
+		return `climbs out with ".."; pins are relative to a source, or absolute inside one`
+	}
+	return ""
 }
 
 // compile compiles pins; an empty or malformed one is an error that

@@ -347,8 +347,8 @@ func (s *Store) change(name string, fn func(se *Record, cur *string) error) (*In
 }
 
 // checkPins checks pins given to Pin: each a path or glob of at most
-// 1024 bytes, an absolute one at or inside a registered source (or
-// above one), and compiles them.
+// 1024 bytes that can select a document (PinProblem), an absolute one at
+// or inside a registered source (or above one), and compiles them.
 func (s *Store) checkPins(ctx context.Context, pins []string) (*matcher, error) {
 	if len(pins) == 0 {
 		return nil, fmt.Errorf("%w: no pin given; give a path or glob such as notes/*.md", index.ErrBadOption)
@@ -359,6 +359,9 @@ func (s *Store) checkPins(ctx context.Context, pins []string) (*matcher, error) 
 		}
 		if strings.ContainsRune(p, 0) {
 			return nil, fmt.Errorf("%w: pin %q holds a NUL byte", index.ErrBadOption, p)
+		}
+		if why := PinProblem(p); why != "" {
+			return nil, fmt.Errorf("%w: pin %q %s", index.ErrBadOption, p, why)
 		}
 	}
 	m, err := compile(pins)

@@ -26,7 +26,7 @@ var (
 	LinkPriorBound     = Bound{"link_prior", 0, 1, false, "a number from 0 (off) to 1"}
 	TitleWeightBound   = Bound{"title_weight", 0, MaxFieldWeight, false, "a number from 0 (title words count as body text) to 5"}
 	HeadingWeightBound = Bound{"heading_weight", 0, MaxFieldWeight, false, "a number from 0 (heading words count as body text) to 5"}
-	LimitBound         = Bound{"limit", 1, 100, true, "a whole number from 1 to 100"}
+	LimitBound         = Bound{"limit", 1, 1000, true, "a whole number from 1 to 1000"}
 	CandidatesBound    = Bound{"candidates", 10, 1000, true, "a whole number from 10 to 1000"}
 	SimilarityBound    = Bound{"similarity", 0, 1, false, "a number from 0 (any word) to 1 (the same word)"}
 )

@@ -12,7 +12,7 @@ func ExampleValues_Set() {
 	if err := v.Set("fusion", "rrf"); err != nil {
 		fmt.Println(err)
 	}
-	err := v.Set("limit", "500")
+	err := v.Set("limit", "5000")
 	var bad *settings.RangeError
 	fmt.Println(errors.As(err, &bad), err)
 	err = v.Set("colour", "blue")
@@ -23,7 +23,7 @@ func ExampleValues_Set() {
 		}
 	}
 	// Output:
-	// true limit "500" is out of range; want a whole number from 1 to 100
+	// true limit "5000" is out of range; want a whole number from 1 to 1000
 	// true
 	// fusion=rrf set=true default=linear
 	// limit=10 set=false default=10

@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/atomicfile"
 	"github.com/braidsearch/braid/internal/confine"
 )
 
 // File is the name of the file that holds an index's settings in its
 // directory.
-const File = "settings.json"
+const File = indexdir.SettingsFile
 
 // maxFile is the largest settings.json read: a few hundred bytes is usual.
 const maxFile = 1 << 20

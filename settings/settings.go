@@ -26,7 +26,7 @@ type Values struct {
 	QueryInstruction *bool          `json:"query_instruction,omitempty"` // built in: true
 	TitleWeight      *float64       `json:"title_weight,omitempty"`      // 0..MaxFieldWeight; built in: DefaultTitleWeight
 	HeadingWeight    *float64       `json:"heading_weight,omitempty"`    // 0..MaxFieldWeight; built in: DefaultHeadingWeight
-	Limit            *int           `json:"limit,omitempty"`             // 1..100; built in: 10
+	Limit            *int           `json:"limit,omitempty"`             // 1..1000; built in: 10
 	Candidates       *int           `json:"candidates,omitempty"`        // 10..1000; built in: 50
 	Rerank           *bool          `json:"rerank,omitempty"`            // built in: true (when a cross-encoder is installed)
 	RerankBudget     *Millis        `json:"rerank_budget,omitempty"`     // 0 (no limit) ..10s; built in: the reranker's own (250ms)

@@ -62,9 +62,9 @@ func TestSet(t *testing.T) {
 
 func TestSetRefuses(t *testing.T) {
 	for _, c := range []struct{ name, value, want string }{
-		{"limit", "0", `limit "0" is out of range; want a whole number from 1 to 100`},
+		{"limit", "0", `limit "0" is out of range; want a whole number from 1 to 1000`},
 		{"limit", "x", "a whole number"},
-		{"limit", "101", "from 1 to 100"},
+		{"limit", "1001", "from 1 to 1000"},
 		{"vector_weight", "1.5", "from 0"},
 		{"vector_weight", "-0.1", "from 0"},
 		{"vector_weight", "NaN", "from 0"},
@@ -127,7 +127,7 @@ func TestList(t *testing.T) {
 		t.Errorf("list order: %v", order)
 	}
 	for _, c := range []settings.Setting{
-		{Name: "limit", Value: "3", Default: "10", Set: true, Allowed: "a whole number from 1 to 100"},
+		{Name: "limit", Value: "3", Default: "10", Set: true, Allowed: "a whole number from 1 to 1000"},
 		{Name: "vector_weight", Value: "auto", Default: "auto", Allowed: "auto (chosen per query) or a number from 0 (keywords only) to 1 (meaning only)"},
 		{Name: "rerank_budget", Value: "1s", Default: "1s", Allowed: "a duration from 0 (no limit) to 10s, such as 250ms"},
 		{Name: "doc_evidence", Value: "0.2", Default: "0.2", Allowed: "a number from 0 (off) to 1"},
@@ -237,7 +237,7 @@ func TestLoadRefuses(t *testing.T) {
 		name, file string
 		want       []string
 	}{
-		{"out of range", `{"limit": 500}`, []string{"settings.json in ", `limit "500" is out of range, want a whole number from 1 to 100; fix it with braid config set`}},
+		{"out of range", `{"limit": 5000}`, []string{"settings.json in ", `limit "5000" is out of range, want a whole number from 1 to 1000; fix it with braid config set`}},
 		{"truncated", `{"limit": `, []string{"settings.json in ", "is damaged", "delete it to go back to the default settings"}},
 		{"unknown field", `{"colour": "blue"}`, []string{"is damaged", "colour"}},
 		{"bad duration", `{"rerank_budget": "soon"}`, []string{"is damaged"}},

@@ -7,8 +7,15 @@
 // appear, and an editor's atomic save (write a temporary file, rename it
 // over the original) arrives as one change to the original. A periodic
 // rescan compares sizes and modification times to catch what notifications
-// miss, and takes over, more often, where a watch cannot be added (the
-// inotify limit, ENOSPC) or notifications are not available at all.
+// miss, and covers the folders left without a watch: at the system's limit
+// on watches (inotify's ENOSPC, said once) at its usual interval, after
+// another failure more often.
+//
+// Bounds: a Run takes in at most Options.MaxFolders folders (100,000 by
+// default; past it a new folder is neither walked nor watched, said once),
+// every walk stops as soon as the context is done, and Options.Check can
+// drop a root before a rescan walks it (a folder that has come to pass
+// through a symbolic link). The package does not follow symbolic links.
 //
 //	err := watch.Run(ctx, []string{"notes"}, nil, func(ctx context.Context, bs []watch.Batch) {
 //		for _, b := range bs {

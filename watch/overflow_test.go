@@ -13,8 +13,8 @@ import (
 // not say it again.
 func TestOverflowMarksEveryRoot(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	w := &watcher{opt: (&Options{}).defaults(), watched: map[string]bool{}, snap: map[string]entry{}, pending: map[string]map[string]bool{},
-		roots: []root{{given: a, path: a}, {given: b, path: b}}}
+	w := newWatcher(t.Context(), nil)
+	w.roots = []root{{given: a, path: a}, {given: b, path: b}}
 	w.rescan()
 	w.take()
 	if err := os.WriteFile(filepath.Join(a, "n.md"), []byte("x"), 0o644); err != nil {

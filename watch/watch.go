@@ -29,9 +29,24 @@ type Options struct {
 	Rescan time.Duration
 	// Poll is the rescan interval used instead of Rescan when notifications
 	// are not available for every folder: the watcher could not start, or
-	// adding a watch failed (for example ENOSPC, the inotify watch limit).
-	// Zero means 2s.
+	// adding a watch failed for a reason other than the system's limit on
+	// watches. Zero means 2s. Where that limit is reached (inotify's
+	// ENOSPC, or EMFILE) the folders left without a watch are rescanned
+	// every Rescan instead (30s when Rescan is negative): a faster loop
+	// would only spend the limit's cost again.
 	Poll time.Duration
+	// MaxFolders bounds the folders one Run takes in, all roots together:
+	// once it holds that many, a folder it has not seen is neither watched
+	// nor walked (said once through Warn), so a root that holds a whole
+	// file system costs a bounded walk, every rescan included. Zero means
+	// DefaultMaxFolders.
+	MaxFolders int
+	// Check, when set, is asked before each walk of a root (the first, and
+	// every rescan) whether the root may still be walked, with the root as
+	// given to Run. An error drops the root: it is said through Warn, the
+	// root's watches are removed, and it is not walked again. nil walks
+	// every root.
+	Check func(root string) error
 	// PollOnly uses periodic rescans every Poll and no notifications.
 	PollOnly bool
 	// Ignore, when set, leaves out a path (and, for a folder, everything in
@@ -74,6 +89,9 @@ func (o *Options) defaults() Options {
 	if opt.Warn == nil {
 		opt.Warn = func(error) {}
 	}
+	if opt.MaxFolders <= 0 {
+		opt.MaxFolders = DefaultMaxFolders
+	}
 	return opt
 }
 
@@ -91,6 +109,14 @@ type Batch struct {
 // ErrNoRoots is returned by Run when it is given nothing to watch.
 var ErrNoRoots = errors.New("watch: no roots to watch")
 
+// ErrTooManyFolders is the warning of a Run that met Options.MaxFolders.
+var ErrTooManyFolders = errors.New("watch: too many folders")
+
+// DefaultMaxFolders is Options.MaxFolders's default: far more folders than
+// a notes vault or a code tree holds, far fewer than a whole disk (a
+// Linux root holds hundreds of thousands).
+const DefaultMaxFolders = 100_000
+
 // root is one watched tree, or one watched file.
 type root struct {
 	given string // as passed to Run
@@ -107,12 +133,18 @@ type entry struct {
 
 // watcher is the state of one Run; only Run's goroutine touches it.
 type watcher struct {
+	ctx     context.Context // Run's: a walk stops when it is done
 	opt     Options
 	roots   []root
-	fs      *fsnotify.Watcher // nil when polling only
-	watched map[string]bool   // folders with a notification watch
-	polling bool              // some folder has no watch: rescan every Poll
-	snap    map[string]entry  // path -> state at the last look
+	fs      *fsnotify.Watcher      // nil when polling only
+	add     func(dir string) error // fs.Add; a test replaces it
+	watched map[string]bool        // folders with a notification watch
+	polling bool                   // some folder has no watch: rescan every Poll
+	limited bool                   // the system's limit on watches was reached: rescan every Rescan
+	full    bool                   // this walk met the limit: it adds no more watches
+	capped  bool                   // MaxFolders was reached (and said)
+	snap    map[string]entry       // path -> state at the last look
+	dirs    int                    // folders in snap
 	pending map[string]map[string]bool
 	lost    bool // notifications were lost since the last take
 }
@@ -124,14 +156,15 @@ type watcher struct {
 // one call at a time; changes that happen meanwhile are delivered in the
 // next call. New folders are watched as they appear. Notifications come
 // from fsnotify; periodic rescans catch what they miss, and take over
-// when a watch cannot be added. Run returns nil when ctx is cancelled,
-// after the call in progress returns; it returns an error only when a
-// root cannot be read at the start.
+// when a watch cannot be added. The folders taken in are bounded
+// (Options.MaxFolders), and every walk stops as soon as ctx is done. Run
+// returns nil when ctx is cancelled, after the call in progress returns;
+// it returns an error only when a root cannot be read at the start.
 func Run(ctx context.Context, roots []string, opt *Options, fn func(context.Context, []Batch)) error {
 	if len(roots) == 0 {
 		return ErrNoRoots
 	}
-	w := &watcher{opt: opt.defaults(), watched: map[string]bool{}, snap: map[string]entry{}, pending: map[string]map[string]bool{}}
+	w := newWatcher(ctx, opt)
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
@@ -145,17 +178,24 @@ func Run(ctx context.Context, roots []string, opt *Options, fn func(context.Cont
 	}
 	if !w.opt.PollOnly {
 		fw, err := fsnotify.NewBufferedWatcher(1024)
-		if err != nil {
+		switch {
+		case err != nil && atLimit(err):
+			w.opt.Warn(fmt.Errorf("watch: notifications unavailable (the system's limit on inotify instances is reached; raise fs.inotify.max_user_instances), rescanning every %v: %w", w.limitedEvery(), err))
+			w.limited = true
+		case err != nil:
 			w.opt.Warn(fmt.Errorf("watch: notifications unavailable, rescanning every %v: %w", w.opt.Poll, err))
 			w.polling = true
-		} else {
-			w.fs = fw
+		default:
+			w.fs, w.add = fw, fw.Add
 			defer fw.Close()
 		}
 	} else {
 		w.polling = true
 	}
-	for _, r := range w.roots {
+	for _, r := range slices.Clone(w.roots) { // allowed may drop one
+		if !w.allowed(r) {
+			continue
+		}
 		if r.file {
 			w.addWatch(filepath.Dir(r.path))
 			w.look(r.path, nil)
@@ -163,10 +203,39 @@ func Run(ctx context.Context, roots []string, opt *Options, fn func(context.Cont
 			w.addTree(r.path, nil, nil)
 		}
 	}
+	if ctx.Err() != nil {
+		return nil // cancelled during the first walk
+	}
 	if w.opt.Ready != nil {
 		w.opt.Ready()
 	}
 	return w.loop(ctx, fn)
+}
+
+func newWatcher(ctx context.Context, opt *Options) *watcher {
+	return &watcher{ctx: ctx, opt: opt.defaults(), watched: map[string]bool{}, snap: map[string]entry{}, pending: map[string]map[string]bool{}}
+}
+
+// allowed asks Options.Check whether r may be walked; a root it refuses is
+// dropped, with its watches and what the snapshot had of it.
+func (w *watcher) allowed(r root) bool {
+	if w.opt.Check == nil {
+		return true
+	}
+	err := w.opt.Check(r.given)
+	if err == nil {
+		return true
+	}
+	w.opt.Warn(fmt.Errorf("watch: no longer watching %s: %w", r.given, err))
+	w.roots = slices.DeleteFunc(w.roots, func(o root) bool { return o == r })
+	w.forget(r.path, nil) // a file root's folder keeps its watch; its events have no root now
+	return false
+}
+
+// atLimit says whether err is the system's limit on watches or on
+// inotify instances.
+func atLimit(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE)
 }
 
 func (w *watcher) loop(ctx context.Context, fn func(context.Context, []Batch)) error {
@@ -244,11 +313,22 @@ func (w *watcher) loop(ctx context.Context, fn func(context.Context, []Batch)) e
 }
 
 func (w *watcher) rescanEvery() time.Duration {
-	if w.polling {
+	switch {
+	case w.polling:
 		return w.opt.Poll
-	}
-	if w.opt.Rescan < 0 {
+	case w.limited:
+		return w.limitedEvery()
+	case w.opt.Rescan < 0:
 		return 100 * 365 * 24 * time.Hour
+	}
+	return w.opt.Rescan
+}
+
+// limitedEvery is the rescan interval once the system's limit on watches
+// is reached: the usual one, never faster.
+func (w *watcher) limitedEvery() time.Duration {
+	if w.opt.Rescan < 0 {
+		return 30 * time.Second
 	}
 	return w.opt.Rescan
 }
@@ -337,19 +417,25 @@ func merge(bs, more []Batch) []Batch {
 	return bs
 }
 
-// addWatch asks for notifications on one folder; when that fails the
-// watcher falls back to polling.
+// addWatch asks for notifications on one folder. When the system's
+// limit on watches is reached, that is said once, the folders left without
+// a watch are rescanned every Rescan, and the rest of this walk asks for no
+// more (the next rescan tries once again, in case watches were freed).
+// Another failure falls back to polling every Poll.
 func (w *watcher) addWatch(dir string) {
-	if w.fs == nil || w.watched[dir] {
+	if w.add == nil || w.watched[dir] || w.full {
 		return
 	}
-	if err := w.fs.Add(dir); err != nil {
-		if !w.polling {
-			hint := ""
-			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
-				hint = " (the system's limit on watches is reached; raise fs.inotify.max_user_watches)"
+	if err := w.add(dir); err != nil {
+		if atLimit(err) {
+			if !w.limited {
+				w.opt.Warn(fmt.Errorf("watch: cannot watch %s: the system's limit on watches is reached after %d folders (raise fs.inotify.max_user_watches); the folders without a watch are rescanned every %v instead: %w", dir, len(w.watched), w.limitedEvery(), err))
 			}
-			w.opt.Warn(fmt.Errorf("watch: cannot watch %s%s; rescanning every %v instead: %w", dir, hint, w.opt.Poll, err))
+			w.limited, w.full = true, true
+			return
+		}
+		if !w.polling {
+			w.opt.Warn(fmt.Errorf("watch: cannot watch %s; rescanning every %v instead: %w", dir, w.opt.Poll, err))
 		}
 		w.polling = true
 		return
@@ -359,9 +445,14 @@ func (w *watcher) addWatch(dir string) {
 
 // addTree watches a folder and every folder below it, and records their
 // files (into seen, when not nil). With report set, every file found is marked as changed (a folder
-// that appeared, or was moved in, with files already inside).
+// that appeared, or was moved in, with files already inside). A folder
+// not seen before is left out once the watcher holds MaxFolders; the walk
+// stops when the Run's context is done.
 func (w *watcher) addTree(dir string, report func(string), seen map[string]bool) {
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if w.ctx.Err() != nil {
+			return fs.SkipAll
+		}
 		if err != nil {
 			if p != dir {
 				w.opt.Warn(fmt.Errorf("watch: %w", err))
@@ -378,6 +469,13 @@ func (w *watcher) addTree(dir string, report func(string), seen map[string]bool)
 			return nil
 		}
 		if d.IsDir() {
+			if _, known := w.snap[p]; !known && w.dirs >= w.opt.MaxFolders {
+				if !w.capped {
+					w.capped = true
+					w.opt.Warn(fmt.Errorf("%w: %d taken in, the most one watch takes; %s and the folders after it are left out, and changes there are not followed (watch a smaller folder, or run braid index for them)", ErrTooManyFolders, w.dirs, p))
+				}
+				return fs.SkipDir
+			}
 			w.addWatch(p)
 		}
 		w.look(p, report)
@@ -404,6 +502,12 @@ func (w *watcher) look(p string, report func(string)) {
 		e.size, e.mtime = 0, time.Time{} // a folder's own changes show in its entries
 	}
 	old, ok := w.snap[p]
+	if ok && old.dir {
+		w.dirs--
+	}
+	if e.dir {
+		w.dirs++
+	}
 	w.snap[p] = e
 	if report != nil && (!ok || old != e) {
 		report(p)
@@ -414,8 +518,11 @@ func (w *watcher) look(p string, report func(string)) {
 // watch list, reporting each path the snapshot had.
 func (w *watcher) forget(p string, report func(string)) {
 	prefix := p + string(filepath.Separator)
-	for q := range w.snap {
+	for q, e := range w.snap {
 		if q == p || strings.HasPrefix(q, prefix) {
+			if e.dir {
+				w.dirs--
+			}
 			delete(w.snap, q)
 			if report != nil {
 				report(q)
@@ -461,16 +568,24 @@ func (w *watcher) inRecursiveRoot(p string) bool {
 	return false
 }
 
-// rescan walks every root and marks what changed since the last look.
+// rescan walks every root and marks what changed since the last look. A
+// rescan cut short by the Run's end marks nothing more.
 func (w *watcher) rescan() {
 	seen := map[string]bool{}
-	for _, r := range w.roots {
+	w.full = false
+	for _, r := range slices.Clone(w.roots) {
+		if !w.allowed(r) {
+			continue
+		}
 		if r.file {
 			w.look(r.path, w.mark)
 			seen[r.path] = true
 			continue
 		}
 		w.addTree(r.path, w.mark, seen)
+	}
+	if w.ctx.Err() != nil {
+		return
 	}
 	for q := range w.snap {
 		if !seen[q] {
