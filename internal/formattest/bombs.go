@@ -95,7 +95,9 @@ func DOCXLongRun(size int) []byte {
 
 // ODTAttrs and ODTLongRun are DOCXAttrs and DOCXLongRun as OpenDocument
 // text.
-func ODTAttrs(n int) []byte { return odt(`<text:p>Before.</text:p><text:p`, ` a=""`, n, `>After.</text:p>`) }
+func ODTAttrs(n int) []byte {
+	return odt(`<text:p>Before.</text:p><text:p`, ` a=""`, n, `>After.</text:p>`)
+}
 
 // ODTLongRun: see ODTAttrs.
 func ODTLongRun(size int) []byte { return odt(`<text:p>`, "a", size, `</text:p>`) }
