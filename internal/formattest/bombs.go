@@ -88,7 +88,8 @@ func DOCXAttrs(n int) []byte {
 }
 
 // DOCXLongRun is a Word document whose one text run holds size bytes of
-// "a" (60 MiB is under the decompressed bound, in 60 KB of zip).
+// "a a a ..." (60 MiB is under the decompressed bound, in 60 KB of zip; as
+// one-letter words it makes the most chunks).
 func DOCXLongRun(size int) []byte {
 	return docx(`<w:p><w:r><w:t>`, "a ", size/2, `</w:t></w:r></w:p>`)
 }
