@@ -38,7 +38,7 @@ build:
 # BRAID_REQUIRE_S3 make a missing runtime or moto a failure instead of a
 # skip (BRAID_REQUIRE_OPENSEARCH=1 does the same for java and mvn). The
 # tests find the shared data in BRAID_TESTDATA, set from DATA.
-SLOW := ^(TestHostile|TestRunWithModels|TestCluster.*|TestOpenSearch|TestBackendCommands|TestBackendPDF|TestTwoNodesFormOneCluster|TestHostileVault|TestSciFactGolden|TestEvalSciFactLexical|TestRealVaults|TestLexicalRankingIgnoresLayout|TestLinksDendron|TestGoModTidy|TestKillDuringIndex|TestGrepAgreesWithRipgrep|TestCrashKillLoop|TestAddCrashKillLoop|TestDamagedIndexFiles|TestRecall)$$
+SLOW := ^(TestPDFiumMemory|TestRunWithModels|TestCluster.*|TestOpenSearch|TestBackendCommands|TestBackendPDF|TestTwoNodesFormOneCluster|TestHostileVault|TestSciFactGolden|TestEvalSciFactLexical|TestRealVaults|TestLexicalRankingIgnoresLayout|TestLinksDendron|TestGoModTidy|TestKillDuringIndex|TestGrepAgreesWithRipgrep|TestCrashKillLoop|TestAddCrashKillLoop|TestDamagedIndexFiles|TestRecall)$$
 export BRAID_TESTDATA ?= $(abspath $(DATA))
 GOTEST := BRAID_REQUIRE_ORT=1 BRAID_REQUIRE_S3=1 $(GO) test -race -count=1 -json
 SUMMARY := $(GO) run ./tools/testsummary
