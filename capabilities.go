@@ -24,12 +24,15 @@ type Capabilities struct {
 	// Device says where the models run and why ("cpu (auto: …)",
 	// "cuda:0"), "" when none is loaded.
 	Device string `json:"device,omitempty"`
+	// Tightened says, once, which permissions a writer's Open took off an
+	// older index (indexdir.Tighten); "" when none, and for a reader.
+	Tightened string `json:"tightened,omitempty"`
 }
 
 // Capabilities describes the models the engine was opened with.
 func (e *Engine) Capabilities() Capabilities {
 	c := Capabilities{Dir: e.dir, ReadOnly: e.opt.ReadOnly, Rerank: e.opt.Reranker != nil,
-		NoVectors: e.availability().Unavailable(), NoRerank: e.rerankUnavailable(), Device: e.opt.Device}
+		NoVectors: e.availability().Unavailable(), NoRerank: e.rerankUnavailable(), Device: e.opt.Device, Tightened: e.tightened}
 	if e.vec != nil {
 		c.Vectors, c.Model, c.Embedded = true, e.opt.Model, e.vec.Len()
 	}

@@ -49,29 +49,17 @@ var (
 	// ErrBackend means an operation needs the embedded index (an index
 	// directory) and the engine keeps its index in an OpenSearch cluster.
 	ErrBackend = index.ErrBackend
-)
-
-// Re-exported errors of the index package.
-var (
+	// The index directory's and query parsing's (indexdir, query).
 	ErrLocked        = indexdir.ErrLocked
 	ErrSchemaVersion = indexdir.ErrSchemaVersion
 	ErrEmptyQuery    = query.ErrEmptyQuery
 	ErrQueryTooLong  = query.ErrQueryTooLong
-	// ErrUntrusted and ErrMoved: a source braid will not read (see
-	// Source.Usable).
-	ErrUntrusted = index.ErrUntrusted
-	ErrMoved     = index.ErrMoved
 )
 
-// Types of reading documents that a search's answers hold, defined beside
-// the reader (Notes).
+// Shared types, defined beside the package that makes them.
 type (
-	Lines   = notes.Lines
-	Excerpt = notes.Excerpt
-)
-
-// Shared types, defined beside the store that keeps them.
-type (
+	Lines     = notes.Lines
+	Excerpt   = notes.Excerpt
 	Source    = index.Source
 	Document  = index.Document
 	Chunk     = index.Chunk
@@ -198,7 +186,7 @@ type Engine struct {
 
 	closed    atomic.Bool
 	created   string      // the directories Open created, "" when dir existed
-	tightened string      // see Tightened
+	tightened string      // see Capabilities.Tightened
 	discard   atomic.Bool // remove created on Close: the first Index failed before writing
 
 	docs *docstore.Store // the document store (docstore.go); see Store
@@ -219,9 +207,8 @@ type Engine struct {
 
 // Open opens the index in dir, creating it unless opt.ReadOnly. A commit
 // that a crash interrupted is completed before Open returns. The index is
-// the user's alone: its folder 0700, its files 0600; a writer tightens an
-// index more open than that (one made by an older braid) and says so in
-// Tightened. A reader never changes a mode. When Open
+// the user's alone (folder 0700, files 0600): a writer tightens an older
+// one (Capabilities().Tightened says so), a reader never. When Open
 // fails, or the first Index of an index it created fails before writing
 // anything (it returns no Summary), the directories it created are
 // removed (on Close in the second case), so a failed first run leaves no
@@ -348,13 +335,6 @@ func (e *Engine) lexical() (*lexical.Index, error) {
 	})
 	return e.lex, e.lexErr
 }
-
-// Tightened is one line saying what Open, as a writer, took the group's
-// and others' permissions off (indexdir.Tighten): "tightened the index's
-// permissions to owner-only (…)"; "" when nothing was more open than
-// owner-only, and always for a reader. It is said once: the next open
-// finds nothing to tighten.
-func (e *Engine) Tightened() string { return e.tightened }
 
 // Notes reads the index's documents: a name resolved to a document, its
 // current content, a chunk's neighbours, citations, what an id names, the

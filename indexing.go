@@ -222,7 +222,7 @@ func (s *Sources) Remove(ctx context.Context, ref string) (int, error) {
 // (made by an older braid, or moved from another machine); an index
 // cloned from someone else's repository should be rebuilt instead. It
 // returns the sources it sealed.
-func (s *Sources) Trust(refs ...string) ([]*Source, error) {
+func (s *Sources) Trust(ctx context.Context, refs ...string) ([]*Source, error) {
 	e := s.e
 	if e.opt.ReadOnly {
 		return nil, ErrReadOnly
@@ -230,33 +230,19 @@ func (s *Sources) Trust(refs ...string) ([]*Source, error) {
 	if e.cl != nil {
 		return nil, e.embeddedOnly("braid sources trust")
 	}
-	var srcs []*Source
 	if len(refs) == 0 {
 		all, err := e.st.Sources()
 		if err != nil {
 			return nil, err
 		}
-		srcs = all
+		return e.st.Trust(all)
 	}
-	for _, ref := range refs {
-		// Trust takes no ctx; a cluster has no sources to trust, so this
-		// reads the local store and nothing waits on it.
-		src, err := e.nt.Source(context.Background(), ref)
-		if err != nil {
+	srcs := make([]*Source, len(refs))
+	for i, ref := range refs {
+		var err error
+		if srcs[i], err = e.nt.Source(ctx, ref); err != nil {
 			return nil, err
 		}
-		srcs = append(srcs, src)
 	}
-	var sealed []*Source
-	for _, src := range srcs {
-		if src.Untrusted == "" {
-			continue
-		}
-		src.Untrusted = ""
-		if err := e.st.PutSource(src); err != nil {
-			return sealed, err
-		}
-		sealed = append(sealed, src)
-	}
-	return sealed, nil
+	return e.st.Trust(srcs)
 }

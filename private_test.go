@@ -114,7 +114,7 @@ func TestIndexIsPrivate(t *testing.T) {
 	if _, err := e.Index(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := e.Tightened(); n != "" {
+	if n := e.Capabilities().Tightened; n != "" {
 		t.Errorf("a new index was tightened: %q", n)
 	}
 	e.Close()
@@ -187,7 +187,7 @@ func TestWriterTightensIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := r.Tightened(); n != "" {
+	if n := r.Capabilities().Tightened; n != "" {
 		t.Errorf("a reader says it tightened: %q", n)
 	}
 	r.Close()
@@ -199,7 +199,7 @@ func TestWriterTightensIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	note := w.Tightened()
+	note := w.Capabilities().Tightened
 	w.Close()
 	if !strings.HasPrefix(note, "tightened the index's permissions to owner-only ("+dir+": folder 755 → 700, ") || strings.Contains(note, "\n") {
 		t.Errorf("writer's note %q: want one line saying it tightened the index's permissions to owner-only", note)
@@ -209,7 +209,7 @@ func TestWriterTightensIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := w.Tightened(); n != "" {
+	if n := w.Capabilities().Tightened; n != "" {
 		t.Errorf("the second writer says %q; the note is said once", n)
 	}
 	w.Close()

@@ -34,9 +34,8 @@ type WatchOptions struct {
 	// Ready is called once the sources are watched: a change made after
 	// it returns is re-indexed. nil means no call.
 	Ready func()
-	// MaxFolders bounds the folders one Watch takes in, all its sources
-	// together; past it a new folder is neither watched nor walked, said
-	// once through Warn. Zero means watch.DefaultMaxFolders (100,000).
+	// MaxFolders bounds the folders watched, all sources together
+	// (watch.Options.MaxFolders); zero means 100,000.
 	MaxFolders int
 }
 
@@ -52,14 +51,10 @@ type WatchOptions struct {
 // (Summary.Walked). A source that is not a folder, or an index in a
 // cluster, is indexed whole at each change. paths names the sources by
 // their path (as given to Index); none means every registered source.
-// A source that is not usable (Source.Usable: a record this user did not
-// make, as in a cloned index, or a folder that now passes through a
-// symbolic link) is neither walked nor watched: it is said once through
-// Warn, with its fix, and when no source is left Watch returns that error
-// (wrapping ErrUntrusted or ErrMoved). Sources removed while it runs are
-// no longer re-indexed. Watch returns nil when ctx is cancelled, after a
-// re-index under way has finished; the walk that sets the watches up
-// stops as soon as ctx is.
+// A source Source.Usable refuses (untrusted, or moved) is neither walked
+// nor watched, said once through Warn; with none left Watch returns that
+// error. Sources removed meanwhile are no longer re-indexed. Watch returns
+// nil when ctx is cancelled, after a re-index under way has finished.
 func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) error {
 	if err := e.mirrored(); err != nil {
 		return err
@@ -89,8 +84,7 @@ func (e *Engine) Watch(ctx context.Context, paths []string, opt *WatchOptions) e
 	}
 	// A .gitignore is hidden, and changes what is indexed.
 	wopt := &watch.Options{Debounce: o.Debounce, Rescan: o.Rescan, MaxFolders: o.MaxFolders, Warn: o.Warn, Ready: o.Ready, Hidden: []string{".gitignore"},
-		// A folder that came to pass through a symbolic link since is
-		// dropped before a rescan walks wherever the link leads.
+		// A folder now reached through a link is dropped before a rescan.
 		Check: func(root string) error { return byRoot[root].Usable() }}
 	if e.cl == nil {
 		dir, err := filepath.Abs(e.dir)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/testenv"
 )
 
@@ -46,7 +47,7 @@ func TestWatchSkipsUntrustedSources(t *testing.T) {
 		stop()
 	}})
 	stop()
-	if !errors.Is(err, braid.ErrUntrusted) || !strings.Contains(err.Error(), "braid sources trust") {
+	if !errors.Is(err, index.ErrUntrusted) || !strings.Contains(err.Error(), "braid sources trust") {
 		t.Errorf("Watch of the untrusted source by path: %v; want ErrUntrusted naming braid sources trust", err)
 	}
 
@@ -87,7 +88,7 @@ func TestWatchSkipsUntrustedSources(t *testing.T) {
 		t.Fatalf("Ready not called within %v", testenv.Guard)
 	}
 	mu.Lock()
-	if len(warned) != 1 || !errors.Is(warned[0], braid.ErrUntrusted) || !strings.Contains(warned[0].Error(), theirs) {
+	if len(warned) != 1 || !errors.Is(warned[0], index.ErrUntrusted) || !strings.Contains(warned[0].Error(), theirs) {
 		t.Errorf("warnings %v; want one, ErrUntrusted naming %s", warned, theirs)
 	}
 	mu.Unlock()
@@ -159,7 +160,7 @@ func TestWatchDropsAMovedSource(t *testing.T) {
 	for {
 		select {
 		case err := <-warned:
-			if errors.Is(err, braid.ErrMoved) {
+			if errors.Is(err, index.ErrMoved) {
 				if !strings.Contains(err.Error(), "no longer watching "+src) {
 					t.Errorf("warning %v, want it to name %s", err, src)
 				}

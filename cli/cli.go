@@ -354,7 +354,7 @@ func (g *Globals) printJSON(v any) error {
 // sayTightened tells, on stderr unless --quiet, that opening the index
 // for writing took other users' access to it away (braid.Engine.Tightened).
 func (g *Globals) sayTightened(e *braid.Engine) {
-	if n := e.Tightened(); n != "" && !g.Quiet {
+	if n := e.Capabilities().Tightened; n != "" && !g.Quiet {
 		fmt.Fprintf(g.stderr, "braid: %s\n", n)
 	}
 }

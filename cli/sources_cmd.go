@@ -29,7 +29,7 @@ func (c *SourcesTrustCmd) Run(g *Globals) error {
 		return err
 	}
 	defer done()
-	sealed, err := e.Sources().Trust(c.Sources...)
+	sealed, err := e.Sources().Trust(g.ctx, c.Sources...)
 	if err != nil {
 		return err
 	}

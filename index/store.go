@@ -191,6 +191,23 @@ func checkSchema(meta *bolt.Bucket) error {
 // Close releases the store.
 func (s *Store) Close() error { return s.db.Close() }
 
+// Trust seals the untrusted ones of srcs as this user's own (PutSource
+// with Untrusted cleared) and returns those it sealed.
+func (s *Store) Trust(srcs []*Source) ([]*Source, error) {
+	var sealed []*Source
+	for _, src := range srcs {
+		if src.Untrusted == "" {
+			continue
+		}
+		src.Untrusted = ""
+		if err := s.PutSource(src); err != nil {
+			return sealed, err
+		}
+		sealed = append(sealed, src)
+	}
+	return sealed, nil
+}
+
 // PutSource records a source, replacing one with the same id.
 // A trusted record (Untrusted empty: made or granted by this user now) is
 // sealed with the store's key; an untrusted one keeps the seal it had, so
