@@ -174,7 +174,7 @@ func TestPromptsFolderWithFIFO(t *testing.T) {
 	made := make(chan *mcpserver.Server, 1)
 	go func() {
 		made <- mcpserver.New(func() (*braid.Engine, func(), error) { return nil, nil, errors.New("no engine") },
-			&mcpserver.Options{Prompts: dir, Log: &logs})
+			&mcpserver.Options{Prompts: dir, Log: &logs, ShutdownTimeout: testenv.Guard}) // a busy machine may take past the 5 s default
 	}()
 	var srv *mcpserver.Server
 	select {
