@@ -122,8 +122,8 @@ const (
 // flag, an MCP tool's argument, a batch line, a setting and the engine,
 // and so is the refusal: "limit \"5000\" is out of range; want a whole
 // number from 1 to 1000". A zero Limit, Candidates or Similarity is the
-// default. Every front end calls it before it opens anything; Search
-// calls it again once the index's settings are filled in.
+// default. Every front end calls it before it opens anything, and Search
+// calls it before it fills in the index's settings.
 func (o SearchOptions) Check() error {
 	type bounded struct {
 		b   settings.Bound
@@ -167,10 +167,7 @@ func (e *Engine) checked(opt SearchOptions) (SearchOptions, error) {
 	if err := opt.Check(); err != nil {
 		return opt, err
 	}
-	opt = e.withSettings(opt)
-	if err := opt.Check(); err != nil { // the settings' values, as settings.json holds them
-		return opt, err
-	}
+	opt = e.withSettings(opt) // settings' values were checked as they were read or set (settings.Parse, Values.Set)
 	opt.Limit = cmp.Or(opt.Limit, DefaultLimit)
 	opt.Candidates = cmp.Or(opt.Candidates, DefaultCandidates)
 	if opt.Fuzzy {
