@@ -109,10 +109,10 @@ type instructed interface {
 }
 
 // embedQuery embeds a search's query, with the model's instruction unless
-// instruction says false.
+// instruction says false; a model.Embedder keeps recent queries' vectors.
 func (e *Engine) embedQuery(ctx context.Context, text string, instruction *bool) ([][]float32, error) {
-	if ie, ok := e.opt.Embedder.(instructed); ok && instruction != nil && !*instruction {
-		v, err := ie.EmbedQuery(ctx, text, false)
+	if ie, ok := e.opt.Embedder.(instructed); ok {
+		v, err := ie.EmbedQuery(ctx, text, instruction == nil || *instruction)
 		return [][]float32{v}, err
 	}
 	return e.opt.Embedder.Embed(ctx, []string{text}, true)

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/braidsearch/braid/internal/lru"
 	"math"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -16,17 +17,19 @@ import (
 // Embedder turns texts into unit-length vectors with a bi-encoder (BGE,
 // MiniLM, E5) run by ONNX Runtime. It is safe for concurrent use.
 //
-// It runs a single text (a query) and a batch on two sessions. A query is
-// too short to share among threads: bge-small int8 embeds a 22-token
-// query in 5.33 ms p50 on one intra-op thread and on two alike (400
-// queries each, interleaved), and on one it leaves the other cores to the
-// BM25 search that runs beside it. A batch does use every thread. A
-// search process thus opens one session, with one thread; the batch
-// session opens on the first batch (it is the same session when the
-// configuration asks for one thread). An index run asks for no single
-// text, so its first batch closes the one-thread session before opening
-// its own: it holds one copy of the model, as before there were two. Runs
-// on one session are serialised, so a query does not wait behind a batch.
+// It runs a single text (a query) and a batch on two sessions. A query
+// runs on the query session (queryConfig): two intra-op threads that spin
+// between its short operators and stop when the run ends. On two AVX2
+// cores bge-small int8 embeds the bench's queries in 8.1 ms p50
+// against 10.5 on one thread and 10.7 on two blocking ones; on a Zen 4
+// one thread and two blocking ones took 5.3 ms alike. A batch uses every
+// thread, blocking when idle. A search process thus opens the query
+// session only; the batch session opens on the first batch (it is the
+// same session when the configuration asks for one thread). An index run
+// asks for no single text, so its first batch closes the query session
+// before opening its own: it holds one copy of the model, as before there
+// were two. Runs on one session are serialised, so a query does not wait
+// behind a batch.
 type Embedder struct {
 	spec   Spec
 	tok    *tokenizer.Tokenizer
@@ -40,13 +43,18 @@ type Embedder struct {
 	choice Choice // the device the first session chose
 
 	mu      sync.Mutex
-	one     *session // single texts, one intra-op thread; nil until needed again
+	one     *session // single texts (queryConfig); nil until needed again
 	batch   *session // batches, cfg.Threads threads (one when that is one); nil until the first
 	oneUsed bool     // a single text has run: a batch no longer closes one
 	closed  bool
 
-	tokens atomic.Int64 // tokens embedded (padding not counted)
+	tokens  atomic.Int64          // tokens embedded (padding not counted)
+	queries *lru.Cache[[]float32] // EmbedQuery's recent vectors, by instruction and text
 }
+
+// queryCacheSize is how many query vectors an Embedder keeps (1.5 KiB
+// each for bge-small).
+const queryCacheSize = 512
 
 // Tokens is how many tokens (after truncation, without padding) Embed has
 // put through the model so far.
@@ -73,14 +81,13 @@ func LoadEmbedder(ctx context.Context, dir string, spec Spec, cfg Config) (*Embe
 	if cfg.Threads < 0 {
 		return nil, fmt.Errorf("model: threads %d out of range, want >= 0", cfg.Threads)
 	}
-	one := cfg
-	one.Threads = 1
-	tok, s, err := openDir(dir, spec, one, "last_hidden_state")
+	tok, s, err := openDir(dir, spec, queryConfig(cfg), "last_hidden_state")
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedder{spec: spec, tok: tok, path: s.path, output: s.output, outDim: s.outDims, one: s, cfg: cfg, maxLen: maxLen(spec), choice: s.choice}
-	if cfg.Threads == 1 || (cfg.Threads == 0 && runtime.NumCPU() == 1) {
+	e := &Embedder{spec: spec, tok: tok, path: s.path, output: s.output, outDim: s.outDims, one: s, cfg: cfg, maxLen: maxLen(spec), choice: s.choice,
+		queries: lru.New[[]float32](queryCacheSize)}
+	if threadsOf(cfg) == 1 {
 		e.batch = s
 	}
 	if err := e.setDim(ctx); err != nil {
@@ -99,7 +106,7 @@ func (e *Embedder) setDim(ctx context.Context) error {
 	}
 	hidden := int(d[2])
 	if hidden <= 0 {
-		// On the one-thread session directly: a probe is no query, and
+		// On the query session directly: a probe is no query, and
 		// must not keep that session from giving way to a batch's.
 		v, err := e.embedOn(ctx, e.one, []string{"dimension probe"}, e.spec.PassagePrefix)
 		if err != nil {
@@ -116,16 +123,23 @@ func (e *Embedder) setDim(ctx context.Context) error {
 }
 
 // EmbedQuery embeds one query, with the model's query instruction
-// (spec.QueryPrefix) or, with instruction false, without it.
+// (spec.QueryPrefix) or, with instruction false, without it. The vectors
+// of the last queryCacheSize queries are kept: agents repeat and refine
+// their queries, and a repeated one then costs no model run.
 func (e *Embedder) EmbedQuery(ctx context.Context, text string, instruction bool) ([]float32, error) {
 	prefix := ""
 	if instruction {
 		prefix = e.spec.QueryPrefix
 	}
+	k := e.queries.Key(prefix, text)
+	if v, ok := e.queries.Get(k); ok {
+		return slices.Clone(v), nil
+	}
 	out, err := e.embed(ctx, []string{text}, prefix)
 	if err != nil {
 		return nil, err
 	}
+	e.queries.Put(k, slices.Clone(out[0]))
 	return out[0], nil
 }
 
@@ -186,8 +200,21 @@ func (e *Embedder) embedOn(ctx context.Context, s *session, texts []string, pref
 	return out, nil
 }
 
+// queryThreads is the most intra-op threads a single text runs on: a
+// query's matrices are some 20 rows, which two threads share well.
+const queryThreads = 2
+
+// queryConfig is the configuration of the session single texts run on:
+// at most queryThreads threads (fewer when cfg allows fewer), interactive.
+func queryConfig(cfg Config) Config {
+	q := cfg
+	q.Threads = min(threadsOf(cfg), queryThreads)
+	q.interactive = true
+	return q
+}
+
 // session returns the session to run texts on: the batch session for a
-// batch, else the one-thread session, each opened when first needed. The
+// batch, else the query session, each opened when first needed. The
 // first batch closes a one-thread session no single text has used (a
 // batch's texts go through the model together, so nothing else holds it).
 func (e *Embedder) session(batch bool) (*session, error) {
@@ -199,9 +226,7 @@ func (e *Embedder) session(batch bool) (*session, error) {
 	if !batch {
 		e.oneUsed = true
 		if e.one == nil {
-			one := e.cfg
-			one.Threads = 1
-			s, err := openSession(e.path, e.output, one)
+			s, err := openSession(e.path, e.output, queryConfig(e.cfg))
 			if err != nil {
 				return nil, err
 			}

@@ -153,7 +153,7 @@ func TestEmbedSingleAndBatchSessions(t *testing.T) {
 	}
 	all := embed(t, e, texts, true)
 	if e.batch == nil || e.batch == e.one || e.one == nil {
-		t.Fatal("a batch did not run on a session of its own beside the used one-thread session")
+		t.Fatal("a batch did not run on a session of its own beside the used query session")
 	}
 	for i := range texts {
 		if d := maxDiff(all[i], alone[i]); d > 1e-5 {
@@ -164,7 +164,7 @@ func TestEmbedSingleAndBatchSessions(t *testing.T) {
 	idx := loadTiny(t, tinySpec(), Config{Threads: 2})
 	batched := embed(t, idx, texts, true)
 	if idx.one != nil {
-		t.Error("a batch before any single text left the one-thread session open")
+		t.Error("a batch before any single text left the query session open")
 	}
 	v, err := idx.EmbedQuery(ctx, texts[0], true)
 	if err != nil || idx.one == nil {
@@ -537,5 +537,34 @@ func TestEmbedHostileText(t *testing.T) {
 		if d := math.Abs(float64(alone[0][k] - got[0][k])); d > 1e-5 {
 			t.Fatalf("the normal text embeds differently beside hostile ones (by %g)", d)
 		}
+	}
+}
+
+func TestEmbedQueryCache(t *testing.T) {
+	ctx := context.Background()
+	e := loadTiny(t, tinySpec(), Config{})
+	first, err := e.EmbedQuery(ctx, texts[0], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := e.Tokens()
+	first[0] += 1 // the caller's copy: the cache keeps its own
+	again, err := e.EmbedQuery(ctx, texts[0], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Tokens() != ran {
+		t.Errorf("a repeated query ran the model again (%d tokens, then %d)", ran, e.Tokens())
+	}
+	if d := math.Abs(float64(again[0] - (first[0] - 1))); d > 1e-7 {
+		t.Errorf("the cached vector changed with the caller's copy (off by %g)", d)
+	}
+	// The instruction is part of the key: without it the model runs.
+	without, err := e.EmbedQuery(ctx, texts[0], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Tokens() == ran || maxDiff(without, again) < 1e-4 {
+		t.Error("the query without the instruction came from the cache of the one with it")
 	}
 }

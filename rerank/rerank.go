@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/braidsearch/braid/internal/lru"
 	"sync"
 	"time"
 )
@@ -25,6 +26,8 @@ const (
 	calibration = 8
 	// ewmaWeight is the weight of the newest throughput measurement.
 	ewmaWeight = 0.3
+	// cacheSize is how many (query, window) scores a Reranker keeps.
+	cacheSize = 4096
 )
 
 // ErrNoScorer is returned by Rerank on a Reranker made without a Scorer.
@@ -97,7 +100,7 @@ type Reranker struct {
 	top    int
 	window int
 	budget time.Duration
-	cache  *cache
+	cache  *lru.Cache[float32]
 
 	mu   sync.Mutex
 	rate float64 // estimated tokens per second; 0 before any measurement
@@ -105,7 +108,7 @@ type Reranker struct {
 
 // New returns a Reranker that scores with s.
 func New(s Scorer, opt Options) *Reranker {
-	r := &Reranker{s: s, top: opt.Top, window: opt.Window, budget: max(opt.Budget, 0), cache: newCache(cacheSize)}
+	r := &Reranker{s: s, top: opt.Top, window: opt.Window, budget: max(opt.Budget, 0), cache: lru.New[float32](cacheSize)}
 	if r.top <= 0 {
 		r.top = DefaultTop
 	}
@@ -180,8 +183,8 @@ func (r *Reranker) RerankWithin(ctx context.Context, query string, ps []Passage,
 		if r.window > 0 {
 			texts[i] = Window(query, ps[i].Text, r.window)
 		}
-		keys[i] = r.cache.key(query, texts[i])
-		if s, ok := r.cache.get(keys[i]); ok {
+		keys[i] = r.cache.Key(query, texts[i])
+		if s, ok := r.cache.Get(keys[i]); ok {
 			out.Scores[i], cached[i] = s, true
 		} else {
 			pending = append(pending, i)
@@ -215,7 +218,7 @@ func (r *Reranker) RerankWithin(ctx context.Context, query string, ps []Passage,
 		r.measure(tokens, time.Since(t))
 		for j, i := range batch {
 			out.Scores[i] = scores[j]
-			r.cache.put(keys[i], scores[j])
+			r.cache.Put(keys[i], scores[j])
 		}
 		done += m
 	}

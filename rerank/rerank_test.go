@@ -314,24 +314,3 @@ func windowed(query string, ps []Passage) []string {
 	}
 	return out
 }
-
-func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
-	c := newCache(3)
-	for k := range uint64(3) {
-		c.put(k, float32(k))
-	}
-	c.get(0)      // 1 is now the least recently used
-	c.put(3, 3)   // evicts 1
-	c.put(2, 2.5) // update, no eviction
-	for k, want := range map[uint64]struct {
-		s  float32
-		ok bool
-	}{0: {0, true}, 1: {0, false}, 2: {2.5, true}, 3: {3, true}} {
-		if s, ok := c.get(k); s != want.s || ok != want.ok {
-			t.Errorf("get(%d) = %v, %v; want %v, %v", k, s, ok, want.s, want.ok)
-		}
-	}
-	if n := c.len(); n != 3 {
-		t.Errorf("len %d, want 3", n)
-	}
-}
