@@ -45,6 +45,7 @@ type Globals struct {
 	tty      bool // stderr is a terminal
 
 	saidDevice bool // sayDevice has told where the models run
+	warm       bool // models run once as they load (model.Set.Warm): braid serve
 
 	// Set when braid serve runs the command for another process (see
 	// forward.go): that process's directory, and the server's engine.

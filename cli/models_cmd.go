@@ -57,7 +57,7 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 		return nil, nil, fmt.Errorf("--device %q: want auto, cpu, cuda or cuda:N", g.Device)
 	}
 	m := g.models()
-	m.NoEmbedder, m.NoReranker = !vectors, !reranks
+	m.NoEmbedder, m.NoReranker, m.Warm = !vectors, !reranks, g.warm
 	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, BatchDocs: testBatchDocs, AWS: loadAWS,
 		Vector: braid.VectorOptions{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, Backend: g.backend(), KeyFile: g.KeyFile}
 	if b := g.RerankBudget; b != nil { // the flag wins over the index's setting

@@ -52,6 +52,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 	if g.Quiet {
 		logs = io.Discard
 	}
+	g.warm = true // the first tool call should not pay the models' first run
 	open := func() (*braid.Engine, func(), error) {
 		return g.openFor(c.ReadOnly, "braid serve", true, true)
 	}

@@ -119,6 +119,32 @@ func TestLoadResolve(t *testing.T) {
 	}
 }
 
+// Warm runs the embedder once as Load returns (a long-lived server's first
+// search then finds it warm), without putting anything in the query cache.
+func TestLoadWarm(t *testing.T) {
+	lib := modeltest.NeedRuntime(t)
+	for _, warm := range []bool{false, true} {
+		s := model.Set{ORTLib: lib, Reranker: "none", Warm: warm, Resolve: func(string, model.Kind) (string, model.Spec, error) {
+			return modeltest.TinyDir(), modeltest.TinySpec(), nil
+		}}
+		l, err := model.Load(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := l.Embedder.Tokens()
+		if (ran > 0) != warm {
+			t.Errorf("Warm %v: %d tokens through the model as Load returned", warm, ran)
+		}
+		if _, err := l.Embedder.EmbedQuery(context.Background(), "warm up", true); err != nil {
+			t.Fatal(err)
+		}
+		if l.Embedder.Tokens() == ran {
+			t.Errorf("Warm %v: the first query came from the cache, so warming filled it", warm)
+		}
+		l.Close()
+	}
+}
+
 // Checks say a model is turned off, or missing with the fix, as a
 // warning; Resolve sees the default's id for "".
 func TestChecks(t *testing.T) {
