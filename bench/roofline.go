@@ -70,7 +70,7 @@ func peakFor(peaks []model.Peak, threads int, spec model.Spec) float64 {
 // model.Embedder).
 func embedRoofline(emb *Embedder, peaks []model.Peak, queries []string, metrics map[string]float64) {
 	p50 := metrics["embed.p50_ms"]
-	if emb.Cost.PerToken == 0 || len(queries) == 0 || p50 <= 0 {
+	if emb.Cost.PerToken == 0 || len(queries) == 0 || p50 <= 0 || !onCPU(emb.Device()) {
 		return
 	}
 	spec := emb.Spec()
@@ -165,20 +165,20 @@ func (r *Report) markdownRoofline(w io.Writer) {
 		stage                                      string
 		tokens, gflop, p50, gflops, peak, fraction float64
 		threads                                    int
-		int8                                       bool // the model's id ends in :int8
+		int8                                       bool // an int8 variant, as peakFor judges it
 	}
 	var rows []row
 	if len(r.Sizes) > 0 {
 		s := r.Sizes[0]
 		if m := s.Metrics; m["embed.gflop_per_call"] > 0 {
 			rows = append(rows, row{fmt.Sprintf("embed one query (%s chunks)", count(s.Chunks)), m["embed.tokens_per_call"], m["embed.gflop_per_call"],
-				m["embed.p50_ms"], m["embed.gflops"], m["embed.peak_gflops"], m["embed.peak_fraction"], 1, strings.Contains(r.Embedder, ":int8")})
+				m["embed.p50_ms"], m["embed.gflops"], m["embed.peak_gflops"], m["embed.peak_fraction"], 1, strings.Contains(r.Embedder, "int8")})
 		}
 	}
 	for _, t := range r.Rerank {
 		if t.GFLOP > 0 {
 			rows = append(rows, row{fmt.Sprintf("rerank %d pairs: %s, window %s", t.Pairs, t.Model, t.Window), t.Tokens, t.GFLOP,
-				t.P50MS, t.GFLOPS, t.PeakGFLOPS, t.PeakFraction, t.Threads, strings.Contains(t.Model, ":int8")})
+				t.P50MS, t.GFLOPS, t.PeakGFLOPS, t.PeakFraction, t.Threads, strings.Contains(t.Model, "int8")})
 		}
 	}
 	if len(rows) == 0 && len(r.Peaks) == 0 {
