@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/model"
+	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/tokenizer"
 )
 
@@ -142,8 +145,8 @@ func TestRunWithModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	models := &Models{
-		Embedder:  &Embedder{Embedder: modeltest.Tiny(t), Name: "tiny", Origin: "test fixture", Tokenizer: tok},
-		Rerankers: []CrossEncoder{{CrossEncoder: modeltest.TinyCross(t), Name: "cross-encoder/ms-marco-MiniLM-L-6-v2", Origin: "test fixture"}},
+		Embedder:  &Embedder{Embedder: modeltest.Tiny(t), Name: "tiny", Origin: "test fixture", Tokenizer: tok, Cost: cost(t, modeltest.TinyDir())},
+		Rerankers: []CrossEncoder{tinyCross(t, "cross-encoder/ms-marco-MiniLM-L-6-v2")},
 	}
 	rep, err := Run(context.Background(), Config{Sizes: []int{1000}, Queries: 4, RerankRuns: 2, Windows: []int{256, -1}, Models: models})
 	if err != nil {
@@ -182,8 +185,36 @@ func TestRunWithModels(t *testing.T) {
 			measured++
 		}
 	}
-	if measured != 2 { // vector at 1k and rerank; BM25 + fusion wants 10k
-		t.Errorf("%d targets measured, want 2: %+v", measured, rep.Targets)
+	// vector at 1k, the default reranker and the fastest one (the same
+	// here) when the default window was timed; BM25 + fusion wants 10k.
+	want := 2
+	if slices.Contains([]int{256, -1}, rerank.DefaultWindow) {
+		want = 3
+	}
+	if measured != want {
+		t.Errorf("%d targets measured, want %d: %+v", measured, want, rep.Targets)
+	}
+	// The roofline: the query embedding against the one-thread peak, the
+	// reranker against the peak on its threads.
+	if len(rep.Peaks) == 0 || rep.Peaks[0].Threads != 1 || rep.Peaks[0].FP32 <= 0 {
+		t.Fatalf("peaks %+v, want one on 1 thread first", rep.Peaks)
+	}
+	checkRoofline(t, "embed", m["embed.gflop_per_call"], m["embed.p50_ms"], m["embed.gflops"], m["embed.peak_gflops"], m["embed.peak_fraction"])
+	if m["embed.peak_gflops"] != sig3(rep.Peaks[0].FP32) || m["embed.tokens_per_call"] < 3 {
+		t.Errorf("embed: peak %v, want the 1-thread fp32 %v; %v tokens a query", m["embed.peak_gflops"], rep.Peaks[0].FP32, m["embed.tokens_per_call"])
+	}
+	for _, r := range rep.Rerank {
+		checkRoofline(t, "rerank "+r.Window, r.GFLOP, r.P50MS, r.GFLOPS, r.PeakGFLOPS, r.PeakFraction)
+		if r.MeetsTarget != (r.P50MS <= 50) || r.Threads != runtime.NumCPU() {
+			t.Errorf("rerank %s: meets the target %v at %v ms; %d threads", r.Window, r.MeetsTarget, r.P50MS, r.Threads)
+		}
+	}
+	var md bytes.Buffer
+	rep.Markdown(&md)
+	for _, want := range []string{"| roofline: stage |", "| embed one query (1k chunks) |", "measured peak on 1 thread,", "| ≤ 50 ms |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
 	}
 	data, err := json.Marshal(rep)
 	if err != nil || !strings.Contains(string(data), `"vector.p50_ms"`) {
@@ -193,7 +224,7 @@ func TestRunWithModels(t *testing.T) {
 
 func TestCheckTargets(t *testing.T) {
 	rep := &Report{
-		Metrics: map[string]float64{"rerank.p50_ms": 80},
+		Metrics: map[string]float64{"rerank.p50_ms": 80, "rerank_fastest.p50_ms": 41},
 		Sizes: []Size{
 			{Chunks: 1000, Metrics: map[string]float64{"vector.p50_ms": 9}},
 			{Chunks: 11000, Metrics: map[string]float64{"lexical_fusion.p50_ms": 2.5}},
@@ -201,7 +232,7 @@ func TestCheckTargets(t *testing.T) {
 		},
 	}
 	got := check(rep)
-	want := map[string]bool{"vector.p50_ms": true, "lexical_fusion.p50_ms": false, "rerank.p50_ms": false}
+	want := map[string]bool{"vector.p50_ms": true, "lexical_fusion.p50_ms": false, "rerank.p50_ms": false, "rerank_fastest.p50_ms": true}
 	for _, tg := range got {
 		if tg.Met == nil || *tg.Met != want[tg.Metric] {
 			t.Errorf("target %s: met %v, want %v", tg.Metric, tg.Met, want[tg.Metric])
@@ -209,6 +240,72 @@ func TestCheckTargets(t *testing.T) {
 	}
 	if *got[1].MeasuredMS != 2.5 {
 		t.Errorf("BM25 + fusion measured %v, want the 11k size's 2.5 (nearest 10k)", *got[1].MeasuredMS)
+	}
+}
+
+// checkRoofline checks that a stage's figures agree: the rate is the
+// FLOPs at p50, the fraction that rate over the peak (to the three
+// significant digits they are kept to).
+func checkRoofline(t *testing.T, stage string, gflop, p50, gflops, peak, fraction float64) {
+	t.Helper()
+	if gflop <= 0 || p50 <= 0 || peak <= 0 {
+		t.Errorf("%s: %v GFLOP a call at %v ms against a peak of %v GFLOP/s, want all > 0", stage, gflop, p50, peak)
+		return
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 0.01*math.Abs(b) }
+	if !near(gflops, gflop/(p50/1000)) || !near(fraction, gflops/peak) {
+		t.Errorf("%s: %v GFLOP at %v ms is %v GFLOP/s, %v of the peak %v; want %v and %v", stage, gflop, p50, gflops, fraction, peak, gflop/(p50/1000), gflops/peak)
+	}
+}
+
+func cost(t *testing.T, dir string) model.Cost {
+	t.Helper()
+	return testenv.Must1(model.ReadCost(filepath.Join(dir, model.ModelFile)))(t)
+}
+
+// tinyCross is the test cross-encoder as a bench times it, on every core.
+func tinyCross(t *testing.T, name string) CrossEncoder {
+	tok := testenv.Must1(tokenizer.Load(filepath.Join(modeltest.TinyCrossDir(), "tokenizer.json")))(t)
+	return CrossEncoder{CrossEncoder: modeltest.TinyCross(t), Name: name, Origin: "test fixture",
+		Tokenizer: tok, Cost: cost(t, modeltest.TinyCrossDir()), Threads: runtime.NumCPU()}
+}
+
+// The reranker's roofline counts the tokens the model is given: the
+// window cuts the passages, so a narrower window is fewer tokens, and the
+// FLOPs follow the model's cost of each pair.
+func TestRerankRoofline(t *testing.T) {
+	modeltest.NeedRuntime(t)
+	c := tinyCross(t, "tiny")
+	peaks := []model.Peak{{Threads: runtime.NumCPU(), FP32: 100, Int8: 200}}
+	var got []RerankTiming
+	for _, w := range []int{32, -1} {
+		r, err := timeRerank(context.Background(), c, w, 2, peaks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRoofline(t, "window "+r.Window, r.GFLOP, r.P50MS, r.GFLOPS, r.PeakGFLOPS, r.PeakFraction)
+		if r.PeakGFLOPS != 100 {
+			t.Errorf("window %s: peak %v, want the fp32 100", r.Window, r.PeakGFLOPS)
+		}
+		got = append(got, r)
+	}
+	if got[0].Tokens <= 50*32/2 || got[0].Tokens >= got[1].Tokens || got[1].Tokens > 50*float64(model.DefaultMaxLen) {
+		t.Errorf("tokens a call: %v at window 32, %v whole; want more than half the window a pair, and fewer than whole's", got[0].Tokens, got[1].Tokens)
+	}
+	// A call's FLOPs are at least its tokens times the cost per token.
+	if min := got[1].Tokens * float64(c.Cost.PerToken) / 1e9; got[1].GFLOP < min*0.99 {
+		t.Errorf("whole: %v GFLOP a call, want at least %v", got[1].GFLOP, min)
+	}
+}
+
+func TestFastestRerank(t *testing.T) {
+	w := fmt.Sprint(rerank.DefaultWindow)
+	ts := []RerankTiming{{Model: "a", Window: w, P50MS: 90}, {Model: "b", Window: "whole", P50MS: 10}, {Model: "c", Window: w, P50MS: 40}}
+	if got, ok := fastestRerank(ts); !ok || got.Model != "c" {
+		t.Errorf("fastest %+v (%v), want c: the lowest p50 at the default window", got, ok)
+	}
+	if _, ok := fastestRerank(ts[1:2]); ok {
+		t.Error("a fastest reranker without the default window timed")
 	}
 }
 

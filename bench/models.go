@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -20,6 +21,9 @@ type Embedder struct {
 	Name      string // registry id
 	Origin    string // "real weights" or "random-weight fixture"
 	Tokenizer *tokenizer.Tokenizer
+	// Cost is the model's arithmetic (model.ReadCost); zero when it could
+	// not be read, and the roofline then leaves the model out.
+	Cost model.Cost
 }
 
 // CrossEncoder is one reranking model a bench times.
@@ -27,6 +31,13 @@ type CrossEncoder struct {
 	*model.CrossEncoder
 	Name   string
 	Origin string
+	// Tokenizer counts the tokens of the pairs the model scores, and Cost
+	// is their arithmetic; without either the roofline leaves the model
+	// out.
+	Tokenizer *tokenizer.Tokenizer
+	Cost      model.Cost
+	// Threads is how many intra-op threads the model runs on.
+	Threads int
 }
 
 // Skipped names a model the bench could not time, and why.
@@ -90,8 +101,8 @@ func LoadModels(m braid.Models, fixtures string, only []string) (*Models, error)
 		return out, nil
 	}
 	var dir, origin string
+	var spec model.Spec
 	m.Resolve = func(name string, kind model.Kind) (string, model.Spec, error) {
-		var spec model.Spec
 		var err error
 		dir, spec, origin, err = locate(name, kind, m.Dir, fixtures)
 		return dir, spec, err
@@ -110,25 +121,31 @@ func LoadModels(m braid.Models, fixtures string, only []string) (*Models, error)
 			lm.Close()
 			return nil, err
 		}
-		out.Embedder = &Embedder{Embedder: lm.Embedder, Name: lm.Embedder.Spec().ID(), Origin: origin, Tokenizer: tok}
+		cost, _ := model.ReadCost(spec.ModelPath(dir)) // zero: no roofline
+		out.Embedder = &Embedder{Embedder: lm.Embedder, Name: lm.Embedder.Spec().ID(), Origin: origin, Tokenizer: tok, Cost: cost}
 		out.Device = lm.Device
 	}
-	for _, spec := range model.Registry() {
-		if spec.Kind != model.KindCrossEncoder || len(only) > 0 && !slices.Contains(only, spec.ID()) {
+	for _, reg := range model.Registry() {
+		if reg.Kind != model.KindCrossEncoder || len(only) > 0 && !slices.Contains(only, reg.ID()) {
 			continue
 		}
 		cm := m
-		cm.NoEmbedder, cm.Reranker = true, spec.ID()
+		cm.NoEmbedder, cm.Reranker = true, reg.ID()
 		lm, err := braid.LoadModels(cm)
 		if err != nil {
 			out.Close()
 			return nil, err
 		}
 		if lm.CrossEncoder == nil {
-			out.Skipped = append(out.Skipped, Skipped{spec.ID(), lm.NoRerank})
+			out.Skipped = append(out.Skipped, Skipped{reg.ID(), lm.NoRerank})
 			continue
 		}
-		out.Rerankers = append(out.Rerankers, CrossEncoder{CrossEncoder: lm.CrossEncoder, Name: spec.ID(), Origin: origin})
+		c := CrossEncoder{CrossEncoder: lm.CrossEncoder, Name: reg.ID(), Origin: origin, Threads: cmp.Or(m.Threads, runtime.NumCPU())}
+		if tok, err := tokenizer.Load(spec.TokenizerPath(dir)); err == nil { // else no roofline
+			c.Tokenizer = tok
+			c.Cost, _ = model.ReadCost(spec.ModelPath(dir))
+		}
+		out.Rerankers = append(out.Rerankers, c)
 		if out.Device == "" {
 			out.Device = lm.Device
 		}

@@ -350,13 +350,39 @@ func (r *pbReader) tensorHeader() (weight, error) {
 // or through a DequantizeLinear (as quantized models store them).
 // Embedding tables are looked up, not multiplied, and attention's own
 // products, which grow with the sequence, are not counted, so at chunk
-// lengths the estimate is a few percent low.
+// lengths the estimate is a few percent low (Cost counts them).
 func FLOPsPerToken(path string) (int64, error) {
+	c, err := ReadCost(path)
+	return c.PerToken, err
+}
+
+// Cost is the arithmetic of a pass through a transformer: PerToken
+// (FLOPsPerToken) for each token, and for attention's own two products
+// (queries by keys, then the attention weights by values) 2 × 2 × Hidden
+// FLOPs per layer for each pair of tokens.
+type Cost struct {
+	PerToken int64
+	// Layers are the attention layers (Softmax nodes, or fused Attention
+	// nodes) and Hidden their width (the embedding tables'); zero when
+	// the graph shows neither, and the attention term is then left out.
+	Layers, Hidden int
+}
+
+// FLOPs is what one sequence of n tokens costs.
+func (c Cost) FLOPs(n int) float64 {
+	t := float64(n)
+	return t*float64(c.PerToken) + 4*float64(c.Layers)*float64(c.Hidden)*t*t
+}
+
+// ReadCost estimates the Cost of the model at path from its graph,
+// reading no weights.
+func ReadCost(path string) (Cost, error) {
 	ws, ns, err := graphWeights(path)
 	if err != nil {
-		return 0, fmt.Errorf("model: read the weights of %s: %w", path, err)
+		return Cost{}, fmt.Errorf("model: read the weights of %s: %w", path, err)
 	}
 	size := map[string]int64{}
+	width := map[string]int{}
 	for _, w := range ws {
 		if len(w.dims) >= 2 {
 			n := int64(1)
@@ -364,6 +390,7 @@ func FLOPsPerToken(path string) (int64, error) {
 				n *= d
 			}
 			size[w.name] = n
+			width[w.name] = int(w.dims[len(w.dims)-1])
 		}
 	}
 	stored := map[string]string{} // a value → the initializer it dequantizes
@@ -372,23 +399,32 @@ func FLOPsPerToken(path string) (int64, error) {
 			stored[n.outputs[0]] = n.inputs[0]
 		}
 	}
+	weight := func(in string) string {
+		if s, ok := stored[in]; ok {
+			return s
+		}
+		return in
+	}
+	var c Cost
 	counted := map[string]bool{}
-	var sum int64
+	var sum, table int64
 	for _, n := range ns {
 		switch n.op {
 		case "MatMul", "Gemm", "MatMulInteger", "FusedMatMul", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "QLinearMatMul", "MatMulNBits":
-		default:
-			continue
-		}
-		for _, in := range n.inputs {
-			if s, ok := stored[in]; ok {
-				in = s
+			for _, in := range n.inputs {
+				if in = weight(in); size[in] > 0 && !counted[in] {
+					counted[in] = true
+					sum += size[in]
+				}
 			}
-			if size[in] > 0 && !counted[in] {
-				counted[in] = true
-				sum += size[in]
+		case "Softmax", "Attention", "MultiHeadAttention":
+			c.Layers++
+		case "Gather": // an embedding table: the largest is the words', as wide as the model
+			if len(n.inputs) > 0 && size[weight(n.inputs[0])] > table {
+				table, c.Hidden = size[weight(n.inputs[0])], width[weight(n.inputs[0])]
 			}
 		}
 	}
-	return 2 * sum, nil
+	c.PerToken = 2 * sum
+	return c, nil
 }

@@ -87,3 +87,37 @@ func TestFLOPsPerToken(t *testing.T) {
 		t.Error("a missing file gave no error")
 	}
 }
+
+// ReadCost finds the attention layers and their width beside the weight
+// matrices: the tiny models have 2 layers of width 8, bge-small 12 of 384.
+func TestReadCost(t *testing.T) {
+	for _, dir := range []string{tinyEncoder, tinyCross} {
+		p := filepath.Join(dir, ModelFile)
+		c, err := ReadCost(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perToken, _ := FLOPsPerToken(p)
+		if c.Layers != 2 || c.Hidden != 8 || c.PerToken != perToken {
+			t.Errorf("%s: cost %+v, want 2 layers of width 8 and %d FLOPs per token", dir, c, perToken)
+		}
+		// 10 tokens: the weights once a token, attention's two products
+		// per pair of tokens in each layer.
+		if got, want := c.FLOPs(10), float64(10*perToken+2*2*2*8*10*10); got != want {
+			t.Errorf("%s: %v FLOPs for 10 tokens, want %v", dir, got, want)
+		}
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return
+	}
+	for _, dir := range []string{"BAAI--bge-small-en-v1.5", "BAAI--bge-small-en-v1.5-int8"} {
+		p := filepath.Join(cache, "braid", "models", dir, ModelFile)
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if c, err := ReadCost(p); err != nil || c.Layers != 12 || c.Hidden != 384 {
+			t.Errorf("%s: cost %+v (%v), want 12 layers of width 384", dir, c, err)
+		}
+	}
+}
