@@ -18,15 +18,18 @@ import (
 // MiniLM, E5) run by ONNX Runtime. It is safe for concurrent use.
 //
 // It runs a single text (a query) and a batch on two sessions. A query
-// runs on the query session (queryConfig): two intra-op threads that spin
-// between its short operators and stop when the run ends. On two AVX2
-// cores bge-small int8 embeds the bench's queries in 8.1 ms p50
-// against 10.5 on one thread and 10.7 on two blocking ones; on a Zen 4
-// one thread and two blocking ones took 5.3 ms alike. A batch uses every
-// thread, blocking when idle. A search process thus opens the query
-// session only; the batch session opens on the first batch (it is the
-// same session when the configuration asks for one thread). An index run
-// asks for no single text, so its first batch closes the query session
+// is too short to share among threads: bge-small int8 embeds a 22-token
+// query in 5.33 ms p50 on one intra-op thread and on two alike on a Zen 4
+// (400 queries each, interleaved), and on one it leaves the other cores
+// to the BM25 search that runs beside it. On two AVX2 cores two threads
+// whose workers spin were 10-14% faster on an idle machine (9.4 against
+// 10.5 ms, 600 queries interleaved), but with one other busy process
+// 12.1 against 9.5 ms and with two 19.2 against 10.0: a query waits at
+// every operator for a worker the scheduler has set aside. A batch does
+// use every thread. A search process thus opens one session, with one
+// thread; the batch session opens on the first batch (it is the same
+// session when the configuration asks for one thread). An index run asks
+// for no single text, so its first batch closes the one-thread session
 // before opening its own: it holds one copy of the model, as before there
 // were two. Runs on one session are serialised, so a query does not wait
 // behind a batch.
@@ -43,7 +46,7 @@ type Embedder struct {
 	choice Choice // the device the first session chose
 
 	mu      sync.Mutex
-	one     *session // single texts (queryConfig); nil until needed again
+	one     *session // single texts, one intra-op thread; nil until needed again
 	batch   *session // batches, cfg.Threads threads (one when that is one); nil until the first
 	oneUsed bool     // a single text has run: a batch no longer closes one
 	closed  bool
@@ -106,7 +109,7 @@ func (e *Embedder) setDim(ctx context.Context) error {
 	}
 	hidden := int(d[2])
 	if hidden <= 0 {
-		// On the query session directly: a probe is no query, and
+		// On the one-thread session directly: a probe is no query, and
 		// must not keep that session from giving way to a batch's.
 		v, err := e.embedOn(ctx, e.one, []string{"dimension probe"}, e.spec.PassagePrefix)
 		if err != nil {
@@ -200,21 +203,16 @@ func (e *Embedder) embedOn(ctx context.Context, s *session, texts []string, pref
 	return out, nil
 }
 
-// queryThreads is the most intra-op threads a single text runs on: a
-// query's matrices are some 20 rows, which two threads share well.
-const queryThreads = 2
-
 // queryConfig is the configuration of the session single texts run on:
-// at most queryThreads threads (fewer when cfg allows fewer), interactive.
+// cfg with one intra-op thread.
 func queryConfig(cfg Config) Config {
 	q := cfg
-	q.Threads = min(threadsOf(cfg), queryThreads)
-	q.interactive = true
+	q.Threads = 1
 	return q
 }
 
 // session returns the session to run texts on: the batch session for a
-// batch, else the query session, each opened when first needed. The
+// batch, else the one-thread session, each opened when first needed. The
 // first batch closes a one-thread session no single text has used (a
 // batch's texts go through the model together, so nothing else holds it).
 func (e *Embedder) session(batch bool) (*session, error) {

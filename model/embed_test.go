@@ -153,7 +153,7 @@ func TestEmbedSingleAndBatchSessions(t *testing.T) {
 	}
 	all := embed(t, e, texts, true)
 	if e.batch == nil || e.batch == e.one || e.one == nil {
-		t.Fatal("a batch did not run on a session of its own beside the used query session")
+		t.Fatal("a batch did not run on a session of its own beside the used one-thread session")
 	}
 	for i := range texts {
 		if d := maxDiff(all[i], alone[i]); d > 1e-5 {
@@ -164,7 +164,7 @@ func TestEmbedSingleAndBatchSessions(t *testing.T) {
 	idx := loadTiny(t, tinySpec(), Config{Threads: 2})
 	batched := embed(t, idx, texts, true)
 	if idx.one != nil {
-		t.Error("a batch before any single text left the query session open")
+		t.Error("a batch before any single text left the one-thread session open")
 	}
 	v, err := idx.EmbedQuery(ctx, texts[0], true)
 	if err != nil || idx.one == nil {

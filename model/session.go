@@ -129,13 +129,13 @@ func openSession(path, want string, cfg Config) (*session, error) {
 	s.outDims = slices.Clone([]int64(out.Dimensions))
 
 	s.choice = choice
-	s.s, s.mapped, err = create(path, names, []string{s.output}, threads, cfg.interactive, choice.Device)
+	s.s, s.mapped, err = create(path, names, []string{s.output}, threads, choice.Device)
 	if err != nil && choice.Device.Kind == DeviceCUDA && choice.Asked.Kind == DeviceAuto {
 		// The device took the probe but not this model (out of memory, an
 		// operator the provider lacks): auto runs it on the CPU.
 		s.choice = Choice{Device: Device{Kind: DeviceCPU}, Asked: choice.Asked,
 			Reason: "the CUDA session failed: " + clip(cudaFailure(err), 90)}
-		s.s, s.mapped, err = create(path, names, []string{s.output}, threads, cfg.interactive, s.choice.Device)
+		s.s, s.mapped, err = create(path, names, []string{s.output}, threads, s.choice.Device)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("model: load %s: %w", path, err)
@@ -187,30 +187,20 @@ func batchFor(cfg Config, dev Device) (batch, budget int) {
 // one execution provider may hold nodes only that provider runs, and
 // loads model-fp16.onnx in place of model.onnx when one lies beside it
 // (FP16File).
-func create(path string, inputs, outputs []string, threads int, interactive bool, dev Device) (*ort.DynamicAdvancedSession, []byte, error) {
+func create(path string, inputs, outputs []string, threads int, dev Device) (*ort.DynamicAdvancedSession, []byte, error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, nil, fmt.Errorf("model: session options: %w", err)
 	}
 	defer opts.Destroy()
-	// A batch's intra-op threads block when idle: its operators are long,
-	// and on a busy machine spinning workers steal the CPU the others need
-	// (on two shared cores a query took 2-3x longer beside a spinning
-	// batch). An interactive session's operators are short (a 22-token
-	// query runs ~300 of them in 10 ms), so waking a blocked worker for
-	// each costs more than the work it shares: its workers spin within a
-	// run and stop spinning the moment the run ends, so they burn nothing
-	// between searches (bge-small int8, 2 AVX2 cores: query embedding
-	// 10.7 -> 8.1 ms p50 on two spinning threads; one thread 10.5).
-	spin := "0"
-	if interactive {
-		spin = "1"
-	}
 	for _, set := range []func() error{
 		func() error { return opts.SetIntraOpNumThreads(threads) },
 		func() error { return opts.SetInterOpNumThreads(1) },
-		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", spin) },
-		func() error { return opts.AddSessionConfigEntry("session.force_spinning_stop", "1") },
+		// Idle intra-op threads block instead of spinning: on a busy
+		// machine spinning workers steal the CPU the others need (on two
+		// shared cores a query took 2-3x longer with it), and between
+		// queries they would burn CPU for nothing.
+		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0") },
 		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll) },
 	} {
 		if err := set(); err != nil {

@@ -107,8 +107,4 @@ type Config struct {
 	// cpuBatch is the batch size on the CPU when BatchSize is zero, for
 	// Load's cross-encoders (CrossBatch); zero means DefaultBatchSize.
 	cpuBatch int
-	// interactive marks a session that one search waits on (a query's
-	// embedding, a rerank): its intra-op threads spin between the
-	// operators of a run and stop when the run ends (see create).
-	interactive bool
 }
