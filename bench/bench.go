@@ -36,8 +36,8 @@ type Config struct {
 	// window; zero means 10.
 	RerankRuns int
 	// Windows are the passage policies to time the rerankers with: a
-	// token window, or -1 for the whole passage; empty means 128, 256
-	// and whole.
+	// token window, or -1 for the whole passage; empty means the default
+	// window (rerank.DefaultWindow), 128, 256 and whole.
 	Windows []int
 	// ModelIngest are the sizes, among Sizes, at which the corpus is also
 	// indexed through the embedding model itself (with real weights or a
@@ -91,7 +91,7 @@ type Size struct {
 type RerankTiming struct {
 	Model  string  `json:"model"`
 	Origin string  `json:"origin"`
-	Window string  `json:"window"` // "128", "256" or "whole"
+	Window string  `json:"window"` // "64", "128", "256" or "whole"
 	Pairs  int     `json:"pairs"`
 	P50MS  float64 `json:"p50_ms"`
 	P95MS  float64 `json:"p95_ms"`
@@ -142,7 +142,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Queries = cmpOr(cfg.Queries, 200)
 	cfg.RerankRuns = cmpOr(cfg.RerankRuns, 10)
 	if len(cfg.Windows) == 0 {
-		cfg.Windows = []int{128, 256, -1}
+		cfg.Windows = []int{rerank.DefaultWindow, 128, 256, -1}
 	}
 	if cfg.ModelIngest == nil {
 		cfg.ModelIngest = []int{1000, 10000}

@@ -14,7 +14,7 @@ type BenchCmd struct {
 	Queries     int      `help:"Searches timed per corpus size." default:"200" placeholder:"N"`
 	ModelIngest []int    `help:"Sizes, among --chunks, at which the corpus is also indexed embedding every chunk with the model (about a minute per 1,000 chunks here); 0 for none." default:"1000,10000" placeholder:"N"`
 	RerankRuns  int      `help:"50-pair reranker calls timed per model and window." default:"10" placeholder:"N"`
-	Windows     []int    `help:"Passage policies to time the rerankers with: token windows, -1 for the whole passage." default:"128,256,-1" placeholder:"N"`
+	Windows     []int    `help:"Passage policies to time the rerankers with: token windows, -1 for the whole passage." default:"64,128,256,-1" placeholder:"N"`
 	Rerankers   []string `help:"Rerankers to time, by registry id (default: every one installed or with a fixture; bge-reranker-base takes ~20 s per 50 pairs here)." placeholder:"ID"`
 	Fixtures    string   `help:"Directory of architecture-exact random-weight models (make fixtures), used for models that are not installed." default:".tools/fixtures" type:"path" placeholder:"DIR"`
 	Keep        string   `help:"Build the corpora and indexes under DIR/<chunks>/ and keep them (a fresh search or a profile can then open DIR/<chunks>/index); DIR must be empty or absent. Default: a temporary directory, removed afterwards." type:"path" placeholder:"DIR"`

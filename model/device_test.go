@@ -179,8 +179,8 @@ func TestBatchFor(t *testing.T) {
 		batch, budget int
 	}{
 		{"cpu defaults", Config{}, cpu, DefaultBatchSize, DefaultTokenBudget},
-		{"cpu cross-encoder", Config{cpuBatch: CrossBatch}, cpu, CrossBatch, DefaultTokenBudget},
-		{"cuda defaults", Config{cpuBatch: CrossBatch}, cuda, GPUBatchSize, GPUTokenBudget},
+		{"cpu cross-encoder", Config{cpuBatch: CrossBatch, cpuBudget: CrossTokenBudget}, cpu, CrossBatch, CrossTokenBudget},
+		{"cuda defaults", Config{cpuBatch: CrossBatch, cpuBudget: CrossTokenBudget}, cuda, GPUBatchSize, GPUTokenBudget},
 		{"explicit wins on cuda", Config{BatchSize: 4, TokenBudget: 100}, cuda, 4, 100},
 		{"no budget", Config{TokenBudget: -1}, cuda, GPUBatchSize, 0},
 	} {

@@ -154,8 +154,9 @@ func threadsOf(cfg Config) int {
 }
 
 // batchFor is the batch size and token budget (0 for none) of a session
-// with cfg on dev: what cfg says, else on the CPU DefaultBatchSize (or the
-// cross-encoder's CrossBatch) and DefaultTokenBudget, and on CUDA
+// with cfg on dev: what cfg says, else on the CPU DefaultBatchSize and
+// DefaultTokenBudget (or the cross-encoder's CrossBatch and
+// CrossTokenBudget), and on CUDA
 // GPUBatchSize and GPUTokenBudget.
 func batchFor(cfg Config, dev Device) (batch, budget int) {
 	batch, budget = cfg.BatchSize, cfg.TokenBudget
@@ -175,6 +176,8 @@ func batchFor(cfg Config, dev Device) (batch, budget int) {
 	case budget > 0:
 	case gpu:
 		budget = GPUTokenBudget
+	case cfg.cpuBudget > 0:
+		budget = cfg.cpuBudget
 	default:
 		budget = DefaultTokenBudget
 	}

@@ -104,7 +104,9 @@ type Config struct {
 	// Device is where the model runs; the zero value is auto (Choose).
 	Device Device
 
-	// cpuBatch is the batch size on the CPU when BatchSize is zero, for
-	// Load's cross-encoders (CrossBatch); zero means DefaultBatchSize.
-	cpuBatch int
+	// cpuBatch and cpuBudget are the batch size and token budget on the
+	// CPU when BatchSize and TokenBudget are zero, for Load's
+	// cross-encoders (CrossBatch, CrossTokenBudget); zero means
+	// DefaultBatchSize and DefaultTokenBudget.
+	cpuBatch, cpuBudget int
 }
