@@ -27,11 +27,11 @@ func (a Arch) FLOPsPerToken() int64 {
 }
 
 // Cost is the arithmetic one token costs the model spec whose files are
-// in dir: counted in its ONNX file (FLOPsPerToken), else estimated from
-// spec.Arch; 0 when neither can say.
+// in dir: counted in its ONNX file (FLOPsPerToken), else (dir "", or no
+// file) estimated from spec.Arch; 0 when neither can say.
 func Cost(dir string, spec Spec) int64 {
 	for _, f := range spec.Files {
-		if strings.HasSuffix(f.Name, ".onnx") {
+		if dir != "" && strings.HasSuffix(f.Name, ".onnx") {
 			if n, err := FLOPsPerToken(filepath.Join(dir, filepath.FromSlash(f.Name))); err == nil {
 				return n
 			}
