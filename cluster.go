@@ -117,7 +117,7 @@ func (e *Engine) clusterDoctor(ctx context.Context) ([]Check, error) {
 	}
 	checks := make([]Check, len(found))
 	for i, f := range found {
-		checks[i] = Check(f)
+		checks[i] = Check{Name: f.Name, OK: f.OK, Detail: f.Detail, Warning: f.Warning}
 	}
 	return checks, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/braidsearch/braid/doctor"
+	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/rerank"
 )
@@ -15,35 +17,36 @@ import (
 // (rerankTop) and notes on res how many it reranked and the time it took.
 // Its warning is for res.Warning: that no cross-encoder could be loaded,
 // said as "not reranked either" where res.Warning names the same cause.
-func (e *Engine) rerank(ctx context.Context, text string, cands []rank.Candidate, opt SearchOptions, res *Results) ([]rank.Candidate, string, error) {
+// slow is, for an explained search, rerankSlow's note on the call.
+func (e *Engine) rerank(ctx context.Context, text string, cands []rank.Candidate, opt SearchOptions, res *Results) (ranked []rank.Candidate, warn, slow string, err error) {
 	t := time.Now()
-	ranked, n, of, warn, err := e.rerankTop(ctx, text, cands, opt)
+	ranked, warn, slow, err = e.rerankTop(ctx, text, cands, opt, res)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	res.Timings.Rerank = msSince(t)
-	res.Reranked, res.RerankOf = n, of
 	if warn != "" && e.opt.NoRerank != "" && strings.Contains(res.Warning, e.opt.NoRerank) {
 		warn = "results are not reranked either" // the same cause as the vector warning: say it once
 	}
-	return ranked, warn, nil
+	return ranked, warn, slow, nil
 }
 
 // rerankTop reorders the best candidates by the cross-encoder's scores:
 // the reranked prefix by its score, the rest after it in fused order
-// (rank.Reranked). It returns how many were reranked and of how many
-// asked for, and a warning when the engine has no reranker though the
-// user asked for one (rerankWarning).
-func (e *Engine) rerankTop(ctx context.Context, text string, cands []rank.Candidate, opt SearchOptions) ([]rank.Candidate, int, int, string, error) {
+// (rank.Reranked). It sets how many were reranked and of how many asked
+// for on res, and returns a warning when the engine has no reranker
+// though the user asked for one (rerankWarning), and for an explained
+// search the note on a slow cross-encoder call (rerankSlow).
+func (e *Engine) rerankTop(ctx context.Context, text string, cands []rank.Candidate, opt SearchOptions, res *Results) (ranked []rank.Candidate, warn, slow string, err error) {
 	if opt.NoRerank || opt.Keyword {
-		return cands, 0, 0, "", nil
+		return cands, "", "", nil
 	}
 	if e.opt.Reranker == nil {
-		return cands, 0, 0, e.rerankWarning(opt), nil
+		return cands, e.rerankWarning(opt), "", nil
 	}
 	top := min(len(cands), e.opt.Reranker.Top())
 	if top == 0 {
-		return cands, 0, 0, "", nil
+		return cands, "", "", nil
 	}
 	ids := make([]string, top)
 	for i := range ids {
@@ -51,7 +54,7 @@ func (e *Engine) rerankTop(ctx context.Context, text string, cands []rank.Candid
 	}
 	chunks, err := e.chunks(ctx, ids)
 	if err != nil {
-		return nil, 0, 0, "", err
+		return nil, "", "", err
 	}
 	var ps []rerank.Passage
 	var at []int // position in cands of each passage
@@ -65,12 +68,39 @@ func (e *Engine) rerankTop(ctx context.Context, text string, cands []rank.Candid
 	if b := cmp.Or(opt.RerankBudget, e.opt.RerankBudget); b != 0 { // this search's, else the engine's
 		budget = max(b, 0)
 	}
+	t := time.Now()
 	out, err := e.opt.Reranker.RerankWithin(ctx, text, ps, budget)
 	if err != nil {
-		return nil, 0, 0, "", fmt.Errorf("rerank: %w", err)
+		return nil, "", "", fmt.Errorf("rerank: %w", err)
 	}
-	ranked := rank.Reranked(cands, at[:out.Reranked], out.Scores[:out.Reranked])
-	return ranked, out.Reranked, top, "", nil
+	if opt.Explain {
+		slow = rerankSlow(time.Since(t), out.Reranked-out.Cached, e.cross)
+	}
+	res.Reranked, res.RerankOf = out.Reranked, top
+	return rank.Reranked(cands, at[:out.Reranked], out.Scores[:out.Reranked]), "", slow, nil
+}
+
+// rerankSlow is --explain's note on a cross-encoder call that scored
+// pairs (cached ones aside) in took: when it took longer than
+// doctor.RerankTarget, at a pace that misses it for rerank.DefaultTop
+// pairs too, the note says so and, when the cost of the cross-encoder
+// spec is known (its registry Arch), names the registry reranker
+// predicted to keep it (doctor.Judge); "" when the target was kept.
+func rerankSlow(took time.Duration, pairs int, spec model.Spec) string {
+	if pairs <= 0 || took <= doctor.RerankTarget {
+		return ""
+	}
+	per := took * time.Duration(rerank.DefaultTop) / time.Duration(pairs)
+	l := doctor.Judge(per, spec, spec.Arch.FLOPsPerToken())
+	if l.Met {
+		return ""
+	}
+	note := fmt.Sprintf("rerank took %d ms for %d pairs, ~%d ms for %d (target %d ms)",
+		took.Milliseconds(), pairs, per.Milliseconds(), rerank.DefaultTop, doctor.RerankTarget.Milliseconds())
+	if spec.Arch.FLOPsPerToken() > 0 {
+		note += "; " + l.Suggestion()
+	}
+	return note
 }
 
 // rerankWarning says why a search is not reranked when the user asked

@@ -4,10 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/testenv"
+	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/rerank"
 )
 
@@ -68,5 +70,69 @@ func TestNoRerankerWarns(t *testing.T) {
 	res = testenv.Must1(e.Search(ctx, "tomatoes", braid.SearchOptions{NoRerank: true}))(t)
 	if res.Warning != "" {
 		t.Errorf("NoRerank without a reranker still warns: %q", res.Warning)
+	}
+}
+
+// A rerank call over its 50 ms, at a pace that misses it for 50 pairs,
+// is said, with the registry reranker predicted to keep it when the
+// model's cost is known.
+func TestRerankSlow(t *testing.T) {
+	minilm, _ := model.Lookup("cross-encoder/ms-marco-MiniLM-L-6-v2")
+	dir := model.Spec{Name: "my-reranker", Kind: model.KindCrossEncoder} // a directory: cost unknown
+	tests := []struct {
+		name  string
+		took  time.Duration
+		pairs int
+		spec  model.Spec
+		want  string // "" for no note
+	}{
+		{"kept", 20 * time.Millisecond, 50, minilm, ""},
+		{"all cached", 80 * time.Millisecond, 0, minilm, ""},
+		{"few pairs within it", 40 * time.Millisecond, 5, minilm, ""},
+		{"many pairs at the pace", 200 * time.Millisecond, 200, minilm, ""},
+		{"slow", 900 * time.Millisecond, 50, minilm,
+			"rerank took 900 ms for 50 pairs, ~900 ms for 50 (target 50 ms); cross-encoder/ms-marco-TinyBERT-L-2-v2 is predicted at ~34 ms"},
+		{"cut by the budget", 262 * time.Millisecond, 11, minilm,
+			"rerank took 262 ms for 11 pairs, ~1190 ms for 50 (target 50 ms); cross-encoder/ms-marco-TinyBERT-L-2-v2 is predicted at ~45 ms"},
+		{"too slow for any", 3 * time.Second, 50, minilm, "; no registry reranker is predicted within 50 ms here"},
+		{"cost unknown", 900 * time.Millisecond, 50, dir, "rerank took 900 ms for 50 pairs, ~900 ms for 50 (target 50 ms)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := braid.RerankSlow(tt.took, tt.pairs, tt.spec)
+			if tt.want == "" && got != "" || tt.want != "" && !strings.HasSuffix(got, tt.want) {
+				t.Errorf("RerankSlow = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// slowScorer is the tiny cross-encoder on a machine too slow for it.
+type slowScorer struct{ *model.CrossEncoder }
+
+func (s slowScorer) Score(ctx context.Context, query string, passages []string) ([]float32, error) {
+	time.Sleep(60 * time.Millisecond)
+	return s.CrossEncoder.Score(ctx, query, passages)
+}
+
+// An explained search whose rerank call took longer than its target says
+// so on its first hit, and only there; an unexplained one says nothing.
+func TestSlowRerankExplained(t *testing.T) {
+	ctx := context.Background()
+	_, dir := indexedTiny(t)
+	r := rerank.New(slowScorer{modeltest.TinyCross(t)}, rerank.Options{})
+	e, err := braid.Open(dir, &braid.Options{ReadOnly: true, Embedder: modeltest.Tiny(t), Model: "braid/tiny-encoder", Reranker: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	res := testenv.Must1(e.Search(ctx, "tomatoes need sun", braid.SearchOptions{Explain: true}))(t)
+	for i, h := range res.Results {
+		if slow := h.Explain.RerankSlow; (i == 0) != strings.HasPrefix(slow, "rerank took ") {
+			t.Errorf("hit %d: rerank_slow %q, want the note on the first hit only", i, slow)
+		}
+	}
+	if line := res.Results[0].Explain.String(); !strings.Contains(line, "; rerank took ") {
+		t.Errorf("explain line %q does not say the rerank was slow", line)
 	}
 }

@@ -67,8 +67,8 @@ func (e *Engine) Search(ctx context.Context, text string, opt SearchOptions) (*R
 			return nil, err
 		}
 	}
-	cands = res.Weighting.Keep(cands)                                // the guard: a confident list's best stays in the top
-	cands, warn, err := e.rerank(ctx, q.Semantic(), cands, opt, res) // rerank.go
+	cands = res.Weighting.Keep(cands)                                      // the guard: a confident list's best stays in the top
+	cands, warn, slow, err := e.rerank(ctx, q.Semantic(), cands, opt, res) // rerank.go
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +79,9 @@ func (e *Engine) Search(ctx context.Context, text string, opt SearchOptions) (*R
 		return nil, err
 	}
 	res.Timings.Hydrate = msSince(t)
+	if slow != "" && len(hits) > 0 && hits[0].Explain != nil {
+		hits[0].Explain.RerankSlow = slow // said once, as First is
+	}
 	res.Results = hits[:min(len(hits), opt.Limit)]
 	res.Total = max(res.Total, len(res.Results)) // never fewer than shown
 	res.TookMS = msSince(start)

@@ -87,7 +87,7 @@ type CLI struct {
 	Sessions      SessionsCmd      `cmd:"" help:"List, start, pin, unpin, stop and watch sessions: named working sets that braid serve's search, grep and list can be scoped to."`
 	Org           OrgCmd           `cmd:"" help:"Print the index's identity: its id, name, language and time zone (braid config set name, language, timezone), documents and sources."`
 	Stats         StatsCmd         `cmd:"" help:"Count documents, chunks and bytes."`
-	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime and the embedding model; exit 0 when healthy."`
+	Doctor        DoctorCmd        `cmd:"" help:"Check the index, the ONNX runtime, the models and how fast the reranker scores 50 pairs here; exit 0 when healthy."`
 	Batch         BatchCmd         `cmd:"" help:"Answer a JSONL file of queries (one search per line), with the index and models opened once; JSONL out in input order."`
 	Eval          EvalCmd          `cmd:"" help:"Index a BEIR collection such as SciFact and score search quality per mode (nDCG@10, recall@10/100, MRR@10, latency)."`
 	Tune          TuneCmd          `cmd:"" help:"Find the fusion settings (vector weight, fusion, normalisation, candidates) that rank judged queries best; --save makes them the index's defaults."`

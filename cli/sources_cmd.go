@@ -192,7 +192,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	models := braid.ModelChecks(g.models())
+	models := append(braid.ModelChecks(g.models()), braid.RerankLatency(g.ctx, g.models()))
 	for i := range models { // package model names options, not flags
 		models[i].Detail = optionFlags.Replace(models[i].Detail)
 	}

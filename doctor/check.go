@@ -10,6 +10,8 @@ type Check struct {
 	// Warning marks a finding that does not make the index unhealthy but
 	// limits it, such as no embedding model: search is BM25 only.
 	Warning bool `json:"warning,omitempty"`
+	// Latency is the reranker latency check's measurement (RerankLatency).
+	Latency *Latency `json:"latency,omitempty"`
 }
 
 // String is the finding on one line: "ok", "warn" or "FAIL", its name and

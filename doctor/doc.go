@@ -1,7 +1,7 @@
 // Package doctor checks an index's health and repairs what can be repaired
 // from the index itself.
 //
-// Two kinds of check live here. The directory-level ones (CheckFiles,
+// Three kinds of check live here. The directory-level ones (CheckFiles,
 // Files, Repair) look at the files of an index directory: VERSION, meta.db,
 // lexical.bleve and the vectors-*.hnsw graphs. An engine opening an index
 // checks the same files with indexdir.Version and OpenLexical (the lexical
@@ -13,7 +13,12 @@
 // store and the lexical index commit for commit and chunk for chunk, the
 // link graph, the vectors, the document store's blobs and the sources'
 // paths. The engine hands it the open handles (Handles); the package never
-// imports the root package, which keeps Check as an alias.
+// imports the root package, which keeps Check as an alias. And one
+// check is of the machine, not the index: RerankLatency times the
+// cross-encoder scoring a default search's 50 pairs against the design's
+// 50 ms (RerankTarget), and when it misses, Judge names the registry
+// cross-encoder predicted to keep it (model.Faster); search --explain
+// says the same of a slow rerank call.
 //
 // Every failed check names the file and the fix, and Repair returns one
 // line per action it took.

@@ -42,6 +42,14 @@ const (
 	miniLMTokLen   = 711661
 )
 
+// The cross-encoders' shapes (their config.json), for their cost before
+// they are pulled (Faster).
+var (
+	miniLML6        = Arch{Layers: 6, Hidden: 384, FFN: 1536}
+	tinyBERTL2      = Arch{Layers: 2, Hidden: 128, FFN: 512}
+	bgeRerankerBase = Arch{Layers: 12, Hidden: 768, FFN: 3072} // XLM-RoBERTa base
+)
+
 // registry lists the models braid knows by name. Registry and Lookup hand
 // out copies; nothing writes to it.
 //
@@ -163,7 +171,7 @@ var registry = []Spec{
 		// The reranker. No packaged copy was found on Maven Central, so it
 		// comes from Hugging Face (Xenova's ONNX export) and is unpinned.
 		Name: "cross-encoder/ms-marco-MiniLM-L-6-v2", Variant: "fp32", Kind: KindCrossEncoder,
-		MaxLen: 512, Default: true,
+		MaxLen: 512, Arch: miniLML6, Default: true,
 		Files: []File{
 			{Name: "model.onnx", URL: hf("Xenova/ms-marco-MiniLM-L-6-v2", "onnx/model.onnx")},
 			{Name: "tokenizer.json", URL: hf("Xenova/ms-marco-MiniLM-L-6-v2", "tokenizer.json")},
@@ -171,7 +179,7 @@ var registry = []Spec{
 	},
 	{
 		Name: "cross-encoder/ms-marco-MiniLM-L-6-v2", Variant: "int8", Kind: KindCrossEncoder,
-		MaxLen: 512,
+		MaxLen: 512, Arch: miniLML6,
 		Files: []File{
 			{Name: "model.onnx", URL: hf("Xenova/ms-marco-MiniLM-L-6-v2", "onnx/model_quantized.onnx")},
 			{Name: "tokenizer.json", URL: hf("Xenova/ms-marco-MiniLM-L-6-v2", "tokenizer.json")},
@@ -181,7 +189,7 @@ var registry = []Spec{
 		// The fast reranker: 2 layers of 128, about 20x cheaper per pair
 		// than MiniLM-L6 (braid bench). Unpinned, as above.
 		Name: "cross-encoder/ms-marco-TinyBERT-L-2-v2", Variant: "fp32", Kind: KindCrossEncoder,
-		MaxLen: 512,
+		MaxLen: 512, Arch: tinyBERTL2,
 		Files: []File{
 			{Name: "model.onnx", URL: hf("Xenova/ms-marco-TinyBERT-L-2-v2", "onnx/model.onnx")},
 			{Name: "tokenizer.json", URL: hf("Xenova/ms-marco-TinyBERT-L-2-v2", "tokenizer.json")},
@@ -189,7 +197,7 @@ var registry = []Spec{
 	},
 	{
 		Name: "cross-encoder/ms-marco-TinyBERT-L-2-v2", Variant: "int8", Kind: KindCrossEncoder,
-		MaxLen: 512,
+		MaxLen: 512, Arch: tinyBERTL2,
 		Files: []File{
 			{Name: "model.onnx", URL: hf("Xenova/ms-marco-TinyBERT-L-2-v2", "onnx/model_quantized.onnx")},
 			{Name: "tokenizer.json", URL: hf("Xenova/ms-marco-TinyBERT-L-2-v2", "tokenizer.json")},
@@ -202,7 +210,7 @@ var registry = []Spec{
 		// publishes onnx/model.onnx (1.1 GB) beside the tokenizer.json;
 		// unpinned, as above.
 		Name: "BAAI/bge-reranker-base", Variant: "fp32", Kind: KindCrossEncoder,
-		MaxLen: 512,
+		MaxLen: 512, Arch: bgeRerankerBase,
 		Files: []File{
 			{Name: "model.onnx", URL: hf("BAAI/bge-reranker-base", "onnx/model.onnx")},
 			{Name: "tokenizer.json", URL: hf("BAAI/bge-reranker-base", "tokenizer.json")},
@@ -211,7 +219,7 @@ var registry = []Spec{
 	{
 		// Xenova's dynamic int8 quantization (279 MB); unpinned.
 		Name: "BAAI/bge-reranker-base", Variant: "int8", Kind: KindCrossEncoder,
-		MaxLen: 512,
+		MaxLen: 512, Arch: bgeRerankerBase,
 		Files: []File{
 			{Name: "model.onnx", URL: hf("Xenova/bge-reranker-base", "onnx/model_quantized.onnx")},
 			{Name: "tokenizer.json", URL: hf("Xenova/bge-reranker-base", "tokenizer.json")},

@@ -43,6 +43,9 @@ func TestRegistryComplete(t *testing.T) {
 			if s.Dim != 0 || s.Pooling != "" {
 				t.Errorf("%s: cross-encoder has Dim %d, Pooling %q; want none", id, s.Dim, s.Pooling)
 			}
+			if s.Arch.FLOPsPerToken() == 0 {
+				t.Errorf("%s: cross-encoder without its Arch: Faster cannot weigh it", id)
+			}
 		default:
 			t.Errorf("%s: Kind %q", id, s.Kind)
 		}

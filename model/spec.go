@@ -55,6 +55,9 @@ type Spec struct {
 	QueryPrefix, PassagePrefix string
 	// Default marks the model braid uses when none is named.
 	Default bool
+	// Arch is the encoder's shape, for its cost before it is pulled
+	// (Arch.FLOPsPerToken); zero when the registry does not keep it.
+	Arch Arch
 }
 
 // ID is the name braid knows the model by: Name for fp32, Name:Variant otherwise.

@@ -56,6 +56,10 @@ type Explanation struct {
 	BM25 *lexical.BM25 `json:"bm25,omitempty"`
 	// First says, on the first hit only, why it is first (First).
 	First string `json:"first,omitempty"`
+	// RerankSlow says, on the first hit only, that the cross-encoder took
+	// longer than its 50 ms target in this search, and names the registry
+	// reranker predicted to keep it.
+	RerankSlow string `json:"rerank_slow,omitempty"`
 }
 
 // Explain breaks c's score down, for a search at vector weight w fused by
@@ -125,6 +129,9 @@ func (x *Explanation) String() string {
 	}
 	if x.First != "" {
 		line += "; first: " + x.First
+	}
+	if x.RerankSlow != "" {
+		line += "; " + x.RerankSlow
 	}
 	return line
 }
