@@ -115,5 +115,5 @@ func RerankLatency(ctx context.Context, m Models) Check {
 	}
 	spec := lm.CrossEncoder.Spec()
 	dir, _, _ := model.ResolveKind(m.Reranker, model.ModelsDir(m.Dir), model.KindCrossEncoder) // "" on error: Cost takes the registry's Arch
-	return doctor.RerankLatency(ctx, lm.CrossEncoder, spec, model.Cost(dir, spec))
+	return doctor.RerankLatency(ctx, lm.CrossEncoder, spec, model.TokenFLOPs(dir, spec))
 }

@@ -33,7 +33,7 @@ type Latency struct {
 // Judge says whether took, the time the cross-encoder installed took for
 // rerank.DefaultTop pairs, meets RerankTarget, and when it does not,
 // which registry cross-encoder is predicted to (model.Faster, from
-// flops, installed's FLOPs per token: model.Cost).
+// flops, installed's FLOPs per token: model.TokenFLOPs).
 func Judge(took time.Duration, installed model.Spec, flops int64) Latency {
 	l := Latency{TookMS: ms(took), Met: took <= RerankTarget}
 	if !l.Met {
@@ -64,7 +64,7 @@ func (l Latency) Suggestion() string {
 }
 
 // RerankLatency times s, the cross-encoder installed costing flops per
-// token (model.Cost), scoring rerank.DefaultTop pairs of a query and a
+// token (model.TokenFLOPs), scoring rerank.DefaultTop pairs of a query and a
 // window of rerank.DefaultWindow tokens of prose, as a default search
 // does: after a warm-up call of a few pairs, the median of 3 calls, or
 // the first alone when it is over 4× RerankTarget (a slow model costs one

@@ -72,7 +72,7 @@ func TestRerankLatency(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ce.Close()
-			flops := model.Cost(tt.dir, tt.spec)
+			flops := model.TokenFLOPs(tt.dir, tt.spec)
 			c := doctor.RerankLatency(context.Background(), ce, tt.spec, flops)
 			t.Log(c)
 			l := c.Latency

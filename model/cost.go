@@ -26,10 +26,10 @@ func (a Arch) FLOPsPerToken() int64 {
 	return 2 * (l*(4*h*h+2*h*f) + h*h + h)
 }
 
-// Cost is the arithmetic one token costs the model spec whose files are
+// TokenFLOPs is the arithmetic one token costs the model spec whose files are
 // in dir: counted in its ONNX file (FLOPsPerToken), else (dir "", or no
 // file) estimated from spec.Arch; 0 when neither can say.
-func Cost(dir string, spec Spec) int64 {
+func TokenFLOPs(dir string, spec Spec) int64 {
 	for _, f := range spec.Files {
 		if dir != "" && strings.HasSuffix(f.Name, ".onnx") {
 			if n, err := FLOPsPerToken(filepath.Join(dir, filepath.FromSlash(f.Name))); err == nil {

@@ -38,7 +38,7 @@ func TestArchMatchesFile(t *testing.T) {
 		if off := float64(est-counted) / float64(counted); off < -0.03 || off > 0.03 {
 			t.Errorf("%s: Arch says %d FLOPs per token, the file %d (%.1f%% off, want within 3%%)", tt.id, est, counted, 100*off)
 		}
-		if got := Cost(filepath.Dir(p), s); got != counted {
+		if got := TokenFLOPs(filepath.Dir(p), s); got != counted {
 			t.Errorf("%s: Cost with the file = %d, want the file's %d", tt.id, got, counted)
 		}
 	}
@@ -46,7 +46,7 @@ func TestArchMatchesFile(t *testing.T) {
 		t.Skipf("no fixtures in %s: generate them with `make fixtures`", fixtures)
 	}
 	s, _ := Lookup("cross-encoder/ms-marco-TinyBERT-L-2-v2")
-	if got, want := Cost(t.TempDir(), s), s.Arch.FLOPsPerToken(); got != want {
+	if got, want := TokenFLOPs(t.TempDir(), s), s.Arch.FLOPsPerToken(); got != want {
 		t.Errorf("Cost without the file = %d, want the Arch's %d", got, want)
 	}
 }
