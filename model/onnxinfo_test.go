@@ -70,17 +70,9 @@ func TestFLOPsPerToken(t *testing.T) {
 		t.Errorf("tiny encoder: %d FLOPs per token, want %d", got, want)
 	}
 	const bgeSmall = 2 * 12 * (4*384*384 + 2*384*1536)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return
-	}
-	for _, dir := range []string{"BAAI--bge-small-en-v1.5", "BAAI--bge-small-en-v1.5-int8"} {
-		p := filepath.Join(cache, "braid", "models", dir, ModelFile)
-		if _, err := os.Stat(p); err != nil {
-			continue // not installed: the tiny model above still ran
-		}
+	for _, p := range installedBgeSmall() { // none installed: the tiny model above still ran
 		if got, err := FLOPsPerToken(p); err != nil || got != bgeSmall {
-			t.Errorf("%s: %d FLOPs per token (%v), want %d", dir, got, err, bgeSmall)
+			t.Errorf("%s: %d FLOPs per token (%v), want %d", p, got, err, bgeSmall)
 		}
 	}
 	if _, err := FLOPsPerToken(filepath.Join(t.TempDir(), "none.onnx")); err == nil {
@@ -107,17 +99,25 @@ func TestReadCost(t *testing.T) {
 			t.Errorf("%s: %v FLOPs for 10 tokens, want %v", dir, got, want)
 		}
 	}
+	for _, p := range installedBgeSmall() {
+		if c, err := ReadCost(p); err != nil || c.Layers != 12 || c.Hidden != 384 {
+			t.Errorf("%s: cost %+v (%v), want 12 layers of width 384", p, c, err)
+		}
+	}
+}
+
+// installedBgeSmall are the model files of the bge-small variants (fp32,
+// int8) pulled into the user cache.
+func installedBgeSmall() []string {
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return
+		return nil
 	}
+	var out []string
 	for _, dir := range []string{"BAAI--bge-small-en-v1.5", "BAAI--bge-small-en-v1.5-int8"} {
-		p := filepath.Join(cache, "braid", "models", dir, ModelFile)
-		if _, err := os.Stat(p); err != nil {
-			continue
-		}
-		if c, err := ReadCost(p); err != nil || c.Layers != 12 || c.Hidden != 384 {
-			t.Errorf("%s: cost %+v (%v), want 12 layers of width 384", dir, c, err)
+		if p := filepath.Join(cache, "braid", "models", dir, ModelFile); isFile(p) {
+			out = append(out, p)
 		}
 	}
+	return out
 }

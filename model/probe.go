@@ -91,21 +91,11 @@ func ProbePeak(ctx context.Context, threads int) (Peak, error) {
 // probeSession opens a probe model as create opens braid's models on the
 // CPU.
 func probeSession(onnx []byte, threads int) (*ort.DynamicAdvancedSession, error) {
-	opts, err := ort.NewSessionOptions()
+	opts, err := sessionOptions(threads)
 	if err != nil {
-		return nil, fmt.Errorf("model: session options: %w", err)
+		return nil, err
 	}
 	defer opts.Destroy()
-	for _, set := range []func() error{
-		func() error { return opts.SetIntraOpNumThreads(threads) },
-		func() error { return opts.SetInterOpNumThreads(1) },
-		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0") },
-		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll) },
-	} {
-		if err := set(); err != nil {
-			return nil, fmt.Errorf("model: session options: %w", err)
-		}
-	}
 	s, err := ort.NewDynamicAdvancedSessionWithONNXData(onnx, []string{"a"}, []string{"y"}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("model: load the matmul probe: %w", err)

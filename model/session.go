@@ -191,25 +191,11 @@ func batchFor(cfg Config, dev Device) (batch, budget int) {
 // loads model-fp16.onnx in place of model.onnx when one lies beside it
 // (FP16File).
 func create(path string, inputs, outputs []string, threads int, dev Device) (*ort.DynamicAdvancedSession, []byte, error) {
-	opts, err := ort.NewSessionOptions()
+	opts, err := sessionOptions(threads)
 	if err != nil {
-		return nil, nil, fmt.Errorf("model: session options: %w", err)
+		return nil, nil, err
 	}
 	defer opts.Destroy()
-	for _, set := range []func() error{
-		func() error { return opts.SetIntraOpNumThreads(threads) },
-		func() error { return opts.SetInterOpNumThreads(1) },
-		// Idle intra-op threads block instead of spinning: on a busy
-		// machine spinning workers steal the CPU the others need (on two
-		// shared cores a query took 2-3x longer with it), and between
-		// queries they would burn CPU for nothing.
-		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0") },
-		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll) },
-	} {
-		if err := set(); err != nil {
-			return nil, nil, fmt.Errorf("model: session options: %w", err)
-		}
-	}
 	if dev.Kind != DeviceCUDA {
 		return newSession(path, inputs, outputs, opts)
 	}
@@ -221,6 +207,31 @@ func create(path string, inputs, outputs []string, threads int, dev Device) (*or
 	}
 	s, err := ort.NewDynamicAdvancedSession(path, inputs, outputs, opts)
 	return s, nil, err
+}
+
+// sessionOptions are the options every session starts from: threads
+// intra-op threads, one inter-op thread, every graph optimisation. Idle
+// intra-op threads block instead of spinning: on a busy machine spinning
+// workers steal the CPU the others need (on two shared cores a query took
+// 2-3x longer with it), and between queries they would burn CPU for
+// nothing. Destroy them when done.
+func sessionOptions(threads int) (*ort.SessionOptions, error) {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("model: session options: %w", err)
+	}
+	for _, set := range []func() error{
+		func() error { return opts.SetIntraOpNumThreads(threads) },
+		func() error { return opts.SetInterOpNumThreads(1) },
+		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0") },
+		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll) },
+	} {
+		if err := set(); err != nil {
+			opts.Destroy()
+			return nil, fmt.Errorf("model: session options: %w", err)
+		}
+	}
+	return opts, nil
 }
 
 // FP16File is where the half-precision copy of the model at path lies
