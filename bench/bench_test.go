@@ -148,7 +148,7 @@ func TestRunWithModels(t *testing.T) {
 		Embedder:  &Embedder{Embedder: modeltest.Tiny(t), Name: "tiny", Origin: "test fixture", Tokenizer: tok, Cost: cost(t, modeltest.TinyDir())},
 		Rerankers: []CrossEncoder{tinyCross(t, "cross-encoder/ms-marco-MiniLM-L-6-v2")},
 	}
-	rep, err := Run(context.Background(), Config{Sizes: []int{1000}, Queries: 4, RerankRuns: 2, Windows: []int{256, -1}, Models: models})
+	rep, err := Run(context.Background(), Config{Sizes: []int{1000}, Queries: 4, RerankRuns: 2, Windows: []int{rerank.DefaultWindow, -1}, Models: models})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +173,8 @@ func TestRunWithModels(t *testing.T) {
 	if m["vector.p50_ms"] < m["hnsw.p50_ms"] {
 		t.Errorf("vector stage %v below its HNSW part %v", m["vector.p50_ms"], m["hnsw.p50_ms"])
 	}
-	if len(rep.Rerank) != 2 || rep.Rerank[0].Window != "256" || rep.Rerank[1].Window != "whole" || rep.Rerank[0].Pairs != 50 {
-		t.Fatalf("rerank timings %+v, want windows 256 and whole of 50 pairs", rep.Rerank)
+	if len(rep.Rerank) != 2 || rep.Rerank[0].Window != fmt.Sprint(rerank.DefaultWindow) || rep.Rerank[1].Window != "whole" || rep.Rerank[0].Pairs != 50 {
+		t.Fatalf("rerank timings %+v, want windows %d and whole of 50 pairs", rep.Rerank, rerank.DefaultWindow)
 	}
 	if rep.Metrics["rerank.p50_ms"] != rep.Rerank[0].P50MS || rep.Metrics["embed.chunks_per_s"] <= 0 {
 		t.Errorf("metrics %v: want rerank.p50_ms from the default window and an embedding rate", rep.Metrics)
@@ -186,13 +186,9 @@ func TestRunWithModels(t *testing.T) {
 		}
 	}
 	// vector at 1k, the default reranker and the fastest one (the same
-	// here) when the default window was timed; BM25 + fusion wants 10k.
-	want := 2
-	if slices.Contains([]int{256, -1}, rerank.DefaultWindow) {
-		want = 3
-	}
-	if measured != want {
-		t.Errorf("%d targets measured, want %d: %+v", measured, want, rep.Targets)
+	// here) at the default window; BM25 + fusion wants 10k.
+	if measured != 3 {
+		t.Errorf("%d targets measured, want 3: %+v", measured, rep.Targets)
 	}
 	// The roofline: the query embedding against the one-thread peak, the
 	// reranker against the peak on its threads.
