@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 var (
@@ -68,7 +69,9 @@ type Set struct {
 	// Resolve, when set, finds a model's directory and specification in
 	// place of the registry and Dir (bench falls back to random-weight
 	// fixtures with it); it sees the name after "" became the default's id.
-	// Errors it returns are sorted as a missing model is.
+	// Errors it returns are sorted as a missing model is. Load calls it
+	// (and Explain) one call at a time, for the two models in either
+	// order, as they load side by side.
 	Resolve func(name string, kind Kind) (dir string, spec Spec, err error)
 	// Explain says in one short clause why a model cannot be used (no
 	// runtime, not installed, damaged; ErrOff for one named "none"),
@@ -106,6 +109,26 @@ type Loaded struct {
 // range (ErrBadSet) are errors. ctx bounds the loading (see
 // LoadEmbedder). Close the models when done.
 func Load(ctx context.Context, s Set) (*Loaded, error) {
+	// The cross-encoder loads beside the embedder: each session costs a
+	// fresh search process tens of milliseconds of its own CPU.
+	type loadedCross struct {
+		ce  *CrossEncoder
+		why string
+		err error
+	}
+	s = s.oneAtATime()
+	var cross chan loadedCross
+	if !s.NoReranker && s.Reranker != "none" {
+		cross = make(chan loadedCross, 1)
+		go func() {
+			ce, why, err := load(ctx, s, s.Reranker, KindCrossEncoder,
+				func(_ context.Context, s Setup) (*CrossEncoder, error) { return OpenCrossEncoder(s) },
+				func(_ context.Context, dir string, spec Spec, cfg Config) (*CrossEncoder, error) {
+					return LoadCrossEncoder(dir, spec, cfg)
+				})
+			cross <- loadedCross{ce, why, err}
+		}()
+	}
 	l := &Loaded{VectorsOff: s.Embedder == "none"}
 	switch {
 	case s.NoEmbedder:
@@ -114,21 +137,22 @@ func Load(ctx context.Context, s Set) (*Loaded, error) {
 	default:
 		emb, why, err := load(ctx, s, s.Embedder, KindEmbedder, OpenEmbedder, LoadEmbedder)
 		if err != nil {
+			if cross != nil {
+				if c := <-cross; c.ce != nil {
+					c.ce.Close()
+				}
+			}
 			return nil, err
 		}
 		l.Embedder, l.NoVectors = emb, why
 	}
-	if !s.NoReranker && s.Reranker != "none" {
-		ce, why, err := load(ctx, s, s.Reranker, KindCrossEncoder,
-			func(_ context.Context, s Setup) (*CrossEncoder, error) { return OpenCrossEncoder(s) },
-			func(_ context.Context, dir string, spec Spec, cfg Config) (*CrossEncoder, error) {
-				return LoadCrossEncoder(dir, spec, cfg)
-			})
-		if err != nil {
+	if cross != nil {
+		c := <-cross
+		if c.err != nil {
 			l.Close()
-			return nil, err
+			return nil, c.err
 		}
-		l.CrossEncoder, l.NoRerank = ce, why
+		l.CrossEncoder, l.NoRerank = c.ce, c.why
 		l.RerankNamed = strings.TrimSpace(s.Reranker) != ""
 	}
 	l.setDevice()
@@ -136,6 +160,27 @@ func Load(ctx context.Context, s Set) (*Loaded, error) {
 		l.warm(ctx)
 	}
 	return l, nil
+}
+
+// oneAtATime is s with its callbacks serialised: the caller's Resolve and
+// Explain need not be safe for concurrent use.
+func (s Set) oneAtATime() Set {
+	var mu sync.Mutex
+	if r := s.Resolve; r != nil {
+		s.Resolve = func(name string, kind Kind) (string, Spec, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return r(name, kind)
+		}
+	}
+	if e := s.Explain; e != nil {
+		s.Explain = func(err error, name string, kind Kind) string {
+			mu.Lock()
+			defer mu.Unlock()
+			return e(err, name, kind)
+		}
+	}
+	return s
 }
 
 // warm runs the loaded models once each, as a query and a rerank would. A

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,6 +115,8 @@ func TestLoadResolve(t *testing.T) {
 		t.Errorf("loaded %+v, want the embedder and a reason for the cross-encoder", l)
 	}
 	want := []string{model.DefaultEmbedder().ID(), model.DefaultCrossEncoder().ID()}
+	slices.Sort(want)
+	slices.Sort(asked) // the two load side by side
 	if diff := cmp.Diff(want, asked); diff != "" {
 		t.Errorf("Resolve asked for (-want +got):\n%s", diff)
 	}
