@@ -11,9 +11,9 @@
 // has one, else from Hugging Face, or from a mirror the caller names, and
 // installs each file only once its checksum matches. OpenEmbedder ties the
 // steps together; Load does so for the embedder and cross-encoder a
-// search runs with (a Set), turning a missing runtime or model into a
-// reason rather than an error (Brief words it shortly), and Checks reports
-// the same without loading. List says which registry models a models
+// search runs with (a Set), loading the two side by side, turning a
+// missing runtime or model into a reason rather than an error (Brief
+// words it shortly), and Checks reports the same without loading. List says which registry models a models
 // directory holds.
 //
 // Messages name the options and functions that fix a problem
@@ -33,5 +33,14 @@
 //
 // Inference sorts inputs by length, cuts batches and pads each batch only
 // to its own longest input; embeddings are pooled (CLS or mean) and
-// L2-normalised.
+// L2-normalised. A query runs on a one-thread session of its own, and its
+// vector is kept for repeats (EmbedQuery); cross-encoders batch by
+// CrossBatch and CrossTokenBudget.
+//
+// Arithmetic: FLOPsPerToken and ReadCost count what a model's graph costs
+// a token (and attention a sequence), TokenFLOPs and Spec.Arch do so for a
+// registry cross-encoder without its file, Faster names the registry
+// reranker predicted within a time, and ProbePeak measures this machine's
+// fp32 and int8 matrix-product rate through ONNX Runtime, for the bench's
+// roofline.
 package model
