@@ -21,7 +21,6 @@ import (
 	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/internal/userkey"
 	"github.com/braidsearch/braid/lexical"
-	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/notes"
 	"github.com/braidsearch/braid/query"
 	"github.com/braidsearch/braid/rerank"
@@ -200,7 +199,6 @@ type Engine struct {
 	nt *notes.Reader // reads documents: Notes
 
 	models *LoadedModels // closed with the engine (OpenWithModels); nil when the caller owns them
-	cross  model.Spec    // the cross-encoder OpenLoaded loaded, which --explain weighs a slow rerank by (rerank.go)
 
 	settingsMu   sync.RWMutex
 	settings     *Settings   // settings.go

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/braidsearch/braid/doctor"
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
@@ -55,11 +54,7 @@ func OpenLoaded(dir string, opt *Options, lm *LoadedModels) (*Engine, error) {
 	if lm.CrossEncoder != nil {
 		o.Reranker = rerank.New(lm.CrossEncoder, rerank.Options{Top: o.RerankTop, Budget: settings.DefaultRerankBudget})
 	}
-	e, err := Open(dir, &o)
-	if err == nil && lm.CrossEncoder != nil {
-		e.cross = lm.CrossEncoder.Spec()
-	}
-	return e, err
+	return Open(dir, &o)
 }
 
 // OpenWithModels loads the models m names (LoadModels) and opens the index
@@ -91,29 +86,4 @@ func ModelChecks(m Models) []Check {
 		checks[i] = Check{Name: c.Name, OK: true, Warning: c.Warning, Detail: c.Detail}
 	}
 	return checks
-}
-
-// RerankLatency is braid doctor's check of how fast the cross-encoder m
-// names scores a default search's pairs on this machine: loaded and timed
-// (doctor.RerankLatency), or, turned off or not installed, said and not
-// timed. It takes up to a few seconds with a slow model.
-func RerankLatency(ctx context.Context, m Models) Check {
-	untimed := Check{Name: doctor.LatencyCheck, OK: true, Detail: "not timed: reranking is turned off"}
-	if m.Reranker == "none" {
-		return untimed
-	}
-	m.NoEmbedder = true
-	lm, err := model.Load(ctx, m)
-	if err != nil {
-		untimed.Detail = "not timed: " + model.Clause(err)
-		return untimed
-	}
-	defer lm.Close()
-	if lm.CrossEncoder == nil {
-		untimed.Detail = "not timed: " + lm.NoRerank
-		return untimed
-	}
-	spec := lm.CrossEncoder.Spec()
-	dir, _, _ := model.ResolveKind(m.Reranker, model.ModelsDir(m.Dir), model.KindCrossEncoder) // "" on error: Cost takes the registry's Arch
-	return doctor.RerankLatency(ctx, lm.CrossEncoder, spec, model.TokenFLOPs(dir, spec))
 }

@@ -3,14 +3,12 @@ package braid_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/internal/modeltest"
-	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // LoadModels is model.Load with braid's errors, and an engine opened
@@ -108,40 +106,5 @@ func TestModelChecks(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "runtime,model,reranker" {
 		t.Errorf("checks %v, want runtime, model and reranker", names)
-	}
-}
-
-// Doctor's reranker latency check times the cross-encoder the models name
-// (package doctor tests the timing and the verdict), and says, without
-// timing, when there is none to time.
-func TestRerankLatency(t *testing.T) {
-	ctx := context.Background()
-	ort := modeltest.NeedRuntime(t)
-	untimed := []struct {
-		name string
-		m    braid.Models
-		says string
-	}{
-		{"turned off", braid.Models{Reranker: "none"}, "not timed: reranking is turned off"},
-		{"not installed", braid.Models{ORTLib: ort, Dir: t.TempDir()}, "not timed: "},
-	}
-	for _, tt := range untimed {
-		if c := braid.RerankLatency(ctx, tt.m); c.Name != "reranker latency" || !c.OK || c.Warning || c.Latency != nil || !strings.HasPrefix(c.Detail, tt.says) {
-			t.Errorf("%s: %+v, want a passing check saying %q", tt.name, c, tt.says)
-		}
-	}
-	fixture, err := filepath.Abs(filepath.Join(".tools", "fixtures", "ms-marco-tinybert-l2"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(fixture); err != nil {
-		t.Skipf("no fixture: %s is missing; generate it with `make fixtures`", fixture)
-	}
-	models := t.TempDir() // the fixture installed as the registry model
-	testenv.Must(t, os.Symlink(fixture, filepath.Join(models, "cross-encoder--ms-marco-TinyBERT-L-2-v2")))
-	c := braid.RerankLatency(ctx, braid.Models{ORTLib: ort, Dir: models, Reranker: "ms-marco-TinyBERT-L-2-v2"})
-	if !c.OK || c.Latency == nil || c.Latency.TookMS <= 0 || c.Warning == c.Latency.Met ||
-		!strings.HasPrefix(c.Detail, "cross-encoder/ms-marco-TinyBERT-L-2-v2: 50 pairs in ") {
-		t.Errorf("installed TinyBERT-L2: %+v (latency %+v), want it timed", c, c.Latency)
 	}
 }

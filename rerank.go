@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/doctor"
-	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/rank"
 	"github.com/braidsearch/braid/rerank"
 )
@@ -17,7 +16,7 @@ import (
 // (rerankTop) and notes on res how many it reranked and the time it took.
 // Its warning is for res.Warning: that no cross-encoder could be loaded,
 // said as "not reranked either" where res.Warning names the same cause.
-// slow is, for an explained search, rerankSlow's note on the call.
+// slow is, for an explained search, doctor.SlowNote's note on the call.
 func (e *Engine) rerank(ctx context.Context, text string, cands []rank.Candidate, opt SearchOptions, res *Results) (ranked []rank.Candidate, warn, slow string, err error) {
 	t := time.Now()
 	ranked, warn, slow, err = e.rerankTop(ctx, text, cands, opt, res)
@@ -36,7 +35,7 @@ func (e *Engine) rerank(ctx context.Context, text string, cands []rank.Candidate
 // (rank.Reranked). It sets how many were reranked and of how many asked
 // for on res, and returns a warning when the engine has no reranker
 // though the user asked for one (rerankWarning), and for an explained
-// search the note on a slow cross-encoder call (rerankSlow).
+// search the note on a slow cross-encoder call (doctor.SlowNote).
 func (e *Engine) rerankTop(ctx context.Context, text string, cands []rank.Candidate, opt SearchOptions, res *Results) (ranked []rank.Candidate, warn, slow string, err error) {
 	if opt.NoRerank || opt.Keyword {
 		return cands, "", "", nil
@@ -74,33 +73,10 @@ func (e *Engine) rerankTop(ctx context.Context, text string, cands []rank.Candid
 		return nil, "", "", fmt.Errorf("rerank: %w", err)
 	}
 	if opt.Explain {
-		slow = rerankSlow(time.Since(t), out.Reranked-out.Cached, e.cross)
+		slow = doctor.SlowNote(time.Since(t), out.Reranked-out.Cached, e.opt.Reranker.Scorer())
 	}
 	res.Reranked, res.RerankOf = out.Reranked, top
 	return rank.Reranked(cands, at[:out.Reranked], out.Scores[:out.Reranked]), "", slow, nil
-}
-
-// rerankSlow is --explain's note on a cross-encoder call that scored
-// pairs (cached ones aside) in took: when it took longer than
-// doctor.RerankTarget, at a pace that misses it for rerank.DefaultTop
-// pairs too, the note says so and, when the cost of the cross-encoder
-// spec is known (its registry Arch), names the registry reranker
-// predicted to keep it (doctor.Judge); "" when the target was kept.
-func rerankSlow(took time.Duration, pairs int, spec model.Spec) string {
-	if pairs <= 0 || took <= doctor.RerankTarget {
-		return ""
-	}
-	per := took * time.Duration(rerank.DefaultTop) / time.Duration(pairs)
-	l := doctor.Judge(per, spec, spec.Arch.FLOPsPerToken())
-	if l.Met {
-		return ""
-	}
-	note := fmt.Sprintf("rerank took %d ms for %d pairs, ~%d ms for %d (target %d ms)",
-		took.Milliseconds(), pairs, per.Milliseconds(), rerank.DefaultTop, doctor.RerankTarget.Milliseconds())
-	if spec.Arch.FLOPsPerToken() > 0 {
-		note += "; " + l.Suggestion()
-	}
-	return note
 }
 
 // rerankWarning says why a search is not reranked when the user asked

@@ -73,40 +73,6 @@ func TestNoRerankerWarns(t *testing.T) {
 	}
 }
 
-// A rerank call over its 50 ms, at a pace that misses it for 50 pairs,
-// is said, with the registry reranker predicted to keep it when the
-// model's cost is known.
-func TestRerankSlow(t *testing.T) {
-	minilm, _ := model.Lookup("cross-encoder/ms-marco-MiniLM-L-6-v2")
-	dir := model.Spec{Name: "my-reranker", Kind: model.KindCrossEncoder} // a directory: cost unknown
-	tests := []struct {
-		name  string
-		took  time.Duration
-		pairs int
-		spec  model.Spec
-		want  string // "" for no note
-	}{
-		{"kept", 20 * time.Millisecond, 50, minilm, ""},
-		{"all cached", 80 * time.Millisecond, 0, minilm, ""},
-		{"few pairs within it", 40 * time.Millisecond, 5, minilm, ""},
-		{"many pairs at the pace", 200 * time.Millisecond, 200, minilm, ""},
-		{"slow", 900 * time.Millisecond, 50, minilm,
-			"rerank took 900 ms for 50 pairs, ~900 ms for 50 (target 50 ms); cross-encoder/ms-marco-TinyBERT-L-2-v2 is predicted at ~34 ms"},
-		{"cut by the budget", 262 * time.Millisecond, 11, minilm,
-			"rerank took 262 ms for 11 pairs, ~1190 ms for 50 (target 50 ms); cross-encoder/ms-marco-TinyBERT-L-2-v2 is predicted at ~45 ms"},
-		{"too slow for any", 3 * time.Second, 50, minilm, "; no registry reranker is predicted within 50 ms here"},
-		{"cost unknown", 900 * time.Millisecond, 50, dir, "rerank took 900 ms for 50 pairs, ~900 ms for 50 (target 50 ms)"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := braid.RerankSlow(tt.took, tt.pairs, tt.spec)
-			if tt.want == "" && got != "" || tt.want != "" && !strings.HasSuffix(got, tt.want) {
-				t.Errorf("RerankSlow = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 // slowScorer is the tiny cross-encoder on a machine too slow for it.
 type slowScorer struct{ *model.CrossEncoder }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/braidsearch/braid/doctor"
 	"slices"
 	"strings"
 	"time"
@@ -192,7 +193,7 @@ func (c *DoctorCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	models := append(braid.ModelChecks(g.models()), braid.RerankLatency(g.ctx, g.models()))
+	models := append(braid.ModelChecks(g.models()), doctor.RerankLatency(g.ctx, g.models()))
 	for i := range models { // package model names options, not flags
 		models[i].Detail = optionFlags.Replace(models[i].Detail)
 	}

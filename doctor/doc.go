@@ -14,11 +14,12 @@
 // link graph, the vectors, the document store's blobs and the sources'
 // paths. The engine hands it the open handles (Handles); the package never
 // imports the root package, which keeps Check as an alias. And one
-// check is of the machine, not the index: RerankLatency times the
-// cross-encoder scoring a default search's 50 pairs against the design's
-// 50 ms (RerankTarget), and when it misses, Judge names the registry
-// cross-encoder predicted to keep it (model.Faster); search --explain
-// says the same of a slow rerank call.
+// check is of the machine, not the index: RerankLatency loads the
+// cross-encoder and times it (TimeReranker) scoring a default search's 50
+// pairs against the design's 50 ms (RerankTarget), and when it misses,
+// Judge names the registry cross-encoder predicted to keep it
+// (model.Faster); search --explain says the same of a slow rerank call
+// (SlowNote).
 //
 // Every failed check names the file and the fix, and Repair returns one
 // line per action it took.

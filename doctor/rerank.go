@@ -63,7 +63,32 @@ func (l Latency) Suggestion() string {
 	return fmt.Sprintf("%s is predicted at ~%.0f ms", l.Faster, l.FasterMS)
 }
 
-// RerankLatency times s, the cross-encoder installed costing flops per
+// RerankLatency is braid doctor's check of how fast the cross-encoder m
+// names scores a default search's pairs on this machine: loaded and timed
+// (TimeReranker), or, turned off or not installed, said and not timed. It
+// takes up to a few seconds with a slow model.
+func RerankLatency(ctx context.Context, m model.Set) Check {
+	untimed := Check{Name: LatencyCheck, OK: true, Detail: "not timed: reranking is turned off"}
+	if m.Reranker == "none" {
+		return untimed
+	}
+	m.NoEmbedder = true
+	lm, err := model.Load(ctx, m)
+	if err != nil {
+		untimed.Detail = "not timed: " + model.Clause(err)
+		return untimed
+	}
+	defer lm.Close()
+	if lm.CrossEncoder == nil {
+		untimed.Detail = "not timed: " + lm.NoRerank
+		return untimed
+	}
+	spec := lm.CrossEncoder.Spec()
+	dir, _, _ := model.ResolveKind(m.Reranker, model.ModelsDir(m.Dir), model.KindCrossEncoder) // "" on error: TokenFLOPs takes the registry's Arch
+	return TimeReranker(ctx, lm.CrossEncoder, spec, model.TokenFLOPs(dir, spec))
+}
+
+// TimeReranker times s, the cross-encoder installed costing flops per
 // token (model.TokenFLOPs), scoring rerank.DefaultTop pairs of a query and a
 // window of rerank.DefaultWindow tokens of prose, as a default search
 // does: after a warm-up call of a few pairs, the median of 3 calls, or
@@ -71,7 +96,7 @@ func (l Latency) Suggestion() string {
 // call). A missed target is a warning naming the registry cross-encoder
 // predicted to meet it and how to use it (Judge); a failed call is a
 // failed check.
-func RerankLatency(ctx context.Context, s rerank.Scorer, installed model.Spec, flops int64) Check {
+func TimeReranker(ctx context.Context, s rerank.Scorer, installed model.Spec, flops int64) Check {
 	query, passages := pairs()
 	score := func(in []string) (time.Duration, error) {
 		t := time.Now()
@@ -97,6 +122,39 @@ func RerankLatency(ctx context.Context, s rerank.Scorer, installed model.Spec, f
 		c.Detail += fmt.Sprintf(": model.Pull %s, then use it with Set.Reranker %[1]s", l.Faster)
 	}
 	return c
+}
+
+// SlowNote is search --explain's note on a rerank call in which s scored
+// pairs (cached ones aside) in took: when it took longer than
+// RerankTarget, at a pace that misses it for rerank.DefaultTop pairs too,
+// the note says so and, when s is a registry cross-encoder (its cost
+// known from Spec.Arch), names the one predicted to keep it (Judge); ""
+// when the target was kept.
+func SlowNote(took time.Duration, pairs int, s rerank.Scorer) string {
+	var spec model.Spec
+	if c, ok := s.(*model.CrossEncoder); ok {
+		spec = c.Spec()
+	}
+	return slowNote(took, pairs, spec)
+}
+
+// slowNote is SlowNote for the cross-encoder spec.
+func slowNote(took time.Duration, pairs int, spec model.Spec) string {
+	if pairs <= 0 || took <= RerankTarget {
+		return ""
+	}
+	per := took * time.Duration(rerank.DefaultTop) / time.Duration(pairs)
+	flops := spec.Arch.FLOPsPerToken()
+	l := Judge(per, spec, flops)
+	if l.Met {
+		return ""
+	}
+	note := fmt.Sprintf("rerank took %d ms for %d pairs, ~%d ms for %d (target %d ms)",
+		took.Milliseconds(), pairs, per.Milliseconds(), rerank.DefaultTop, RerankTarget.Milliseconds())
+	if flops > 0 {
+		note += "; " + l.Suggestion()
+	}
+	return note
 }
 
 // pairs are a query and rerank.DefaultTop passages of prose, each cut to

@@ -160,6 +160,9 @@ func (r *Reranker) Rerank(ctx context.Context, query string, ps []Passage) (Outc
 // Budget is the budget the Reranker was made with.
 func (r *Reranker) Budget() time.Duration { return r.budget }
 
+// Scorer is the model it scores with.
+func (r *Reranker) Scorer() Scorer { return r.s }
+
 // Top is how many fused candidates it reads from the head of the list
 // (Options.Top, else DefaultTop).
 func (r *Reranker) Top() int { return r.top }
