@@ -78,40 +78,18 @@ func TestDamagedSegmentIsAnError(t *testing.T) {
 			t.Fatalf("byte %d of %d flipped: open gave %v, want a damaged-index error", i, len(data), err)
 		}
 	}
-	if err := os.WriteFile(seg, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Open(path, true, nil)
-	if err != nil {
-		t.Fatalf("open after the segment was mended: %v", err)
-	}
-	l.Close()
+	opensWith(t, path, seg, data, "the segment mended")
 }
 
 // A root.bolt naming a segment outside the index's folder (a cloned
 // .braid/ pointing bleve at any file) is refused before bleve opens it.
 func TestSegmentNamedOutside(t *testing.T) {
 	path, _ := lexicalWithSegments(t, t.TempDir())
-	db, err := bolt.Open(filepath.Join(path, "store", "root.bolt"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		snaps := tx.Bucket(scorchSnapshots)
-		return snaps.ForEachBucket(func(k []byte) error {
-			snap := snaps.Bucket(k)
-			return snap.ForEachBucket(func(k []byte) error {
-				if k[0] == scorchInternal || k[0] == scorchMeta {
-					return nil
-				}
-				return snap.Bucket(k).Put(scorchPath, []byte("../../../etc/passwd"))
-			})
+	editSnapshots(t, path, func(snap *bolt.Bucket) error {
+		return eachSegment(snap, func(seg *bolt.Bucket) error {
+			return seg.Put(scorchPath, []byte("../../../etc/passwd"))
 		})
 	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var corrupt *indexdir.CorruptError
 	if _, err := Open(path, true, nil); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "outside lexical.bleve/store") {
 		t.Errorf("open: %v, want a damaged-index error naming the segment outside", err)
@@ -155,10 +133,6 @@ func TestForeignIndexSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db, err := bolt.Open(filepath.Join(path, "store", "root.bolt"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var m map[string]any
 	if err := json.Unmarshal([]byte(lexMappingJSON()), &m); err != nil {
 		t.Fatal(err)
@@ -168,20 +142,13 @@ func TestForeignIndexSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		snaps := tx.Bucket(scorchSnapshots)
-		return snaps.ForEachBucket(func(k []byte) error {
-			in := snaps.Bucket(k).Bucket([]byte{scorchInternal})
-			if in == nil || in.Get(scorchMapping) == nil {
-				return nil
-			}
-			return in.Put(scorchMapping, crafted)
-		})
+	editSnapshots(t, path, func(snap *bolt.Bucket) error {
+		in := snap.Bucket([]byte{scorchInternal})
+		if in == nil || in.Get(scorchMapping) == nil {
+			return nil
+		}
+		return in.Put(scorchMapping, crafted)
 	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var corrupt *indexdir.CorruptError
 	if l, err := Open(path, true, nil); !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "mapping") {
 		if l != nil {

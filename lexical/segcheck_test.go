@@ -57,6 +57,63 @@ func oneSegment(t testing.TB, dir string) (string, string) {
 	return path, filepath.Join(path, "store", names[0])
 }
 
+// zapSegment is oneSegment's index and segment file in dir, with the
+// segment's bytes as written, its fields and its footer.
+func zapSegment(tb testing.TB, dir string) (path, seg string, good []byte, fields []formattest.ZapField, ft formattest.ZapFooter) {
+	tb.Helper()
+	path, seg = oneSegment(tb, dir)
+	good, err := os.ReadFile(seg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if fields, err = formattest.ZapFields(good); err != nil {
+		tb.Fatal(err)
+	}
+	return path, seg, good, fields, formattest.ZapFooterOf(good)
+}
+
+// editSnapshots runs edit on every snapshot bucket of the root.bolt of
+// the lexical index at path, in one update.
+func editSnapshots(t *testing.T, path string, edit func(snap *bolt.Bucket) error) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(path, "store", "root.bolt"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		snaps := tx.Bucket(scorchSnapshots)
+		return snaps.ForEachBucket(func(k []byte) error { return edit(snaps.Bucket(k)) })
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eachSegment runs edit on every segment bucket of the snapshot snap.
+func eachSegment(snap *bolt.Bucket, edit func(seg *bolt.Bucket) error) error {
+	return snap.ForEachBucket(func(k []byte) error {
+		if k[0] == scorchInternal || k[0] == scorchMeta {
+			return nil
+		}
+		return edit(snap.Bucket(k))
+	})
+}
+
+// opensWith writes data to the segment seg and checks that the lexical
+// index at path opens: what names data in the failure.
+func opensWith(t *testing.T, path, seg string, data []byte, what string) {
+	t.Helper()
+	if err := os.WriteFile(seg, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(path, true, nil)
+	if err != nil {
+		t.Fatalf("open of %s: %v", what, err)
+	}
+	l.Close()
+}
+
 // refused checks that opening the lexical index at path fails with a
 // damaged-index error naming the segment seg and the repair, whose detail
 // holds want.
@@ -81,16 +138,7 @@ func refused(t *testing.T, path, seg, want string) {
 // fix, before zap reads it: the first case made zap ask for 8 TiB at open,
 // a fatal error.
 func TestCraftedSegmentRefused(t *testing.T) {
-	path, seg := oneSegment(t, t.TempDir())
-	good, err := os.ReadFile(seg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields, err := formattest.ZapFields(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ft := formattest.ZapFooterOf(good)
+	path, seg, good, fields, ft := zapSegment(t, t.TempDir())
 	// dv is the doc-value header of the first field with doc values.
 	dv := -1
 	for _, f := range fields {
@@ -147,14 +195,7 @@ func TestCraftedSegmentRefused(t *testing.T) {
 			refused(t, path, seg, tt.want)
 		})
 	}
-	if err := os.WriteFile(seg, good, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Open(path, true, nil)
-	if err != nil {
-		t.Fatalf("open of the segment as written: %v", err)
-	}
-	l.Close()
+	opensWith(t, path, seg, good, "the segment as written")
 }
 
 // TestSegmentFormatInRootBolt: scorch opens a snapshot's segments with the
@@ -171,24 +212,13 @@ func TestSegmentFormatInRootBolt(t *testing.T) {
 		{"another type", "mem", []byte{0, 0, 0, 16, 0}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			db, err := bolt.Open(filepath.Join(path, "store", "root.bolt"), 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = db.Update(func(tx *bolt.Tx) error {
-				snaps := tx.Bucket(scorchSnapshots)
-				return snaps.ForEachBucket(func(k []byte) error {
-					meta := snaps.Bucket(k).Bucket([]byte{scorchMeta})
-					if err := meta.Put(scorchSegmentType, []byte(tt.typ)); err != nil {
-						return err
-					}
-					return meta.Put(scorchSegmentVersion, tt.ver)
-				})
+			editSnapshots(t, path, func(snap *bolt.Bucket) error {
+				meta := snap.Bucket([]byte{scorchMeta})
+				if err := meta.Put(scorchSegmentType, []byte(tt.typ)); err != nil {
+					return err
+				}
+				return meta.Put(scorchSegmentVersion, tt.ver)
 			})
-			db.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
 			l, err := Open(path, true, nil)
 			var corrupt *indexdir.CorruptError
 			if !errors.As(err, &corrupt) || !strings.Contains(err.Error(), "not zap 16") {
@@ -235,29 +265,13 @@ func TestDeletedDocumentsInRootBolt(t *testing.T) {
 		{"updated fields", "fields", []byte(`{"content":{"index":true}}`), "updated"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			db, err := bolt.Open(filepath.Join(path, "store", "root.bolt"), 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = db.Update(func(tx *bolt.Tx) error {
-				snaps := tx.Bucket(scorchSnapshots)
-				return snaps.ForEachBucket(func(k []byte) error {
-					snap := snaps.Bucket(k)
-					return snap.ForEachBucket(func(k []byte) error {
-						if k[0] == scorchInternal || k[0] == scorchMeta {
-							return nil
-						}
-						seg := snap.Bucket(k)
-						seg.Delete(scorchDeleted)
-						seg.Delete(scorchUpdatedFields)
-						return seg.Put([]byte(tt.key), tt.val)
-					})
+			editSnapshots(t, path, func(snap *bolt.Bucket) error {
+				return eachSegment(snap, func(seg *bolt.Bucket) error {
+					seg.Delete(scorchDeleted)
+					seg.Delete(scorchUpdatedFields)
+					return seg.Put([]byte(tt.key), tt.val)
 				})
 			})
-			db.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
 			l, err := Open(path, true, nil)
 			if tt.want == "" {
 				if err != nil {
@@ -353,16 +367,7 @@ func TestWriterStampsItsSegments(t *testing.T) {
 // to search).
 func FuzzSegmentOpen(f *testing.F) {
 	dir := f.TempDir()
-	path, seg := oneSegment(f, dir)
-	good, err := os.ReadFile(seg)
-	if err != nil {
-		f.Fatal(err)
-	}
-	fields, err := formattest.ZapFields(good)
-	if err != nil {
-		f.Fatal(err)
-	}
-	ft := formattest.ZapFooterOf(good)
+	path, seg, good, fields, ft := zapSegment(f, dir)
 	footer := good[ft.NumDocs : len(good)-4]
 	header := func(i int) []byte {
 		at := fields[i%len(fields)].DocValueHeader
