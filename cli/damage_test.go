@@ -96,6 +96,27 @@ func runProc(t *testing.T, limit time.Duration, args ...string) runOut {
 	return out
 }
 
+// runUnbroken runs braid on the index idx (runProc) and fails the test
+// when the process crashed, exited with neither 0 nor 1, or took more than
+// 1 GB: what any command may do on a damaged or crafted index.
+func runUnbroken(t *testing.T, idx string, args ...string) runOut {
+	t.Helper()
+	r := runProc(t, testenv.Guard, append([]string{"--index", idx}, args...)...)
+	all := r.stdout + r.stderr
+	for _, bad := range []string{"panic:", "goroutine ", "fatal error", "out of memory", "SIGSEGV", "SIGBUS"} {
+		if strings.Contains(all, bad) {
+			t.Fatalf("braid %s crashed (%q), exit %d:\n%s", strings.Join(args, " "), bad, r.code, all)
+		}
+	}
+	if r.code != 0 && r.code != 1 {
+		t.Fatalf("braid %s exited %d:\n%s", strings.Join(args, " "), r.code, all)
+	}
+	if r.maxRSS > 1<<30 {
+		t.Errorf("braid %s peaked at %d MB", strings.Join(args, " "), r.maxRSS>>20)
+	}
+	return r
+}
+
 // errorLines are the lines of stderr that are not warnings.
 func (r runOut) errorLines() []string {
 	var out []string
@@ -155,20 +176,7 @@ func TestDamagedIndexFiles(t *testing.T) {
 				d.do(t, filepath.Join(idx, f.rel))
 				run := func(args ...string) runOut {
 					t.Helper()
-					r := runProc(t, testenv.Guard, append([]string{"--index", idx}, args...)...)
-					all := r.stdout + r.stderr
-					for _, bad := range []string{"panic:", "goroutine ", "fatal error", "SIGSEGV", "SIGBUS"} {
-						if strings.Contains(all, bad) {
-							t.Fatalf("braid %s crashed (%q):\n%s", strings.Join(args, " "), bad, all)
-						}
-					}
-					if r.code != 0 && r.code != 1 {
-						t.Fatalf("braid %s exited %d:\n%s", strings.Join(args, " "), r.code, all)
-					}
-					if r.maxRSS > 1<<30 {
-						t.Errorf("braid %s peaked at %d MB", strings.Join(args, " "), r.maxRSS>>20)
-					}
-					return r
+					return runUnbroken(t, idx, args...)
 				}
 				// oneLine checks a failed command's error: one line, naming
 				// the file and a fix.
