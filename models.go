@@ -39,12 +39,21 @@ func LoadModels(m Models) (*LoadedModels, error) {
 // (reading opt.RerankTop candidates), and the reasons for what is
 // missing. The engine does not own the models: close them after it.
 func OpenLoaded(dir string, opt *Options, lm *LoadedModels) (*Engine, error) {
+	o, err := withModels(opt, lm)
+	if err != nil {
+		return nil, err
+	}
+	return Open(dir, &o)
+}
+
+// withModels is opt with the models lm put in its model fields.
+func withModels(opt *Options, lm *LoadedModels) (Options, error) {
 	o := Options{}
 	if opt != nil {
 		o = *opt
 	}
 	if o.RerankTop < 0 {
-		return nil, fmt.Errorf("%w: Options.RerankTop %d, want 0 (the default) or more", ErrBadOption, o.RerankTop)
+		return o, fmt.Errorf("%w: Options.RerankTop %d, want 0 (the default) or more", ErrBadOption, o.RerankTop)
 	}
 	o.NoVectors, o.VectorsOff, o.NoRerank, o.RerankNamed, o.Device = lm.NoVectors, lm.VectorsOff, lm.NoRerank, lm.RerankNamed, lm.Device
 	o.Embedder, o.Model, o.Reranker = nil, "", nil
@@ -54,14 +63,57 @@ func OpenLoaded(dir string, opt *Options, lm *LoadedModels) (*Engine, error) {
 	if lm.CrossEncoder != nil {
 		o.Reranker = rerank.New(lm.CrossEncoder, rerank.Options{Top: o.RerankTop, Budget: settings.DefaultRerankBudget})
 	}
-	return Open(dir, &o)
+	return o, nil
 }
 
 // OpenWithModels loads the models m names (LoadModels) and opens the index
 // in dir with them (OpenLoaded). The engine's own Options.Embedder,
 // Model, Reranker, NoVectors, VectorsOff and NoRerank are replaced by what
 // was loaded (RerankNamed too). The engine owns the models: its Close closes them too.
+//
+// A reader of an index directory opens the index while the models load
+// (each costs a fresh search process tens to hundreds of milliseconds of
+// its own CPU at a million chunks), then the graph of the loaded
+// embedder's vectors; a writer, which may create the index, and a cluster
+// backend, which needs the embedder to open, load the models first.
 func OpenWithModels(dir string, opt *Options, m Models) (*Engine, error) {
+	if opt == nil || !opt.ReadOnly || opt.Backend.URL != "" || opt.RerankTop < 0 {
+		return openAfterModels(dir, opt, m)
+	}
+	type loaded struct {
+		lm  *LoadedModels
+		err error
+	}
+	models := make(chan loaded, 1)
+	go func() {
+		lm, err := LoadModels(m)
+		models <- loaded{lm, err}
+	}()
+	bare := *opt
+	bare.Embedder, bare.Model, bare.Reranker = nil, "", nil
+	e, err := Open(dir, &bare)
+	l := <-models
+	switch {
+	case l.err != nil: // a model named wrongly is said first, as before
+		if e != nil {
+			e.Close()
+		}
+		return nil, l.err
+	case err != nil:
+		l.lm.Close()
+		return nil, err
+	}
+	if err := e.attach(opt, l.lm); err != nil {
+		e.Close()
+		l.lm.Close()
+		return nil, err
+	}
+	e.models = l.lm
+	return e, nil
+}
+
+// openAfterModels loads the models, then opens the index with them.
+func openAfterModels(dir string, opt *Options, m Models) (*Engine, error) {
 	lm, err := LoadModels(m)
 	if err != nil {
 		return nil, err
@@ -73,6 +125,22 @@ func OpenWithModels(dir string, opt *Options, m Models) (*Engine, error) {
 	}
 	e.models = lm
 	return e, nil
+}
+
+// attach gives an engine opened without models (OpenWithModels) the
+// models lm, as OpenLoaded would have opened it with them, and loads the
+// embedder's graph.
+func (e *Engine) attach(opt *Options, lm *LoadedModels) error {
+	o, err := withModels(opt, lm)
+	if err != nil {
+		return err
+	}
+	o.recovering = e.opt.recovering
+	e.opt = o
+	if o.Embedder == nil {
+		return nil
+	}
+	return e.loadVectors()
 }
 
 // ModelChecks are what Doctor cannot see about the models m names: whether

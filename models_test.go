@@ -80,6 +80,34 @@ func TestOpenWithModels(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// A reader opens the index while the models load, then the graph: it
+	// answers as the writer did, and a model named wrongly is still the
+	// error (not the index's).
+	r, err := braid.OpenWithModels(dir, &braid.Options{RerankTop: 5, ReadOnly: true}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.Search(ctx, "tomatoes", braid.SearchOptions{VectorWeight: &w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Capabilities(); !c.Vectors || !c.Rerank || c.Embedded == 0 {
+		t.Errorf("reader's capabilities %+v, want vectors searched and reranked", c)
+	}
+	if len(again.Results) != len(res.Results) || again.Results[0].ID != res.Results[0].ID || again.Results[0].Source != "hybrid+rerank" {
+		t.Errorf("reader's first hit %+v, want the writer's %+v", again.Results[0], res.Results[0])
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := braid.EngineModels(r).Embedder.Embed(ctx, []string{"x"}, true); err == nil {
+		t.Error("the reader's embedder still embeds after the engine closed")
+	}
+	bad := m
+	bad.Embedder = "no-such-model"
+	if _, err := braid.OpenWithModels(dir, &braid.Options{ReadOnly: true}, bad); err == nil || !strings.Contains(err.Error(), "no-such-model") {
+		t.Errorf("reader with an unknown model: %v, want the model's error", err)
+	}
 	if _, err := braid.EngineModels(e).Embedder.Embed(ctx, []string{"x"}, true); err == nil {
 		t.Error("the embedder still embeds after the engine closed")
 	}
