@@ -48,8 +48,9 @@ type Cluster struct {
 	x   *opensearch.Index
 	tmp string // the local copy's folder, when Open made it
 
-	mu      sync.Mutex // serialises Sync
-	version string     // of the cluster index the mirror was brought to
+	mu      sync.Mutex  // serialises Sync
+	version string      // of the cluster index the mirror was brought to
+	ms      mirrorState // where the mirror stands (Sync)
 	// model is the embedding model of the cluster's vectors ("" before the
 	// first): set by an index run while searches read it.
 	model atomic.Pointer[string]
