@@ -3,6 +3,7 @@ package braid
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,12 +56,20 @@ func openCluster(opt Options) (*Engine, error) {
 	return e, nil
 }
 
-// embeddedOnly is the error of an operation the cluster backend lacks.
+// embeddedOnly is the error of an operation the cluster backend lacks,
+// with why where it is one docs/opensearch.md names.
 func (e *Engine) embeddedOnly(what string) error {
 	if e.cl == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s works on the embedded index only, and this engine uses the OpenSearch index %s at %s; run it on an index directory, without Options.Backend", ErrBackend, what, e.cl.Remote().Name(), e.opt.Backend.URL)
+	why := ""
+	switch {
+	case what == "gaps":
+		why = " (it averages each document's chunk vectors, and the cluster keeps vectors only in its k-NN graph, out of _source, so braid cannot read them back)"
+	case strings.HasPrefix(what, "the document store") || slices.Contains([]string{"versions", "diff", "collections", "snapshots", "restore"}, what) || strings.HasPrefix(what, "a metadata filter"):
+		why = " (the document store keeps documents, versions and metadata in an index directory's blobs and store, and a cluster index has no directory that every braid on it shares)"
+	}
+	return fmt.Errorf("%w: %s works on the embedded index only%s, and this engine uses the OpenSearch index %s at %s; run it on an index directory, without Options.Backend", ErrBackend, what, why, e.cl.Remote().Name(), e.opt.Backend.URL)
 }
 
 // chunks reads chunks with their text, in the order of ids, nil for one
