@@ -53,9 +53,9 @@ type Options struct {
 	// several nodes' separated by commas: requests go to any of them, so
 	// losing one node leaves the others reachable. Required.
 	URL string
-	// Index is the chunk index's name; file hashes go to Index+"-files"
-	// and source records to Index+"-sources". Empty means DefaultIndex
-	// ("braid").
+	// Index is the chunk index's name; file hashes go to Index+"-files",
+	// source records to Index+"-sources" and the generation counter and
+	// tombstones to Index+"-changes". Empty means DefaultIndex ("braid").
 	Index string
 	// Shards is the number of primary shards of a new index; 0 means 1.
 	Shards int
@@ -75,8 +75,8 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Index is a braid chunk index (and its file-hash and source-record
-// indexes) in an OpenSearch cluster. It is safe for concurrent use; writes
+// Index is a braid chunk index (and its file-hash, source-record and
+// change indexes) in an OpenSearch cluster. It is safe for concurrent use; writes
 // become visible to searches after Refresh (or OpenSearch's periodic
 // refresh).
 type Index struct {
@@ -91,8 +91,9 @@ type Index struct {
 }
 
 // Open connects to the cluster at o.URL, checks within o.Timeout that it
-// answers, and creates the chunk, file-hash and source-record indexes when
-// they are missing. An existing index made with another MappingVersion or
+// answers, and creates the chunk, file-hash, source-record and change
+// indexes when they are missing (and the gen field in a chunk index made
+// before it). An existing index made with another MappingVersion or
 // Dim gives an error wrapping ErrReindexNeeded.
 func Open(ctx context.Context, o Options) (*Index, error) {
 	if o.Index == "" {
