@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/opensearchtest"
@@ -116,6 +117,11 @@ func testMirror(t *testing.T, url string, n int) {
 		t.Fatalf("mirror holds %d documents (%v), want %d", docs, err, n)
 	}
 	wantReport(t, "no change", syncB(t, b, "no change"), false, 0, 0)
+	start := time.Now()
+	if _, err := b.x.RecordSum(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the check alone (RecordSum): %v", time.Since(start))
 
 	edit := testDoc("s1", n/2, 1)
 	write(t, a, []index.Change{edit})
