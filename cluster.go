@@ -25,6 +25,12 @@ type Backend struct {
 	// Shards and Replicas shape a new index; zero means 1 shard and no
 	// replica. An existing index keeps its own.
 	Shards, Replicas int
+	// Mirror is a folder where the engine keeps its local copy of the
+	// cluster's document records across runs (one folder per cluster
+	// index), so that a new process reads only what changed since the
+	// last one; empty means a temporary copy, read in full at the first
+	// call that needs it.
+	Mirror string
 	// Timeout bounds every request to the cluster; zero means 2 minutes
 	// per request (a bulk write of a batch on a busy cluster may take
 	// that long) and 30 s for the first, which checks the cluster answers.
@@ -40,7 +46,7 @@ func openCluster(opt Options) (*Engine, error) {
 	b := opt.Backend
 	e := &Engine{opt: opt, settings: &Settings{}}
 	c, saved, err := cluster.Open(context.Background(), opensearch.Options{URL: b.URL, Index: b.Index, Shards: b.Shards, Replicas: b.Replicas, Timeout: b.Timeout},
-		cluster.Config{URL: b.URL, Model: opt.Model, Embedder: opt.Embedder, NoVectors: e.noVectors(), Workers: opt.Workers, BatchDocs: opt.BatchDocs})
+		cluster.Config{URL: b.URL, MirrorDir: b.Mirror, Model: opt.Model, Embedder: opt.Embedder, NoVectors: e.noVectors(), Workers: opt.Workers, BatchDocs: opt.BatchDocs})
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func (c *Cluster) Sync(ctx context.Context) error {
 			// checks again.
 			rep.Took = time.Since(start)
 			ms.last = rep
-			return nil
+			return c.saveState()
 		}
 		if ms.synced && len(ms.marks) > 0 {
 			if err := c.since(ctx, ms.marks[0], &rep); err != nil {
@@ -130,7 +130,7 @@ func (c *Cluster) Sync(ctx context.Context) error {
 	c.version = v
 	rep.Took = time.Since(start)
 	ms.last = rep
-	return nil
+	return c.saveState()
 }
 
 // agrees reports whether the mirror holds as many records as the cluster,
@@ -195,9 +195,11 @@ func (c *Cluster) full(ctx context.Context, rep *SyncReport) error {
 		}
 	}
 	err = st.Update(func(tx *bolt.Tx) error {
-		if tx.Bucket(genBucket) != nil {
-			if err := tx.DeleteBucket(genBucket); err != nil {
-				return err
+		for _, name := range [][]byte{genBucket, stateBucket} { // a kept copy stopped part way reads in full again
+			if tx.Bucket(name) != nil {
+				if err := tx.DeleteBucket(name); err != nil {
+					return err
+				}
 			}
 		}
 		_, err := tx.CreateBucket(genBucket)
@@ -461,5 +463,73 @@ func putGens(st *index.Store, set map[string]entry, del []string) error {
 			}
 		}
 		return nil
+	})
+}
+
+// stateBucket holds, in a kept mirror (Config.MirrorDir), where it stood
+// after the last Sync: stateKey's savedState.
+var stateBucket, stateKey = []byte("cluster_sync"), []byte("state")
+
+// savedState is what of mirrorState a kept mirror keeps; the sums are
+// counted again from genBucket at open, so that a process that stopped
+// part way through a Sync leaves nothing inconsistent (the records it
+// applied past the saved mark are read again, and found read).
+type savedState struct {
+	Mark  int64   `json:"mark"`
+	Marks []int64 `json:"marks,omitempty"`
+}
+
+// kept reports whether the mirror outlives the Cluster.
+func (c *Cluster) kept() bool { return c.m != nil && !c.m.temp }
+
+// loadState picks up where a kept mirror's last Sync left it; a mirror
+// without a saved state starts with a full read.
+func (c *Cluster) loadState() error {
+	if !c.kept() {
+		return nil
+	}
+	ms := &c.ms
+	return c.cfg.Mirror.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(stateBucket)
+		if b == nil || b.Get(stateKey) == nil {
+			return nil
+		}
+		var s savedState
+		if err := json.Unmarshal(b.Get(stateKey), &s); err != nil {
+			return nil // read in full again
+		}
+		g := tx.Bucket(genBucket)
+		if g == nil {
+			return nil
+		}
+		err := g.ForEach(func(_, v []byte) error {
+			if len(v) == 12 {
+				ms.add(entry{int64(binary.BigEndian.Uint64(v)), int32(binary.BigEndian.Uint32(v[8:]))}, 1)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		ms.mark, ms.marks, ms.synced = s.Mark, s.Marks, true
+		return nil
+	})
+}
+
+// saveState records where a kept mirror stands.
+func (c *Cluster) saveState() error {
+	if !c.kept() || !c.ms.synced {
+		return nil
+	}
+	raw, err := json.Marshal(savedState{Mark: c.ms.mark, Marks: c.ms.marks})
+	if err != nil {
+		return err
+	}
+	return c.cfg.Mirror.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(stateBucket)
+		if err != nil {
+			return err
+		}
+		return b.Put(stateKey, raw)
 	})
 }

@@ -186,6 +186,43 @@ func testMirror(t *testing.T, url string, n int) {
 	if docs, _, err := b.Mirror().Counts(); err != nil || docs != n+10 {
 		t.Errorf("mirror holds %d documents (%v), want %d", docs, err, n+10)
 	}
+
+	// A copy kept across runs (Config.MirrorDir): the next process reads
+	// what changed since the last one stopped.
+	keep := t.TempDir()
+	k := openKept(t, url, name, keep)
+	wantReport(t, "kept copy, first run", syncB(t, k, "kept copy, first run"), true, n+10, 0)
+	other := openKept(t, url, name, keep) // the folder is held: a temporary copy
+	if strings.HasPrefix(other.Dir(), keep) {
+		t.Errorf("a second process took the held copy in %s", other.Dir())
+	}
+	testenv.Must(t, other.Close())
+	testenv.Must(t, k.Close())
+	edit2 := testDoc("s1", n/3, 4)
+	write(t, a, []index.Change{edit2})
+	k = openKept(t, url, name, keep)
+	defer k.Close()
+	if !strings.HasPrefix(k.Dir(), keep) {
+		t.Errorf("the next process's copy is in %s, want it under %s", k.Dir(), keep)
+	}
+	wantReport(t, "kept copy, next run", syncB(t, k, "kept copy, next run"), false, 1, 0)
+	if h := mirrored(t, k, edit2.Doc.ID); h != edit2.Doc.Hash {
+		t.Errorf("kept copy, next run: hash in the mirror %q, want %q", h, edit2.Doc.Hash)
+	}
+	if docs, _, err := k.Mirror().Counts(); err != nil || docs != n+10 {
+		t.Errorf("kept copy holds %d documents (%v), want %d", docs, err, n+10)
+	}
+}
+
+// openKept opens a Cluster keeping its copy under keep; the caller
+// closes it.
+func openKept(t *testing.T, url, name, keep string) *Cluster {
+	t.Helper()
+	c, _, err := Open(t.Context(), opensearch.Options{URL: url, Index: name}, Config{URL: url, MirrorDir: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // putRaw writes one document's chunk as it is, at generation gen (0: as

@@ -234,3 +234,29 @@ func HashCode(s string) int32 {
 	}
 	return h
 }
+
+// UUID is the chunk index's UUID: the same for as long as the index
+// exists, another once it is deleted and made again, so a copy of its
+// records kept across runs can tell it is still the index it copied.
+func (x *Index) UUID(ctx context.Context) (string, error) {
+	ctx, cancel := x.bound(ctx)
+	defer cancel()
+	resp, err := x.client.Indices.Settings.Get(ctx, &opensearchapi.SettingsGetReq{Indices: []string{x.name}, Settings: []string{"index.uuid"}})
+	if err != nil {
+		return "", fmt.Errorf("opensearch: read the UUID of %s: %w", x.name, x.explain(err))
+	}
+	for _, ix := range resp.GetIndices() {
+		var s struct {
+			Index struct {
+				UUID string `json:"uuid"`
+			} `json:"index"`
+		}
+		if err := json.Unmarshal(ix.Settings, &s); err != nil {
+			return "", fmt.Errorf("opensearch: read the UUID of %s: %w", x.name, err)
+		}
+		if s.Index.UUID != "" {
+			return s.Index.UUID, nil
+		}
+	}
+	return "", fmt.Errorf("opensearch: %s has no UUID in its settings", x.name)
+}
