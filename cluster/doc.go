@@ -16,9 +16,11 @@
 //	}
 //	hits, total, err := c.Lexical(ctx, req)
 //
-// Caveats: the local copy lives in a temporary folder, so a Cluster's
-// first Sync reads the document record every first chunk carries, one
-// request per 500 documents; later Syncs read only the records written
+// Caveats: a Cluster whose local copy is new (a temporary folder, or
+// the first run with Config.MirrorDir) reads at its first Sync the
+// document record every first chunk carries, one request per 500
+// documents; a copy kept in Config.MirrorDir starts from where the last
+// run left it. Later Syncs read only the records written
 // and the removals recorded since (each index run's write takes a
 // generation from the cluster, opensearch.Index.NextGen), and check the
 // copy with one request (opensearch.Index.RecordSum), reading everything
