@@ -59,11 +59,13 @@ func (c *Cluster) LastSync() SyncReport {
 // copy holds no chunk text. It asks the cluster whether its index changed
 // (opensearch.Index.Version) and reads nothing more when it did not.
 //
-// The first Sync reads every document record. The others read only the
-// records written, and the removals recorded, at a generation above the
-// highest one read before (opensearch.Index.RecordsSince, GoneSince), then
-// check the mirror against the cluster: the number of records and the
-// sum of their generations (RecordSum), one request. A mismatch while the
+// The first Sync of a new mirror reads every document record (a mirror
+// kept in Config.MirrorDir starts where the last run left it). The others
+// read only the records written, and the removals recorded, at a
+// generation above the highest one read before
+// (opensearch.Index.RecordsSince, GoneSince), then check the mirror
+// against the cluster: the number of records and the sums of their
+// generations and content hash codes (RecordSum), one request. A mismatch while the
 // cluster was quiet means the mirror missed a change (a write whose
 // generation was taken before, but seen after, a later one's; a write
 // by a braid before generations): Sync reads on from an earlier mark, and
