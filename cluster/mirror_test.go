@@ -200,8 +200,10 @@ func testMirror(t *testing.T, url string, n int) {
 	testenv.Must(t, k.Close())
 	edit2 := testDoc("s1", n/3, 4)
 	write(t, a, []index.Change{edit2})
+	start = time.Now()
 	k = openKept(t, url, name, keep)
 	defer k.Close()
+	t.Logf("kept copy, next run: Open %v", time.Since(start))
 	if !strings.HasPrefix(k.Dir(), keep) {
 		t.Errorf("the next process's copy is in %s, want it under %s", k.Dir(), keep)
 	}
