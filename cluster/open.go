@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/indexdir"
@@ -104,6 +105,9 @@ func keptMirror(ctx context.Context, x *opensearch.Index, keep string) (*mirrorD
 		lock.Close()
 		return nil, nil // another braid on this machine uses it: a temporary copy
 	}
+	now := time.Now()
+	os.Chtimes(lock.Name(), now, now) // in use: see prune
+	prune(keep, uuid, now)
 	path := filepath.Join(dir, indexdir.StoreFile)
 	st, err := index.OpenStore(path, false)
 	if err == nil {
@@ -126,6 +130,37 @@ func keptMirror(ctx context.Context, x *opensearch.Index, keep string) (*mirrorD
 		}
 	}
 	return &mirrorDir{st: st, dir: dir, lock: lock}, nil
+}
+
+// keptFor is how long a kept copy no process opened stays: the copy of
+// an index since deleted, or of a cluster no longer used.
+const keptFor = 30 * 24 * time.Hour
+
+// prune removes the copies under keep, other than uuid's, that no
+// process has opened for keptFor and none holds now.
+func prune(keep, uuid string, now time.Time) {
+	entries, err := os.ReadDir(keep)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == uuid {
+			continue
+		}
+		dir := filepath.Join(keep, e.Name())
+		fi, err := os.Stat(filepath.Join(dir, "lock"))
+		if err != nil || now.Sub(fi.ModTime()) < keptFor {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			os.RemoveAll(dir)
+		}
+		f.Close()
+	}
 }
 
 func (m *mirrorDir) close() error {
