@@ -3,6 +3,7 @@ package braid
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,12 @@ type Backend struct {
 	// Shards and Replicas shape a new index; zero means 1 shard and no
 	// replica. An existing index keeps its own.
 	Shards, Replicas int
+	// Mirror is a folder where the engine keeps its local copy of the
+	// cluster's document records across runs (one folder per cluster
+	// index), so that a new process reads only what changed since the
+	// last one; empty means a temporary copy, read in full at the first
+	// call that needs it.
+	Mirror string
 	// Timeout bounds every request to the cluster; zero means 2 minutes
 	// per request (a bulk write of a batch on a busy cluster may take
 	// that long) and 30 s for the first, which checks the cluster answers.
@@ -39,7 +46,7 @@ func openCluster(opt Options) (*Engine, error) {
 	b := opt.Backend
 	e := &Engine{opt: opt, settings: &Settings{}}
 	c, saved, err := cluster.Open(context.Background(), opensearch.Options{URL: b.URL, Index: b.Index, Shards: b.Shards, Replicas: b.Replicas, Timeout: b.Timeout},
-		cluster.Config{URL: b.URL, Model: opt.Model, Embedder: opt.Embedder, NoVectors: e.noVectors(), Workers: opt.Workers, BatchDocs: opt.BatchDocs})
+		cluster.Config{URL: b.URL, MirrorDir: b.Mirror, Model: opt.Model, Embedder: opt.Embedder, NoVectors: e.noVectors(), Workers: opt.Workers, BatchDocs: opt.BatchDocs})
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +62,20 @@ func openCluster(opt Options) (*Engine, error) {
 	return e, nil
 }
 
-// embeddedOnly is the error of an operation the cluster backend lacks.
+// embeddedOnly is the error of an operation the cluster backend lacks,
+// with why where it is one docs/opensearch.md names.
 func (e *Engine) embeddedOnly(what string) error {
 	if e.cl == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s works on the embedded index only, and this engine uses the OpenSearch index %s at %s; run it on an index directory, without Options.Backend", ErrBackend, what, e.cl.Remote().Name(), e.opt.Backend.URL)
+	why := ""
+	switch {
+	case what == "gaps":
+		why = " (it averages each document's chunk vectors, and the cluster keeps vectors only in its k-NN graph, out of _source, so braid cannot read them back)"
+	case strings.HasPrefix(what, "the document store") || slices.Contains([]string{"versions", "diff", "collections", "snapshots", "restore"}, what) || strings.HasPrefix(what, "a metadata filter"):
+		why = " (the document store keeps documents, versions and metadata in an index directory's blobs and store, and a cluster index has no directory that every braid on it shares)"
+	}
+	return fmt.Errorf("%w: %s works on the embedded index only%s, and this engine uses the OpenSearch index %s at %s; run it on an index directory, without Options.Backend", ErrBackend, what, why, e.cl.Remote().Name(), e.opt.Backend.URL)
 }
 
 // chunks reads chunks with their text, in the order of ids, nil for one

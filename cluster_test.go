@@ -224,11 +224,11 @@ func testClusterReindex(t *testing.T, url string) {
 
 func testClusterEmbeddedOnly(t *testing.T, url string) {
 	e := openEngine(t, &braid.Options{Backend: braid.Backend{URL: url, Index: "embedded-only"}})
-	if _, err := e.Graph().Gaps(context.Background(), graph.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") {
-		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index", err)
+	if _, err := e.Graph().Gaps(context.Background(), graph.GapOptions{}); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "embedded index") || !strings.Contains(err.Error(), "k-NN graph") {
+		t.Errorf("gaps on the cluster backend: %v, want ErrBackend naming the embedded index and why", err)
 	}
-	if _, err := e.Store().Versions("Gardening"); !errors.Is(err, braid.ErrBackend) {
-		t.Errorf("versions on the cluster backend: %v, want ErrBackend", err)
+	if _, err := e.Store().Versions("Gardening"); !errors.Is(err, braid.ErrBackend) || !strings.Contains(err.Error(), "index directory") {
+		t.Errorf("versions on the cluster backend: %v, want ErrBackend saying why", err)
 	}
 	if _, err := e.Search(context.Background(), "x", braid.SearchOptions{Metadata: map[string]string{"a": "b"}}); !errors.Is(err, braid.ErrBackend) {
 		t.Errorf("a metadata filter on the cluster backend: %v, want ErrBackend", err)

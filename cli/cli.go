@@ -268,7 +268,13 @@ func (b backendFlags) backend() braid.Backend {
 	if b.Backend == "" {
 		return braid.Backend{}
 	}
-	return braid.Backend{URL: b.Backend, Index: b.BackendIndex, Shards: b.BackendShards, Replicas: b.BackendReplicas}
+	be := braid.Backend{URL: b.Backend, Index: b.BackendIndex, Shards: b.BackendShards, Replicas: b.BackendReplicas}
+	if cache, err := os.UserCacheDir(); err == nil {
+		// The local copy of the cluster's records, kept so that the
+		// next command reads only what changed.
+		be.Mirror = filepath.Join(cache, "braid", "cluster")
+	}
+	return be
 }
 
 // withReader opens the engine read-only for the length of fn.

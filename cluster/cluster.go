@@ -35,6 +35,10 @@ type Config struct {
 	Model     string
 	Embedder  ingest.Embedder
 	NoVectors string
+	// MirrorDir is where Open keeps the local copy across runs, one folder
+	// per cluster index (by its UUID); empty means a temporary folder,
+	// read in full by the first Sync.
+	MirrorDir string
 	// Workers and BatchDocs shape an index run, as ingest.Options's do.
 	Workers, BatchDocs int
 }
@@ -46,10 +50,11 @@ type Config struct {
 type Cluster struct {
 	cfg Config
 	x   *opensearch.Index
-	tmp string // the local copy's folder, when Open made it
+	m   *mirrorDir // the local copy's folder, when Open made it
 
-	mu      sync.Mutex // serialises Sync
-	version string     // of the cluster index the mirror was brought to
+	mu      sync.Mutex  // serialises Sync
+	version string      // of the cluster index the mirror was brought to
+	ms      mirrorState // where the mirror stands (Sync)
 	// model is the embedding model of the cluster's vectors ("" before the
 	// first): set by an index run while searches read it.
 	model atomic.Pointer[string]

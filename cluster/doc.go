@@ -16,9 +16,14 @@
 //	}
 //	hits, total, err := c.Lexical(ctx, req)
 //
-// Caveats: the local copy is refreshed from the document record every
-// first chunk carries, one request per 500 documents, whenever the
-// cluster's index has changed: right for knowledge bases of thousands of
-// documents, not millions. A Cluster is safe for concurrent use; Sync
-// runs one at a time.
+// Caveats: a Cluster whose local copy is new (a temporary folder, or
+// the first run with Config.MirrorDir) reads at its first Sync the
+// document record every first chunk carries, one request per 500
+// documents; a copy kept in Config.MirrorDir starts from where the last
+// run left it. Later Syncs read only the records written
+// and the removals recorded since (each index run's write takes a
+// generation from the cluster, opensearch.Index.NextGen), and check the
+// copy with one request (opensearch.Index.RecordSum), reading everything
+// again only when the check finds a change it missed (an older braid's
+// write). A Cluster is safe for concurrent use; Sync runs one at a time.
 package cluster

@@ -96,7 +96,8 @@ func (t *target) Entries(ctx context.Context, sourceID string) (map[string]index
 
 func (t *target) Commit(ctx context.Context, changes []index.Change) error {
 	x := t.c.x
-	var gone []string // documents whose old chunks go first
+	var gone []string    // documents whose old chunks go first
+	var removed []string // documents that go for good
 	set := map[string]map[string]string{}
 	remove := map[string][]string{}
 	for _, ch := range changes {
@@ -108,12 +109,27 @@ func (t *target) Commit(ctx context.Context, changes []index.Change) error {
 			set[ch.Doc.SourceID][ch.Doc.Path] = ch.Doc.Hash + " " + ch.Doc.ID
 		} else if ch.DeleteID != "" {
 			gone = append(gone, ch.DeleteID)
+			removed = append(removed, ch.DeleteID)
 		}
 	}
 	// Embed first: the old chunks go only once the new ones are ready,
 	// so a refused or failed batch leaves the documents as they were.
 	docs, err := t.docs(ctx, changes)
 	if err != nil {
+		return err
+	}
+	// The generation is taken once the batch is ready to send, so that
+	// the time between a generation and its writes being seen is short
+	// (a reader that passed it meanwhile reads everything again:
+	// Cluster.Sync).
+	gen, err := x.NextGen(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range docs {
+		docs[i].Gen = gen
+	}
+	if err := x.Gone(ctx, gen, removed); err != nil {
 		return err
 	}
 	if err := x.DeleteDocs(ctx, gone); err != nil {
@@ -142,6 +158,9 @@ func (t *target) Commit(ctx context.Context, changes []index.Change) error {
 			ids := make([]string, 0, len(failed))
 			for id := range failed {
 				ids = append(ids, id)
+			}
+			if err := x.Gone(ctx, gen, ids); err != nil {
+				return err
 			}
 			if err := x.DeleteDocs(ctx, ids); err != nil {
 				return err

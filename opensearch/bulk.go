@@ -50,9 +50,12 @@ type Doc struct {
 	// path to it and leaves a corpus record's out).
 	DocTitle string
 	// Record is the whole document as the engine describes it (a JSON
-	// object: links, headings, frontmatter), kept on one chunk per
-	// document, usually the first; stored unparsed, read by Records.
+	// object: links, headings, frontmatter), kept on the document's first
+	// chunk (Ord 0); stored unparsed, read by RecordsSince.
 	Record json.RawMessage
+	// Gen is the generation of the write (NextGen), by which readers find
+	// what changed since they last looked; 0 for none.
+	Gen int64
 }
 
 // source is a Doc's _source in the chunk index.
@@ -78,6 +81,7 @@ type source struct {
 	DocTitle    string   `json:"doc_title,omitempty"`
 
 	Record json.RawMessage `json:"record,omitempty"`
+	Gen    int64           `json:"gen,omitempty"`
 }
 
 func toSource(d Doc) source {
@@ -86,7 +90,7 @@ func toSource(d Doc) source {
 		Doc: d.DocID, Source: d.Source, Path: d.Path, Tags: d.Tags,
 		Ord: d.Ord, StartLine: d.StartLine, EndLine: d.EndLine, Vector: d.Vector,
 		Text: d.Text, HeadingPath: d.HeadingPath, DocHash: d.DocHash, Kind: d.Kind,
-		Aliases: d.Aliases, Lines: d.Lines, DocTitle: d.DocTitle, Record: d.Record,
+		Aliases: d.Aliases, Lines: d.Lines, DocTitle: d.DocTitle, Record: d.Record, Gen: d.Gen,
 	}
 }
 
@@ -137,7 +141,9 @@ func (e *BulkError) Error() string {
 // ChunkID. Docs braid can tell are bad (an empty ChunkID, a vector of the
 // wrong length, all zeros or with NaN or infinite values) are not sent; those and the
 // ones OpenSearch rejects are returned in a *BulkError, and all the others
-// are indexed. Call Refresh to make them searchable at once.
+// are indexed. A document's first chunk (Ord 0) removes the document's
+// tombstone (Gone), if it has one. Call Refresh to make them searchable
+// at once.
 func (x *Index) Put(ctx context.Context, docs []Doc) error {
 	if len(docs) == 0 {
 		return nil
@@ -162,6 +168,12 @@ func (x *Index) Put(ctx context.Context, docs []Doc) error {
 			return fmt.Errorf("opensearch: encode chunk %s: %w", d.ChunkID, err)
 		}
 		ids = append(ids, d.ChunkID)
+		if d.Ord == 0 && d.Record != nil {
+			if err := enc.Encode(map[string]any{"delete": map[string]any{"_index": x.changes, "_id": goneID(d.DocID)}}); err != nil {
+				return fmt.Errorf("opensearch: encode chunk %s: %w", d.ChunkID, err)
+			}
+			ids = append(ids, d.ChunkID)
+		}
 	}
 	failed, err := x.bulk(ctx, "put", &body, ids, "")
 	if err != nil {

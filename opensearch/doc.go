@@ -9,8 +9,12 @@
 // document's aliases and line count) and, when Options.Dim > 0, a
 // knn_vector field (Lucene HNSW, cosine); Options.Index+"-files", the hash
 // of each indexed file per source, so a re-index of unchanged files sends
-// nothing; and Options.Index+"-sources", one opaque JSON record per source
-// (an indexed folder or file), which OpenSearch stores without parsing.
+// nothing; Options.Index+"-sources", one opaque JSON record per source
+// (an indexed folder or file), which OpenSearch stores without parsing;
+// and Options.Index+"-changes", a generation counter (NextGen) and a
+// tombstone per removed document (Gone), so that a reader's copy of the
+// document records follows the writes by reading only what changed
+// (RecordsSince, GoneSince, RecordSum).
 //
 // The text analysis matches the embedded index's as closely as OpenSearch
 // allows: . _ / \ : become spaces (plant.water_level is plant water level),
@@ -58,7 +62,11 @@
 //   - Filter.PathRegexp is a Lucene regular expression, anchored at both
 //     ends, not Go's syntax; Filter.PathGlob is the engine's glob.
 //   - The mapping's version is MappingVersion; an index with another version
-//     or dimension is never read: Open returns ErrReindexNeeded.
+//     or dimension is never read: Open returns ErrReindexNeeded. A chunk
+//     index made before generations gets the gen field added by Open; its
+//     old chunks have none (Record.Gen 0).
+//   - Tombstones are never removed: one small document per removed
+//     document, read only by readers that passed their generation.
 //   - Vector mappings always name the lucene engine: faiss and nmslib need
 //     native libraries (docs/opensearch.md).
 package opensearch

@@ -53,9 +53,9 @@ type Options struct {
 	// several nodes' separated by commas: requests go to any of them, so
 	// losing one node leaves the others reachable. Required.
 	URL string
-	// Index is the chunk index's name; file hashes go to Index+"-files"
-	// and source records to Index+"-sources". Empty means DefaultIndex
-	// ("braid").
+	// Index is the chunk index's name; file hashes go to Index+"-files",
+	// source records to Index+"-sources" and the generation counter and
+	// tombstones to Index+"-changes". Empty means DefaultIndex ("braid").
 	Index string
 	// Shards is the number of primary shards of a new index; 0 means 1.
 	Shards int
@@ -75,8 +75,8 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Index is a braid chunk index (and its file-hash and source-record
-// indexes) in an OpenSearch cluster. It is safe for concurrent use; writes
+// Index is a braid chunk index (and its file-hash, source-record and
+// change indexes) in an OpenSearch cluster. It is safe for concurrent use; writes
 // become visible to searches after Refresh (or OpenSearch's periodic
 // refresh).
 type Index struct {
@@ -85,13 +85,15 @@ type Index struct {
 	name    string // the chunk index
 	files   string // the file-hash index
 	sources string // the source-record index
+	changes string // the change index: the generation counter and tombstones
 	dim     int
 	timeout time.Duration
 }
 
 // Open connects to the cluster at o.URL, checks within o.Timeout that it
-// answers, and creates the chunk, file-hash and source-record indexes when
-// they are missing. An existing index made with another MappingVersion or
+// answers, and creates the chunk, file-hash, source-record and change
+// indexes when they are missing (and the gen field in a chunk index made
+// before it). An existing index made with another MappingVersion or
 // Dim gives an error wrapping ErrReindexNeeded.
 func Open(ctx context.Context, o Options) (*Index, error) {
 	if o.Index == "" {
@@ -134,7 +136,7 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: client for %s: %w", o.URL, err)
 	}
-	x := &Index{client: client, url: o.URL, name: o.Index, files: o.Index + "-files", sources: o.Index + "-sources", dim: o.Dim, timeout: o.Timeout}
+	x := &Index{client: client, url: o.URL, name: o.Index, files: o.Index + "-files", sources: o.Index + "-sources", changes: o.Index + "-changes", dim: o.Dim, timeout: o.Timeout}
 
 	pctx, cancel := context.WithTimeout(ctx, ping)
 	defer cancel()
@@ -148,19 +150,28 @@ func Open(ctx context.Context, o Options) (*Index, error) {
 
 	ctx, cancel = x.bound(ctx)
 	defer cancel()
-	dim, err := x.ensure(ctx, x.name, chunkIndexBody(o), o.Dim, o.AnyDim)
+	dim, props, err := x.ensure(ctx, x.name, chunkIndexBody(o), o.Dim, o.AnyDim)
 	if err != nil {
 		client.Close()
 		return nil, err
 	}
 	x.dim = dim
-	if _, err := x.ensure(ctx, x.files, filesIndexBody(o), 0, false); err != nil {
-		client.Close()
-		return nil, err
+	if props != nil && props[fieldGen] == nil {
+		// Made by a braid before generations: add the field, so that
+		// this braid's writes carry it (Changes).
+		if err := x.addGen(ctx); err != nil {
+			client.Close()
+			return nil, err
+		}
 	}
-	if _, err := x.ensure(ctx, x.sources, sourcesIndexBody(o), 0, false); err != nil {
-		client.Close()
-		return nil, err
+	for _, small := range []struct {
+		name string
+		body map[string]any
+	}{{x.files, filesIndexBody(o)}, {x.sources, sourcesIndexBody(o)}, {x.changes, changesIndexBody(o)}} {
+		if _, _, err := x.ensure(ctx, small.name, small.body, 0, false); err != nil {
+			client.Close()
+			return nil, err
+		}
 	}
 	return x, nil
 }
@@ -177,7 +188,7 @@ func (x *Index) Name() string { return x.name }
 func (x *Index) Refresh(ctx context.Context) error {
 	ctx, cancel := x.bound(ctx)
 	defer cancel()
-	if _, err := x.client.Indices.Refresh(ctx, &opensearchapi.IndicesRefreshReq{Index: []string{x.name, x.files, x.sources}}); err != nil {
+	if _, err := x.client.Indices.Refresh(ctx, &opensearchapi.IndicesRefreshReq{Index: []string{x.name, x.files, x.sources, x.changes}}); err != nil {
 		return fmt.Errorf("opensearch: refresh %s: %w", x.name, x.explain(err))
 	}
 	return nil
@@ -214,15 +225,16 @@ type meta struct {
 }
 
 // ensure creates index name with body, or checks that the existing one
-// has this mapping version and dimension.
-func (x *Index) ensure(ctx context.Context, name string, body map[string]any, dim int, anyDim bool) (int, error) {
+// has this mapping version and dimension and returns its fields (nil for
+// an index it created).
+func (x *Index) ensure(ctx context.Context, name string, body map[string]any, dim int, anyDim bool) (int, map[string]json.RawMessage, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
-		return 0, fmt.Errorf("opensearch: encode mapping of %s: %w", name, err)
+		return 0, nil, fmt.Errorf("opensearch: encode mapping of %s: %w", name, err)
 	}
 	_, err = x.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: name, Body: strings.NewReader(string(b))})
 	if err == nil {
-		return dim, nil
+		return dim, nil, nil
 	}
 	var se *osgo.StructError
 	if !errors.As(err, &se) || se.Err.Type != "resource_already_exists_exception" {
@@ -230,12 +242,12 @@ func (x *Index) ensure(ctx context.Context, name string, body map[string]any, di
 		if dim > 0 && strings.Contains(err.Error(), "index.knn") {
 			hint = "; is the k-NN plugin installed on the cluster?"
 		}
-		return 0, fmt.Errorf("opensearch: create index %s: %w%s", name, x.explain(err), hint)
+		return 0, nil, fmt.Errorf("opensearch: create index %s: %w%s", name, x.explain(err), hint)
 	}
 
 	resp, err := x.client.Indices.Mapping.Get(ctx, &opensearchapi.MappingGetReq{Indices: []string{name}})
 	if err != nil {
-		return 0, fmt.Errorf("opensearch: read mapping of %s: %w", name, x.explain(err))
+		return 0, nil, fmt.Errorf("opensearch: read mapping of %s: %w", name, x.explain(err))
 	}
 	idx := resp.GetIndices()
 	m, ok := idx[name]
@@ -245,27 +257,31 @@ func (x *Index) ensure(ctx context.Context, name string, body map[string]any, di
 		}
 	}
 	var got struct {
-		Meta meta `json:"_meta"`
+		Meta  meta                       `json:"_meta"`
+		Props map[string]json.RawMessage `json:"properties"`
 	}
 	if len(m.Mappings) > 0 {
 		if err := json.Unmarshal(m.Mappings, &got); err != nil {
-			return 0, fmt.Errorf("%w: index %s has a _meta braid cannot read (%v): delete it or choose another Options.Index", ErrReindexNeeded, name, err)
+			return 0, nil, fmt.Errorf("%w: index %s has a _meta braid cannot read (%v): delete it or choose another Options.Index", ErrReindexNeeded, name, err)
 		}
 	}
 	switch {
 	case got.Meta.BraidMapping == nil:
-		return 0, fmt.Errorf("%w: index %s exists but has no _meta.braid_mapping, so braid did not create it: delete it or choose another Options.Index", ErrReindexNeeded, name)
+		return 0, nil, fmt.Errorf("%w: index %s exists but has no _meta.braid_mapping, so braid did not create it: delete it or choose another Options.Index", ErrReindexNeeded, name)
 	case *got.Meta.BraidMapping != MappingVersion:
-		return 0, fmt.Errorf("%w: index %s has braid mapping version %d, this braid uses %d: delete the index and index again", ErrReindexNeeded, name, *got.Meta.BraidMapping, MappingVersion)
+		return 0, nil, fmt.Errorf("%w: index %s has braid mapping version %d, this braid uses %d: delete the index and index again", ErrReindexNeeded, name, *got.Meta.BraidMapping, MappingVersion)
 	}
 	gotDim := 0
 	if got.Meta.Dim != nil {
 		gotDim = *got.Meta.Dim
 	}
 	if gotDim != dim && !anyDim {
-		return 0, fmt.Errorf("%w: index %s holds %d-dimensional vectors, Options.Dim is %d: delete the index and index again, or use its dimension", ErrReindexNeeded, name, gotDim, dim)
+		return 0, nil, fmt.Errorf("%w: index %s holds %d-dimensional vectors, Options.Dim is %d: delete the index and index again, or use its dimension", ErrReindexNeeded, name, gotDim, dim)
 	}
-	return gotDim, nil
+	if got.Props == nil {
+		got.Props = map[string]json.RawMessage{}
+	}
+	return gotDim, got.Props, nil
 }
 
 // analyzer is the text analysis of content, title and headings: the
@@ -333,6 +349,10 @@ const (
 	// Keywords: exact values a filter may name.
 	fieldDocHash = "doc_hash"
 	fieldKind    = "kind"
+	// The generation of the write that put the chunk (NextGen), on every
+	// chunk an index run writes; absent on a chunk written by a braid
+	// before generations.
+	fieldGen = "gen"
 )
 
 func chunkIndexBody(o Options) map[string]any {
@@ -348,6 +368,7 @@ func chunkIndexBody(o Options) map[string]any {
 		fieldDoc: keyword, fieldSource: keyword, fieldPath: keyword, fieldTags: keyword,
 		fieldDocHash: keyword, fieldKind: keyword,
 		fieldOrd: integer, fieldStartLine: integer, fieldEndLine: integer,
+		fieldGen:  map[string]any{"type": "long"},
 		fieldText: storedText, fieldHeadingPath: storedKeyword, fieldAliases: storedKeyword,
 		fieldLines: storedInteger, fieldDocTitle: storedText,
 		fieldRecord: map[string]any{"type": "object", "enabled": false},
@@ -411,7 +432,7 @@ func smallIndexBody(o Options, props map[string]any) map[string]any {
 	}
 }
 
-// Drop deletes the chunk, file-hash and source-record indexes from the
+// Drop deletes the chunk, file-hash, source-record and change indexes from the
 // cluster, with everything in them; an index already gone is no error.
 // The Index is unusable afterwards.
 func (x *Index) Drop(ctx context.Context) error {
@@ -419,7 +440,7 @@ func (x *Index) Drop(ctx context.Context) error {
 	defer cancel()
 	t := true
 	_, err := x.client.Indices.Delete(ctx, opensearchapi.IndicesDeleteReq{
-		Indices: []string{x.name, x.files, x.sources},
+		Indices: []string{x.name, x.files, x.sources, x.changes},
 		Params:  opensearchapi.IndicesDeleteParams{IgnoreUnavailable: &t},
 	})
 	if err != nil {

@@ -92,16 +92,19 @@ func (x *Index) Sources(ctx context.Context) (map[string][]byte, error) {
 	return out, nil
 }
 
-// DeleteSource deletes source id: its chunks, its file hashes and then its
-// record, so a failure part way leaves the record, and running
-// DeleteSource again finishes the job. A source that does not exist is
-// not an error.
+// DeleteSource deletes source id: it records its documents' removal
+// (Gone), deletes its chunks, its file hashes and then its record, so a
+// failure part way leaves the record, and running DeleteSource again
+// finishes the job. A source that does not exist is not an error.
 func (x *Index) DeleteSource(ctx context.Context, id string) error {
 	if id == "" {
 		// A term query for "" would delete every chunk without a source.
 		return fmt.Errorf("opensearch: delete source: empty source ID")
 	}
 	term := map[string]any{"term": map[string]any{fieldSource: id}}
+	if err := x.goneSource(ctx, id, term); err != nil {
+		return err
+	}
 	if err := x.deleteMatching(ctx, "delete the chunks of source "+id, x.name, term); err != nil {
 		return err
 	}
@@ -120,4 +123,37 @@ func (x *Index) DeleteSource(ctx context.Context, id string) error {
 		return fmt.Errorf("opensearch: delete source %s in %s: %s", id, x.sources, failed[0].Reason)
 	}
 	return nil
+}
+
+// goneSource records the removal of every document of source id (term
+// matches its chunks) at one new generation.
+func (x *Index) goneSource(ctx context.Context, id string, term any) error {
+	var docs []string
+	q := map[string]any{
+		"size":             batch,
+		"query":            map[string]any{"bool": map[string]any{"filter": append(recordFilter(), term)}},
+		"sort":             []any{map[string]any{fieldDoc: "asc"}},
+		"_source":          []string{fieldDoc},
+		"track_total_hits": false,
+	}
+	err := x.pages(ctx, "list the documents of source "+id, x.name, q, func(hits []opensearchapi.SearchHit) error {
+		for _, h := range hits {
+			var src struct {
+				Doc string `json:"doc"`
+			}
+			if err := json.Unmarshal(h.Source, &src); err != nil {
+				return fmt.Errorf("opensearch: documents of source %s: chunk %s: %w", id, h.ID, err)
+			}
+			docs = append(docs, src.Doc)
+		}
+		return nil
+	})
+	if err != nil || len(docs) == 0 {
+		return err
+	}
+	gen, err := x.NextGen(ctx)
+	if err != nil {
+		return err
+	}
+	return x.Gone(ctx, gen, docs)
 }
