@@ -18,6 +18,7 @@ func TestBackendCommands(t *testing.T) {
 	t.Setenv("BRAID_MODEL", modeltest.TinyDir())
 	t.Setenv("BRAID_BACKEND", url)
 	t.Setenv("BRAID_BACKEND_INDEX", "cli")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the kept mirror, not the user's
 	vault := vaultDir(t, 6, "alpha")
 	out, errOut, code := runCLI(t, "--json", "index", vault)
 	var sum struct {

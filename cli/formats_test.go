@@ -127,6 +127,7 @@ func TestBackendPDF(t *testing.T) {
 	t.Setenv("BRAID_MODEL", modeltest.TinyDir())
 	t.Setenv("BRAID_BACKEND", url)
 	t.Setenv("BRAID_BACKEND_INDEX", "pdf")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the kept mirror, not the user's
 	vault := t.TempDir()
 	testenv.Must(t, os.WriteFile(filepath.Join(vault, "paper.pdf"), formattest.Paper(9, map[int]string{7: "The flux capacitor needs 1.21 gigawatts."}), 0o644))
 	testenv.Must(t, os.WriteFile(filepath.Join(vault, "locked.pdf"), formattest.PDF([]formattest.Page{{Lines: []string{"x"}}}, formattest.PDFOptions{Password: "pw"}), 0o644))
