@@ -3,6 +3,7 @@ package vector
 import (
 	"encoding/binary"
 	"math"
+	"sync"
 	"unsafe"
 )
 
@@ -68,25 +69,25 @@ func int8s(b []byte) []int8 {
 
 // dotInt8 is the dot product of a and b[:len(a)] in exact integer
 // arithmetic: 127²·len(a) fits an int32 for any dimension up to maxDim.
-// Eight accumulators let the loads and multiplies of a step overlap.
+// A step takes 16 values through arrays of fixed length, so the compiler
+// drops the bounds checks, into four sums, so that the loads and
+// multiplies of a step overlap (about twice as fast as eight sums of one
+// product a step; measured on the 2-core AMD EPYC, BenchmarkDot384).
 func dotInt8(a, b []int8) int32 {
 	b = b[:len(a)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 int32
-	for len(a) >= 8 && len(b) >= 8 {
-		s0 += int32(a[0]) * int32(b[0])
-		s1 += int32(a[1]) * int32(b[1])
-		s2 += int32(a[2]) * int32(b[2])
-		s3 += int32(a[3]) * int32(b[3])
-		s4 += int32(a[4]) * int32(b[4])
-		s5 += int32(a[5]) * int32(b[5])
-		s6 += int32(a[6]) * int32(b[6])
-		s7 += int32(a[7]) * int32(b[7])
-		a, b = a[8:], b[8:]
+	var s0, s1, s2, s3 int32
+	for len(a) >= 16 && len(b) >= 16 {
+		x, y := a[:16:16], b[:16:16]
+		s0 += int32(x[0])*int32(y[0]) + int32(x[4])*int32(y[4]) + int32(x[8])*int32(y[8]) + int32(x[12])*int32(y[12])
+		s1 += int32(x[1])*int32(y[1]) + int32(x[5])*int32(y[5]) + int32(x[9])*int32(y[9]) + int32(x[13])*int32(y[13])
+		s2 += int32(x[2])*int32(y[2]) + int32(x[6])*int32(y[6]) + int32(x[10])*int32(y[10]) + int32(x[14])*int32(y[14])
+		s3 += int32(x[3])*int32(y[3]) + int32(x[7])*int32(y[7]) + int32(x[11])*int32(y[11]) + int32(x[15])*int32(y[15])
+		a, b = a[16:], b[16:]
 	}
 	for i := range a {
 		s0 += int32(a[i]) * int32(b[i])
 	}
-	return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7
+	return s0 + s1 + s2 + s3
 }
 
 // toHalf is f in IEEE 754 half precision, rounded to nearest, ties to
@@ -137,13 +138,25 @@ func fromHalf(h uint16) float32 {
 	return math.Float32frombits(sign | (em<<13 + (127-15)<<23))
 }
 
-// fromHalfs decodes h into v (len(h) values).
+// fromHalfs decodes h into v (len(h) values), through a table of every
+// fp16 value's float32: 256 KiB, made once per process at the first
+// decode, about 2.5 times as fast as fromHalf's arithmetic value by
+// value (BenchmarkDot384 and its fp16 case).
 func fromHalfs(v []float32, h []uint16) {
+	t := halfTable()
 	v = v[:len(h)]
 	for i, x := range h {
-		v[i] = fromHalf(x)
+		v[i] = t[x]
 	}
 }
+
+var halfTable = sync.OnceValue(func() *[1 << 16]float32 {
+	t := new([1 << 16]float32)
+	for i := range t {
+		t[i] = fromHalf(uint16(i))
+	}
+	return t
+})
 
 // roundHalfs rounds each value of src to fp16 and back, into dst.
 func roundHalfs(dst, src []float32) {
