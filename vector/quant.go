@@ -67,13 +67,13 @@ func int8s(b []byte) []int8 {
 	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
 }
 
-// dotInt8 is the dot product of a and b[:len(a)] in exact integer
+// dotInt8Go is the dot product of a and b[:len(a)] in exact integer
 // arithmetic: 127²·len(a) fits an int32 for any dimension up to maxDim.
 // A step takes 16 values through arrays of fixed length, so the compiler
 // drops the bounds checks, into four sums, so that the loads and
 // multiplies of a step overlap (about twice as fast as eight sums of one
 // product a step; measured on the 2-core AMD EPYC, BenchmarkDot384).
-func dotInt8(a, b []int8) int32 {
+func dotInt8Go(a, b []int8) int32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 int32
 	for len(a) >= 16 && len(b) >= 16 {

@@ -72,22 +72,30 @@ func TestToHalfNearest(t *testing.T) {
 	}
 }
 
-// dotInt8 is the integer dot product, at every length around its
-// unrolled step; and a quantized dot product tracks the float one.
+// dotInt8 (with AVX2 where there is, and dotInt8Go) is the integer dot
+// product, at every length around their steps, -128 (a damaged file's)
+// and the extremes included; and a quantized dot product tracks the
+// float one.
 func TestDotInt8(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
-	for n := range 40 {
+	for n := range 400 {
 		a, b := make([]int8, n), make([]int8, n+3)
 		var want int32
 		for i := range b {
-			b[i] = int8(r.Intn(255) - 127)
+			b[i] = int8(r.Intn(256) - 128)
 		}
 		for i := range a {
-			a[i] = int8(r.Intn(255) - 127)
+			a[i] = int8(r.Intn(256) - 128)
+			if n == 384 { // the largest sum
+				a[i], b[i] = -128, -128
+			}
 			want += int32(a[i]) * int32(b[i])
 		}
 		if got := dotInt8(a, b); got != want {
 			t.Errorf("n=%d: dotInt8 = %d, want %d", n, got, want)
+		}
+		if got := dotInt8Go(a, b); got != want {
+			t.Errorf("n=%d: dotInt8Go = %d, want %d", n, got, want)
 		}
 	}
 	const dim = 384
@@ -132,6 +140,12 @@ func BenchmarkDot384(b *testing.B) {
 		qa, qb := int8s(ca[:384]), int8s(cb[:384])
 		for range b.N {
 			sink += float32(dotInt8(qa, qb))
+		}
+	})
+	b.Run("int8-go", func(b *testing.B) {
+		qa, qb := int8s(ca[:384]), int8s(cb[:384])
+		for range b.N {
+			sink += float32(dotInt8Go(qa, qb))
 		}
 	})
 	b.Run("fp16", func(b *testing.B) {
