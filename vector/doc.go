@@ -26,10 +26,10 @@
 // full precision in IEEE half precision (fp16, 768 bytes at 384-d), the
 // only copy of its values, and once as its int8 code (one byte a value
 // and a float32 scale, 388 bytes). A search walks the graph comparing the
-// query's code with the nodes' codes in integer arithmetic, keeps
-// max(k, EfSearch) candidates, and measures the 2·k nearest of them (at
-// least 32) again at full precision: Score is the cosine similarity with
-// the fp16 vector. So a search reads the codes of the nodes it visits and
+// query's code with the nodes' codes in integer arithmetic (AVX2 on
+// amd64, dot_amd64.s; a Go loop elsewhere), keeps max(k, EfSearch)
+// candidates, and measures the 2·k nearest of them (at least 32) again at
+// full precision: Score is the cosine similarity with the fp16 vector. So a search reads the codes of the nodes it visits and
 // the vectors of its few finalists; Add and rebuilds link nodes by the
 // fp16 vectors, as the graph was linked before codes, and Vector returns
 // one.
