@@ -366,6 +366,11 @@ func FuzzLoad(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(v3)
+	v4, err := os.ReadFile(filepath.Join("testdata", "v4.vec"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(v4)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, err := decode(bytes.NewReader(b), int64(len(b)), nil)
 		if err == nil {

@@ -289,7 +289,16 @@ type probe struct {
 
 // fullProbe probes from v, which it keeps.
 func (g *graph) fullProbe(v []float32) *probe {
-	return &probe{f: v, buf: make([]float32, g.dim)}
+	return &probe{f: v, buf: g.scratch()}
+}
+
+// scratch is room to decode a mapped vector into (vec), nil when no
+// vector is mapped: a graph built in memory allocates none.
+func (g *graph) scratch() []float32 {
+	if g.filed == 0 {
+		return nil
+	}
+	return make([]float32, g.dim)
 }
 
 // codeProbe probes from q's code.
@@ -512,7 +521,7 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 	}
 	out := make([]uint32, 0, m)
 	var pruned []uint32
-	vbuf, sbuf := make([]float32, g.dim), make([]float32, g.dim)
+	vbuf, sbuf := g.scratch(), g.scratch()
 	for _, c := range cs {
 		if len(out) == m {
 			break
@@ -756,7 +765,7 @@ func (h *minHeap) pop() cand {
 // precision, the cosine similarity with their fp16 vectors, and sorts them
 // nearest first, in place.
 func (g *graph) rescore(q []float32, cs []cand) []cand {
-	buf := make([]float32, g.dim)
+	buf := g.scratch()
 	for i := range cs {
 		v := g.vec(cs[i].id, buf)
 		cos := vek32.Dot(q, v) / float32(math.Sqrt(float64(vek32.Dot(v, v))))
