@@ -331,9 +331,9 @@ func BenchmarkSearchSmall(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		qs := make([][]float32, len(d.queries))
+		qs := make([]*probe, len(d.queries))
 		for i, q := range d.queries {
-			qs[i] = testenv.Must1(x.unit(q))(b)
+			qs[i] = x.g.codeProbe(testenv.Must1(x.unit(q))(b))
 		}
 		for _, way := range []string{"exact", "graph"} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, way), func(b *testing.B) {

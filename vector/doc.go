@@ -1,7 +1,7 @@
 // Package vector is an in-process approximate nearest-neighbour index of
-// unit-length float32 vectors keyed by chunk id: a hierarchical navigable
-// small world (HNSW) graph, safe for concurrent use, saved to and loaded
-// from one versioned file.
+// unit-length vectors keyed by chunk id: a hierarchical navigable small
+// world (HNSW) graph, safe for concurrent use, saved to and loaded from
+// one versioned file.
 //
 //	x := vector.New(384, nil)
 //	err := x.Add("notes/plugins.md#3", embedding)
@@ -11,7 +11,7 @@
 //	x, err = vector.Load(path, nil)  // ErrFormat: rebuild from the embeddings
 //	x.Add(id, v); x.SetGen(next)
 //	err = x.Save(path)               // a few changes: appended to LogPath(path)
-//	err = vector.Verify(path)        // every byte, the vectors' checksum too
+//	err = vector.Verify(path)        // every byte, the vectors' and codes' checksums too
 //
 // A Save of an index loaded from path, or last saved there, appends what
 // changed since (new nodes with their vectors, the links of every node an
@@ -22,13 +22,27 @@
 // still being written is dropped, and a log written for another file is
 // ignored, so a reader sees the graph as some Save left it (log.go).
 //
-// The file (format 3, file.go) keeps the graph in flat sections: layer
+// Each vector is kept twice over, small (quant.go, issue 45): once at
+// full precision in IEEE half precision (fp16, 768 bytes at 384-d), the
+// only copy of its values, and once as its int8 code (one byte a value
+// and a float32 scale, 388 bytes). A search walks the graph comparing the
+// query's code with the nodes' codes in integer arithmetic (AVX2 on
+// amd64, dot_amd64.s; a Go loop elsewhere), keeps max(k, EfSearch)
+// candidates, and measures the 2·k nearest of them (at least 32) again at
+// full precision: Score is the cosine similarity with the fp16 vector. So a search reads the codes of the nodes it visits and
+// the vectors of its few finalists; Add and rebuilds link nodes by the
+// fp16 vectors, as the graph was linked before codes, and Vector returns
+// one.
+//
+// The file (format 4, file.go) keeps the graph in flat sections: layer
 // 0's links as one row of 2·M+1 uint32s a node, the ids as offsets into a
-// blob, the vectors, and, small, the tombstones and the layers above 0.
+// blob, the codes, the fp16 vectors, and, small, the tombstones and the
+// layers above 0.
 // Load maps the file into memory (read-only, where the system maps
 // files) and decodes only the small parts, so opening a graph costs
 // nothing in proportion to it and nothing of the bulk is on the Go heap:
-// a search touches only the pages of the nodes it visits, and the map
+// a search touches only the pages of the nodes it visits (their links and
+// codes) and of its finalists' vectors, and the map
 // from id to slot is made only when a mutation or a lookup by id (Add,
 // Delete, Has, Vector) first needs it. What the log adds, and what is
 // added later, is held in memory beside the mapped graph; a mapped node
@@ -38,24 +52,36 @@
 // where a row lies.
 //
 // Load checks the header, the section sizes against the file's, every
-// section's checksum but the vectors' (a damaged link or id is said at
-// every open, as a format 2 file's nodes were), and the small sections'
-// links. It does not check the mapped links and ids one by one, so the
-// walks read them with care: a row's count is clamped to the row, a link
-// past the graph is skipped, an id's offsets are checked before they
-// slice; a file crafted with fitting checksums can misrank, never panic
+// section's checksum but the codes' and the vectors' (a damaged link or
+// id is said at every open, as a format 2 file's nodes were), and the
+// small sections' links. It does not check the mapped links and ids one
+// by one, so the walks read them with care: a row's count is clamped to
+// the row, a link past the graph is skipped, an id's offsets are checked
+// before they slice, a code's scale that is not finite counts as 0; a
+// file crafted with fitting checksums can misrank, never panic
 // (TestHostileSections, FuzzHostileSections). Verify (braid doctor)
-// checks the vectors' checksum too, and every link. Files of formats 1 and
-// 2 still load, decoded onto the heap and every link checked, as changed,
-// so that the next Save writes format 3 whole.
+// checks the codes' and vectors' checksums too, every link, and that each
+// code is the one its vector makes. Files of formats 1 to 3 still load, as
+// changed, so that the next Save writes format 4 whole: formats 1 and 2
+// decoded onto the heap and every link checked, format 3 mapped as a
+// format 4 file is, its float32 vectors rounded to fp16 as they are read;
+// their codes are made at Load, on the heap (388 bytes a node at 384-d).
 //
 // Vectors are normalised on the way in, so Score is the cosine similarity
 // even for a query that is not unit length. Options.EfSearch trades
 // latency for recall; its default is sized for the hardest case measured
-// (uniformly random 384-d vectors, recall@10 >= 0.98 at 10,000 vectors).
+// (uniformly random 384-d vectors, recall@10 >= 0.98 at 10,000 vectors,
+// with the int8 walk and the rescoring as without them).
 //
 // Caveats:
 //
+//   - Vector returns the vector rounded to fp16 (a relative error under
+//     2^-11 a value), not the float32s that were added; Add of a vector
+//     equal to the held one after that rounding changes nothing.
+//   - Linking a node to a graph loaded from a file decodes the fp16
+//     vectors of the mapped nodes it compares with, each time: adding many
+//     nodes to a large loaded graph costs more per node than building in
+//     memory, whose vectors are kept as float32s.
 //   - Delete and replacing Add leave tombstones that searches walk through
 //     but never return. When they reach a third of the graph, the mutation
 //     that crossed the line rebuilds the graph from the live vectors while

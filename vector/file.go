@@ -18,7 +18,7 @@ import (
 	"github.com/braidsearch/braid/internal/confine"
 )
 
-// File format, version 3, little endian: a header, then sections each
+// File format, version 4, little endian: a header, then sections each
 // starting at a multiple of 64 bytes from the file's start (zero bytes
 // between), then a trailer.
 //
@@ -37,26 +37,38 @@ import (
 //	id offsets nodes+1 × u64: slot s's id is ids[off[s]:off[s+1]] (empty
 //	           for a tombstone)
 //	ids        the ids, slot by slot, id bytes long
-//	vectors    nodes × dim × f32, slot by slot
-//	trailer    CRC-32C of the header, then of each section in order (7 ×
-//	           u32), then CRC-32C of those 28 bytes, u32
+//	codes      nodes × (dim × i8, scale f32), slot by slot: each vector's
+//	           code, what a search's walk reads (quant.go)
+//	halfs      nodes × dim × f16 (IEEE 754 half precision), slot by
+//	           slot: the vectors, read to rescore a search's finalists,
+//	           by Vector, and to link new nodes
+//	trailer    CRC-32C of the header, then of each section in order (8 ×
+//	           u32), then CRC-32C of those 32 bytes, u32
 //
 // Load maps the file into memory (where the system can map files and is
 // little endian; else it reads it) and decodes only the header, trailer,
 // tombstones and upper layers, about one node in M, checking their
-// checksums: the links of layer 0, the ids and the vectors are used where
-// they lie, so opening costs nothing in proportion to the graph, and a
-// search touches only the pages of the nodes it visits. Since Load does
-// not check them, the graph reads them with care: a row's count is
-// clamped to the row, a link past the graph is skipped, an id offset is
-// checked before it slices. Their checksums and every link are checked
-// by Verify (braid doctor): damage there can misrank, never crash.
+// checksums: the links of layer 0, the ids, the codes and the vectors are
+// used where they lie, so opening costs nothing in proportion to the
+// graph, and a search touches only the pages of the nodes it visits: the
+// codes of each (388 bytes at 384-d), and the vectors (768) of its few
+// finalists. Since Load does not check them, the graph reads them with
+// care: a row's count is clamped to the row, a link past the graph is
+// skipped, an id offset is checked before it slices, a scale that is not
+// finite counts as 0. Their checksums, every link, and that each code is
+// its vector's are checked by Verify (braid doctor): damage there can
+// misrank, never crash.
 //
-// Version 2 (still read; the next Save writes version 3) kept the nodes,
+// Version 3 (still read; the next Save writes version 4) had the same
+// header and sections up to the ids, then the vectors as nodes × dim ×
+// f32 and a trailer of 7 checksums: its vectors are mapped, rounded to
+// fp16 as they are read, and their codes made on the heap at Load.
+// Version 2 kept the nodes,
 // each as a log record keeps it (node.go), under one checksum, then the
 // vectors at the next multiple of 64, then their checksum; version 1 kept
 // each node's vector inline, before its links, under one checksum. Both
-// are decoded onto the heap, every link checked.
+// are decoded onto the heap, every link checked (a version 2 file's
+// vectors mapped), and the codes of all made.
 //
 // A change log beside the file (LogPath, log.go) may hold what changed
 // since it was written; it has a format version of its own.
@@ -65,12 +77,14 @@ import (
 // ErrFormat so the engine rebuilds the graph.
 const (
 	magic         = "BRAIDVEC"
-	formatVersion = 3
+	formatVersion = 4
+	formatFloats  = 3 // version 3: sections, the vectors as float32s
 	formatNodes   = 2 // version 2: nodes decoded, vectors mapped
 	formatInline  = 1 // version 1: vectors inline with their nodes
 	headerSize    = 8 + 4*4 + 8*3 + 4*2 + 8
 	headerSize3   = headerSize + 8*2
 	trailerSize   = 4 * (sections + 2)
+	trailerSize3  = 4 * (sections3 + 2)
 	maxDim        = 1 << 16
 	vectorAlign   = 64
 )
@@ -180,7 +194,7 @@ func parseHeader(b []byte, size int64) (header, error) {
 		return header{}, bad("not a braid vector file")
 	}
 	h := header{version: le.Uint32(b[8:])}
-	if h.version != formatVersion && h.version != formatNodes && h.version != formatInline {
+	if h.version < formatInline || h.version > formatVersion {
 		return h, fmt.Errorf("%w: format version %d, want %d", ErrMismatch, h.version, formatVersion)
 	}
 	h.dim, h.m, h.efc = int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), int(le.Uint32(b[20:]))
@@ -191,7 +205,7 @@ func parseHeader(b []byte, size int64) (header, error) {
 		return h, bad("dimension %d out of range", h.dim)
 	case h.m < 2 || h.m > 1<<12:
 		return h, bad("M %d out of range", h.m)
-	case h.nodes > uint64(size)/uint64(h.dim*4+3) || h.count > h.nodes:
+	case h.nodes > uint64(size)/uint64(h.dim*2+3) || h.count > h.nodes:
 		return h, bad("%d vectors (%d live) cannot fit in %d bytes", h.nodes, h.count, size)
 	case h.nodes == 0 && h.entry != none, h.nodes > 0 && uint64(h.entry) >= h.nodes, h.top > maxLevel:
 		return h, bad("entry point %d (layer %d) out of range", h.entry, h.top)
@@ -215,26 +229,40 @@ func (h header) index(opt *Options) (*Index, error) {
 	return &Index{dim: h.dim, opt: o, g: g, gen: h.gen}, nil
 }
 
-// layout is where a version 3 file's sections lie: each starts at a
-// multiple of vectorAlign and runs for its length; the trailer follows
-// the last.
+// layout is where a version 3 or 4 file's sections lie: each starts at
+// a multiple of vectorAlign and runs for its length; the trailer, of
+// trailer bytes, follows the last.
 type layout struct {
 	off, len [sections]int64
+	n        int   // sections: sections, or sections3
 	end      int64 // the trailer's offset
+	trailer  int64
 }
 
-// The sections of a version 3 file, in file order.
+// The sections of a version 4 file, in file order; a version 3 file's
+// are the same up to the ids, then its float32 vectors (secVectors).
 const (
 	secDead = iota
 	secUpper
 	secLinks
 	secIDOffsets
 	secIDs
-	secVectors
+	secCodes
+	secHalfs
 	sections
+	secVectors = secCodes
+	sections3  = secVectors + 1
 )
 
-var sectionNames = [sections]string{"tombstones", "upper layers", "links", "id offsets", "ids", "vectors"}
+var sectionNames = [sections]string{"tombstones", "upper layers", "links", "id offsets", "ids", "codes", "vectors"}
+
+// sectionName is the name of section i of a file of the given version.
+func sectionName(version uint32, i int) string {
+	if version == formatFloats && i == secVectors {
+		return "vectors"
+	}
+	return sectionNames[i]
+}
 
 // layout places h's sections, and checks the file of size bytes can hold
 // them; the lengths are bounded by size before they are multiplied, so
@@ -242,7 +270,13 @@ var sectionNames = [sections]string{"tombstones", "upper layers", "links", "id o
 func (h header) layout(size int64) (layout, error) {
 	var lay layout
 	n := int64(h.nodes)
-	perNode := int64(h.dim)*4 + int64(2*h.m+1)*4 + 8
+	perVector := int64(h.dim)*3 + 4 // a code and a vector in fp16
+	lay.n, lay.trailer = sections, trailerSize
+	if h.version == formatFloats {
+		perVector = int64(h.dim) * 4
+		lay.n, lay.trailer = sections3, trailerSize3
+	}
+	perNode := perVector + int64(2*h.m+1)*4 + 8
 	if h.nodes > uint64(size)/uint64(perNode) || h.idBytes > uint64(size) || h.upBytes > uint64(size) {
 		return lay, bad("file is truncated: %d bytes cannot hold %d vectors with %d bytes of ids and %d of upper layers", size, h.nodes, h.idBytes, h.upBytes)
 	}
@@ -252,16 +286,20 @@ func (h header) layout(size int64) (layout, error) {
 		secLinks:     n * int64(2*h.m+1) * 4,
 		secIDOffsets: (n + 1) * 8,
 		secIDs:       int64(h.idBytes),
-		secVectors:   n * int64(h.dim) * 4,
+		secCodes:     n * int64(codeBytes(h.dim)),
+		secHalfs:     n * int64(h.dim) * 2,
+	}
+	if h.version == formatFloats {
+		lay.len[secVectors], lay.len[secHalfs] = n*int64(h.dim)*4, 0
 	}
 	at := int64(headerSize3)
-	for i := range sections {
+	for i := range lay.n {
 		at += pad(at)
 		lay.off[i] = at
 		at += lay.len[i]
 	}
 	lay.end = at
-	switch want := at + trailerSize; {
+	switch want := at + lay.trailer; {
 	case size < want:
 		return lay, bad("file is truncated: %d bytes, its sections need %d", size, want)
 	case size > want:
@@ -270,7 +308,7 @@ func (h header) layout(size int64) (layout, error) {
 	return lay, nil
 }
 
-// encode writes the graph file, version 3; sum is its size and the
+// encode writes the graph file, version 4; sum is its size and the
 // checksums a log names it by.
 func (x *Index) encode(w io.Writer) (sum fileSum, err error) {
 	g := x.g
@@ -358,13 +396,26 @@ func (x *Index) encode(w io.Writer) (sum fileSum, err error) {
 
 	fw.start()
 	for s := range uint32(n) {
+		fw.write(g.codeOf(s))
+	}
+	sums[1+secCodes] = fw.end()
+
+	fw.start()
+	buf := make([]float32, g.dim)
+	for s := range uint32(n) {
 		b = b[:0]
-		for _, f := range g.vec(s) {
-			b = le.AppendUint32(b, math.Float32bits(f))
+		if int(s) < g.filed && g.half != nil {
+			for _, h := range g.half[int(s)*g.dim : (int(s)+1)*g.dim] {
+				b = le.AppendUint16(b, h)
+			}
+		} else {
+			for _, f := range g.vec(s, buf) {
+				b = le.AppendUint16(b, toHalf(f))
+			}
 		}
 		fw.write(b)
 	}
-	sums[1+secVectors] = fw.end()
+	sums[1+secHalfs] = fw.end()
 
 	b = b[:0]
 	for _, c := range sums {
@@ -375,10 +426,10 @@ func (x *Index) encode(w io.Writer) (sum fileSum, err error) {
 	if fw.err == nil {
 		fw.err = fw.w.Flush()
 	}
-	return fileSum{size: fw.n, nodes: le.Uint32(b[len(b)-4:]), vecs: sums[1+secVectors]}, fw.err
+	return fileSum{size: fw.n, nodes: le.Uint32(b[len(b)-4:]), vecs: sums[1+secHalfs], log: logVersion}, fw.err
 }
 
-// fileWriter writes a version 3 file, keeping the checksum of the section
+// fileWriter writes a version 4 file, keeping the checksum of the section
 // being written.
 type fileWriter struct {
 	w   *bufio.Writer
@@ -467,10 +518,11 @@ func LoadTrusting(path string, opt *Options, t Trust) (*Index, error) {
 		if err := x.replay(LogPath(path)); err != nil {
 			return nil, err
 		}
-		if x.g.vecOff != 0 {
-			// Version 2: the next Save writes version 3 whole, and
-			// removes the log.
+		if x.g.format != formatVersion {
+			// Version 2 or 3: the next Save writes version 4 whole,
+			// and removes the log.
 			x.disk = nil
+			x.changed.Store(true)
 		}
 	}
 	if read && t.Verified != nil {
@@ -495,9 +547,10 @@ func loadError(path string, err error) error {
 }
 
 // Verify checks the graph file at path whole: what Load checks (the log's
-// records included), and what Load leaves to it: in a version 3 file
-// every section's checksum, every link, the ids' offsets and that no live
-// id is held twice; in a version 2 file the vectors' checksum. Its errors
+// records included), and what Load leaves to it: in a version 3 or 4
+// file every section's checksum, every link, the ids' offsets, that no
+// live id is held twice and (version 4) that every code is its vector's;
+// in a version 2 file the vectors' checksum. Its errors
 // are Load's. A log Load ignores (another file's, or cut short by a
 // crash) is no error: the graph is then as its last sound save.
 func Verify(path string) error {
@@ -506,23 +559,23 @@ func Verify(path string) error {
 		return err
 	}
 	g := x.g
-	if g.vecOff == 0 && x.disk == nil {
-		return nil // version 1: Load read and checked every byte
+	if g.format == formatInline {
+		return nil // Load read and checked every byte
 	}
 	f, err := confine.Open("", path)
 	if err != nil {
 		return fmt.Errorf("vector: verify: %w", err)
 	}
 	defer f.Close()
-	if g.vecOff == 0 {
-		if err := verify3(f, x); err != nil {
-			return loadError(path, err)
-		}
-		return nil
-	}
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("vector: verify: %w", err)
+	}
+	if g.format != formatNodes {
+		if err := verify3(f, st.Size(), x); err != nil {
+			return loadError(path, err)
+		}
+		return nil
 	}
 	n := st.Size() - g.vecOff - 4
 	h := crc32.New(castagnoli)
@@ -579,7 +632,7 @@ func decodeTrusting(f io.ReaderAt, size int64, opt *Options, trusted bool) (x *I
 	if err != nil {
 		return nil, false, err
 	}
-	if h.version != formatVersion {
+	if h.version < formatFloats {
 		x, err = decode2(f, size, r, br, h, opt)
 		return x, false, err
 	}
@@ -587,11 +640,13 @@ func decodeTrusting(f io.ReaderAt, size int64, opt *Options, trusted bool) (x *I
 	return x, err == nil && !trusted, err
 }
 
-// decode3 reads a version 3 file after its header h. It reads and checks
-// the header, the trailer, the tombstones and the upper layers, which are
-// small; the links of layer 0, the ids and the vectors stay in the file,
-// checked by Verify: walks skip a link past the graph and clamp a row's
-// count (graph.links), and a damaged id offset reads as "" (idTable.at).
+// decode3 reads a version 3 or 4 file after its header h. It reads and
+// checks the header, the trailer, the tombstones and the upper layers,
+// which are small; the links of layer 0, the ids, the codes and the
+// vectors stay in the file, checked by Verify: walks skip a link past the
+// graph and clamp a row's count (graph.links), a damaged id offset reads
+// as "" (idTable.at), a damaged scale as 0 (codeScale). A version 3
+// file's codes are made at Load, on the heap.
 func decode3(f io.ReaderAt, size int64, h header, opt *Options, trusted bool) (*Index, error) {
 	le := binary.LittleEndian
 	var head [headerSize3]byte
@@ -603,11 +658,11 @@ func decode3(f io.ReaderAt, size int64, h header, opt *Options, trusted bool) (*
 	if err != nil {
 		return nil, err
 	}
-	var tr [trailerSize]byte
-	if _, err := f.ReadAt(tr[:], lay.end); err != nil {
+	tr := make([]byte, lay.trailer)
+	if _, err := f.ReadAt(tr, lay.end); err != nil {
 		return nil, err
 	}
-	if crc32.Checksum(tr[:trailerSize-4], castagnoli) != le.Uint32(tr[trailerSize-4:]) {
+	if crc32.Checksum(tr[:len(tr)-4], castagnoli) != le.Uint32(tr[len(tr)-4:]) {
 		return nil, bad("checksum mismatch in the trailer")
 	}
 	if crc32.Checksum(head[:], castagnoli) != le.Uint32(tr[:]) {
@@ -622,13 +677,14 @@ func decode3(f io.ReaderAt, size int64, h header, opt *Options, trusted bool) (*
 		return nil, err
 	}
 	sec := func(i int) []byte { return mp.b[lay.off[i] : lay.off[i]+lay.len[i]] }
-	// Every section but the vectors is checked, as a version 2 file's
-	// nodes were: a damaged link or id is said at every open, with the
-	// fix, and not only by braid doctor (at a million nodes, some 165 MB
-	// read through CRC-32C). The vectors' checksum is Verify's: a damaged
-	// vector can only misrank. The mapped sections are still read with
-	// care (g.links, idTable), for a file whose checksums were made to fit.
-	// A trusted file (Trust) had its links and ids checked before.
+	// Every section but the codes and vectors is checked, as a version 2
+	// file's nodes were: a damaged link or id is said at every open, with
+	// the fix, and not only by braid doctor (at a million nodes, some 165
+	// MB read through CRC-32C). The codes' and vectors' checksums are
+	// Verify's: a damaged one can only misrank. The mapped sections are
+	// still read with care (g.links, idTable, codeScale), for a file whose
+	// checksums were made to fit. A trusted file (Trust) had its links and
+	// ids checked before.
 	for _, i := range []int{secDead, secUpper, secLinks, secIDOffsets, secIDs} {
 		if trusted && (i == secLinks || i == secIDOffsets || i == secIDs) {
 			continue
@@ -654,13 +710,20 @@ func decode3(f io.ReaderAt, size int64, h header, opt *Options, trusted bool) (*
 		return nil, err
 	}
 	g.base = u32s(sec(secLinks))
-	g.vecs = f32s(sec(secVectors))
-	g.mapped = mp
+	g.mapped, g.format, g.filed = mp, h.version, n
 	x.ids = idTable{off: u64s(sec(secIDOffsets)), blob: sec(secIDs), keep: mp}
 	if x.ids.off[0] != 0 || x.ids.off[n] != h.idBytes {
 		return nil, bad("id offsets %d..%d, want 0..%d", x.ids.off[0], x.ids.off[n], h.idBytes)
 	}
-	x.disk = &onDisk{g: g, sum: fileSum{size: size, nodes: le.Uint32(tr[trailerSize-4:]), vecs: le.Uint32(tr[4+4*secVectors:])}}
+	sum := fileSum{size: size, nodes: le.Uint32(tr[len(tr)-4:]), vecs: le.Uint32(tr[4+4*secHalfs:]), log: logVersion}
+	if h.version == formatFloats {
+		g.vecs = f32s(sec(secVectors))
+		g.quantizeFiled()
+		sum.vecs, sum.log = le.Uint32(tr[4+4*secVectors:]), logFloats
+	} else {
+		g.half, g.code, g.ncode = u16s(sec(secHalfs)), sec(secCodes), n
+	}
+	x.disk = &onDisk{g: g, sum: sum}
 	return x, nil
 }
 
@@ -755,37 +818,47 @@ func (g *graph) decodeUpper(b []byte) error {
 	return nil
 }
 
-// verify3 checks what decode3 left to it in the version 3 file f that x
-// was loaded from: every section's checksum, every link of layer 0 (a
-// count up to 2M, each to a node of the file), the id offsets in order,
-// no id for a tombstone and no live id twice.
-func verify3(f *os.File, x *Index) error {
+// verify3 checks what decode3 left to it in the version 3 or 4 file f
+// (size bytes) that x was loaded from: every section's checksum, every
+// link of layer 0 (a count up to 2M, each to a node of the file), the id
+// offsets in order, no id for a tombstone, no live id twice, and in
+// version 4 that each code is the one its vector makes.
+func verify3(f *os.File, size int64, x *Index) error {
 	g := x.g
 	le := binary.LittleEndian
 	var head [headerSize3]byte
 	if _, err := f.ReadAt(head[:], 0); err != nil {
 		return err
 	}
-	h, err := parseHeader(head[:], x.disk.sum.size)
+	h, err := parseHeader(head[:], size)
 	if err != nil {
 		return err
 	}
 	h.idBytes, h.upBytes = le.Uint64(head[headerSize:]), le.Uint64(head[headerSize+8:])
-	lay, err := h.layout(x.disk.sum.size)
+	lay, err := h.layout(size)
 	if err != nil {
 		return err
 	}
-	var tr [trailerSize]byte
-	if _, err := f.ReadAt(tr[:], lay.end); err != nil {
+	tr := make([]byte, lay.trailer)
+	if _, err := f.ReadAt(tr, lay.end); err != nil {
 		return err
 	}
-	for i := range sections {
+	for i := range lay.n {
 		c := crc32.New(castagnoli)
 		if _, err := io.Copy(c, io.NewSectionReader(f, lay.off[i], lay.len[i])); err != nil {
 			return err
 		}
 		if c.Sum32() != le.Uint32(tr[4+4*i:]) {
-			return bad("checksum mismatch in the %s", sectionNames[i])
+			return bad("checksum mismatch in the %s", sectionName(h.version, i))
+		}
+	}
+	if h.version == formatVersion {
+		buf, want := make([]float32, g.dim), make([]byte, g.cbytes)
+		for s := range uint32(g.ncode) {
+			quantize(want, g.vec(s, buf))
+			if string(want) != string(g.codeOf(s)) {
+				return bad("node %d: its code is not its vector's", s)
+			}
 		}
 	}
 	st := g.stride()

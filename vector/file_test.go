@@ -17,7 +17,7 @@ import (
 	"github.com/braidsearch/braid/internal/testenv"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/v3.vec and v3log.vec, the current format's fixtures")
+var update = flag.Bool("update", false, "rewrite testdata/v4.vec and v4log.vec, the current format's fixtures")
 
 func searchAll(t *testing.T, x *Index, qs [][]float32, k int) [][]Result {
 	t.Helper()
@@ -125,7 +125,7 @@ func TestLoadErrors(t *testing.T) {
 		copy(out[off:], b)
 		return out
 	}
-	version4 := patch(8, binary.LittleEndian.AppendUint32(nil, 4)...)
+	version5 := patch(8, binary.LittleEndian.AppendUint32(nil, 5)...)
 	lay := layoutOf(t, data)
 	upper := int(lay.off[secUpper] + lay.len[secUpper]/2)
 	tests := []struct {
@@ -136,7 +136,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"empty", nil, nil, "not a braid vector file"},
 		{"garbage", []byte(strings.Repeat("not a graph ", 20)), nil, "not a braid vector file"},
-		{"other version", version4, nil, "format version 4, want 3"},
+		{"other version", version5, nil, "format version 5, want 4"},
 		{"truncated header", data[:20], nil, "not a braid vector file"},
 		{"truncated body", data[:len(data)/2], nil, "truncated"},
 		{"no trailer", data[:len(data)-4], nil, "truncated"},
@@ -165,8 +165,9 @@ func TestLoadErrors(t *testing.T) {
 	}
 
 	// A flipped bit among the links of layer 0 or the ids is Load's to
-	// find too; among the vectors, Verify's only: Load maps them unread.
-	for _, sec := range []int{secLinks, secIDOffsets, secIDs, secVectors} {
+	// find too; among the codes or vectors, Verify's only: Load maps them
+	// unread.
+	for _, sec := range []int{secLinks, secIDOffsets, secIDs, secCodes, secHalfs} {
 		at := int(lay.off[sec] + lay.len[sec]/2)
 		flipped := filepath.Join(dir, "flipped.vec")
 		if err := os.WriteFile(flipped, patch(at, data[at]^0x10), 0o600); err != nil {
@@ -175,9 +176,9 @@ func TestLoadErrors(t *testing.T) {
 		want := "checksum mismatch in the " + sectionNames[sec]
 		_, err := Load(flipped, nil)
 		switch {
-		case sec == secVectors && err != nil:
+		case sec >= secCodes && err != nil:
 			t.Errorf("Load with damaged %s: %v", sectionNames[sec], err)
-		case sec != secVectors && (!errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), want)):
+		case sec < secCodes && (!errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), want)):
 			t.Errorf("Load with damaged %s: %v, want ErrFormat saying %q", sectionNames[sec], err, want)
 		}
 		if err := Verify(flipped); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), want) {
@@ -198,7 +199,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// layoutOf is where the sections of the version 3 file data lie.
+// layoutOf is where the sections of the version 3 or 4 file data lie.
 func layoutOf(t testing.TB, data []byte) layout {
 	t.Helper()
 	h, err := parseHeader(data, int64(len(data)))
@@ -252,7 +253,7 @@ func TestSaveAtomic(t *testing.T) {
 	}
 }
 
-// fixture is the index in testdata/v1.vec, v2.vec and v3.vec: 20 vectors
+// fixture is the index in testdata/v1.vec to v4.vec: 20 vectors
 // of 8 dimensions, one deleted, gen 7.
 func fixture() (*Index, dataset) {
 	d := randomSet(20, 5, 8, 11)
@@ -267,20 +268,21 @@ func fixture() (*Index, dataset) {
 
 // TestBackwardsCompat reads the committed files of each format version
 // (v1.vec: vectors inline; v2.vec: vectors after the nodes, mapped;
-// v3.vec: sections, mapped); regenerate v3.vec with -update only when the
+// v3.vec: sections, mapped; v4.vec: codes and fp16 vectors in sections
+// of their own); regenerate v4.vec with -update only when the
 // format version changes, and keep the older ones. An older file loads as
 // changed, and its next Save writes the current format whole.
 func TestBackwardsCompat(t *testing.T) {
 	want, d := fixture()
 	if *update {
-		if err := want.Save(filepath.Join("testdata", "v3.vec")); err != nil {
+		if err := want.Save(filepath.Join("testdata", "v4.vec")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, tc := range []struct {
 		file    string
 		changed bool
-	}{{"v1.vec", true}, {"v2.vec", true}, {"v3.vec", false}} {
+	}{{"v1.vec", true}, {"v2.vec", true}, {"v3.vec", true}, {"v4.vec", false}} {
 		path := filepath.Join("testdata", tc.file)
 		got, err := Load(path, nil)
 		if err != nil {
@@ -307,7 +309,7 @@ func TestBackwardsCompat(t *testing.T) {
 		if !tc.changed {
 			continue
 		}
-		// Its next Save writes the same graph as version 3.
+		// Its next Save writes the same graph as version 4.
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -330,7 +332,7 @@ func TestBackwardsCompat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameIndex(t, tc.file+" saved as version 3", y, z)
+		sameIndex(t, tc.file+" saved as version 4", y, z)
 	}
 }
 
@@ -364,6 +366,11 @@ func FuzzLoad(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(v3)
+	v4, err := os.ReadFile(filepath.Join("testdata", "v4.vec"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(v4)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, err := decode(bytes.NewReader(b), int64(len(b)), nil)
 		if err == nil {

@@ -30,22 +30,38 @@ const maxLevel = 16
 // (about one in m) keep those layers in up. Read links through
 // neighbours, write them through setLinks and connect.
 type graph struct {
-	dim  int
-	m    int // max links per node above layer 0; layer 0 keeps 2m
-	efc  int // candidate list size while inserting
-	ml   float64
-	vecs []float32 // slot i is vecs[i*dim : (i+1)*dim], up to len(vecs)/dim
-	// tail holds the vectors of the slots after vecs' (see pages): all of
+	dim int
+	m   int // max links per node above layer 0; layer 0 keeps 2m
+	efc int // candidate list size while inserting
+	ml  float64
+	// The vectors (quant.go): a slot's full precision, fp16 (read to
+	// link, to rescore and by Vector), and its code (read by the walks of
+	// a search). The first filed slots' vectors lie in the file Load
+	// mapped: half, a version 4 file's fp16 values, or vecs, a version 2
+	// or 3 file's float32s (rounded to fp16 as they are read), and a
+	// version 4 file's codes are code, ncode rows of codeBytes(dim). The
+	// vectors of the slots after them are in tail as float32s already
+	// rounded through fp16, and their codes in ctail (see pages): all of
 	// them in a graph built in memory, and in one Load mapped those a
 	// change log added and those added since (appendVec). The mapped ones
 	// never move into memory: they never change, and the file is only ever
 	// replaced by a rename, which leaves the mapping as it was.
-	tail pages[float32]
-	// mapped holds the file vecs (and base, and the Index's ids) are
-	// mapped from (Load), nil when they are in memory; vecOff is where the
-	// vectors start in a version 2 file.
+	half   []uint16
+	vecs   []float32
+	filed  int
+	tail   pages[float32]
+	code   []byte
+	ncode  int
+	ctail  pages[byte]
+	cbytes int // codeBytes(dim)
+	// mapped holds the file half, vecs and code (and base, and the
+	// Index's ids) are mapped from (Load), nil when they are in memory;
+	// vecOff is where the vectors start in a version 2 file.
 	mapped *mapping
 	vecOff int64
+	// format is the version of the file the graph was decoded from, 0
+	// for one built in memory.
+	format uint32
 	// saved is the number of slots the graph's file (and its log) hold;
 	// dirty marks those of them whose links or tombstone changed since,
 	// for the next Save to append (log.go). nil: none did.
@@ -91,7 +107,7 @@ func (s *stripes) of(n uint32) *sync.Mutex { return &s[n%nstripes] }
 type overlay [nstripes]map[uint32][]uint32
 
 func newGraph(dim, m, efc int) *graph {
-	return &graph{dim: dim, m: m, efc: efc, ml: 1 / math.Log(float64(m)), entry: none, seed: 0x9e3779b97f4a7c15, up: map[uint32][][]uint32{}}
+	return &graph{dim: dim, m: m, efc: efc, cbytes: codeBytes(dim), ml: 1 / math.Log(float64(m)), entry: none, seed: 0x9e3779b97f4a7c15, up: map[uint32][][]uint32{}}
 }
 
 func (g *graph) size() int { return g.nodes }
@@ -197,12 +213,42 @@ func (g *graph) grow(level int) {
 	}
 }
 
-func (g *graph) vec(i uint32) []float32 {
-	o := int(i) * g.dim
-	if o < len(g.vecs) {
-		return g.vecs[o : o+g.dim]
+// vec is slot i's vector at full precision (fp16, as float32s): the
+// slot's own in memory, or one decoded from the file into buf (allocated
+// when short).
+func (g *graph) vec(i uint32, buf []float32) []float32 {
+	if int(i) >= g.filed {
+		return g.tail.at(int(i)-g.filed, g.dim)
 	}
-	return g.tail.at(int(i)-len(g.vecs)/g.dim, g.dim)
+	if len(buf) < g.dim {
+		buf = make([]float32, g.dim)
+	}
+	buf = buf[:g.dim]
+	o := int(i) * g.dim
+	if g.half != nil {
+		fromHalfs(buf, g.half[o:o+g.dim])
+	} else {
+		roundHalfs(buf, g.vecs[o:o+g.dim])
+	}
+	return buf
+}
+
+// quantizeFiled makes the codes of the filed slots, in ctail: those of a
+// file of a version before codes.
+func (g *graph) quantizeFiled() {
+	buf := make([]float32, g.dim)
+	for s := range uint32(g.filed) {
+		quantize(g.ctail.grow(g.cbytes), g.vec(s, buf))
+	}
+}
+
+// codeOf is slot i's code (codeBytes(dim) bytes).
+func (g *graph) codeOf(i uint32) []byte {
+	if int(i) < g.ncode {
+		o := int(i) * g.cbytes
+		return g.code[o : o+g.cbytes]
+	}
+	return g.ctail.at(int(i)-g.ncode, g.cbytes)
 }
 
 // touch records that slot s's links or tombstone changed, for the next
@@ -230,10 +276,47 @@ func (g *graph) isDirty(s int) bool {
 	return s < g.saved && g.dirty != nil && g.dirty[s/64]&(1<<(s%64)) != 0
 }
 
-// dist is the negated dot product: lower is nearer, and for unit vectors
-// -dist is the cosine similarity, without rounding through 1-dot.
-func (g *graph) dist(q []float32, i uint32) float32 {
-	return -vek32.Dot(q, g.vec(i))
+// probe is what a walk measures distances from: a vector at full
+// precision (f, while linking a node: the graph is built as it would be
+// without codes), or a query's code (c, its scale s: a search's walk).
+// buf is room to decode a mapped vector into; a probe is one goroutine's.
+type probe struct {
+	f   []float32
+	c   []int8
+	s   float32
+	buf []float32
+}
+
+// fullProbe probes from v, which it keeps.
+func (g *graph) fullProbe(v []float32) *probe {
+	return &probe{f: v, buf: g.scratch()}
+}
+
+// scratch is room to decode a mapped vector into (vec), nil when no
+// vector is mapped: a graph built in memory allocates none.
+func (g *graph) scratch() []float32 {
+	if g.filed == 0 {
+		return nil
+	}
+	return make([]float32, g.dim)
+}
+
+// codeProbe probes from q's code.
+func (g *graph) codeProbe(q []float32) *probe {
+	c := make([]byte, g.cbytes)
+	quantize(c, q)
+	return &probe{c: int8s(c[:g.dim]), s: codeScale(c, g.dim)}
+}
+
+// dist is the negated dot product of p and node i: lower is nearer, and
+// for unit vectors -dist is (about, for a code) the cosine similarity,
+// without rounding through 1-dot.
+func (g *graph) dist(p *probe, i uint32) float32 {
+	if p.c != nil {
+		c := g.codeOf(i)
+		return -float32(dotInt8(p.c, int8s(c[:g.dim]))) * p.s * codeScale(c, g.dim)
+	}
+	return -vek32.Dot(p.f, g.vec(i, p.buf))
 }
 
 func (g *graph) maxLinks(layer int) int {
@@ -306,9 +389,12 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 	return first
 }
 
-// appendVec stores the vector of a new slot in tail.
+// appendVec stores the vector of a new slot in tail, rounded through
+// fp16, and its code, made from the rounded vector, in ctail.
 func (g *graph) appendVec(v []float32) {
-	copy(g.tail.grow(g.dim), v)
+	r := g.tail.grow(g.dim)
+	roundHalfs(r, v)
+	quantize(g.ctail.grow(g.cbytes), r)
 }
 
 // neighbours returns node n's links on layer l: the list itself, or a copy
@@ -336,7 +422,7 @@ func (g *graph) link(slot uint32, level int) {
 		return
 	}
 	g.entryMu.Unlock()
-	q := g.vec(slot)
+	q := g.fullProbe(g.vec(slot, nil))
 	ep := cand{entry, g.dist(q, entry)}
 	for l := top; l > level; l-- {
 		ep = g.greedy(q, ep, l)
@@ -411,7 +497,7 @@ func (g *graph) connect(from, to uint32, l int) {
 // prune makes node n's links on layer l the best maxLinks(l) of ls by the
 // neighbour heuristic.
 func (g *graph) prune(n uint32, l int, ls []uint32) {
-	q := g.vec(n)
+	q := g.fullProbe(g.vec(n, nil))
 	cs := make([]cand, len(ls))
 	for i, t := range ls {
 		cs[i] = cand{t, g.dist(q, t)}
@@ -435,14 +521,15 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 	}
 	out := make([]uint32, 0, m)
 	var pruned []uint32
+	vbuf, sbuf := g.scratch(), g.scratch()
 	for _, c := range cs {
 		if len(out) == m {
 			break
 		}
-		v := g.vec(c.id)
+		v := g.vec(c.id, vbuf)
 		keep := true
 		for _, s := range out {
-			if -vek32.Dot(v, g.vec(s)) < c.d {
+			if -vek32.Dot(v, g.vec(s, sbuf)) < c.d {
 				keep = false
 				break
 			}
@@ -463,7 +550,7 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 }
 
 // greedy walks layer l from ep to the nearest node it can reach.
-func (g *graph) greedy(q []float32, ep cand, l int) cand {
+func (g *graph) greedy(q *probe, ep cand, l int) cand {
 	var buf []uint32
 	for changed := true; changed; {
 		changed = false
@@ -483,7 +570,7 @@ func (g *graph) greedy(q []float32, ep cand, l int) cand {
 // searchLayer is the beam search of the HNSW paper on layer l: it returns
 // up to ef nodes nearest q, nearest first. With liveOnly, tombstones are
 // walked through but not returned.
-func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []cand {
+func (g *graph) searchLayer(q *probe, ep cand, ef, l int, liveOnly bool) []cand {
 	vs := g.visits()
 	defer g.pool.Put(vs)
 	vs.visit(ep.id)
@@ -517,8 +604,9 @@ func (g *graph) searchLayer(q []float32, ep cand, ef, l int, liveOnly bool) []ca
 	return best.sorted()
 }
 
-// search returns up to ef live nodes nearest q, nearest first.
-func (g *graph) search(q []float32, ef int) []cand {
+// search returns up to ef live nodes nearest q, nearest first, as q
+// measures them (a query's code: approximately).
+func (g *graph) search(q *probe, ef int) []cand {
 	if g.entry == none || g.live == 0 {
 		return nil
 	}
@@ -532,8 +620,9 @@ func (g *graph) search(q []float32, ef int) []cand {
 // exact returns the k live nodes nearest q, nearest first, by comparing q
 // with every node. Below a few thousand nodes this is faster than a walk
 // of the graph with a large candidate list, which visits most nodes
-// anyway, and it is exact.
-func (g *graph) exact(q []float32, k int) []cand {
+// anyway, and, with the rescoring that follows (rescore), as good as
+// exact.
+func (g *graph) exact(q *probe, k int) []cand {
 	best := nearest{k: k}
 	for i := range uint32(g.nodes) {
 		if g.isDead(i) {
@@ -670,4 +759,18 @@ func (h *minHeap) pop() cand {
 	}
 	*h = s
 	return top
+}
+
+// rescore measures the candidates cs again from q (unit length) at full
+// precision, the cosine similarity with their fp16 vectors, and sorts them
+// nearest first, in place.
+func (g *graph) rescore(q []float32, cs []cand) []cand {
+	buf := g.scratch()
+	for i := range cs {
+		v := g.vec(cs[i].id, buf)
+		cos := vek32.Dot(q, v) / float32(math.Sqrt(float64(vek32.Dot(v, v))))
+		cs[i].d = -max(-1, min(1, cos)) // NaN (a damaged vector's) stays NaN
+	}
+	slices.SortFunc(cs, cmpCand)
+	return cs
 }

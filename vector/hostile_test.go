@@ -9,10 +9,11 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// hostileBase is a version 3 file of 400 8-d vectors with tombstones,
+// hostileBase is a version 4 file of 400 8-d vectors with tombstones,
 // searched by walking the graph (EfSearch 16), for the hostile tests to
 // spoil.
 func hostileBase(t testing.TB) []byte {
@@ -38,7 +39,7 @@ func hostileBase(t testing.TB) []byte {
 	return data
 }
 
-// useHostile loads data (a version 3 file whose mapped sections may hold
+// useHostile loads data (a version 4 file whose mapped sections may hold
 // anything) and uses the graph every way: Load must succeed or fail with
 // ErrFormat, and nothing after a successful Load may panic; Verify must
 // then say the file is damaged, unless it is not. loaded says Load took
@@ -95,21 +96,25 @@ func useHostile(t *testing.T, data []byte, damaged bool) (loaded bool) {
 }
 
 // TestHostileSections fills the sections Load maps unread (the links of
-// layer 0, the id offsets, the ids, the vectors) with random bytes: Load
-// succeeds or says ErrFormat, the graph is searched, changed and saved
-// without a panic (links past the graph skipped, counts clamped, bad id
-// offsets read as ""), and Verify reports the damage.
+// layer 0, the id offsets, the ids, the codes, the vectors) with random
+// bytes: Load succeeds or says ErrFormat, the graph is searched, changed
+// and saved without a panic (links past the graph skipped, counts
+// clamped, bad id offsets read as "", scales that are not finite as 0),
+// and Verify reports the damage.
 func TestHostileSections(t *testing.T) {
 	base := hostileBase(t)
 	lay := layoutOf(t, base)
 	le := binary.LittleEndian
 	n := (lay.len[secIDOffsets] / 8) - 1
 	loads := 0
-	for seed := range int64(12) {
+	for seed := range int64(15) {
 		r := rand.New(rand.NewSource(seed))
 		data := bytes.Clone(base)
-		secs := []int{secLinks, secIDOffsets, secIDs, secVectors}
-		for _, sec := range secs[:1+seed%4] {
+		secs := []int{secLinks, secIDOffsets, secIDs, secCodes, secHalfs}
+		if seed >= 12 { // each of the vectors' sections alone
+			secs = secs[3+seed%2:]
+		}
+		for _, sec := range secs[:1+seed%int64(len(secs))] {
 			b := data[lay.off[sec] : lay.off[sec]+lay.len[sec]]
 			switch seed % 3 {
 			case 0: // all of it
@@ -129,7 +134,7 @@ func TestHostileSections(t *testing.T) {
 		}
 		t.Run("", func(t *testing.T) {
 			// As damaged, the section checksums say so at Load (or,
-			// for the vectors, at Verify); made to fit, as a hostile
+			// for the codes and vectors, at Verify); made to fit, as a hostile
 			// file's would be, the graph is used as it stands.
 			useHostile(t, data, true)
 			if useHostile(t, reseal(t, data), false) {
@@ -139,8 +144,8 @@ func TestHostileSections(t *testing.T) {
 	}
 	// Load checks the first and last id offset only: the resealed files
 	// with those intact, and those with only their links spoiled, load.
-	if loads < 6 {
-		t.Errorf("%d of 12 spoiled files loaded, want at least 6", loads)
+	if loads < 8 {
+		t.Errorf("%d of 15 spoiled files loaded, want at least 8", loads)
 	}
 }
 
@@ -153,11 +158,13 @@ func FuzzHostileSections(f *testing.F) {
 	f.Add([]byte{0x21, 0, 0, 0, 0xff, 0xff, 0, 0}, uint8(0))
 	f.Add([]byte{0x10, 0, 0, 0, 0, 0, 0, 0}, uint8(1))
 	f.Add([]byte("hello"), uint8(2))
+	f.Add([]byte{0, 0, 0xc0, 0x7f}, uint8(3)) // NaN scales
+	f.Add([]byte{0x00, 0x7c}, uint8(4))       // +Inf values
 	f.Fuzz(func(t *testing.T, b []byte, sec uint8) {
 		if len(b) == 0 {
 			return
 		}
-		i := []int{secLinks, secIDOffsets, secIDs, secVectors}[sec%4]
+		i := []int{secLinks, secIDOffsets, secIDs, secCodes, secHalfs}[sec%5]
 		data := bytes.Clone(base)
 		s := data[lay.off[i] : lay.off[i]+lay.len[i]]
 		for j := range s {
@@ -168,7 +175,7 @@ func FuzzHostileSections(f *testing.F) {
 	})
 }
 
-// reseal makes the section checksums of the version 3 file data fit what
+// reseal makes the section checksums of the version 4 file data fit what
 // its sections hold, as someone crafting a file would.
 func reseal(t *testing.T, data []byte) []byte {
 	t.Helper()
@@ -241,5 +248,25 @@ func TestLoadTrusting(t *testing.T) {
 	trailer[len(trailer)-1] ^= 0xff
 	if _, err := LoadTrusting(write("trailer.vec", trailer), nil, trust(true)); !errors.Is(err, ErrFormat) {
 		t.Errorf("trusted load of a file with a damaged trailer: %v, want ErrFormat", err)
+	}
+}
+
+// TestVerifyCodes spoils one code and makes the checksums fit: Load
+// takes the file (a search can only misrank), Verify finds the code is
+// not its vector's.
+func TestVerifyCodes(t *testing.T) {
+	base := hostileBase(t)
+	lay := layoutOf(t, base)
+	data := bytes.Clone(base)
+	data[lay.off[secCodes]+int64(codeBytes(8))*5+2] ^= 0x40
+	path := filepath.Join(t.TempDir(), "v.vec")
+	if err := os.WriteFile(path, reseal(t, data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, nil); err != nil {
+		t.Fatalf("Load: %v, want the file taken", err)
+	}
+	if err := Verify(path); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "node 5: its code is not its vector's") {
+		t.Errorf("Verify: %v, want ErrFormat saying node 5's code is not its vector's", err)
 	}
 }

@@ -57,7 +57,8 @@ func TestAddReplaceDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rs := range res {
-		if rs.ID == "a" && math.Abs(float64(rs.Score-dot(a, a2))) > 1e-5 {
+		// Scored with the vector in half precision: within 5e-4.
+		if rs.ID == "a" && math.Abs(float64(rs.Score-dot(a, a2))) > 5e-4 {
 			t.Errorf("a scored %v against its old vector, want %v (the new one)", rs.Score, dot(a, a2))
 		}
 	}
@@ -383,11 +384,12 @@ func TestVector(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := x.Vector("a")
-	if len(v) != 3 || v[0] != 0.6 || v[1] != 0 || v[2] != 0.8 {
-		t.Errorf("Vector(a) = %v, want the unit vector [0.6 0 0.8]", v)
+	// In half precision: 0.6 and 0.8 to 11 significant bits.
+	if len(v) != 3 || v[0] != fromHalf(toHalf(0.6)) || v[1] != 0 || v[2] != fromHalf(toHalf(0.8)) || math.Abs(float64(v[0])-0.6) > 3e-4 {
+		t.Errorf("Vector(a) = %v, want the unit vector [0.6 0 0.8] in half precision", v)
 	}
 	v[0] = 9 // a copy: the index keeps its own
-	if x.Vector("a")[0] != 0.6 {
+	if x.Vector("a")[0] != fromHalf(toHalf(0.6)) {
 		t.Error("Vector returned the index's own storage")
 	}
 	if x.Vector("missing") != nil {

@@ -18,10 +18,10 @@ import (
 // The change log, beside a graph file F at LogPath(F), little endian:
 //
 //	header  magic "BRAIDVLG", version u32, then F's identity: its size
-//	        u64, two of the CRCs F holds, u32 each (of a version 3 file:
-//	        its trailer's own and its vectors'; of a version 2 file: its
-//	        nodes' and its vectors'), then CRC-32C of the header so far,
-//	        u32
+//	        u64, two of the CRCs F holds, u32 each (of a version 3 or 4
+//	        file: its trailer's own and its vectors'; of a version 2 file:
+//	        its nodes' and its vectors'), then CRC-32C of the header so
+//	        far, u32
 //	records each: payload length u32, payload, CRC-32C of the length and
 //	        the payload, u32
 //	payload from u64 (nodes before it), nodes u64 (after it), live u64,
@@ -30,7 +30,11 @@ import (
 //	        order: slot (uvarint) and the node as a version 2 file kept it
 //	        (node.go: flags, level, id, links);
 //	        then the new nodes from..nodes-1, each so, followed by its
-//	        vector, dim × f32
+//	        vector, dim × f16 (its code is made from it as it is read)
+//
+// That is log version 2, written beside a version 4 file; version 1,
+// beside files of versions 2 and 3, kept the new vectors as dim × f32,
+// and is still replayed (the next Save then writes the graph whole).
 //
 // A record carries every node whose links or tombstone changed (an HNSW
 // insert rewrites its neighbours' link lists), so replaying the records
@@ -53,7 +57,8 @@ import (
 // afresh instead and removes the log, so a reader replays at most that.
 const (
 	logMagic      = "BRAIDVLG"
-	logVersion    = 1
+	logVersion    = 2 // beside a version 4 file
+	logFloats     = 1 // beside a version 2 or 3 file: float32 vectors
 	logHeaderSize = 8 + 4 + 8 + 4 + 4 + 4
 	recordHead    = 8*4 + 4*2 + 8 // from, nodes, live, gen, entry, top, seed
 	compactEvery  = 8
@@ -67,6 +72,7 @@ func LogPath(path string) string { return path + ".log" }
 type fileSum struct {
 	size        int64
 	nodes, vecs uint32
+	log         uint32 // the version of the log that goes with the file
 }
 
 // onDisk is what the graph file at path and its log hold: the graph g as
@@ -83,7 +89,7 @@ type onDisk struct {
 
 func (s fileSum) header() []byte {
 	b := append([]byte(logMagic), 0, 0, 0, 0)
-	binary.LittleEndian.PutUint32(b[8:], logVersion)
+	binary.LittleEndian.PutUint32(b[8:], s.log)
 	b = binary.LittleEndian.AppendUint64(b, uint64(s.size))
 	b = binary.LittleEndian.AppendUint32(b, s.nodes)
 	b = binary.LittleEndian.AppendUint32(b, s.vecs)
@@ -107,7 +113,7 @@ func (x *Index) saveLog(path string) (done bool, err error) {
 		return true, nil
 	}
 	room := d.sum.size/compactEvery - max(d.log, logHeaderSize)
-	if int64(g.size()-g.saved)*int64(g.dim)*4 > room {
+	if int64(g.size()-g.saved)*int64(g.dim)*2 > room {
 		return false, nil // the new vectors alone pass it: build no record
 	}
 	rec := x.delta()
@@ -156,7 +162,7 @@ func (x *Index) saveLog(path string) (done bool, err error) {
 func (x *Index) delta() []byte {
 	g := x.g
 	le := binary.LittleEndian
-	b := make([]byte, 4, 4+recordHead+(g.size()-g.saved)*(g.dim*4+64))
+	b := make([]byte, 4, 4+recordHead+(g.size()-g.saved)*(g.dim*2+64))
 	b = le.AppendUint64(b, uint64(g.saved))
 	b = le.AppendUint64(b, uint64(g.size()))
 	b = le.AppendUint64(b, uint64(g.live))
@@ -177,8 +183,8 @@ func (x *Index) delta() []byte {
 	}
 	for s := g.saved; s < g.size(); s++ {
 		b = x.appendNode(b, s)
-		for _, f := range g.vec(uint32(s)) {
-			b = le.AppendUint32(b, math.Float32bits(f))
+		for _, f := range g.vec(uint32(s), nil) { // in memory: no copy
+			b = le.AppendUint16(b, toHalf(f))
 		}
 	}
 	le.PutUint32(b, uint32(len(b)-4))
@@ -305,7 +311,7 @@ func (x *Index) apply(r *record) error {
 	switch {
 	case from != uint64(g.size()):
 		return bad("it starts at node %d, the graph has %d", from, g.size())
-	case nodes < from || nodes-from > uint64(len(r.b))/uint64(g.dim*4+3) || nodes >= none:
+	case nodes < from || nodes-from > uint64(len(r.b))/uint64(g.dim*2+3) || nodes >= none:
 		return bad("%d nodes after %d cannot fit in %d bytes", nodes, from, len(r.b))
 	case live > nodes:
 		return bad("%d live nodes of %d", live, nodes)
@@ -320,6 +326,7 @@ func (x *Index) apply(r *record) error {
 		return bad("%d changed nodes of %d", changed, from)
 	}
 	touched := make([]int, 0, int(changed)+int(nodes-from))
+	v := make([]float32, g.dim)
 	for i := range int(changed) {
 		u, err := binary.ReadUvarint(r)
 		if err != nil {
@@ -368,8 +375,7 @@ func (x *Index) apply(r *record) error {
 		if err != nil {
 			return err
 		}
-		v := make([]float32, g.dim)
-		if err := readVector(r, v); err != nil {
+		if err := readVector(r, v, x.disk.sum.log == logFloats); err != nil {
 			return err
 		}
 		g.appendVec(v)

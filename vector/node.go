@@ -114,8 +114,18 @@ func (x *Index) readHead(r source, s, top int, limit uint64) (dead bool, level i
 	return dead, level, id, nil
 }
 
-// readVector reads len(v) little-endian float32s into v.
-func readVector(r source, v []float32) error {
+// readVector reads len(v) little-endian fp16 values, or float32s, into v.
+func readVector(r source, v []float32, floats bool) error {
+	if !floats {
+		b, err := r.next(len(v) * 2)
+		if err != nil {
+			return err
+		}
+		for i := range v {
+			v[i] = fromHalf(binary.LittleEndian.Uint16(b[i*2:]))
+		}
+		return nil
+	}
 	b, err := r.next(len(v) * 4)
 	if err != nil {
 		return err
@@ -195,9 +205,11 @@ func decode2(f io.ReaderAt, size int64, r *reader, br *bufio.Reader, h header, o
 		return nil, err
 	}
 	g := x.g
+	g.format = h.version
 	n, dim := int(h.nodes), h.dim
+	var v []float32
 	if inline {
-		g.vecs = make([]float32, n*dim)
+		v = make([]float32, dim)
 	}
 	x.slot = make(map[string]uint32, h.count)
 	x.ids.more = make([]string, 0, n)
@@ -208,13 +220,16 @@ func decode2(f io.ReaderAt, size int64, r *reader, br *bufio.Reader, h header, o
 			return nil, err
 		}
 		if inline {
-			if err := readVector(r, g.vecs[s*dim:(s+1)*dim]); err != nil {
+			if err := readVector(r, v, true); err != nil {
 				return nil, err
 			}
 		}
 		ls, err := readLinks(r, g, s, level)
 		if err != nil {
 			return nil, err
+		}
+		if inline {
+			g.appendVec(v) // before place: into the slot place makes
 		}
 		x.place(dead, id, ls)
 	}
@@ -243,11 +258,13 @@ func decode2(f io.ReaderAt, size int64, r *reader, br *bufio.Reader, h header, o
 		if err := g.mapVectors(f, size, n*dim); err != nil {
 			return nil, err
 		}
+		g.filed = n
+		g.quantizeFiled()
 		var vs [4]byte
 		if _, err := f.ReadAt(vs[:], size-4); err != nil {
 			return nil, err
 		}
-		x.disk = &onDisk{g: g, sum: fileSum{size: size, nodes: sum, vecs: le.Uint32(vs[:])}}
+		x.disk = &onDisk{g: g, sum: fileSum{size: size, nodes: sum, vecs: le.Uint32(vs[:]), log: logFloats}}
 	}
 	if uint64(g.live) != h.count {
 		return nil, bad("%d live vectors, header says %d", g.live, h.count)
