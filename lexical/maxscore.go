@@ -67,6 +67,11 @@ import (
 // per-block bounds of the words not yet read fall short. The bounds have
 // a margin over rounding and the scores are computed from the same
 // counts and norms as before, so the results are those above, exactly.
+//
+// Where a segment's postings of the query's words are kept, nearly all
+// of them, the segment is not searched by this loop but term at a time
+// (accumulate.go): every posting's estimated score added to its chunk,
+// and the chunks whose estimates can reach the top k scored as here.
 
 // prunable says whether searchPruned can answer r.
 func (r Request) prunable() bool {
@@ -124,12 +129,10 @@ type maxScore struct {
 	matched   []bool
 	bounds    []float64 // score's per-chunk bounds, by order
 
-	// seeded are the documents of the segment being searched that seed
-	// scored, ascending; seedPos the first not yet passed.
-	seeded  []uint32
-	seedPos int
+	// noAccumulate: search every segment with MaxScore (for tests).
+	noAccumulate bool
 
-	blocksSkipped, docsScored int // for tests
+	blocksSkipped, docsScored, accumulated int // for tests
 }
 
 const msDone = math.MaxUint64
@@ -159,7 +162,7 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		return nil, 0, true, nil // bleve's match query matches nothing
 	}
 	segs := snap.Segments()
-	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks}
+	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks, noAccumulate: l.noAccumulate}
 	if ms.cache != nil {
 		live := make([]uint64, len(segs))
 		for i, ss := range segs {
@@ -239,19 +242,11 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		}
 	}
 	offsets := segmentOffsets(snap)
-	seeded, err := ms.seed(offsets, keep)
-	if err != nil {
-		return nil, 0, false, err
-	}
 	var n uint64
 	for i := range segs {
 		var kept *roaring.Bitmap
 		if keep != nil {
 			kept = keep[i]
-		}
-		ms.seeded, ms.seedPos = nil, 0
-		if seeded != nil {
-			ms.seeded = seeded[i]
 		}
 		c, countable, err := ms.segment(ctx, i, offsets[i], kept)
 		if err != nil || !countable {
@@ -260,7 +255,7 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		n += c
 	}
 	if ms.cache != nil {
-		ms.cache.note(ms.blocksSkipped, ms.docsScored)
+		ms.cache.note(ms.blocksSkipped, ms.docsScored, ms.accumulated)
 	}
 	hits := ms.top.sorted()
 	out = make([]Candidate, 0, len(hits))
@@ -575,6 +570,11 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 		return 0, false, err
 	}
 	ms.prepare()
+	if ms.accumulable(seg) {
+		ms.accumulated++
+		n, err := ms.accumulate(ctx, seg, offset, keep)
+		return n, err == nil, err
+	}
 	var bms []*roaring.Bitmap
 	one := roaring.New()
 	del := ms.segs[seg].Deleted()
@@ -663,7 +663,7 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 				}
 			}
 		}
-		if (keep == nil || keep.Contains(uint32(doc))) && !ms.wasSeeded(doc) {
+		if keep == nil || keep.Contains(uint32(doc)) {
 			score, ok, err := ms.score(doc, lead)
 			if err != nil {
 				return 0, false, err
@@ -682,110 +682,6 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 		from = doc + 1
 	}
 	return n, true, nil
-}
-
-// seedDocs: seed scores the documents of the words with the largest
-// bounds while they hold at most max(seedDocs, 8k) in all.
-const seedDocs = 512
-
-// seed scores, before the MaxScore passes, every document of the words
-// with the largest bounds (the rarest, and so the best scoring), a few
-// hundred in all: their scores, real ones, put the k-th score near its
-// final value before the first segment, where it would otherwise rise
-// from 0 and let every word lead through the first segment's chunks.
-// It returns the documents it scored, per segment and ascending (keep's
-// where there are filters), which the passes then skip; nil where it
-// scored none.
-func (ms *maxScore) seed(offsets []uint64, keep []*roaring.Bitmap) ([][]uint32, error) {
-	byBound := make([]*msTerm, 0, len(ms.terms))
-	for _, t := range ms.terms {
-		if t.df > 0 {
-			byBound = append(byBound, t)
-		}
-	}
-	slices.SortStableFunc(byBound, func(a, b *msTerm) int { return cmp.Compare(b.bound, a.bound) })
-	limit := uint64(max(seedDocs, 8*ms.top.k))
-	var seeds []*msTerm
-	var total uint64
-	for _, t := range byBound {
-		if total+t.df > limit {
-			break
-		}
-		seeds, total = append(seeds, t), total+t.df
-	}
-	if len(seeds) == 0 {
-		return nil, nil
-	}
-	if ms.order == nil {
-		ms.prepare()
-	}
-	out := make([][]uint32, len(ms.segs))
-	for seg, ss := range ms.segs {
-		bm := roaring.New()
-		for _, t := range seeds {
-			it := t.lists[seg].Iterator(false, false, false, nil)
-			for {
-				p, err := it.Next()
-				if err != nil {
-					return nil, fmt.Errorf("lexical search: %w", err)
-				}
-				if p == nil {
-					break
-				}
-				bm.Add(uint32(p.Number()))
-			}
-		}
-		if keep != nil {
-			bm.And(keep[seg])
-		}
-		if bm.IsEmpty() {
-			continue
-		}
-		del := ss.Deleted()
-		if del != nil && del.IsEmpty() {
-			del = nil
-		}
-		for _, t := range ms.terms {
-			t.blocks, t.del, t.pos = nil, del, 0
-			pl := t.lists[seg]
-			if ms.cache != nil && pl.Count() > 0 {
-				t.blocks = ms.cache.get(ss.Id(), ms.groups[t.group].field+"\x00"+string(t.word), t.avg)
-			}
-			if t.blocks != nil {
-				t.skipDeleted()
-				continue
-			}
-			t.it = pl.Iterator(true, true, false, nil)
-			if err := t.next(); err != nil {
-				return nil, err
-			}
-		}
-		out[seg] = bm.ToArray()
-		for _, doc := range out[seg] {
-			for _, t := range ms.terms {
-				if err := t.advance(uint64(doc)); err != nil {
-					return nil, err
-				}
-			}
-			score, ok, err := ms.score(uint64(doc), 0)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				ms.top.offer(msHit{score: score, seq: offsets[seg] + uint64(doc)})
-			}
-		}
-	}
-	return out, nil
-}
-
-// wasSeeded says whether seed scored doc; the documents asked are
-// ascending.
-func (ms *maxScore) wasSeeded(doc uint64) bool {
-	for ms.seedPos < len(ms.seeded) && uint64(ms.seeded[ms.seedPos]) < doc {
-		ms.seedPos++
-	}
-	return ms.seedPos < len(ms.seeded) && uint64(ms.seeded[ms.seedPos]) == doc
 }
 
 // score is doc's score as bleve computes it, with ok false where doc is
