@@ -11,34 +11,38 @@ import (
 // Accumulation: where the Lexical keeps a segment's postings of the
 // query's words (blockmax.go), reading every one of them is cheaper than
 // MaxScore's loop over the chunks it must score. On braid bench's
-// questions at 100k chunks MaxScore still scores some 8,000 chunks a
-// question, about half a microsecond each (advancing each word to the
-// chunk, its bounds, its score), where adding a kept posting's score to
-// its chunk's sum costs about a nanosecond: the question's postings,
-// common words and all, are a few hundred thousand.
+// questions at 100k chunks MaxScore with block bounds still scores some
+// 12,000 chunks a question, about half a microsecond each (advancing
+// each word to the chunk, its bounds, its score), where adding a kept
+// posting's estimated score to its chunk's sum costs about a nanosecond,
+// and the question's postings, common words and all, are a few hundred
+// thousand.
 //
 // So a segment where the words' postings not kept hold at most
 // 1/accumulateUnkept of its chunks is searched term at a time: each
 // word's estimated score (its kept saturation, a float32, times its idf
-// and query weight) is added to its chunk's sum in its field's
-// disjunction, and its matches counted there; each chunk's estimate is
-// then the sums with bleve's coordination factors, as score combines
-// them. An estimate is within 1e-6 of the score (float32 roundings, a few
-// per word), so a chunk whose estimate falls below the k-th score so far,
-// or below k other estimates of the segment, by more than
+// and query weight; a posting not kept is scored as score does) is added
+// to its chunk's sum in its field's disjunction, and its matches counted
+// there; each chunk's estimate is then the sums with bleve's
+// coordination factors, as score combines them. Each word adds at most
+// three float32 roundings to an estimate (6e-8 each, of a sum of scores
+// that are never negative) and a field's disjunction is accumulated only
+// up to 255 words, so an estimate is within 2e-5 of the score (1e-6 for a
+// question of ten words). A chunk whose estimate falls below the k-th
+// score so far, or below k other estimates of the segment, by more than
 // estimateMargin cannot enter the top k; the others, a few more than k,
 // are scored as score scores them, from the same counts and norms, so
-// the top k and the scores are exactly those of MaxScore and bleve. How
-// many chunks matched is the chunks with a content word, less the
-// deleted ones and those the filters leave out.
+// the top k and the scores are exactly MaxScore's and bleve's. How many
+// chunks matched is the chunks with a content word, less the deleted
+// ones and those the filters leave out.
 
 const (
 	// accumulateUnkept: a segment is accumulated where the query words'
 	// postings not kept there (read through zap's iterators, some 25 ns
 	// a posting) are at most 1/accumulateUnkept of its chunks.
 	accumulateUnkept = 2
-	// estimateMargin bounds how far below a chunk's score its estimate
-	// may be, relative to it (1e-6 at most, see above).
+	// estimateMargin is above how far a chunk's estimate may be from its
+	// score, relative to it (2e-5 at most, see above).
 	estimateMargin = 1e-4
 )
 
