@@ -21,7 +21,10 @@ import (
 // So a segment where the words' postings not kept hold at most
 // 1/accumulateUnkept of its chunks is searched term at a time: each
 // word's estimated score (its kept saturation, a float32, times its idf
-// and query weight; a posting not kept is scored as score does) is added
+// and query weight; a rare word's posting, not kept, is scored as score
+// does; a word not kept in the segment but common enough, keepRatio,
+// is read and kept then, even at its first ask: its postings are read
+// whole anyway) is added
 // to its chunk's sum in its field's disjunction, and its matches counted
 // there; each chunk's estimate is then the sums with bleve's
 // coordination factors, as score combines them. Each word adds at most
@@ -109,6 +112,22 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 		}
 		pl := t.lists[seg]
 		if pl.Count() == 0 {
+			continue
+		}
+		if ms.cache != nil && pl.Count()*keepRatio >= uint64(docs) {
+			// Read whole all the same: kept at once (the ask rule
+			// spares a search that would not read them).
+			tb, err := ms.keepPostings(seg, t)
+			if err != nil {
+				return 0, err
+			}
+			t.blocks = tb
+			w := float32(t.idf * t.weight)
+			sats := tb.sats[:len(tb.docs)]
+			for i, d := range tb.docs {
+				sum[d] += w * sats[i]
+				n[d]++
+			}
 			continue
 		}
 		it := pl.Iterator(true, true, false, nil)
@@ -276,4 +295,25 @@ func (t *topEstimates) offer(e float64) bool {
 		i = c
 	}
 	return true
+}
+
+// keepPostings reads t's postings in segment seg into kept postings and
+// block bounds (makeBlocks), and keeps them.
+func (ms *maxScore) keepPostings(seg int, t *msTerm) (*termBlocks, error) {
+	ss := ms.segs[seg]
+	field := ms.groups[t.group].field
+	d, err := ss.Segment().Dictionary(field)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	pl, err := d.PostingsList(t.word, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	tb, err := makeBlocks(pl, uint64(ss.FullSize()), t.avg)
+	if err != nil {
+		return nil, err
+	}
+	ms.cache.put(ss.Id(), field+"\x00"+string(t.word), tb)
+	return tb, nil
 }
