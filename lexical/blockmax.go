@@ -29,7 +29,8 @@ import (
 // segment (itself a bound tighter than saturation's, which holds for any
 // count and length); 0 where the word has no posting in the block. The
 // postings are kept as the document numbers, counts and norms zap gives,
-// so a score computed from them is the one computed from zap's.
+// so a score computed from them is the one computed from zap's, with
+// each one's saturation as a float32, for accumulate's estimates.
 //
 // The deleted chunks' postings are kept too, and the search skips them,
 // so what is kept holds whatever is deleted later. The bounds depend on
@@ -42,8 +43,8 @@ const (
 	blockSize  = 1 << blockShift
 
 	// blockCacheBytes is what the kept postings and bounds of one
-	// lexical index may hold: 10 bytes a posting, so the postings of
-	// some 25 words each in every chunk of a million.
+	// lexical index may hold: 14 bytes a posting, so the postings of
+	// some 18 words each in every chunk of a million.
 	blockCacheBytes = 256 << 20
 
 	// keepRatio: a word's postings and block bounds are kept in a
@@ -65,6 +66,7 @@ type termBlocks struct {
 	docs  []uint32  // the postings' document numbers, ascending
 	freqs []uint16  // their counts
 	norms []float32 // their field norms
+	sats  []float32 // their saturations, rounded: for accumulate's estimates
 }
 
 // seek is the first index at or after i whose document is at or after
@@ -99,15 +101,17 @@ type blockCache struct {
 	segs  map[uint64]map[string]*list.Element // by segment id, then field and word
 	asked map[uint64]map[string]bool          // words asked once, by segment id
 	nAsk  int                                 // the words in asked
-	// For tests: entries made, blocks skipped and chunks scored.
-	made, skipped, scored int
+	// For tests: entries made, blocks skipped, chunks scored and
+	// segments accumulated.
+	made, skipped, scored, accumulated int
 }
 
-// note counts what a search skipped and scored.
-func (c *blockCache) note(skipped, scored int) {
+// note counts what a search skipped, scored and accumulated.
+func (c *blockCache) note(skipped, scored, accumulated int) {
 	c.mu.Lock()
 	c.skipped += skipped
 	c.scored += scored
+	c.accumulated += accumulated
 	c.mu.Unlock()
 }
 
@@ -125,7 +129,7 @@ func newBlockCache(max int) *blockCache {
 }
 
 func (c *blockCache) size(tb *termBlocks) int {
-	return len(tb.q) + 10*len(tb.docs) + 128
+	return len(tb.q) + 14*len(tb.docs) + 128
 }
 
 // get is the block bounds of word in field of the segment with id seg,
@@ -224,7 +228,7 @@ func (c *blockCache) keep(live []uint64) {
 func makeBlocks(pl segment.PostingsList, docs uint64, avg float64) (*termBlocks, error) {
 	maxs := make([]float64, (docs+blockSize-1)>>blockShift)
 	n := pl.Count()
-	tb := &termBlocks{avg: avg, docs: make([]uint32, 0, n), freqs: make([]uint16, 0, n), norms: make([]float32, 0, n)}
+	tb := &termBlocks{avg: avg, docs: make([]uint32, 0, n), freqs: make([]uint16, 0, n), norms: make([]float32, 0, n), sats: make([]float32, 0, n)}
 	it := pl.Iterator(true, true, false, nil)
 	for {
 		p, err := it.Next()
@@ -246,6 +250,7 @@ func makeBlocks(pl segment.PostingsList, docs uint64, avg float64) (*termBlocks,
 		tb.docs = append(tb.docs, uint32(doc))
 		tb.freqs = append(tb.freqs, uint16(f))
 		tb.norms = append(tb.norms, float32(norm))
+		tb.sats = append(tb.sats, float32(s))
 	}
 	tb.q = make([]uint8, len(maxs))
 	if tb.scale == 0 {

@@ -8,7 +8,10 @@
 // A query of free words is answered by MaxScore over scorch's segments
 // (maxscore.go): bleve's top k and scores without scoring every posting,
 // with block-max bounds kept in memory per segment once a word is asked
-// twice (blockmax.go); anything else goes through bleve's own searchers.
+// twice (blockmax.go); a segment where the words' postings are kept is
+// searched term at a time instead, every posting's estimated score
+// summed per chunk and only the chunks that can reach the top k scored
+// (accumulate.go). Anything else goes through bleve's own searchers.
 // Scores use collection statistics counted over the whole index, so they
 // do not depend on how it is cut into segments (bm25.go): meta.db keeps
 // them, moved by each commit (package index), and StatsFrom reads them

@@ -76,6 +76,9 @@ type Index struct {
 	// blocks keeps the pruned search's block bounds (blockmax.go); nil
 	// searches without them.
 	blocks *blockCache
+	// noAccumulate has the pruned search leave accumulate.go out (for
+	// tests of MaxScore's block bounds).
+	noAccumulate bool
 	// segmentsRead is how many segments' checksums the open read
 	// (Open).
 	segmentsRead int

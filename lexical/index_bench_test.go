@@ -117,10 +117,12 @@ func benchLexical(b *testing.B, n int) (*Index, *zipfCorpus) {
 // once); with the question asked once before, untimed (second: the ask
 // that reads and keeps its words' postings, a segment's worth at most);
 // and with every question's already kept (warm: words asked before, as
-// a bench or a user's session repeats them).
+// a bench or a user's session repeats them; accumulated, accumulate.go),
+// and the same searched by MaxScore over the block bounds (blockmax, as
+// warm was before accumulation).
 func BenchmarkLexicalQuestions(b *testing.B) {
 	for _, n := range []int{10000, 30000, 100000} {
-		for _, mode := range []string{"bleve", "maxscore", "first", "second", "warm"} {
+		for _, mode := range []string{"bleve", "maxscore", "first", "second", "blockmax", "warm"} {
 			b.Run(fmt.Sprintf("%dk/%s", n/1000, mode), func(b *testing.B) {
 				l, z := benchLexical(b, n)
 				var reqs []Request
@@ -138,7 +140,8 @@ func BenchmarkLexicalQuestions(b *testing.B) {
 				if mode == "maxscore" {
 					l.blocks = nil
 				}
-				if mode == "warm" { // until a pass keeps nothing more
+				l.noAccumulate = mode == "blockmax"
+				if mode == "warm" || mode == "blockmax" { // until a pass keeps nothing more
 					for made := -1; made != l.blocks.made; {
 						made = l.blocks.made
 						for _, r := range reqs {
@@ -176,7 +179,7 @@ func BenchmarkLexicalQuestions(b *testing.B) {
 				// The process's CPU time, steadier than the wall time
 				// on a machine other work shares.
 				b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
-				if mode == "warm" {
+				if mode == "warm" || mode == "blockmax" {
 					b.ReportMetric(float64(l.blocks.bytes)/1e6, "kept-MB")
 					b.ReportMetric(float64(l.blocks.scored-scored)/float64(b.N), "scored/op")
 				}

@@ -67,6 +67,11 @@ import (
 // per-block bounds of the words not yet read fall short. The bounds have
 // a margin over rounding and the scores are computed from the same
 // counts and norms as before, so the results are those above, exactly.
+//
+// Where a segment's postings of the query's words are kept, nearly all
+// of them, the segment is not searched by this loop but term at a time
+// (accumulate.go): every posting's estimated score added to its chunk,
+// and the chunks whose estimates can reach the top k scored as here.
 
 // prunable says whether searchPruned can answer r.
 func (r Request) prunable() bool {
@@ -124,7 +129,10 @@ type maxScore struct {
 	matched   []bool
 	bounds    []float64 // score's per-chunk bounds, by order
 
-	blocksSkipped, docsScored int // for tests
+	// noAccumulate: search every segment with MaxScore (for tests).
+	noAccumulate bool
+
+	blocksSkipped, docsScored, accumulated int // for tests
 }
 
 const msDone = math.MaxUint64
@@ -154,7 +162,7 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		return nil, 0, true, nil // bleve's match query matches nothing
 	}
 	segs := snap.Segments()
-	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks}
+	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks, noAccumulate: l.noAccumulate}
 	if ms.cache != nil {
 		live := make([]uint64, len(segs))
 		for i, ss := range segs {
@@ -247,7 +255,7 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		n += c
 	}
 	if ms.cache != nil {
-		ms.cache.note(ms.blocksSkipped, ms.docsScored)
+		ms.cache.note(ms.blocksSkipped, ms.docsScored, ms.accumulated)
 	}
 	hits := ms.top.sorted()
 	out = make([]Candidate, 0, len(hits))
@@ -562,6 +570,11 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 		return 0, false, err
 	}
 	ms.prepare()
+	if ms.accumulable(seg) {
+		ms.accumulated++
+		n, err := ms.accumulate(ctx, seg, offset, keep)
+		return n, err == nil, err
+	}
 	var bms []*roaring.Bitmap
 	one := roaring.New()
 	del := ms.segs[seg].Deleted()

@@ -67,16 +67,18 @@ func TestPrunedSearchMatchesBleve(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// Without kept postings and block bounds, then three
+				// Without kept postings and block bounds, then four
 				// times with them: the words' first ask keeps nothing, the
-				// second keeps their postings, the third uses them.
-				for pass := range 4 {
+				// second keeps their postings, the third accumulates them
+				// (accumulate.go), the fourth runs MaxScore over them.
+				for pass := range 5 {
 					cache := l.blocks
 					if pass == 0 {
 						l.blocks = nil
 					}
+					l.noAccumulate = pass == 4
 					got, total, err := l.searchWith(ctx, req, true)
-					l.blocks = cache
+					l.blocks, l.noAccumulate = cache, false
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -97,8 +99,8 @@ func TestPrunedSearchMatchesBleve(t *testing.T) {
 			if pruned < queries/3 {
 				t.Errorf("only %d of %d queries found anything; the test compares too little", pruned, queries)
 			}
-			if l.blocks.made == 0 || l.blocks.skipped == 0 {
-				t.Errorf("%d words' postings kept, %d blocks skipped: the test does not reach the block bounds", l.blocks.made, l.blocks.skipped)
+			if l.blocks.made == 0 || l.blocks.skipped == 0 || l.blocks.accumulated == 0 {
+				t.Errorf("%d words' postings kept, %d blocks skipped, %d segments accumulated: the test does not reach the block bounds or the accumulation", l.blocks.made, l.blocks.skipped, l.blocks.accumulated)
 			}
 		})
 	}
@@ -134,8 +136,10 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for pass := range 3 {
+			for pass := range 4 {
+				l.noAccumulate = pass == 3 // MaxScore over the kept postings
 				got, total, err := l.searchWith(ctx, req, true)
+				l.noAccumulate = false
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -165,7 +169,7 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 	// What the writer's searches kept and skipped depends on how scorch
 	// merged its segments meanwhile (in the background, so on the
 	// machine's load): the counts are those of both opens together.
-	made, skipped, scored := l.blocks.made, l.blocks.skipped, l.blocks.scored
+	made, skipped, scored, accumulated := l.blocks.made, l.blocks.skipped, l.blocks.scored, l.blocks.accumulated
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -175,10 +179,10 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 	defer l.Close()
 	check(4)
 	check(5)
-	made, skipped, scored = made+l.blocks.made, skipped+l.blocks.skipped, scored+l.blocks.scored
-	t.Logf("%d words' postings kept, %d blocks skipped, %d chunks scored", made, skipped, scored)
-	if made == 0 || skipped == 0 || scored == 0 {
-		t.Errorf("%d words' postings kept, %d blocks skipped, %d chunks scored: the test does not reach the block bounds", made, skipped, scored)
+	made, skipped, scored, accumulated = made+l.blocks.made, skipped+l.blocks.skipped, scored+l.blocks.scored, accumulated+l.blocks.accumulated
+	t.Logf("%d words' postings kept, %d blocks skipped, %d chunks scored, %d segments accumulated", made, skipped, scored, accumulated)
+	if made == 0 || skipped == 0 || scored == 0 || accumulated == 0 {
+		t.Errorf("%d words' postings kept, %d blocks skipped, %d chunks scored, %d segments accumulated: the test does not reach the block bounds or the accumulation", made, skipped, scored, accumulated)
 	}
 }
 

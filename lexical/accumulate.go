@@ -1,0 +1,319 @@
+package lexical
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// Accumulation: where the Lexical keeps a segment's postings of the
+// query's words (blockmax.go), reading every one of them is cheaper than
+// MaxScore's loop over the chunks it must score. On braid bench's
+// questions at 100k chunks MaxScore with block bounds still scores some
+// 12,000 chunks a question, about half a microsecond each (advancing
+// each word to the chunk, its bounds, its score), where adding a kept
+// posting's estimated score to its chunk's sum costs about a nanosecond,
+// and the question's postings, common words and all, are a few hundred
+// thousand.
+//
+// So a segment where the words' postings not kept hold at most
+// 1/accumulateUnkept of its chunks is searched term at a time: each
+// word's estimated score (its kept saturation, a float32, times its idf
+// and query weight; a rare word's posting, not kept, is scored as score
+// does; a word not kept in the segment but common enough, keepRatio,
+// is read and kept then, even at its first ask: its postings are read
+// whole anyway) is added
+// to its chunk's sum in its field's disjunction, and its matches counted
+// there; each chunk's estimate is then the sums with bleve's
+// coordination factors, as score combines them. Each word adds at most
+// three float32 roundings to an estimate (6e-8 each, of a sum of scores
+// that are never negative) and a field's disjunction is accumulated only
+// up to 255 words, so an estimate is within 2e-5 of the score (1e-6 for a
+// question of ten words). A chunk whose estimate falls below the k-th
+// score so far, or below k other estimates of the segment, by more than
+// estimateMargin cannot enter the top k; the others, a few more than k,
+// are scored as score scores them, from the same counts and norms, so
+// the top k and the scores are exactly MaxScore's and bleve's. How many
+// chunks matched is the chunks with a content word, less the deleted
+// ones and those the filters leave out.
+
+const (
+	// accumulateUnkept: a segment is accumulated where the query words'
+	// postings not kept there (read through zap's iterators, some 25 ns
+	// a posting) are at most 1/accumulateUnkept of its chunks.
+	accumulateUnkept = 2
+	// estimateMargin is above how far a chunk's estimate may be from its
+	// score, relative to it (2e-5 at most, see above).
+	estimateMargin = 1e-4
+)
+
+// accumulators are the sums and match counts of one segment's chunks,
+// per field disjunction (group) and chunk: group g's of chunk d at
+// g·docs+d.
+type accumulators struct {
+	sum []float32
+	n   []uint8
+}
+
+var accPool = sync.Pool{New: func() any { return new(accumulators) }}
+
+// accumulable says whether segment seg, its bounds set (setBounds), is
+// best searched by accumulate.
+func (ms *maxScore) accumulable(seg int) bool {
+	if !ms.blocked || ms.noAccumulate {
+		return false
+	}
+	for _, g := range ms.groups {
+		if len(g.terms) > 255 { // counted in a byte
+			return false
+		}
+	}
+	var unkept uint64
+	for _, t := range ms.terms {
+		if t.blocks == nil {
+			unkept += t.lists[seg].Count()
+		}
+	}
+	return unkept*accumulateUnkept <= uint64(ms.segs[seg].FullSize())
+}
+
+// accumulate searches segment seg term at a time (see above), its
+// documents numbered from offset in the index, keep those the filters
+// keep (nil without filters), keeping the best chunks in ms.top; it
+// returns how many chunks of the segment match.
+func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep *roaring.Bitmap) (uint64, error) {
+	ss := ms.segs[seg]
+	docs := int(ss.FullSize())
+	groups := len(ms.groups)
+	a := accPool.Get().(*accumulators)
+	defer accPool.Put(a)
+	if need := groups * docs; cap(a.sum) < need {
+		a.sum, a.n = make([]float32, need), make([]uint8, need)
+	} else {
+		a.sum, a.n = a.sum[:need], a.n[:need]
+		clear(a.sum)
+		clear(a.n)
+	}
+	for _, t := range ms.terms {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		sum, n := a.sum[t.group*docs:(t.group+1)*docs], a.n[t.group*docs:(t.group+1)*docs]
+		if tb := t.blocks; tb != nil {
+			w := float32(t.idf * t.weight)
+			sats := tb.sats[:len(tb.docs)]
+			for i, d := range tb.docs {
+				sum[d] += w * sats[i]
+				n[d]++
+			}
+			continue
+		}
+		pl := t.lists[seg]
+		if pl.Count() == 0 {
+			continue
+		}
+		if ms.cache != nil && pl.Count()*keepRatio >= uint64(docs) {
+			// Read whole all the same: kept at once (the ask rule
+			// spares a search that would not read them).
+			tb, err := ms.keepPostings(seg, t)
+			if err != nil {
+				return 0, err
+			}
+			t.blocks = tb
+			w := float32(t.idf * t.weight)
+			sats := tb.sats[:len(tb.docs)]
+			for i, d := range tb.docs {
+				sum[d] += w * sats[i]
+				n[d]++
+			}
+			continue
+		}
+		it := pl.Iterator(true, true, false, nil)
+		for {
+			p, err := it.Next()
+			if err != nil {
+				return 0, fmt.Errorf("lexical search: read postings: %w", err)
+			}
+			if p == nil {
+				break
+			}
+			d := p.Number()
+			if d >= uint64(docs) {
+				return 0, fmt.Errorf("lexical search: read postings: posting %d past the segment's %d documents: the lexical index is damaged; run braid doctor", d, docs)
+			}
+			sum[d] += float32(t.scoreOf(p.Frequency(), p.Norm()))
+			n[d]++
+		}
+	}
+	// coord[g][m]: group g's coordination factor with m of its words.
+	coord := make([][]float64, groups)
+	for g, f := range ms.groups {
+		coord[g] = make([]float64, len(f.terms)+1)
+		for m := range coord[g] {
+			coord[g][m] = float64(m) / float64(len(f.terms))
+		}
+	}
+	del := ss.Deleted()
+	if del != nil && del.IsEmpty() {
+		del = nil
+	}
+	cut := 0.0 // below it (less the margin) a chunk cannot enter
+	if ms.top.full() {
+		cut = ms.top.h[0].score
+	}
+	var matched uint64
+	var cands []uint32
+	var est []float64
+	local := topEstimates{k: ms.top.k}
+	content, contentN := a.sum[:docs], a.n[:docs]
+	for d := range docs {
+		nc := contentN[d]
+		if nc == 0 {
+			continue
+		}
+		matched++
+		lim := cut * (1 - estimateMargin)
+		up := float64(content[d])
+		for g := 1; g < groups; g++ {
+			up += float64(a.sum[g*docs+d])
+		}
+		if up < lim { // the coordination factors are at most 1
+			continue
+		}
+		e := float64(content[d]) * coord[0][nc]
+		if groups > 1 {
+			var should float64
+			shouldMatched := 0
+			for g := 1; g < groups; g++ {
+				if m := a.n[g*docs+d]; m > 0 {
+					should += float64(a.sum[g*docs+d]) * coord[g][m]
+					shouldMatched++
+				}
+			}
+			if shouldMatched > 0 {
+				e += should * (float64(shouldMatched) / float64(groups-1))
+			}
+		}
+		if e < lim || (del != nil && del.Contains(uint32(d))) || (keep != nil && !keep.Contains(uint32(d))) {
+			continue
+		}
+		cands, est = append(cands, uint32(d)), append(est, e)
+		if local.offer(e) {
+			cut = max(cut, local.h[0])
+		}
+	}
+	switch {
+	case keep != nil:
+		matched = 0
+		for it := keep.Iterator(); it.HasNext(); {
+			if d := it.Next(); int(d) < docs && contentN[d] > 0 && (del == nil || !del.Contains(d)) {
+				matched++
+			}
+		}
+	case del != nil:
+		for it := del.Iterator(); it.HasNext(); {
+			if d := it.Next(); int(d) < docs && contentN[d] > 0 {
+				matched--
+			}
+		}
+	}
+	// Score the candidates, ascending, as MaxScore scores a chunk.
+	for _, t := range ms.terms {
+		t.del, t.pos = del, 0
+		if t.blocks != nil {
+			t.skipDeleted()
+			continue
+		}
+		t.it = t.lists[seg].Iterator(true, true, false, nil)
+		if err := t.next(); err != nil {
+			return 0, err
+		}
+	}
+	for i, d := range cands {
+		if ms.top.full() {
+			cut = max(cut, ms.top.h[0].score)
+		}
+		if est[i] < cut*(1-estimateMargin) {
+			continue
+		}
+		for _, t := range ms.terms {
+			if err := t.advance(uint64(d)); err != nil {
+				return 0, err
+			}
+		}
+		score, ok, err := ms.score(uint64(d), 0)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			ms.top.offer(msHit{score: score, seq: offset + uint64(d)})
+		}
+	}
+	return matched, nil
+}
+
+// topEstimates keeps the k largest estimates offered, the smallest at
+// the root.
+type topEstimates struct {
+	k int
+	h []float64
+}
+
+// offer keeps e where it is among the k largest, and says whether the
+// k are full after it.
+func (t *topEstimates) offer(e float64) bool {
+	if len(t.h) < t.k {
+		t.h = append(t.h, e)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if t.h[p] <= t.h[i] {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
+		return len(t.h) == t.k
+	}
+	if e <= t.h[0] {
+		return true
+	}
+	t.h[0] = e
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(t.h) {
+			break
+		}
+		if c+1 < len(t.h) && t.h[c+1] < t.h[c] {
+			c++
+		}
+		if t.h[i] <= t.h[c] {
+			break
+		}
+		t.h[i], t.h[c] = t.h[c], t.h[i]
+		i = c
+	}
+	return true
+}
+
+// keepPostings reads t's postings in segment seg into kept postings and
+// block bounds (makeBlocks), and keeps them.
+func (ms *maxScore) keepPostings(seg int, t *msTerm) (*termBlocks, error) {
+	ss := ms.segs[seg]
+	field := ms.groups[t.group].field
+	d, err := ss.Segment().Dictionary(field)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	pl, err := d.PostingsList(t.word, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	tb, err := makeBlocks(pl, uint64(ss.FullSize()), t.avg)
+	if err != nil {
+		return nil, err
+	}
+	ms.cache.put(ss.Id(), field+"\x00"+string(t.word), tb)
+	return tb, nil
+}
