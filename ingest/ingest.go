@@ -41,16 +41,19 @@ import (
 //	         a paged document's chunks cut at page ends
 //	record   the file's outcome in the Summary, and queue its change in
 //	         the batch (record)
-//	commit   each batch of BatchDocs changes: the store, then the lexical
+//	commit   each batch of changes (as many as hold the memory budget's
+//	         share of chunk text, memory.go, or BatchDocs when set):
+//	         the store, then the lexical
 //	         index (index.Commit, crash-safe), then the chunks' embeddings,
 //	         computed for the texts the store has none for, into the HNSW
 //	         graph (embed.go)
 //
 // Files and S3 objects share every step from compare to record
-// (prepareContent, record). A window of BatchDocs files is read and
-// parsed on Workers goroutines at a time (inOrder) and recorded in order;
-// the run stops between windows, and reads no further file, once its ctx
-// is done. A folder's images come last, as text gathered from the notes
+// (prepareContent, record). A window of files (about a commit's bytes,
+// or BatchDocs files) is read and parsed on Workers goroutines at a time
+// (inOrder), one window ahead of the one recorded in order and committed
+// (pipeline), so parsing runs beside the commit; the run stops between
+// windows, and reads no further file, once its ctx is done. A folder's images come last, as text gathered from the notes
 // that embed them (image.go).
 
 // ErrTooManyChunks means a document would be split into more chunks than
