@@ -34,8 +34,8 @@ type Globals struct {
 	// Memory is the process's memory budget: the Go runtime's soft memory
 	// limit, and what an index run sizes its commits and bounds its heap
 	// and mapped pages by (internal/memlimit, ingest/memory.go).
-	Memory string `name:"memory" aliases:"memory-limit" help:"Memory budget: the Go runtime's soft memory limit, and what braid index sizes its commits and bounds its heap and mapped index pages by (default: half the machine's or the cgroup's memory, or GOMEMLIMIT; off for none; e.g. 4GiB). --memory-limit is the same flag." env:"BRAID_MEMORY,BRAID_MEMORY_LIMIT" placeholder:"SIZE"`
-	KeyFile     string `help:"This user's key file, which seals the sources braid registers (default: braid/key in the user's config folder)." env:"BRAID_KEY_FILE" type:"path" placeholder:"FILE" hidden:""`
+	Memory  string `name:"memory" aliases:"memory-limit" help:"Memory budget: the Go runtime's soft memory limit, and what braid index sizes its commits and bounds its heap and mapped index pages by (default: half the machine's or the cgroup's memory, or GOMEMLIMIT; off for none; e.g. 4GiB). --memory-limit is the same flag." env:"BRAID_MEMORY,BRAID_MEMORY_LIMIT" placeholder:"SIZE"`
+	KeyFile string `help:"This user's key file, which seals the sources braid registers (default: braid/key in the user's config folder)." env:"BRAID_KEY_FILE" type:"path" placeholder:"FILE" hidden:""`
 	modelFlags
 	backendFlags
 
