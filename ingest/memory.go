@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"path/filepath"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -155,5 +156,35 @@ func (ix *Indexer) pipeline(ctx context.Context, src *index.Source, rd *reader, 
 		cancel()
 		for range out {
 		}
+	}
+}
+
+// Guard keeps a write to st within the process's budget (memlimit.Budget)
+// from the call until stop: the collector paced to the budget's headroom,
+// and meta.db's mapped pages released whenever the process's file pages
+// grew by the headroom, checked every 100 ms. It covers what follows an
+// Index beside the commits: the graph's save walks every chunk id of the
+// store, which maps the whole chunks bucket.
+func Guard(st *index.Store) (stop func()) {
+	b := (&Indexer{}).startBudget()
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				b.committed(st)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		b.stop()
 	}
 }
