@@ -246,7 +246,7 @@ func runSize(ctx context.Context, cfg Config, n int, peaks []model.Peak) (*Size,
 	}
 	defer e.Close()
 	cfg.Log("%d chunks: indexing", n)
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuSeconds()
 	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: src}}, nil)
 	if err != nil {
 		return nil, err
@@ -257,6 +257,9 @@ func runSize(ctx context.Context, cfg Config, n int, peaks []model.Peak) (*Size,
 		"ingest.docs_per_s":   round(float64(sum.Added) / secs),
 		"ingest.chunks_per_s": round(float64(sum.Chunks) / secs),
 		"ingest.rss_peak_mb":  peakRSSMB(),
+		// the process's CPU (user and system), which other jobs on the
+		// machine slow less than they slow the wall clock
+		"ingest.cpu_s": round(cpuSeconds() - cpu0),
 	}}
 	// What the process holds as the ingest ends: anonymous pages (the
 	// heap, ONNX Runtime) and the pages of files it maps (meta.db, the
@@ -717,6 +720,15 @@ func marginal(sizes []Size) {
 			b.Metrics["ingest.rss_kib_per_chunk"] = round(grew * 1024 / float64(d))
 		}
 	}
+}
+
+// cpuSeconds is the CPU time this process has used, user and system.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakRSSMB is the process's peak resident set so far.

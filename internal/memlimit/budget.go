@@ -129,9 +129,11 @@ func StartPacer(headroom int64) *Pacer {
 }
 
 // Headroom is the heap growth between collections a run with budget
-// bytes allows: a sixty-fourth of it, from 32 MiB to 128 MiB.
+// bytes allows: a 128th of it, from 16 MiB to 64 MiB (an index's heap
+// that is not vectors is a few tens of MiB, so a collection every 64 MiB
+// allocated costs a few percent of the run's CPU).
 func Headroom(budget int64) int64 {
-	return min(max(budget/64, 32<<20), 128<<20)
+	return min(max(budget/128, 16<<20), 64<<20)
 }
 
 // Step sets the GC percent so that the next collection comes after

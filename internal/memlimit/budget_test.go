@@ -23,7 +23,7 @@ func TestBudget(t *testing.T) {
 	if avail := Available(); avail > 0 && Budget() != int64(float64(avail)*Share) {
 		t.Errorf("Budget() with the limit off = %d, want half of %d", Budget(), avail)
 	}
-	for budget, want := range map[int64]int64{1 << 30: 32 << 20, 4 << 30: 64 << 20, 64 << 30: 128 << 20} {
+	for budget, want := range map[int64]int64{1 << 30: 16 << 20, 4 << 30: 32 << 20, 64 << 30: 64 << 20} {
 		if got := Headroom(budget); got != want {
 			t.Errorf("Headroom(%d) = %d, want %d", budget, got, want)
 		}
