@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // Budget is the memory this process aims to stay within, in bytes: the
@@ -87,8 +86,8 @@ func Release(path string) (int, error) {
 		if err1 != nil || err2 != nil || end <= start {
 			continue
 		}
-		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED); e != 0 {
-			return n, fmt.Errorf("release %s: madvise: %w", path, e)
+		if err := dontNeed(start, end-start); err != nil {
+			return n, fmt.Errorf("release %s: madvise: %w", path, err)
 		}
 		n++
 	}
