@@ -97,7 +97,7 @@ type Options struct {
 	// Workers bounds parallel file parsing; zero means the number of CPUs.
 	Workers int
 	// BatchDocs is how many changed documents go into one commit; zero
-	// means 256.
+	// means as many as the memory budget's share holds (ingest.Options).
 	BatchDocs int
 	// Purpose names this process in the lock file (e.g. "braid index"), so a
 	// refused writer can say who holds the index.

@@ -127,6 +127,7 @@ func (e *Engine) write(ctx context.Context, progress func(Progress), start time.
 	vs := e.vectors(embedProgress)
 	ix := &ingest.Indexer{Store: e.st, Lexical: e.lex, Opt: ingest.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs, Blobs: e.blobs(), AWS: e.opt.AWS}
 	sum := &Summary{}
+	defer ingest.Guard(e.st)() // the commits and the graph's save after them
 	runErr := fn(ix, sum)
 	if runErr == nil {
 		runErr = e.saveVectors(ctx, vs, true)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/eval"
+	"github.com/braidsearch/braid/internal/memlimit"
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/rerank"
 )
@@ -194,6 +195,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		rep.Sizes = append(rep.Sizes, *s)
 	}
+	marginal(rep.Sizes)
 	for _, c := range cfg.Models.Rerankers {
 		for _, w := range cfg.Windows {
 			cfg.Log("reranking 50 pairs with %s, window %s", c.Name, windowName(w))
@@ -244,7 +246,7 @@ func runSize(ctx context.Context, cfg Config, n int, peaks []model.Peak) (*Size,
 	}
 	defer e.Close()
 	cfg.Log("%d chunks: indexing", n)
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuSeconds()
 	sum, err := e.Index(ctx, []braid.SourceSpec{{Path: src}}, nil)
 	if err != nil {
 		return nil, err
@@ -254,7 +256,17 @@ func runSize(ctx context.Context, cfg Config, n int, peaks []model.Peak) (*Size,
 		"ingest.s":            round(secs),
 		"ingest.docs_per_s":   round(float64(sum.Added) / secs),
 		"ingest.chunks_per_s": round(float64(sum.Chunks) / secs),
+		"ingest.rss_peak_mb":  peakRSSMB(),
+		// the process's CPU (user and system), which other jobs on the
+		// machine slow less than they slow the wall clock
+		"ingest.cpu_s": round(cpuSeconds() - cpu0),
 	}}
+	// What the process holds as the ingest ends: anonymous pages (the
+	// heap, ONNX Runtime) and the pages of files it maps (meta.db, the
+	// lexical segments, the graph, the binary and the model).
+	anon, file := memlimit.Resident()
+	s.Metrics["ingest.rss_anon_mb"] = round(float64(anon) / (1 << 20))
+	s.Metrics["ingest.rss_file_mb"] = round(float64(file) / (1 << 20))
 	cfg.Log("%d chunks: %d searches", n, cfg.Queries)
 	err = timeSearches(ctx, e, queries, cfg.Queries, emb != nil, "", s.Metrics, func(q string, lex, res *braid.Results, add func(string, float64)) {
 		if res == nil {
@@ -695,6 +707,28 @@ func absDiff(a, b int) int {
 		return a - b
 	}
 	return b - a
+}
+
+// marginal adds to each size after the first what its ingest grew the
+// process's peak resident set by, per chunk more than the size before:
+// "ingest.rss_kib_per_chunk" (issue 45's target is 4 KiB a chunk).
+func marginal(sizes []Size) {
+	for i := 1; i < len(sizes); i++ {
+		a, b := sizes[i-1], sizes[i]
+		if d := b.Chunks - a.Chunks; d > 0 {
+			grew := b.Metrics["ingest.rss_peak_mb"] - a.Metrics["ingest.rss_peak_mb"]
+			b.Metrics["ingest.rss_kib_per_chunk"] = round(grew * 1024 / float64(d))
+		}
+	}
+}
+
+// cpuSeconds is the CPU time this process has used, user and system.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakRSSMB is the process's peak resident set so far.

@@ -53,7 +53,9 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 		for _, row := range []struct{ key, label string }{
 			{"ingest.chunks_per_s", "ingest, chunks/s"}, {"ingest.docs_per_s", "ingest, files/s"},
-			{"ingest.s", "ingest, s"}, {"rss_peak_mb", "peak RSS so far, MB"},
+			{"ingest.s", "ingest, s"}, {"ingest.cpu_s", "… CPU (user + system), s"}, {"rss_peak_mb", "peak RSS so far, MB"},
+			{"ingest.rss_peak_mb", "peak RSS as the ingest ends, MB"}, {"ingest.rss_anon_mb", "… resident then: anonymous, MB"}, {"ingest.rss_file_mb", "… mapped file pages, MB"},
+			{"ingest.rss_kib_per_chunk", "… peak RSS grown per chunk since the size before, KiB"},
 			{"reindex_unchanged.s", "braid index again, nothing changed, s"}, {"reindex_one_note.s", "… one note edited, s"}, {"watch_one_note.s", "… one note edited, under --watch (the changed path only), s"}, {"disk.bytes_per_chunk", "index on disk, bytes per chunk"},
 			{"reopen.ms", "open the index again and search once, ms"}, {"reopen.heap_mb", "… heap that keeps, MB"},
 			{"reopen_stamped.ms", "… and once more, the checksums read before stamped, ms"},

@@ -31,9 +31,11 @@ type Globals struct {
 	// KeyFile is this user's key, which seals the sources braid registers
 	// (docs/mcp.md, the trust model); the default is braid/key in the
 	// user's config folder.
-	// MemoryLimit is the Go runtime's soft memory limit (internal/memlimit).
-	MemoryLimit string `name:"memory-limit" help:"Soft memory limit: the garbage collector works harder near it (default: half the machine's or the cgroup's memory, or GOMEMLIMIT; off for none; e.g. 4GiB)." env:"BRAID_MEMORY_LIMIT" placeholder:"SIZE"`
-	KeyFile     string `help:"This user's key file, which seals the sources braid registers (default: braid/key in the user's config folder)." env:"BRAID_KEY_FILE" type:"path" placeholder:"FILE" hidden:""`
+	// Memory is the process's memory budget: the Go runtime's soft memory
+	// limit, and what an index run sizes its commits and bounds its heap
+	// and mapped pages by (internal/memlimit, ingest/memory.go).
+	Memory  string `name:"memory" aliases:"memory-limit" help:"Memory budget: the Go runtime's soft memory limit, and what braid index sizes its commits and bounds its heap and mapped index pages by (default: half the machine's or the cgroup's memory, or GOMEMLIMIT; off for none; e.g. 4GiB). --memory-limit is the same flag." env:"BRAID_MEMORY,BRAID_MEMORY_LIMIT" placeholder:"SIZE"`
+	KeyFile string `help:"This user's key file, which seals the sources braid registers (default: braid/key in the user's config folder)." env:"BRAID_KEY_FILE" type:"path" placeholder:"FILE" hidden:""`
 	modelFlags
 	backendFlags
 
@@ -143,8 +145,8 @@ func Run(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "braid: %v (see braid --help)\n", err)
 		return 1
 	}
-	if _, err := memlimit.Apply(cli.MemoryLimit); err != nil {
-		fmt.Fprintf(stderr, "braid: %v (--memory-limit or BRAID_MEMORY_LIMIT)\n", err)
+	if _, err := memlimit.Apply(cli.Memory); err != nil {
+		fmt.Fprintf(stderr, "braid: %v (--memory or BRAID_MEMORY)\n", err)
 		return 1
 	}
 	cli.indexSet = os.Getenv("BRAID_INDEX") != "" || slices.ContainsFunc(args, func(a string) bool {

@@ -41,16 +41,19 @@ import (
 //	         a paged document's chunks cut at page ends
 //	record   the file's outcome in the Summary, and queue its change in
 //	         the batch (record)
-//	commit   each batch of BatchDocs changes: the store, then the lexical
+//	commit   each batch of changes (as many as hold the memory budget's
+//	         share of chunk text, memory.go, or BatchDocs when set):
+//	         the store, then the lexical
 //	         index (index.Commit, crash-safe), then the chunks' embeddings,
 //	         computed for the texts the store has none for, into the HNSW
 //	         graph (embed.go)
 //
 // Files and S3 objects share every step from compare to record
-// (prepareContent, record). A window of BatchDocs files is read and
-// parsed on Workers goroutines at a time (inOrder) and recorded in order;
-// the run stops between windows, and reads no further file, once its ctx
-// is done. A folder's images come last, as text gathered from the notes
+// (prepareContent, record). A window of files (about a commit's bytes,
+// or BatchDocs files) is read and parsed on Workers goroutines at a time
+// (inOrder), one window ahead of the one recorded in order and committed
+// (pipeline), so parsing runs beside the commit; the run stops between
+// windows, and reads no further file, once its ctx is done. A folder's images come last, as text gathered from the notes
 // that embed them (image.go).
 
 // ErrTooManyChunks means a document would be split into more chunks than
@@ -69,9 +72,17 @@ var ErrTooManyFiles = errors.New("index: too many files in the source")
 // Options tunes ingest. The zero value means the documented defaults.
 type Options struct {
 	Workers int // parallel readers/parsers; zero means the number of CPUs
-	// BatchDocs is how many changed documents go into one commit; zero means
-	// 256. Each commit is crash-safe on its own.
+	// BatchDocs, when set, is how many changed documents go into one
+	// commit; zero means as many as the memory budget's share for a
+	// commit holds (batchBytes of chunk text: 1 MiB to 8 MiB). Each
+	// commit is crash-safe on its own.
 	BatchDocs int
+	// Memory is the budget a run keeps within, in bytes (memory.go):
+	// it sizes commits and bounds the heap's growth and the index
+	// files' pages the process holds mapped. Zero means the process's
+	// soft memory limit (runtime/debug.SetMemoryLimit, which braid's
+	// --memory sets), or half the machine's memory when that is off.
+	Memory int64
 }
 
 // Indexer brings the store and the lexical index in step with sources.
@@ -103,6 +114,8 @@ type Indexer struct {
 	// Extract bounds the extraction of PDF, HTML, DOCX and ODT files; nil
 	// means package extract's defaults.
 	Extract *extract.Options
+
+	mem *budget // the budget of the run under way (Index)
 }
 
 // Target is what an index run writes to: the embedded index (Store,
@@ -161,25 +174,48 @@ func changeTitles(changes []index.Change) titles {
 	return func(id string) (string, string, error) { return docs[id].title, docs[id].summary, nil }
 }
 
-// batch gathers changes and commits them whenever limit are waiting.
+// batch gathers changes and commits them whenever limit are waiting
+// (when limit is set), or once they hold maxBytes (changeBytes).
 type batch struct {
-	ctx     context.Context
-	ix      *Indexer
-	limit   int
-	changes []index.Change
+	ctx      context.Context
+	ix       *Indexer
+	limit    int
+	maxBytes int64
+	changes  []index.Change
+	bytes    int64
+}
+
+// newBatch starts a batch of the run's size (Options.BatchDocs, else the
+// budget's batchBytes); scale multiplies it (a BEIR corpus's records are
+// small).
+func (ix *Indexer) newBatch(ctx context.Context, scale int) *batch {
+	b := &batch{ctx: ctx, ix: ix, limit: scale * ix.Opt.BatchDocs}
+	if b.limit == 0 {
+		b.maxBytes = batchBytes(4 << 30) // a removal outside a run
+		if ix.mem != nil {
+			b.maxBytes = ix.mem.batch
+		}
+		b.maxBytes *= int64(scale)
+	}
+	return b
 }
 
 func (b *batch) add(c index.Change) error {
 	b.changes = append(b.changes, c)
-	if len(b.changes) < b.limit {
+	b.bytes += changeBytes(c)
+	if b.limit > 0 && len(b.changes) < b.limit || b.limit == 0 && b.bytes < b.maxBytes {
 		return nil
 	}
 	return b.flush()
 }
 
 func (b *batch) flush() error {
+	n := len(b.changes)
 	err := b.ix.target().Commit(b.ctx, b.changes)
-	b.changes = nil
+	b.changes, b.bytes = nil, 0
+	if err == nil && n > 0 && b.ix.Remote == nil {
+		b.ix.mem.committed(b.ix.Store)
+	}
 	return err
 }
 
@@ -224,6 +260,8 @@ func (b *batch) finish(entries map[string]index.Entry, seen map[string]bool, sum
 // the run (the index stays consistent either way).
 func (ix *Indexer) Index(ctx context.Context, src *index.Source, sum *Summary) error {
 	sum.Sources++
+	ix.mem = ix.startBudget()
+	defer func() { ix.mem.stop(); ix.mem = nil }()
 	if ix.Remote != nil && src.Kind != index.SourceDir && src.Kind != index.SourceFile && src.Kind != index.SourceJSONL {
 		return fmt.Errorf("index %s: %w: %s sources are indexed into the embedded index only", src.Path, ErrRemoteKind, src.Kind)
 	}
@@ -263,7 +301,7 @@ func (ix *Indexer) RemoveSource(ctx context.Context, id string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := &batch{ctx: ctx, ix: ix, limit: ix.batchDocs()}
+	b := ix.newBatch(ctx, 1)
 	if err := b.finish(entries, nil, &Summary{}); err != nil {
 		return 0, err
 	}
@@ -344,7 +382,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *index.Source, sum *Summa
 	seen := make(map[string]bool, len(files))
 	rd := openReader(src)
 	defer rd.close()
-	b := &batch{ctx: ctx, ix: ix, limit: ix.batchDocs()}
+	b := ix.newBatch(ctx, 1)
 	if err := ix.ingest(ctx, src, rd, files, len(imgs), entries, seen, sum, b); err != nil {
 		return err
 	}
@@ -388,17 +426,17 @@ func (ix *Indexer) images(src *index.Source, files []file) (notes, imgs []file) 
 // in the progress) against entries, what the target holds of them,
 // marking in seen each one whose document is kept; b commits.
 func (ix *Indexer) ingest(ctx context.Context, src *index.Source, rd *reader, files []file, more int, entries map[string]index.Entry, seen map[string]bool, sum *Summary, b *batch) error {
-	window := ix.batchDocs()
-	for start := 0; start < len(files); start += window {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		end := min(start+window, len(files))
-		prepared := ix.prepare(ctx, src, rd, files[start:end], entries)
+	size := batchBytes(4 << 30)
+	if ix.mem != nil {
+		size = ix.mem.batch
+	}
+	next, stop := ix.pipeline(ctx, src, rd, files, entries, size)
+	defer stop()
+	for w := range next {
 		if err := ctx.Err(); err != nil {
 			return err // what this window read goes uncommitted
 		}
-		for _, p := range prepared {
+		for _, p := range w.prepared {
 			sum.Seen++
 			_, known := entries[p.f.rel]
 			out, err := ix.record(src, &p, p.f.abs, known, sum, b)
@@ -408,10 +446,10 @@ func (ix *Indexer) ingest(ctx context.Context, src *index.Source, rd *reader, fi
 			seen[p.f.rel] = out == unchanged || out == written
 		}
 		if ix.Progress != nil {
-			ix.Progress(Progress{Source: src.Name, Done: end, Total: len(files) + more})
+			ix.Progress(Progress{Source: src.Name, Done: w.end, Total: len(files) + more})
 		}
 	}
-	return nil
+	return ctx.Err()
 }
 
 // outcome is what became of one file (or S3 object) a run looked at.

@@ -96,7 +96,7 @@ func (ix *Indexer) indexJSONL(ctx context.Context, src *index.Source, sum *Summa
 	}
 	base := filepath.Base(src.Path)
 	seen := make(map[string]bool, len(entries))
-	b := &batch{ctx: ctx, ix: ix, limit: 4 * ix.batchDocs()}
+	b := ix.newBatch(ctx, 4)
 	r := bufio.NewReaderSize(f, 1<<20)
 	var offset int64
 	for lineNo := 1; ; lineNo++ {

@@ -152,7 +152,7 @@ func (ix *Indexer) indexPaths(ctx context.Context, src *index.Source, rels []str
 	seen := make(map[string]bool, len(files))
 	rd := openReader(src)
 	defer rd.close()
-	b := &batch{ctx: ctx, ix: ix, limit: ix.batchDocs()}
+	b := ix.newBatch(ctx, 1)
 	if err := ix.ingest(ctx, src, rd, notes, len(imgs), entries, seen, sum, b); err != nil {
 		return "", err
 	}

@@ -97,7 +97,7 @@ func (ix *Indexer) indexS3(ctx context.Context, src *index.Source, sum *Summary)
 	seen := make(map[string]bool, len(objs))
 	var replaced []string // content hashes of updated and removed objects
 	window := ix.batchDocs()
-	b := &batch{ctx: ctx, ix: ix, limit: window}
+	b := ix.newBatch(ctx, 1)
 	for start := 0; start < len(objs); start += window {
 		if err := ctx.Err(); err != nil {
 			return err

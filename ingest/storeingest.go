@@ -31,7 +31,7 @@ func (ix *Indexer) indexStored(ctx context.Context, src *index.Source, sum *Summ
 		return err
 	}
 	seen := make(map[string]bool, len(recs))
-	b := &batch{ctx: ctx, ix: ix, limit: ix.batchDocs()}
+	b := ix.newBatch(ctx, 1)
 	for i, rec := range recs {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {

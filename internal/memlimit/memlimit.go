@@ -1,8 +1,15 @@
-// Package memlimit sets the Go runtime's soft memory limit for a braid
-// process: from --memory-limit (BRAID_MEMORY_LIMIT), else GOMEMLIMIT as the
-// runtime already read it, else a share of the memory the machine (or the
-// process's cgroup) has. Near the limit the collector runs more often, so
-// a long index run's garbage is returned before the heap grows into it.
+// Package memlimit is a braid process's memory budget. Apply sets the Go
+// runtime's soft memory limit from --memory (BRAID_MEMORY; --memory-limit
+// is the same flag), else GOMEMLIMIT as the runtime already read it, else
+// a share of the memory the machine (or the process's cgroup) has. Near
+// the limit the collector runs more often, so a long index run's garbage
+// is returned before the heap grows into it.
+//
+// An index run keeps within Budget (package ingest): a Pacer holds the
+// heap's growth between collections to a Headroom instead of the live
+// heap's size, Resident tells the anonymous pages from the mapped file
+// pages, and Release lets go of a mapped file's pages (bbolt's meta.db).
+// Release and Resident read /proc: on other systems they do nothing.
 package memlimit
 
 import (
