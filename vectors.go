@@ -30,12 +30,16 @@ func (e *Engine) loadVectors() error {
 	return nil
 }
 
-// vectors is the embedding side of an index run.
+// vectors is the embedding side of an index run. A long run saves the
+// graph as it goes (Checkpoint), so the store drops the embeddings the
+// graph file then holds.
 func (e *Engine) vectors(progress func(done int)) *ingest.Vectors {
 	if e.vec == nil {
 		return nil
 	}
-	return &ingest.Vectors{Embedder: e.opt.Embedder, Model: e.opt.Model, Index: e.vec, Progress: progress}
+	vs := &ingest.Vectors{Embedder: e.opt.Embedder, Model: e.opt.Model, Index: e.vec, Progress: progress}
+	vs.Checkpoint = func(ctx context.Context) error { return e.saveVectors(ctx, vs, false) }
+	return vs
 }
 
 // availability is what decides whether a search can use vectors
