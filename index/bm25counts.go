@@ -47,9 +47,6 @@ func putTotals(meta *bolt.Bucket, t *lexical.Totals) error {
 // when it has no counts (a new store, whose first batch this is).
 func moveCounts(tx *bolt.Tx, from, to uint64, b *lexical.BatchCounts) error {
 	meta, bucket := tx.Bucket(bucketMeta), tx.Bucket(bucketBM25)
-	if bucket != nil {
-		pack(bucket)
-	}
 	t := readTotals(meta)
 	if t == nil && from == 0 && bucket != nil && bucket.Stats().KeyN == 0 {
 		t = lexical.ZeroTotals(0)

@@ -29,12 +29,15 @@ func TextHash(text string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// packed is the fill of the pages bbolt splits in the buckets that grow
-// with the corpus (chunks, docs, paths, embeddings): their keys are
-// hashes, inserted in no order, and at bbolt's default of half a page
-// each split leaves two half-full pages; filled whole, a page split by
-// a random insert is filled again by the next ones, and the pages come
-// out about three quarters full instead of half (TestPackedPages).
+// packed is the fill of the pages bbolt splits in the buckets of large
+// records (chunks and embeddings, about 1 KB each, four to a page): their
+// keys are hashes, inserted in no order, and at bbolt's default of half a
+// page each split leaves two pages of two records; filled whole, the
+// pages come out about three quarters full instead of half (random
+// order), and whole in key order (TestPackedPages). Small records (docs,
+// paths, lineage, BM25 counts) keep the default: many to a page, a split
+// filled whole there leaves a full page that the next insert splits again
+// and pages some 40% full, against some 68% at half.
 const packed = 1.0
 
 // pack sets b's split fill to packed for this transaction and returns b.

@@ -107,7 +107,6 @@ func recordLineage(tx *bolt.Tx, d *Document, chunks []Chunk, old *Document, oldT
 	if err != nil {
 		return err
 	}
-	pack(b)
 	vs, err := getLineage(tx, d.ID)
 	if err != nil {
 		return err

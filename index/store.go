@@ -483,7 +483,7 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 		if meta.Get(keyPending) != nil {
 			return errors.New("index: an earlier write was interrupted and is not recovered yet; run braid doctor")
 		}
-		docs, paths, chunks := pack(tx.Bucket(bucketDocs)), pack(tx.Bucket(bucketPaths)), pack(tx.Bucket(bucketChunks))
+		docs, paths, chunks := tx.Bucket(bucketDocs), tx.Bucket(bucketPaths), pack(tx.Bucket(bucketChunks))
 		added := make(map[string]bool)
 		var removed []string
 		remove := func(id string) error {
