@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/sessions"
 	"github.com/braidsearch/braid/watch"
@@ -141,9 +142,26 @@ func (e *Engine) write(ctx context.Context, progress func(Progress), start time.
 	}
 	if runErr == nil {
 		e.st.Stamp()
+		sum.Compacted, runErr = e.compact(progress)
 	}
 	sum.TookMS = time.Since(start).Milliseconds()
 	return sum, runErr
+}
+
+// compactMinSlack is the least unused space in meta.db that a run
+// compacts (index.CompactMinSlack; tests lower it).
+var compactMinSlack int64 = index.CompactMinSlack
+
+// compact rewrites meta.db without its unused pages when a run left
+// enough of them (index.Store.Compact), saying so to progress first.
+func (e *Engine) compact(progress func(Progress)) (*index.Compaction, error) {
+	if slack, size := e.st.Slack(); !index.CompactWorth(slack, size, compactMinSlack) {
+		return nil, nil
+	}
+	if progress != nil {
+		progress(Progress{Source: indexdir.StoreFile, Phase: "compact"})
+	}
+	return e.st.Compact(compactMinSlack)
 }
 
 // Sources is the index's registered sources: List them, Remove one.

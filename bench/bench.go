@@ -255,6 +255,10 @@ func runSize(ctx context.Context, cfg Config, n int, peaks []model.Peak) (*Size,
 		"ingest.docs_per_s":   round(float64(sum.Added) / secs),
 		"ingest.chunks_per_s": round(float64(sum.Chunks) / secs),
 	}}
+	if c := sum.Compacted; c != nil {
+		s.Metrics["ingest.compact_s"] = round(float64(c.TookMS) / 1000)
+		s.Metrics["ingest.compact_saved_mb"] = round(float64(c.Saved()) / 1e6)
+	}
 	cfg.Log("%d chunks: %d searches", n, cfg.Queries)
 	err = timeSearches(ctx, e, queries, cfg.Queries, emb != nil, "", s.Metrics, func(q string, lex, res *braid.Results, add func(string, float64)) {
 		if res == nil {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -40,6 +41,9 @@ var (
 // with it.
 // It is safe for concurrent use; bbolt serialises writers.
 type Store struct {
+	// mu guards db and file, which Compact replaces: every transaction
+	// holds it shared, Compact and Close exclusive.
+	mu sync.RWMutex
 	db *bolt.DB
 	// file is the descriptor bbolt reads db through, which meta.db's
 	// stamp describes (stamp.go).
@@ -86,7 +90,22 @@ type Pending struct {
 }
 
 // OpenStore opens (creating when writable) the metadata store at path.
+// A writer's open removes what a compaction that crashed left beside it
+// (CompactSuffix).
 func OpenStore(path string, readOnly bool) (*Store, error) {
+	if !readOnly {
+		removeStaleCompaction(path)
+	}
+	s := &Store{}
+	if err := s.open(path, readOnly); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// open opens the bbolt file at path as the store's (OpenStore, and
+// Compact's open of the file it wrote).
+func (s *Store) open(path string, readOnly bool) error {
 	var file *os.File // the descriptor bbolt reads the store through
 	openFile := func(path string, flag int, mode os.FileMode) (*os.File, error) {
 		f, err := os.OpenFile(path, flag, mode)
@@ -95,16 +114,16 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 	}
 	db, err := openBolt(path, &bolt.Options{Timeout: 5 * time.Second, ReadOnly: readOnly, OpenFile: openFile})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := &Store{db: db, file: file}
+	s.db, s.file = db, file
 	buckets := append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped, bucketSessions, bucketLineage, bucketBM25}, storeBuckets...)
 	// A writer's open writes only when the store lacks a bucket or its
 	// schema is older: a write transaction rewrites the file's meta page
 	// even when it changes nothing, which would change the file under the
 	// stamp that lets an index run skip its full check (VerifyChanged).
 	ready := false
-	err = s.view(func(tx *bolt.Tx) error {
+	err = s.viewDB(func(tx *bolt.Tx) error {
 		if readOnly {
 			return checkSchema(tx.Bucket(bucketMeta))
 		}
@@ -116,7 +135,7 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 		return nil
 	})
 	if err == nil && !readOnly && !ready {
-		err = s.update(func(tx *bolt.Tx) error {
+		err = s.updateDB(func(tx *bolt.Tx) error {
 			for _, b := range buckets {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
@@ -143,9 +162,9 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 	}
 	if err != nil {
 		db.Close()
-		return nil, err
+		return err
 	}
-	return s, nil
+	return nil
 }
 
 // upgrades bring a store of an older schema version to indexdir.SchemaVersion in
@@ -187,7 +206,11 @@ func checkSchema(meta *bolt.Bucket) error {
 }
 
 // Close releases the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.db.Close()
+}
 
 // Trust seals the untrusted ones of srcs as this user's own (PutSource
 // with Untrusted cleared) and returns those it sealed.
