@@ -39,7 +39,9 @@ var (
 // Store is the bbolt metadata store: sources, documents, chunks, the link
 // graph and the write-ahead record that keeps the lexical index in step
 // with it.
-// It is safe for concurrent use; bbolt serialises writers.
+// It is safe for concurrent use; bbolt serialises writers, and Compact,
+// which replaces the file, waits for the transactions in flight and holds
+// new ones until it is done.
 type Store struct {
 	// mu guards db and file, which Compact replaces: every transaction
 	// holds it shared, Compact and Close exclusive.
