@@ -112,6 +112,25 @@ func TestIndexCompacts(t *testing.T) {
 	if sum.Compacted != nil || again.Ino != st.Ino || again.Size != st.Size {
 		t.Errorf("a run that changed nothing compacted: %+v, inode %d → %d", sum.Compacted, st.Ino, again.Ino)
 	}
+
+	// A source removed gives its pages back too.
+	other := map[string]string{}
+	for name, text := range notes {
+		other[name] = strings.ReplaceAll(text, "token", "other")
+	}
+	if _, err := e.Index(ctx, []braid.SourceSpec{{Path: writeVault(t, other), Name: "other"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	big := size(t, store)
+	if _, err := e.Sources().Remove(ctx, "other"); err != nil {
+		t.Fatal(err)
+	}
+	if got := size(t, store); got*2 > big {
+		t.Errorf("meta.db %d bytes after a source of 200 notes was removed, %d with it: not compacted", got, big)
+	}
+	if res, err := e.Search(ctx, "token7x5", braid.SearchOptions{}); err != nil || len(res.Results) == 0 {
+		t.Errorf("the kept source's note 7 is not found after the removal's compaction: %v", err)
+	}
 }
 
 func size(t *testing.T, path string) int64 {

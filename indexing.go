@@ -152,8 +152,8 @@ func (e *Engine) write(ctx context.Context, progress func(Progress), start time.
 // compacts (index.CompactMinSlack; tests lower it).
 var compactMinSlack int64 = index.CompactMinSlack
 
-// compact rewrites meta.db without its unused pages when a run left
-// enough of them (index.Store.Compact), saying so to progress first.
+// compact rewrites meta.db without its unused pages when a run or a
+// source's removal left enough of them (index.Store.Compact), saying so to progress first.
 func (e *Engine) compact(progress func(Progress)) (*index.Compaction, error) {
 	if slack, size := e.st.Slack(); !index.CompactWorth(slack, size, compactMinSlack) {
 		return nil, nil
@@ -230,7 +230,12 @@ func (s *Sources) Remove(ctx context.Context, ref string) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	return n, e.saveVectors(ctx, vs, true)
+	if err := e.saveVectors(ctx, vs, true); err != nil {
+		return n, err
+	}
+	// A large source's pages are free now: give them back as a run does.
+	_, err = e.compact(nil)
+	return n, err
 }
 
 // Trust vouches for the sources named (ids or names; none means every
