@@ -46,6 +46,17 @@ func slackStore(t *testing.T) (*Store, string, userkey.Key) {
 					return err
 				}
 			}
+			// A nested bucket, with a sequence of its own.
+			inner, err := tx.Bucket(bucketSessions).CreateBucketIfNotExists([]byte("inner"))
+			if err != nil {
+				return err
+			}
+			if err := inner.Put(fmt.Appendf(nil, "k%d", batch), []byte("v")); err != nil {
+				return err
+			}
+			if err := inner.SetSequence(uint64(batch + 3)); err != nil {
+				return err
+			}
 			return tx.Bucket(bucketMeta).SetSequence(uint64(batch + 7))
 		}); err != nil {
 			t.Fatal(err)
@@ -70,23 +81,26 @@ func slackStore(t *testing.T) (*Store, string, userkey.Key) {
 	return st, path, key
 }
 
-// contents is every bucket of the store: its sequence and its keys and
-// values.
+// contents is every bucket of the store, nested ones by their path: its
+// sequence and its keys and values.
 func contents(t *testing.T, st *Store) map[string]map[string]string {
 	t.Helper()
 	all := map[string]map[string]string{}
-	if err := st.View(func(tx *bolt.Tx) error {
-		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-			m := map[string]string{"\x00sequence": fmt.Sprint(b.Sequence())}
-			all[string(name)] = m
-			return b.ForEach(func(k, v []byte) error {
-				if v == nil {
-					v = []byte("\x00bucket")
-				}
-				m[string(k)] = string(v)
-				return nil
-			})
+	var walk func(name string, b *bolt.Bucket) error
+	walk = func(name string, b *bolt.Bucket) error {
+		m := map[string]string{"\x00sequence": fmt.Sprint(b.Sequence())}
+		all[name] = m
+		return b.ForEach(func(k, v []byte) error {
+			if v == nil {
+				m[string(k)] = "\x00bucket"
+				return walk(name+"/"+string(k), b.Bucket(k))
+			}
+			m[string(k)] = string(v)
+			return nil
 		})
+	}
+	if err := st.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error { return walk(string(name), b) })
 	}); err != nil {
 		t.Fatal(err)
 	}
