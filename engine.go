@@ -177,9 +177,10 @@ type Engine struct {
 	cl      *cluster.Cluster // the OpenSearch backend; nil for the embedded index
 
 	vec *vector.Index // nil without an embedder
-	// vecDamaged says the model's graph file was damaged and the graph
-	// searched is one rebuilt in memory (vecstore.Load); "" when it was sound.
-	vecDamaged string
+	// vecDamaged says the model's graph file was missing or damaged and
+	// what the graph searched lacks (vecstore.Load); "" when it was sound,
+	// or once an index run saved a whole graph.
+	vecDamaged atomic.Pointer[string]
 
 	strandedOnce sync.Once
 	stranded     string // see strandedEmbeddings

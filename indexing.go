@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/braidsearch/braid/index"
+	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/ingest"
 	"github.com/braidsearch/braid/sessions"
 	"github.com/braidsearch/braid/watch"
@@ -142,9 +143,26 @@ func (e *Engine) write(ctx context.Context, progress func(Progress), start time.
 	}
 	if runErr == nil {
 		e.st.Stamp()
+		sum.Compacted, runErr = e.compact(progress)
 	}
 	sum.TookMS = time.Since(start).Milliseconds()
 	return sum, runErr
+}
+
+// compactMinSlack is the least unused space in meta.db that a run
+// compacts (index.CompactMinSlack; tests lower it).
+var compactMinSlack int64 = index.CompactMinSlack
+
+// compact rewrites meta.db without its unused pages when a run or a
+// source's removal left enough of them (index.Store.Compact), saying so to progress first.
+func (e *Engine) compact(progress func(Progress)) (*index.Compaction, error) {
+	if slack, size := e.st.Slack(); !index.CompactWorth(slack, size, compactMinSlack) {
+		return nil, nil
+	}
+	if progress != nil {
+		progress(Progress{Source: indexdir.StoreFile, Phase: "compact"})
+	}
+	return e.st.Compact(compactMinSlack)
 }
 
 // Sources is the index's registered sources: List them, Remove one.
@@ -213,7 +231,12 @@ func (s *Sources) Remove(ctx context.Context, ref string) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	return n, e.saveVectors(ctx, vs, true)
+	if err := e.saveVectors(ctx, vs, true); err != nil {
+		return n, err
+	}
+	// A large source's pages are free now: give them back as a run does.
+	_, err = e.compact(nil)
+	return n, err
 }
 
 // Trust vouches for the sources named (ids or names; none means every

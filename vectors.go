@@ -19,40 +19,58 @@ const DefaultVectorWeight = settings.DefaultVectorWeight
 type Embedder = ingest.Embedder
 
 // loadVectors opens the model's HNSW graph (vecstore.Load), noting in
-// vecDamaged when the file was damaged and the graph is one rebuilt in
-// memory.
+// vecDamaged when the file was missing or damaged and what the graph
+// rebuilt in memory lacks.
 func (e *Engine) loadVectors() error {
 	vi, damaged, err := vecstore.Load(context.Background(), e.st, vecstore.Options{Dir: e.dir, Model: e.opt.Model, Embedder: e.opt.Embedder, Vector: &e.opt.Vector})
 	if err != nil {
 		return err
 	}
-	e.vec, e.vecDamaged = vi, damaged
+	e.vec = vi
+	e.vecDamaged.Store(&damaged)
 	return nil
 }
 
-// vectors is the embedding side of an index run.
+// vectors is the embedding side of an index run. A long run saves the
+// graph as it goes (Checkpoint), so the store drops the embeddings the
+// graph file then holds.
 func (e *Engine) vectors(progress func(done int)) *ingest.Vectors {
 	if e.vec == nil {
 		return nil
 	}
-	return &ingest.Vectors{Embedder: e.opt.Embedder, Model: e.opt.Model, Index: e.vec, Progress: progress}
+	vs := &ingest.Vectors{Embedder: e.opt.Embedder, Model: e.opt.Model, Index: e.vec, Progress: progress}
+	vs.Checkpoint = func(ctx context.Context) error { return e.saveVectors(ctx, vs, false) }
+	return vs
 }
 
 // availability is what decides whether a search can use vectors
 // (vecstore.Availability: its Weight and Unavailable).
 func (e *Engine) availability() vecstore.Availability {
 	a := vecstore.Availability{Cluster: e.cl != nil, Embedder: e.opt.Embedder != nil, Model: e.opt.Model,
-		NoVectors: e.noVectors(), Damaged: e.vecDamaged, OtherModel: e.otherModels, Stranded: e.strandedEmbeddings}
+		NoVectors: e.noVectors(), Damaged: e.damaged(), OtherModel: e.otherModels, Stranded: e.strandedEmbeddings}
 	if e.vec != nil {
 		a.Graph, a.Len = true, e.vec.Len()
 	}
 	return a
 }
 
+// damaged is what vecstore.Load said of the graph file, until an index
+// run saved a whole graph.
+func (e *Engine) damaged() string {
+	if d := e.vecDamaged.Load(); d != nil {
+		return *d
+	}
+	return ""
+}
+
 // saveVectors writes the graph (vecstore.Save); with fill it first
 // embeds every chunk the graph still lacks.
 func (e *Engine) saveVectors(ctx context.Context, vs *ingest.Vectors, fill bool) error {
-	return vecstore.Save(ctx, e.st, e.dir, vs, fill)
+	err := vecstore.Save(ctx, e.st, e.dir, vs, fill)
+	if err == nil && fill {
+		e.vecDamaged.Store(nil) // the file now holds every chunk's vector
+	}
+	return err
 }
 
 // strandedEmbeddings says, for an engine without an embedder (and vectors

@@ -267,6 +267,10 @@ func runSize(ctx context.Context, cfg Config, n int, peaks []model.Peak) (*Size,
 	anon, file := memlimit.Resident()
 	s.Metrics["ingest.rss_anon_mb"] = round(float64(anon) / (1 << 20))
 	s.Metrics["ingest.rss_file_mb"] = round(float64(file) / (1 << 20))
+	if c := sum.Compacted; c != nil {
+		s.Metrics["ingest.compact_s"] = round(float64(c.TookMS) / 1000)
+		s.Metrics["ingest.compact_saved_mb"] = round(float64(c.Saved()) / 1e6)
+	}
 	cfg.Log("%d chunks: %d searches", n, cfg.Queries)
 	err = timeSearches(ctx, e, queries, cfg.Queries, emb != nil, "", s.Metrics, func(q string, lex, res *braid.Results, add func(string, float64)) {
 		if res == nil {

@@ -169,14 +169,15 @@ func (p *progress) update(pr braid.Progress) {
 	if p.bar {
 		every = 100 * time.Millisecond
 	}
-	if p.g.Quiet || now.Sub(p.last) < every && !(p.bar && last) {
+	// The compaction of meta.db is said once, whenever it comes.
+	if p.g.Quiet || now.Sub(p.last) < every && !(p.bar && last) && pr.Phase != "compact" {
 		return
 	}
 	p.last = now
 	switch {
 	case !p.bar:
 		fmt.Fprintf(p.g.stderr, "braid: %s\n", pr)
-	case pr.Phase == "embed":
+	case pr.Phase == "embed", pr.Phase == "compact":
 		p.drawn = true
 		fmt.Fprint(p.g.stderr, "\r\033[K"+pr.Bar())
 	default:

@@ -20,7 +20,7 @@ type modelFlags struct {
 	Reranker     string         `help:"Reranking model: a registry id, a directory, or none (default: cross-encoder/ms-marco-MiniLM-L-6-v2 when installed)." env:"BRAID_RERANKER" placeholder:"ID|DIR"`
 	RerankTop    int            `help:"Fused candidates the reranker reads." default:"${default_rerank_top}" placeholder:"N"`
 	RerankBudget *time.Duration `help:"Time the reranker may take per query (0: no limit; default the index's rerank_budget setting, else 250ms); candidates it has no time for keep their fused order." placeholder:"DURATION"`
-	HNSWM        int            `name:"hnsw-m" help:"Links per node in the HNSW graph (default 16; a change rebuilds the graph from stored embeddings)." placeholder:"M"`
+	HNSWM        int            `name:"hnsw-m" help:"Links per node in the HNSW graph (default 16; a change rebuilds the graph from its own vectors)." placeholder:"M"`
 	EfSearch     int            `name:"ef-search" help:"HNSW search breadth (default 768: recall@10 >= 0.98 even on random vectors; lower is faster)." placeholder:"N"`
 }
 

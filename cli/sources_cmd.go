@@ -170,7 +170,7 @@ func (g *Globals) noReranker() string {
 
 // DoctorCmd checks the index.
 type DoctorCmd struct {
-	Repair bool `help:"Fix what can be fixed from the index itself: rewrite a garbled VERSION, remove a corrupt vectors-*.hnsw (rebuilt from stored embeddings), rebuild a missing or damaged lexical.bleve from the stored chunks, remove blobs of the document store that nothing refers to."`
+	Repair bool `help:"Fix what can be fixed from the index itself: rewrite a garbled VERSION, remove a corrupt vectors-*.hnsw (the next braid index embeds its chunks again, with the model), rebuild a missing or damaged lexical.bleve from the stored chunks, remove blobs of the document store that nothing refers to."`
 }
 
 // Run checks the index and fails when something is wrong.

@@ -80,7 +80,7 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 	vecs := indexdir.VectorFiles(dir)
 	for _, p := range vecs {
 		if err := checkVectors(p); err != nil {
-			add(false, "%s is damaged (%v); braid --index %s doctor --repair removes it, and the next braid index saves a sound one built from the stored embeddings", p, err, dir)
+			add(false, "%s is damaged (%v); braid --index %s doctor --repair removes it, and the next braid index embeds its chunks again with the embedding model (the graph file is the one copy of their vectors; the store keeps only those added since its last save)", p, err, dir)
 		}
 	}
 	if len(checks) == 0 {
@@ -92,8 +92,8 @@ func Files(dir string, checkStore, checkLex func() error) []Check {
 // Repair fixes what CheckFiles finds and can be fixed from the index
 // itself: a garbled VERSION is rewritten (when meta.db holds the current
 // schema), a corrupt vectors-*.hnsw file is removed with its change log
-// (vector.LogPath; it is rebuilt from the
-// stored embeddings when a model next opens the index), and a missing or
+// (vector.LogPath; the graph file is the one copy of its chunks' vectors,
+// so the next braid index embeds them again with the model), and a missing or
 // damaged lexical.bleve is rebuilt from the chunks in meta.db. A corrupt
 // meta.db cannot be repaired: the error says to re-index. Blobs of the
 // document store that nothing refers to are removed, and a folder or
@@ -145,7 +145,7 @@ func Repair(dir string) ([]string, error) {
 			if err := os.Remove(p); err != nil {
 				return did, err
 			}
-			did = append(did, "removed "+what+" (rebuilt from the stored embeddings, without model calls, whenever the model opens the index; the next braid index saves it again)")
+			did = append(did, "removed "+what+" (the next braid index embeds its chunks again with the embedding model and saves it)")
 		}
 	}
 	lp := filepath.Join(dir, indexdir.LexicalDir)

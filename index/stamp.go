@@ -15,7 +15,10 @@ import (
 // check of a million chunks' records takes seconds; the comparison,
 // microseconds.
 func (s *Store) VerifyChanged() error {
-	if s.stamped() {
+	s.mu.RLock()
+	ok := s.stamped()
+	s.mu.RUnlock()
+	if ok {
 		return nil
 	}
 	return s.Verify()
@@ -26,6 +29,13 @@ func (s *Store) VerifyChanged() error {
 // last commit of a run that began with a check passing. It does nothing
 // without a key; a stamp it cannot write costs the next run a full check.
 func (s *Store) Stamp() {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	s.stamp()
+}
+
+// stamp is Stamp for a caller that holds mu.
+func (s *Store) stamp() {
 	if st, ok := s.described(); ok {
 		stamps := s.Stamps(s.stampPath())
 		stamps.Add(s.db.Path(), st)
@@ -35,7 +45,7 @@ func (s *Store) Stamp() {
 
 func (s *Store) stampPath() string { return s.db.Path() + indexdir.StampSuffix }
 
-// stamped says whether the stamp beside the store matches the store file
+// stamped (the caller holds mu) says whether the stamp beside the store matches the store file
 // bbolt reads and carries this user's seal. The stamp is read as a config
 // file is (confine.ReadConfig): a link, FIFO or oversized file is no stamp.
 func (s *Store) stamped() bool {
@@ -43,7 +53,7 @@ func (s *Store) stamped() bool {
 	return ok && s.Stamps(s.stampPath()).Checked(s.db.Path(), st)
 }
 
-// described is the store file as the descriptor bbolt reads it through
+// described (the caller holds mu) is the store file as the descriptor bbolt reads it through
 // describes it now; false when it cannot be described.
 func (s *Store) described() (*unix.Stat_t, bool) {
 	if s.file == nil {

@@ -3,15 +3,14 @@ package index
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"sort"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -40,8 +39,13 @@ var (
 // Store is the bbolt metadata store: sources, documents, chunks, the link
 // graph and the write-ahead record that keeps the lexical index in step
 // with it.
-// It is safe for concurrent use; bbolt serialises writers.
+// It is safe for concurrent use; bbolt serialises writers, and Compact,
+// which replaces the file, waits for the transactions in flight and holds
+// new ones until it is done.
 type Store struct {
+	// mu guards db and file, which Compact replaces: every transaction
+	// holds it shared, Compact and Close exclusive.
+	mu sync.RWMutex
 	db *bolt.DB
 	// file is the descriptor bbolt reads db through, which meta.db's
 	// stamp describes (stamp.go).
@@ -88,7 +92,22 @@ type Pending struct {
 }
 
 // OpenStore opens (creating when writable) the metadata store at path.
+// A writer's open removes what a compaction that crashed left beside it
+// (CompactSuffix).
 func OpenStore(path string, readOnly bool) (*Store, error) {
+	if !readOnly {
+		removeStaleCompaction(path)
+	}
+	s := &Store{}
+	if err := s.open(path, readOnly); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// open opens the bbolt file at path as the store's (OpenStore, and
+// Compact's open of the file it wrote).
+func (s *Store) open(path string, readOnly bool) error {
 	var file *os.File // the descriptor bbolt reads the store through
 	openFile := func(path string, flag int, mode os.FileMode) (*os.File, error) {
 		f, err := os.OpenFile(path, flag, mode)
@@ -97,16 +116,16 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 	}
 	db, err := openBolt(path, &bolt.Options{Timeout: 5 * time.Second, ReadOnly: readOnly, OpenFile: openFile})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := &Store{db: db, file: file}
+	s.db, s.file = db, file
 	buckets := append([][]byte{bucketMeta, bucketSources, bucketDocs, bucketPaths, bucketChunks, bucketVectors, bucketS3Skipped, bucketSessions, bucketLineage, bucketBM25}, storeBuckets...)
 	// A writer's open writes only when the store lacks a bucket or its
 	// schema is older: a write transaction rewrites the file's meta page
 	// even when it changes nothing, which would change the file under the
 	// stamp that lets an index run skip its full check (VerifyChanged).
 	ready := false
-	err = s.view(func(tx *bolt.Tx) error {
+	err = s.viewDB(func(tx *bolt.Tx) error {
 		if readOnly {
 			return checkSchema(tx.Bucket(bucketMeta))
 		}
@@ -118,7 +137,7 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 		return nil
 	})
 	if err == nil && !readOnly && !ready {
-		err = s.update(func(tx *bolt.Tx) error {
+		err = s.updateDB(func(tx *bolt.Tx) error {
 			for _, b := range buckets {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
@@ -145,9 +164,9 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 	}
 	if err != nil {
 		db.Close()
-		return nil, err
+		return err
 	}
-	return s, nil
+	return nil
 }
 
 // upgrades bring a store of an older schema version to indexdir.SchemaVersion in
@@ -189,7 +208,11 @@ func checkSchema(meta *bolt.Bucket) error {
 }
 
 // Close releases the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.db.Close()
+}
 
 // Trust seals the untrusted ones of srcs as this user's own (PutSource
 // with Untrusted cleared) and returns those it sealed.
@@ -485,7 +508,7 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 		if meta.Get(keyPending) != nil {
 			return errors.New("index: an earlier write was interrupted and is not recovered yet; run braid doctor")
 		}
-		docs, paths, chunks := tx.Bucket(bucketDocs), tx.Bucket(bucketPaths), tx.Bucket(bucketChunks)
+		docs, paths, chunks := tx.Bucket(bucketDocs), tx.Bucket(bucketPaths), pack(tx.Bucket(bucketChunks))
 		added := make(map[string]bool)
 		var removed []string
 		remove := func(id string) error {
@@ -727,75 +750,6 @@ func sanitize(v any) any {
 	}
 }
 
-// TextHash keys an embedding by the text it was computed from, so text that
-// did not change is never embedded again, whatever its chunk is called.
-func TextHash(text string) string {
-	h := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(h[:16])
-}
-
-// Vectors returns the stored embeddings of texts (by TextHash) for a model;
-// missing ones are nil.
-func (s *Store) Vectors(model string, hashes []string) ([][]float32, error) {
-	out := make([][]float32, len(hashes))
-	err := s.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketVectors)
-		if b == nil {
-			return nil
-		}
-		for i, h := range hashes {
-			if v := b.Get([]byte(model + "\x00" + h)); v != nil {
-				out[i] = decodeVector(v)
-			}
-		}
-		return nil
-	})
-	return out, err
-}
-
-// EmbeddingModels lists the models whose embeddings the store holds.
-func (s *Store) EmbeddingModels() ([]string, error) {
-	var out []string
-	err := s.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketVectors)
-		if b == nil {
-			return nil
-		}
-		c := b.Cursor()
-		for k, _ := c.First(); k != nil; {
-			m, _, _ := bytes.Cut(k, []byte{0})
-			out = append(out, string(m))
-			k, _ = c.Seek(append(bytes.Clone(m), 1)) // past every key of m
-		}
-		return nil
-	})
-	return out, err
-}
-
-// ForEachVector calls fn with every stored embedding, its model and text
-// hash, inside one read transaction: fn must not use the store.
-func (s *Store) ForEachVector(fn func(model, hash string, vec []float32) error) error {
-	return s.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketVectors).ForEach(func(k, v []byte) error {
-			model, hash, _ := bytes.Cut(k, []byte{0})
-			return fn(string(model), string(hash), decodeVector(v))
-		})
-	})
-}
-
-// PutVectors stores embeddings by text hash for a model, in one transaction.
-func (s *Store) PutVectors(model string, hashes []string, vecs [][]float32) error {
-	return s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketVectors)
-		for i, h := range hashes {
-			if err := b.Put([]byte(model+"\x00"+h), encodeVector(vecs[i])); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
 // ForEachChunk calls fn with every chunk, in id order, inside one read
 // transaction: fn must not use the store.
 func (s *Store) ForEachChunk(fn func(*Chunk) error) error {
@@ -808,146 +762,6 @@ func (s *Store) ForEachChunk(fn func(*Chunk) error) error {
 			return fn(&c)
 		})
 	})
-}
-
-// CountVectors is how many embeddings the store holds for model: a walk
-// over their keys, none decoded.
-func (s *Store) CountVectors(model string) (int, error) {
-	n := 0
-	err := s.view(func(tx *bolt.Tx) error {
-		prefix := []byte(model + "\x00")
-		cur := tx.Bucket(bucketVectors).Cursor()
-		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
-			n++
-		}
-		return nil
-	})
-	return n, err
-}
-
-// PruneVectors deletes a model's embeddings whose hash is not live, and
-// returns how many went.
-func (s *Store) PruneVectors(model string, live map[string]bool) (int, error) {
-	n := 0
-	err := s.update(func(tx *bolt.Tx) error {
-		prefix := []byte(model + "\x00")
-		b := tx.Bucket(bucketVectors)
-		var dead [][]byte // deleting while a cursor walks can skip keys
-		cur := b.Cursor()
-		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
-			if !live[string(k[len(prefix):])] {
-				dead = append(dead, append([]byte(nil), k...))
-			}
-		}
-		for _, k := range dead {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		n = len(dead)
-		return nil
-	})
-	return n, err
-}
-
-// encodeVector writes a stored embedding: a tag byte (vectorHalf), then
-// each value as a little-endian IEEE half, rounded to nearest. The
-// embeddings the store keeps are a cache by text, for chunks whose text
-// comes back and for rebuilding a graph, beside the float32 copy the
-// graph file searches; in half precision they take half the space (1.5
-// KiB a chunk for bge-small's 384 values in float32), and a unit vector
-// read back differs by at most 2⁻¹¹ of each value, a cosine by about
-// 10⁻⁴ (TestVectorHalf).
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 1+2*len(v))
-	b[0] = vectorHalf
-	for i, x := range v {
-		binary.LittleEndian.PutUint16(b[1+2*i:], toHalf(x))
-	}
-	return b
-}
-
-// vectorHalf tags a stored embedding written in half precision; one of
-// float32s, as braid wrote them before, has a length divisible by 4.
-const vectorHalf = 0x16
-
-// decodeVector reads what encodeVector wrote, or the float32s of a store
-// written before; nil for a value that is neither.
-func decodeVector(b []byte) []float32 {
-	switch {
-	case len(b)%4 == 0:
-		v := make([]float32, len(b)/4)
-		for i := range v {
-			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-		return v
-	case len(b)%2 == 1 && b[0] == vectorHalf:
-		v := make([]float32, len(b)/2)
-		for i := range v {
-			v[i] = fromHalf(binary.LittleEndian.Uint16(b[1+2*i:]))
-		}
-		return v
-	}
-	return nil
-}
-
-// toHalf rounds f to the nearest IEEE 754 half (ties to even); beyond the
-// half range it gives ±Inf, and NaN stays NaN.
-func toHalf(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23) & 0xff
-	man := b & 0x7fffff
-	switch {
-	case exp == 0xff: // Inf or NaN
-		if man != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	case exp-127 > 15:
-		return sign | 0x7c00
-	case exp-127 >= -14: // a normal half
-		h := uint32(exp-127+15)<<10 | man>>13
-		rest := man & 0x1fff
-		if rest > 0x1000 || rest == 0x1000 && h&1 == 1 {
-			h++ // may carry into the exponent, up to Inf: still right
-		}
-		return sign | uint16(h)
-	case exp-127 < -25: // under half the smallest subnormal
-		return sign
-	}
-	// A subnormal half: the value is m·2⁻²⁴ for the mantissa with its
-	// hidden bit, shifted right.
-	m := man | 0x800000
-	shift := uint(-14-(exp-127)) + 13
-	h := m >> shift
-	rest := m & (1<<shift - 1)
-	half := uint32(1) << (shift - 1)
-	if rest > half || rest == half && h&1 == 1 {
-		h++
-	}
-	return sign | uint16(h)
-}
-
-// fromHalf widens an IEEE half to float32, exactly.
-func fromHalf(h uint16) float32 {
-	sign := uint32(h&0x8000) << 16
-	exp := uint32(h>>10) & 0x1f
-	man := uint32(h & 0x3ff)
-	switch {
-	case exp == 0x1f:
-		return math.Float32frombits(sign | 0x7f800000 | man<<13)
-	case exp == 0:
-		if man == 0 {
-			return math.Float32frombits(sign)
-		}
-		f := float32(man) / (1 << 24)
-		if sign != 0 {
-			f = -f
-		}
-		return f
-	}
-	return math.Float32frombits(sign | (exp-15+127)<<23 | man<<13)
 }
 
 // CheckStore opens the metadata store at path read-only and walks every

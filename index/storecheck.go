@@ -24,13 +24,28 @@ func guard(path string, f func() error) error {
 	return indexdir.Guard(func(r any) error { return storeDamaged(path, r) }, f)
 }
 
-// view is db.View, guarded against a damaged file.
+// view is db.View, guarded against a damaged file. fn must not call
+// view or update again (a Compact waiting between the two would block
+// both for ever, as bbolt's own remapping can).
 func (s *Store) view(fn func(*bolt.Tx) error) error {
-	return s.damaged(guard(s.db.Path(), func() error { return s.db.View(fn) }))
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.viewDB(fn)
 }
 
 // update is db.Update, guarded against a damaged file.
 func (s *Store) update(fn func(*bolt.Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.updateDB(fn)
+}
+
+// viewDB and updateDB are view and update for a caller that holds mu.
+func (s *Store) viewDB(fn func(*bolt.Tx) error) error {
+	return s.damaged(guard(s.db.Path(), func() error { return s.db.View(fn) }))
+}
+
+func (s *Store) updateDB(fn func(*bolt.Tx) error) error {
 	return s.damaged(guard(s.db.Path(), func() error { return s.db.Update(fn) }))
 }
 

@@ -36,6 +36,56 @@ type Vectors struct {
 	// Tokens counts the tokens of those texts, when the embedder counts
 	// them (see TokenCounter).
 	Tokens int64
+	// Checkpoint, when set, saves the graph durably (vecstore.Save, which
+	// then calls Saved): a run calls it once the embeddings it stored
+	// since the graph was last saved pass CheckpointAfter, so that during
+	// a long run the store holds only those, not a second copy of every
+	// vector the run embedded.
+	Checkpoint func(ctx context.Context) error
+	// CheckpointAfter is how many stored embeddings call Checkpoint; zero
+	// means half the graph's vectors, and at least 16,384.
+	CheckpointAfter int
+
+	// cached holds the text hashes of the embeddings this run stored, or
+	// added to the graph from the store, since the graph was last saved:
+	// the store keeps them until a save makes the graph durable.
+	cached []string
+}
+
+// Saved tells v that its graph was just saved durably at the store's
+// current commit: the embeddings the store kept for it go (the graph
+// file holds them now). With complete (the graph holds every chunk of the
+// store), every embedding the store holds for the model goes, those left
+// by a crash or by older braid versions included.
+func (v *Vectors) Saved(st *index.Store, complete bool) error {
+	if complete {
+		if n, err := st.CountVectors(v.Model); err != nil || n == 0 {
+			v.cached = nil
+			return err
+		}
+		if _, err := st.ClearVectors(v.Model, v.Index.Len() > 0); err != nil {
+			return err
+		}
+		v.cached = nil
+		return nil
+	}
+	if err := st.DeleteVectors(v.Model, v.cached); err != nil {
+		return err
+	}
+	v.cached = nil
+	return nil
+}
+
+// checkpoint calls Checkpoint once enough embeddings wait in the store.
+func (v *Vectors) checkpoint(ctx context.Context) error {
+	after := v.CheckpointAfter
+	if after <= 0 {
+		after = max(16384, v.Index.Len()/2)
+	}
+	if v.Checkpoint == nil || len(v.cached) < after {
+		return nil
+	}
+	return v.Checkpoint(ctx)
 }
 
 // TokenCounter is an Embedder that counts the tokens it has embedded.
@@ -64,12 +114,15 @@ func storeTitles(st *index.Store) titles {
 }
 
 // sync deletes removed chunks from the graph and adds new ones, embedding
-// only texts the store has no vector for.
-func (v *Vectors) sync(ctx context.Context, st *index.Store, del []string, add []*index.Chunk, title titles) error {
-	for _, id := range del {
-		v.Index.Delete(id)
+// only texts it finds no vector for: in the store, or in the graph under
+// an old chunk that had the same text (prev maps text hashes to the old
+// chunks of the documents the commit replaced, index.Store.EmbedHashes).
+// Text that moved to a document another commit wrote is embedded again.
+func (v *Vectors) sync(ctx context.Context, st *index.Store, del []string, add []*index.Chunk, title titles, prev map[string]string) error {
+	if err := v.add(ctx, st, add, title, prev, del); err != nil {
+		return err
 	}
-	return v.add(ctx, st, add, title)
+	return v.checkpoint(ctx)
 }
 
 // inputs returns what each chunk is embedded as, and its hash.
@@ -87,8 +140,14 @@ func inputs(chunks []*index.Chunk, title titles) (texts, hashes []string, err er
 	return texts, hashes, nil
 }
 
-func (v *Vectors) add(ctx context.Context, st *index.Store, chunks []*index.Chunk, title titles) error {
+// add adds chunks to the graph after deleting del from it, their vectors
+// from the store, from the graph (prev, see sync) or from the model; a
+// vector the store did not hold is stored until the graph is saved.
+func (v *Vectors) add(ctx context.Context, st *index.Store, chunks []*index.Chunk, title titles, prev map[string]string, del []string) error {
 	if len(chunks) == 0 {
+		for _, id := range del {
+			v.Index.Delete(id)
+		}
 		return nil
 	}
 	in, hashes, err := inputs(chunks, title)
@@ -97,6 +156,30 @@ func (v *Vectors) add(ctx context.Context, st *index.Store, chunks []*index.Chun
 	}
 	vecs, err := st.Vectors(v.Model, hashes)
 	if err != nil {
+		return err
+	}
+	// Text an old chunk had keeps that chunk's vector, read from the graph
+	// before the old chunk leaves it.
+	var keptHashes []string
+	var kept [][]float32
+	took := map[string]bool{}
+	for i, vec := range vecs {
+		old, ok := prev[hashes[i]]
+		if vec != nil || !ok {
+			continue
+		}
+		if vecs[i] = v.Index.Vector(old); vecs[i] != nil && !took[hashes[i]] {
+			took[hashes[i]] = true
+			keptHashes = append(keptHashes, hashes[i])
+			kept = append(kept, vecs[i])
+		}
+	}
+	for _, id := range del {
+		v.Index.Delete(id)
+	}
+	// The store keeps them until the graph is saved, as it does the
+	// model's: a crash before the save brings the graph in step from it.
+	if err := st.PutVectors(v.Model, keptHashes, kept); err != nil {
 		return err
 	}
 	// Embed each missing text once, even when several chunks share it.
@@ -151,31 +234,32 @@ func (v *Vectors) add(ctx context.Context, st *index.Store, chunks []*index.Chun
 	if err := v.Index.AddBatch(ids, vecs); err != nil {
 		return fmt.Errorf("add chunks to the vector index: %w", err)
 	}
+	v.cached = append(v.cached, hashes...)
 	return nil
 }
 
 // Fill adds to the graph every chunk of the store it lacks: after a crash,
 // or when a model is set up for an index built without one. With embed it
 // computes the embeddings the store does not have; without, chunks with no
-// stored embedding are left out. It returns how many chunks it added.
-func (v *Vectors) Fill(ctx context.Context, st *index.Store, embed bool) (int, error) {
+// stored embedding are left out. It returns how many chunks it added and
+// how many it left out.
+func (v *Vectors) Fill(ctx context.Context, st *index.Store, embed bool) (added, left int, err error) {
 	var ids []string
-	err := st.ForEachChunkID(func(id string) error {
+	err = st.ForEachChunkID(func(id string) error {
 		if !v.Index.Has(id) {
 			ids = append(ids, id)
 		}
 		return nil
 	})
 	if err != nil || len(ids) == 0 {
-		return 0, err
+		return 0, 0, err
 	}
 	const step = 1024
-	added := 0
 	title := storeTitles(st)
 	for start := 0; start < len(ids); start += step {
 		chunks, err := st.Chunks(ids[start:min(start+step, len(ids))])
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		live := chunks[:0]
 		for _, c := range chunks {
@@ -183,17 +267,19 @@ func (v *Vectors) Fill(ctx context.Context, st *index.Store, embed bool) (int, e
 				live = append(live, c)
 			}
 		}
+		n := len(live)
 		if !embed {
 			if live, err = v.stored(st, live, title); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		}
-		if err := v.add(ctx, st, live, title); err != nil {
-			return 0, err
+		if err := v.add(ctx, st, live, title, nil, nil); err != nil {
+			return 0, 0, err
 		}
 		added += len(live)
+		left += n - len(live)
 	}
-	return added, nil
+	return added, left, nil
 }
 
 // stored keeps the chunks whose embedding the store has.
@@ -213,29 +299,4 @@ func (v *Vectors) stored(st *index.Store, chunks []*index.Chunk, title titles) (
 		}
 	}
 	return out, nil
-}
-
-// Prune deletes the model's stored embeddings that no chunk's text needs
-// any more, and returns how many went.
-func (v *Vectors) Prune(st *index.Store) (int, error) {
-	docTitle, docSummary := map[string]string{}, map[string]string{}
-	err := st.ForEachDoc(func(d *index.Document) error {
-		docTitle[d.ID] = d.Title
-		if sum := d.Summary(); sum != "" {
-			docSummary[d.ID] = sum
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	live := map[string]bool{}
-	err = st.ForEachChunk(func(c *index.Chunk) error {
-		live[index.TextHash(index.EmbedInput(docTitle[c.DocID], docSummary[c.DocID], c))] = true
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return st.PruneVectors(v.Model, live)
 }

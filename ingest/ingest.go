@@ -152,13 +152,30 @@ func (ix *Indexer) target() Target {
 }
 
 // commit writes changes to the store and the lexical index
-// (index.Commit), then (in memory) to the vector index.
+// (index.Commit), then (in memory) to the vector index. The embedded text
+// of the chunks the changes replace is read first: a new chunk that
+// repeats one takes its vector from the graph.
 func (ix *Indexer) commit(ctx context.Context, changes []index.Change) error {
+	var prev map[string]string
+	if ix.Vectors != nil {
+		ids := make([]string, 0, len(changes))
+		for _, c := range changes {
+			if c.Doc != nil {
+				ids = append(ids, c.Doc.ID)
+			} else {
+				ids = append(ids, c.DeleteID)
+			}
+		}
+		var err error
+		if prev, err = ix.Store.EmbedHashes(ids); err != nil {
+			return err
+		}
+	}
 	deleted, added, err := index.Commit(ix.Store, ix.Lexical, changes)
 	if err != nil || ix.Vectors == nil {
 		return err
 	}
-	return ix.Vectors.sync(ctx, ix.Store, deleted, added, changeTitles(changes))
+	return ix.Vectors.sync(ctx, ix.Store, deleted, added, changeTitles(changes), prev)
 }
 
 // changeTitles looks up the title and summary of the documents changes

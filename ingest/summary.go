@@ -10,7 +10,7 @@ import (
 
 // Progress reports how far an index run is.
 type Progress struct {
-	Phase  string // "" while reading files, "list" while listing a bucket, "embed" while computing embeddings
+	Phase  string // "" while reading files, "list" while listing a bucket, "embed" while computing embeddings, "compact" while compacting meta.db
 	Source string // source name
 	Done   int    // files (or JSONL lines) looked at so far in this source
 	Total  int    // files in this source; 0 while unknown
@@ -72,6 +72,10 @@ type Summary struct {
 	// Walked says why a run given changed paths walked the whole source
 	// all the same ("a .gitignore changed"); empty otherwise.
 	Walked string `json:"walked,omitempty"`
+	// Compacted says the run ended by rewriting meta.db into a fresh
+	// file without the pages no record used (index.Store.Compact): its
+	// size before and after, and the time it took; nil when it did not.
+	Compacted *index.Compaction `json:"compacted,omitempty"`
 }
 
 // Text is the run in a few lines, as braid index prints it: the counts,
@@ -92,6 +96,9 @@ func (s *Summary) Text() string {
 		secs := max(embed.Seconds(), 1e-3)
 		fmt.Fprintf(&b, "embedded %d chunks (%d tokens) in %s: %.1f chunks/s, %.0f tokens/s; peak memory %s\n",
 			s.Embedded, s.Tokens, embed.Round(time.Millisecond), float64(s.Embedded)/secs, float64(s.Tokens)/secs, index.FormatBytes(s.PeakRSS))
+	}
+	if c := s.Compacted; c != nil {
+		fmt.Fprintf(&b, "compacted meta.db from %s to %s in %s\n", index.FormatBytes(c.Before), index.FormatBytes(c.After), (time.Duration(c.TookMS) * time.Millisecond).Round(time.Millisecond))
 	}
 	if k := s.Skipped; k.Total() > 0 {
 		fmt.Fprintf(&b, "skipped %d: %s\n", k.Total(), k)
@@ -142,6 +149,8 @@ func (p Progress) String() string {
 	switch {
 	case p.Phase == "embed":
 		return fmt.Sprintf("embedded %d chunks", p.Done)
+	case p.Phase == "compact":
+		return "compacting meta.db"
 	case p.Total > 0:
 		return fmt.Sprintf("%s: %d/%d files", p.Source, p.Done, p.Total)
 	}
@@ -155,6 +164,8 @@ func (p Progress) Bar() string {
 	switch {
 	case p.Phase == "embed":
 		return fmt.Sprintf("embedding: %d chunks", p.Done)
+	case p.Phase == "compact":
+		return "compacting meta.db"
 	case p.Total > 0:
 		filled := width * p.Done / p.Total
 		return fmt.Sprintf("%s [%s%s] %d/%d", p.Source, strings.Repeat("=", filled), strings.Repeat(" ", width-filled), p.Done, p.Total)

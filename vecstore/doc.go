@@ -1,6 +1,7 @@
 // Package vecstore keeps an index directory's HNSW graph of chunk
 // embeddings on disk: one file per embedding model (File), loaded at open
-// and brought in step with the store from its stored embeddings (Load),
+// and brought in step with the store from the embeddings the store keeps
+// until the graph is saved (Load),
 // and saved after an index run (Save: a few changes appended to the
 // file's change log, more written as a new file renamed into place). It
 // also builds the throwaway graph of document vectors behind the link
@@ -9,10 +10,13 @@
 // (Availability.Unavailable and Weight, over plain values the engine
 // hands in).
 //
-// The store is the source of truth: a graph file that is missing, behind
-// the store or damaged is rebuilt from the embeddings the store holds,
-// without calling the model. A damaged file is reported, not removed;
-// braid doctor --repair removes it.
+// The graph file is the one copy of each chunk's vector: the store keeps
+// an embedding only until a save makes the graph that holds it durable,
+// so a graph behind the store (a crash before its save) is brought in
+// step from the store without calling the model, while one missing or
+// damaged has lost the vectors it alone held: Load says how many, and
+// the next braid index embeds them again with the model. A damaged file
+// is reported, not removed; braid doctor --repair removes it.
 //
 // The package takes what it needs explicitly (directory, model key and
 // dimension, the *index.Store, vector.Options) and never imports the root

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/braidsearch/braid/index"
@@ -41,13 +42,18 @@ type Options struct {
 
 // Load opens the HNSW file of o.Model in o.Dir. A graph behind the store
 // (a run without the model, or a crash before the save) is brought in
-// step from the stored embeddings; a missing or unreadable one is rebuilt
-// from them. Neither calls the model.
+// step from the embeddings the store keeps until the graph is saved
+// (index.Store.PutVectors); a graph of another M is rebuilt from the
+// file's own vectors. Neither calls the model. A missing or unreadable
+// file has only what the store kept: the chunks' vectors live in the
+// graph file alone, so the rest waits for the next braid index to embed
+// them again.
 //
-// damaged is "" when the file was sound or missing; when it was damaged
-// it says so and how to repair it, and the graph returned is the one
-// rebuilt in memory. A dimension that is not positive is an
-// index.ErrBadOption. ctx bounds bringing the graph in step.
+// damaged is "" when the file was sound (or missing with nothing to lose);
+// otherwise it says what vectors are missing and how to get them back,
+// and the graph returned is the one rebuilt in memory. A dimension that
+// is not positive is an index.ErrBadOption. ctx bounds bringing the graph
+// in step.
 func Load(ctx context.Context, st *index.Store, o Options) (vi *vector.Index, damaged string, err error) {
 	dim := o.Embedder.Dim()
 	if dim <= 0 {
@@ -59,6 +65,8 @@ func Load(ctx context.Context, st *index.Store, o Options) (vi *vector.Index, da
 	}
 	file := File(o.Dir, o.Model)
 	vi, err = vector.LoadTrusting(file, o.Vector, trust(st, file))
+	err0 := err
+	var lost string // why the graph lost vectors: the file is missing or damaged
 	switch {
 	case err == nil && vi.Dim() == dim:
 		if vi.Gen() == gen {
@@ -69,22 +77,106 @@ func Load(ctx context.Context, st *index.Store, o Options) (vi *vector.Index, da
 		}
 	case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, vector.ErrFormat):
 		return nil, "", err
-	case err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, vector.ErrMismatch):
+	case errors.Is(err, vector.ErrMismatch):
+		if vi, err = reshape(ctx, st, file, dim, o.Vector); err != nil {
+			return nil, "", err
+		}
+		if vi == nil {
+			lost = fmt.Sprintf("%s is of another format", filepath.Base(file))
+			vi = vector.New(dim, o.Vector)
+		}
+	case err != nil && !errors.Is(err, os.ErrNotExist):
 		reason := err
 		if fe := (*vector.FormatError)(nil); errors.As(err, &fe) {
 			reason = fe.Reason
 		}
-		damaged = fmt.Sprintf("%s is damaged (%v), so vectors are searched in a graph rebuilt from the stored embeddings at every start; braid --index %s doctor --repair removes the file and the next braid index saves a sound one",
-			filepath.Base(file), reason, o.Dir)
+		lost = fmt.Sprintf("%s is damaged (%v)", filepath.Base(file), reason)
+		vi = vector.New(dim, o.Vector)
+	case err == nil: // a graph of another dimension: another model under this name
 		vi = vector.New(dim, o.Vector)
 	default:
+		if embedded(st, o.Model) {
+			lost = fmt.Sprintf("%s is missing", filepath.Base(file))
+		}
 		vi = vector.New(dim, o.Vector)
 	}
 	vs := &ingest.Vectors{Embedder: o.Embedder, Model: o.Model, Index: vi}
-	if _, err := vs.Fill(ctx, st, false); err != nil {
+	_, left, err := vs.Fill(ctx, st, false)
+	if err != nil {
 		return nil, "", err
 	}
+	switch {
+	case lost != "" && left > 0:
+		damaged = fmt.Sprintf("%s, so %d chunks have no vector to search (the graph file held their embeddings alone): braid --index %s doctor --repair removes a damaged file, and the next braid index embeds them again with the model",
+			lost, left, o.Dir)
+	case lost != "" && errors.Is(err0, vector.ErrFormat) && !errors.Is(err0, vector.ErrMismatch):
+		damaged = fmt.Sprintf("%s, so vectors are searched in a graph rebuilt from the stored embeddings at every start; braid --index %s doctor --repair removes the file and the next braid index saves a sound one",
+			lost, o.Dir)
+	}
 	return vi, damaged, nil
+}
+
+// embedded says whether the store records that the index was embedded
+// with model.
+func embedded(st *index.Store, model string) bool {
+	models, _ := st.EmbeddingModels()
+	return slices.Contains(models, model)
+}
+
+// reshape rebuilds the graph file at path, of another M, with opt's,
+// from its own vectors; nil when the file is of a format this braid does
+// not read. It keeps only the chunks the store holds.
+func reshape(ctx context.Context, st *index.Store, path string, dim int, opt *vector.Options) (*vector.Index, error) {
+	var own *vector.Options
+	if opt != nil {
+		o := *opt
+		o.M = 0 // the file's
+		own = &o
+	}
+	old, err := vector.Load(path, own)
+	switch {
+	case errors.Is(err, vector.ErrFormat):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case old.Dim() != dim:
+		return nil, nil
+	}
+	live := map[string]bool{}
+	if err := st.ForEachChunkID(func(id string) error {
+		live[id] = true
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	vi := vector.New(dim, opt)
+	var ids []string
+	var vecs [][]float32
+	flush := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := vi.AddBatch(ids, vecs)
+		ids, vecs = ids[:0], vecs[:0]
+		return err
+	}
+	for _, id := range old.IDs() {
+		if !live[id] {
+			continue
+		}
+		if v := old.Vector(id); v != nil {
+			ids, vecs = append(ids, id), append(vecs, v)
+		}
+		if len(ids) == 1024 {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return vi, nil
 }
 
 // trust lets vector.Load skip the checksums of a graph file this user's
@@ -133,15 +225,18 @@ func dropStale(st *index.Store, vi *vector.Index) error {
 // store's commit number: a few changes since the graph was loaded or
 // saved are appended to the file's change log, anything more rewrites the
 // file atomically (vector.Index.Save); either way a crash leaves the graph
-// as an earlier Save left it, which Load brings in step. It then prunes the stored embeddings the
-// graph no longer needs once they are more than a few (pruneAbove). With fill it first embeds every chunk the graph
-// still lacks. A nil vs saves nothing.
+// as an earlier Save left it, which Load brings in step from the
+// embeddings the store keeps until then. Once the save is durable those
+// go (ingest.Vectors.Saved): the graph file is then the one copy of each
+// vector. With fill it first embeds every chunk the graph still lacks,
+// and then every embedding the store holds for the model goes. A nil vs
+// saves nothing.
 func Save(ctx context.Context, st *index.Store, dir string, vs *ingest.Vectors, fill bool) error {
 	if vs == nil {
 		return nil
 	}
 	if fill {
-		if _, err := vs.Fill(ctx, st, true); err != nil {
+		if _, _, err := vs.Fill(ctx, st, true); err != nil {
 			return err
 		}
 	}
@@ -154,28 +249,17 @@ func Save(ctx context.Context, st *index.Store, dir string, vs *ingest.Vectors, 
 	if !vs.Index.Changed() {
 		if _, err := os.Stat(path); err == nil {
 			// The file holds this graph already (nothing was added,
-			// deleted or committed since it was loaded or saved), and no
-			// chunk changed, so no stored embedding became unneeded: a
-			// no-change braid index writes nothing.
-			return nil
+			// deleted or committed since it was loaded or saved): a
+			// no-change braid index writes nothing, unless the store
+			// still holds embeddings the file has.
+			return vs.Saved(st, fill)
 		}
 	}
 	if err := vs.Index.Save(path); err != nil {
 		return fmt.Errorf("save vector index: %w", err)
 	}
-	if n, err := st.CountVectors(vs.Model); err == nil && n <= pruneAbove(vs.Index.Len()) {
-		return nil
-	}
-	_, err = vs.Prune(st)
-	return err
+	return vs.Saved(st, fill)
 }
-
-// pruneAbove is how many stored embeddings a graph of n vectors lets
-// stand before Save prunes those no chunk needs: the stored embeddings are
-// a cache by text (an edit undone embeds nothing), and pruning reads
-// every document and chunk, so a run that changed one note does not pay
-// it until the unneeded ones are about a twentieth.
-func pruneAbove(n int) int { return n + max(64, n/20) }
 
 // OtherModels names, joined with ", ", the models other than model whose
 // embeddings the store holds; "" when there are none or the store cannot

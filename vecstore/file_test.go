@@ -14,6 +14,7 @@ import (
 	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/ingest"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/internal/userkey"
 	"github.com/braidsearch/braid/vecstore"
 	"github.com/braidsearch/braid/vector"
@@ -104,9 +105,11 @@ func TestSaveThenLoad(t *testing.T) {
 	}
 }
 
-// A damaged file is rebuilt in memory from the stored embeddings, left in
-// place, and reported with its repair.
-func TestLoadDamagedRebuilds(t *testing.T) {
+// A damaged file has lost the vectors it alone held (the store keeps none
+// once the graph is saved): Load says how many chunks have no vector and
+// what brings them back, leaves the file in place, and the next save with
+// fill embeds them again.
+func TestLoadDamagedSaysWhatIsLost(t *testing.T) {
 	dir := t.TempDir()
 	st := storeWith(t, dir)
 	saved(t, dir, st)
@@ -119,16 +122,65 @@ func TestLoadDamagedRebuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vi.Len() != 2 || emb.texts != 0 {
-		t.Errorf("rebuilt graph has %d chunks after embedding %d texts, want 2 and 0", vi.Len(), emb.texts)
+	if vi.Len() != 0 || emb.texts != 0 {
+		t.Errorf("graph loaded from a damaged file has %d chunks after embedding %d texts, want 0 and 0", vi.Len(), emb.texts)
 	}
-	for _, want := range []string{filepath.Base(file) + " is damaged", "rebuilt from the stored embeddings", "doctor --repair"} {
+	for _, want := range []string{filepath.Base(file) + " is damaged", "2 chunks have no vector", "doctor --repair", "embeds them again with the model"} {
 		if !strings.Contains(damaged, want) {
 			t.Errorf("damaged = %q, want it to say %q", damaged, want)
 		}
 	}
 	if _, err := os.Stat(file); err != nil {
 		t.Errorf("the damaged file is gone: %v", err)
+	}
+	if err := vecstore.Save(context.Background(), st, dir, &ingest.Vectors{Embedder: emb, Model: "m", Index: vi}, true); err != nil {
+		t.Fatal(err)
+	}
+	vi, damaged, err = vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+	if err != nil || vi.Len() != 2 || damaged != "" || emb.texts != 2 {
+		t.Errorf("after a save with fill: %v, %d chunks, damaged %q, %d texts embedded; want 2 chunks, 2 texts", err, vi.Len(), damaged, emb.texts)
+	}
+}
+
+// A damaged file whose chunks the store still holds embeddings of (a
+// crash before the graph's first save) is rebuilt from them whole.
+func TestLoadDamagedRebuildsFromTheStore(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	emb := &fakeEmbedder{dim: 4}
+	vecs, _ := emb.Embed(context.Background(), []string{"x", "y"}, false)
+	var hashes []string
+	for _, c := range testenv.Must1(st.Chunks([]string{"a#0", "a#1"}))(t) {
+		hashes = append(hashes, index.TextHash(index.EmbedInput("a", "", c)))
+	}
+	testenv.Must(t, st.PutVectors("m", hashes, vecs))
+	file := vecstore.File(dir, "m")
+	testenv.Must(t, os.WriteFile(file, []byte("not a graph"), 0o644))
+	vi, damaged, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vi.Len() != 2 || emb.texts != 2 || !strings.Contains(damaged, "rebuilt from the stored embeddings") {
+		t.Errorf("Load = %d chunks, %d texts embedded, damaged %q; want 2 rebuilt from the store, no model call", vi.Len(), emb.texts-2, damaged)
+	}
+}
+
+// A graph of another M is rebuilt from the file's own vectors: no model
+// call, though the store holds no embedding.
+func TestLoadOtherMRebuildsFromTheFile(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	saved(t, dir, st)
+	if n := testenv.Must1(st.CountVectors("m"))(t); n != 0 {
+		t.Fatalf("%d embeddings stored after a complete save, want 0", n)
+	}
+	emb := &fakeEmbedder{dim: 4}
+	vi, damaged, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb, Vector: &vector.Options{M: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vi.Len() != 2 || damaged != "" || emb.texts != 0 {
+		t.Errorf("Load with M=4 = %d chunks, damaged %q, %d texts embedded; want 2, \"\", 0", vi.Len(), damaged, emb.texts)
 	}
 }
 
@@ -217,47 +269,47 @@ func TestSaveUnchangedWritesNothing(t *testing.T) {
 	}
 }
 
-// TestSavePrunesOnlyPastAFew: embeddings no chunk needs are a cache Save
-// keeps while they are few (pruning reads every chunk), and prunes once
-// they pass pruneAbove; the live ones always stay.
-func TestSavePrunesOnlyPastAFew(t *testing.T) {
+// TestSaveDropsStoredEmbeddings: a save that leaves the graph holding
+// every chunk (fill) deletes every embedding the store holds for the
+// model, keeping the record that the index is embedded with it; a save
+// without fill deletes only those its run added to the graph.
+func TestSaveDropsStoredEmbeddings(t *testing.T) {
 	dir := t.TempDir()
 	st := storeWith(t, dir)
 	saved(t, dir, st)
-	stale := func(n int) {
-		t.Helper()
-		hashes, vecs := make([]string, n), make([][]float32, n)
-		for i := range n {
-			hashes[i], vecs[i] = fmt.Sprintf("stale-%d-%d", n, i), []float32{1, 0, 0, 0}
-		}
-		if err := st.PutVectors("m", hashes, vecs); err != nil {
-			t.Fatal(err)
-		}
+	count := func() int { return testenv.Must1(st.CountVectors("m"))(t) }
+	if n := count(); n != 0 {
+		t.Errorf("%d embeddings stored after a complete save, want 0 (the graph file holds them)", n)
 	}
-	save := func() int {
+	if models := testenv.Must1(st.EmbeddingModels())(t); len(models) != 1 || models[0] != "m" {
+		t.Errorf("EmbeddingModels = %v, want [m]", models)
+	}
+	left := make([]string, 10)
+	vecs := make([][]float32, 10)
+	for i := range left {
+		left[i], vecs[i] = fmt.Sprintf("left-%d", i), []float32{1, 0, 0, 0}
+	}
+	testenv.Must(t, st.PutVectors("m", left, vecs))
+	save := func(fill bool) {
 		t.Helper()
 		emb := &fakeEmbedder{dim: 4}
 		vi, _, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
 		if err != nil {
 			t.Fatal(err)
 		}
-		vi.SetGen(vi.Gen() + 1) // a changed graph, as after an index run
-		if err := vecstore.Save(context.Background(), st, dir, &ingest.Vectors{Embedder: emb, Model: "m", Index: vi}, false); err != nil {
-			t.Fatal(err)
-		}
-		n, err := st.CountVectors("m")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
+		testenv.Must(t, vi.Add("extra", []float32{0, 1, 0, 0})) // a changed graph
+		testenv.Must(t, vecstore.Save(context.Background(), st, dir, &ingest.Vectors{Embedder: emb, Model: "m", Index: vi}, fill))
 	}
-	stale(10)
-	if n := save(); n != 12 {
-		t.Errorf("%d embeddings after a save with 10 unneeded, want all 12 kept", n)
+	save(false)
+	if n := count(); n != 10 {
+		t.Errorf("%d embeddings after a save without fill, want the 10 it did not add kept", n)
 	}
-	stale(100)
-	if n := save(); n != 2 {
-		t.Errorf("%d embeddings after a save with 110 unneeded, want the 2 live ones", n)
+	save(true)
+	if n := count(); n != 0 {
+		t.Errorf("%d embeddings after a save with fill, want 0", n)
+	}
+	if models := testenv.Must1(st.EmbeddingModels())(t); len(models) != 1 || models[0] != "m" {
+		t.Errorf("EmbeddingModels after the embeddings went = %v, want [m]", models)
 	}
 }
 
