@@ -6,12 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
-	"golang.org/x/sys/unix"
 
 	"github.com/braidsearch/braid/indexdir"
+	"github.com/braidsearch/braid/internal/memlimit"
 )
 
 // CompactSuffix names the file a compaction writes beside meta.db
@@ -227,7 +226,7 @@ func syncDir(dir string) {
 // resident at its end (clean pages the kernel can drop, but counted in
 // the process's memory all the same).
 func copyStore(dst, src *bolt.DB, txBytes int64) error {
-	mapped := mapping(src)
+	release := releaser(src.Path())
 	tx, err := dst.Begin(true)
 	if err != nil {
 		return err
@@ -239,9 +238,7 @@ func copyStore(dst, src *bolt.DB, txBytes int64) error {
 			if err := tx.Commit(); err != nil {
 				return err
 			}
-			if mapped != nil {
-				_ = unix.Madvise(mapped, unix.MADV_DONTNEED)
-			}
+			release()
 			if tx, err = dst.Begin(true); err != nil {
 				return err
 			}
@@ -294,14 +291,17 @@ func copyStore(dst, src *bolt.DB, txBytes int64) error {
 	return tx.Commit()
 }
 
-// mapping is the part of db's memory map that holds its file, nil when
-// it cannot be told.
-func mapping(db *bolt.DB) []byte {
-	fi, err := os.Stat(db.Path())
-	info := db.Info()
-	if err != nil || info == nil || info.Data == 0 || fi.Size() == 0 {
-		return nil
+// releaser returns what drops the pages of the file at path that this
+// process maps out of its resident set (memlimit.Release: the kernel's
+// own extents of the mapping, never a length taken from the file, which
+// bbolt grows up to 16 MiB past its map: DONTNEED on those bytes would
+// zero whatever memory follows the map). The caller keeps the mapping
+// where it is meanwhile (Compact holds the store's lock: nothing writes,
+// so bbolt does not remap).
+func releaser(path string) func() {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return func() {}
 	}
-	// bbolt maps at least the whole file (Info.Data is the map's start).
-	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(nil), info.Data)), fi.Size())
+	return func() { _, _ = memlimit.Release(abs) }
 }
