@@ -38,6 +38,11 @@ func (a Availability) Unavailable() string {
 	case !a.Graph:
 		return a.NoVectors
 	case a.Len == 0:
+		if a.Damaged != "" {
+			// The graph file held the vectors alone and is gone or
+			// damaged: the warning says which and what brings them back.
+			return a.Damaged
+		}
 		if other := a.OtherModel(); other != "" {
 			return fmt.Sprintf("the index's embeddings are of %s, not of the model in use, %s (run braid index to embed with %s, or search with --model set to %s)", other, a.Model, a.Model, other)
 		}
@@ -52,7 +57,7 @@ func (a Availability) Unavailable() string {
 // asked for and are not available (the search is then lexical only) or
 // the graph is one rebuilt from a damaged file. A search that names no
 // weight is warned only where the index holds embeddings it cannot
-// search. The weight itself is decided in package fusion (Choice).
+// search, or held them in a graph file now missing or damaged. The weight itself is decided in package fusion (Choice).
 func (a Availability) Usable(asked *float64, fromSettings, keyword bool) (bool, string) {
 	if keyword {
 		return false, ""
@@ -67,7 +72,7 @@ func (a Availability) Usable(asked *float64, fromSettings, keyword bool) (bool, 
 				// index was built with: say why it is not.
 				return false, s + ", so this search is lexical only"
 			}
-			if (a.Graph || a.Cluster) && a.OtherModel() != "" {
+			if (a.Graph || a.Cluster) && (a.Damaged != "" || a.OtherModel() != "") {
 				return false, why + ", so this search is lexical only"
 			}
 			return false, ""

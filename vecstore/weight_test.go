@@ -43,6 +43,9 @@ func TestUsable(t *testing.T) {
 	ready := Availability{Embedder: true, Graph: true, Len: 5, OtherModel: none, Stranded: none}
 	damaged := ready
 	damaged.Damaged = "rebuilt in memory"
+	// The graph file held the vectors alone and was damaged: the graph
+	// rebuilt in memory is empty.
+	lost := Availability{Embedder: true, Graph: true, Damaged: "g.hnsw is damaged, so 60 chunks have no vector", OtherModel: none, Stranded: none}
 	noModel := Availability{NoVectors: "no embedding model is set up", OtherModel: none, Stranded: none}
 	stranded := noModel
 	stranded.Stranded = func() string { return "the index holds embeddings of m that cannot be searched" }
@@ -62,6 +65,8 @@ func TestUsable(t *testing.T) {
 		{"keyword", ready, w(0.3), false, true, 0, ""},
 		{"damaged graph", damaged, w(0.3), false, false, 0.3, "rebuilt in memory"},
 		{"damaged graph, default", damaged, nil, false, false, settings.DefaultVectorWeight, "rebuilt in memory"},
+		{"vectors lost with the graph file, default", lost, nil, false, false, 0, "g.hnsw is damaged, so 60 chunks have no vector, so this search is lexical only"},
+		{"vectors lost with the graph file, asked", lost, w(0.7), false, false, 0, "g.hnsw is damaged"},
 		{"no model, default: quiet", noModel, nil, false, false, 0, ""},
 		{"no model, the setting's weight: quiet", noModel, w(0.5), true, false, 0, ""},
 		{"no model, asked", noModel, w(0.5), false, false, 0, "vector search is unavailable (no embedding model is set up), so this search is lexical only"},
