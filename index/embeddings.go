@@ -130,7 +130,9 @@ func (s *Store) CountVectors(model string) (int, error) {
 	err := s.view(func(tx *bolt.Tx) error {
 		prefix := modelKey(model)
 		cur := tx.Bucket(bucketVectors).Cursor()
-		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+		w := newWalker(tx)
+		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+			w.step(len(k) + len(v))
 			if len(k) > len(prefix) {
 				n++
 			}
@@ -148,10 +150,12 @@ func (s *Store) DeleteVectors(model string, hashes []string) error {
 	}
 	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketVectors)
+		w := newWalker(tx)
 		for _, h := range hashes {
 			if h == "" {
 				continue
 			}
+			w.step(len(h) + deleteBytes)
 			if err := b.Delete([]byte(model + "\x00" + h)); err != nil {
 				return err
 			}
@@ -171,12 +175,15 @@ func (s *Store) ClearVectors(model string, keep bool) (int, error) {
 		b := tx.Bucket(bucketVectors)
 		var dead [][]byte // deleting while a cursor walks can skip keys
 		cur := b.Cursor()
-		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+		w := newWalker(tx)
+		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+			w.step(len(k) + len(v))
 			if len(k) > len(prefix) {
 				dead = append(dead, bytes.Clone(k))
 			}
 		}
 		for _, k := range dead {
+			w.step(len(k) + deleteBytes)
 			if err := b.Delete(k); err != nil {
 				return err
 			}

@@ -481,7 +481,11 @@ func (s *Store) Counts() (docs, chunks int, err error) {
 // ForEachChunkID calls fn with every chunk id in the store.
 func (s *Store) ForEachChunkID(fn func(id string) error) error {
 	return s.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketChunks).ForEach(func(k, _ []byte) error { return fn(string(k)) })
+		w := newWalker(tx)
+		return tx.Bucket(bucketChunks).ForEach(func(k, v []byte) error {
+			w.step(len(k) + len(v))
+			return fn(string(k))
+		})
 	})
 }
 

@@ -192,10 +192,10 @@ func TestPagedVectors(t *testing.T) {
 	g := newGraph(dim, 4, 8)
 	n := 2*pageItems + 3
 	for i := range n {
-		g.appendVec([]float32{float32(i), -float32(i)})
+		g.appendVec([]float32{float32(i), -float32(i)}, make([]float32, 2))
 	}
 	if len(g.tail.ps) != 3 || len(g.tail.ps[0]) != pageItems*dim || len(g.tail.ps[2]) != 3*dim {
-		t.Fatalf("%d pages (first %d floats, last %d); want 3 (%d, %d)", len(g.tail.ps), len(g.tail.ps[0]), len(g.tail.ps[len(g.tail.ps)-1]), pageItems*dim, 3*dim)
+		t.Fatalf("%d pages (first %d values, last %d); want 3 (%d, %d)", len(g.tail.ps), len(g.tail.ps[0]), len(g.tail.ps[len(g.tail.ps)-1]), pageItems*dim, 3*dim)
 	}
 	for _, i := range []int{0, pageItems - 1, pageItems, 2 * pageItems, n - 1} {
 		if v := g.vec(uint32(i), nil); v[0] != fromHalf(toHalf(float32(i))) || v[1] != -v[0] {

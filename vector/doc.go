@@ -78,10 +78,12 @@
 //   - Vector returns the vector rounded to fp16 (a relative error under
 //     2^-11 a value), not the float32s that were added; Add of a vector
 //     equal to the held one after that rounding changes nothing.
-//   - Linking a node to a graph loaded from a file decodes the fp16
-//     vectors of the mapped nodes it compares with, each time: adding many
-//     nodes to a large loaded graph costs more per node than building in
-//     memory, whose vectors are kept as float32s.
+//   - Every vector is kept in fp16, mapped from the file or added in
+//     memory (768 bytes a node at 384-d, beside its 388-byte code).
+//     Linking reads them as they lie with F16C on amd64 (VCVTPH2PS and
+//     FMA, dotHalf: about a float32 dot product's cost); elsewhere, and
+//     for a version 2 or 3 file's mapped float32s, it decodes each vector
+//     it compares with, which makes adding nodes slower there.
 //   - Delete and replacing Add leave tombstones that searches walk through
 //     but never return. When they reach a third of the graph, the mutation
 //     that crossed the line rebuilds the graph from the live vectors while

@@ -4,8 +4,12 @@ package vector
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 says dotInt8 may use dotInt8AVX2.
-var useAVX2 = cpu.X86.HasAVX2
+// useAVX2 says dotInt8 may use dotInt8AVX2, and useF16C dotHalf
+// dotHalfF16C.
+var (
+	useAVX2 = cpu.X86.HasAVX2
+	useF16C = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
+)
 
 // dotInt8AVX2 is the dot product of the n int8s at a and at b, n a
 // multiple of 32: each step sign-extends 16 of each to int16s
@@ -25,4 +29,29 @@ func dotInt8(a, b []int8) int32 {
 		return dotInt8Go(a, b)
 	}
 	return dotInt8AVX2(&a[0], &b[0], n) + dotInt8Go(a[n:], b[n:])
+}
+
+// dotHalfF16C is the dot product of the n float32s at a and the n fp16
+// values at h, n a multiple of 16: each step widens 8 of h to float32s
+// (VCVTPH2PS) and multiplies and adds them into one of two accumulators
+// (VFMADD231PS). dot_amd64.s.
+//
+//go:noescape
+func dotHalfF16C(a *float32, h *uint16, n int) float32
+
+// dotHalf is the dot product of a and the fp16 values h[:len(a)], with
+// F16C and FMA where the processor has them (about as fast as a float32
+// dot product, BenchmarkDot384), else decoding h into buf (len(a) values
+// at least) first.
+func dotHalf(a []float32, h []uint16, buf []float32) float32 {
+	h = h[:len(a)]
+	n := len(a) &^ 15
+	if !useF16C || n == 0 {
+		return dotHalfGo(a, h, buf)
+	}
+	d := dotHalfF16C(&a[0], &h[0], n)
+	if n < len(a) {
+		d += dotHalfGo(a[n:], h[n:], buf)
+	}
+	return d
 }

@@ -38,3 +38,33 @@ done:
 	VZEROUPPER
 	MOVL AX, ret+24(FP)
 	RET
+
+// func dotHalfF16C(a *float32, h *uint16, n int) float32
+TEXT ·dotHalfF16C(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ h+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	TESTQ CX, CX
+	JZ halfdone
+
+halfloop:
+	VCVTPH2PS (DI), Y2
+	VFMADD231PS (SI), Y2, Y0
+	VCVTPH2PS 16(DI), Y3
+	VFMADD231PS 32(SI), Y3, Y1
+	ADDQ $32, DI
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JNZ halfloop
+
+halfdone:
+	VADDPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET

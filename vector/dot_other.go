@@ -5,3 +5,10 @@ package vector
 // dotInt8 is the dot product of a and b[:len(a)] in exact integer
 // arithmetic.
 func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b) }
+
+// useF16C says dotHalf reads fp16 values as they lie: not here.
+const useF16C = false
+
+// dotHalf is the dot product of a and the fp16 values h[:len(a)],
+// decoded into buf (len(a) values at least) first.
+func dotHalf(a []float32, h []uint16, buf []float32) float32 { return dotHalfGo(a, h, buf) }

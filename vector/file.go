@@ -404,9 +404,9 @@ func (x *Index) encode(w io.Writer) (sum fileSum, err error) {
 	buf := make([]float32, g.dim)
 	for s := range uint32(n) {
 		b = b[:0]
-		if int(s) < g.filed && g.half != nil {
-			for _, h := range g.half[int(s)*g.dim : (int(s)+1)*g.dim] {
-				b = le.AppendUint16(b, h)
+		if h := g.halfOf(s); h != nil {
+			for _, x := range h {
+				b = le.AppendUint16(b, x)
 			}
 		} else {
 			for _, f := range g.vec(s, buf) {

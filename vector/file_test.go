@@ -79,7 +79,7 @@ func TestSaveLoad(t *testing.T) {
 	}
 	// The file's vectors stay mapped; the added ones are in memory.
 	if mapFileWorks && littleEndian && (y.g.mapped == nil || len(y.g.tail.ps) != 1 || len(y.g.tail.ps[0]) != 50*24) {
-		t.Errorf("after 50 adds: mapped %v, %d pages in memory; want the file's still mapped and 50×24 floats in one page", y.g.mapped != nil, len(y.g.tail.ps))
+		t.Errorf("after 50 adds: mapped %v, %d pages in memory; want the file's still mapped and 50×24 fp16 values in one page", y.g.mapped != nil, len(y.g.tail.ps))
 	}
 	// The rows of the file's nodes those adds linked to were copied to the
 	// overlay; the new nodes' rows are in memory.

@@ -40,8 +40,9 @@ type graph struct {
 	// mapped: half, a version 4 file's fp16 values, or vecs, a version 2
 	// or 3 file's float32s (rounded to fp16 as they are read), and a
 	// version 4 file's codes are code, ncode rows of codeBytes(dim). The
-	// vectors of the slots after them are in tail as float32s already
-	// rounded through fp16, and their codes in ctail (see pages): all of
+	// vectors of the slots after them are in tail as fp16 values too (half
+	// the room of float32s; a link's distances read them with dotHalf),
+	// and their codes in ctail (see pages): all of
 	// them in a graph built in memory, and in one Load mapped those a
 	// change log added and those added since (appendVec). The mapped ones
 	// never move into memory: they never change, and the file is only ever
@@ -49,7 +50,7 @@ type graph struct {
 	half   []uint16
 	vecs   []float32
 	filed  int
-	tail   pages[float32]
+	tail   pages[uint16]
 	code   []byte
 	ncode  int
 	ctail  pages[byte]
@@ -85,6 +86,9 @@ type graph struct {
 	// rng state for level draws (splitmix64): deterministic per graph.
 	seed uint64
 	pool sync.Pool // *visitSet
+	// floats holds *[]float32 of dim values: room to decode a linked
+	// node's vector into (link, prune, selectNeighbors).
+	floats sync.Pool
 	// lk guards the link lists while addBatch links nodes from several
 	// goroutines, and entryMu the entry point; lk is nil otherwise, when
 	// the Index's lock alone keeps the graph consistent.
@@ -213,24 +217,42 @@ func (g *graph) grow(level int) {
 	}
 }
 
-// vec is slot i's vector at full precision (fp16, as float32s): the
-// slot's own in memory, or one decoded from the file into buf (allocated
-// when short).
+// vec is slot i's vector at full precision (fp16, as float32s), decoded
+// into buf (allocated when short).
 func (g *graph) vec(i uint32, buf []float32) []float32 {
-	if int(i) >= g.filed {
-		return g.tail.at(int(i)-g.filed, g.dim)
-	}
 	if len(buf) < g.dim {
 		buf = make([]float32, g.dim)
 	}
 	buf = buf[:g.dim]
-	o := int(i) * g.dim
-	if g.half != nil {
-		fromHalfs(buf, g.half[o:o+g.dim])
+	if h := g.halfOf(i); h != nil {
+		fromHalfs(buf, h)
 	} else {
+		o := int(i) * g.dim
 		roundHalfs(buf, g.vecs[o:o+g.dim])
 	}
 	return buf
+}
+
+// halfOf is slot i's fp16 values, in memory or mapped; nil for a slot of
+// a version 2 or 3 file, whose float32s are mapped (vecs).
+func (g *graph) halfOf(i uint32) []uint16 {
+	if int(i) >= g.filed {
+		return g.tail.at(int(i)-g.filed, g.dim)
+	}
+	if g.half == nil {
+		return nil
+	}
+	o := int(i) * g.dim
+	return g.half[o : o+g.dim]
+}
+
+// dotWith is the dot product of v and slot i's vector at full precision;
+// buf is room to decode it into when it must be.
+func (g *graph) dotWith(v []float32, i uint32, buf []float32) float32 {
+	if h := g.halfOf(i); h != nil {
+		return dotHalf(v, h, buf)
+	}
+	return vek32.Dot(v, g.vec(i, buf))
 }
 
 // quantizeFiled makes the codes of the filed slots, in ctail: those of a
@@ -279,7 +301,7 @@ func (g *graph) isDirty(s int) bool {
 // probe is what a walk measures distances from: a vector at full
 // precision (f, while linking a node: the graph is built as it would be
 // without codes), or a query's code (c, its scale s: a search's walk).
-// buf is room to decode a mapped vector into; a probe is one goroutine's.
+// buf is room to decode a vector into; a probe is one goroutine's.
 type probe struct {
 	f   []float32
 	c   []int8
@@ -292,14 +314,27 @@ func (g *graph) fullProbe(v []float32) *probe {
 	return &probe{f: v, buf: g.scratch()}
 }
 
-// scratch is room to decode a mapped vector into (vec), nil when no
-// vector is mapped: a graph built in memory allocates none.
+// scratch is room for dotWith to decode a vector into, nil when it
+// never needs any: with F16C, dim a multiple of 16 and no version 2 or 3
+// file's float32s mapped, dotHalf reads the fp16 values as they lie.
 func (g *graph) scratch() []float32 {
-	if g.filed == 0 {
+	if useF16C && g.dim%16 == 0 && (g.filed == 0 || g.half != nil) {
 		return nil
 	}
 	return make([]float32, g.dim)
 }
+
+// getFloats is dim values from floats (made when it has none), to give
+// back with putFloats.
+func (g *graph) getFloats() *[]float32 {
+	if b, ok := g.floats.Get().(*[]float32); ok {
+		return b
+	}
+	b := make([]float32, g.dim)
+	return &b
+}
+
+func (g *graph) putFloats(b *[]float32) { g.floats.Put(b) }
 
 // codeProbe probes from q's code.
 func (g *graph) codeProbe(q []float32) *probe {
@@ -316,7 +351,7 @@ func (g *graph) dist(p *probe, i uint32) float32 {
 		c := g.codeOf(i)
 		return -float32(dotInt8(p.c, int8s(c[:g.dim]))) * p.s * codeScale(c, g.dim)
 	}
-	return -vek32.Dot(p.f, g.vec(i, p.buf))
+	return -g.dotWith(p.f, i, p.buf)
 }
 
 func (g *graph) maxLinks(layer int) int {
@@ -354,9 +389,10 @@ const parallelFrom = 64
 func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 	first := uint32(g.size())
 	levels := make([]int, len(vs))
+	buf := make([]float32, g.dim)
 	for i, v := range vs {
 		levels[i] = g.randomLevel()
-		g.appendVec(v)
+		g.appendVec(v, buf)
 		g.grow(levels[i])
 	}
 	g.live += len(vs)
@@ -389,12 +425,17 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 	return first
 }
 
-// appendVec stores the vector of a new slot in tail, rounded through
-// fp16, and its code, made from the rounded vector, in ctail.
-func (g *graph) appendVec(v []float32) {
-	r := g.tail.grow(g.dim)
-	roundHalfs(r, v)
-	quantize(g.ctail.grow(g.cbytes), r)
+// appendVec stores the vector of a new slot in tail, in fp16, and its
+// code, made from the rounded vector (decoded into buf, dim values), in
+// ctail.
+func (g *graph) appendVec(v []float32, buf []float32) {
+	h := g.tail.grow(g.dim)
+	for i, f := range v {
+		h[i] = toHalf(f)
+	}
+	buf = buf[:g.dim]
+	fromHalfs(buf, h)
+	quantize(g.ctail.grow(g.cbytes), buf)
 }
 
 // neighbours returns node n's links on layer l: the list itself, or a copy
@@ -422,7 +463,9 @@ func (g *graph) link(slot uint32, level int) {
 		return
 	}
 	g.entryMu.Unlock()
-	q := g.fullProbe(g.vec(slot, nil))
+	vb := g.getFloats()
+	defer g.putFloats(vb)
+	q := g.fullProbe(g.vec(slot, *vb))
 	ep := cand{entry, g.dist(q, entry)}
 	for l := top; l > level; l-- {
 		ep = g.greedy(q, ep, l)
@@ -497,7 +540,9 @@ func (g *graph) connect(from, to uint32, l int) {
 // prune makes node n's links on layer l the best maxLinks(l) of ls by the
 // neighbour heuristic.
 func (g *graph) prune(n uint32, l int, ls []uint32) {
-	q := g.fullProbe(g.vec(n, nil))
+	vb := g.getFloats()
+	defer g.putFloats(vb)
+	q := g.fullProbe(g.vec(n, *vb))
 	cs := make([]cand, len(ls))
 	for i, t := range ls {
 		cs[i] = cand{t, g.dist(q, t)}
@@ -521,7 +566,9 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 	}
 	out := make([]uint32, 0, m)
 	var pruned []uint32
-	vbuf, sbuf := g.scratch(), g.scratch()
+	vb := g.getFloats()
+	defer g.putFloats(vb)
+	vbuf, sbuf := *vb, g.scratch()
 	for _, c := range cs {
 		if len(out) == m {
 			break
@@ -529,7 +576,7 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 		v := g.vec(c.id, vbuf)
 		keep := true
 		for _, s := range out {
-			if -vek32.Dot(v, g.vec(s, sbuf)) < c.d {
+			if -g.dotWith(v, s, sbuf) < c.d {
 				keep = false
 				break
 			}

@@ -183,7 +183,13 @@ func (x *Index) delta() []byte {
 	}
 	for s := g.saved; s < g.size(); s++ {
 		b = x.appendNode(b, s)
-		for _, f := range g.vec(uint32(s), nil) { // in memory: no copy
+		if h := g.halfOf(uint32(s)); h != nil { // in memory: fp16 already
+			for _, x := range h {
+				b = le.AppendUint16(b, x)
+			}
+			continue
+		}
+		for _, f := range g.vec(uint32(s), nil) {
 			b = le.AppendUint16(b, toHalf(f))
 		}
 	}
@@ -326,7 +332,7 @@ func (x *Index) apply(r *record) error {
 		return bad("%d changed nodes of %d", changed, from)
 	}
 	touched := make([]int, 0, int(changed)+int(nodes-from))
-	v := make([]float32, g.dim)
+	v, buf := make([]float32, g.dim), make([]float32, g.dim)
 	for i := range int(changed) {
 		u, err := binary.ReadUvarint(r)
 		if err != nil {
@@ -378,7 +384,7 @@ func (x *Index) apply(r *record) error {
 		if err := readVector(r, v, x.disk.sum.log == logFloats); err != nil {
 			return err
 		}
-		g.appendVec(v)
+		g.appendVec(v, buf)
 		x.place(dead, id, ls)
 		touched = append(touched, s)
 	}

@@ -139,7 +139,7 @@ func TestLogRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if mapFileWorks && littleEndian && (y.g.mapped == nil || len(y.g.tail.ps) == 0) {
-		t.Errorf("loaded: mapped %v, %d floats from the log; want mapped and some", y.g.mapped != nil, len(y.g.tail.ps))
+		t.Errorf("loaded: mapped %v, %d pages from the log; want mapped and some", y.g.mapped != nil, len(y.g.tail.ps))
 	}
 	qs := randomSet(1, 20, 8, 5).queries
 	if diff := cmp.Diff(searchAll(t, x, qs, 10), searchAll(t, y, qs, 10)); diff != "" {

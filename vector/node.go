@@ -207,9 +207,9 @@ func decode2(f io.ReaderAt, size int64, r *reader, br *bufio.Reader, h header, o
 	g := x.g
 	g.format = h.version
 	n, dim := int(h.nodes), h.dim
-	var v []float32
+	var v, buf []float32
 	if inline {
-		v = make([]float32, dim)
+		v, buf = make([]float32, dim), make([]float32, dim)
 	}
 	x.slot = make(map[string]uint32, h.count)
 	x.ids.more = make([]string, 0, n)
@@ -229,7 +229,7 @@ func decode2(f io.ReaderAt, size int64, r *reader, br *bufio.Reader, h header, o
 			return nil, err
 		}
 		if inline {
-			g.appendVec(v) // before place: into the slot place makes
+			g.appendVec(v, buf) // before place: into the slot place makes
 		}
 		x.place(dead, id, ls)
 	}

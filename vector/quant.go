@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"unsafe"
+
+	"github.com/viterin/vek/vek32"
 )
 
 // The two representations of a vector (issue 45):
@@ -157,6 +159,17 @@ var halfTable = sync.OnceValue(func() *[1 << 16]float32 {
 	}
 	return t
 })
+
+// dotHalfGo is the dot product of a and the fp16 values h[:len(a)],
+// decoded into buf (len(a) values at least) first.
+func dotHalfGo(a []float32, h []uint16, buf []float32) float32 {
+	if len(a) == 0 {
+		return 0
+	}
+	buf = buf[:len(a)]
+	fromHalfs(buf, h[:len(a)])
+	return vek32.Dot(a, buf)
+}
 
 // roundHalfs rounds each value of src to fp16 and back, into dst.
 func roundHalfs(dst, src []float32) {
