@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/half"
 )
 
 // One worker links a batch exactly as adding its vectors one at a time
@@ -198,7 +200,7 @@ func TestPagedVectors(t *testing.T) {
 		t.Fatalf("%d pages (first %d values, last %d); want 3 (%d, %d)", len(g.tail.ps), len(g.tail.ps[0]), len(g.tail.ps[len(g.tail.ps)-1]), pageItems*dim, 3*dim)
 	}
 	for _, i := range []int{0, pageItems - 1, pageItems, 2 * pageItems, n - 1} {
-		if v := g.vec(uint32(i), nil); v[0] != fromHalf(toHalf(float32(i))) || v[1] != -v[0] {
+		if v := g.vec(uint32(i), nil); v[0] != half.From(half.To(float32(i))) || v[1] != -v[0] {
 			t.Errorf("vec(%d) = %v", i, v)
 		}
 	}

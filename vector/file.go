@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/internal/half"
 )
 
 // File format, version 4, little endian: a header, then sections each
@@ -410,7 +411,7 @@ func (x *Index) encode(w io.Writer) (sum fileSum, err error) {
 			}
 		} else {
 			for _, f := range g.vec(s, buf) {
-				b = le.AppendUint16(b, toHalf(f))
+				b = le.AppendUint16(b, half.To(f))
 			}
 		}
 		fw.write(b)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/braidsearch/braid/internal/half"
 	"github.com/viterin/vek/vek32"
 )
 
@@ -431,7 +432,7 @@ func (g *graph) addBatch(vs [][]float32, workers int) uint32 {
 func (g *graph) appendVec(v []float32, buf []float32) {
 	h := g.tail.grow(g.dim)
 	for i, f := range v {
-		h[i] = toHalf(f)
+		h[i] = half.To(f)
 	}
 	buf = buf[:g.dim]
 	fromHalfs(buf, h)

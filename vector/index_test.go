@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/braidsearch/braid/internal/half"
 	"github.com/braidsearch/braid/internal/testenv"
 )
 
@@ -385,11 +386,11 @@ func TestVector(t *testing.T) {
 	}
 	v := x.Vector("a")
 	// In half precision: 0.6 and 0.8 to 11 significant bits.
-	if len(v) != 3 || v[0] != fromHalf(toHalf(0.6)) || v[1] != 0 || v[2] != fromHalf(toHalf(0.8)) || math.Abs(float64(v[0])-0.6) > 3e-4 {
+	if len(v) != 3 || v[0] != half.From(half.To(0.6)) || v[1] != 0 || v[2] != half.From(half.To(0.8)) || math.Abs(float64(v[0])-0.6) > 3e-4 {
 		t.Errorf("Vector(a) = %v, want the unit vector [0.6 0 0.8] in half precision", v)
 	}
 	v[0] = 9 // a copy: the index keeps its own
-	if x.Vector("a")[0] != fromHalf(toHalf(0.6)) {
+	if x.Vector("a")[0] != half.From(half.To(0.6)) {
 		t.Error("Vector returned the index's own storage")
 	}
 	if x.Vector("missing") != nil {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/braidsearch/braid/internal/confine"
+	"github.com/braidsearch/braid/internal/half"
 )
 
 // The change log, beside a graph file F at LogPath(F), little endian:
@@ -190,7 +191,7 @@ func (x *Index) delta() []byte {
 			continue
 		}
 		for _, f := range g.vec(uint32(s), nil) {
-			b = le.AppendUint16(b, toHalf(f))
+			b = le.AppendUint16(b, half.To(f))
 		}
 	}
 	le.PutUint32(b, uint32(len(b)-4))

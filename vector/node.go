@@ -6,6 +6,8 @@ import (
 	"hash"
 	"io"
 	"math"
+
+	"github.com/braidsearch/braid/internal/half"
 )
 
 // A node as a version 1 or 2 file and a change log's record keep it:
@@ -122,7 +124,7 @@ func readVector(r source, v []float32, floats bool) error {
 			return err
 		}
 		for i := range v {
-			v[i] = fromHalf(binary.LittleEndian.Uint16(b[i*2:]))
+			v[i] = half.From(binary.LittleEndian.Uint16(b[i*2:]))
 		}
 		return nil
 	}

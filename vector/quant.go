@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/braidsearch/braid/internal/half"
 	"github.com/viterin/vek/vek32"
 )
 
@@ -92,54 +93,6 @@ func dotInt8Go(a, b []int8) int32 {
 	return s0 + s1 + s2 + s3
 }
 
-// toHalf is f in IEEE 754 half precision, rounded to nearest, ties to
-// even; beyond ±65504 it is ±Inf, NaN stays NaN.
-func toHalf(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23&0xff) - 127 + 15
-	mant := b & 0x7fffff
-	switch {
-	case b&0x7fffffff > 0x7f800000: // NaN
-		return sign | 0x7e00
-	case exp >= 0x1f: // too large, or Inf
-		return sign | 0x7c00
-	case exp <= 0: // subnormal in fp16, or zero
-		if exp < -10 {
-			return sign
-		}
-		mant |= 0x800000
-		shift := uint(14 - exp)
-		h := mant >> shift
-		rem := mant & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rem > half || rem == half && h&1 == 1 {
-			h++
-		}
-		return sign | uint16(h)
-	}
-	h := uint32(exp)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || rem == 0x1000 && h&1 == 1 {
-		h++ // may carry into the exponent, up to Inf: right
-	}
-	return sign | uint16(h)
-}
-
-// fromHalf is the float32 of the fp16 value h, exactly.
-func fromHalf(h uint16) float32 {
-	sign := uint32(h&0x8000) << 16
-	em := uint32(h & 0x7fff)
-	switch {
-	case em >= 0x7c00: // Inf, NaN
-		return math.Float32frombits(sign | 0x7f800000 | (em&0x3ff)<<13)
-	case em < 0x400: // subnormal, zero
-		f := float32(em) * (1.0 / (1 << 24))
-		return math.Float32frombits(sign | math.Float32bits(f))
-	}
-	return math.Float32frombits(sign | (em<<13 + (127-15)<<23))
-}
-
 // fromHalfs decodes h into v (len(h) values), through a table of every
 // fp16 value's float32: 256 KiB, made once per process at the first
 // decode, about 2.5 times as fast as fromHalf's arithmetic value by
@@ -155,7 +108,7 @@ func fromHalfs(v []float32, h []uint16) {
 var halfTable = sync.OnceValue(func() *[1 << 16]float32 {
 	t := new([1 << 16]float32)
 	for i := range t {
-		t[i] = fromHalf(uint16(i))
+		t[i] = half.From(uint16(i))
 	}
 	return t
 })
@@ -175,7 +128,7 @@ func dotHalfGo(a []float32, h []uint16, buf []float32) float32 {
 func roundHalfs(dst, src []float32) {
 	dst = dst[:len(src)]
 	for i, f := range src {
-		dst[i] = fromHalf(toHalf(f))
+		dst[i] = half.From(half.To(f))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/braidsearch/braid/internal/half"
 	"github.com/viterin/vek/vek32"
 )
 
@@ -13,26 +14,26 @@ import (
 func TestHalfRoundTrip(t *testing.T) {
 	prev := float32(math.Inf(-1))
 	for h := range 1 << 16 {
-		f := fromHalf(uint16(h))
+		f := half.From(uint16(h))
 		if f != f {
-			if toHalf(f)&0x7c00 != 0x7c00 || toHalf(f)&0x3ff == 0 {
-				t.Errorf("NaN %#04x encodes as %#04x, want a NaN", h, toHalf(f))
+			if half.To(f)&0x7c00 != 0x7c00 || half.To(f)&0x3ff == 0 {
+				t.Errorf("NaN %#04x encodes as %#04x, want a NaN", h, half.To(f))
 			}
 			continue
 		}
-		if got := toHalf(f); got != uint16(h) && !(f == 0 && got&0x7fff == 0) {
+		if got := half.To(f); got != uint16(h) && !(f == 0 && got&0x7fff == 0) {
 			t.Errorf("fp16 %#04x → %g → %#04x", h, f, got)
 		}
 	}
 	// Positive finite values in code order increase.
 	for h := range 0x7c00 {
-		f := fromHalf(uint16(h))
+		f := half.From(uint16(h))
 		if h > 0 && f <= prev {
 			t.Fatalf("fp16 %#04x = %g, not above %#04x = %g", h, f, h-1, prev)
 		}
 		prev = f
 	}
-	if fromHalf(0x3c00) != 1 || fromHalf(0xc000) != -2 || fromHalf(0x0001) != 1.0/(1<<24) || fromHalf(0x7bff) != 65504 {
+	if half.From(0x3c00) != 1 || half.From(0xc000) != -2 || half.From(0x0001) != 1.0/(1<<24) || half.From(0x7bff) != 65504 {
 		t.Error("fp16 1, -2, the least subnormal or the largest finite decode wrong")
 	}
 }
@@ -54,20 +55,20 @@ func TestToHalfNearest(t *testing.T) {
 		if f != f || math.Abs(float64(f)) >= 65520 {
 			continue
 		}
-		h := toHalf(f)
-		got := float64(fromHalf(h))
+		h := half.To(f)
+		got := float64(half.From(h))
 		d := math.Abs(got - float64(f))
 		for _, n := range []uint16{h + 1, h - 1} {
 			if n&0x7c00 == 0x7c00 || (n^h)&0x8000 != 0 {
 				continue
 			}
-			nd := math.Abs(float64(fromHalf(n)) - float64(f))
+			nd := math.Abs(float64(half.From(n)) - float64(f))
 			if nd < d || nd == d && h&1 == 1 {
-				t.Fatalf("toHalf(%g) = %#04x (%g), but %#04x (%g) is nearer or the even tie", f, h, got, n, fromHalf(n))
+				t.Fatalf("half.To(%g) = %#04x (%g), but %#04x (%g) is nearer or the even tie", f, h, got, n, half.From(n))
 			}
 		}
 	}
-	if toHalf(70000) != 0x7c00 || toHalf(-70000) != 0xfc00 {
+	if half.To(70000) != 0x7c00 || half.To(-70000) != 0xfc00 {
 		t.Error("values past fp16's range do not encode as ±Inf")
 	}
 }
@@ -127,12 +128,12 @@ func TestDotHalf(t *testing.T) {
 	for n := range 400 {
 		a, h := make([]float32, n), make([]uint16, n+5)
 		for i := range h {
-			h[i] = toHalf(float32(r.NormFloat64()))
+			h[i] = half.To(float32(r.NormFloat64()))
 		}
 		var want float64
 		for i := range a {
 			a[i] = float32(r.NormFloat64())
-			want += float64(a[i]) * float64(fromHalf(h[i]))
+			want += float64(a[i]) * float64(half.From(h[i]))
 		}
 		buf := make([]float32, n)
 		for name, got := range map[string]float32{"dotHalf": dotHalf(a, h, buf), "dotHalfGo": dotHalfGo(a, h, buf)} {
@@ -142,11 +143,11 @@ func TestDotHalf(t *testing.T) {
 		}
 	}
 	a, h := make([]float32, 32), make([]uint16, 32)
-	a[0], a[17], h[0], h[17] = 1, 2, toHalf(float32(math.Inf(1))), toHalf(3)
+	a[0], a[17], h[0], h[17] = 1, 2, half.To(float32(math.Inf(1))), half.To(3)
 	if got := dotHalf(a, h, make([]float32, 32)); !math.IsInf(float64(got), 1) {
 		t.Errorf("with +Inf: dotHalf = %g, want +Inf", got)
 	}
-	h[0] = toHalf(0.5)
+	h[0] = half.To(0.5)
 	if got := dotHalf(a, h, make([]float32, 32)); got != 6.5 {
 		t.Errorf("dotHalf = %g, want 6.5", got)
 	}
@@ -160,7 +161,7 @@ func BenchmarkDot384(b *testing.B) {
 	quantize(cb, v)
 	h := make([]uint16, 384)
 	for i, f := range v {
-		h[i] = toHalf(f)
+		h[i] = half.To(f)
 	}
 	buf := make([]float32, 384)
 	var sink float32
