@@ -58,6 +58,34 @@ type Config struct {
 	// the index Backend.Index+"-bench-<size>" (replaced each time):
 	// metrics "cluster.*".
 	Backend braid.Backend
+	// Fresh, when set, runs one hybrid search on the index in dir as a
+	// new process would (braid search: the models loaded, the index
+	// opened, one search) and returns its wall time and peak RSS; the
+	// bench calls it three times a size: metrics "fresh.*".
+	Fresh func(ctx context.Context, dir, query string) (Fresh, error)
+}
+
+// Fresh is what one fresh search process cost.
+type Fresh struct {
+	WallMS, PeakMB float64
+}
+
+// timeFresh runs cfg.Fresh three times, each with another query, and
+// keeps the median wall time and peak RSS: "fresh.wall_ms",
+// "fresh.rss_peak_mb". The first run after the ingest finds the index's
+// pages in the page cache, as a search soon after an index does.
+func timeFresh(ctx context.Context, cfg Config, dir string, queries []string, metrics map[string]float64) error {
+	var wall, peak []float64
+	for i := range 3 {
+		f, err := cfg.Fresh(ctx, dir, queries[(i+1)%len(queries)])
+		if err != nil {
+			return fmt.Errorf("bench: a fresh search process on %s: %w", dir, err)
+		}
+		wall, peak = append(wall, f.WallMS), append(peak, f.PeakMB)
+	}
+	metrics["fresh.wall_ms"] = round(eval.Percentile(wall, 50))
+	metrics["fresh.rss_peak_mb"] = round(eval.Percentile(peak, 50))
+	return nil
 }
 
 // Report is a bench's result. Metric names are "<stage>.<stat>", e.g.
@@ -238,7 +266,10 @@ func runSize(ctx context.Context, cfg Config, n int, peaks []model.Peak) (*Size,
 	opt := &braid.Options{Purpose: "braid bench"}
 	emb := cfg.Models.Embedder
 	if emb != nil {
-		opt.Embedder, opt.Model = newSynthetic(emb), "bench-synthetic"
+		// Under the model's own key, so that braid search (and the
+		// fresh-process probe, Config.Fresh) opens the index with the
+		// model and searches its synthetic vectors.
+		opt.Embedder, opt.Model = newSynthetic(emb), emb.Key()
 	}
 	e, err := braid.Open(filepath.Join(dir, "index"), opt)
 	if err != nil {
@@ -355,6 +386,11 @@ func runSize(ctx context.Context, cfg Config, n int, peaks []model.Peak) (*Size,
 		return nil, err
 	}
 	s.Metrics["rss_peak_mb"] = peakRSSMB()
+	if cfg.Fresh != nil && emb != nil {
+		if err := timeFresh(ctx, cfg, filepath.Join(dir, "index"), queries, s.Metrics); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Backend.URL != "" {
 		if err := onCluster(ctx, cfg, n, src, queries, s); err != nil {
 			return nil, err

@@ -59,6 +59,7 @@ func (r *Report) Markdown(w io.Writer) {
 			{"reindex_unchanged.s", "braid index again, nothing changed, s"}, {"reindex_one_note.s", "… one note edited, s"}, {"watch_one_note.s", "… one note edited, under --watch (the changed path only), s"}, {"disk.bytes_per_chunk", "index on disk, bytes per chunk"},
 			{"reopen.ms", "open the index again and search once, ms"}, {"reopen.heap_mb", "… heap that keeps, MB"},
 			{"reopen_stamped.ms", "… and once more, the checksums read before stamped, ms"},
+			{"fresh.wall_ms", "a fresh braid search process (models, open, one hybrid search), ms"}, {"fresh.rss_peak_mb", "… its peak RSS, MB"},
 			{"cluster.ingest.chunks_per_s", "OpenSearch ingest, chunks/s"}, {"cluster.ingest.s", "OpenSearch ingest, s"},
 			{"model_ingest.chunks_per_s", "ingest embedding with the model, chunks/s"},
 			{"model_ingest.tokens_per_s", "… tokens/s"}, {"model_ingest.s", "… s"},

@@ -1,8 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
 
 	"github.com/braidsearch/braid/bench"
 )
@@ -40,7 +47,7 @@ func (c *BenchCmd) Run(g *Globals) error {
 		return err
 	}
 	defer models.Close()
-	cfg := bench.Config{Sizes: c.Chunks, ModelIngest: c.ModelIngest, Queries: c.Queries, RerankRuns: c.RerankRuns, Windows: c.Windows, Models: models, Backend: g.backend(), Dir: c.Keep}
+	cfg := bench.Config{Sizes: c.Chunks, ModelIngest: c.ModelIngest, Queries: c.Queries, RerankRuns: c.RerankRuns, Windows: c.Windows, Models: models, Backend: g.backend(), Dir: c.Keep, Fresh: g.freshSearch}
 	if !g.Quiet {
 		cfg.Log = func(format string, args ...any) { fmt.Fprintf(g.stderr, "braid: bench: "+format+"\n", args...) }
 	}
@@ -70,4 +77,50 @@ func emptyDir(dir string) error {
 		return fmt.Errorf("--keep %s: the directory is not empty (it holds %s); name a new or empty one", dir, ents[0].Name())
 	}
 	return nil
+}
+
+// freshSearch runs this binary as braid search would be run on the index
+// in dir (the same model flags; a hybrid search at weight 0.5 without the
+// cross-encoder) and returns its wall time and peak RSS.
+func (g *Globals) freshSearch(ctx context.Context, dir, query string) (bench.Fresh, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return bench.Fresh{}, err
+	}
+	args := []string{"--index", dir, "--quiet", "--device", g.Device}
+	for _, f := range []struct{ name, v string }{{"--models", g.Models}, {"--ort-lib", g.ORTLib}, {"--model", g.Model}} {
+		if f.v != "" {
+			args = append(args, f.name, f.v)
+		}
+	}
+	if g.Threads > 0 {
+		args = append(args, "--threads", strconv.Itoa(g.Threads))
+	}
+	args = append(args, "search", "--vector-weight", "0.5", "--no-rerank", "--json", "--", query)
+	cmd := exec.CommandContext(ctx, self, args...)
+	t0 := time.Now()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	wall := time.Since(t0)
+	if err != nil {
+		return bench.Fresh{}, fmt.Errorf("%s: %w: %.300s", cmd, err, stderr.Bytes())
+	}
+	var res struct {
+		Warning string
+		Timings struct {
+			Vector float64 `json:"vector_ms"`
+		}
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return bench.Fresh{}, fmt.Errorf("%s: its output: %w", cmd, err)
+	}
+	if res.Warning != "" || res.Timings.Vector == 0 {
+		return bench.Fresh{}, fmt.Errorf("%s searched without vectors: %s", cmd, res.Warning)
+	}
+	f := bench.Fresh{WallMS: float64(wall.Microseconds()) / 1000}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		f.PeakMB = float64(ru.Maxrss) / 1024 // KiB on Linux
+	}
+	return f, nil
 }
