@@ -25,7 +25,9 @@ type Authenticator interface {
 // MiddlewareOptions say how Middleware signs requests in.
 type MiddlewareOptions struct {
 	// Authenticators are tried in order; the first that accepts the
-	// token signs the request in.
+	// token signs the request in. When none does and one of them could
+	// not check it (an error not wrapping ErrInvalidToken), the answer is
+	// 503, not 401: the token may be good.
 	Authenticators []Authenticator
 	// ResourceMetadata is the address of the server's RFC 9728
 	// protected-resource metadata, named in every 401's
@@ -51,16 +53,24 @@ func Middleware(next http.Handler, o MiddlewareOptions) http.Handler {
 			return
 		}
 		var p *Principal
-		var err error
+		var unchecked error // the first check that could not be made
 		for _, a := range o.Authenticators {
-			if p, err = a.Authenticate(r.Context(), token); err == nil {
+			q, err := a.Authenticate(r.Context(), token)
+			if err == nil && q != nil {
+				p = q
 				break
 			}
-			if !errors.Is(err, ErrInvalidToken) {
-				// The check could not be made: not the client's fault.
-				http.Error(w, fmt.Sprintf("sign-in could not be checked: %v", err), http.StatusServiceUnavailable)
-				return
+			if err != nil && !errors.Is(err, ErrInvalidToken) && unchecked == nil {
+				unchecked = err
 			}
+		}
+		if p == nil && unchecked != nil {
+			// No authenticator took the token and one could not check
+			// it (the token file gone, the provider's keys out of
+			// reach): not the client's fault, and another authenticator
+			// down must not refuse a token the next one accepts.
+			http.Error(w, fmt.Sprintf("sign-in could not be checked: %v", unchecked), http.StatusServiceUnavailable)
+			return
 		}
 		if p == nil {
 			challenge(w, o.ResourceMetadata, `error="invalid_token"`, "the token is not accepted")
@@ -69,7 +79,11 @@ func Middleware(next http.Handler, o MiddlewareOptions) http.Handler {
 		if p.Scopes != nil {
 			for _, s := range o.Scopes {
 				if !slices.Contains(p.Scopes, s) {
-					w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`, strings.Join(o.Scopes, " "), o.ResourceMetadata))
+					c := fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q`, strings.Join(o.Scopes, " "))
+					if o.ResourceMetadata != "" {
+						c += fmt.Sprintf(", resource_metadata=%q", o.ResourceMetadata)
+					}
+					w.Header().Set("WWW-Authenticate", c)
 					http.Error(w, fmt.Sprintf("the token lacks the scope %s", s), http.StatusForbidden)
 					return
 				}
@@ -93,10 +107,13 @@ func bearer(r *http.Request) (string, bool) {
 
 // challenge answers 401 with the Bearer challenge.
 func challenge(w http.ResponseWriter, metadata, extra, msg string) {
-	c := fmt.Sprintf("Bearer resource_metadata=%q", metadata)
-	if extra != "" {
-		c += ", " + extra
+	var params []string
+	if metadata != "" {
+		params = append(params, fmt.Sprintf("resource_metadata=%q", metadata))
 	}
-	w.Header().Set("WWW-Authenticate", c)
+	if extra != "" {
+		params = append(params, extra)
+	}
+	w.Header().Set("WWW-Authenticate", strings.TrimSpace("Bearer "+strings.Join(params, ", ")))
 	http.Error(w, msg, http.StatusUnauthorized)
 }
