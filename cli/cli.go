@@ -96,6 +96,7 @@ type CLI struct {
 	Bench         BenchCmd         `cmd:"" help:"Time each search stage, ingest and the rerankers on synthetic corpora of 1k-100k chunks; targets beside."`
 	Models        ModelsCmd        `cmd:"" help:"List, pull, verify and locate embedding and reranking models."`
 	Config        ConfigCmd        `cmd:"" help:"Read and change the settings the index keeps: default vector weight, fusion and its normalisation, ranking signals, limit, candidates, rerank and its budget, watch, and the index's name, language and time zone."`
+	Tokens        TokensCmd        `cmd:"" help:"Add, list and revoke the bearer tokens of a token file, which braid serve --auth-tokens signs users in with."`
 	Serve         ServeCmd         `cmd:"" help:"Serve the index to AI agents over MCP on stdin/stdout (tools: search, grep, read, index_path, ...)."`
 	Prompts       PromptsCmd       `cmd:"" help:"List the MCP prompts braid serve offers (built-ins and PROMPT-*.md files), or print one filled in."`
 	Version       VersionCmd       `cmd:"" help:"Print the version, the commit, the Go release, the ONNX Runtime that loads and the embedding model."`
@@ -168,7 +169,7 @@ func Run(args []string, stdout, stderr io.Writer) (code int) {
 
 // noIndexDir lists the commands that never touch the index directory, so
 // a bad --index does not concern them.
-var noIndexDir = []string{"version", "models"}
+var noIndexDir = []string{"version", "models", "tokens"}
 
 // errSilent is returned by a command that already reported its failure.
 var errSilent = errors.New("failed")

@@ -38,7 +38,7 @@ import (
 
 // local lists the commands that never go to a server: they do not use the
 // shared index, or (serve) are the server.
-var local = []string{"serve", "eval", "bench", "models", "version", "prompts"}
+var local = []string{"serve", "eval", "bench", "models", "version", "prompts", "tokens"}
 
 // commandPath names the selected command, from the top.
 func commandPath(n *kong.Node) []string {
