@@ -350,3 +350,28 @@ func TestTokensConcurrentAuthenticateRevoke(t *testing.T) {
 		t.Errorf("after the rounds: %+v, %v; want bob alone", list, err)
 	}
 }
+
+// FuzzOpenTokens: any content of a token file is read or refused with an
+// error, never a panic; a file read signs in no token it does not hold.
+func FuzzOpenTokens(f *testing.F) {
+	f.Add([]byte(`{"format": 1, "tokens": [{"name": "alice", "groups": ["eng"], "sha256": "` + strings.Repeat("0a", 32) + `", "created": "2026-01-02T03:04:05Z"}]}`))
+	f.Add([]byte(`{"format": 1, "tokens": null}`))
+	f.Add([]byte(`{"format": 2}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := filepath.Join(t.TempDir(), "tokens.json")
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tk, err := OpenTokens(file)
+		if err != nil {
+			return
+		}
+		if p, err := tk.Authenticate(context.Background(), "braid_"+strings.Repeat("A", 43)); err == nil {
+			t.Errorf("a token not made by Add signed in as %+v", p)
+		}
+		if _, err := tk.List(); err != nil {
+			t.Errorf("List of a file OpenTokens read: %v", err)
+		}
+	})
+}
