@@ -24,6 +24,11 @@ type SearchOptions struct {
 	VectorWeight *float64
 	Keyword      bool     // BM25 only, whatever the weight, and not reranked
 	Sources      []string // source ids or names; any of them
+	// Within confines the search to these source ids, on top of Sources:
+	// a signed-in user's granted sources (mcpserver). nil means no
+	// confinement; empty (not nil) means no source, so no hits. A
+	// source of Sources outside it matches nothing.
+	Within []string
 	PathGlob     string   // only documents whose path (relative to its source) matches
 	Tags         []string // only documents with all these tags
 	Fuzzy        bool     // tolerate typos
