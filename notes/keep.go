@@ -11,7 +11,7 @@ import (
 
 // Filters are a search's filters, as its options name them.
 type Filters struct {
-	Sources  []string          // ids or names; any of them
+	Sources []string // ids or names; any of them
 	// Within confines the sources to these ids, on top of Sources; nil
 	// means no confinement, empty (not nil) no source at all.
 	Within   []string
