@@ -183,7 +183,6 @@ func TestProfileToolsComplete(t *testing.T) {
 	defer srv.Close()
 	got := (&member{t: t, srv: srv}).tools()
 	want := slices.Sorted(slices.Values(profile.Tools))
-	// Without session tools offered... every tool is offered with all.
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("profile.Tools against the server's tools (-want +got):\n%s", diff)
 	}
