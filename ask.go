@@ -48,6 +48,7 @@ type AskOptions struct {
 	Budget int
 	// Sources, PathGlob and Tags filter the documents as in SearchOptions.
 	Sources  []string
+	Within   []string // as in SearchOptions
 	PathGlob string
 	Tags     []string
 	// VectorWeight is as in SearchOptions; nil means Search's default.
@@ -86,7 +87,7 @@ func (e *Engine) Ask(ctx context.Context, question string, opt AskOptions) (*Pac
 	}
 	// As many chunks as the reranker reads, so every candidate can be reranked.
 	res, err := e.Search(ctx, question, SearchOptions{Limit: DefaultRerankTop, Chunks: true, VectorWeight: opt.VectorWeight,
-		Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, NoRerank: opt.NoRerank, Rerank: opt.Rerank})
+		Sources: opt.Sources, Within: opt.Within, PathGlob: opt.PathGlob, Tags: opt.Tags, NoRerank: opt.NoRerank, Rerank: opt.Rerank})
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,11 @@ type GrepOptions struct {
 	// Session keeps the documents the named session's pins select
 	// (Sessions); empty means any.
 	Session string
+	// Within confines the grep to the files of these source ids: a
+	// signed-in user's granted sources (mcpserver). nil means no
+	// confinement, empty (not nil) no file; a path of another source is
+	// not an indexed file.
+	Within []string
 }
 
 // ManyFiles says whether the grep may read more than one file, so that
@@ -43,7 +48,7 @@ func (e *Engine) Grep(ctx context.Context, pattern string, opt GrepOptions, emit
 	if err != nil {
 		return err
 	}
-	files, err := e.nt.Files(ctx, notes.FilesOptions{Paths: opt.Paths, Name: opt.Name, Session: opt.Session})
+	files, err := e.nt.Files(ctx, notes.FilesOptions{Paths: opt.Paths, Name: opt.Name, Session: opt.Session, Within: opt.Within})
 	if err != nil {
 		return err
 	}

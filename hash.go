@@ -48,5 +48,5 @@ func (e *Engine) searchHash(ctx context.Context, query string, opt SearchOptions
 
 // filters resolves opt's filters to a request's (notes.Reader.Request).
 func (e *Engine) filters(ctx context.Context, opt SearchOptions) (lexical.Request, error) {
-	return e.nt.Request(ctx, notes.Filters{Sources: opt.Sources, PathGlob: opt.PathGlob, Tags: opt.Tags, Metadata: opt.Metadata, Session: opt.Session})
+	return e.nt.Request(ctx, notes.Filters{Sources: opt.Sources, Within: opt.Within, PathGlob: opt.PathGlob, Tags: opt.Tags, Metadata: opt.Metadata, Session: opt.Session})
 }

@@ -24,12 +24,17 @@ type SearchOptions struct {
 	VectorWeight *float64
 	Keyword      bool     // BM25 only, whatever the weight, and not reranked
 	Sources      []string // source ids or names; any of them
-	PathGlob     string   // only documents whose path (relative to its source) matches
-	Tags         []string // only documents with all these tags
-	Fuzzy        bool     // tolerate typos
-	Similarity   float64  // with Fuzzy, how similar a word must be, 0..1; zero means DefaultSimilarity (0.8)
-	Chunks       bool     // every matching chunk, not just the best one per document
-	Explain      bool     // attach a score breakdown to each hit
+	// Within confines the search to these source ids, on top of Sources:
+	// a signed-in user's granted sources (mcpserver). nil means no
+	// confinement; empty (not nil) means no source, so no hits. A
+	// source of Sources outside it matches nothing.
+	Within     []string
+	PathGlob   string   // only documents whose path (relative to its source) matches
+	Tags       []string // only documents with all these tags
+	Fuzzy      bool     // tolerate typos
+	Similarity float64  // with Fuzzy, how similar a word must be, 0..1; zero means DefaultSimilarity (0.8)
+	Chunks     bool     // every matching chunk, not just the best one per document
+	Explain    bool     // attach a score breakdown to each hit
 	// Metadata keeps only documents whose metadata (set with Add or
 	// Update) has every one of these key=value pairs.
 	Metadata map[string]string

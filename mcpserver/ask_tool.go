@@ -43,6 +43,11 @@ func (s *Server) askTool() tool {
 		if a.SourceID != "" {
 			opt.Sources = []string{a.SourceID}
 		}
+		scoped := braid.SearchOptions{Sources: opt.Sources}
+		if err := s.confineSearch(ctx, c.e, &scoped); err != nil { // access.go
+			return nil, err
+		}
+		opt.Sources, opt.Within = scoped.Sources, scoped.Within
 		p, err := c.e.Ask(ctx, a.Question, opt)
 		switch {
 		case errors.Is(err, braid.ErrQueryTooLong), errors.Is(err, braid.ErrEmptyQuery):

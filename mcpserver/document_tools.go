@@ -65,9 +65,12 @@ func (s *Server) readNodeContentToolAs(name, desc string) tool {
 		mcp.WithString("page", mcp.Description(descPage)),
 	)
 	return tool{def, adapt(s, name, nodeArgs{}, func(ctx context.Context, c call, a *nodeArgs) (any, error) {
+		if err := s.checkDoc(ctx, c.e, a.ID); err != nil { // access.go
+			return nil, err
+		}
 		content, err := get(ctx, c.e, a.ID)
 		if err != nil {
-			return nil, err
+			return nil, s.hide(ctx, a.ID, err)
 		}
 		return pages(content, a.Page)
 	})}
@@ -100,6 +103,9 @@ func (s *Server) getDocumentTool() tool {
 			"metadata alone, without touching the file."), mcp.DefaultBool(true)),
 	)
 	return tool{def, adapt(s, "get_document", documentArgs{IncludeContent: true}, func(ctx context.Context, c call, a *documentArgs) (any, error) {
+		if err := s.checkDoc(ctx, c.e, a.DocumentID); err != nil { // access.go
+			return nil, err
+		}
 		if !a.IncludeContent {
 			d, err := c.e.Notes().Document(a.DocumentID)
 			if err != nil {
@@ -108,13 +114,13 @@ func (s *Server) getDocumentTool() tool {
 						return documentReply{Document: d2}, nil
 					}
 				}
-				return nil, err
+				return nil, s.hide(ctx, a.DocumentID, err)
 			}
 			return documentReply{Document: d}, nil
 		}
 		content, err := get(ctx, c.e, a.DocumentID)
 		if err != nil {
-			return nil, err
+			return nil, s.hide(ctx, a.DocumentID, err)
 		}
 		return documentReply{Document: content.Doc, File: content.File, Changed: content.Changed, Content: string(content.Data)}, nil
 	})}
@@ -159,9 +165,12 @@ func (s *Server) readAroundTool() tool {
 		mcp.WithInteger("radius", mcp.Description("Chunks on each side."), mcp.DefaultNumber(2), mcp.Min(0), mcp.Max(10)),
 	)
 	return tool{def, adapt(s, "read_around", aroundArgs{Radius: 2}, func(ctx context.Context, c call, a *aroundArgs) (any, error) {
+		if err := s.checkDoc(ctx, c.e, a.ChunkID); err != nil { // access.go
+			return nil, err
+		}
 		n, err := c.e.Notes().Around(a.ChunkID, a.Radius)
 		if err != nil {
-			return nil, err
+			return nil, s.hide(ctx, a.ChunkID, err)
 		}
 		r := aroundReply{ID: n.Doc.ID, Path: n.Doc.Path, Title: n.Doc.Title, Chunks: make([]aroundChunk, len(n.Chunks))}
 		for i, ch := range n.Chunks {

@@ -87,7 +87,10 @@ func (s *Server) grepTool() tool {
 			Paths: a.Paths,
 		}
 		var err error
-		if opt.Session, err = s.scope(c.e, a.Session, a.UseSession); err != nil {
+		if opt.Session, err = s.scope(ctx, c.e, a.Session, a.UseSession); err != nil {
+			return nil, err
+		}
+		if opt.Within, err = s.within(ctx, c.e); err != nil { // access.go: only the user's sources' files
 			return nil, err
 		}
 		withName := opt.ManyFiles()

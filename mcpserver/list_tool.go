@@ -112,11 +112,20 @@ func (s *Server) listTool() tool {
 		for name, v := range a.times() {
 			t[name], _ = parseTime(v)
 		}
-		session, err := s.scope(c.e, a.Session, a.UseSession)
+		session, err := s.scope(ctx, c.e, a.Session, a.UseSession)
 		if err != nil {
 			return nil, err
 		}
-		l, err := c.e.Notes().List(ctx, notes.ListOptions{Session: session, Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID,
+		within, err := s.within(ctx, c.e) // access.go
+		if err != nil {
+			return nil, err
+		}
+		if within != nil && a.SourceID != "" {
+			if a.SourceID, err = sourceRef(c.e, ctx, a.SourceID, within); err != nil {
+				return nil, err
+			}
+		}
+		l, err := c.e.Notes().List(ctx, notes.ListOptions{Session: session, Kind: a.Type, Extension: a.Extension, MIME: a.MIME, Stored: a.Stored, Source: a.SourceID, Within: within,
 			Collection: a.Collection, Tags: a.Tags, Metadata: meta, Recent: age,
 			CreatedAfter: t["created_after"], CreatedBefore: t["created_before"], ModifiedAfter: t["modified_after"],
 			ModifiedBefore: t["modified_before"], IndexedAfter: t["indexed_after"], IndexedBefore: t["indexed_before"],

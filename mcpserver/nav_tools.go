@@ -91,13 +91,22 @@ func (s *Server) getTool() tool {
 	return tool{def, adapt(s, "get", getArgs{Depth: 1, IncludeContent: true}, func(ctx context.Context, c call, a *getArgs) (any, error) {
 		var d *braid.Document
 		var err error
+		name := a.Name
 		if a.Hash != "" {
 			d, err = c.e.Notes().DocumentByHash(a.Hash)
+			name = a.Hash
 		} else {
 			d, err = documentByName(c.e, a.Name)
 		}
-		if err != nil {
+		src := ""
+		if d != nil {
+			src = d.SourceID
+		}
+		if err := s.readable(ctx, c.e, name, src, err); err != nil { // access.go
 			return nil, err
+		}
+		if a.Graph && s.grantOf(ctx).partial() {
+			return nil, argError("graph", "the link graph needs a grant of every source; leave graph out")
 		}
 		r := getReply{documentReply: documentReply{Document: d}}
 		if a.IncludeContent {
@@ -184,9 +193,12 @@ func (s *Server) viewChunkImageTool() tool {
 		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result whose path is an image or a PDF page.")),
 	)
 	return tool{def, adapt(s, "view_chunk_image", citeArgs{}, func(ctx context.Context, c call, a *citeArgs) (any, error) {
+		if err := s.checkDoc(ctx, c.e, a.ChunkID); err != nil { // access.go
+			return nil, err
+		}
 		img, err := c.e.Notes().Image(ctx, a.ChunkID)
 		if err != nil {
-			return nil, err
+			return nil, s.hide(ctx, a.ChunkID, err)
 		}
 		what := img.Path
 		if img.Page > 0 {
@@ -205,6 +217,10 @@ func (s *Server) citeTool() tool {
 		mcp.WithString("chunk_id", mcp.Required(), mcp.Description("The chunk_id of a search result.")),
 	)
 	return tool{def, adapt(s, "cite", citeArgs{}, func(ctx context.Context, c call, a *citeArgs) (any, error) {
-		return c.e.Notes().Cite(ctx, a.ChunkID)
+		if err := s.checkDoc(ctx, c.e, a.ChunkID); err != nil { // access.go
+			return nil, err
+		}
+		cite, err := c.e.Notes().Cite(ctx, a.ChunkID)
+		return cite, s.hide(ctx, a.ChunkID, err)
 	})}
 }

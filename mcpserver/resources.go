@@ -19,6 +19,9 @@ func (s *Server) addResources() {
 		mcp.WithResourceDescription("What the braid index holds: documents, chunks and size per source, and which models search uses."),
 		mcp.WithMIMEType("text/markdown")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			if err := s.resourceAllowed(ctx, SummaryURI); err != nil { // access.go: the whole index's totals
+				return nil, err
+			}
 			e, err := s.engine(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("braid index unavailable: %s", message(err))

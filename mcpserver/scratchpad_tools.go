@@ -18,7 +18,7 @@ func (s *Server) scratchpadListTool() tool {
 		readOnly(),
 	)
 	return tool{def, adaptLocal(s, "scratchpad_list", noArgs{}, func(ctx context.Context, c call, _ *noArgs) (any, error) {
-		return map[string]any{"entries": s.pad.List()}, nil
+		return map[string]any{"entries": s.pad.List(owner(ctx))}, nil
 	})}
 }
 
@@ -45,7 +45,7 @@ func (s *Server) scratchpadReadTool() tool {
 		mcp.WithInteger("offset", mcp.Description("Byte to start at."), mcp.Min(0)),
 	)
 	return tool{def, adaptLocal(s, "scratchpad_read", padArgs{}, func(ctx context.Context, c call, a *padArgs) (any, error) {
-		text, ok := s.pad.Get(a.ID)
+		text, ok := s.pad.Get(owner(ctx), a.ID)
 		if !ok {
 			return nil, argError("id", "no scratchpad entry %q; it may have been dropped to make room (the %d most recently used are kept); scratchpad_list lists them", a.ID, s.opt.Scratchpads)
 		}

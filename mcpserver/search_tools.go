@@ -112,7 +112,10 @@ func (s *Server) searchToolAs(name, desc string, weight *float64) tool {
 	return tool{def, adapt(s, name, defaults, func(ctx context.Context, c call, a *searchArgs) (any, error) {
 		opt := a.options()
 		var err error
-		if opt.Session, err = s.scope(c.e, a.Session, a.UseSession); err != nil {
+		if opt.Session, err = s.scope(ctx, c.e, a.Session, a.UseSession); err != nil {
+			return nil, err
+		}
+		if err := s.confineSearch(ctx, c.e, &opt); err != nil {
 			return nil, err
 		}
 		return s.runSearch(ctx, c.e, a.Query, opt, a.PathsOnly, a.LineNumbers, a.Context)
@@ -156,6 +159,9 @@ func (s *Server) searchKeywordTool() tool {
 		opt := a.options()
 		if a.SourceID != "" {
 			opt.Sources = []string{a.SourceID}
+		}
+		if err := s.confineSearch(ctx, c.e, &opt); err != nil {
+			return nil, err
 		}
 		return s.runSearch(ctx, c.e, a.Query, opt, false, false, 0)
 	})}

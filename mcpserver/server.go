@@ -21,6 +21,7 @@ import (
 	"github.com/braidsearch/braid/mcpserver/profile"
 	"github.com/braidsearch/braid/mcpserver/scratchpad"
 	"github.com/braidsearch/braid/mcpserver/stdio"
+	"github.com/braidsearch/braid/policy"
 )
 
 // Opener opens the engine the server answers from, with whatever models it
@@ -77,6 +78,12 @@ type Options struct {
 	// comma-separated list of profiles and tool names. Empty means core.
 	// Check it with CheckTools: New logs an invalid value and offers core.
 	Tools string
+	// Policy is what each signed-in user may do (a request whose context
+	// carries an auth.Principal; access.go): the tools listed and
+	// callable, the sources read, whether they write. nil gives every
+	// signed-in user everything; requests without a principal are
+	// answered as before, whatever it says.
+	Policy *policy.Policy
 }
 
 const (
@@ -187,6 +194,7 @@ func New(open Opener, opt *Options) *Server {
 		server.WithInstructions(s.instructions()),
 		server.WithPromptCapabilities(false),
 		server.WithHooks(hooks),
+		server.WithToolFilter(s.filterTools), // access.go
 	)
 	for _, dir := range s.opt.Allow {
 		if bucket.IsURL(dir) {

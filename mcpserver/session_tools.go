@@ -27,7 +27,16 @@ const (
 // named, else the current one unless use is false, else none (""). A
 // server that offers no session tools scopes nothing by itself: its
 // agent could not see or leave the current session.
-func (s *Server) scope(e *braid.Engine, name string, use *bool) (string, error) {
+//
+// Sessions are the whole index's: a user granted only some sources
+// (access.go) is scoped to none, and one named is refused.
+func (s *Server) scope(ctx context.Context, e *braid.Engine, name string, use *bool) (string, error) {
+	if s.grantOf(ctx).partial() {
+		if name != "" {
+			return "", argError("session", "sessions need a grant of every source; leave session out")
+		}
+		return "", nil
+	}
 	if name != "" {
 		return e.Sources().Sessions().Resolve(name)
 	}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,6 +34,13 @@ func (s *Server) listSourcesTool() tool {
 		rows, err := sources(ctx, c.e)
 		if err != nil {
 			return nil, err
+		}
+		within, err := s.within(ctx, c.e) // access.go: only the user's own
+		if err != nil {
+			return nil, err
+		}
+		if within != nil {
+			rows = slices.DeleteFunc(rows, func(r sourceRow) bool { return !slices.Contains(within, r.ID) })
 		}
 		return map[string]any{"sources": rows}, nil
 	})}
@@ -245,5 +253,5 @@ func (s *Server) stats(ctx context.Context, e *braid.Engine) (*statsReply, error
 	if err != nil {
 		return nil, err
 	}
-	return &statsReply{Stats: st, Models: e.Capabilities(), Server: serverInfo{MaxOutput: s.opt.MaxOutput, Scratchpads: len(s.pad.List())}}, nil
+	return &statsReply{Stats: st, Models: e.Capabilities(), Server: serverInfo{MaxOutput: s.opt.MaxOutput, Scratchpads: len(s.pad.List(owner(ctx)))}}, nil
 }

@@ -147,7 +147,7 @@ func handler[A any](s *Server, name string, defaults A, engine bool, fn handlerF
 		if r, ok := out.(*mcp.CallToolResult); ok {
 			return r, nil
 		}
-		return s.reply(name, out)
+		return s.reply(ctx, name, out)
 	}
 }
 
@@ -197,7 +197,7 @@ func message(err error) string {
 
 // reply renders out as the tool's text, keeping the whole of a long output
 // in the scratchpad and replying with its first MaxOutput bytes.
-func (s *Server) reply(tool string, out any) (*mcp.CallToolResult, error) {
+func (s *Server) reply(ctx context.Context, tool string, out any) (*mcp.CallToolResult, error) {
 	text, ok := out.(string)
 	if !ok {
 		var err error
@@ -210,7 +210,7 @@ func (s *Server) reply(tool string, out any) (*mcp.CallToolResult, error) {
 	}
 	id := "" // a profile without scratchpad_read keeps no long outputs
 	if slices.Contains(s.offered, "scratchpad_read") {
-		id = s.pad.Put(tool, text)
+		id = s.pad.Put(owner(ctx), tool, text)
 	}
 	if sh, ok := out.(shrinker); ok {
 		// Whole results that fit, still valid JSON, and a note.

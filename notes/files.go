@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,6 +37,9 @@ type FilesOptions struct {
 	// Session keeps the documents the named session's pins select
 	// (SessionDocs); empty means any.
 	Session string
+	// Within keeps only the files of these source ids; nil keeps any,
+	// empty (not nil) none.
+	Within []string
 }
 
 // Files lists the current files of the indexed documents (or those
@@ -56,6 +60,12 @@ func (r *Reader) Files(ctx context.Context, opt FilesOptions) ([]grep.File, erro
 			return nil, err
 		}
 		keep = func(sourceID, rel string) bool { return only[index.DocID(sourceID, rel)] }
+	}
+	if opt.Within != nil {
+		inner := keep
+		keep = func(sourceID, rel string) bool {
+			return slices.Contains(opt.Within, sourceID) && (inner == nil || inner(sourceID, rel))
+		}
 	}
 	files, err := r.files(ctx, opt.Paths, stored, keep)
 	if err != nil {

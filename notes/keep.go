@@ -11,7 +11,10 @@ import (
 
 // Filters are a search's filters, as its options name them.
 type Filters struct {
-	Sources  []string          // ids or names; any of them
+	Sources []string // ids or names; any of them
+	// Within confines the sources to these ids, on top of Sources; nil
+	// means no confinement, empty (not nil) no source at all.
+	Within   []string
 	PathGlob string            // a path relative to the source
 	Tags     []string          // all of them
 	Metadata map[string]string // every pair
@@ -32,6 +35,9 @@ func (r *Reader) Request(ctx context.Context, f Filters) (lexical.Request, error
 			return req, err
 		}
 		req.SourceIDs = append(req.SourceIDs, s.ID)
+	}
+	if f.Within != nil {
+		req.SourceIDs = Confine(req.SourceIDs, f.Within)
 	}
 	if len(f.Metadata) > 0 {
 		req.DocIDs = []string{}
@@ -67,6 +73,31 @@ func (r *Reader) Request(ctx context.Context, f Filters) (lexical.Request, error
 	slices.Sort(ids)
 	req.DocIDs = ids
 	return req, nil
+}
+
+// NoSource is the source id of a request confined to no source: no
+// source has it, so it matches nothing (an empty SourceIDs would match
+// every source).
+const NoSource = "\x00none"
+
+// Confine returns the source ids of ids that are in within, or within
+// itself when ids is empty (any source); never an empty list, which a
+// request reads as any source: NoSource stands for none.
+func Confine(ids, within []string) []string {
+	var out []string
+	if len(ids) == 0 {
+		out = slices.Clone(within)
+	} else {
+		for _, id := range ids {
+			if slices.Contains(within, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{NoSource}
+	}
+	return out
 }
 
 // Keep returns a test of a document against req's filters: its SourceIDs,

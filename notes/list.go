@@ -22,6 +22,9 @@ type ListOptions struct {
 	MIME      string // media type ("text/markdown" for markdown documents); a type ending in /* matches its family
 	Stored    string // "stored" for documents added with Add, "source" for files of sources; empty means both
 	Source    string // a source's id or name; empty means any
+	// Within keeps only the documents of these source ids; nil keeps
+	// any, empty (not nil) none.
+	Within []string
 	// Collection keeps only stored documents of this collection.
 	Collection string
 	Tags       []string          // all of these tags
@@ -189,6 +192,7 @@ func (r *Reader) List(ctx context.Context, opt ListOptions) (*Listing, error) {
 			opt.MIME != "" && !mimeMatch(l.MIME, opt.MIME),
 			opt.Stored == "stored" && !isStored, opt.Stored == "source" && isStored,
 			onlySrc != "" && d.SourceID != onlySrc,
+			opt.Within != nil && !slices.Contains(opt.Within, d.SourceID),
 			opt.Collection != "" && l.Collection != opt.Collection,
 			opt.Recent > 0 && now.Sub(l.Modified) > opt.Recent,
 			!in(l.Created, opt.CreatedAfter, opt.CreatedBefore),

@@ -114,3 +114,18 @@ func Parse(spec string, have []string) (Set, error) {
 	}
 	return ts, nil
 }
+
+// Tools names every tool braid's MCP server has, in the order it lists
+// them: what a profile or a policy's tool list may name (package policy
+// resolves its grants against it). mcpserver's tests keep it equal to the
+// server's own list.
+var Tools = []string{
+	"search", "search_keyword", "grep", "read_node_content", "get_document", "read_around",
+	"get", "find", "get_info", "cite", "view_chunk_image", "ask", "list_sources", "index_path", "remove_source",
+	"get_stats", "configure", "explore_links", "find_gaps", "list_directory_structure", "inject_tags",
+	"add", "download", "update", "delete_by_name", "list_versions", "compare_versions", "list", "list_collections",
+	"create_snapshot", "list_snapshots", "restore", "scratchpad_list", "scratchpad_read",
+	"search_documents", "search_knowledge", "read", "get_current_datetime", "status", "graph", "list_contents",
+	"get_organization_info", "trace_chunk_lineage",
+	"session_start", "session_stop", "session_pin", "session_unpin", "watch",
+}

@@ -2,6 +2,7 @@ package scratchpad
 
 import (
 	"container/list"
+	"crypto/rand"
 	"fmt"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ type Entry struct {
 	Created time.Time `json:"created"`
 	Preview string    `json:"preview"` // the first line, cut to 80 bytes
 	text    string
+	owner   string
 }
 
 // New returns a pad keeping at most max entries of maxBytes in all.
@@ -40,16 +42,24 @@ func New(max, maxBytes int) *Pad {
 	return &Pad{max: max, maxBytes: maxBytes, order: list.New(), byID: map[string]*list.Element{}}
 }
 
-// Put stores text and returns its id.
-func (p *Pad) Put(tool, text string) string {
+// Put stores text for owner and returns its id. Only the same owner
+// gets or lists it: a networked server's users each see their own
+// (owner "" is the one user of a stdio server). An owner's ids are
+// random, so they say nothing of the entries of others and cannot be
+// guessed; the one user's are sp-1, sp-2, ...
+func (p *Pad) Put(owner, tool, text string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.next++
+	id := fmt.Sprintf("sp-%d", p.next)
+	if owner != "" {
+		id = "sp-" + rand.Text()[:16]
+	}
 	preview, _, _ := strings.Cut(text, "\n")
 	if len(preview) > 80 {
 		preview = cutRunes(preview, 80) + "…"
 	}
-	e := &Entry{ID: fmt.Sprintf("sp-%d", p.next), Tool: tool, Bytes: len(text), Created: time.Now().UTC(), Preview: preview, text: text}
+	e := &Entry{ID: id, Tool: tool, Bytes: len(text), Created: time.Now().UTC(), Preview: preview, text: text, owner: owner}
 	p.byID[e.ID] = p.order.PushFront(e)
 	p.bytes += len(text)
 	for p.order.Len() > 1 && (p.order.Len() > p.max || p.bytes > p.maxBytes) {
@@ -62,25 +72,29 @@ func (p *Pad) Put(tool, text string) string {
 	return e.ID
 }
 
-// Get returns an entry's text and marks it used.
-func (p *Pad) Get(id string) (string, bool) {
+// Get returns the text of owner's entry id and marks it used; another
+// owner's is as one that does not exist.
+func (p *Pad) Get(owner, id string) (string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	el, ok := p.byID[id]
-	if !ok {
+	if !ok || el.Value.(*Entry).owner != owner {
 		return "", false
 	}
 	p.order.MoveToFront(el)
 	return el.Value.(*Entry).text, true
 }
 
-// List describes the entries, most recently used first.
-func (p *Pad) List() []Entry {
+// List describes owner's entries, most recently used first.
+func (p *Pad) List(owner string) []Entry {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := []Entry{}
 	for el := p.order.Front(); el != nil; el = el.Next() {
 		e := *el.Value.(*Entry)
+		if e.owner != owner {
+			continue
+		}
 		e.text = ""
 		out = append(out, e)
 	}
