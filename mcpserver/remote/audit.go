@@ -21,7 +21,7 @@ type Entry struct {
 	User string `json:"user,omitempty"`
 	Tool string `json:"tool"`
 	// Sources are the sources the call was limited to: the ones it named
-	// (its sources or source argument) within the user's grants, else the
+	// (its sources, source or source_id argument) within the user's grants, else the
 	// grants; ["*"] for every source.
 	Sources []string `json:"sources"`
 	// Results is how many results the answer held, when it is a JSON
@@ -122,8 +122,10 @@ func (s *Server) limitedTo(p *auth.Principal, args map[string]any) []string {
 	case string:
 		named = []string{v}
 	}
-	if v, ok := args["source"].(string); ok && v != "" {
-		named = append(named, v)
+	for _, k := range []string{"source", "source_id"} {
+		if v, ok := args[k].(string); ok && v != "" {
+			named = append(named, v)
+		}
 	}
 	switch {
 	case len(named) > 0 && granted != nil:
