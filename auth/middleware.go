@@ -37,6 +37,9 @@ type MiddlewareOptions struct {
 	// without one of them gets 403 insufficient_scope. A principal of a
 	// token file (no scopes) is exempt: its grants are the policy's.
 	Scopes []string
+	// Log, when set, hears why a sign-in could not be checked (the
+	// answer to the client, 503, does not say).
+	Log func(error)
 }
 
 // Middleware returns next behind sign-in: a request without a bearer
@@ -69,7 +72,13 @@ func Middleware(next http.Handler, o MiddlewareOptions) http.Handler {
 			// it (the token file gone, the provider's keys out of
 			// reach): not the client's fault, and another authenticator
 			// down must not refuse a token the next one accepts.
-			http.Error(w, fmt.Sprintf("sign-in could not be checked: %v", unchecked), http.StatusServiceUnavailable)
+			// The reason (a file's path, a provider's address) is the
+			// operator's, not an unsigned-in client's: it goes to Log.
+			if o.Log != nil {
+				o.Log(unchecked)
+			}
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "sign-in could not be checked now; try again shortly", http.StatusServiceUnavailable)
 			return
 		}
 		if p == nil {

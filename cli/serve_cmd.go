@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/auth"
 	"github.com/braidsearch/braid/download"
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/relay"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
-// ServeCmd runs the MCP server on stdin and stdout.
+// ServeCmd runs the MCP server on stdin and stdout, or over HTTP (--http).
 type ServeCmd struct {
 	MaxOutput   ByteSize `help:"Tool output longer than this is cut; the whole of it is kept for scratchpad_read (default 8KiB)." default:"8KiB" placeholder:"SIZE"`
 	Scratchpads int      `help:"Long outputs kept for scratchpad_read (default 32; least recently used dropped first)." default:"32" placeholder:"N"`
@@ -26,9 +27,11 @@ type ServeCmd struct {
 	Init        bool     `help:"Create the --index directory's index when there is none; without it braid serve refuses to start there, so a mistyped path is not served as an empty index."`
 	Tools       string   `help:"The tools to offer: a profile (core: search, search_keyword, grep, read, get, read_around, explore_links, list, ask, scratchpad_read; all: every tool; or a seed system's tool names: amalfa, yams, ks, alloy) or a comma-separated list of profiles and tool names, e.g. core,index_path." default:"core" placeholder:"PROFILE|LIST"`
 	promptsFolder
+	httpFlags
 }
 
-// Run serves until stdin ends or the process is interrupted. The engine
+// Run serves until stdin ends or the process is interrupted (with --http:
+// until it is interrupted). The engine
 // and its models load in the background: initialize is answered at once.
 func (c *ServeCmd) Run(g *Globals) error {
 	if c.Scratchpads < 1 {
@@ -36,6 +39,9 @@ func (c *ServeCmd) Run(g *Globals) error {
 	}
 	if c.Watch && c.ReadOnly {
 		return errors.New("--watch re-indexes, which --read-only forbids; drop one of them")
+	}
+	if err := c.httpFlags.check(); err != nil {
+		return err
 	}
 	if err := mcpserver.CheckTools(c.Tools); err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "mcpserver: "))
@@ -76,6 +82,12 @@ func (c *ServeCmd) Run(g *Globals) error {
 				rs.Close() // commands run for other processes end before the engine closes
 			}
 		}}
+	var grants func(*auth.Principal) []string // the policy's, for the audit log
+	if c.Policy != "" {
+		if grants, err = loadPolicy(c.Policy, opt); err != nil {
+			return err
+		}
+	}
 	srv := mcpserver.New(open, opt)
 	if !c.ReadOnly && g.Backend == "" {
 		// Other braid commands cannot open the index this server holds for
@@ -94,6 +106,9 @@ func (c *ServeCmd) Run(g *Globals) error {
 		if err != nil {
 			fmt.Fprintf(logs, "braid serve: other braid commands cannot reach this server, so they cannot use the index while it runs: %v\n", err)
 		}
+	}
+	if c.HTTP != "" {
+		return c.serveHTTP(g.ctx, srv, logs, grants)
 	}
 	err = srv.Serve(g.ctx, g.stdin, g.stdout)
 	if errors.Is(err, context.Canceled) {

@@ -512,6 +512,14 @@ func (s *Server) write(ctx context.Context, fn func() error) error {
 // MCP is the underlying mcp-go server, for serving over another transport.
 func (s *Server) MCP() *server.MCPServer { return s.mcp }
 
+// Start begins opening the engine in the background, as Serve does, for a
+// caller serving MCP() over another transport; it returns at once.
+func (s *Server) Start() { s.prepare() }
+
+// Ready reports whether the engine is open: not still opening, not failed,
+// not closed.
+func (s *Server) Ready() bool { return s.openEngine() != nil }
+
 // progress sends a notifications/progress for the call when the client
 // asked for progress with a token.
 func (s *Server) progress(ctx context.Context, req mcp.CallToolRequest, done, total float64, message string) {
