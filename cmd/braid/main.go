@@ -4,9 +4,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"log"
 	"os"
+	"runtime/pprof"
 
 	"github.com/braidsearch/braid/cli"
 )
@@ -22,5 +24,25 @@ func main() {
 	// says what is wrong in one line, with the fix.
 	log.SetOutput(io.Discard)
 	cli.Version, cli.Commit = version, commit
-	os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run())
+}
+
+// run runs the command, under a CPU profile written to the file
+// BRAID_CPUPROFILE names when it is set (for the bench's profiles:
+// go tool pprof braid FILE).
+func run() int {
+	if file := os.Getenv("BRAID_CPUPROFILE"); file != "" {
+		f, err := os.Create(file)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "BRAID_CPUPROFILE: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(os.Stderr, "BRAID_CPUPROFILE: %v\n", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	return cli.Run(os.Args[1:], os.Stdout, os.Stderr)
 }
