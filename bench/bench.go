@@ -84,7 +84,9 @@ func timeFresh(ctx context.Context, cfg Config, dir string, queries []string, me
 		wall, peak = append(wall, f.WallMS), append(peak, f.PeakMB)
 	}
 	metrics["fresh.wall_ms"] = round(eval.Percentile(wall, 50))
-	metrics["fresh.rss_peak_mb"] = round(eval.Percentile(peak, 50))
+	if p := eval.Percentile(peak, 50); p > 0 { // 0: no /proc to read it from
+		metrics["fresh.rss_peak_mb"] = round(p)
+	}
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"syscall"
+	"strings"
 	"time"
 
 	"github.com/braidsearch/braid/bench"
@@ -99,10 +99,38 @@ func (g *Globals) freshSearch(ctx context.Context, dir, query string) (bench.Fre
 	args = append(args, "search", "--vector-weight", "0.5", "--no-rerank", "--json", "--", query)
 	cmd := exec.CommandContext(ctx, self, args...)
 	t0 := time.Now()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	var stderr, stdout bytes.Buffer
+	cmd.Stderr, cmd.Stdout = &stderr, &stdout
+	if err := cmd.Start(); err != nil {
+		return bench.Fresh{}, err
+	}
+	// The child's own peak: its rusage is no use, as a child exec'd from
+	// this process's vfork starts with this process's peak. VmHWM only
+	// grows, so the last value read before it exits is its peak (to a
+	// few milliseconds).
+	peak := make(chan float64, 1)
+	stop := make(chan struct{})
+	go func() {
+		var kb float64
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if v := vmHWM(cmd.Process.Pid); v > kb {
+				kb = v
+			}
+			select {
+			case <-stop:
+				peak <- kb / 1024
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err = cmd.Wait()
 	wall := time.Since(t0)
+	close(stop)
+	peakMB := <-peak
+	out := stdout.Bytes()
 	if err != nil {
 		return bench.Fresh{}, fmt.Errorf("%s: %w: %.300s", cmd, err, stderr.Bytes())
 	}
@@ -118,9 +146,21 @@ func (g *Globals) freshSearch(ctx context.Context, dir, query string) (bench.Fre
 	if res.Warning != "" || res.Timings.Vector == 0 {
 		return bench.Fresh{}, fmt.Errorf("%s searched without vectors: %s", cmd, res.Warning)
 	}
-	f := bench.Fresh{WallMS: float64(wall.Microseconds()) / 1000}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		f.PeakMB = float64(ru.Maxrss) / 1024 // KiB on Linux
+	return bench.Fresh{WallMS: float64(wall.Microseconds()) / 1000, PeakMB: peakMB}, nil
+}
+
+// vmHWM is the peak resident set, in KiB, /proc says process pid has had;
+// 0 where there is no /proc or the process has ended.
+func vmHWM(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
 	}
-	return f, nil
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb
+		}
+	}
+	return 0
 }
