@@ -121,7 +121,19 @@ func (s *Server) updateTool() tool {
 		meta, _ := metaArg("metadata", a.Metadata)
 		var res *docstore.UpdateResult
 		err := s.write(ctx, func() (err error) {
-			res, err = c.e.Store().Update(ctx, docstore.UpdateRequest{Ref: a.ID, Metadata: meta, Tags: a.Tags})
+			// A user who may write only some sources updates only their
+			// documents (access.go), named by the id of the one checked.
+			ref, err := s.writableSource(ctx, c.e, a.ID, func() (string, string, error) {
+				d, err := documentByName(c.e, a.ID)
+				if err != nil {
+					return "", "", err
+				}
+				return d.SourceID, d.ID, nil
+			})
+			if err != nil {
+				return err
+			}
+			res, err = c.e.Store().Update(ctx, docstore.UpdateRequest{Ref: ref, Metadata: meta, Tags: a.Tags})
 			return err
 		})
 		return res, err
