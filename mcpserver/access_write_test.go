@@ -145,6 +145,10 @@ func TestAccessWritesWithinGrantedSources(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(jade, "out")); err == nil {
 		t.Error("sam's restore wrote into jade")
 	}
+	// delete_by_name of another source's file answers as a name not found.
+	sameRefusal(t, "sam's delete_by_name of jade's file", sam.call("delete_by_name", map[string]any{"name": "jade-0.md", "dry_run": true}),
+		"jade-0.md", sam.call("delete_by_name", map[string]any{"name": "nosuch.md", "dry_run": true}), "nosuch.md")
+	sam.ok("delete_by_name", map[string]any{"name": "notes/kept.md", "dry_run": true})
 	// sam's documents of the store are his to read.
 	if got := sam.ok("search_keyword", map[string]any{"query": "sam's note"}); !strings.Contains(got, "kept.md") {
 		t.Errorf("sam's search for his stored note: %.300s", got)

@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 
 	"github.com/braidsearch/braid/docstore"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -176,7 +178,12 @@ func (s *Server) deleteByNameTool() tool {
 			res, err = c.e.Store().Delete(ctx, docstore.DeleteRequest{Names: names, Pattern: a.Pattern, DryRun: a.DryRun})
 			return err
 		})
-		return res, err
+		if errors.Is(err, docstore.ErrSourceFile) && len(names) > 0 && s.grantOf(ctx).partial() {
+			// The refusal names where a source's file lies: to a user
+			// granted some sources, it reads as a name not found (access.go).
+			return nil, hidden(strings.Join(names, ", "))
+		}
+		return res, s.hide(ctx, strings.Join(names, ", "), err)
 	})}
 }
 
