@@ -11,6 +11,7 @@ import (
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/auth"
+	"github.com/braidsearch/braid/docstore"
 	"github.com/braidsearch/braid/policy"
 )
 
@@ -28,8 +29,24 @@ import (
 // its source and answer one of another source as they answer one that
 // does not exist. The tools of the whole index (stats, the link graph,
 // the folder tree, sessions, the document store's versions and
-// snapshots, configuration) and every writing tool need a grant of every
-// source ("*"); writing tools also need writes.
+// snapshots) need a grant of every source ("*").
+//
+// Writing tools need writes, and stay within the sources the user may
+// write (policy.Access.WriteSources): index_path, inject_tags and update
+// are offered to a user who may write some source, and act only on
+// those: a path must lie, links followed (roots.go's confine), inside
+// one of their roots, and a path anywhere else is refused as a path
+// outside every allowed folder, with the same words; a document named
+// to inject_tags or update must be of one of their sources, and any
+// other answers as one that does not exist. For such a user index_path
+// re-indexes the source a path lies in (it never registers a new
+// source, whose name could fall under another user's grant). The
+// document store's tools (add, download, delete_by_name,
+// create_snapshot, restore) need writes to the store's source
+// (docstore.SourceName, "store"). The tools of the whole index that
+// write (configure, remove_source, sessions, watch) need writes to
+// every source. A signed-in user's client roots allow nothing: they name
+// folders on the client's machine, not the server's.
 
 // grant is what the caller of one request may do.
 type grant struct {
@@ -57,13 +74,24 @@ func (s *Server) grantOf(ctx context.Context) *grant {
 // grant of every source.
 func (g *grant) partial() bool { return g != nil && !g.acc.AllSources }
 
-// writeTools change the index, its settings, its sessions or files: they
-// need writes, and a grant of every source.
-var writeTools = map[string]bool{
-	"index_path": true, "remove_source": true, "configure": true, "inject_tags": true,
-	"add": true, "download": true, "update": true, "delete_by_name": true, "create_snapshot": true, "restore": true,
-	"session_start": true, "session_stop": true, "session_pin": true, "session_unpin": true, "watch": true,
-}
+// partialWrites says whether g limits what the user may write: a
+// signed-in user without writes to every source.
+func (g *grant) partialWrites() bool { return g != nil && !g.acc.AllWriteSources }
+
+// The writing tools, by what they write.
+var (
+	// wholeWrites change the whole index, its settings or sessions: they
+	// need writes to every source.
+	wholeWrites = map[string]bool{
+		"remove_source": true, "configure": true,
+		"session_start": true, "session_stop": true, "session_pin": true, "session_unpin": true, "watch": true,
+	}
+	// sourceWrites change the sources the user may write, and refuse
+	// anything else.
+	sourceWrites = map[string]bool{"index_path": true, "inject_tags": true, "update": true}
+	// storeWrites change the document store, a source of its own.
+	storeWrites = map[string]bool{"add": true, "download": true, "delete_by_name": true, "create_snapshot": true, "restore": true}
+)
 
 // scopedTools answer a user from their granted sources alone; the other
 // tools need a grant of every source.
@@ -83,8 +111,12 @@ func (g *grant) permits(name string) bool {
 	switch {
 	case !g.acc.Tool(name):
 		return false
-	case writeTools[name] && (!g.acc.Writes || !g.acc.AllSources):
-		return false
+	case wholeWrites[name]:
+		return g.acc.AllWriteSources
+	case sourceWrites[name]:
+		return g.acc.AllWriteSources || len(g.acc.WriteSources) > 0
+	case storeWrites[name]:
+		return g.acc.WritesTo(docstore.SourceName)
 	case g.partial() && !scopedTools[name]:
 		return false
 	}
@@ -127,6 +159,51 @@ func (s *Server) within(ctx context.Context, e *braid.Engine) ([]string, error) 
 		}
 	}
 	return ids, nil
+}
+
+// writable is the registered sources ctx's user may write, nil when
+// they may write every source (or no one signed in), empty (not nil)
+// when they may write none.
+func (s *Server) writable(ctx context.Context, e *braid.Engine) ([]*braid.Source, error) {
+	g := s.grantOf(ctx)
+	if !g.partialWrites() {
+		return nil, nil
+	}
+	srcs, err := e.Sources().List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []*braid.Source{}
+	for _, src := range srcs {
+		if g.acc.WritesTo(src.ID) || g.acc.WritesTo(src.Name) {
+			out = append(out, src)
+		}
+	}
+	return out, nil
+}
+
+// writableSource checks, for a user who may write only some sources,
+// that the document or file named (as inject_tags and update take it)
+// is of one of them, and returns its id for the write to name, so the
+// write acts on the document checked. Anything else, a name that finds
+// nothing, or finds several, answers as hidden(name). Others get name
+// back as it is.
+func (s *Server) writableSource(ctx context.Context, e *braid.Engine, name string, find func() (sourceID, id string, err error)) (string, error) {
+	if !s.grantOf(ctx).partialWrites() {
+		return name, nil
+	}
+	srcs, err := s.writable(ctx, e)
+	if err != nil {
+		return "", err
+	}
+	src, id, err := find()
+	if err != nil || !slices.ContainsFunc(srcs, func(w *braid.Source) bool { return w.ID == src }) {
+		if err != nil {
+			s.log.Printf("refusing %s to a user who may write only some sources: %v", name, err)
+		}
+		return "", hidden(name)
+	}
+	return id, nil
 }
 
 // sourceRef resolves a source a partial user names (by id or name) among
@@ -246,4 +323,12 @@ func (s *Server) resourceAllowed(ctx context.Context, uri string) error {
 		return fmt.Errorf("%w: %s", server.ErrResourceNotFound, uri)
 	}
 	return nil
+}
+
+// hideResources is the hook after resources/list: a partial user is not
+// shown the whole index's resources, which they may not read.
+func (s *Server) hideResources(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+	if res != nil && s.grantOf(ctx).partial() {
+		res.Resources = slices.DeleteFunc(res.Resources, func(r mcp.Resource) bool { return r.URI == SummaryURI })
+	}
 }

@@ -32,7 +32,10 @@ const teamPolicy = `{"grants": [
      "cite", "list", "list_sources", "ask", "scratchpad_read", "scratchpad_list", "get_stats", "index_path", "explore_links"]},
   {"who": "group:eng", "sources": ["opal"], "tools": "core"},
   {"who": "erin", "sources": ["purple"], "tools": "core"},
-  {"who": "admin", "sources": ["*"], "tools": "all", "writes": true}
+  {"who": "admin", "sources": ["*"], "tools": "all", "writes": true},
+  {"who": "wendy", "sources": ["ruby"], "tools": "all", "writes": true},
+  {"who": "wendy", "sources": ["jade"], "tools": "all"},
+  {"who": "sam", "sources": ["ruby", "store"], "tools": "all", "writes": true}
 ]}`
 
 // team indexes the three sources and returns a server answering from
@@ -71,7 +74,7 @@ func team(t *testing.T) (*mcpserver.Server, map[string]string) {
 		t.Fatal(err)
 	}
 	srv := mcpserver.New(opener(idx, nil), &mcpserver.Options{Policy: p, Tools: "all", AllowWrites: true, MaxOutput: 1500,
-		Allow: []string{root}})
+		Allow: []string{root, "s3://teambucket/docs"}})
 	t.Cleanup(func() { srv.Close() })
 	return srv, dirs
 }

@@ -149,7 +149,20 @@ func (s *Server) injectTagsTool() tool {
 		}
 		var res *braid.TagResult
 		err := s.write(ctx, func() (err error) {
-			res, err = c.e.Tag(ctx, a.FilePath, a.Tags, braid.TagStyle(a.Style))
+			// A user who may write only some sources tags only their
+			// notes (access.go): the file the engine would edit is found
+			// first, under the writer slot, and must be of one of them.
+			name, err := s.writableSource(ctx, c.e, a.FilePath, func() (string, string, error) {
+				src, _, real, err := c.e.Notes().Editable(a.FilePath)
+				if err != nil {
+					return "", "", err
+				}
+				return src.ID, real, nil
+			})
+			if err != nil {
+				return err
+			}
+			res, err = c.e.Tag(ctx, name, a.Tags, braid.TagStyle(a.Style))
 			return err
 		})
 		return res, err

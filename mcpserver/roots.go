@@ -148,12 +148,23 @@ func (s *Server) clientRootDirs(ctx context.Context) []string {
 // them), and the registered sources this user's key vouches for, at the
 // real path they were registered under (never resolved again: a source
 // that a link has since replaced grants nothing, and its reads fail).
+//
+// A signed-in user who may write only some sources gets only those
+// sources' paths (access.go); one signed in gets no client roots.
 func (s *Server) allowedRoots(ctx context.Context, e *braid.Engine) ([]string, error) {
-	list := append([]string(nil), s.allow...)
-	list = append(list, s.clientRootDirs(ctx)...)
-	srcs, err := e.Sources().List(ctx)
+	srcs, err := s.writable(ctx, e) // access.go
 	if err != nil {
 		return nil, err
+	}
+	var list []string
+	if srcs == nil {
+		list = append(list, s.allow...)
+		if s.grantOf(ctx) == nil {
+			list = append(list, s.clientRootDirs(ctx)...)
+		}
+		if srcs, err = e.Sources().List(ctx); err != nil {
+			return nil, err
+		}
 	}
 	for _, src := range srcs {
 		if src.Kind == braid.SourceStore || src.Kind == braid.SourceS3 || src.Usable() != nil {
@@ -208,10 +219,16 @@ func (s *Server) confineS3(ctx context.Context, e *braid.Engine, arg, raw string
 	if err != nil {
 		return "", argError(arg, "%s", strings.TrimPrefix(err.Error(), "bucket: "))
 	}
-	allowed := append([]bucket.URL(nil), s.allowS3...)
-	srcs, err := e.Sources().List(ctx)
+	srcs, err := s.writable(ctx, e) // access.go: a user who may write only some sources gets only theirs
 	if err != nil {
 		return "", err
+	}
+	var allowed []bucket.URL
+	if srcs == nil {
+		allowed = append(allowed, s.allowS3...)
+		if srcs, err = e.Sources().List(ctx); err != nil {
+			return "", err
+		}
 	}
 	for _, src := range srcs {
 		if src.Kind != braid.SourceS3 {

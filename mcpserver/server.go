@@ -186,6 +186,7 @@ func New(open Opener, opt *Options) *Server {
 	offer := s.offer(s.tools()) // profiles.go
 	hooks := s.promptHooks()
 	hooks.AddOnRequestInitialization(s.refuseOutside)
+	hooks.AddAfterListResources(s.hideResources) // access.go
 	s.mcp = server.NewMCPServer("braid", version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
@@ -195,6 +196,8 @@ func New(open Opener, opt *Options) *Server {
 		server.WithPromptCapabilities(false),
 		server.WithHooks(hooks),
 		server.WithToolFilter(s.filterTools), // access.go
+		// Lists differ by user (access.go): no shared cache may keep one.
+		server.WithCacheHints(0, mcp.CacheScopePrivate),
 	)
 	for _, dir := range s.opt.Allow {
 		if bucket.IsURL(dir) {

@@ -118,6 +118,11 @@ func (s *Server) indexPathTool() tool {
 		if err != nil {
 			return nil, err
 		}
+		// A user who may write only some sources re-indexes the one the
+		// path lies in (access.go).
+		if path, root, err = s.writableRoot(ctx, c.e, a, path, root); err != nil {
+			return nil, err
+		}
 		// The engine resolves the path again as it registers it, and
 		// refuses it unless it is still inside the root it was allowed by.
 		spec := braid.SourceSpec{Path: path, NoRecursive: !a.Recursive}
@@ -160,6 +165,44 @@ func (s *Server) indexPathTool() tool {
 		}
 		return reply, nil
 	})}
+}
+
+// writableRoot is, for a user who may write only some sources, the
+// registered source that path (allowed by confine or confineS3, and so
+// inside one of theirs) lies in: its path, and its root for a local
+// one. Asked for a path inside it, index_path re-indexes that source as
+// it is registered, so pattern and recursive are then refused. Others
+// get path and root back.
+func (s *Server) writableRoot(ctx context.Context, e *braid.Engine, a *indexArgs, path, root string) (string, string, error) {
+	srcs, err := s.writable(ctx, e) // access.go
+	if err != nil || srcs == nil {
+		return path, root, err
+	}
+	var in *braid.Source
+	for _, src := range srcs {
+		var inside bool
+		if src.Kind == braid.SourceS3 {
+			u, uerr := bucket.ParseURL(src.Path)
+			v, verr := bucket.ParseURL(path)
+			inside = root == "" && uerr == nil && verr == nil && u.Within(v)
+		} else {
+			inside = root != "" && src.Path == root
+		}
+		if inside && (in == nil || len(src.Path) > len(in.Path)) {
+			in = src
+		}
+	}
+	if in == nil { // confine allowed it by a source since removed
+		return "", "", &outsideError{fmt.Sprintf("path %s is outside the folders this server may use; index_path again", a.Path)}
+	}
+	if path != in.Path && (a.Pattern != "" || !a.Recursive) {
+		return "", "", argError("path", "%s lies inside source %s, which index_path re-indexes as it is registered; "+
+			"give the source's own path %s to change its pattern or recursive", a.Path, in.Name, in.Path)
+	}
+	if in.Kind == braid.SourceS3 {
+		return in.Path, "", nil
+	}
+	return in.Path, in.Path, nil
 }
 
 // indexProgress turns the engine's progress into MCP progress

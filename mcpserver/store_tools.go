@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 
 	"github.com/braidsearch/braid/docstore"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -121,7 +123,19 @@ func (s *Server) updateTool() tool {
 		meta, _ := metaArg("metadata", a.Metadata)
 		var res *docstore.UpdateResult
 		err := s.write(ctx, func() (err error) {
-			res, err = c.e.Store().Update(ctx, docstore.UpdateRequest{Ref: a.ID, Metadata: meta, Tags: a.Tags})
+			// A user who may write only some sources updates only their
+			// documents (access.go), named by the id of the one checked.
+			ref, err := s.writableSource(ctx, c.e, a.ID, func() (string, string, error) {
+				d, err := documentByName(c.e, a.ID)
+				if err != nil {
+					return "", "", err
+				}
+				return d.SourceID, d.ID, nil
+			})
+			if err != nil {
+				return err
+			}
+			res, err = c.e.Store().Update(ctx, docstore.UpdateRequest{Ref: ref, Metadata: meta, Tags: a.Tags})
 			return err
 		})
 		return res, err
@@ -164,7 +178,12 @@ func (s *Server) deleteByNameTool() tool {
 			res, err = c.e.Store().Delete(ctx, docstore.DeleteRequest{Names: names, Pattern: a.Pattern, DryRun: a.DryRun})
 			return err
 		})
-		return res, err
+		if errors.Is(err, docstore.ErrSourceFile) && len(names) > 0 && s.grantOf(ctx).partial() {
+			// The refusal names where a source's file lies: to a user
+			// granted some sources, it reads as a name not found (access.go).
+			return nil, hidden(strings.Join(names, ", "))
+		}
+		return res, s.hide(ctx, strings.Join(names, ", "), err)
 	})}
 }
 

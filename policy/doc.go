@@ -16,11 +16,13 @@
 // or ["*"] for every source, those registered later included. tools is a
 // tool profile or a list of profiles and tool names, as braid serve
 // --tools takes them (package profile); absent means the core profile.
-// writes lets the user call the tools that change the index.
+// writes lets the user call the tools that change the index, within
+// that grant's sources: a user may write the sources of their grants
+// with writes (Access.WriteSources), and read those of every grant.
 //
 // Grants add up: a user gets the union of the sources and the tools of
-// every grant that names them, and writes if any of those grants says
-// so. A user no grant names gets nothing: no tools, no sources.
+// every grant that names them, and writes to the sources of those grants
+// that say so. A user no grant names gets nothing: no tools, no sources.
 //
 // Load refuses a file it cannot apply exactly: unknown fields, an unknown
 // tool or profile, an empty who or source name. Its errors name the

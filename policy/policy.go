@@ -47,8 +47,15 @@ type Access struct {
 	// Tools are the tools granted, sorted, without repeats; empty with
 	// AllTools.
 	Tools []string
-	// Writes lets the user call the tools that change the index.
+	// Writes says whether some grant naming the user lets them write.
 	Writes bool
+	// AllWriteSources lets the user write every source: a grant of
+	// every source with writes.
+	AllWriteSources bool
+	// WriteSources are the sources the user may write, those of the
+	// grants with writes, sorted, without repeats; empty with
+	// AllWriteSources. A write stays within these sources.
+	WriteSources []string
 }
 
 // Tool says whether the access grants the tool named name.
@@ -56,6 +63,12 @@ func (a Access) Tool(name string) bool { return a.AllTools || slices.Contains(a.
 
 // Source says whether the access grants the source named (or of id) ref.
 func (a Access) Source(ref string) bool { return a.AllSources || slices.Contains(a.Sources, ref) }
+
+// WritesTo says whether the access lets the user write the source named
+// (or of id) ref.
+func (a Access) WritesTo(ref string) bool {
+	return a.AllWriteSources || slices.Contains(a.WriteSources, ref)
+}
 
 // rawGrant is a grant as the file writes it.
 type rawGrant struct {
@@ -205,9 +218,14 @@ func (p *Policy) For(who *auth.Principal) Access {
 			a.AllTools = true
 		}
 		a.Tools = append(a.Tools, g.tools...)
-		a.Writes = a.Writes || g.writes
+		if g.writes {
+			a.Writes = true
+			a.AllWriteSources = a.AllWriteSources || g.allSources
+			a.WriteSources = append(a.WriteSources, g.sources...)
+		}
 	}
 	a.Sources = compact(a.Sources, a.AllSources)
+	a.WriteSources = compact(a.WriteSources, a.AllWriteSources)
 	a.Tools = compact(a.Tools, a.AllTools)
 	return a
 }

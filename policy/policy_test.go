@@ -18,7 +18,9 @@ const team = `{"grants": [
   {"who": "group:eng", "sources": ["docs", "code"], "tools": ["search", "grep", "list_sources"]},
   {"who": "*", "sources": ["handbook"], "tools": ["search"]},
   {"who": "admin", "sources": ["*"], "tools": "all", "writes": true},
-  {"who": "erin", "sources": [], "tools": ["get_current_datetime"], "writes": true}
+  {"who": "erin", "sources": [], "tools": ["get_current_datetime"], "writes": true},
+  {"who": "fay", "sources": ["notes", "docs"], "tools": ["index_path"], "writes": true},
+  {"who": "fay", "sources": ["code"], "tools": ["search"]}
 ]}`
 
 func TestFor(t *testing.T) {
@@ -39,7 +41,10 @@ func TestFor(t *testing.T) {
 		{"user and group grants add up", &auth.Principal{Name: "alice", Groups: []string{"eng"}},
 			policy.Access{Sources: []string{"code", "docs", "handbook", "notes"}, Tools: append(core[:0:0], "ask", "explore_links", "get", "grep", "list", "list_sources", "read", "read_around", "scratchpad_read", "search", "search_keyword")}},
 		{"all of everything", &auth.Principal{Name: "admin"},
-			policy.Access{AllSources: true, AllTools: true, Writes: true}},
+			policy.Access{AllSources: true, AllTools: true, Writes: true, AllWriteSources: true}},
+		{"writes only to the sources of grants with writes", &auth.Principal{Name: "fay"},
+			policy.Access{Sources: []string{"code", "docs", "handbook", "notes"}, Tools: []string{"index_path", "search"}, Writes: true,
+				WriteSources: []string{"docs", "notes"}}},
 		{"writes but no sources of one's own", &auth.Principal{Name: "erin"},
 			policy.Access{Sources: []string{"handbook"}, Tools: []string{"get_current_datetime", "search"}, Writes: true}},
 		{"anyone signed in", &auth.Principal{Name: "zoe"},
@@ -67,7 +72,7 @@ func TestUnknownUserGetsNothing(t *testing.T) {
 	if diff := cmp.Diff(policy.Access{}, a); diff != "" {
 		t.Errorf("bob (-want +got):\n%s", diff)
 	}
-	if a.Tool("search") || a.Source("notes") || a.Writes {
+	if a.Tool("search") || a.Source("notes") || a.Writes || a.WritesTo("notes") {
 		t.Errorf("bob may do something: %+v", a)
 	}
 	var none *policy.Policy
@@ -157,7 +162,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, who := range []*auth.Principal{nil, {}, {Name: "alice", Groups: []string{"eng", "x"}}, {Name: "*"}} {
 			a := p.For(who)
-			if who == nil && (a.AllSources || a.AllTools || a.Writes || len(a.Sources)+len(a.Tools) > 0) {
+			if who == nil && (a.AllSources || a.AllTools || a.Writes || a.AllWriteSources || len(a.WriteSources) > 0 || len(a.Sources)+len(a.Tools) > 0) {
 				t.Fatalf("no principal got %+v", a)
 			}
 			if a.AllSources && len(a.Sources) > 0 || a.AllTools && len(a.Tools) > 0 {
