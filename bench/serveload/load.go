@@ -192,8 +192,9 @@ func sampler(cl *client, pid int) (stop func() []Sample) {
 				return
 			case <-tick.C:
 			}
+			at := time.Since(t0).Seconds()
 			if s, err := sample(cl, pid); err == nil {
-				s.At = time.Since(t0).Seconds()
+				s.At = at
 				samples = append(samples, s)
 			}
 		}

@@ -238,8 +238,8 @@ type Memory struct {
 	RSSMinMiB  float64 `json:"rss_min_mib"`
 	RSSMaxMiB  float64 `json:"rss_max_mib"`
 	Goroutines [2]int  `json:"goroutines"` // min, max
-	// RSSFirst and RSSLast are the mean RSS over the phase's first and last
-	// Window (a minute, or a quarter of a shorter phase).
+	// RSSFirst and RSSLast are the mean RSS over the first and the last
+	// Window of the samples (a minute, or a quarter of a shorter phase).
 	Window   float64 `json:"window_s"`
 	RSSFirst float64 `json:"rss_first_mib"`
 	RSSLast  float64 `json:"rss_last_mib"`
@@ -255,14 +255,17 @@ func memory(samples []Sample, d time.Duration) Memory {
 		return m
 	}
 	m.RSSMinMiB, m.Goroutines[0] = math.Inf(1), math.MaxInt
+	// The windows start at the first sample and end at the last (a sample
+	// can come late from a busy server).
 	var first, last []float64
+	start, end := samples[0].At, samples[len(samples)-1].At
 	for _, s := range samples {
 		m.RSSMinMiB, m.RSSMaxMiB = min(m.RSSMinMiB, s.RSSMiB), max(m.RSSMaxMiB, s.RSSMiB)
 		m.Goroutines = [2]int{min(m.Goroutines[0], s.Goroutines), max(m.Goroutines[1], s.Goroutines)}
-		if s.At <= m.Window {
+		if s.At <= start+m.Window {
 			first = append(first, s.RSSMiB)
 		}
-		if s.At >= d.Seconds()-m.Window {
+		if s.At >= end-m.Window {
 			last = append(last, s.RSSMiB)
 		}
 	}

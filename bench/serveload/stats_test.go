@@ -125,12 +125,12 @@ func TestProcAndMetrics(t *testing.T) {
 }
 
 func TestMemory(t *testing.T) {
-	// A 40 s phase: windows of 10 s; RSS 100 MiB the first 10 s, 108 MiB the last.
+	// A 40 s phase sampled from 1 s: windows of 10 s; RSS 100 MiB the first, 108 MiB the last.
 	var samples []Sample
 	for at := 1; at <= 40; at++ {
 		rss := 104.0
 		switch {
-		case at <= 10:
+		case at <= 11:
 			rss = 100
 		case at >= 30:
 			rss = 108
@@ -148,6 +148,11 @@ func TestMemory(t *testing.T) {
 	// A soak of 10 minutes compares whole minutes.
 	if m := memory([]Sample{{At: 1, RSSMiB: 1}}, 10*time.Minute); m.Window != 60 {
 		t.Errorf("window of a 10-minute phase = %v s, want 60", m.Window)
+	}
+	// Samples that came late (a busy server) still fill the first window.
+	late := []Sample{{At: 3.5, RSSMiB: 50}, {At: 5, RSSMiB: 52}, {At: 6.5, RSSMiB: 54}, {At: 8, RSSMiB: 55}}
+	if m := memory(late, 8*time.Second); m.RSSFirst != 51 || m.RSSLast != 54.5 || !m.Flat {
+		t.Errorf("memory of late samples = %+v, want first 51, last 54.5, flat", m)
 	}
 }
 
