@@ -31,7 +31,7 @@ type httpFlags struct {
 	Audit         string        `help:"Append one JSON line per tool call to this file: time, user, tool, sources, result count, status, duration." type:"path" placeholder:"FILE"`
 	AuditQueries  bool          `name:"audit-queries" help:"Put each call's query text in the --audit log too."`
 	Rate          float64       `help:"Each user's requests a second on /mcp; past it a request is answered 429 with Retry-After (default 0: no limit)." placeholder:"N"`
-	MaxInflight   int           `name:"max-inflight" help:"The most /mcp requests answered at once; one more is answered 503 with Retry-After, never queued." default:"64" placeholder:"N"`
+	MaxInflight   int           `name:"max-inflight" help:"The most /mcp requests answered at once; one more is answered 503 with Retry-After, never queued (default 4 per CPU core: searches are CPU work, and more at once only wait longer)." placeholder:"N"`
 	MaxBody       ByteSize      `name:"max-body" help:"The largest request body; a larger one is answered 413." default:"4MiB" placeholder:"SIZE"`
 	TLSCert       string        `name:"tls-cert" help:"Serve HTTPS with this certificate (PEM; with --tls-key). Without it, serve plain HTTP behind a TLS proxy." type:"path" placeholder:"FILE"`
 	TLSKey        string        `name:"tls-key" help:"The private key of --tls-cert (PEM)." type:"path" placeholder:"FILE"`
@@ -112,8 +112,8 @@ func (f *httpFlags) check() error {
 	if (f.TLSCert == "") != (f.TLSKey == "") {
 		return errors.New("--tls-cert and --tls-key go together: pass both, or neither to serve plain HTTP")
 	}
-	if f.Rate < 0 || f.MaxInflight < 1 || f.MaxBody < 1 || f.Drain < 0 {
-		return errors.New("--rate, --drain want 0 or more; --max-inflight, --max-body 1 or more")
+	if f.Rate < 0 || f.MaxInflight < 0 || f.MaxBody < 1 || f.Drain < 0 {
+		return errors.New("--rate, --drain, --max-inflight want 0 or more; --max-body 1 or more")
 	}
 	if !f.AuditQueries || f.Audit != "" {
 		return nil

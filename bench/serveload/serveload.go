@@ -53,7 +53,7 @@ type Options struct {
 	Overload time.Duration
 	// Calls is the correctness pass's calls (default 10,000).
 	Calls int
-	// MaxInFlight is the server's --max-inflight (default 64); the
+	// MaxInFlight is the server's --max-inflight (default 4: the server's own default on its one core); the
 	// overload phase runs up to four times as many requests at once.
 	MaxInFlight int
 	// ServerCPU and LoadCPU are the cores the server and this process are
@@ -256,7 +256,7 @@ func (o Options) withDefaults() Options {
 		o.Calls = 10000
 	}
 	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = 64
+		o.MaxInFlight = 4
 	}
 	one, zero := 1, 0
 	if o.ServerCPU == nil {

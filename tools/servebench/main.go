@@ -33,7 +33,7 @@ func main() {
 	flag.DurationVar(&o.Duration, "duration", 30*time.Second, "each search mode's closed-loop phase (the soak: 10m)")
 	flag.DurationVar(&o.Overload, "overload", 10*time.Second, "each mode's open-loop phase at twice the throughput")
 	flag.IntVar(&o.Calls, "calls", 10000, "the correctness pass's mixed calls")
-	flag.IntVar(&o.MaxInFlight, "max-inflight", 64, "the server's --max-inflight")
+	flag.IntVar(&o.MaxInFlight, "max-inflight", 4, "the server's --max-inflight (its default on one core)")
 	flag.IntVar(&serverCPU, "server-cpu", 1, "the core the server is pinned to (-1: unpinned)")
 	flag.IntVar(&loadCPU, "load-cpu", 0, "the core the load generator is pinned to (-1: unpinned)")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
