@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +46,10 @@ type client struct {
 	url    string   // …/mcp
 	tokens []string // by user
 	http   *http.Client
+	// polite makes do wait out a refusal's Retry-After and send the call
+	// again, as a client that honours it does; retried counts them.
+	polite  bool
+	retried atomic.Int64
 }
 
 func newClient(base string, tokens []string, conns int) *client {
@@ -52,8 +58,27 @@ func newClient(base string, tokens []string, conns int) *client {
 	return &client{url: base + "/mcp", tokens: tokens, http: &http.Client{Transport: tr, Timeout: time.Minute}}
 }
 
-// do sends c and reads the whole answer.
+// do sends c and reads the whole answer; a polite client sends it again
+// after a refusal's Retry-After (up to 10 times).
 func (cl *client) do(ctx context.Context, c call) outcome {
+	for try := 0; ; try++ {
+		o := cl.once(ctx, c)
+		if !cl.polite || !errors.Is(o.err, errRefused) || !o.retryAfter || try == 10 {
+			return o
+		}
+		cl.retried.Add(1)
+		t := time.NewTimer(o.wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return o
+		case <-t.C:
+		}
+	}
+}
+
+// once sends c and reads the whole answer.
+func (cl *client) once(ctx context.Context, c call) outcome {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.url, bytes.NewReader(c.body))
 	if err != nil {
 		return outcome{err: err}
@@ -78,6 +103,10 @@ func (cl *client) do(ctx context.Context, c call) outcome {
 		o.err = fmt.Errorf("reading the answer: %w", err)
 	case res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable:
 		o.err, o.retryAfter = errRefused, validRetryAfter(res.Header.Get("Retry-After"))
+		if o.retryAfter {
+			n, _ := strconv.Atoi(strings.TrimSpace(res.Header.Get("Retry-After")))
+			o.wait = time.Duration(n) * time.Second
+		}
 	case res.StatusCode != http.StatusOK:
 		o.err = fmt.Errorf("HTTP %d: %.200s", res.StatusCode, body)
 	default:

@@ -51,7 +51,7 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 	}
 	c := r.Correctness
-	fmt.Fprintf(w, "\ncorrectness: %d mixed calls of %d users (%d hybrid): %d errors, %d cross-user hits; hits by user:", c.Calls, len(users), c.Hybrid, c.Errors, c.CrossUser)
+	fmt.Fprintf(w, "\ncorrectness: %d mixed calls of %d users (%d hybrid): %d errors, %d cross-user hits, %d refusals waited out and sent again; hits by user:", c.Calls, len(users), c.Hybrid, c.Errors, c.CrossUser, c.Retried)
 	for _, u := range users {
 		fmt.Fprintf(w, " %s %d", u.name, c.Hits[u.name])
 	}

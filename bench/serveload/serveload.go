@@ -54,7 +54,7 @@ type Options struct {
 	// Calls is the correctness pass's calls (default 10,000).
 	Calls int
 	// MaxInFlight is the server's --max-inflight (default 4: the server's own default on its one core); the
-	// overload phase runs up to four times as many requests at once.
+	// overload phase offers its rate from up to openWorkers requests at once.
 	MaxInFlight int
 	// ServerCPU and LoadCPU are the cores the server and this process are
 	// pinned to (defaults 1 and 0); -1 leaves them unpinned.
@@ -102,6 +102,7 @@ type Correctness struct {
 	Hits      map[string]int `json:"hits"`       // by user
 	Hybrid    int            `json:"hybrid"`     // calls with vector_weight 0.5
 	First     string         `json:"first_error,omitempty"`
+	Retried   int            `json:"retried"` // refusals waited out and sent again
 }
 
 // user is a signed-in user of the bench and the sources their grants give.
@@ -181,7 +182,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		if rep.Command == "" {
 			rep.Command = srv.command
 		}
-		f(newClient(srv.url, tokens, 4*o.MaxInFlight), srv)
+		f(newClient(srv.url, tokens, openWorkers), srv)
 		return ctx.Err()
 	}
 
@@ -217,7 +218,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			}
 			m.OverloadRate = 2 * m.Load.PerSecond
 			o.Log("%s: open loop at %.0f a second for %v, --max-inflight %d the only limit", m.Name, m.OverloadRate, o.Overload, o.MaxInFlight)
-			outs, took, m.Dropped[0] = openLoop(ctx, cl, m.OverloadRate, 4*o.MaxInFlight, o.Overload, pick(m.VectorWeight))
+			outs, took, m.Dropped[0] = openLoop(ctx, cl, m.OverloadRate, openWorkers, o.Overload, pick(m.VectorWeight))
 			m.Overload = aggregate(outs, took)
 		})
 		if err == nil && m.OverloadRate > 0 {
@@ -226,7 +227,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			m.RatePerUser = math.Round(100*m.Load.PerSecond/float64(len(users))) / 100
 			err = with([]string{"--rate", strconv.FormatFloat(m.RatePerUser, 'f', -1, 64)}, func(cl *client, _ *server) {
 				o.Log("%s: open loop at %.0f a second for %v, --rate %g", m.Name, m.OverloadRate, o.Overload, m.RatePerUser)
-				outs, took, dropped := openLoop(ctx, cl, m.OverloadRate, 4*o.MaxInFlight, o.Overload, pick(m.VectorWeight))
+				outs, took, dropped := openLoop(ctx, cl, m.OverloadRate, openWorkers, o.Overload, pick(m.VectorWeight))
 				m.RateLimited, m.Dropped[1] = aggregate(outs, took), dropped
 			})
 		}
@@ -444,6 +445,11 @@ func (o Options) probe(ctx context.Context, cl *client, weight float64) string {
 	return ""
 }
 
+// openWorkers bounds the open loop's requests in flight: far above any
+// server's --max-inflight, so the generator offers the whole rate and the
+// server's limits, not the generator, decide what is refused.
+const openWorkers = 256
+
 // hybridShare is the share of the correctness pass's calls that are
 // hybrid searches, when the server has its model.
 const hybridShare = 5 // one in five
@@ -494,7 +500,12 @@ func (o Options) correctness(ctx context.Context, cl *client, queries []string, 
 			}
 		}
 	}
-	closedLoop(ctx, cl, o.Clients, 24*time.Hour, o.Calls, next, check)
+	// A client that honours the server's limits: no more calls at once
+	// than it answers, and a refused one sent again after its
+	// Retry-After (counted apart, never an error).
+	polite := &client{url: cl.url, tokens: cl.tokens, http: cl.http, polite: true}
+	closedLoop(ctx, polite, min(o.Clients, o.MaxInFlight), 24*time.Hour, o.Calls, next, check)
+	c.Retried = int(polite.retried.Load())
 	return c
 }
 

@@ -20,6 +20,7 @@ type outcome struct {
 	status     int           // HTTP status; 0 when no answer came
 	latency    time.Duration // from sending to the whole answer read
 	retryAfter bool          // a 429 or 503 carried a valid Retry-After
+	wait       time.Duration // that Retry-After
 	err        error         // anything but a good answer (a refusal counted apart)
 	hits       []string      // the source ids of the answer's hits
 	warning    string        // the search's warning
