@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -160,23 +157,9 @@ func startServeHTTP(t *testing.T, args ...string) *serveProc {
 			p.cmd.Wait()
 		}
 	})
-	addr := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`MCP on (http://[^ ]+)/mcp`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			fmt.Fprintln(p.log, sc.Text())
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		close(addr)
-	}()
-	url, ok := <-addr
-	if !ok {
-		t.Fatalf("braid serve --http ended without saying where it listens:\n%s", p.log.String())
+	if p.url, err = testenv.ServeAddr(stderr, p.log); err != nil {
+		t.Fatal(err)
 	}
-	p.url = url
 	return p
 }
 

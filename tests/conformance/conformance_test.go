@@ -19,7 +19,6 @@
 package conformance
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -243,27 +242,11 @@ func serveBraid(t *testing.T, ctx context.Context) string {
 		serve.Process.Signal(syscall.SIGTERM)
 		serve.Wait()
 	})
-	addr := make(chan string, 1)
-	var log strings.Builder // read only once addr is closed
-	go func() {
-		re := regexp.MustCompile(`MCP on (http://[^ ]+/mcp)`)
-		sc := bufio.NewScanner(stderr)
-		found := false
-		for sc.Scan() { // to the end, so the server never blocks on its log
-			if m := re.FindStringSubmatch(sc.Text()); m != nil && !found {
-				found = true
-				addr <- m[1]
-			} else if !found {
-				fmt.Fprintln(&log, sc.Text())
-			}
-		}
-		close(addr)
-	}()
-	url, ok := <-addr
-	if !ok {
-		t.Fatalf("braid serve --http ended without saying where it listens:\n%s", log.String())
+	base, err := testenv.ServeAddr(stderr, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return url
+	return base + "/mcp"
 }
 
 // tail is the last n lines of s.

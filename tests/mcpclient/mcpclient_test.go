@@ -10,14 +10,12 @@
 package mcpclient
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -143,26 +141,10 @@ func startServe(t *testing.T, serve *exec.Cmd) (url string, stop func()) {
 		serve.Process.Signal(syscall.SIGTERM)
 		serve.Wait()
 	}
-	addr := make(chan string, 1)
-	var log strings.Builder // read only once addr is closed
-	go func() {
-		re := regexp.MustCompile(`MCP on (http://[^ ]+/mcp)`)
-		sc := bufio.NewScanner(stderr)
-		found := false
-		for sc.Scan() { // to the end, so the server never blocks on its log
-			if m := re.FindStringSubmatch(sc.Text()); m != nil && !found {
-				found = true
-				addr <- m[1]
-			} else if !found {
-				fmt.Fprintln(&log, sc.Text())
-			}
-		}
-		close(addr)
-	}()
-	url, ok := <-addr
-	if !ok {
+	base, err := testenv.ServeAddr(stderr, nil)
+	if err != nil {
 		stop()
-		t.Fatalf("braid serve --http ended without saying where it listens:\n%s", log.String())
+		t.Fatal(err)
 	}
-	return url, stop
+	return base + "/mcp", stop
 }
