@@ -7,6 +7,7 @@ import (
 
 	"github.com/braidsearch/braid/internal/modeltest"
 	"github.com/braidsearch/braid/internal/opensearchtest"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // The CLI and the MCP server run unchanged on an OpenSearch cluster:
@@ -62,7 +63,7 @@ func TestBackendCommands(t *testing.T) {
 		t.Errorf("gaps on the cluster: code %d, stderr %q; want one line saying it needs the embedded index", code, errOut)
 	}
 
-	var serveErr syncBuffer
+	var serveErr testenv.Buffer
 	c := serveClient(t, &serveErr, "serve")
 	res, isErr := callTool(t, c, "search", map[string]any{"query": "note number 2 alpha"})
 	if isErr || json.Unmarshal([]byte(res), &r) != nil || len(r.Results) == 0 || r.Results[0].Source != "hybrid" {

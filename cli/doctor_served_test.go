@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // Plain doctor only reads, so it works while braid serve holds the index:
@@ -15,7 +17,7 @@ func TestDoctorBesideServe(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--index", idx, "--model", "none", "index", vaultDir(t, 4, "alpha")); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}
-	var serveErr syncBuffer
+	var serveErr testenv.Buffer
 	c := serveClient(t, &serveErr, "--index", idx, "--model", "none", "serve")
 	waitForSocket(t, idx)
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 func pageServer(t *testing.T) *httptest.Server {
@@ -67,7 +69,7 @@ func TestDownloadCLI(t *testing.T) {
 func TestDownloadOverMCP(t *testing.T) {
 	s := pageServer(t)
 	idx := filepath.Join(t.TempDir(), "idx")
-	var errOut syncBuffer
+	var errOut testenv.Buffer
 	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--init", "--tools", "all")
 	mustRefuse(t, c, "download", map[string]any{"url": s.URL + "/guide.html"}, "loopback")
 	mustRefuse(t, c, "download", map[string]any{"url": "http://169.254.169.254/latest/meta-data/"}, "link-local")

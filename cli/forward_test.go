@@ -53,7 +53,7 @@ func TestCLIBesideServe(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--index", idx, "--model", "none", "index", vault); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}
-	var serveErr syncBuffer
+	var serveErr testenv.Buffer
 	c := serveClient(t, &serveErr, "--index", idx, "--model", "none", "serve", "--tools", "all")
 	waitForSocket(t, idx)
 

@@ -85,7 +85,7 @@ func (r *roots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRoots
 }
 
 // rootsClient is serveClient for a client that declares roots.
-func rootsClient(t *testing.T, r *roots, errOut *syncBuffer, args ...string) *client.Client {
+func rootsClient(t *testing.T, r *roots, errOut *testenv.Buffer, args ...string) *client.Client {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -137,7 +137,7 @@ func mustRefuse(t *testing.T, c *client.Client, name string, args map[string]any
 
 func TestHostileClientStaysInside(t *testing.T) {
 	idx, vault, outside := hostileSetup(t)
-	var errOut syncBuffer
+	var errOut testenv.Buffer
 	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all")
 	secret := filepath.Join(outside, "secret.txt")
 	rel, err := filepath.Rel(mustGetwd(t), secret)
@@ -204,7 +204,7 @@ func TestHostileClientWithAllow(t *testing.T) {
 	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var errOut syncBuffer
+	var errOut testenv.Buffer
 	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all", "--allow", outside, "--allow-writes")
 	if out, isErr := callTool(t, c, "index_path", map[string]any{"path": outside}); isErr || !strings.Contains(out, `"added":2`) {
 		t.Fatalf("index_path under --allow: %q", out)
@@ -237,7 +237,7 @@ func TestHostileClientWithAllow(t *testing.T) {
 
 func TestAddRefusesDevicesAtOnce(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
-	var errOut syncBuffer
+	var errOut testenv.Buffer
 	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--init", "--tools", "all", "--allow", "/dev")
 	// A call that read the device would never answer: mustRefuse fails it
 	// at its deadline, and one stuck worker per call would leave none for
@@ -256,7 +256,7 @@ func TestClientRoots(t *testing.T) {
 	writeVault(t, other, 2, "gamma")
 	r := &roots{}
 	r.set(outside)
-	var errOut syncBuffer
+	var errOut testenv.Buffer
 	c := rootsClient(t, r, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all")
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/settings"
 )
 
@@ -29,7 +30,7 @@ func TestOptionRangesSameEverywhere(t *testing.T) {
 	refusal := func(b settings.Bound, value string) string {
 		return fmt.Sprintf("%s %q is out of range; want %s", b.Name, value, b.Allowed)
 	}
-	var serveErr syncBuffer
+	var serveErr testenv.Buffer
 	c := serveClient(t, &serveErr, append(flags, "serve", "--read-only")...)
 	for _, tc := range []struct {
 		name  string

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/braidsearch/braid/internal/s3test"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // TestS3CLI indexes a bucket prefix from the command line, with the AWS
@@ -107,7 +108,7 @@ func TestS3ServeAllow(t *testing.T) {
 	s.CreateBucket("notes")
 	s.Put("notes", "team/a.md", "# Aphids\n\nLadybugs eat aphids.\n")
 	s.Put("notes", "private/p.md", "secret\n")
-	var errOut syncBuffer
+	var errOut testenv.Buffer
 	c := serveClient(t, &errOut, "--index", filepath.Join(t.TempDir(), "idx"), "--model", "none", "serve", "--init", "--tools", "all", "--allow", "s3://notes/team")
 	if out, isErr := callTool(t, c, "index_path", map[string]any{"path": "s3://notes/team"}); isErr || !strings.Contains(out, `"added":1`) {
 		t.Fatalf("index_path under --allow s3://notes/team: %q (stderr %q)", out, errOut.String())

@@ -127,7 +127,7 @@ func TestServeHTTP(t *testing.T) {
 type serveProc struct {
 	url    string // http://127.0.0.1:PORT, the endpoint being url + "/mcp"
 	cmd    *exec.Cmd
-	log    *syncBuffer // its stderr
+	log    *testenv.Buffer // its stderr
 	stdout bytes.Buffer
 	exited bool
 }
@@ -141,7 +141,7 @@ func startServeHTTP(t *testing.T, args ...string) *serveProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProc{cmd: exec.Command(self, args...), log: &syncBuffer{}}
+	p := &serveProc{cmd: exec.Command(self, args...), log: &testenv.Buffer{}}
 	p.cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
 	p.cmd.Stdout = &p.stdout
 	stderr, err := p.cmd.StderrPipe()

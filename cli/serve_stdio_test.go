@@ -29,7 +29,7 @@ func TestServeMalformedLines(t *testing.T) {
 	}
 	cmd := exec.Command(self, "--index", idx, "--model", "none", "serve")
 	cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	stdin := testenv.Must1(cmd.StdinPipe())(t)
 	stdout := testenv.Must1(cmd.StdoutPipe())(t)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,7 +26,7 @@ import (
 // serveClient starts braid with args (a serve command line; this test
 // binary acts as braid) and an initialized mcp-go stdio client talking to
 // it; the server's stderr goes to errOut.
-func serveClient(t *testing.T, errOut *syncBuffer, args ...string) *client.Client {
+func serveClient(t *testing.T, errOut *testenv.Buffer, args ...string) *client.Client {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -85,7 +83,7 @@ func TestServeHybridOverStdio(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--index", idx, "index", vaultDir(t, 4, "alpha")); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}
-	var errOut syncBuffer
+	var errOut testenv.Buffer
 	c := serveClient(t, &errOut, "--index", idx, "serve", "--tools", "all", "--allow", filepath.Dir(t.TempDir()))
 
 	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
@@ -162,7 +160,7 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr testenv.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -249,7 +247,7 @@ func TestServeReadOnly(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--index", idx, "index", vaultDir(t, 2, "alpha")); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}
-	var errOut syncBuffer
+	var errOut testenv.Buffer
 	c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", "all", "--read-only", "--allow", filepath.Dir(t.TempDir()))
 	if out, isErr := callTool(t, c, "search_keyword", map[string]any{"query": "alpha"}); isErr || !strings.Contains(out, "note-0000.md") {
 		t.Fatalf("search_keyword: %q", out)
@@ -269,25 +267,6 @@ func TestServeReadOnly(t *testing.T) {
 	if out, _ := callTool(t, c, "get_stats", nil); json.Unmarshal([]byte(out), &st) != nil || !st.Models.ReadOnly {
 		t.Errorf("get_stats on a read-only server: %s", out)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe to write from the client's stderr
-// reader while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // braid serve --tools PROFILE, driven by mcp-go's client: tools/list is
@@ -315,7 +294,7 @@ func TestServeToolProfiles(t *testing.T) {
 		{"alloy", "grep", "list_sources", nil, `"documents":4`},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			var errOut syncBuffer
+			var errOut testenv.Buffer
 			c := serveClient(t, &errOut, "--index", idx, "--model", "none", "serve", "--tools", tc.profile, "--allow-writes")
 			res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 			if err != nil {
@@ -376,7 +355,7 @@ func TestServeRefusesMissingIndex(t *testing.T) {
 			}
 		})
 	}
-	var errOut syncBuffer
+	var errOut testenv.Buffer
 	c := serveClient(t, &errOut, "--index", typo, "--model", "none", "serve", "--init")
 	if out, isErr := callTool(t, c, "search", map[string]any{"query": "alpha"}); !isErr || !strings.Contains(out, "no documents indexed yet in "+typo) {
 		t.Errorf("search on the index --init made: %q, want the empty-index error", out)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // On an index built without a model, the same query gives the same
@@ -38,7 +40,7 @@ func testSameOnCLIAndMCP(t *testing.T, model []string) {
 	if code != 0 || json.Unmarshal([]byte(out), &cli) != nil || len(cli.Results) == 0 {
 		t.Fatalf("CLI search: code %d, %s %s", code, out, errOut)
 	}
-	var serveErr syncBuffer
+	var serveErr testenv.Buffer
 	c := serveClient(t, &serveErr, append(flags, "serve", "--read-only")...)
 	res, isErr := callTool(t, c, "search", map[string]any{"query": "note number alpha", "rerank": false})
 	var mcp answer

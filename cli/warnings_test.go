@@ -138,7 +138,7 @@ func TestServeWarnsOnceWithoutReranker(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--index", idx, "--model", "none", "index", vaultDir(t, 3, "alpha")); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}
-	var serveErr syncBuffer
+	var serveErr testenv.Buffer
 	c := serveClient(t, &serveErr, "--index", idx, "--model", "none", "serve")
 	var warnings []string
 	for _, args := range []map[string]any{{"query": "alpha"}, {"query": "note", "rerank": true}, {"query": "gardens", "rerank": true},

@@ -19,7 +19,7 @@ func TestIndexWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr testenv.Buffer
 	cmd := exec.Command(self, "--index", idx, "index", "--watch", vault)
 	cmd.Env = append(os.Environ(), "BRAID_TEST_MAIN=1")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

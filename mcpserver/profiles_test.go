@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,13 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
+	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 	"github.com/braidsearch/braid/mcpserver/profile"
 )
@@ -62,24 +61,6 @@ var seedTools = func() map[string][]string {
 	return out
 }()
 
-// lockedBuffer collects a server's log lines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func listed(t *testing.T, c *clientT) []string {
 	t.Helper()
 	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
@@ -111,7 +92,7 @@ func TestToolProfiles(t *testing.T) {
 		{"alloy", "grep", "list_sources", nil, `"documents":13`},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			var logs lockedBuffer
+			var logs testenv.Buffer
 			opt := trusting(t)
 			opt.Tools, opt.Log = tc.profile, &logs
 			_, c := lexicalServer(t, opt)
@@ -175,7 +156,7 @@ func TestToolLists(t *testing.T) {
 		}
 	}
 
-	var logs lockedBuffer
+	var logs testenv.Buffer
 	opt = trusting(t)
 	opt.Tools, opt.Log = "nope", &logs
 	_, c = lexicalServer(t, opt)

@@ -170,7 +170,7 @@ func TestPromptsFolderWithFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs lockedBuffer
+	var logs testenv.Buffer
 	made := make(chan *mcpserver.Server, 1)
 	go func() {
 		made <- mcpserver.New(func() (*braid.Engine, func(), error) { return nil, nil, errors.New("no engine") },

@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/braidsearch/braid/internal/testenv"
 )
 
 // Environment variables the tests read.
@@ -249,22 +250,7 @@ func freePort() (int, error) {
 }
 
 // syncBuffer collects the server's log from its two streams.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer struct{ testenv.Buffer }
 
 func (b *syncBuffer) tail(n int) string {
 	s := b.String()

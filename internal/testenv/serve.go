@@ -2,10 +2,12 @@ package testenv
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // listening is the line braid serve --http logs once it listens.
@@ -40,4 +42,24 @@ func ServeAddr(stderr io.Reader, log io.Writer) (string, error) {
 		return "", fmt.Errorf("braid serve --http ended without saying where it listens:\n%s", said.String())
 	}
 	return url, nil
+}
+
+// Buffer is a bytes.Buffer safe for a process's or a server's writes while
+// the test reads it (a server's log, a child's stderr).
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String is what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -1,7 +1,6 @@
 package remote_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -257,23 +256,4 @@ func modern(method string, params map[string]any, token string) (string, map[str
 		h["Authorization"] = "Bearer " + token
 	}
 	return string(b), h
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's writes and the
-// test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -325,7 +325,7 @@ func TestHTTPBusyAndDrain(t *testing.T) {
 // AuditQueries.
 func TestHTTPAuditAndMetrics(t *testing.T) {
 	for _, queries := range []bool{false, true} {
-		var log syncBuffer
+		var log testenv.Buffer
 		r := serveIndex(t, remote.Options{Audit: &log, AuditQueries: queries})
 		c := connect(t, r.url, "alice-token", false)
 		search(t, c, "alpha rivers")
