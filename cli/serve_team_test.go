@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -46,20 +45,7 @@ const teamPolicy = `{"grants": [
 // dir/policy.json. It returns the index.
 func teamIndex(t *testing.T, dir string) string {
 	t.Helper()
-	args := []string{"--index", filepath.Join(dir, "idx"), "index"}
-	for _, s := range teamSources {
-		folder := filepath.Join(dir, s)
-		if err := os.MkdirAll(folder, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 2 {
-			body := fmt.Sprintf("# %s note %d\n\nShared words about rivers. The secret word is %sword%d.\n", s, i, s, i)
-			if err := os.WriteFile(filepath.Join(folder, fmt.Sprintf("%s-%d.md", s, i)), []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		args = append(args, folder)
-	}
+	args := append([]string{"--index", filepath.Join(dir, "idx"), "index"}, testenv.TeamSources(t, dir, teamSources...)...)
 	if _, errOut, code := runCLI(t, args...); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}

@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"testing"
 )
 
 // listening is the line braid serve --http logs once it listens.
@@ -62,4 +65,24 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// TeamSources writes a folder under dir for each of names, two notes each
+// (NAME-0.md, NAME-1.md) that all speak of rivers and each hold a secret
+// word of their own (NAMEword0, NAMEword1), for the team server's tests:
+// a user sees a source's secret words only when granted it. It returns the
+// folders.
+func TeamSources(tb testing.TB, dir string, names ...string) []string {
+	tb.Helper()
+	var folders []string
+	for _, s := range names {
+		folder := filepath.Join(dir, s)
+		Must(tb, os.MkdirAll(folder, 0o755))
+		for i := range 2 {
+			body := fmt.Sprintf("# %s note %d\n\nShared words about rivers. The secret word is %sword%d.\n", s, i, s, i)
+			Must(tb, os.WriteFile(filepath.Join(folder, fmt.Sprintf("%s-%d.md", s, i)), []byte(body), 0o644))
+		}
+		folders = append(folders, folder)
+	}
+	return folders
 }

@@ -12,7 +12,6 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,21 +75,7 @@ func TestTypeScriptClientHTTP(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	sources := []string{"alpha", "beta", "gamma"}
-	index := []string{"index"}
-	for _, s := range sources {
-		folder := filepath.Join(dir, s)
-		if err := os.MkdirAll(folder, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 2 {
-			body := fmt.Sprintf("# %s note %d\n\nShared words about rivers. The secret word is %sword%d.\n", s, i, s, i)
-			if err := os.WriteFile(filepath.Join(folder, fmt.Sprintf("%s-%d.md", s, i)), []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		index = append(index, folder)
-	}
-	braid(index...)
+	braid(append([]string{"index"}, testenv.TeamSources(t, dir, sources...)...)...)
 	tokens, policy := filepath.Join(dir, "tokens"), filepath.Join(dir, "policy.json")
 	type user struct {
 		Token   string   `json:"token"`
