@@ -19,6 +19,8 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
+import { check, failures } from "./check.mjs";
+
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = resolve(process.argv[2] ?? join(here, "../../bin/braid"));
 const seeds = JSON.parse(readFileSync(join(here, "../../mcpserver/testdata/seed_tools.json"), "utf8"));
@@ -52,16 +54,6 @@ writeFileSync(join(vault2, "design.md"), "# Design\n\nThe overview of the system
 writeFileSync(join(vault2, "diagram.png"), png);
 execFileSync(bin, ["--index", idx2, "--model", "none", "index", vault2], { stdio: ["ignore", "pipe", "pipe"] });
 
-const failures = [];
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok   ${name}`);
-  } catch (err) {
-    failures.push(name);
-    console.log(`FAIL ${name}: ${err.message}`);
-  }
-}
 
 // session opens an MCP session with braid serve --tools profile.
 async function session(profile, index = idx) {

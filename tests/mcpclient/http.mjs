@@ -23,20 +23,12 @@ import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
+import { check, failures } from "./check.mjs";
+
 const url = new URL(process.argv[2]);
 const { sources, users } = JSON.parse(readFileSync(process.argv[3], "utf8"));
 const writing = ["add", "index_path", "configure", "restore", "inject_tags"];
 
-const failures = [];
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok   ${name}`);
-  } catch (err) {
-    failures.push(name);
-    console.log(`FAIL ${name}: ${err.message}`);
-  }
-}
 
 // connect opens a session as the holder of token (none: no Authorization
 // header), or resumes sessionId without initializing.
