@@ -148,15 +148,13 @@ func (s *Server) within(ctx context.Context, e *braid.Engine) ([]string, error) 
 	if !g.partial() {
 		return nil, nil
 	}
-	srcs, err := e.Sources().List(ctx)
+	srcs, err := registered(ctx, e, g.acc.Source)
 	if err != nil {
 		return nil, err
 	}
 	ids := []string{}
 	for _, src := range srcs {
-		if g.acc.Source(src.ID) || g.acc.Source(src.Name) {
-			ids = append(ids, src.ID)
-		}
+		ids = append(ids, src.ID)
 	}
 	return ids, nil
 }
@@ -169,13 +167,19 @@ func (s *Server) writable(ctx context.Context, e *braid.Engine) ([]*braid.Source
 	if !g.partialWrites() {
 		return nil, nil
 	}
+	return registered(ctx, e, g.acc.WritesTo)
+}
+
+// registered is the registered sources that grants names, by id or by
+// name; empty (not nil) when it names none.
+func registered(ctx context.Context, e *braid.Engine, grants func(ref string) bool) ([]*braid.Source, error) {
 	srcs, err := e.Sources().List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := []*braid.Source{}
 	for _, src := range srcs {
-		if g.acc.WritesTo(src.ID) || g.acc.WritesTo(src.Name) {
+		if grants(src.ID) || grants(src.Name) {
 			out = append(out, src)
 		}
 	}
