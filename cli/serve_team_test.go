@@ -14,9 +14,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/braidsearch/braid/internal/mcptest"
 	"github.com/braidsearch/braid/internal/oidctest"
 	"github.com/braidsearch/braid/internal/testenv"
 )
@@ -53,36 +53,6 @@ func teamIndex(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return filepath.Join(dir, "idx")
-}
-
-// teamDial connects mcp-go's Streamable HTTP client to url's /mcp with
-// token as its bearer; legacy keeps it on the 2025-11-25 initialize
-// handshake (a session), else it speaks 2026-07-28 (stateless).
-func teamDial(url, token string, legacy bool) (*client.Client, *transport.StreamableHTTP, error) {
-	tr, err := transport.NewStreamableHTTP(url+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	if err != nil {
-		return nil, nil, err
-	}
-	var opts []client.ClientOption
-	if legacy {
-		opts = append(opts, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-	}
-	c := client.NewClient(tr, opts...)
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		return nil, nil, err
-	}
-	var init mcp.InitializeRequest
-	init.Params.ClientInfo = mcp.Implementation{Name: "braid-team-test", Version: "1"}
-	if legacy {
-		init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		c.Close()
-		return nil, nil, err
-	}
-	return c, tr, nil
 }
 
 // teamTools is the sorted names tools/list gives c.
@@ -202,7 +172,7 @@ func TestServeTeam(t *testing.T) {
 
 	clients := map[string]*client.Client{}
 	for user := range tok {
-		c, _, err := teamDial(p.url, tok[user], false)
+		c, _, err := mcptest.Dial(p.url, tok[user], false)
 		if err != nil {
 			t.Fatalf("%s: connect: %v\n%s", user, err, p.log.String())
 		}
@@ -306,7 +276,7 @@ func TestServeTeam(t *testing.T) {
 
 	// A 2025-11-25 client's session is alice's alone: bob sending its id is
 	// answered as for a session that does not exist.
-	legacy, tr, err := teamDial(p.url, tok["alice"], true)
+	legacy, tr, err := mcptest.Dial(p.url, tok["alice"], true)
 	if err != nil {
 		t.Fatalf("alice, 2025-11-25: connect: %v", err)
 	}
@@ -357,7 +327,7 @@ func TestServeTeamIssuer(t *testing.T) {
 		"--policy", filepath.Join(dir, "policy.json"))
 
 	for user, want := range map[string][]string{"alice": {"alpha"}, "bob": {"beta"}} {
-		c, _, err := teamDial(p.url, idp.Token(t, user, "openid"), false)
+		c, _, err := mcptest.Dial(p.url, idp.Token(t, user, "openid"), false)
 		if err != nil {
 			t.Fatalf("%s with the provider's token: connect: %v\n%s", user, err, p.log.String())
 		}
@@ -372,7 +342,7 @@ func TestServeTeamIssuer(t *testing.T) {
 	}
 
 	other := idp.Token(t, "mallory", "openid")
-	if c, _, err := teamDial(p.url, other, false); err == nil {
+	if c, _, err := mcptest.Dial(p.url, other, false); err == nil {
 		c.Close()
 		t.Error("a token for another audience connected")
 	}

@@ -15,11 +15,11 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/auth"
+	"github.com/braidsearch/braid/internal/mcptest"
 	"github.com/braidsearch/braid/internal/testenv"
 	"github.com/braidsearch/braid/mcpserver"
 	"github.com/braidsearch/braid/mcpserver/remote"
@@ -143,31 +143,10 @@ func connect(tb testing.TB, url, token string, legacy bool) *client.Client {
 	return c
 }
 
+// dial connects to url as the holder of token (mcptest.Dial).
 func dial(url, token string, legacy bool) (*client.Client, error) {
-	var opts []client.ClientOption
-	if legacy {
-		opts = append(opts, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-	}
-	tr, err := transport.NewStreamableHTTP(url+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	if err != nil {
-		return nil, err
-	}
-	c := client.NewClient(tr, opts...)
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	var req mcp.InitializeRequest
-	req.Params.ClientInfo = mcp.Implementation{Name: "braid-test", Version: "1"}
-	if legacy {
-		req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
+	c, _, err := mcptest.Dial(url, token, legacy)
+	return c, err
 }
 
 // search calls the search tool and returns its text, failing on any error.
