@@ -50,14 +50,31 @@ func ServeAddr(stderr io.Reader, log io.Writer) (string, error) {
 // Buffer is a bytes.Buffer safe for a process's or a server's writes while
 // the test reads it (a server's log, a child's stderr).
 type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	grew chan struct{} // closed by the next Write
 }
 
 func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.grew != nil {
+		close(b.grew)
+		b.grew = nil
+	}
 	return b.b.Write(p)
+}
+
+// Grown is closed by the next Write: a test waiting for a server to log
+// something takes it, checks, and waits on it when the check fails, so
+// that no line written in between is missed.
+func (b *Buffer) Grown() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.grew == nil {
+		b.grew = make(chan struct{})
+	}
+	return b.grew
 }
 
 // String is what was written so far.
