@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -192,22 +193,28 @@ func (f *httpFlags) serveHTTP(ctx context.Context, srv *mcpserver.Server, logs i
 }
 
 // sessionKey reads the session key file, creating it with 32 random bytes
-// (only its owner may read it) when it does not exist.
+// (only its owner may read it) when it does not exist. The key is written
+// to a temporary file linked into place, so that a server starting at the
+// same moment never reads a file that is not written yet.
 func sessionKey(file string) ([]byte, error) {
 	key, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		key = make([]byte, 32)
 		_, _ = rand.Read(key)
-		f, cerr := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(cerr, fs.ErrExist) { // another server made it first
-			return sessionKey(file)
+		f, err := os.CreateTemp(filepath.Dir(file), ".session-key-*") // mode 0600
+		if err != nil {
+			return nil, fmt.Errorf("--session-key: %w", err)
 		}
-		if cerr != nil {
-			return nil, fmt.Errorf("--session-key: %w", cerr)
-		}
+		defer os.Remove(f.Name())
 		_, werr := f.Write(key)
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Link(f.Name(), file)
+		}
+		if errors.Is(werr, fs.ErrExist) { // another server made it first
+			return sessionKey(file)
 		}
 		if werr != nil {
 			return nil, fmt.Errorf("--session-key: %w", werr)

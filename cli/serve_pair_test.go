@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -218,4 +219,34 @@ func TestClusterTwoServers(t *testing.T) {
 	clients = nil
 	a.stop(t)
 	b.stop(t)
+}
+
+// Servers started at once with one new --session-key file all get the
+// key one of them made: none reads the file before it is written.
+func TestSessionKeySharedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	for round := range 20 {
+		file := filepath.Join(dir, fmt.Sprintf("key-%d", round))
+		keys := make([][]byte, 4)
+		errs := make([]error, 4)
+		var wg sync.WaitGroup
+		for i := range keys {
+			wg.Go(func() { keys[i], errs[i] = sessionKey(file) })
+		}
+		wg.Wait()
+		for i := range keys {
+			if errs[i] != nil {
+				t.Fatalf("round %d, server %d: %v", round, i, errs[i])
+			}
+			if len(keys[i]) != 32 || string(keys[i]) != string(keys[0]) {
+				t.Fatalf("round %d: server %d got a key of %d bytes unlike server 0's", round, i, len(keys[i]))
+			}
+		}
+		if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("round %d: the key file: %v, %v; want mode 0600", round, fi, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".session-key-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
 }
