@@ -22,7 +22,9 @@ type retriever interface {
 	// req's filters, best first, scored by cosine similarity.
 	Vector(ctx context.Context, qv []float32, k int, req lexical.Request) ([]fusion.Candidate, error)
 	// Read returns the chunks of ids and the document of each, in the
-	// order of ids; both are nil for a chunk that is gone.
+	// order of ids; both are nil for a chunk that is gone. The documents
+	// may be shared with other searches (index.Store.SharedDocs): read
+	// them, never modify them.
 	Read(ctx context.Context, ids []string) ([]*Chunk, []*Document, error)
 	// Backlinks counts, for each of docIDs, the other documents that link
 	// to it.

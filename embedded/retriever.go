@@ -54,30 +54,27 @@ func (r *Retriever) Vector(_ context.Context, qv []float32, k int, req lexical.R
 
 // Read returns the chunks of ids and the document of each, in the order
 // of ids; both are nil for a chunk that is gone, or ahead of its document
-// (an interrupted commit).
+// (an interrupted commit). The documents are shared (index.Store.SharedDocs):
+// never modify them.
 func (r *Retriever) Read(_ context.Context, ids []string) ([]*index.Chunk, []*index.Document, error) {
 	chunks, err := r.Store.Chunks(ids)
 	if err != nil {
 		return nil, nil, err
 	}
-	docs := make([]*index.Document, len(chunks))
-	byID := map[string]*index.Document{}
+	docIDs := make([]string, len(chunks))
 	for i, c := range chunks {
-		if c == nil {
-			continue
+		if c != nil {
+			docIDs[i] = c.DocID
 		}
-		d, ok := byID[c.DocID]
-		if !ok {
-			if d, err = r.Store.Doc(c.DocID); err != nil {
-				return nil, nil, err
-			}
-			byID[c.DocID] = d
-		}
+	}
+	docs, err := r.Store.SharedDocs(docIDs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, d := range docs {
 		if d == nil {
 			chunks[i] = nil
-			continue
 		}
-		docs[i] = d
 	}
 	return chunks, docs, nil
 }

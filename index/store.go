@@ -56,6 +56,8 @@ type Store struct {
 	sealing bool
 	key     userkey.Key
 	keyErr  error
+	// docs keeps decoded documents for SharedDocs (doccache.go).
+	docs *docCache
 }
 
 // SetKey makes the store seal source records with this user's key and
@@ -98,7 +100,7 @@ func OpenStore(path string, readOnly bool) (*Store, error) {
 	if !readOnly {
 		removeStaleCompaction(path)
 	}
-	s := &Store{}
+	s := &Store{docs: newDocCache(docCacheBytes)}
 	if err := s.open(path, readOnly); err != nil {
 		return nil, err
 	}
@@ -397,11 +399,7 @@ func getDoc(tx *bolt.Tx, id string) (*Document, error) {
 	if v == nil {
 		return nil, nil
 	}
-	d := new(Document)
-	if err := json.Unmarshal(v, d); err != nil {
-		return nil, fmt.Errorf("decode document %s: %w", id, err)
-	}
-	return d, nil
+	return decodeDoc(id, v)
 }
 
 // DocByPath returns the document at path in a source, or nil.

@@ -76,6 +76,9 @@ type Index struct {
 	// blocks keeps the pruned search's block bounds (blockmax.go); nil
 	// searches without them.
 	blocks *blockCache
+	// filters keeps the documents each set of filters keeps
+	// (filtercache.go); nil counts them on every search.
+	filters *filterCache
 	// noAccumulate has the pruned search leave accumulate.go out (for
 	// tests of MaxScore's block bounds).
 	noAccumulate bool
@@ -200,13 +203,13 @@ func Open(path string, readOnly bool, stamps *indexdir.Stamps) (*Index, error) {
 			idx.Close()
 			return nil, fmt.Errorf("create lexical index: %w", err)
 		}
-		return &Index{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes), stamps: stamps}, nil
+		return &Index{idx: idx, path: path, writable: true, blocks: newBlockCache(blockCacheBytes), filters: newFilterCache(), stamps: stamps}, nil
 	}
 	idx, read, whole, err := openVerified(path, stamps)
 	if err != nil {
 		return nil, err
 	}
-	l := &Index{idx: idx, path: path, blocks: newBlockCache(blockCacheBytes), segmentsRead: read}
+	l := &Index{idx: idx, path: path, blocks: newBlockCache(blockCacheBytes), filters: newFilterCache(), segmentsRead: read}
 	if readOnly {
 		return l, nil
 	}

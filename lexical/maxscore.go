@@ -237,7 +237,7 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 	}
 	var keep []*roaring.Bitmap // per segment; nil without filters
 	if len(filters) > 0 {
-		if keep, err = filterBitmaps(ctx, rd, l.idx.Mapping(), snap, filters); err != nil {
+		if keep, err = l.filters.bitmaps(ctx, rd, l.idx.Mapping(), snap, filters); err != nil {
 			return nil, 0, false, err
 		}
 	}

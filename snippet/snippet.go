@@ -29,10 +29,8 @@ func Terms(words []string) map[string]bool {
 func Best(text string, terms map[string]bool, width int) (string, []Range) {
 	type span struct{ start, end int }
 	var marks []span
-	for _, t := range lexical.Analyze(text) {
-		if terms[t.Term] {
-			marks = append(marks, span{t.Start, t.End})
-		}
+	for _, t := range lexical.Marks(text, terms) {
+		marks = append(marks, span{t.Start, t.End})
 	}
 	lo, hi := 0, min(len(text), width)
 	if len(text) > width && len(marks) > 0 {

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -59,6 +60,13 @@ type Options struct {
 	// ServerCPU and LoadCPU are the cores the server and this process are
 	// pinned to (defaults 1 and 0); -1 leaves them unpinned.
 	ServerCPU, LoadCPU *int
+	// Modes names the search modes to run, of "bm25" and "hybrid"; empty
+	// means both.
+	Modes []string
+	// Profile, when set, is a folder where each server started writes a
+	// CPU profile of its whole run (serve-N.prof, through braid's
+	// BRAID_CPUPROFILE; read with go tool pprof BRAID FILE).
+	Profile string
 	// Log receives progress lines; nil discards them.
 	Log func(format string, args ...any)
 }
@@ -131,6 +139,9 @@ const policy = `{"grants": [
 // The vaults, by source name, inside Options.Data.
 var vaults = map[string]string{"silverbullet": "markdown/silverbullet/docs", "dendron": "markdown/dendron/vault"}
 
+// servers counts the servers started, for their profiles' names.
+var servers atomic.Int64
+
 // Run indexes the vaults, serves them and measures (the package doc).
 func Run(ctx context.Context, opt Options) (*Report, error) {
 	o := opt.withDefaults()
@@ -199,6 +210,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	hybrid := ""
 	for _, m := range []Mode{{Name: "bm25", VectorWeight: 0}, {Name: "hybrid", VectorWeight: 0.5}} {
+		if len(o.Modes) > 0 && !slices.Contains(o.Modes, m.Name) {
+			continue
+		}
 		err := with(nil, func(cl *client, srv *server) {
 			if m.VectorWeight > 0 {
 				if hybrid = o.probe(ctx, cl, m.VectorWeight); hybrid != "" {
@@ -365,6 +379,10 @@ func (o Options) serve(ctx context.Context, work string, extra []string) (*serve
 	command := strings.Join(args, " ")
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout = io.Discard
+	if o.Profile != "" {
+		n := servers.Add(1)
+		cmd.Env = append(os.Environ(), "BRAID_CPUPROFILE="+filepath.Join(o.Profile, fmt.Sprintf("serve-%d.prof", n)))
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,10 +37,13 @@ func main() {
 	flag.IntVar(&o.MaxInFlight, "max-inflight", 4, "the server's --max-inflight (its default on one core)")
 	flag.IntVar(&serverCPU, "server-cpu", 1, "the core the server is pinned to (-1: unpinned)")
 	flag.IntVar(&loadCPU, "load-cpu", 0, "the core the load generator is pinned to (-1: unpinned)")
+	modes := flag.String("modes", "bm25,hybrid", "the search modes to run, of bm25 and hybrid")
+	flag.StringVar(&o.Profile, "profile", "", "a folder for a CPU profile of each server started (serve-N.prof)")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
 	quiet := flag.Bool("quiet", false, "no progress lines on stderr")
 	flag.Parse()
 	o.ServerCPU, o.LoadCPU = &serverCPU, &loadCPU
+	o.Modes = strings.Split(*modes, ",")
 	if !*quiet {
 		o.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "servebench: "+format+"\n", args...) }
 	}
