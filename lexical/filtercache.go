@@ -8,10 +8,10 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	bleveindex "github.com/blevesearch/bleve_index_api"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	blevequery "github.com/blevesearch/bleve/v2/search/query"
+	bleveindex "github.com/blevesearch/bleve_index_api"
 )
 
 // filterCacheEntries bounds the filter sets a filterCache keeps: a team
