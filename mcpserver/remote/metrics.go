@@ -2,11 +2,13 @@ package remote
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/braidsearch/braid"
 	"github.com/braidsearch/braid/mcpserver"
 )
 
@@ -58,9 +60,19 @@ func newMetrics(srv *mcpserver.Server) *metrics {
 	return m
 }
 
-// indexSize reports the open index's documents, chunks and bytes at each
-// scrape; nothing while the index is still opening.
-type indexSize struct{ srv *mcpserver.Server }
+// indexSize reports the open index's documents, chunks and bytes;
+// nothing while the index is still opening. Counting walks every document
+// record (seconds at a million), so a count is kept for sizeTTL and
+// scrapes within it read that.
+type indexSize struct {
+	srv *mcpserver.Server
+	mu  sync.Mutex
+	at  time.Time // when st was counted
+	st  *braid.Stats
+}
+
+// sizeTTL is how long a count of the index's size serves scrapes.
+const sizeTTL = 15 * time.Second
 
 var (
 	docsDesc   = prometheus.NewDesc("braid_index_documents", "Documents in the index.", nil, nil)
@@ -78,17 +90,23 @@ func (c *indexSize) Collect(ch chan<- prometheus.Metric) {
 	if !c.srv.Ready() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	e, release, err := c.srv.Lend(ctx, false)
-	if err != nil {
-		return
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.st == nil || time.Since(c.at) >= sizeTTL {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		e, release, err := c.srv.Lend(ctx, false)
+		if err != nil {
+			return
+		}
+		st, err := e.Stats(ctx)
+		release()
+		if err != nil {
+			return
+		}
+		c.st, c.at = st, time.Now()
 	}
-	defer release()
-	st, err := e.Stats(ctx)
-	if err != nil {
-		return
-	}
+	st := c.st
 	ch <- prometheus.MustNewConstMetric(docsDesc, prometheus.GaugeValue, float64(st.Documents))
 	ch <- prometheus.MustNewConstMetric(chunksDesc, prometheus.GaugeValue, float64(st.Chunks))
 	ch <- prometheus.MustNewConstMetric(bytesDesc, prometheus.GaugeValue, float64(st.Bytes))
