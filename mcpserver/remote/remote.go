@@ -225,7 +225,7 @@ func (s *Server) routes() http.Handler {
 			mux.Handle(p, meta)
 		}
 	}
-	mux.Handle("/mcp", s.checkOrigin(mcpH))
+	mux.Handle("/mcp", s.admit(s.checkOrigin(mcpH)))
 	mux.Handle("/metrics", metricsH)
 	mux.HandleFunc("/healthz", s.health)
 	return s.checkHost(mux)
@@ -253,9 +253,30 @@ func (s *Server) counted(next http.Handler) http.Handler {
 	})
 }
 
+// admit gives a request to /mcp one of the MaxInFlight slots, or answers
+// 503 at once. It comes first, before the sign-in and everything else a
+// request costs: on a saturated server a refusal must cost next to
+// nothing, or the work of refusing delays the requests admitted.
+func (s *Server) admit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			s.metrics.rejected.WithLabelValues(rejectBusy).Inc()
+			retryAfter(w, time.Second)
+			http.Error(w, fmt.Sprintf("busy: %d requests under way, the most this server answers at once", s.opt.MaxInFlight), http.StatusServiceUnavailable)
+			return
+		}
+		defer func() { <-s.slots }()
+		s.metrics.inFlight.Inc()
+		defer s.metrics.inFlight.Dec()
+		next.ServeHTTP(w, r)
+	})
+}
+
 // guard applies the limits to a signed-in request, in order: the user's
-// rate (429), a free slot (503), the body's size (413); then bounds the
-// request's time and hands it to next.
+// rate (429), the body's size (413); then bounds the request's time and
+// hands it to next.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if sw, ok := w.(*statusWriter); ok {
@@ -271,17 +292,6 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, fmt.Sprintf("too many requests: the limit is %g a second for each user", s.opt.Rate), http.StatusTooManyRequests)
 			return
 		}
-		select {
-		case s.slots <- struct{}{}:
-		default:
-			s.metrics.rejected.WithLabelValues(rejectBusy).Inc()
-			retryAfter(w, time.Second)
-			http.Error(w, fmt.Sprintf("busy: %d requests under way, the most this server answers at once", s.opt.MaxInFlight), http.StatusServiceUnavailable)
-			return
-		}
-		defer func() { <-s.slots }()
-		s.metrics.inFlight.Inc()
-		defer s.metrics.inFlight.Dec()
 		if r.Method == http.MethodPost && r.Body != nil {
 			body, err := s.readBody(w, r)
 			if err != nil {
