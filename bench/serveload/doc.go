@@ -16,7 +16,9 @@
 // search (vector_weight 0.5, when the server has its embedding model) it
 // measures, with Clients closed-loop clients over Duration: throughput,
 // latency percentiles, errors, and the server's RSS (/proc) and
-// goroutines (/metrics) sampled each second; then, open-loop at twice the
+// goroutines (/metrics) sampled each second; for BM25, the target
+// rate (300 a second) sent steadily by the same clients, each latency
+// counted from when its send was due; then, open-loop at twice the
 // throughput it found, the share of requests refused 429 or 503 (and with
 // Retry-After) and the latency of the accepted ones. Last comes the
 // correctness pass: Calls searches of the four users, mixed, where any

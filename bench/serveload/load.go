@@ -150,6 +150,57 @@ func closedLoop(ctx context.Context, cl *client, clients int, d time.Duration, n
 	return outs, time.Since(t0)
 }
 
+// pacedLoop sends next() at rate a second for d from clients workers, as
+// clients that share a steady load: a send due while all are busy waits
+// for one, and every latency is counted from when its send was due, not
+// from when it went out, so a server that falls behind shows it in the
+// percentiles rather than in fewer sends.
+func pacedLoop(ctx context.Context, cl *client, rate float64, clients int, d time.Duration, next func() call) ([]outcome, time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	type send struct {
+		c   call
+		due time.Time
+	}
+	var (
+		mu   sync.Mutex
+		outs []outcome
+		wg   sync.WaitGroup
+		due  = make(chan send, int(rate*d.Seconds())+1)
+	)
+	for range clients {
+		wg.Go(func() {
+			for s := range due {
+				// The phase's end cuts no request: it runs on the parent context.
+				o := cl.do(context.WithoutCancel(ctx), s.c)
+				o.latency, o.hits = time.Since(s.due), nil
+				mu.Lock()
+				outs = append(outs, o)
+				mu.Unlock()
+			}
+		})
+	}
+	t0 := time.Now()
+	interval := time.Duration(float64(time.Second) / rate)
+	for i := 0; ; i++ {
+		at := t0.Add(time.Duration(i) * interval)
+		if w := time.Until(at); w > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(w):
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		due <- send{next(), at}
+	}
+	took := time.Since(t0)
+	close(due)
+	wg.Wait()
+	return outs, took
+}
+
 // openLoop sends next() at rate a second for d, whatever the answers
 // take, from up to maxWorkers requests in flight; a send due when all are
 // busy is counted in dropped (the generator, not the server, fell short).

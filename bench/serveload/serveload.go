@@ -89,6 +89,11 @@ type Mode struct {
 	Skipped      string  `json:"skipped,omitempty"` // why it did not run
 	Load         Stats   `json:"load"`              // closed loop, Clients clients
 	Memory       Memory  `json:"memory"`            // the server's, over Load
+	// PacedRate is the steady load of Paced: the issue's target rate
+	// (BM25 only), sent by Clients clients for Overload, each latency
+	// counted from when its send was due (pacedLoop).
+	PacedRate float64 `json:"paced_rate,omitempty"`
+	Paced     Stats   `json:"paced"`
 	// OverloadRate is twice Load's throughput: the requests a second
 	// sent, open loop, in Overload (the server's concurrency limit alone)
 	// and RateLimited (a server whose users' --rate add up to Load's
@@ -229,6 +234,12 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			o.Log("%s: %.0f searches/s, p99 %.1f ms, %d errors", m.Name, m.Load.PerSecond, m.Load.P99, m.Load.Errors)
 			if m.Load.PerSecond <= 0 || ctx.Err() != nil {
 				return
+			}
+			if m.Name == "bm25" {
+				m.PacedRate = TargetPerSecond
+				o.Log("%s: %d clients sending %.0f a second in all for %v", m.Name, o.Clients, m.PacedRate, o.Overload)
+				outs, took := pacedLoop(ctx, cl, m.PacedRate, o.Clients, o.Overload, pick(m.VectorWeight))
+				m.Paced = aggregate(outs, took)
 			}
 			m.OverloadRate = 2 * m.Load.PerSecond
 			o.Log("%s: open loop at %.0f a second for %v, --max-inflight %d the only limit", m.Name, m.OverloadRate, o.Overload, o.MaxInFlight)
