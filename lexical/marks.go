@@ -3,6 +3,7 @@ package lexical
 import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 )
 
 // Marks are the tokens of text whose analysed term is one of terms (as
@@ -11,8 +12,9 @@ import (
 // the tokenizer, run only on the words that can stem to one of terms:
 // the Porter stemmer only ever trims or rewrites a word's ending, never
 // its first letter, so a word whose first byte starts none of terms
-// cannot become one of them (TestMarksMatchAnalyze checks this against
-// Analyze).
+// cannot become one of them. And ASCII text is cut into words by
+// asciiWords, not the Unicode segmenter. TestMarksMatchAnalyze and
+// TestASCIIWordsMatchSegmenter check both against Analyze.
 func Marks(text string, terms map[string]bool) []Token {
 	if len(terms) == 0 {
 		return nil
@@ -31,7 +33,12 @@ func Marks(text string, terms map[string]bool) []Token {
 	for _, cf := range d.CharFilters {
 		input = cf.Filter(input)
 	}
-	stream := d.Tokenizer.Tokenize(input)
+	var stream analysis.TokenStream
+	if _, uni := d.Tokenizer.(*unicode.UnicodeTokenizer); uni && asciiOnly(input) {
+		stream = asciiWords(input)
+	} else {
+		stream = d.Tokenizer.Tokenize(input)
+	}
 	for _, f := range d.TokenFilters {
 		if _, stems := f.(*porter.PorterStemmer); stems {
 			kept := stream[:0]
@@ -60,6 +67,58 @@ func marked(tokens []Token, terms map[string]bool) []Token {
 		if terms[t.Term] {
 			out = append(out, t)
 		}
+	}
+	return out
+}
+
+// asciiOnly says whether in is all ASCII, without '_' (the one ASCII
+// character that joins words, by Unicode's rules WB13a/b, which
+// asciiWords leaves to the segmenter; the index's char filter turns it
+// into a space before the tokenizer).
+func asciiOnly(in []byte) bool {
+	for _, b := range in {
+		if b >= 0x80 || b == '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiWords is what bleve's Unicode tokenizer makes of ASCII text without
+// '_', by the word-boundary rules of UAX #29 that apply to it: runs of
+// letters and digits (WB5, WB8-10), joined across one apostrophe, full
+// stop or colon between two letters (WB6, WB7) and across one apostrophe,
+// full stop, comma or semicolon between two digits (WB11, WB12);
+// everything else separates words and is no token. Only Term, Start and End are set (the filters after the
+// tokenizer read no more), and Position.
+func asciiWords(in []byte) analysis.TokenStream {
+	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	var out analysis.TokenStream
+	for i := 0; i < len(in); {
+		if !letter(in[i]) && !digit(in[i]) {
+			i++
+			continue
+		}
+		start := i
+		for i++; i < len(in); {
+			c := in[i]
+			if letter(c) || digit(c) {
+				i++
+				continue
+			}
+			if i+1 < len(in) {
+				prev, next := in[i-1], in[i+1]
+				midLetter := c == '\'' || c == '.' || c == ':'          // Single_Quote, MidNumLet, MidLetter
+				midNum := c == '\'' || c == '.' || c == ',' || c == ';' // Single_Quote, MidNumLet, MidNum
+				if (midLetter && letter(prev) && letter(next)) || (midNum && digit(prev) && digit(next)) {
+					i += 2
+					continue
+				}
+			}
+			break
+		}
+		out = append(out, &analysis.Token{Term: in[start:i], Start: start, End: i, Position: len(out) + 1, Type: analysis.AlphaNumeric})
 	}
 	return out
 }
