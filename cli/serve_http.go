@@ -33,6 +33,7 @@ type httpFlags struct {
 	AuditQueries  bool          `name:"audit-queries" help:"Put each call's query text in the --audit log too."`
 	Rate          float64       `help:"Each user's requests a second on /mcp; past it a request is answered 429 with Retry-After (default 0: no limit)." placeholder:"N"`
 	MaxInflight   int           `name:"max-inflight" help:"The most /mcp requests answered at once; one more is answered 503 with Retry-After, never queued (default 4 per CPU core: searches are CPU work, and more at once only wait longer)." placeholder:"N"`
+	MaxLag        time.Duration `name:"max-lag" help:"Answer /mcp requests 503 with Retry-After, before any work, while the server is this far behind (its goroutines waiting for a core): the bound for a server whose CPU is the limit, where requests wait unread in the sockets, out of --max-inflight's sight (default 0: none; e.g. 50ms)." placeholder:"DURATION"`
 	MaxBody       ByteSize      `name:"max-body" help:"The largest request body; a larger one is answered 413." default:"4MiB" placeholder:"SIZE"`
 	TLSCert       string        `name:"tls-cert" help:"Serve HTTPS with this certificate (PEM; with --tls-key). Without it, serve plain HTTP behind a TLS proxy." type:"path" placeholder:"FILE"`
 	TLSKey        string        `name:"tls-key" help:"The private key of --tls-cert (PEM)." type:"path" placeholder:"FILE"`
@@ -113,8 +114,8 @@ func (f *httpFlags) check() error {
 	if (f.TLSCert == "") != (f.TLSKey == "") {
 		return errors.New("--tls-cert and --tls-key go together: pass both, or neither to serve plain HTTP")
 	}
-	if f.Rate < 0 || f.MaxInflight < 0 || f.MaxBody < 1 || f.Drain < 0 {
-		return errors.New("--rate, --drain, --max-inflight want 0 or more; --max-body 1 or more")
+	if f.Rate < 0 || f.MaxInflight < 0 || f.MaxBody < 1 || f.Drain < 0 || f.MaxLag < 0 {
+		return errors.New("--rate, --drain, --max-inflight, --max-lag want 0 or more; --max-body 1 or more")
 	}
 	if !f.AuditQueries || f.Audit != "" {
 		return nil
@@ -135,7 +136,7 @@ func loopbackHost(host string) bool {
 // drains and closes it. Its log lines (the address first) go to logs.
 func (f *httpFlags) serveHTTP(ctx context.Context, srv *mcpserver.Server, logs io.Writer, grants func(*auth.Principal) []string) (err error) {
 	opt := &remote.Options{PublicURL: f.PublicURL, Scopes: f.AuthScope, AllowedOrigins: f.AllowedOrigin, Rate: f.Rate,
-		MaxInFlight: f.MaxInflight, MaxBody: int64(f.MaxBody), Drain: f.Drain, TLSCert: f.TLSCert, TLSKey: f.TLSKey,
+		MaxInFlight: f.MaxInflight, MaxLag: f.MaxLag, MaxBody: int64(f.MaxBody), Drain: f.Drain, TLSCert: f.TLSCert, TLSKey: f.TLSKey,
 		AuditQueries: f.AuditQueries, Grants: grants, Log: logs}
 	closeAll := func() { _ = srv.Close() } // what ends the engine if serving never starts
 	defer func() {

@@ -28,6 +28,7 @@ const (
 	rejectAuth   = "sign_in"
 	rejectRate   = "rate"
 	rejectBusy   = "busy"
+	rejectLag    = "lag"
 	rejectBody   = "body"
 )
 
@@ -52,7 +53,7 @@ func newMetrics(srv *mcpserver.Server) *metrics {
 			Help: "MCP HTTP requests refused before reaching a tool, by reason (origin, sign_in, rate, busy, body).",
 		}, []string{"reason"}),
 	}
-	for _, r := range []string{rejectOrigin, rejectAuth, rejectRate, rejectBusy, rejectBody} {
+	for _, r := range []string{rejectOrigin, rejectAuth, rejectRate, rejectBusy, rejectLag, rejectBody} {
 		m.rejected.WithLabelValues(r) // every reason shows, at 0
 	}
 	m.reg.MustRegister(m.calls, m.latency, m.inFlight, m.rejected, &indexSize{srv: srv},

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -57,6 +58,12 @@ type Options struct {
 	// answered 503 with Retry-After, never queued. Zero means 4 per CPU
 	// (GOMAXPROCS).
 	MaxInFlight int
+	// MaxLag, when above zero, has a request answered 503 with
+	// Retry-After at once while the server's goroutines wait longer than
+	// MaxLag for a core (watchLag): the bound that holds where the CPU,
+	// not MaxInFlight, is what requests wait for. Zero means no such
+	// bound.
+	MaxLag time.Duration
 	// MaxBody bounds a request body; a larger one is answered 413. Zero
 	// means 4 MiB.
 	MaxBody int64
@@ -104,19 +111,22 @@ var ErrDrainTimeout = errors.New("remote: requests still running when the drain 
 // concurrent use; build one Server per mcpserver.Server (New adds its tool
 // middleware to it).
 type Server struct {
-	mcp      *mcpserver.Server
-	opt      Options
-	log      *log.Logger
-	stream   *server.StreamableHTTPServer
-	metrics  *metrics
-	audit    *audit
-	limits   *limiters
-	slots    chan struct{}
-	origins  map[string]bool
-	hosts    map[string]bool // Host headers a loopback connection may carry besides loopback names
-	resource string          // the metadata's resource
-	metaURL  string          // where the metadata is, for WWW-Authenticate
-	handler  http.Handler
+	mcp     *mcpserver.Server
+	opt     Options
+	log     *log.Logger
+	stream  *server.StreamableHTTPServer
+	metrics *metrics
+	audit   *audit
+	limits  *limiters
+	// lastLag and lagDue are watchLag's: its last measure, and when its
+	// timer is next due (Unix nanoseconds).
+	lastLag, lagDue atomic.Int64
+	slots           chan struct{}
+	origins         map[string]bool
+	hosts           map[string]bool // Host headers a loopback connection may carry besides loopback names
+	resource        string          // the metadata's resource
+	metaURL         string          // where the metadata is, for WWW-Authenticate
+	handler         http.Handler
 }
 
 // New returns a Server for srv. It checks opt's URLs and adds the tool
@@ -259,6 +269,14 @@ func (s *Server) counted(next http.Handler) http.Handler {
 // nothing, or the work of refusing delays the requests admitted.
 func (s *Server) admit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.opt.MaxLag > 0 {
+			if lag := s.lag(time.Now()); lag > s.opt.MaxLag {
+				s.metrics.rejected.WithLabelValues(rejectLag).Inc()
+				retryAfter(w, time.Second)
+				http.Error(w, fmt.Sprintf("busy: the server is %v behind, more than --max-lag %v", lag.Round(time.Millisecond), s.opt.MaxLag), http.StatusServiceUnavailable)
+				return
+			}
+		}
 		select {
 		case s.slots <- struct{}{}:
 		default:
@@ -338,6 +356,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.mcp.Start()
 	base, cancelAll := context.WithCancel(context.Background())
 	defer cancelAll()
+	if s.opt.MaxLag > 0 {
+		s.lagDue.Store(time.Now().Add(lagTick).UnixNano())
+		go s.watchLag(base)
+	}
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: readHeaderTimeout, // never a WriteTimeout: it would cut SSE streams

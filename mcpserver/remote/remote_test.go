@@ -374,3 +374,36 @@ func TestHTTPAuditAndMetrics(t *testing.T) {
 		}
 	}
 }
+
+// With MaxLag, a request is answered 503 with Retry-After, before any
+// work, once the server's goroutines wait for a core longer than it; with
+// a bound of a nanosecond, any timer's lateness is over it, so the first
+// measure turns every request away.
+func TestHTTPMaxLag(t *testing.T) {
+	r := serveIndex(t, remote.Options{MaxLag: time.Nanosecond})
+	body, h := modern("tools/list", nil, "alice-token")
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Guard)
+	defer cancel()
+	for {
+		res, text := post(t, r.url, body, h)
+		if res.StatusCode == http.StatusServiceUnavailable {
+			if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || s < 1 {
+				t.Errorf("behind: Retry-After %q, want whole seconds", res.Header.Get("Retry-After"))
+			}
+			if !strings.Contains(text, "--max-lag") {
+				t.Errorf("behind: %q does not name --max-lag", text)
+			}
+			break
+		}
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("status %d (%s), want 200 until the lag is measured, then 503", res.StatusCode, text)
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no request refused within the guard time: the lag is never measured")
+		}
+	}
+	res, text := get(t, r.url+"/metrics", map[string]string{"Authorization": "Bearer alice-token"})
+	if res.StatusCode != http.StatusOK || !strings.Contains(text, `braid_http_rejected_total{reason="lag"}`) {
+		t.Errorf("/metrics (status %d) counts no refusal for lag", res.StatusCode)
+	}
+}
