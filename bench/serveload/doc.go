@@ -19,8 +19,10 @@
 // goroutines (/metrics) sampled each second; for BM25, the target
 // rate (300 a second) sent steadily by the same clients, each latency
 // counted from when its send was due; then, open-loop at twice the
-// throughput it found, the share of requests refused 429 or 503 (and with
-// Retry-After) and the latency of the accepted ones. Last comes the
+// throughput it found, against three servers (--max-inflight alone, the
+// users' --rate adding up to that throughput, --max-lag 50ms), the share
+// of requests refused 429 or 503 (and with Retry-After) and the latency
+// of the accepted ones. Last comes the
 // correctness pass: Calls searches of the four users, mixed, where any
 // error or any hit from a source outside its user's grants counts.
 //

@@ -47,10 +47,13 @@ func (r *Report) Markdown(w io.Writer) {
 		if m.Skipped != "" || m.OverloadRate == 0 {
 			continue
 		}
-		for i, o := range []Stats{m.Overload, m.RateLimited} {
+		for i, o := range []Stats{m.Overload, m.RateLimited, m.Lagged} {
 			limits := "--max-inflight only"
-			if i == 1 {
+			switch i {
+			case 1:
 				limits = fmt.Sprintf("--rate %g (×%d users)", m.RatePerUser, len(users))
+			case 2:
+				limits = fmt.Sprintf("--max-lag %v", MaxLag)
 			}
 			fmt.Fprintf(w, "| %s | %s | %.0f | %d | %d | %d | %d | %d of %d | %d | %.1f | %d |\n",
 				m.Name, limits, m.OverloadRate, o.Requests, o.OK, o.Refused429, o.Refused503, o.RetryAfter, o.Refused429+o.Refused503, o.Errors, o.P99, m.Dropped[i])

@@ -102,9 +102,11 @@ type Mode struct {
 	Overload     Stats   `json:"overload"`
 	RatePerUser  float64 `json:"rate_per_user"`
 	RateLimited  Stats   `json:"rate_limited"`
+	// Lagged is the same load against a server with --max-lag MaxLag.
+	Lagged Stats `json:"lagged"`
 	// Dropped are the sends the generator could not make, all its workers
-	// waiting, in Overload and RateLimited.
-	Dropped [2]int `json:"dropped"`
+	// waiting, in Overload, RateLimited and Lagged.
+	Dropped [3]int `json:"dropped"`
 }
 
 // Correctness counts the correctness pass.
@@ -143,6 +145,9 @@ const policy = `{"grants": [
 
 // The vaults, by source name, inside Options.Data.
 var vaults = map[string]string{"silverbullet": "markdown/silverbullet/docs", "dendron": "markdown/dendron/vault"}
+
+// MaxLag is the --max-lag of the third server at twice the throughput.
+const MaxLag = 50 * time.Millisecond
 
 // servers counts the servers started, for their profiles' names.
 var servers atomic.Int64
@@ -254,6 +259,13 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 				o.Log("%s: open loop at %.0f a second for %v, --rate %g", m.Name, m.OverloadRate, o.Overload, m.RatePerUser)
 				outs, took, dropped := openLoop(ctx, cl, m.OverloadRate, openWorkers, o.Overload, pick(m.VectorWeight))
 				m.RateLimited, m.Dropped[1] = aggregate(outs, took), dropped
+			})
+		}
+		if err == nil && m.OverloadRate > 0 {
+			err = with([]string{"--max-lag", MaxLag.String()}, func(cl *client, _ *server) {
+				o.Log("%s: open loop at %.0f a second for %v, --max-lag %v", m.Name, m.OverloadRate, o.Overload, MaxLag)
+				outs, took, dropped := openLoop(ctx, cl, m.OverloadRate, openWorkers, o.Overload, pick(m.VectorWeight))
+				m.Lagged, m.Dropped[2] = aggregate(outs, took), dropped
 			})
 		}
 		rep.Modes = append(rep.Modes, m)
