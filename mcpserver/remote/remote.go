@@ -60,9 +60,9 @@ type Options struct {
 	MaxInFlight int
 	// MaxLag, when above zero, has a request answered 503 with
 	// Retry-After at once while the server's goroutines wait longer than
-	// MaxLag for a core (watchLag): the bound that holds where the CPU,
-	// not MaxInFlight, is what requests wait for. Zero means no such
-	// bound.
+	// MaxLag for a core (watchLag, the 90th percentile over 10 ms): the
+	// bound that holds where the CPU, not MaxInFlight, is what requests
+	// wait for. Zero means no such bound.
 	MaxLag time.Duration
 	// MaxBody bounds a request body; a larger one is answered 413. Zero
 	// means 4 MiB.
@@ -118,9 +118,8 @@ type Server struct {
 	metrics *metrics
 	audit   *audit
 	limits  *limiters
-	// lastLag and lagDue are watchLag's: its last measure, and when its
-	// timer is next due (Unix nanoseconds).
-	lastLag, lagDue atomic.Int64
+	// lastLag is watchLag's last measure, in nanoseconds.
+	lastLag atomic.Int64
 	slots           chan struct{}
 	origins         map[string]bool
 	hosts           map[string]bool // Host headers a loopback connection may carry besides loopback names
@@ -270,7 +269,7 @@ func (s *Server) counted(next http.Handler) http.Handler {
 func (s *Server) admit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.opt.MaxLag > 0 {
-			if lag := s.lag(time.Now()); lag > s.opt.MaxLag {
+			if lag := s.lag(); lag > s.opt.MaxLag {
 				s.metrics.rejected.WithLabelValues(rejectLag).Inc()
 				retryAfter(w, time.Second)
 				http.Error(w, fmt.Sprintf("busy: the server is %v behind, more than --max-lag %v", lag.Round(time.Millisecond), s.opt.MaxLag), http.StatusServiceUnavailable)
@@ -357,7 +356,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	base, cancelAll := context.WithCancel(context.Background())
 	defer cancelAll()
 	if s.opt.MaxLag > 0 {
-		s.lagDue.Store(time.Now().Add(lagTick).UnixNano())
 		go s.watchLag(base)
 	}
 	hs := &http.Server{

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -39,11 +40,24 @@ func main() {
 	flag.IntVar(&loadCPU, "load-cpu", 0, "the core the load generator is pinned to (-1: unpinned)")
 	modes := flag.String("modes", "bm25,hybrid", "the search modes to run, of bm25 and hybrid")
 	flag.StringVar(&o.Profile, "profile", "", "a folder for a CPU profile of each server started (serve-N.prof)")
+	cpuProfile := flag.String("cpuprofile", "", "write the load generator's own CPU profile to this file")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
 	quiet := flag.Bool("quiet", false, "no progress lines on stderr")
 	flag.Parse()
 	o.ServerCPU, o.LoadCPU = &serverCPU, &loadCPU
 	o.Modes = strings.Split(*modes, ",")
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "servebench: %v\n", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(os.Stderr, "servebench: %v\n", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if !*quiet {
 		o.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "servebench: "+format+"\n", args...) }
 	}
