@@ -119,13 +119,13 @@ type Server struct {
 	audit   *audit
 	limits  *limiters
 	// lastLag is watchLag's last measure, in nanoseconds.
-	lastLag atomic.Int64
-	slots           chan struct{}
-	origins         map[string]bool
-	hosts           map[string]bool // Host headers a loopback connection may carry besides loopback names
-	resource        string          // the metadata's resource
-	metaURL         string          // where the metadata is, for WWW-Authenticate
-	handler         http.Handler
+	lastLag  atomic.Int64
+	slots    chan struct{}
+	origins  map[string]bool
+	hosts    map[string]bool // Host headers a loopback connection may carry besides loopback names
+	resource string          // the metadata's resource
+	metaURL  string          // where the metadata is, for WWW-Authenticate
+	handler  http.Handler
 }
 
 // New returns a Server for srv. It checks opt's URLs and adds the tool
