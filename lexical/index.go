@@ -128,7 +128,16 @@ type lexDoc struct {
 // identifiers and paths: plant.water_level is indexed as plant water level.
 const analyzerName = "braid_en"
 
-func lexMapping() *mapping.IndexMappingImpl {
+func lexMapping() *mapping.IndexMappingImpl { return buildMapping(false) }
+
+// buildMapping is braid's mapping, with doc values on every field when
+// docValues is set. Indexes written before 2026-11-29 keep doc values
+// (bleve's default, which braid never read: no search sorts or facets on
+// a field): their mapping, which bleve reads from the index and goes on
+// writing them with, is still braid's (knownMappings). Left out, a batch's
+// segment no longer writes each chunk's terms a second time, compressed,
+// nor does every merge copy them.
+func buildMapping(docValues bool) *mapping.IndexMappingImpl {
 	m := bleve.NewIndexMapping()
 	err := m.AddCustomCharFilter("braid_split", map[string]interface{}{
 		"type": regexpfilter.Name, "regexp": `[._/\\:]`, "replace": " ",
@@ -150,6 +159,7 @@ func lexMapping() *mapping.IndexMappingImpl {
 		f.Store = false
 		f.IncludeInAll = false
 		f.IncludeTermVectors = positions // phrases and matched-term locations need them
+		f.DocValues = docValues
 		return f
 	}
 	kw := func() *mapping.FieldMapping {
@@ -158,6 +168,7 @@ func lexMapping() *mapping.IndexMappingImpl {
 		f.Store = false
 		f.IncludeInAll = false
 		f.IncludeTermVectors = false
+		f.DocValues = docValues
 		return f
 	}
 	dm := bleve.NewDocumentStaticMapping()
