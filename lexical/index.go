@@ -187,6 +187,19 @@ func buildMapping(docValues bool) *mapping.IndexMappingImpl {
 	return m
 }
 
+// CreateWithDocValues creates an empty lexical index at path with the
+// mapping braid wrote before doc values were left out (buildMapping(true)):
+// an index as an older braid made it, for the tests of old and crafted
+// indexes (a crafted doc-value chunk count needs a field with doc
+// values). Open then opens it, and Apply writes doc values into it.
+func CreateWithDocValues(path string) error {
+	idx, err := bleve.New(path, buildMapping(true))
+	if err != nil {
+		return fmt.Errorf("create lexical index: %w", err)
+	}
+	return idx.Close()
+}
+
 // Open opens the lexical index at path, creating it when writable and
 // absent. It checks every segment (its checksum and its structure, see
 // checkSegment) but those stamps (the stamp file beside the index,
