@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/braidsearch/braid/index"
 	"github.com/braidsearch/braid/internal/formattest"
+	"github.com/braidsearch/braid/internal/testenv"
+	"github.com/braidsearch/braid/lexical"
 )
 
 // TestCraftedSegmentInClonedIndex replays issue 47's committed .braid/: a
@@ -23,6 +26,23 @@ func TestCraftedSegmentInClonedIndex(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--index", idx, "-q", "index", vault); code != 0 {
 		t.Fatalf("index: %s", errOut)
 	}
+	// Its lexical index made again as braid made them before it left doc
+	// values out: the crafted count needs a field with them (and such an
+	// index still opens).
+	lp := filepath.Join(idx, "lexical.bleve")
+	testenv.Must(t, os.RemoveAll(lp))
+	testenv.Must(t, lexical.CreateWithDocValues(lp))
+	st, err := index.OpenStore(filepath.Join(idx, "meta.db"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex, err := lexical.Open(lp, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Must(t, index.RebuildLexical(st, lex))
+	testenv.Must(t, lex.Close())
+	testenv.Must(t, st.Close())
 	zaps, _ := filepath.Glob(filepath.Join(idx, "lexical.bleve", "store", "*.zap"))
 	if len(zaps) == 0 {
 		t.Fatal("the index has no segment")

@@ -11,7 +11,14 @@ import (
 // indexed; a crash between the two is finished by Recover. It returns the
 // ids of the chunks the changes removed and the chunks they added, which
 // the caller hands on to the vector index (package ingest does).
-func Commit(s *Store, l *lexical.Index, changes []Change) (deleted []string, added []*Chunk, err error) {
+//
+// beside, when set, is called with those once the store holds the
+// changes, on a goroutine of its own while the lexical batch is analysed,
+// built into a segment and persisted (package ingest adds the chunks to
+// the vector index there: bleve builds a batch's segment on one core, the
+// graph's inserts keep the other busy). Commit waits for it and returns
+// its error after its own; it must not use l.
+func Commit(s *Store, l *lexical.Index, changes []Change, beside func(deleted []string, added []*Chunk) error) (deleted []string, added []*Chunk, err error) {
 	if len(changes) == 0 {
 		return nil, nil, nil
 	}
@@ -19,6 +26,12 @@ func Commit(s *Store, l *lexical.Index, changes []Change) (deleted []string, add
 	if err != nil {
 		return nil, nil, err
 	}
+	besideErr := make(chan error, 1)
+	defer func() {
+		if berr := <-besideErr; err == nil && berr != nil {
+			err = berr
+		}
+	}()
 	meta := map[string]lexical.ChunkMeta{}
 	for i := range changes {
 		d := changes[i].Doc
@@ -29,6 +42,11 @@ func Commit(s *Store, l *lexical.Index, changes []Change) (deleted []string, add
 		for j := range changes[i].Chunks {
 			added = append(added, &changes[i].Chunks[j])
 		}
+	}
+	if beside == nil {
+		besideErr <- nil
+	} else {
+		go func() { besideErr <- beside(p.Delete, added) }()
 	}
 	counts, err := l.Apply(p.Gen, p.Delete, lexChunks(added), func(id string) lexical.ChunkMeta { return meta[id] })
 	if err != nil {

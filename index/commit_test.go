@@ -15,6 +15,6 @@ type Indexer struct {
 }
 
 func (ix *Indexer) commit(_ context.Context, changes []Change) error {
-	_, _, err := Commit(ix.Store, ix.Lexical, changes)
+	_, _, err := Commit(ix.Store, ix.Lexical, changes, nil)
 	return err
 }

@@ -20,5 +20,5 @@
 //	lex, _ := lexical.Open("lexical.bleve", false, st.Stamps("lexical.bleve.verified"))
 //	lex.StatsFrom(st.BM25Totals)
 //	_ = index.Recover(st, lex)
-//	_, _, err := index.Commit(st, lex, changes)
+//	_, _, err := index.Commit(st, lex, changes, nil)
 package index

@@ -43,10 +43,9 @@ import (
 //	         the batch (record)
 //	commit   each batch of changes (as many as hold the memory budget's
 //	         share of chunk text, memory.go, or BatchDocs when set):
-//	         the store, then the lexical
-//	         index (index.Commit, crash-safe), then the chunks' embeddings,
-//	         computed for the texts the store has none for, into the HNSW
-//	         graph (embed.go)
+//	         the store, then the lexical index (index.Commit, crash-safe)
+//	         and beside it the chunks' embeddings, computed for the texts
+//	         the store has none for, into the HNSW graph (embed.go)
 //
 // Files and S3 objects share every step from compare to record
 // (prepareContent, record). A window of files (about a commit's bytes,
@@ -151,9 +150,9 @@ func (ix *Indexer) target() Target {
 	return embedded{ix}
 }
 
-// commit writes changes to the store and the lexical index
-// (index.Commit), then (in memory) to the vector index. The embedded text
-// of the chunks the changes replace is read first: a new chunk that
+// commit writes changes to the store, then to the lexical index and (in
+// memory) to the vector index side by side (index.Commit). The embedded
+// text of the chunks the changes replace is read first: a new chunk that
 // repeats one takes its vector from the graph.
 func (ix *Indexer) commit(ctx context.Context, changes []index.Change) error {
 	var prev map[string]string
@@ -171,11 +170,15 @@ func (ix *Indexer) commit(ctx context.Context, changes []index.Change) error {
 			return err
 		}
 	}
-	deleted, added, err := index.Commit(ix.Store, ix.Lexical, changes)
-	if err != nil || ix.Vectors == nil {
-		return err
+	var beside func([]string, []*index.Chunk) error
+	if ix.Vectors != nil {
+		title := changeTitles(changes)
+		beside = func(deleted []string, added []*index.Chunk) error {
+			return ix.Vectors.sync(ctx, ix.Store, deleted, added, title, prev)
+		}
 	}
-	return ix.Vectors.sync(ctx, ix.Store, deleted, added, changeTitles(changes), prev)
+	_, _, err := index.Commit(ix.Store, ix.Lexical, changes, beside)
+	return err
 }
 
 // changeTitles looks up the title and summary of the documents changes

@@ -17,10 +17,17 @@
 // them, moved by each commit (package index), and StatsFrom reads them
 // there. Explain breaks a score down by term (BM25, explain.go).
 //
+// The mapping (buildMapping) keeps no stored fields, no _all text and no
+// doc values: braid reads chunks from its own store and never sorts or
+// facets on a field. Term vectors (positions) are kept on the content
+// field only, for phrases and matched-term locations. An index written
+// before doc values were left out keeps its own mapping, which bleve reads
+// from the index: both open (knownMappings).
+//
 // An index file braid did not write is not trusted to be well-formed.
 // Before bleve reads anything, opening checks that index_meta.json and
 // root.bolt say what braid writes (a scorch index, zap v16 segments,
-// braid's mapping, deleted documents of their segments), and every
+// one of braid's mappings, deleted documents of their segments), and every
 // segment's CRC, which catches damage, then its structure (checkZap in
 // segcheck.go), which catches crafting: every count, length and offset
 // that zap allocates from, loops over or seeks to, at open, in a search

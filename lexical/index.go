@@ -131,7 +131,16 @@ type lexDoc struct {
 // identifiers and paths: plant.water_level is indexed as plant water level.
 const analyzerName = "braid_en"
 
-func lexMapping() *mapping.IndexMappingImpl {
+func lexMapping() *mapping.IndexMappingImpl { return buildMapping(false) }
+
+// buildMapping is braid's mapping, with doc values on every field when
+// docValues is set. Indexes written before 2026-11-29 keep doc values
+// (bleve's default, which braid never read: no search sorts or facets on
+// a field): their mapping, which bleve reads from the index and goes on
+// writing them with, is still braid's (knownMappings). Left out, a batch's
+// segment no longer writes each chunk's terms a second time, compressed,
+// nor does every merge copy them.
+func buildMapping(docValues bool) *mapping.IndexMappingImpl {
 	m := bleve.NewIndexMapping()
 	err := m.AddCustomCharFilter("braid_split", map[string]interface{}{
 		"type": regexpfilter.Name, "regexp": `[._/\\:]`, "replace": " ",
@@ -153,6 +162,7 @@ func lexMapping() *mapping.IndexMappingImpl {
 		f.Store = false
 		f.IncludeInAll = false
 		f.IncludeTermVectors = positions // phrases and matched-term locations need them
+		f.DocValues = docValues
 		return f
 	}
 	kw := func() *mapping.FieldMapping {
@@ -161,6 +171,7 @@ func lexMapping() *mapping.IndexMappingImpl {
 		f.Store = false
 		f.IncludeInAll = false
 		f.IncludeTermVectors = false
+		f.DocValues = docValues
 		return f
 	}
 	dm := bleve.NewDocumentStaticMapping()
@@ -177,6 +188,19 @@ func lexMapping() *mapping.IndexMappingImpl {
 	m.IndexDynamic = false
 	m.DocValuesDynamic = false
 	return m
+}
+
+// CreateWithDocValues creates an empty lexical index at path with the
+// mapping braid wrote before doc values were left out (buildMapping(true)):
+// an index as an older braid made it, for the tests of old and crafted
+// indexes (a crafted doc-value chunk count needs a field with doc
+// values). Open then opens it, and Apply writes doc values into it.
+func CreateWithDocValues(path string) error {
+	idx, err := bleve.New(path, buildMapping(true))
+	if err != nil {
+		return fmt.Errorf("create lexical index: %w", err)
+	}
+	return idx.Close()
 }
 
 // Open opens the lexical index at path, creating it when writable and

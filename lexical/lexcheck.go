@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/confine"
 	bolt "go.etcd.io/bbolt"
@@ -269,14 +270,23 @@ func checkMeta(path string) error {
 
 // lexMappingJSON is lexMapping as bleve keeps it in an index, in the
 // canonical form mappingJSON gives.
-var lexMappingJSON = sync.OnceValue(func() string {
-	b, err := json.Marshal(lexMapping())
+var lexMappingJSON = sync.OnceValue(func() string { return canonicalMapping(lexMapping()) })
+
+// knownMappings are the mappings braid has written, in the canonical form
+// mappingJSON gives: lexMapping's and the one before it, with doc values
+// (buildMapping).
+var knownMappings = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{lexMappingJSON(): true, canonicalMapping(buildMapping(true)): true}
+})
+
+func canonicalMapping(m *mapping.IndexMappingImpl) string {
+	b, err := json.Marshal(m)
 	if err != nil {
 		panic("lexical: the built-in mapping does not marshal: " + err.Error()) // a programming error, caught by every test
 	}
 	s, _ := mappingJSON(b)
 	return s
-})
+}
 
 // mappingJSON is the mapping b (JSON) with its keys in order.
 func mappingJSON(b []byte) (string, error) {
@@ -301,7 +311,7 @@ func checkMapping(snap *bolt.Bucket) error {
 	if b == nil {
 		return nil
 	}
-	if m, err := mappingJSON(b); err != nil || m != lexMappingJSON() {
+	if m, err := mappingJSON(b); err != nil || !knownMappings()[m] {
 		return errors.New("root.bolt holds a field mapping that is not braid's")
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2"
 	"github.com/braidsearch/braid/indexdir"
 	"github.com/braidsearch/braid/internal/formattest"
 	"github.com/braidsearch/braid/internal/userkey"
@@ -26,7 +27,24 @@ import (
 // index's path and the segment's.
 func oneSegment(t testing.TB, dir string) (string, string) {
 	t.Helper()
+	return segmentOf(t, dir, false)
+}
+
+// segmentOf is oneSegment, written with doc values on every field when
+// docValues is set: as braid wrote indexes before 2026-11-29 (their
+// mapping, buildMapping(true), stays theirs).
+func segmentOf(t testing.TB, dir string, docValues bool) (string, string) {
+	t.Helper()
 	path := filepath.Join(dir, "lexical.bleve")
+	if docValues {
+		idx, err := bleve.New(path, buildMapping(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := idx.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	l, err := Open(path, false, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +79,7 @@ func oneSegment(t testing.TB, dir string) (string, string) {
 // segment's bytes as written, its fields and its footer.
 func zapSegment(tb testing.TB, dir string) (path, seg string, good []byte, fields []formattest.ZapField, ft formattest.ZapFooter) {
 	tb.Helper()
-	path, seg = oneSegment(tb, dir)
+	path, seg = segmentOf(tb, dir, true) // the crafted doc values need some
 	good, err := os.ReadFile(seg)
 	if err != nil {
 		tb.Fatal(err)
@@ -70,6 +88,31 @@ func zapSegment(tb testing.TB, dir string) (path, seg string, good []byte, field
 		tb.Fatal(err)
 	}
 	return path, seg, good, fields, formattest.ZapFooterOf(good)
+}
+
+// New indexes write no doc values (braid never sorts or facets on a
+// field); an index written with them keeps writing them, and opens.
+func TestDocValues(t *testing.T) {
+	for _, docValues := range []bool{false, true} {
+		_, seg := segmentOf(t, t.TempDir(), docValues)
+		b, err := os.ReadFile(seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields, err := formattest.ZapFields(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		with := map[string]bool{}
+		for _, f := range fields {
+			if f.DocValueHeader >= 0 {
+				with[f.Name] = true
+			}
+		}
+		if want := docValues; with[fieldContent] != want || with[fieldTags] != want || with[fieldTitle] != want {
+			t.Errorf("mapping with doc values %v: fields with doc values %v", docValues, with)
+		}
+	}
 }
 
 // editSnapshots runs edit on every snapshot bucket of the root.bolt of

@@ -68,3 +68,23 @@ halfdone:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// func fromHalfsF16C(v *float32, h *uint16, n int)
+TEXT ·fromHalfsF16C(SB), NOSPLIT, $0-24
+	MOVQ v+0(FP), SI
+	MOVQ h+8(FP), DI
+	MOVQ n+16(FP), CX
+	TESTQ CX, CX
+	JZ widendone
+
+widenloop:
+	VCVTPH2PS (DI), Y0
+	VMOVUPS Y0, (SI)
+	ADDQ $16, DI
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JNZ widenloop
+
+widendone:
+	VZEROUPPER
+	RET

@@ -12,3 +12,6 @@ const useF16C = false
 // dotHalf is the dot product of a and the fp16 values h[:len(a)],
 // decoded into buf (len(a) values at least) first.
 func dotHalf(a []float32, h []uint16, buf []float32) float32 { return dotHalfGo(a, h, buf) }
+
+// fromHalfs decodes the fp16 values h into v[:len(h)].
+func fromHalfs(v []float32, h []uint16) { fromHalfsGo(v, h) }

@@ -93,11 +93,12 @@ func dotInt8Go(a, b []int8) int32 {
 	return s0 + s1 + s2 + s3
 }
 
-// fromHalfs decodes h into v (len(h) values), through a table of every
+// fromHalfsGo decodes h into v (len(h) values), through a table of every
 // fp16 value's float32: 256 KiB, made once per process at the first
 // decode, about 2.5 times as fast as fromHalf's arithmetic value by
-// value (BenchmarkDot384 and its fp16 case).
-func fromHalfs(v []float32, h []uint16) {
+// value (BenchmarkDot384 and its fp16 case). fromHalfs uses F16C where
+// the processor has it.
+func fromHalfsGo(v []float32, h []uint16) {
 	t := halfTable()
 	v = v[:len(h)]
 	for i, x := range h {

@@ -153,6 +153,31 @@ func TestDotHalf(t *testing.T) {
 	}
 }
 
+// TestFromHalfs checks fromHalfs (F16C where the processor has it) against
+// the table for every fp16 value, at lengths with and without a tail: the
+// widening is exact, so the float32s must be the same bits (a NaN stays a
+// NaN).
+func TestFromHalfs(t *testing.T) {
+	all := make([]uint16, 1<<16)
+	for i := range all {
+		all[i] = uint16(i)
+	}
+	for _, n := range []int{0, 3, 8, 21, 384, len(all)} {
+		for _, off := range []int{0, 5} {
+			h := all[off : off+min(n, len(all)-off)]
+			got, want := make([]float32, len(h)), make([]float32, len(h))
+			fromHalfs(got, h)
+			fromHalfsGo(want, h)
+			for i := range h {
+				g, w := got[i], want[i]
+				if math.Float32bits(g) != math.Float32bits(w) && !(g != g && w != w) {
+					t.Fatalf("n %d off %d: fp16 %#04x decodes to %v (%#08x), want %v (%#08x)", n, off, h[i], g, math.Float32bits(g), w, math.Float32bits(w))
+				}
+			}
+		}
+	}
+}
+
 func BenchmarkDot384(b *testing.B) {
 	r := rand.New(rand.NewSource(3))
 	u, v := unitVec(r, 384), unitVec(r, 384)
