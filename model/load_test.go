@@ -127,7 +127,9 @@ func TestLoadResolve(t *testing.T) {
 // Resolve (the spec's id); "" for no embedder or one not found.
 func TestEmbedderKey(t *testing.T) {
 	lib := modeltest.NeedRuntime(t)
-	resolve := func(string, model.Kind) (string, model.Spec, error) { return modeltest.TinyDir(), modeltest.TinySpec(), nil }
+	resolve := func(string, model.Kind) (string, model.Spec, error) {
+		return modeltest.TinyDir(), modeltest.TinySpec(), nil
+	}
 	for _, s := range []model.Set{
 		{Embedder: modeltest.TinyDir()},
 		{Resolve: resolve},
