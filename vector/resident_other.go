@@ -1,0 +1,5 @@
+//go:build !linux
+
+package vector
+
+func mapResident([]byte, int, int) {}
