@@ -58,10 +58,7 @@ type Read struct {
 // search process: some 60 ms of a million chunks' graph beside ONNX
 // Runtime's session) and hand it to Load in Options.Read. A file
 // that is missing or damaged is Load's to judge and report, as if it had
-// read it itself; nil when the store cannot say its generation. The
-// codes every search walks are mapped as far as the system holds them in
-// memory (vector.Index.MapResident), so the first search does not fault
-// on them one by one (at a million chunks some 40 ms). Load
+// read it itself; nil when the store cannot say its generation. Load
 // reads the file again when a commit came in between: the store's
 // generation is read before the graph, as Load itself does.
 func Preload(st *index.Store, o Options) *Read {
@@ -71,9 +68,6 @@ func Preload(st *index.Store, o Options) *Read {
 	}
 	file := File(o.Dir, o.Model)
 	vi, err := vector.LoadTrusting(file, o.Vector, trust(st, file))
-	if err == nil {
-		vi.MapResident()
-	}
 	return &Read{gen: gen, file: file, opt: optionsOf(o.Vector), vi: vi, err: err}
 }
 

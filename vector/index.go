@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // Defaults for the zero Options.
@@ -404,24 +403,4 @@ func (x *Index) rebuild() {
 		}
 	}
 	x.insertBatch(ids, vecs)
-}
-
-// MapResident maps the codes of the vectors the index's file holds (read
-// by every search's walk) into the process, as far as the system holds
-// them in memory already, reading nothing from the disk: a fresh process
-// can do it while something else loads, and its first search then does
-// not fault on them page by page (at a million 384-d vectors some 6,000
-// faults, about 40 ms). The memory is the system's file cache, counted in
-// the process's resident set; a search faults in about as much.
-func (x *Index) MapResident() {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	g := x.g
-	if g.mapped == nil || !g.mapped.mmapped || g.ncode == 0 {
-		return
-	}
-	lo := int(uintptr(unsafe.Pointer(&g.code[0])) - uintptr(unsafe.Pointer(&g.mapped.b[0])))
-	if hi := lo + g.ncode*g.cbytes; lo >= 0 && hi <= len(g.mapped.b) { // the file's codes section
-		mapResident(g.mapped.b, lo, hi)
-	}
 }

@@ -1,5 +1,0 @@
-//go:build !linux
-
-package vector
-
-func mapResident([]byte, int, int) {}
