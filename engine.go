@@ -321,7 +321,7 @@ func (e *Engine) withVectors() (*Engine, error) {
 	if e.opt.Embedder == nil {
 		return e, nil
 	}
-	if err := e.loadVectors(); err != nil {
+	if err := e.loadVectors(nil); err != nil {
 		e.Close()
 		return nil, err
 	}

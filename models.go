@@ -8,6 +8,7 @@ import (
 	"github.com/braidsearch/braid/model"
 	"github.com/braidsearch/braid/rerank"
 	"github.com/braidsearch/braid/settings"
+	"github.com/braidsearch/braid/vecstore"
 )
 
 // Models names the embedding model and the cross-encoder an engine
@@ -71,11 +72,14 @@ func withModels(opt *Options, lm *LoadedModels) (Options, error) {
 // Model, Reranker, NoVectors, VectorsOff and NoRerank are replaced by what
 // was loaded (RerankNamed too). The engine owns the models: its Close closes them too.
 //
-// A reader of an index directory opens the index while the models load
-// (each costs a fresh search process tens to hundreds of milliseconds of
-// its own CPU at a million chunks), then the graph of the loaded
-// embedder's vectors; a writer, which may create the index, and a cluster
-// backend, which needs the embedder to open, load the models first.
+// A reader of an index directory opens the index and reads the graph of
+// the embedder's vectors while the models load (each costs a fresh search
+// process tens to hundreds of milliseconds of its own CPU at a million
+// chunks; the graph some 60 ms): the graph's file is named by the key the
+// embedder will have (model.Set.EmbedderKey), and read again after the
+// load should the loaded embedder's key name another. A writer, which
+// may create the index, and a cluster backend, which needs the embedder
+// to open, load the models first.
 func OpenWithModels(dir string, opt *Options, m Models) (*Engine, error) {
 	if opt == nil || !opt.ReadOnly || opt.Backend.URL != "" || opt.RerankTop < 0 {
 		return openAfterModels(dir, opt, m)
@@ -84,6 +88,7 @@ func OpenWithModels(dir string, opt *Options, m Models) (*Engine, error) {
 		lm  *LoadedModels
 		err error
 	}
+	key := m.EmbedderKey() // before Load: m.Resolve is called one call at a time
 	models := make(chan loaded, 1)
 	go func() {
 		lm, err := LoadModels(m)
@@ -92,6 +97,10 @@ func OpenWithModels(dir string, opt *Options, m Models) (*Engine, error) {
 	bare := *opt
 	bare.Embedder, bare.Model, bare.Reranker = nil, "", nil
 	e, err := Open(dir, &bare)
+	var read *vecstore.Read
+	if err == nil && key != "" {
+		read = vecstore.Preload(e.st, vecstore.Options{Dir: dir, Model: key, Vector: &opt.Vector})
+	}
 	l := <-models
 	switch {
 	case l.err != nil: // a model named wrongly is said first, as before
@@ -103,7 +112,7 @@ func OpenWithModels(dir string, opt *Options, m Models) (*Engine, error) {
 		l.lm.Close()
 		return nil, err
 	}
-	if err := e.attach(opt, l.lm); err != nil {
+	if err := e.attach(opt, l.lm, read); err != nil {
 		e.Close()
 		l.lm.Close()
 		return nil, err
@@ -129,8 +138,8 @@ func openAfterModels(dir string, opt *Options, m Models) (*Engine, error) {
 
 // attach gives an engine opened without models (OpenWithModels) the
 // models lm, as OpenLoaded would have opened it with them, and loads the
-// embedder's graph.
-func (e *Engine) attach(opt *Options, lm *LoadedModels) error {
+// embedder's graph (from read, when that read the same file).
+func (e *Engine) attach(opt *Options, lm *LoadedModels, read *vecstore.Read) error {
 	o, err := withModels(opt, lm)
 	if err != nil {
 		return err
@@ -140,7 +149,7 @@ func (e *Engine) attach(opt *Options, lm *LoadedModels) error {
 	if o.Embedder == nil {
 		return nil
 	}
-	return e.loadVectors()
+	return e.loadVectors(read)
 }
 
 // ModelChecks are what Doctor cannot see about the models m names: whether

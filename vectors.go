@@ -18,11 +18,12 @@ const DefaultVectorWeight = settings.DefaultVectorWeight
 // implementation.
 type Embedder = ingest.Embedder
 
-// loadVectors opens the model's HNSW graph (vecstore.Load), noting in
+// loadVectors opens the model's HNSW graph (vecstore.Load; read, when
+// set, is its file read ahead: vecstore.Preload), noting in
 // vecDamaged when the file was missing or damaged and what the graph
 // rebuilt in memory lacks.
-func (e *Engine) loadVectors() error {
-	vi, damaged, err := vecstore.Load(context.Background(), e.st, vecstore.Options{Dir: e.dir, Model: e.opt.Model, Embedder: e.opt.Embedder, Vector: &e.opt.Vector})
+func (e *Engine) loadVectors(read *vecstore.Read) error {
+	vi, damaged, err := vecstore.Load(context.Background(), e.st, vecstore.Options{Dir: e.dir, Model: e.opt.Model, Embedder: e.opt.Embedder, Vector: &e.opt.Vector, Read: read})
 	if err != nil {
 		return err
 	}

@@ -162,6 +162,26 @@ func Load(ctx context.Context, s Set) (*Loaded, error) {
 	return l, nil
 }
 
+// EmbedderKey is the key (Embedder.Key) the embedding model s names will
+// have once Load loads it, found without loading it: a caller can read
+// what an index keeps under that key while the model loads. It is ""
+// when s loads no embedder or the model cannot be found (Load then says
+// why). It calls s.Resolve when set, so it must not run beside a Load of
+// the same s.
+func (s Set) EmbedderKey() string {
+	if s.NoEmbedder || s.Embedder == "none" {
+		return ""
+	}
+	dir, spec, err := s.resolve(s.Embedder, KindEmbedder)
+	switch {
+	case err != nil:
+		return ""
+	case s.Resolve != nil: // resolveAndLoad: LoadEmbedder's key
+		return spec.ID()
+	}
+	return key(dir, spec) // OpenEmbedder's
+}
+
 // oneAtATime is s with its callbacks serialised: the caller's Resolve and
 // Explain need not be safe for concurrent use.
 func (s Set) oneAtATime() Set {

@@ -122,6 +122,43 @@ func TestLoadResolve(t *testing.T) {
 	}
 }
 
+// EmbedderKey is, without loading anything, the key the embedder Load
+// loads has: by the registry and a directory (OpenEmbedder's), and by
+// Resolve (the spec's id); "" for no embedder or one not found.
+func TestEmbedderKey(t *testing.T) {
+	lib := modeltest.NeedRuntime(t)
+	resolve := func(string, model.Kind) (string, model.Spec, error) {
+		return modeltest.TinyDir(), modeltest.TinySpec(), nil
+	}
+	for _, s := range []model.Set{
+		{Embedder: modeltest.TinyDir()},
+		{Resolve: resolve},
+	} {
+		s.ORTLib, s.Reranker = lib, "none"
+		key := s.EmbedderKey()
+		l, err := model.Load(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Embedder == nil || key != l.Embedder.Key() || key == "" {
+			t.Errorf("EmbedderKey = %q, want the loaded embedder's %+v", key, l.Embedder)
+		} else if s.Resolve == nil && !strings.Contains(key, "@") {
+			t.Errorf("EmbedderKey = %q for a directory, want its path's hash in it", key)
+		}
+		l.Close()
+	}
+	for _, s := range []model.Set{
+		{Embedder: "none"},
+		{Embedder: modeltest.TinyDir(), NoEmbedder: true},
+		{Embedder: filepath.Join(t.TempDir(), "no-such-model")},
+		{Resolve: func(string, model.Kind) (string, model.Spec, error) { return "", model.Spec{}, model.ErrNoModel }},
+	} {
+		if key := s.EmbedderKey(); key != "" {
+			t.Errorf("EmbedderKey of %+v = %q, want \"\"", s, key)
+		}
+	}
+}
+
 // Warm runs the embedder once as Load returns (a long-lived server's first
 // search then finds it warm), without putting anything in the query cache.
 func TestLoadWarm(t *testing.T) {

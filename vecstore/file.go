@@ -38,6 +38,45 @@ type Options struct {
 	Embedder ingest.Embedder
 	// Vector tunes the graph; nil means vector's defaults.
 	Vector *vector.Options
+	// Read, when set, is the file already read (Preload); Load uses it
+	// when it was read for the same Dir, Model and Vector, else reads
+	// the file itself.
+	Read *Read
+}
+
+// Read is a graph file read ahead of Load (Preload).
+type Read struct {
+	gen  uint64 // the store's generation before the file was read
+	file string
+	opt  vector.Options
+	vi   *vector.Index
+	err  error
+}
+
+// Preload reads the graph file Load would open for o (o.Embedder unused),
+// so that a caller can read it while the embedding model loads (a fresh
+// search process: some 60 ms of a million chunks' graph beside ONNX
+// Runtime's session) and hand it to Load in Options.Read. A file
+// that is missing or damaged is Load's to judge and report, as if it had
+// read it itself; nil when the store cannot say its generation. Load
+// reads the file again when a commit came in between: the store's
+// generation is read before the graph, as Load itself does.
+func Preload(st *index.Store, o Options) *Read {
+	gen, err := st.Gen()
+	if err != nil {
+		return nil
+	}
+	file := File(o.Dir, o.Model)
+	vi, err := vector.LoadTrusting(file, o.Vector, trust(st, file))
+	return &Read{gen: gen, file: file, opt: optionsOf(o.Vector), vi: vi, err: err}
+}
+
+// optionsOf is *o, the zero Options for nil.
+func optionsOf(o *vector.Options) vector.Options {
+	if o == nil {
+		return vector.Options{}
+	}
+	return *o
 }
 
 // Load opens the HNSW file of o.Model in o.Dir. A graph behind the store
@@ -64,7 +103,11 @@ func Load(ctx context.Context, st *index.Store, o Options) (vi *vector.Index, da
 		return nil, "", err
 	}
 	file := File(o.Dir, o.Model)
-	vi, err = vector.LoadTrusting(file, o.Vector, trust(st, file))
+	if r := o.Read; r != nil && r.gen == gen && r.file == file && r.opt == optionsOf(o.Vector) {
+		vi, err = r.vi, r.err
+	} else {
+		vi, err = vector.LoadTrusting(file, o.Vector, trust(st, file))
+	}
 	err0 := err
 	var lost string // why the graph lost vectors: the file is missing or damaged
 	switch {

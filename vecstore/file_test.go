@@ -235,6 +235,65 @@ func TestLoadDropsStale(t *testing.T) {
 	}
 }
 
+// Load takes a graph Preload read for the same file and generation in
+// place of the file (here removed after the read), and reads the file
+// itself for another model, other options or a commit in between.
+func TestLoadPreloaded(t *testing.T) {
+	load := func(t *testing.T, dir string, st *index.Store, read *vecstore.Read, opt *vector.Options) *vector.Index {
+		t.Helper()
+		vi, damaged, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}, Vector: opt, Read: read})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if damaged != "" {
+			t.Errorf("damaged %q, want \"\"", damaged)
+		}
+		return vi
+	}
+	t.Run("taken", func(t *testing.T) {
+		dir := t.TempDir()
+		st := storeWith(t, dir)
+		saved(t, dir, st)
+		read := vecstore.Preload(st, vecstore.Options{Dir: dir, Model: "m"})
+		testenv.Must(t, os.Remove(vecstore.File(dir, "m")))
+		if vi := load(t, dir, st, read, nil); vi.Len() != 2 {
+			t.Errorf("Load of the preloaded graph = %d chunks, want 2", vi.Len())
+		}
+	})
+	t.Run("another model or options", func(t *testing.T) {
+		dir := t.TempDir()
+		st := storeWith(t, dir)
+		saved(t, dir, st)
+		other := vecstore.Preload(st, vecstore.Options{Dir: dir, Model: "other"}) // no such file
+		if vi := load(t, dir, st, other, nil); vi.Len() != 2 {
+			t.Errorf("Load given another model's read = %d chunks, want the file's 2", vi.Len())
+		}
+		ef := vecstore.Preload(st, vecstore.Options{Dir: dir, Model: "m", Vector: &vector.Options{EfSearch: 7}})
+		testenv.Must(t, os.WriteFile(vecstore.File(dir, "m"), []byte("not a graph"), 0o644))
+		vi, damaged, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: &fakeEmbedder{dim: 4}, Read: ef})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(damaged, "is damaged") {
+			t.Errorf("Load given a read with other options = %d chunks, damaged %q; want the file read again, and found damaged", vi.Len(), damaged)
+		}
+	})
+	t.Run("a commit in between", func(t *testing.T) {
+		dir := t.TempDir()
+		st := storeWith(t, dir)
+		saved(t, dir, st)
+		read := vecstore.Preload(st, vecstore.Options{Dir: dir, Model: "m"})
+		d := &index.Document{ID: "b", SourceID: "s1", Path: "b.md", Title: "b", Hash: "bbbbbbbb11"}
+		p, err := st.Commit([]index.Change{{Doc: d, Chunks: []index.Chunk{{ID: "b#0", DocID: "b", Text: "a third chunk", StartLine: 1, EndLine: 1}}}})
+		testenv.Must(t, err)
+		testenv.Must(t, st.ClearPending(p.Gen))
+		saved(t, dir, st) // the new graph, its embeddings dropped from the store
+		if vi := load(t, dir, st, read, nil); vi.Len() != 3 {
+			t.Errorf("Load given a read from before a commit = %d chunks, want the new file's 3", vi.Len())
+		}
+	})
+}
+
 // A graph saved again with nothing changed since it was loaded is not
 // rewritten (a no-change braid index writes nothing); one chunk more is.
 func TestSaveUnchangedWritesNothing(t *testing.T) {
