@@ -59,14 +59,7 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	tokens := filepath.Join(dir, "tokens")
-	tok := map[string]string{}
-	for _, user := range []string{"alice", "bob"} {
-		out, errOut, code := runCLI(t, "tokens", "add", user, "--file", tokens)
-		if code != 0 {
-			t.Fatalf("tokens add %s: %s", user, errOut)
-		}
-		tok[user] = strings.TrimSpace(out)
-	}
+	tok := addTokens(t, tokens, []string{"alice"}, []string{"bob"})
 	audit := filepath.Join(dir, "audit.log")
 	p := startServeHTTP(t, "--index", idx, "serve", "--http", "127.0.0.1:0", "--auth-tokens", tokens, "--audit", audit,
 		"--session-key", filepath.Join(dir, "session.key"))
@@ -135,6 +128,21 @@ type serveProc struct {
 // startServeHTTP starts braid with args (a serve --http on port 0) as a
 // process of its own and returns once it says where it listens; it is
 // killed at the test's end unless stop ended it.
+// addTokens adds a token for each user to the token file (each a name,
+// then braid tokens add's flags for it) and returns them by name.
+func addTokens(t *testing.T, file string, users ...[]string) map[string]string {
+	t.Helper()
+	tok := map[string]string{}
+	for _, add := range users {
+		out, errOut, code := runCLI(t, append([]string{"tokens", "add", "--file", file}, add...)...)
+		if code != 0 {
+			t.Fatalf("tokens add %s: %s", add[0], errOut)
+		}
+		tok[add[0]] = strings.TrimSpace(out)
+	}
+	return tok
+}
+
 func startServeHTTP(t *testing.T, args ...string) *serveProc {
 	t.Helper()
 	self, err := os.Executable()

@@ -128,14 +128,7 @@ func TestClusterTwoServers(t *testing.T) {
 	dir := t.TempDir()
 	idx := teamIndex(t, dir)
 	tokens := filepath.Join(dir, "tokens")
-	tok := map[string]string{}
-	for _, add := range [][]string{{"alice"}, {"bob", "--groups", "eng"}, {"erin"}} {
-		out, errOut, code := runCLI(t, append([]string{"tokens", "add", "--file", tokens}, add...)...)
-		if code != 0 {
-			t.Fatalf("tokens add %s: %s", add[0], errOut)
-		}
-		tok[add[0]] = strings.TrimSpace(out)
-	}
+	tok := addTokens(t, tokens, [][]string{{"alice"}, {"bob", "--groups", "eng"}, {"erin"}}...)
 	args := []string{"--index", idx, "serve", "--tools", "all", "--http", "127.0.0.1:0", "--auth-tokens", tokens,
 		"--policy", filepath.Join(dir, "policy.json"), "--session-key", filepath.Join(dir, "session.key")}
 	a, b := startServeHTTP(t, args...), startServeHTTP(t, args...)

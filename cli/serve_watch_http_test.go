@@ -96,14 +96,7 @@ func TestServeHTTPWatchReaders(t *testing.T) {
 		t.Fatalf("index: %s", errOut)
 	}
 	tokens := filepath.Join(dir, "tokens")
-	tok := map[string]string{}
-	for _, user := range []string{"alice", "bob"} {
-		out, errOut, code := runCLI(t, "tokens", "add", user, "--file", tokens)
-		if code != 0 {
-			t.Fatalf("tokens add %s: %s", user, errOut)
-		}
-		tok[user] = strings.TrimSpace(out)
-	}
+	tok := addTokens(t, tokens, []string{"alice"}, []string{"bob"})
 	p := startServeHTTP(t, "--index", idx, "serve", "--http", "127.0.0.1:0", "--auth-tokens", tokens, "--watch")
 	ctx, cancel := context.WithTimeout(t.Context(), testenv.Guard)
 	defer cancel()

@@ -150,6 +150,26 @@ func closedLoop(ctx context.Context, cl *client, clients int, d time.Duration, n
 	return outs, time.Since(t0)
 }
 
+// schedule calls send at rate a second, each with the time it was due,
+// until ctx ends, and says how long that took.
+func schedule(ctx context.Context, rate float64, send func(due time.Time)) time.Duration {
+	t0 := time.Now()
+	interval := time.Duration(float64(time.Second) / rate)
+	for i := 0; ; i++ {
+		at := t0.Add(time.Duration(i) * interval)
+		if w := time.Until(at); w > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(w):
+			}
+		}
+		if ctx.Err() != nil {
+			return time.Since(t0)
+		}
+		send(at)
+	}
+}
+
 // pacedLoop sends next() at rate a second for d from clients workers, as
 // clients that share a steady load: a send due while all are busy waits
 // for one, and every latency is counted from when its send was due, not
@@ -180,22 +200,7 @@ func pacedLoop(ctx context.Context, cl *client, rate float64, clients int, d tim
 			}
 		})
 	}
-	t0 := time.Now()
-	interval := time.Duration(float64(time.Second) / rate)
-	for i := 0; ; i++ {
-		at := t0.Add(time.Duration(i) * interval)
-		if w := time.Until(at); w > 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(w):
-			}
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		due <- send{next(), at}
-	}
-	took := time.Since(t0)
+	took := schedule(ctx, rate, func(at time.Time) { due <- send{next(), at} })
 	close(due)
 	wg.Wait()
 	return outs, took
@@ -223,34 +228,21 @@ func openLoop(ctx context.Context, cl *client, rate float64, maxWorkers int, d t
 			mu.Unlock()
 		}
 	}
-	t0 := time.Now()
-	interval := time.Duration(float64(time.Second) / rate)
-	for i := 0; ; i++ {
-		at := t0.Add(time.Duration(i) * interval)
-		if w := time.Until(at); w > 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(w):
-			}
-		}
-		if ctx.Err() != nil {
-			break
-		}
+	took = schedule(ctx, rate, func(time.Time) {
 		c := next()
 		select {
 		case due <- c:
-			continue
+			return
 		default:
 		}
 		if workers < maxWorkers {
 			workers++
 			wg.Go(worker)
 			due <- c
-			continue
+			return
 		}
 		dropped++
-	}
-	took = time.Since(t0)
+	})
 	close(due)
 	wg.Wait()
 	return outs, took, dropped
