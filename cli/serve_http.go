@@ -32,7 +32,7 @@ type httpFlags struct {
 	Audit         string        `help:"Append one JSON line per tool call to this file: time, user, tool, sources, result count, status, duration." type:"path" placeholder:"FILE"`
 	AuditQueries  bool          `name:"audit-queries" help:"Put each call's query text in the --audit log too."`
 	Rate          float64       `help:"Each user's requests a second on /mcp; past it a request is answered 429 with Retry-After (default 0: no limit)." placeholder:"N"`
-	MaxInflight   int           `name:"max-inflight" help:"The most /mcp requests answered at once; one more is answered 503 with Retry-After, never queued (default 4 per CPU core: searches are CPU work, and more at once only wait longer)." placeholder:"N"`
+	MaxInflight   int           `name:"max-inflight" help:"The most /mcp requests answered at once; one more waits at most 50 ms for a slot, then is answered 503 with Retry-After (default 4 per CPU core: searches are CPU work, and more at once only wait longer)." placeholder:"N"`
 	MaxLag        time.Duration `name:"max-lag" help:"Answer /mcp requests 503 with Retry-After, before any work, while the server is this far behind (its goroutines waiting for a core): the bound for a server whose CPU is the limit, where requests wait unread in the sockets, out of --max-inflight's sight (default 0: none; e.g. 50ms)." placeholder:"DURATION"`
 	MaxBody       ByteSize      `name:"max-body" help:"The largest request body; a larger one is answered 413." default:"4MiB" placeholder:"SIZE"`
 	TLSCert       string        `name:"tls-cert" help:"Serve HTTPS with this certificate (PEM; with --tls-key). Without it, serve plain HTTP behind a TLS proxy." type:"path" placeholder:"FILE"`

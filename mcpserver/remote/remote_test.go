@@ -265,8 +265,8 @@ func entered(srv *mcpserver.Server) chan string {
 	return ch
 }
 
-// With every slot taken, a request is answered 503 with Retry-After at
-// once, not queued; and shutdown lets the call under way finish before
+// With every slot taken, a request is answered 503 with Retry-After once
+// its short wait for a slot is over, not queued; and shutdown lets the call under way finish before
 // the engine closes.
 func TestHTTPBusyAndDrain(t *testing.T) {
 	gate := make(chan struct{})
