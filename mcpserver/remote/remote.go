@@ -266,30 +266,22 @@ func (s *Server) counted(next http.Handler) http.Handler {
 	})
 }
 
-// admit gives a request to /mcp one of the MaxInFlight slots, or answers
-// 503 (at once while the server is behind by more than MaxLag, else once
-// slotWait passed without a free slot). It comes first, before the sign-in and everything else a
-// request costs: on a saturated server a refusal must cost next to
-// nothing, or the work of refusing delays the requests admitted.
+// admit answers a request to /mcp 503 with Retry-After at once while the
+// server is behind by more than MaxLag. It comes first, before the sign-in
+// and everything else a request costs: on a saturated server a refusal
+// must cost next to nothing, or the work of refusing delays the requests
+// admitted.
 func (s *Server) admit(next http.Handler) http.Handler {
+	if s.opt.MaxLag <= 0 {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.opt.MaxLag > 0 {
-			if lag := s.lag(); lag > s.opt.MaxLag {
-				s.metrics.rejected.WithLabelValues(rejectLag).Inc()
-				retryAfter(w, time.Second)
-				http.Error(w, fmt.Sprintf("busy: the server is %v behind, more than --max-lag %v", lag.Round(time.Millisecond), s.opt.MaxLag), http.StatusServiceUnavailable)
-				return
-			}
-		}
-		if !s.slot() {
-			s.metrics.rejected.WithLabelValues(rejectBusy).Inc()
+		if lag := s.lag(); lag > s.opt.MaxLag {
+			s.metrics.rejected.WithLabelValues(rejectLag).Inc()
 			retryAfter(w, time.Second)
-			http.Error(w, fmt.Sprintf("busy: %d requests under way, the most this server answers at once", s.opt.MaxInFlight), http.StatusServiceUnavailable)
+			http.Error(w, fmt.Sprintf("busy: the server is %v behind, more than --max-lag %v", lag.Round(time.Millisecond), s.opt.MaxLag), http.StatusServiceUnavailable)
 			return
 		}
-		defer func() { <-s.slots }()
-		s.metrics.inFlight.Inc()
-		defer s.metrics.inFlight.Dec()
 		next.ServeHTTP(w, r)
 	})
 }
@@ -314,8 +306,10 @@ func (s *Server) slot() bool {
 }
 
 // guard applies the limits to a signed-in request, in order: the user's
-// rate (429), the body's size (413); then bounds the request's time and
-// hands it to next.
+// rate (429), the body's size (413), a free slot (503, once slotWait
+// passed); then bounds the request's time and hands it to next. The slot
+// is taken after the sign-in and the body: a client that sends its body
+// slowly, or cannot sign in, never holds one.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if sw, ok := w.(*statusWriter); ok {
@@ -345,6 +339,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
+		if !s.slot() {
+			s.metrics.rejected.WithLabelValues(rejectBusy).Inc()
+			retryAfter(w, time.Second)
+			http.Error(w, fmt.Sprintf("busy: %d requests under way, the most this server answers at once", s.opt.MaxInFlight), http.StatusServiceUnavailable)
+			return
+		}
+		defer func() { <-s.slots }()
+		s.metrics.inFlight.Inc()
+		defer s.metrics.inFlight.Dec()
 		ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
 		defer cancel()
 		w.Header().Set("X-Accel-Buffering", "no") // a proxy in front must not buffer SSE streams
@@ -353,7 +356,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 }
 
 // readBody reads r's body whole, at most MaxBody bytes, within
-// bodyReadTimeout (a slow sender does not hold a slot for long).
+// bodyReadTimeout.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -405,5 +407,36 @@ func TestHTTPMaxLag(t *testing.T) {
 	res, text := get(t, r.url+"/metrics", map[string]string{"Authorization": "Bearer alice-token"})
 	if res.StatusCode != http.StatusOK || !strings.Contains(text, `braid_http_rejected_total{reason="lag"}`) {
 		t.Errorf("/metrics (status %d) counts no refusal for lag", res.StatusCode)
+	}
+}
+
+// A client that sends its body slowly holds no slot: with one slot, a
+// signed-in request whose body the server has begun to read (it answered
+// the client's Expect: 100-continue) leaves the slot to the next request,
+// which is answered.
+func TestHTTPSlowBodyHoldsNoSlot(t *testing.T) {
+	r := serveIndex(t, remote.Options{MaxInFlight: 1})
+	body, h := modern("tools/list", nil, "alice-token")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(testenv.Guard))
+	head := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nExpect: 100-continue\r\nContent-Length: %d\r\n",
+		strings.TrimPrefix(r.url, "http://"), len(body))
+	for k, v := range h {
+		head += k + ": " + v + "\r\n"
+	}
+	if _, err := io.WriteString(conn, head+"\r\n"+body[:5]); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.Contains(line, "100 Continue") {
+		t.Fatalf("the slow request's first answer: %q, %v; want 100 Continue (the server reading its body)", line, err)
+	}
+	bobBody, bh := modern("tools/list", nil, "bob-token")
+	if res, text := post(t, r.url, bobBody, bh); res.StatusCode != http.StatusOK {
+		t.Errorf("beside a body being sent slowly: status %d (%s), want 200", res.StatusCode, text)
 	}
 }
