@@ -95,6 +95,7 @@ func asciiWords(in []byte) analysis.TokenStream {
 	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 	digit := func(c byte) bool { return c >= '0' && c <= '9' }
 	var out analysis.TokenStream
+	var slab []analysis.Token // the tokens, a few allocations for all of them
 	for i := 0; i < len(in); {
 		if !letter(in[i]) && !digit(in[i]) {
 			i++
@@ -118,7 +119,11 @@ func asciiWords(in []byte) analysis.TokenStream {
 			}
 			break
 		}
-		out = append(out, &analysis.Token{Term: in[start:i], Start: start, End: i, Position: len(out) + 1, Type: analysis.AlphaNumeric})
+		if len(slab) == cap(slab) {
+			slab = make([]analysis.Token, 0, max(16, min(1024, len(in)/6)))
+		}
+		slab = append(slab, analysis.Token{Term: in[start:i], Start: start, End: i, Position: len(out) + 1, Type: analysis.AlphaNumeric})
+		out = append(out, &slab[len(slab)-1])
 	}
 	return out
 }
