@@ -1,17 +1,17 @@
 package lexical
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
 	"slices"
-	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	bleveindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/braidsearch/braid/internal/lru"
 )
 
 // filterCacheEntries bounds the filter sets a filterCache keeps: a team
@@ -22,23 +22,22 @@ const filterCacheEntries = 64
 // segment of the snapshot they were counted on (filterBitmaps walks every
 // document the filters match: on a server, where every search of a user
 // carries the same source filter, that walk was a quarter of a BM25
-// search). An entry is used only for a snapshot of the same segments with
-// the same documents deleted in each: a segment's documents never change,
-// and a deletion only ever adds to a segment's deleted set, so its size
-// says whether the set changed.
-type filterCache struct {
-	mu  sync.Mutex
-	lru list.List // of *filterEntry, the most recent first
-	by  map[string]*list.Element
-}
+// search). An entry is used only for the same filters, compared whole
+// (they are a user's grants: a hash alone must not stand for them), and a
+// snapshot of the same segments with the same documents deleted in each:
+// a segment's documents never change, and a deletion only ever adds to a
+// segment's deleted set, so its size says whether the set changed.
+type filterCache struct{ lru *lru.Cache[*filterEntry] }
 
 type filterEntry struct {
-	key  string
+	key  string   // the filters, as JSON
 	segs []uint64 // the segments' ids and deleted counts, in the snapshot's order
 	keep []*roaring.Bitmap
 }
 
-func newFilterCache() *filterCache { return &filterCache{by: map[string]*list.Element{}} }
+func newFilterCache() *filterCache {
+	return &filterCache{lru: lru.New[*filterEntry](filterCacheEntries)}
+}
 
 // bitmaps is filterBitmaps, from the cache where it holds the filters for
 // snap's segments. The bitmaps returned are shared: never modified.
@@ -59,32 +58,14 @@ func (c *filterCache) bitmaps(ctx context.Context, rd bleveindex.IndexReader, m 
 		}
 		segs = append(segs, s.Id(), deleted)
 	}
-	c.mu.Lock()
-	if el, ok := c.by[key]; ok {
-		e := el.Value.(*filterEntry)
-		if slices.Equal(e.segs, segs) {
-			c.lru.MoveToFront(el)
-			c.mu.Unlock()
-			return e.keep, nil
-		}
+	k := c.lru.Key(key)
+	if e, ok := c.lru.Get(k); ok && e.key == key && slices.Equal(e.segs, segs) {
+		return e.keep, nil
 	}
-	c.mu.Unlock()
 	keep, err := filterBitmaps(ctx, rd, m, snap, filters)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.by[key]; ok {
-		el.Value = &filterEntry{key: key, segs: segs, keep: keep}
-		c.lru.MoveToFront(el)
-		return keep, nil
-	}
-	c.by[key] = c.lru.PushFront(&filterEntry{key: key, segs: segs, keep: keep})
-	for c.lru.Len() > filterCacheEntries {
-		old := c.lru.Back()
-		c.lru.Remove(old)
-		delete(c.by, old.Value.(*filterEntry).key)
-	}
+	c.lru.Put(k, &filterEntry{key: key, segs: segs, keep: keep})
 	return keep, nil
 }
