@@ -40,8 +40,11 @@ func newDocCache(max int) *docCache {
 }
 
 // get is the document decoded from record v of id, from the cache when it
-// holds v's.
+// holds v's; a nil cache decodes every time.
 func (c *docCache) get(id string, v []byte) (*Document, error) {
+	if c == nil {
+		return decodeDoc(id, v)
+	}
 	sum := maphash.Bytes(c.seed, v)
 	c.mu.Lock()
 	if el, ok := c.by[id]; ok {
@@ -92,12 +95,7 @@ func (s *Store) SharedDocs(ids []string) ([]*Document, error) {
 				continue
 			}
 			var err error
-			if s.docs == nil {
-				out[i], err = decodeDoc(id, v)
-			} else {
-				out[i], err = s.docs.get(id, v)
-			}
-			if err != nil {
+			if out[i], err = s.docs.get(id, v); err != nil {
 				return err
 			}
 		}
