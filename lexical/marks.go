@@ -89,8 +89,9 @@ func asciiOnly(in []byte) bool {
 // letters and digits (WB5, WB8-10), joined across one apostrophe, full
 // stop or colon between two letters (WB6, WB7) and across one apostrophe,
 // full stop, comma or semicolon between two digits (WB11, WB12);
-// everything else separates words and is no token. Only Term, Start and End are set (the filters after the
-// tokenizer read no more), and Position.
+// everything else separates words and is no token. Each token has its
+// Term, Start, End and Position; its Type is AlphaNumeric, numbers too
+// (the segmenter's Numeric), which no filter after the tokenizer reads.
 func asciiWords(in []byte) analysis.TokenStream {
 	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 	digit := func(c byte) bool { return c >= '0' && c <= '9' }

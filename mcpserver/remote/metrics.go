@@ -50,7 +50,7 @@ func newMetrics(srv *mcpserver.Server) *metrics {
 		}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "braid_http_rejected_total",
-			Help: "MCP HTTP requests refused before reaching a tool, by reason (origin, sign_in, rate, busy, body).",
+			Help: "MCP HTTP requests refused before reaching a tool, by reason (origin, sign_in, rate, busy, lag, body).",
 		}, []string{"reason"}),
 	}
 	for _, r := range []string{rejectOrigin, rejectAuth, rejectRate, rejectBusy, rejectLag, rejectBody} {
