@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -69,25 +68,12 @@ type pairAnswer struct {
 }
 
 func pairSearch(c *client.Client, tool, query string) (pairAnswer, error) {
-	text, isErr, err := teamCall(c, tool, map[string]any{"query": query, "limit": 20})
+	hits, total, err := teamResults(c, tool, map[string]any{"query": query, "limit": 20})
 	if err != nil {
 		return pairAnswer{}, err
 	}
-	if isErr {
-		return pairAnswer{}, fmt.Errorf("tool error: %s", text)
-	}
-	var r struct {
-		Results []struct {
-			ID, Path, Source string
-			Score            float64
-		}
-		Total int
-	}
-	if err := json.Unmarshal([]byte(text), &r); err != nil {
-		return pairAnswer{}, fmt.Errorf("%v: %.300s", err, text)
-	}
-	a := pairAnswer{Total: r.Total}
-	for _, h := range r.Results {
+	a := pairAnswer{Total: total}
+	for _, h := range hits {
 		a.Hits = append(a.Hits, fmt.Sprintf("%s %s %.6g %s", h.Path, h.ID, h.Score, h.Source))
 	}
 	return a, nil

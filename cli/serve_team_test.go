@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -90,6 +91,32 @@ func teamCall(c *client.Client, name string, args map[string]any) (string, bool,
 		}
 	}
 	return text, res.IsError, nil
+}
+
+// teamHit is one hit of a search tool's answer.
+type teamHit struct {
+	ID, Path, Source string
+	Score            float64
+}
+
+// teamResults calls the search tool name with args and parses its answer:
+// the hits in rank order and the total; a tool error is an error.
+func teamResults(c *client.Client, name string, args map[string]any) ([]teamHit, int, error) {
+	text, isErr, err := teamCall(c, name, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	if isErr {
+		return nil, 0, fmt.Errorf("%s %v: tool error: %s", name, args["query"], text)
+	}
+	var r struct {
+		Results []teamHit
+		Total   int
+	}
+	if err := json.Unmarshal([]byte(text), &r); err != nil {
+		return nil, 0, fmt.Errorf("%s %v: %v: %.300s", name, args["query"], err, text)
+	}
+	return r.Results, r.Total, nil
 }
 
 // teamSearch is a search's results: each hit's source (its note's

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,22 +27,12 @@ type hits struct {
 // searchHits calls the search tool name on c with query and parses its
 // answer; a tool error is an error.
 func searchHits(c *client.Client, name, query string, limit int) (hits, error) {
-	text, isErr, err := teamCall(c, name, map[string]any{"query": query, "limit": limit})
+	found, total, err := teamResults(c, name, map[string]any{"query": query, "limit": limit})
 	if err != nil {
 		return hits{}, err
 	}
-	if isErr {
-		return hits{}, fmt.Errorf("%s %q: tool error: %s", name, query, text)
-	}
-	var r struct {
-		Results []struct{ Path string }
-		Total   int
-	}
-	if err := json.Unmarshal([]byte(text), &r); err != nil {
-		return hits{}, fmt.Errorf("%s %q: %v: %.300s", name, query, err, text)
-	}
-	h := hits{Total: r.Total}
-	for _, x := range r.Results {
+	h := hits{Total: total}
+	for _, x := range found {
 		h.Paths = append(h.Paths, x.Path)
 	}
 	return h, nil
