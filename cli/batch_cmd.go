@@ -27,7 +27,7 @@ func (c *BatchCmd) Run(g *Globals) error {
 	if c.Workers < 0 {
 		return fmt.Errorf("--workers %d, want 1 or more", c.Workers)
 	}
-	e, done, err := g.openFor(true, "braid batch", true, true)
+	e, done, err := g.openFor(true, "braid batch", true, true, false)
 	if err != nil {
 		return err
 	}

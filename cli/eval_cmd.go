@@ -146,7 +146,7 @@ func openJudged(g *Globals, purpose, corpus string, vectors, reranks bool) (*bra
 		}
 		sub.Index, cleanup = dir, func() { os.RemoveAll(dir) }
 	}
-	e, done, err := sub.openFor(false, purpose, vectors, reranks)
+	e, done, err := sub.openFor(false, purpose, vectors, reranks, false)
 	if err == nil {
 		if into := sub.Index; !g.Quiet {
 			if g.Backend != "" {

@@ -38,12 +38,15 @@ var testBatchDocs int
 // openWith opens the engine with the embedding model when one is set up,
 // else lexical only with the reason kept for warnings.
 func (g *Globals) openWith(readOnly bool, purpose string) (*braid.Engine, func(), error) {
-	return g.openFor(readOnly, purpose, true, false)
+	return g.openFor(readOnly, purpose, true, false, false)
 }
 
 // openFor opens the engine with the models a command may use: the
-// embedding model with vectors, the cross-encoder with rerank.
-func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) (*braid.Engine, func(), error) {
+// embedding model with vectors, the cross-encoder with rerank. once says
+// the process searches once (braid search, braid ask): the graph's nodes
+// are then read with pread, not through its mapping, which would leave
+// hundreds of MB of a large graph mapped (vector.Options.Pread).
+func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks, once bool) (*braid.Engine, func(), error) {
 	if e, release, err, ok := g.borrowed(readOnly); ok {
 		return e, release, err // the server's engine, with its models
 	}
@@ -59,7 +62,7 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks bool) 
 	m := g.models()
 	m.NoEmbedder, m.NoReranker, m.Warm = !vectors, !reranks, g.warm
 	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, BatchDocs: testBatchDocs, AWS: loadAWS,
-		Vector: braid.VectorOptions{M: g.HNSWM, EfSearch: g.EfSearch}, RerankTop: g.RerankTop, Backend: g.backend(), KeyFile: g.KeyFile}
+		Vector: braid.VectorOptions{M: g.HNSWM, EfSearch: g.EfSearch, Pread: once}, RerankTop: g.RerankTop, Backend: g.backend(), KeyFile: g.KeyFile}
 	if b := g.RerankBudget; b != nil { // the flag wins over the index's setting
 		opt.RerankBudget = *b
 		if *b == 0 {
@@ -97,7 +100,7 @@ func (g *Globals) sayDevice(device string) {
 // rerank (a keyword search never does).
 func (g *Globals) openSearch(opt braid.SearchOptions) (*braid.Engine, func(), error) {
 	vectors := !opt.Keyword && (opt.VectorWeight == nil || *opt.VectorWeight > 0)
-	return g.openFor(true, "braid search", vectors, !opt.NoRerank && !opt.Keyword)
+	return g.openFor(true, "braid search", vectors, !opt.NoRerank && !opt.Keyword, true)
 }
 
 // ModelsCmd manages embedding and reranking models.

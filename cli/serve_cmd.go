@@ -60,7 +60,7 @@ func (c *ServeCmd) Run(g *Globals) error {
 	}
 	g.warm = true // the first tool call should not pay the models' first run
 	open := func() (*braid.Engine, func(), error) {
-		return g.openFor(c.ReadOnly, "braid serve", true, true)
+		return g.openFor(c.ReadOnly, "braid serve", true, true, false)
 	}
 	var rs *relay.Server
 	promptDir, perr := c.promptsFolder.dir(g)

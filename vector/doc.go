@@ -50,6 +50,12 @@
 // the file is never written (a rebuild makes a new graph in memory). The
 // graph code reads links through one accessor (graph.links), which hides
 // where a row lies.
+// A process that searches once (braid search) loads with Options.Pread:
+// its search then reads the layer-0 rows and codes of the nodes it visits,
+// and its finalists' vectors, with pread (pread.go) instead of through
+// the mapping, since a fault on a cached page maps its 64 KiB around it
+// and one search at a million nodes would leave ~430 MB of the file
+// mapped; the answers are the same.
 //
 // Load checks the header, the section sizes against the file's, every
 // section's checksum but the codes' and the vectors' (a damaged link or

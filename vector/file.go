@@ -496,12 +496,16 @@ type Trust struct {
 
 // LoadTrusting is Load, the checksums of a file t says was checked before
 // not read again.
-func LoadTrusting(path string, opt *Options, t Trust) (*Index, error) {
+func LoadTrusting(path string, opt *Options, t Trust) (x *Index, err error) {
 	f, err := confine.Open("", path) // never blocks on a FIFO put in its place
 	if err != nil {
 		return nil, fmt.Errorf("vector: load: %w", err)
 	}
-	defer f.Close()
+	defer func() {
+		if x == nil || x.g.pread == nil || x.g.pread.f != io.ReaderAt(f) {
+			f.Close() // else kept open for the graph's searches to read
+		}
+	}()
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("vector: load: %w", err)
@@ -723,6 +727,9 @@ func decode3(f io.ReaderAt, size int64, h header, opt *Options, trusted bool) (*
 		sum.vecs, sum.log = le.Uint32(tr[4+4*secVectors:]), logFloats
 	} else {
 		g.half, g.code, g.ncode = u16s(sec(secHalfs)), sec(secCodes), n
+		if opt != nil && opt.Pread && mp.mmapped {
+			g.pread = &fileReads{f: f, links: lay.off[secLinks], codes: lay.off[secCodes], halfs: lay.off[secHalfs]}
+		}
 	}
 	x.disk = &onDisk{g: g, sum: sum}
 	return x, nil

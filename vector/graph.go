@@ -61,6 +61,9 @@ type graph struct {
 	// vecOff is where the vectors start in a version 2 file.
 	mapped *mapping
 	vecOff int64
+	// pread, set by a Load with Options.Pread, is the mapped file as a
+	// search reads it instead (pread.go); nil otherwise.
+	pread *fileReads
 	// format is the version of the file the graph was decoded from, 0
 	// for one built in memory.
 	format uint32
@@ -302,12 +305,15 @@ func (g *graph) isDirty(s int) bool {
 // probe is what a walk measures distances from: a vector at full
 // precision (f, while linking a node: the graph is built as it would be
 // without codes), or a query's code (c, its scale s: a search's walk).
-// buf is room to decode a vector into; a probe is one goroutine's.
+// buf is room to decode a vector into; rd, a search's of a graph
+// loaded with Options.Pread, reads the file's nodes (pread.go). A probe
+// is one goroutine's.
 type probe struct {
 	f   []float32
 	c   []int8
 	s   float32
 	buf []float32
+	rd  *reads
 }
 
 // fullProbe probes from v, which it keeps.
@@ -341,7 +347,11 @@ func (g *graph) putFloats(b *[]float32) { g.floats.Put(b) }
 func (g *graph) codeProbe(q []float32) *probe {
 	c := make([]byte, g.cbytes)
 	quantize(c, q)
-	return &probe{c: int8s(c[:g.dim]), s: codeScale(c, g.dim)}
+	p := &probe{c: int8s(c[:g.dim]), s: codeScale(c, g.dim)}
+	if g.pread != nil {
+		p.rd = g.newReads()
+	}
+	return p
 }
 
 // dist is the negated dot product of p and node i: lower is nearer, and
@@ -349,7 +359,14 @@ func (g *graph) codeProbe(q []float32) *probe {
 // without rounding through 1-dot.
 func (g *graph) dist(p *probe, i uint32) float32 {
 	if p.c != nil {
-		c := g.codeOf(i)
+		var c []byte
+		if p.rd != nil && int(i) < g.ncode {
+			if c = p.rd.code(g, i); c == nil {
+				return float32(math.Inf(1)) // not read: Search fails
+			}
+		} else {
+			c = g.codeOf(i)
+		}
 		return -float32(dotInt8(p.c, int8s(c[:g.dim]))) * p.s * codeScale(c, g.dim)
 	}
 	return -g.dotWith(p.f, i, p.buf)
@@ -602,7 +619,7 @@ func (g *graph) greedy(q *probe, ep cand, l int) cand {
 	var buf []uint32
 	for changed := true; changed; {
 		changed = false
-		buf = g.neighbours(ep.id, l, buf)
+		buf = g.neighboursOf(q, ep.id, l, buf)
 		for _, n := range buf {
 			if int(n) >= g.nodes {
 				continue // a damaged mapped row's (see base)
@@ -635,7 +652,7 @@ func (g *graph) searchLayer(q *probe, ep cand, ef, l int, liveOnly bool) []cand 
 		if best.full() && c.d > best.worst() {
 			break
 		}
-		buf = g.neighbours(c.id, l, buf)
+		buf = g.neighboursOf(q, c.id, l, buf)
 		for _, n := range buf {
 			if int(n) >= g.nodes || !vs.visit(n) {
 				continue // past the graph: a damaged mapped row's (see base)
@@ -670,8 +687,12 @@ func (g *graph) search(q *probe, ef int) []cand {
 // of the graph with a large candidate list, which visits most nodes
 // anyway, and, with the rescoring that follows (rescore), as good as
 // exact.
+//
+// It reads every code in slot order through the mapping, Pread or not:
+// every page the system maps around a fault is then one it reads.
 func (g *graph) exact(q *probe, k int) []cand {
 	best := nearest{k: k}
+	q = &probe{c: q.c, s: q.s}
 	for i := range uint32(g.nodes) {
 		if g.isDead(i) {
 			continue
@@ -812,10 +833,14 @@ func (h *minHeap) pop() cand {
 // rescore measures the candidates cs again from q (unit length) at full
 // precision, the cosine similarity with their fp16 vectors, and sorts them
 // nearest first, in place.
-func (g *graph) rescore(q []float32, cs []cand) []cand {
+func (g *graph) rescore(p *probe, q []float32, cs []cand) []cand {
 	buf := g.scratch()
 	for i := range cs {
-		v := g.vec(cs[i].id, buf)
+		v := g.vecOf(p, cs[i].id, buf)
+		if v == nil {
+			cs[i].d = float32(math.Inf(1)) // not read: Search fails
+			continue
+		}
 		cos := vek32.Dot(q, v) / float32(math.Sqrt(float64(vek32.Dot(v, v))))
 		cs[i].d = -max(-1, min(1, cos)) // NaN (a damaged vector's) stays NaN
 	}

@@ -37,6 +37,18 @@ type Options struct {
 	// builds a better graph, more slowly. 0 means DefaultEfConstruction
 	// (200).
 	EfConstruction int
+	// Pread has a search of a graph Load mapped read the nodes it visits
+	// from the file with pread(2) (their layer-0 links and codes, and its
+	// finalists' vectors) instead of through the mapping, for a process
+	// that searches once: a fault on a mapped page the system has cached
+	// maps its whole neighbourhood (64 KiB on Linux, fault-around), so
+	// the first search of a million nodes maps some 380 MB of the file,
+	// counted in the process's memory; the reads copy 8 KiB at most each
+	// and map nothing. A process that searches many times is better off
+	// without: the mapped pages, once touched, cost nothing more. Results
+	// are the same either way. The file stays open as long as the graph
+	// is reachable; other reads (ids, Vector, mutations) use the mapping.
+	Pread bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -290,7 +302,10 @@ func (x *Index) Search(q []float32, k int) ([]Result, error) {
 	} else {
 		found = x.g.search(p, ef)
 	}
-	found = x.g.rescore(v, found[:min(n, len(found))])
+	found = x.g.rescore(p, v, found[:min(n, len(found))])
+	if p.rd != nil && p.rd.err != nil {
+		return nil, fmt.Errorf("vector: search: read the graph file: %w", p.rd.err)
+	}
 	out := make([]Result, len(found))
 	for i, c := range found {
 		out[i] = Result{ID: x.ids.at(c.id), Score: -c.d}
