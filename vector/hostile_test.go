@@ -270,3 +270,93 @@ func TestVerifyCodes(t *testing.T) {
 		t.Errorf("Verify: %v, want ErrFormat saying node 5's code is not its vector's", err)
 	}
 }
+
+// TestHostileUpper changes each byte of the upper layers of a file and
+// makes the checksums fit: Load must refuse it with ErrFormat or take
+// upper layers that hold, every link to a node of the graph that reaches
+// its layer and the entry point on the top one; never panic. A link on
+// layer 2 to a node only on layer 1, the checks' subtlest case, is
+// refused.
+func TestHostileUpper(t *testing.T) {
+	base := hostileBase(t)
+	lay := layoutOf(t, base)
+	off, n := lay.off[secUpper], lay.len[secUpper]
+	load := func(data []byte) (*Index, error) {
+		x, err := decode(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			return nil, loadError("v.vec", err) // as Load says it
+		}
+		return x, nil
+	}
+	x, err := load(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.g.top < 2 {
+		t.Fatalf("the base graph's top layer is %d: the test wants layers 1 and 2", x.g.top)
+	}
+	taken := 0
+	for i := off; i < off+n; i++ {
+		for _, flip := range []byte{0x01, 0x80, 0xff} {
+			data := bytes.Clone(base)
+			data[i] ^= flip
+			x, err := load(reseal(t, data))
+			if err != nil {
+				if !errors.Is(err, ErrFormat) {
+					t.Fatalf("byte %d ^ %#x: %v, want ErrFormat", i-off, flip, err)
+				}
+				continue
+			}
+			taken++
+			g := x.g
+			for s, ls := range g.up {
+				for l, ns := range ls {
+					for _, u := range ns {
+						if int(u) >= g.nodes || g.level(u) < l+1 {
+							t.Fatalf("byte %d ^ %#x taken: node %d links to %d on layer %d, which reaches layer %d", i-off, flip, s, u, l+1, g.level(u))
+						}
+					}
+				}
+			}
+			if g.level(g.entry) != g.top {
+				t.Fatalf("byte %d ^ %#x taken: entry %d on layer %d of %d", i-off, flip, g.entry, g.level(g.entry), g.top)
+			}
+		}
+	}
+	t.Logf("%d of %d changes taken", taken, 3*n)
+
+	// A node on layer 2 whose first link there goes to a node only on
+	// layer 1 instead.
+	var from, to uint32
+	found := false
+	for s, ls := range x.g.up {
+		if len(ls) == 1 {
+			to = s
+		} else if len(ls[1]) > 0 {
+			from, found = s, true
+		}
+	}
+	if !found {
+		t.Fatal("no node with links on layer 2")
+	}
+	data := bytes.Clone(base)
+	up := data[off : off+n]
+	le := binary.LittleEndian
+	for o := 0; o < len(up); {
+		u, k := binary.Uvarint(up[o:])
+		o += k
+		level := int(up[o])
+		o++
+		for l := range level {
+			c, k := binary.Uvarint(up[o:])
+			o += k
+			if uint32(u) == from && l == 1 {
+				le.PutUint32(up[o:], to)
+			}
+			o += int(c) * 4
+		}
+	}
+	if _, err := load(reseal(t, data)); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), fmt.Sprintf("node %d: link to %d on layer 2", from, to)) {
+		t.Errorf("a layer-2 link to a node on layer 1: %v, want ErrFormat naming it", err)
+	}
+}
