@@ -45,7 +45,8 @@ func (g *Globals) openWith(readOnly bool, purpose string) (*braid.Engine, func()
 // embedding model with vectors, the cross-encoder with rerank. once says
 // the process searches once (braid search, braid ask): the graph's nodes
 // are then read with pread, not through its mapping, which would leave
-// hundreds of MB of a large graph mapped (vector.Options.Pread).
+// hundreds of MB of a large graph mapped (vector.Options.Pread), and the
+// embedder's session skips prepacking its weights (model.Set.OneShot).
 func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks, once bool) (*braid.Engine, func(), error) {
 	if e, release, err, ok := g.borrowed(readOnly); ok {
 		return e, release, err // the server's engine, with its models
@@ -60,7 +61,7 @@ func (g *Globals) openFor(readOnly bool, purpose string, vectors, reranks, once 
 		return nil, nil, fmt.Errorf("--device %q: want auto, cpu, cuda or cuda:N", g.Device)
 	}
 	m := g.models()
-	m.NoEmbedder, m.NoReranker, m.Warm = !vectors, !reranks, g.warm
+	m.NoEmbedder, m.NoReranker, m.Warm, m.OneShot = !vectors, !reranks, g.warm, once
 	opt := &braid.Options{ReadOnly: readOnly, Purpose: purpose, BatchDocs: testBatchDocs, AWS: loadAWS,
 		Vector: braid.VectorOptions{M: g.HNSWM, EfSearch: g.EfSearch, Pread: once}, RerankTop: g.RerankTop, Backend: g.backend(), KeyFile: g.KeyFile}
 	if b := g.RerankBudget; b != nil { // the flag wins over the index's setting

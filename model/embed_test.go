@@ -568,3 +568,22 @@ func TestEmbedQueryCache(t *testing.T) {
 		t.Error("the query without the instruction came from the cache of the one with it")
 	}
 }
+
+// TestEmbedOneShot: a session that does not prepack its weights
+// (Config.OneShot, a braid search process's) embeds as the usual one
+// does, one text alone (the one-thread session) and texts in a batch.
+func TestEmbedOneShot(t *testing.T) {
+	usual := loadTiny(t, tinySpec(), Config{})
+	once := loadTiny(t, tinySpec(), Config{OneShot: true})
+	for _, query := range []bool{true, false} {
+		want, got := embed(t, usual, texts, query), embed(t, once, texts, query)
+		for i, text := range texts {
+			if d := maxDiff(want[i], got[i]); d > 1e-6 {
+				t.Errorf("query %v, text %d in a batch: one-shot differs by %g", query, i, d)
+			}
+			if d := maxDiff(want[i], embed(t, once, []string{text}, query)[0]); d > 1e-6 {
+				t.Errorf("query %v, text %d alone: one-shot differs by %g", query, i, d)
+			}
+		}
+	}
+}

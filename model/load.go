@@ -61,6 +61,9 @@ type Set struct {
 	// through the embedding model; 0 means 512. Cross-encoders batch by
 	// CrossTokenBudget.
 	TokenBudget int
+	// OneShot loads the embedding model for a process that embeds a
+	// query or two and exits (Config.OneShot). braid search sets it.
+	OneShot bool
 	// Warm runs each loaded model once on a short input before Load
 	// returns, so that a long-lived process's first search does not pay
 	// ONNX Runtime's first run (bge-small int8: a query's 20 ms, against
@@ -250,6 +253,9 @@ func load[T any](ctx context.Context, s Set, name string, kind Kind,
 		return nil, "", err
 	}
 	setup := Setup{ORTLib: s.ORTLib, ModelsDir: s.Dir, Name: name, Config: Config{Threads: s.Threads, TokenBudget: s.TokenBudget, Device: dev}}
+	if kind == KindEmbedder {
+		setup.Config.OneShot = s.OneShot
+	}
 	if kind == KindCrossEncoder {
 		// Set.TokenBudget is the embedding model's.
 		setup.Config.cpuBatch, setup.Config.cpuBudget, setup.Config.TokenBudget = CrossBatch, CrossTokenBudget, 0

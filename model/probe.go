@@ -91,7 +91,7 @@ func ProbePeak(ctx context.Context, threads int) (Peak, error) {
 // probeSession opens a probe model as create opens braid's models on the
 // CPU.
 func probeSession(onnx []byte, threads int) (*ort.DynamicAdvancedSession, error) {
-	opts, err := sessionOptions(threads)
+	opts, err := sessionOptions(threads, false)
 	if err != nil {
 		return nil, err
 	}

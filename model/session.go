@@ -129,13 +129,13 @@ func openSession(path, want string, cfg Config) (*session, error) {
 	s.outDims = slices.Clone([]int64(out.Dimensions))
 
 	s.choice = choice
-	s.s, s.mapped, err = create(path, names, []string{s.output}, threads, choice.Device)
+	s.s, s.mapped, err = create(path, names, []string{s.output}, threads, cfg.OneShot, choice.Device)
 	if err != nil && choice.Device.Kind == DeviceCUDA && choice.Asked.Kind == DeviceAuto {
 		// The device took the probe but not this model (out of memory, an
 		// operator the provider lacks): auto runs it on the CPU.
 		s.choice = Choice{Device: Device{Kind: DeviceCPU}, Asked: choice.Asked,
 			Reason: "the CUDA session failed: " + clip(cudaFailure(err), 90)}
-		s.s, s.mapped, err = create(path, names, []string{s.output}, threads, s.choice.Device)
+		s.s, s.mapped, err = create(path, names, []string{s.output}, threads, cfg.OneShot, s.choice.Device)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("model: load %s: %w", path, err)
@@ -190,8 +190,8 @@ func batchFor(cfg Config, dev Device) (batch, budget int) {
 // one execution provider may hold nodes only that provider runs, and
 // loads model-fp16.onnx in place of model.onnx when one lies beside it
 // (FP16File).
-func create(path string, inputs, outputs []string, threads int, dev Device) (*ort.DynamicAdvancedSession, []byte, error) {
-	opts, err := sessionOptions(threads)
+func create(path string, inputs, outputs []string, threads int, oneShot bool, dev Device) (*ort.DynamicAdvancedSession, []byte, error) {
+	opts, err := sessionOptions(threads, oneShot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,8 +214,9 @@ func create(path string, inputs, outputs []string, threads int, dev Device) (*or
 // intra-op threads block instead of spinning: on a busy machine spinning
 // workers steal the CPU the others need (on two shared cores a query took
 // 2-3x longer with it), and between queries they would burn CPU for
-// nothing. Destroy them when done.
-func sessionOptions(threads int) (*ort.SessionOptions, error) {
+// nothing. With oneShot (Config.OneShot) the weights are not prepacked.
+// Destroy them when done.
+func sessionOptions(threads int, oneShot bool) (*ort.SessionOptions, error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("model: session options: %w", err)
@@ -225,6 +226,12 @@ func sessionOptions(threads int) (*ort.SessionOptions, error) {
 		func() error { return opts.SetInterOpNumThreads(1) },
 		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0") },
 		func() error { return opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll) },
+		func() error {
+			if !oneShot {
+				return nil
+			}
+			return opts.AddSessionConfigEntry("session.disable_prepacking", "1")
+		},
 	} {
 		if err := set(); err != nil {
 			opts.Destroy()

@@ -106,6 +106,14 @@ type Config struct {
 	TokenBudget int
 	// Device is where the model runs; the zero value is auto (Choose).
 	Device Device
+	// OneShot says the process runs the model a few times and exits (a
+	// braid search process embeds one query): ONNX Runtime then does not
+	// prepack the weights as it creates the session
+	// (session.disable_prepacking), which the first run's time pays in
+	// part. On the default int8 bge-small, in fresh search processes:
+	// the session's creation ~50 ms shorter, the query's embedding ~8 ms
+	// longer. A process that runs the model more leaves it false.
+	OneShot bool
 
 	// cpuBatch and cpuBudget are the batch size and token budget on the
 	// CPU when BatchSize and TokenBudget are zero, for Load's
