@@ -728,7 +728,8 @@ func decode3(f io.ReaderAt, size int64, h header, opt *Options, trusted bool) (*
 	} else {
 		g.half, g.code, g.ncode = u16s(sec(secHalfs)), sec(secCodes), n
 		if opt != nil && opt.Pread && mp.mmapped {
-			g.pread = &fileReads{f: f, links: lay.off[secLinks], codes: lay.off[secCodes], halfs: lay.off[secHalfs]}
+			g.pread = &fileReads{f: f, links: lay.off[secLinks], codes: lay.off[secCodes], halfs: lay.off[secHalfs],
+				idOffs: lay.off[secIDOffsets], ids: lay.off[secIDs]}
 		}
 	}
 	x.disk = &onDisk{g: g, sum: sum}

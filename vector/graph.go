@@ -162,8 +162,9 @@ func (g *graph) links(n uint32, l int) []uint32 {
 // writableRow0 is node n's layer-0 row to change in place: a mapped row
 // is copied to the overlay first, keeping only the links that name a
 // node of the file (a damaged file's others are dropped, as walks skip
-// them).
-func (g *graph) writableRow0(n uint32) []uint32 {
+// them); with keep false the caller sets every link itself (setLinks),
+// so the mapped row is not read and the copy holds none.
+func (g *graph) writableRow0(n uint32, keep bool) []uint32 {
 	if int(n) >= g.nbase {
 		return g.row0(n)
 	}
@@ -178,16 +179,18 @@ func (g *graph) writableRow0(n uint32) []uint32 {
 		*sh = map[uint32][]uint32{}
 	}
 	st := g.stride()
-	src := g.base[int(n)*st : (int(n)+1)*st]
 	r := make([]uint32, st)
-	c := 0
-	for _, t := range src[1 : 1+min(int(src[0]), st-1)] {
-		if int(t) < g.nbase {
-			r[1+c] = t
-			c++
+	if keep {
+		src := g.base[int(n)*st : (int(n)+1)*st]
+		c := 0
+		for _, t := range src[1 : 1+min(int(src[0]), st-1)] {
+			if int(t) < g.nbase {
+				r[1+c] = t
+				c++
+			}
 		}
+		r[0] = uint32(c)
 	}
-	r[0] = uint32(c)
 	(*sh)[n] = r
 	return r
 }
@@ -199,7 +202,7 @@ func (g *graph) setLinks(n uint32, l int, ls []uint32) {
 		g.up[n][l-1] = append(g.up[n][l-1][:0], ls...)
 		return
 	}
-	r := g.writableRow0(n)
+	r := g.writableRow0(n, false)
 	r[0] = uint32(copy(r[1:], ls))
 }
 
@@ -537,7 +540,7 @@ func (g *graph) connect(from, to uint32, l int) {
 	}
 	g.touch(from)
 	if l == 0 {
-		r := g.writableRow0(from)
+		r := g.writableRow0(from, true)
 		c := int(r[0])
 		if c < g.maxLinks(0) {
 			r[1+c] = to

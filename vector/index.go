@@ -303,12 +303,12 @@ func (x *Index) Search(q []float32, k int) ([]Result, error) {
 		found = x.g.search(p, ef)
 	}
 	found = x.g.rescore(p, v, found[:min(n, len(found))])
-	if p.rd != nil && p.rd.err != nil {
-		return nil, fmt.Errorf("vector: search: read the graph file: %w", p.rd.err)
-	}
 	out := make([]Result, len(found))
 	for i, c := range found {
-		out[i] = Result{ID: x.ids.at(c.id), Score: -c.d}
+		out[i] = Result{ID: x.idVia(p.rd, c.id), Score: -c.d}
+	}
+	if p.rd != nil && p.rd.err != nil {
+		return nil, fmt.Errorf("vector: search: read the graph file: %w", p.rd.err)
 	}
 	slices.SortFunc(out, func(a, b Result) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {

@@ -333,6 +333,10 @@ func (x *Index) apply(r *record) error {
 		return bad("%d changed nodes of %d", changed, from)
 	}
 	touched := make([]int, 0, int(changed)+int(nodes-from))
+	var rd *reads // a graph loaded with Pread reads the ids it checks (idVia)
+	if g.pread != nil {
+		rd = &reads{fileReads: g.pread}
+	}
 	v, buf := make([]float32, g.dim), make([]float32, g.dim)
 	for i := range int(changed) {
 		u, err := binary.ReadUvarint(r)
@@ -358,8 +362,11 @@ func (x *Index) apply(r *record) error {
 		switch {
 		case flags == 1 && id != "":
 			return bad("node %d: tombstone with id %q", s, id)
-		case flags == 0 && (g.isDead(uint32(s)) || id != x.id(uint32(s))):
-			return bad("node %d: live with id %q, was %q", s, id, x.id(uint32(s)))
+		case flags == 0 && (g.isDead(uint32(s)) || id != x.idVia(rd, uint32(s))):
+			if rd != nil && rd.err != nil {
+				return fmt.Errorf("read node %d's id from the graph file: %w", s, rd.err)
+			}
+			return bad("node %d: live with id %q, was %q", s, id, x.idVia(rd, uint32(s)))
 		}
 		ls, err := readLinks(r, g, s, level)
 		if err != nil {

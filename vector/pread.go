@@ -1,14 +1,16 @@
 package vector
 
 import (
+	"encoding/binary"
 	"io"
 	"unsafe"
 )
 
 // fileReads is where a search of a graph loaded with Options.Pread reads
 // its file's nodes from: the file itself, kept open, and where its
-// layer-0 links, codes and fp16 vectors start. The mapping stays, for
-// everything else (the ids, Vector, a mutation's links, exact).
+// layer-0 links, codes, fp16 vectors, id offsets and ids start. The
+// mapping stays, for everything else (Vector, IDs, a mutation's links,
+// exact).
 //
 // Why: a read through the mapping of a page the system has cached maps
 // not that page alone but its neighbourhood (fault-around: 64 KiB on
@@ -21,6 +23,7 @@ import (
 type fileReads struct {
 	f                   io.ReaderAt
 	links, codes, halfs int64
+	idOffs, ids         int64
 }
 
 // reads is one search's reader of the graph file (probe.rd): room for a
@@ -84,6 +87,30 @@ func (g *graph) neighboursOf(p *probe, n uint32, l int, buf []uint32) []uint32 {
 		return nil
 	}
 	return r[1 : 1+min(int(r[0]), st-1)]
+}
+
+// idVia is slot s's id, as x.id gives it, read from the file when rd is
+// set (a graph loaded with Pread): the ids a search returns and those a
+// log's replay checks, point lookups that through the mapping would map
+// 64 KiB around each of their two pages. "" when a read failed (rd.err
+// says why) or the offsets are damaged (as idTable.at).
+func (x *Index) idVia(rd *reads, s uint32) string {
+	if rd == nil || int(s) >= x.ids.filed() || x.g.isDead(s) {
+		return x.id(s)
+	}
+	var b [16]byte
+	if !rd.read(b[:], rd.idOffs+int64(s)*8) {
+		return ""
+	}
+	a, e := binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[8:])
+	if a > e || e > uint64(len(x.ids.blob)) {
+		return ""
+	}
+	id := make([]byte, e-a)
+	if !rd.read(id, rd.ids+int64(a)) {
+		return ""
+	}
+	return string(id)
 }
 
 // vecOf is vec, slot i's vector read from the file by a search of a
