@@ -327,9 +327,12 @@ func makeBlocks(pl segment.PostingsList, docs uint64, avg float64, norms *fieldN
 	n := pl.Count()
 	tb := &termBlocks{avg: avg, norms: norms, lo: make([]uint16, 0, n), hi: make([]int32, 1, (docs+0xffff)>>16+1),
 		freqs: make([]uint8, 0, n), sats: make([]uint16, 0, n)}
-	ds := make([]uint32, 0, n)
-	ns := make([]float32, 0, n)
-	satsF := make([]float64, 0, n)
+	sp := satsPool.Get().(*[]float64)
+	defer satsPool.Put(sp)
+	satsF := (*sp)[:0]
+	last := int64(-1)
+	norms.mu.Lock()
+	defer norms.mu.Unlock()
 	it := pl.Iterator(true, true, false, nil)
 	for {
 		p, err := it.Next()
@@ -340,41 +343,45 @@ func makeBlocks(pl segment.PostingsList, docs uint64, avg float64, norms *fieldN
 			break
 		}
 		doc, f := p.Number(), p.Frequency()
-		if doc >= docs || f > math.MaxUint32 || (len(ds) > 0 && uint32(doc) <= ds[len(ds)-1]) || len(ds) >= math.MaxInt32 {
+		if doc >= docs || f > math.MaxUint32 || int64(doc) <= last || len(tb.lo) >= math.MaxInt32 {
 			return nil, fmt.Errorf("lexical search: read postings: posting %d (count %d) out of order or past the segment's %d documents: the lexical index is damaged; run braid doctor", doc, f, docs)
 		}
+		last = int64(doc)
 		norm := p.Norm()
 		s := saturation1(sqrtFreq(f), norm, avg)
 		b := doc >> blockShift
 		maxs[b] = max(maxs[b], s)
 		tb.scale = max(tb.scale, s)
 		for h := doc >> 16; uint64(len(tb.hi)) <= h; {
-			tb.hi = append(tb.hi, int32(len(ds)))
+			tb.hi = append(tb.hi, int32(len(tb.lo)))
+		}
+		nf := float32(norm)
+		switch m := norms.n[doc]; {
+		case tb.own != nil:
+			tb.own = append(tb.own, nf)
+		case m == 0:
+			norms.n[doc] = nf
+		case m != nf: // the postings so far agree with the segment's
+			tb.own = make([]float32, len(tb.lo), n)
+			for j := range tb.own {
+				tb.own[j] = norms.n[tb.doc(j)]
+			}
+			tb.own = append(tb.own, nf)
 		}
 		if f >= satFreq {
 			if tb.big == nil {
 				tb.big = map[int32]uint32{}
 			}
-			tb.big[int32(len(ds))] = uint32(f)
+			tb.big[int32(len(tb.lo))] = uint32(f)
 		}
-		ds = append(ds, uint32(doc))
 		tb.lo = append(tb.lo, uint16(doc))
 		tb.freqs = append(tb.freqs, uint8(min(f, satFreq)))
-		ns = append(ns, float32(norm))
 		satsF = append(satsF, s)
 	}
+	*sp = satsF
 	for uint64(len(tb.hi)) <= (docs+0xffff)>>16 {
-		tb.hi = append(tb.hi, int32(len(ds)))
+		tb.hi = append(tb.hi, int32(len(tb.lo)))
 	}
-	norms.mu.Lock()
-	for i, d := range ds {
-		if m := norms.n[d]; m == 0 {
-			norms.n[d] = ns[i]
-		} else if m != ns[i] {
-			tb.own = ns
-		}
-	}
-	norms.mu.Unlock()
 	tb.q = make([]uint8, len(maxs))
 	for _, s := range satsF {
 		tb.sats = append(tb.sats, quantize(s, tb.scale, math.MaxUint16))
@@ -389,6 +396,9 @@ func makeBlocks(pl segment.PostingsList, docs uint64, avg float64, norms *fieldN
 	}
 	return tb, nil
 }
+
+// satsPool holds makeBlocks' saturations before they are quantized.
+var satsPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // quantize is ⌈top · s / scale⌉, at most top, made large enough that
 // it times scale/top is not below s in float64.
