@@ -20,32 +20,34 @@ import (
 //
 // So a segment where the words' postings not kept hold at most
 // 1/accumulateUnkept of its chunks is searched term at a time: each
-// word's estimated score (its kept saturation, a float32, times its idf
-// and query weight; a rare word's posting, not kept, is scored as score
-// does; a word not kept in the segment but common enough, keepRatio,
-// is read and kept then, even at its first ask: its postings are read
-// whole anyway) is added
-// to its chunk's sum in its field's disjunction, and its matches counted
-// there; each chunk's estimate is then the sums with bleve's
-// coordination factors, as score combines them. Each word adds at most
-// three float32 roundings to an estimate (6e-8 each, of a sum of scores
-// that are never negative) and a field's disjunction is accumulated only
-// up to 255 words, so an estimate is within 2e-5 of the score (1e-6 for a
-// question of ten words). A chunk whose estimate falls below the k-th
-// score so far, or below k other estimates of the segment, by more than
-// estimateMargin cannot enter the top k; the others, a few more than k,
-// are scored as score scores them, from the same counts and norms, so
-// the top k and the scores are exactly MaxScore's and bleve's. How many
-// chunks matched is the chunks with a content word, less the deleted
-// ones and those the filters leave out.
+// word's estimated score (its kept saturation, quantized to 16 bits
+// and rounded up, times its idf and query weight; a rare word's posting,
+// not kept, is scored as score does; a word not kept in the segment but
+// common enough, keepRatio, is read and kept then, even at its first
+// ask: its postings are read whole anyway) is added to its chunk's sum
+// in its field's disjunction, and its matches counted there; each
+// chunk's estimate is then the sums with bleve's coordination factors,
+// as score combines them. Each word adds at most three float32 roundings
+// to an estimate (6e-8 each, of a sum of scores that are never negative)
+// and a field's disjunction is accumulated only up to 255 words, so an
+// estimate is at least the score less 2e-5 of it, and at most that
+// plus over, the sum of the kept words' quantization steps (each
+// 1/65535 of the word's largest score in the segment). A chunk whose
+// estimate falls below the k-th score so far by more than
+// estimateMargin cannot enter the top k, nor one below k other
+// estimates of the segment, less over, by more than it; the others, a
+// few more than k, are scored as score scores them, from the same counts
+// and norms, so the top k and the scores are exactly MaxScore's and
+// bleve's. How many chunks matched is the chunks with a content word,
+// less the deleted ones and those the filters leave out.
 
 const (
 	// accumulateUnkept: a segment is accumulated where the query words'
 	// postings not kept there (read through zap's iterators, some 25 ns
 	// a posting) are at most 1/accumulateUnkept of its chunks.
 	accumulateUnkept = 2
-	// estimateMargin is above how far a chunk's estimate may be from its
-	// score, relative to it (2e-5 at most, see above).
+	// estimateMargin is above how far a chunk's estimate may be below
+	// its score, relative to it (2e-5 at most, see above).
 	estimateMargin = 1e-4
 )
 

@@ -28,9 +28,11 @@ import (
 // relative to the largest saturation of the word's whole list in the
 // segment (itself a bound tighter than saturation's, which holds for any
 // count and length); 0 where the word has no posting in the block. The
-// postings are kept as the document numbers, counts and norms zap gives,
-// so a score computed from them is the one computed from zap's, with
-// each one's saturation as a float32, for accumulate's estimates.
+// postings are kept as the document numbers, counts and norms zap gives
+// (5 bytes a posting, see termBlocks; the norms once per segment and
+// field), so a score computed from them is the one computed from zap's,
+// with each one's saturation quantized to 16 bits, rounded up, for
+// accumulate's estimates.
 //
 // The deleted chunks' postings are kept too, and the search skips them,
 // so what is kept holds whatever is deleted later. The bounds depend on
@@ -43,8 +45,11 @@ const (
 	blockSize  = 1 << blockShift
 
 	// blockCacheBytes is what the kept postings and bounds of one
-	// lexical index may hold: 14 bytes a posting, so the postings of
-	// some 18 words each in every chunk of a million.
+	// lexical index may hold: 5 bytes a posting (and 4 a chunk for a
+	// field's norms), so the postings of some 50 words each in every
+	// chunk of a million; braid bench's 100 questions in words at a
+	// million keep 214 MB. At 14 bytes a posting (before) they did not
+	// fit, and each pass read most of them again.
 	blockCacheBytes = 256 << 20
 
 	// keepRatio: a word's postings and block bounds are kept in a
