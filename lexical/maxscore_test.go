@@ -493,3 +493,57 @@ func TestSaturationBound(t *testing.T) {
 		}
 	}
 }
+
+// Searches at once on one index keep words' postings, and the segment's
+// norms they share, at once (run under -race), and answer as bleve does.
+func TestConcurrentKeptSearches(t *testing.T) {
+	l, err := Open(filepath.Join(t.TempDir(), "lex"), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	z := newZipfCorpus(13, 2000)
+	z.fill(t, l, 3000, 60)
+	ctx := context.Background()
+	var reqs []Request
+	var wants [][]Candidate
+	for range 16 {
+		q, err := query.Parse(z.question())
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := Request{Query: q, Size: 10, TitleWeight: 0.5}
+		want, _, err := l.searchWith(ctx, req, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs, wants = append(reqs, req), append(wants, want)
+	}
+	l.blocks = newBlockCache(blockCacheBytes)
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			var err error
+			for pass := range 3 {
+				for i := range reqs {
+					j := (i + w*4) % len(reqs)
+					got, _, serr := l.searchWith(ctx, reqs[j], true)
+					if serr != nil {
+						err = serr
+					} else if e := sameRanking(got, wants[j], reqs[j].Size, len(Analyze(reqs[j].Query.Text)) > searcher.DisjunctionHeapTakeover); e != nil && err == nil {
+						err = fmt.Errorf("worker %d, pass %d, query %q: %v", w, pass, reqs[j].Query.Text, e)
+					}
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if l.blocks.made == 0 || l.blocks.accumulated == 0 {
+		t.Errorf("%d words' postings kept, %d segments accumulated: the test does not keep postings", l.blocks.made, l.blocks.accumulated)
+	}
+}
