@@ -20,32 +20,34 @@ import (
 //
 // So a segment where the words' postings not kept hold at most
 // 1/accumulateUnkept of its chunks is searched term at a time: each
-// word's estimated score (its kept saturation, a float32, times its idf
-// and query weight; a rare word's posting, not kept, is scored as score
-// does; a word not kept in the segment but common enough, keepRatio,
-// is read and kept then, even at its first ask: its postings are read
-// whole anyway) is added
-// to its chunk's sum in its field's disjunction, and its matches counted
-// there; each chunk's estimate is then the sums with bleve's
-// coordination factors, as score combines them. Each word adds at most
-// three float32 roundings to an estimate (6e-8 each, of a sum of scores
-// that are never negative) and a field's disjunction is accumulated only
-// up to 255 words, so an estimate is within 2e-5 of the score (1e-6 for a
-// question of ten words). A chunk whose estimate falls below the k-th
-// score so far, or below k other estimates of the segment, by more than
-// estimateMargin cannot enter the top k; the others, a few more than k,
-// are scored as score scores them, from the same counts and norms, so
-// the top k and the scores are exactly MaxScore's and bleve's. How many
-// chunks matched is the chunks with a content word, less the deleted
-// ones and those the filters leave out.
+// word's estimated score (its kept saturation, quantized to 16 bits
+// and rounded up, times its idf and query weight; a rare word's posting,
+// not kept, is scored as score does; a word not kept in the segment but
+// common enough, keepRatio, is read and kept then, even at its first
+// ask: its postings are read whole anyway) is added to its chunk's sum
+// in its field's disjunction, and its matches counted there; each
+// chunk's estimate is then the sums with bleve's coordination factors,
+// as score combines them. Each word adds at most three float32 roundings
+// to an estimate (6e-8 each, of a sum of scores that are never negative)
+// and a field's disjunction is accumulated only up to 255 words, so an
+// estimate is at least the score less 2e-5 of it, and at most that
+// plus over, the sum of the kept words' quantization steps (each
+// 1/65535 of the word's largest score in the segment). A chunk whose
+// estimate falls below the k-th score so far by more than
+// estimateMargin cannot enter the top k, nor one below k other
+// estimates of the segment, less over, by more than it; the others, a
+// few more than k, are scored as score scores them, from the same counts
+// and norms, so the top k and the scores are exactly MaxScore's and
+// bleve's. How many chunks matched is the chunks with a content word,
+// less the deleted ones and those the filters leave out.
 
 const (
 	// accumulateUnkept: a segment is accumulated where the query words'
 	// postings not kept there (read through zap's iterators, some 25 ns
 	// a posting) are at most 1/accumulateUnkept of its chunks.
 	accumulateUnkept = 2
-	// estimateMargin is above how far a chunk's estimate may be from its
-	// score, relative to it (2e-5 at most, see above).
+	// estimateMargin is above how far a chunk's estimate may be below
+	// its score, relative to it (2e-5 at most, see above).
 	estimateMargin = 1e-4
 )
 
@@ -96,18 +98,17 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 		clear(a.sum)
 		clear(a.n)
 	}
+	// over: above how much an estimate may be over the score, from the
+	// kept saturations' quantization (to which estimateMargin adds the
+	// float32 roundings).
+	over := 0.0
 	for _, t := range ms.terms {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
 		sum, n := a.sum[t.group*docs:(t.group+1)*docs], a.n[t.group*docs:(t.group+1)*docs]
 		if tb := t.blocks; tb != nil {
-			w := float32(t.idf * t.weight)
-			sats := tb.sats[:len(tb.docs)]
-			for i, d := range tb.docs {
-				sum[d] += w * sats[i]
-				n[d]++
-			}
+			over += add(tb, t.idf*t.weight, sum, n)
 			continue
 		}
 		pl := t.lists[seg]
@@ -122,12 +123,7 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 				return 0, err
 			}
 			t.blocks = tb
-			w := float32(t.idf * t.weight)
-			sats := tb.sats[:len(tb.docs)]
-			for i, d := range tb.docs {
-				sum[d] += w * sats[i]
-				n[d]++
-			}
+			over += add(tb, t.idf*t.weight, sum, n)
 			continue
 		}
 		it := pl.Iterator(true, true, false, nil)
@@ -168,18 +164,29 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 	var est []float64
 	local := topEstimates{k: ms.top.k}
 	content, contentN := a.sum[:docs], a.n[:docs]
+	var second []float32 // the second group's sums, where there is one
+	if groups > 1 {
+		second = a.sum[docs : 2*docs]
+	}
+	// lim32: a chunk whose sums add up below it (float32, rounded by
+	// less than 1e-6) falls short of the cut less the margin; the
+	// coordination factors are at most 1.
+	lim := cut * (1 - estimateMargin)
+	lim32 := float32(lim * (1 - 1e-6))
 	for d := range docs {
 		nc := contentN[d]
 		if nc == 0 {
 			continue
 		}
 		matched++
-		lim := cut * (1 - estimateMargin)
-		up := float64(content[d])
-		for g := 1; g < groups; g++ {
-			up += float64(a.sum[g*docs+d])
+		up := content[d]
+		if second != nil {
+			up += second[d]
 		}
-		if up < lim { // the coordination factors are at most 1
+		for g := 2; g < groups; g++ {
+			up += a.sum[g*docs+d]
+		}
+		if up < lim32 {
 			continue
 		}
 		e := float64(content[d]) * coord[0][nc]
@@ -200,8 +207,10 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 			continue
 		}
 		cands, est = append(cands, uint32(d)), append(est, e)
-		if local.offer(e) {
-			cut = max(cut, local.h[0])
+		if local.offer(e) { // k chunks score at least the k-th estimate, less its rounding and over
+			cut = max(cut, local.h[0]*(1-estimateMargin/2)-over)
+			lim = cut * (1 - estimateMargin)
+			lim32 = float32(lim * (1 - 1e-6))
 		}
 	}
 	switch {
@@ -252,6 +261,28 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 		}
 	}
 	return matched, nil
+}
+
+// add adds each of tb's postings' estimated score, its quantized
+// saturation times w (the word's idf and query weight), to its chunk's
+// sum, and counts it; it returns above how much an estimate it added may
+// be over the score.
+func add(tb *termBlocks, w float64, sum []float32, n []uint8) float64 {
+	ws := float32(w * tb.satWeight())
+	for h := range len(tb.hi) - 1 {
+		from, to := tb.hi[h], tb.hi[h+1]
+		if from == to {
+			continue
+		}
+		base := h << 16
+		s, c := sum[base:], n[base:]
+		sats := tb.sats[from:to]
+		for i, d := range tb.lo[from:to] {
+			s[d] += ws * float32(sats[i])
+			c[d]++
+		}
+	}
+	return w * tb.satWeight() * (1 + 1e-6)
 }
 
 // topEstimates keeps the k largest estimates offered, the smallest at
@@ -310,7 +341,8 @@ func (ms *maxScore) keepPostings(seg int, t *msTerm) (*termBlocks, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	tb, err := makeBlocks(pl, uint64(ss.FullSize()), t.avg)
+	docs := uint64(ss.FullSize())
+	tb, err := makeBlocks(pl, docs, t.avg, ms.cache.fieldNorms(ss.Id(), field, docs))
 	if err != nil {
 		return nil, err
 	}

@@ -297,7 +297,7 @@ func saturation(avg float64) float64 {
 // computes it.
 func (t *msTerm) score() float64 {
 	if t.blocks != nil {
-		return t.scoreOf(uint64(t.blocks.freqs[t.pos]), float64(t.blocks.norms[t.pos]))
+		return t.scoreOf(t.blocks.freq(t.pos), t.blocks.norm(t.pos))
 	}
 	return t.scoreOf(t.p.Frequency(), t.p.Norm())
 }
@@ -425,14 +425,14 @@ func (t *msTerm) advance(doc uint64) (err error) {
 // skipDeleted moves t from pos in its kept postings to the first that is
 // not deleted, and sets doc.
 func (t *msTerm) skipDeleted() {
-	docs := t.blocks.docs
-	for t.del != nil && t.pos < len(docs) && t.del.Contains(docs[t.pos]) {
+	tb := t.blocks
+	for t.del != nil && t.pos < tb.len() && t.del.Contains(tb.doc(t.pos)) {
 		t.pos++
 	}
-	if t.pos >= len(docs) {
+	if t.pos >= tb.len() {
 		t.doc = msDone
 	} else {
-		t.doc = uint64(docs[t.pos])
+		t.doc = uint64(tb.doc(t.pos))
 	}
 }
 
@@ -522,7 +522,7 @@ func (ms *maxScore) setBounds(seg int) error {
 			if err != nil {
 				return fmt.Errorf("lexical search: %w", err)
 			}
-			if tb, err = makeBlocks(pl, docs, t.avg); err != nil {
+			if tb, err = makeBlocks(pl, docs, t.avg, ms.cache.fieldNorms(ss.Id(), field, docs)); err != nil {
 				return err
 			}
 			ms.cache.put(ss.Id(), key, tb)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/searcher"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/braidsearch/braid/query"
 )
 
@@ -187,29 +188,140 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 }
 
 // seek finds the first kept posting at or after a document, from any
-// place, as a linear scan does.
+// place, as a linear scan does, over segments past 2^16 documents (the
+// postings' high bits) too.
 func TestSeek(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 200 {
-		tb := &termBlocks{}
-		doc := uint32(0)
+	for c := range 200 {
+		var ps []fakePosting
+		doc := uint64(0)
+		gap := 20
+		if c%4 == 0 {
+			gap = 3000 // past 2^16, some high values with no posting
+		}
 		for range r.IntN(300) {
-			doc += 1 + uint32(r.IntN(20))
-			tb.docs = append(tb.docs, doc)
+			doc += 1 + uint64(r.IntN(gap))
+			ps = append(ps, fakePosting{doc: doc, freq: 1, norm: 1})
+		}
+		docs := doc + 1 + uint64(r.IntN(70000))
+		tb, err := makeBlocks(fakeList(ps), docs, 10, &fieldNorms{n: make([]float32, docs)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range ps {
+			if got := tb.doc(i); uint64(got) != p.doc {
+				t.Fatalf("doc(%d) = %d, want %d", i, got, p.doc)
+			}
 		}
 		for range 50 {
-			i := r.IntN(len(tb.docs) + 1)
-			target := uint32(r.IntN(int(doc) + 30))
+			i := r.IntN(len(ps) + 1)
+			target := uint32(r.IntN(int(docs) + 30))
+			if r.IntN(4) == 0 && len(ps) > 0 { // at a posting
+				target = uint32(ps[r.IntN(len(ps))].doc)
+			}
 			want := i
-			for want < len(tb.docs) && tb.docs[want] < target {
+			for want < len(ps) && ps[want].doc < uint64(target) {
 				want++
 			}
 			if got := tb.seek(i, target); got != want {
-				t.Fatalf("seek(%d, %d) over %v = %d, want %d", i, target, tb.docs, got, want)
+				t.Fatalf("seek(%d, %d) over %v = %d, want %d", i, target, ps, got, want)
 			}
 		}
 	}
 }
+
+// makeBlocks keeps each posting's document, count (past a byte too) and
+// norm as zap gives them, the norms once for the segment's field (its
+// own where they differ), and a saturation that is above the posting's,
+// by less than one 65535th of the word's largest.
+func TestKeptPostings(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const docs = 200000
+	lens := make([]float32, docs) // the field's norm per document
+	for d := range lens {
+		lens[d] = float32(1 / math.Sqrt(float64(1+r.IntN(300))))
+	}
+	norms := &fieldNorms{n: make([]float32, docs)}
+	for w := range 20 {
+		var ps []fakePosting
+		for d := uint64(r.IntN(50)); d < docs; d += 1 + uint64(r.IntN(1+w*w)) {
+			f := uint64(1 + r.IntN(3))
+			if r.IntN(500) == 0 {
+				f = 250 + uint64(r.IntN(100000))
+			}
+			ps = append(ps, fakePosting{doc: d, freq: f, norm: float64(lens[d])})
+		}
+		own := w == 19 // a word whose norms differ from the segment's
+		if own {
+			ps[len(ps)/2].norm /= 2
+		}
+		const avg = 40
+		tb, err := makeBlocks(fakeList(ps), docs, avg, norms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (tb.own != nil) != own {
+			t.Fatalf("word %d: own norms %v, want %v", w, tb.own != nil, own)
+		}
+		for i, p := range ps {
+			s := saturation1(sqrtFreq(p.freq), p.norm, avg)
+			q := float64(tb.sats[i]) * tb.satWeight()
+			if got := (fakePosting{doc: uint64(tb.doc(i)), freq: tb.freq(i), norm: tb.norm(i)}); got != p {
+				t.Fatalf("word %d posting %d: kept %+v, want %+v", w, i, got, p)
+			}
+			if q < s*(1-1e-12) || q > s+tb.scale/65535*(1+1e-9) {
+				t.Fatalf("word %d posting %d: quantized saturation %g for %g (scale %g)", w, i, q, s, tb.scale)
+			}
+		}
+	}
+	if n := (&blockCache{}).size(&termBlocks{lo: make([]uint16, 1000)}); n > 5*1000+200 {
+		t.Errorf("a kept posting costs %d bytes, want 5", (n-128)/1000)
+	}
+}
+
+// fakeList is a posting list of the postings given, ascending.
+func fakeList(ps []fakePosting) segment.PostingsList { return &fakeListOf{ps: ps} }
+
+// fakeListOf implements what makeBlocks calls; the rest panics.
+type fakeListOf struct {
+	segment.PostingsList
+	ps []fakePosting
+}
+
+func (l *fakeListOf) Count() uint64 { return uint64(len(l.ps)) }
+
+func (l *fakeListOf) Iterator(bool, bool, bool, segment.PostingsIterator) segment.PostingsIterator {
+	return &fakePostings{ps: l.ps}
+}
+
+type fakePosting struct {
+	doc, freq uint64
+	norm      float64
+}
+
+func (p *fakePosting) Number() uint64    { return p.doc }
+func (p *fakePosting) Frequency() uint64 { return p.freq }
+func (p *fakePosting) Norm() float64     { return p.norm }
+
+// fakePostings iterates a fakeList.
+type fakePostings struct {
+	segment.PostingsIterator
+	ps []fakePosting
+	i  int
+}
+
+func (l *fakePostings) Next() (segment.Posting, error) {
+	if l.i >= len(l.ps) {
+		return nil, nil
+	}
+	l.i++
+	return &fakeSegPosting{&l.ps[l.i-1]}, nil
+}
+
+type fakeSegPosting struct{ *fakePosting }
+
+func (fakeSegPosting) Locations() []segment.Location { return nil }
+func (fakeSegPosting) Size() int                     { return 0 }
 
 // The cache keeps what it holds under its bytes, the most recently used
 // first, drops the entries of segments no longer live, makes an entry
@@ -217,7 +329,7 @@ func TestSeek(t *testing.T) {
 // the second time it is asked of a segment.
 func TestBlockCache(t *testing.T) {
 	entry := func(avg float64, n int) *termBlocks {
-		return &termBlocks{avg: avg, q: make([]uint8, n), docs: make([]uint32, n)}
+		return &termBlocks{avg: avg, q: make([]uint8, n), lo: make([]uint16, n)}
 	}
 	one := (&blockCache{}).size(entry(1, 100))
 	c := newBlockCache(3 * one)
@@ -379,5 +491,59 @@ func TestSaturationBound(t *testing.T) {
 		if best < bound*0.9 {
 			t.Errorf("avg %v: bound %v, the largest value %v: looser than it need be", avg, bound, best)
 		}
+	}
+}
+
+// Searches at once on one index keep words' postings, and the segment's
+// norms they share, at once (run under -race), and answer as bleve does.
+func TestConcurrentKeptSearches(t *testing.T) {
+	l, err := Open(filepath.Join(t.TempDir(), "lex"), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	z := newZipfCorpus(13, 2000)
+	z.fill(t, l, 3000, 60)
+	ctx := context.Background()
+	var reqs []Request
+	var wants [][]Candidate
+	for range 16 {
+		q, err := query.Parse(z.question())
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := Request{Query: q, Size: 10, TitleWeight: 0.5}
+		want, _, err := l.searchWith(ctx, req, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs, wants = append(reqs, req), append(wants, want)
+	}
+	l.blocks = newBlockCache(blockCacheBytes)
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			var err error
+			for pass := range 3 {
+				for i := range reqs {
+					j := (i + w*4) % len(reqs)
+					got, _, serr := l.searchWith(ctx, reqs[j], true)
+					if serr != nil {
+						err = serr
+					} else if e := sameRanking(got, wants[j], reqs[j].Size, len(Analyze(reqs[j].Query.Text)) > searcher.DisjunctionHeapTakeover); e != nil && err == nil {
+						err = fmt.Errorf("worker %d, pass %d, query %q: %v", w, pass, reqs[j].Query.Text, e)
+					}
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if l.blocks.made == 0 || l.blocks.accumulated == 0 {
+		t.Errorf("%d words' postings kept, %d segments accumulated: the test does not keep postings", l.blocks.made, l.blocks.accumulated)
 	}
 }
