@@ -274,14 +274,18 @@ type tokenizerJSON struct {
 		// A map for WordPiece, a list of [piece, score] for Unigram.
 		Vocab json.RawMessage `json:"vocab"`
 	} `json:"model"`
+	// words and pairs are the model's vocab when it is an object, read by
+	// parseFile (see scanner.wordPieceVocab).
+	words map[string]int32
+	pairs []vocabPair
 }
 
 // Parse reads the bytes of a tokenizer.json file. It returns an error
 // wrapping ErrUnsupported for tokenizers other than BERT WordPiece and
 // SentencePiece Unigram ones.
 func Parse(data []byte) (*Tokenizer, error) {
-	var f tokenizerJSON
-	if err := json.Unmarshal(data, &f); err != nil {
+	f, err := parseFile(data)
+	if err != nil {
 		return nil, fmt.Errorf("tokenizer: parse tokenizer.json: %w", err)
 	}
 	t := &Tokenizer{}
@@ -290,9 +294,9 @@ func Parse(data []byte) (*Tokenizer, error) {
 	var idOf func(string) (int32, bool)
 	switch f.Model.Type {
 	case "WordPiece":
-		var vocab map[string]int32
-		if err := json.Unmarshal(f.Model.Vocab, &vocab); err != nil {
-			return nil, fmt.Errorf("tokenizer: parse WordPiece vocab: %w", err)
+		vocab, pairs := f.words, f.pairs
+		if vocab == nil && !isNull(f.Model.Vocab) {
+			return nil, fmt.Errorf("tokenizer: WordPiece vocab %.20q is not an object of token ids", f.Model.Vocab)
 		}
 		if len(vocab) == 0 {
 			return nil, errors.New("tokenizer: empty WordPiece vocab")
@@ -305,20 +309,20 @@ func Parse(data []byte) (*Tokenizer, error) {
 		if unk == "" {
 			unk = "[UNK]"
 		}
-		wp, err := newWordPiece(vocab, unk, prefix, f.Model.MaxInputCharsPerWord)
+		wp, err := newWordPiece(vocab, pairs, unk, prefix, f.Model.MaxInputCharsPerWord)
 		if err != nil {
 			return nil, err
 		}
 		size := 0
-		for tok, id := range vocab {
-			if id < 0 {
-				return nil, fmt.Errorf("tokenizer: token %q has id %d, want >= 0", tok, id)
+		for _, p := range pairs {
+			if p.id < 0 {
+				return nil, fmt.Errorf("tokenizer: token %q has id %d, want >= 0", p.tok, p.id)
 			}
-			size = max(size, int(id)+1)
+			size = max(size, int(p.id)+1)
 		}
 		tokens = make([]string, size)
-		for tok, id := range vocab {
-			tokens[id] = tok
+		for _, p := range pairs {
+			tokens[p.id] = p.tok
 		}
 		if err := checkPreTokenizer(f.PreTokenizer); err != nil {
 			return nil, err
@@ -388,7 +392,6 @@ func Parse(data []byte) (*Tokenizer, error) {
 		return idOf(tok)
 	}
 
-	var err error
 	if t.norm, t.steps, err = parseNormalizers(f.Normalizer); err != nil {
 		return nil, err
 	}
@@ -421,6 +424,65 @@ func Parse(data []byte) (*Tokenizer, error) {
 		}
 	}
 	return t, nil
+}
+
+// parseFile reads the top level of a tokenizer.json, checking all of it
+// (see scanner), and the model's fields; a vocab that is an object is read
+// as a WordPiece one on the way.
+func parseFile(data []byte) (*tokenizerJSON, error) {
+	f := new(tokenizerJSON)
+	s := scanner{data: data}
+	var fields, model []jsonField
+	switch s.ws() {
+	case '{':
+		s.object(func(key []byte, plain bool) {
+			k, v := s.key(key, plain), s.pos
+			if k == "model" {
+				model, f.words, f.pairs = nil, nil, nil
+				if s.ws() == '{' {
+					s.object(func(key []byte, plain bool) {
+						k, v := s.key(key, plain), s.pos
+						f.words, f.pairs = nil, nil
+						if k == "vocab" && s.ws() == '{' {
+							f.words, f.pairs = s.wordPieceVocab()
+						} else {
+							s.value()
+						}
+						model = append(model, jsonField{k, data[v:s.pos]})
+					})
+					fields = append(fields, jsonField{k, data[v:s.pos]})
+					return
+				}
+			}
+			s.value()
+			fields = append(fields, jsonField{k, data[v:s.pos]})
+		})
+	case 'n':
+		s.literal("null")
+	default:
+		s.failAt("an object")
+	}
+	if s.end(); s.err != nil {
+		return nil, s.err
+	}
+	if err := decodeFields(fields, map[string]any{"added_tokens": &f.AddedTokens, "padding": &f.Padding}); err != nil {
+		return nil, err
+	}
+	f.Normalizer, f.PreTokenizer = field(fields, "normalizer"), field(fields, "pre_tokenizer")
+	f.PostProcessor, f.Decoder = field(fields, "post_processor"), field(fields, "decoder")
+	if m := field(fields, "model"); m != nil && !isNull(m) && model == nil && m[0] != '{' {
+		return nil, fmt.Errorf("field \"model\": %.20q is not an object", m)
+	}
+	m := &f.Model
+	err := decodeFields(model, map[string]any{
+		"type": &m.Type, "unk_token": &m.UnkToken, "continuing_subword_prefix": &m.ContinuingSubwordPrefix,
+		"max_input_chars_per_word": &m.MaxInputCharsPerWord, "unk_id": &m.UnkID, "byte_fallback": &m.ByteFallback,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("field \"model\": %w", err)
+	}
+	m.Vocab = field(model, "vocab")
+	return f, nil
 }
 
 // parseNormalizers reads the normalizer: the BERT family (see

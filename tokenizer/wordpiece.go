@@ -20,7 +20,9 @@ type wordPiece struct {
 	maxChars          int
 }
 
-func newWordPiece(vocab map[string]int32, unk, prefix string, maxChars int) (*wordPiece, error) {
+// newWordPiece builds the model over vocab, which it keeps, and its
+// entries.
+func newWordPiece(vocab map[string]int32, pairs []vocabPair, unk, prefix string, maxChars int) (*wordPiece, error) {
 	unkID, ok := vocab[unk]
 	if !ok {
 		return nil, fmt.Errorf("tokenizer: unk_token %q not in the vocabulary", unk)
@@ -28,17 +30,22 @@ func newWordPiece(vocab map[string]int32, unk, prefix string, maxChars int) (*wo
 	if maxChars <= 0 {
 		maxChars = 100
 	}
+	n := 0
+	for _, p := range pairs {
+		if strings.HasPrefix(p.tok, prefix) {
+			n++
+		}
+	}
 	wp := &wordPiece{
-		start:    make(map[string]int32, len(vocab)),
-		cont:     make(map[string]int32, len(vocab)/4),
+		start:    vocab,
+		cont:     make(map[string]int32, n),
 		unk:      unkID,
 		maxChars: maxChars,
 	}
-	for tok, id := range vocab {
-		wp.start[tok] = id
-		wp.startMax = max(wp.startMax, len(tok))
-		if rest, ok := strings.CutPrefix(tok, prefix); ok {
-			wp.cont[rest] = id
+	for _, p := range pairs {
+		wp.startMax = max(wp.startMax, len(p.tok))
+		if rest, ok := strings.CutPrefix(p.tok, prefix); ok {
+			wp.cont[rest] = p.id
 			wp.contMax = max(wp.contMax, len(rest))
 		}
 	}
