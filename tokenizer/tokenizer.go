@@ -510,20 +510,29 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 		return nil, nil
 	}
 	type normJSON struct {
-		Type               string            `json:"type"`
-		CleanText          *bool             `json:"clean_text"`
-		HandleChineseChars *bool             `json:"handle_chinese_chars"`
-		StripAccents       *bool             `json:"strip_accents"`
-		Lowercase          *bool             `json:"lowercase"`
-		Normalizers        []json.RawMessage `json:"normalizers"`
+		CleanText          *bool `json:"clean_text"`
+		HandleChineseChars *bool `json:"handle_chinese_chars"`
+		StripAccents       *bool `json:"strip_accents"`
+		Lowercase          *bool `json:"lowercase"`
 	}
-	var n normJSON
-	if err := json.Unmarshal(data, &n); err != nil {
+	// The type comes first: a SentencePiece normalizer holds a
+	// precompiled_charsmap of hundreds of KB that encoding/json would
+	// decode for nothing.
+	fields, err := jsonObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+	}
+	typ, err := stringField(fields, "type")
+	if err != nil {
 		return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
 	}
 	orTrue := func(b *bool) bool { return b == nil || *b }
-	switch n.Type {
+	switch typ {
 	case "BertNormalizer":
+		var n normJSON
+		if err := json.Unmarshal(data, &n); err != nil {
+			return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+		}
 		lower := orTrue(n.Lowercase)
 		strip := lower
 		if n.StripAccents != nil {
@@ -531,13 +540,21 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 		}
 		return newNormalizer(orTrue(n.CleanText), orTrue(n.HandleChineseChars), strip, lower), nil
 	case "Sequence":
+		items, err := jsonArray(field(fields, "normalizers"))
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+		}
 		var clean, chinese, strip, lower, nfd bool
-		for _, raw := range n.Normalizers {
-			var m normJSON
-			if err := json.Unmarshal(raw, &m); err != nil {
+		for _, raw := range items {
+			mf, err := jsonObject(raw)
+			if err != nil {
 				return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
 			}
-			switch m.Type {
+			typ, err := stringField(mf, "type")
+			if err != nil {
+				return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+			}
+			switch typ {
 			case "BertNormalizer":
 				b, err := parseNormalizer(raw)
 				if err != nil {
@@ -555,7 +572,7 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 				}
 				strip = true
 			default:
-				return nil, fmt.Errorf("%w: normalizer %q in a BERT Sequence", ErrUnsupported, m.Type)
+				return nil, fmt.Errorf("%w: normalizer %q in a BERT Sequence", ErrUnsupported, typ)
 			}
 		}
 		if nfd && !strip {
@@ -563,7 +580,7 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 		}
 		return newNormalizer(clean, chinese, strip, lower), nil
 	}
-	return nil, fmt.Errorf("%w: normalizer %q outside the BERT family", ErrUnsupported, n.Type)
+	return nil, fmt.Errorf("%w: normalizer %q outside the BERT family", ErrUnsupported, typ)
 }
 
 // checkPreTokenizer accepts BertPreTokenizer, alone or as the only member
