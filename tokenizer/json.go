@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file reads the large parts of a tokenizer.json without
@@ -36,6 +38,8 @@ type scanner struct {
 	pos   int
 	depth int
 	err   error
+	// owned says that data never changes, so that strings may share it.
+	owned bool
 }
 
 func (s *scanner) fail(what string) {
@@ -449,30 +453,62 @@ func jsonString(raw []byte) (string, error) {
 	return v, err
 }
 
-// vocabPair is one entry of a WordPiece vocab.
-type vocabPair struct {
-	tok string
-	id  int32
+// text returns data from start on as a string: data itself when owned,
+// else a copy.
+func (s *scanner) text(start int) string {
+	if rest := s.data[start:]; s.owned && len(rest) > 0 {
+		return unsafe.String(&rest[0], len(rest))
+	}
+	return string(s.data[start:])
 }
 
-// wordPieceVocab reads the WordPiece vocab at s.pos, {"token": id, ...},
-// into a map and the list of its entries: in document order, or, when a
-// token is listed twice, in the map's order with the last id of each. The
-// tokens share one copy of the rest of the input.
-func (s *scanner) wordPieceVocab() (map[string]int32, []vocabPair) {
+// wpVocab is a WordPiece vocab as read.
+type wpVocab struct {
+	ids    map[string]int32
+	tokens []string // by id; "" where no token has the id
+	// exact says that tokens holds every entry of ids: no token is listed
+	// twice and no two share an id.
+	exact bool
+}
+
+// each calls fn with every entry of the vocab.
+func (v *wpVocab) each(fn func(tok string, id int32)) {
+	if !v.exact {
+		for tok, id := range v.ids {
+			fn(tok, id)
+		}
+		return
+	}
+	for id, tok := range v.tokens {
+		if tok == "" {
+			if j, ok := v.ids[""]; !ok || int(j) != id {
+				continue
+			}
+		}
+		fn(tok, int32(id))
+	}
+}
+
+// wordPieceVocab reads the WordPiece vocab at s.pos, {"token": id, ...}.
+// When a token is listed twice its last id counts, and the tokens by id
+// are rebuilt from the map (the id of a repeated token, or one shared by
+// two tokens, then names either). The tokens share one copy of the rest of
+// the input, or the input itself (see scanner.owned).
+func (s *scanner) wordPieceVocab() *wpVocab {
 	if !s.enter() {
-		return nil, nil
+		return nil
 	}
 	defer func() { s.depth-- }()
 	start, text := s.pos, ""
 	// Each entry but the last ends at a comma, so this bounds the count.
-	n := min(bytes.Count(s.data[start:], []byte{','})+1, 1<<20)
-	vocab := make(map[string]int32, n)
-	pairs := make([]vocabPair, 0, n)
+	n := min(bytes.Count(s.data[start:], []byte{','})+1, maxVocab)
+	v := &wpVocab{ids: make(map[string]int32, n), tokens: make([]string, 0, n), exact: true}
+	set := make([]uint64, 0, (n+63)/64) // bit id: tokens[id] is set
+	count := 0
 	s.pos++ // {
 	if s.ws() == '}' {
 		s.pos++
-		return vocab, pairs
+		return v
 	}
 	for s.err == nil {
 		if s.ws() != '"' {
@@ -483,7 +519,7 @@ func (s *scanner) wordPieceVocab() (map[string]int32, []vocabPair) {
 		var tok string
 		if s.str() {
 			if text == "" {
-				text = string(s.data[start:])
+				text = s.text(start)
 			}
 			tok = text[k+1-start : s.pos-1-start]
 		} else {
@@ -498,17 +534,32 @@ func (s *scanner) wordPieceVocab() (map[string]int32, []vocabPair) {
 			s.failAt("a token id")
 			break
 		}
-		v := s.pos
+		num := s.pos
 		integer := s.number()
-		id, ok := parseID(s.data[v:s.pos])
-		if s.err == nil && (!integer || !ok) {
-			s.fail(fmt.Sprintf("token %q has id %s, want an integer that fits 32 bits", tok, s.data[v:s.pos]))
+		id, ok := parseID(s.data[num:s.pos])
+		switch {
+		case s.err != nil:
+		case !integer || !ok:
+			s.fail(fmt.Sprintf("token %q has id %s, want an integer that fits 32 bits", tok, s.data[num:s.pos]))
+		case id < 0 || id >= maxVocab:
+			s.err = fmt.Errorf("token %q has id %d, want 0..%d", tok, id, maxVocab-1)
 		}
 		if s.err != nil {
 			break
 		}
-		vocab[tok] = id
-		pairs = append(pairs, vocabPair{tok, id})
+		v.ids[tok] = id
+		count++
+		if int(id) >= len(v.tokens) {
+			v.tokens = slices.Grow(v.tokens, int(id)+1-len(v.tokens))[:id+1]
+			for len(set)*64 <= int(id) {
+				set = append(set, 0)
+			}
+		}
+		if set[id>>6]&(1<<(id&63)) != 0 {
+			v.exact = false
+		}
+		set[id>>6] |= 1 << (id & 63)
+		v.tokens[id] = tok
 		switch s.ws() {
 		case ',':
 			s.pos++
@@ -521,15 +572,20 @@ func (s *scanner) wordPieceVocab() (map[string]int32, []vocabPair) {
 		break
 	}
 	if s.err != nil {
-		return nil, nil
+		return nil
 	}
-	if len(pairs) != len(vocab) {
-		pairs = pairs[:0]
-		for tok, id := range vocab {
-			pairs = append(pairs, vocabPair{tok, id})
+	if count != len(v.ids) || !v.exact {
+		v.exact, v.tokens = false, nil
+		size := 0
+		for _, id := range v.ids {
+			size = max(size, int(id)+1)
+		}
+		v.tokens = make([]string, size)
+		for tok, id := range v.ids {
+			v.tokens[id] = tok
 		}
 	}
-	return vocab, pairs
+	return v
 }
 
 // parseID reads a JSON number, already checked by the scanner, as an

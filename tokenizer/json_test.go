@@ -114,6 +114,10 @@ func TestScannerMatchesEncodingJSON(t *testing.T) {
 			if d := cmp.Diff(ref, vocabOf(tok, len(ref.Tokens))); d != "" {
 				t.Errorf("vocab differs from encoding/json's (-want +got):\n%s", d)
 			}
+			// Load's tokens share the file's bytes instead of a copy.
+			if d := cmp.Diff(ref, vocabOf(loadFile(t, file), len(ref.Tokens))); d != "" {
+				t.Errorf("Load: vocab differs from encoding/json's (-want +got):\n%s", d)
+			}
 			if tok.wp != nil {
 				cont := map[string]int32{}
 				for w, id := range ref.Words {
@@ -161,7 +165,7 @@ func quote(s string) []byte {
 
 func TestWordPieceVocab(t *testing.T) {
 	model := func(vocab string) []byte {
-		data := edit(t, "model", `{"type":"WordPiece","unk_token":"[UNK]","vocab":"VOCAB"}`)
+		data := editFile(t, "testdata/tiny.json", "model", `{"type":"WordPiece","unk_token":"[UNK]","vocab":"VOCAB"}`, "added_tokens", "[]")
 		return bytes.Replace(data, []byte(`"VOCAB"`), []byte(vocab), 1)
 	}
 	tok, err := Parse(model(`{"[UNK]":0, "\u00e9t\u00e9":1, "a":5, "a":2, "##b":3, "x\"y":4}`))
@@ -175,10 +179,35 @@ func TestWordPieceVocab(t *testing.T) {
 	if d := cmp.Diff(map[string]int32{"b": 3}, tok.wp.cont); d != "" {
 		t.Errorf("continuation pieces (-want +got):\n%s", d)
 	}
+	// "a" listed twice: the tokens by id come from the map, id 5 unused.
+	if d := cmp.Diff([]string{"[UNK]", "été", "a", "##b", `x"y`}, tok.tokens[:5]); d != "" || len(tok.tokens) < 5 {
+		t.Errorf("tokens (-want +got):\n%s", d)
+	}
+	// An empty token, a hole at id 1 and an empty prefix: every token
+	// continues a word, the hole does not exist.
+	data := bytes.Replace(edit(t, "model", `{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"","vocab":"VOCAB"}`),
+		[]byte(`"VOCAB"`), []byte(`{"":0,"[UNK]":2}`), 1)
+	if tok, err = Parse(data); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]int32{"": 0, "[UNK]": 2}, tok.wp.cont); d != "" {
+		t.Errorf("continuation pieces with an empty prefix (-want +got):\n%s", d)
+	}
+	// Two tokens share an id: both are in the vocab.
+	if tok, err = Parse(model(`{"[UNK]":0,"a":1,"##a":1,"[CLS]":2,"[SEP]":3}`)); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]int32{"[UNK]": 0, "a": 1, "##a": 1, "[CLS]": 2, "[SEP]": 3}, tok.wp.start); d != "" {
+		t.Errorf("vocab with a shared id (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]int32{"a": 1}, tok.wp.cont); d != "" {
+		t.Errorf("continuation pieces with a shared id (-want +got):\n%s", d)
+	}
 	for _, tt := range []struct{ vocab, msg string }{
 		{`{"[UNK]":0.5}`, "want an integer"},
 		{`{"[UNK]":1e3}`, "want an integer"},
 		{`{"[UNK]":2147483648}`, "want an integer that fits 32 bits"},
+		{`{"[UNK]":16777216}`, "has id 16777216, want 0..16777215"},
 		{`{"[UNK]":"0"}`, "want a token id"},
 		{`{"[UNK]":0,}`, "want a token"},
 		{`{"[UNK]" 0}`, "want ':'"},
@@ -189,6 +218,7 @@ func TestWordPieceVocab(t *testing.T) {
 	} {
 		wantParseError(t, model(tt.vocab), false, tt.msg)
 	}
+	wantParseError(t, edit(t, "added_tokens", `[{"id":16777216,"content":"[X]"}]`), false, "has id 16777216, want 0..16777215")
 }
 
 // TestScannerValid checks the scanner's verdict against encoding/json's on

@@ -57,6 +57,11 @@ type scratch struct {
 	path              []int32
 }
 
+// maxVocab bounds token ids, and so the tables indexed by them that a
+// hostile file could otherwise make gigabytes long; the largest real
+// vocabularies hold a quarter of a million tokens.
+const maxVocab = 1 << 24
+
 // maxPooled bounds the buffers kept for reuse after a very long input.
 const maxPooled = 1 << 20
 
@@ -66,7 +71,7 @@ func Load(path string) (*Tokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
-	t, err := Parse(data)
+	t, err := parse(data, true)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
@@ -274,17 +279,20 @@ type tokenizerJSON struct {
 		// A map for WordPiece, a list of [piece, score] for Unigram.
 		Vocab json.RawMessage `json:"vocab"`
 	} `json:"model"`
-	// words and pairs are the model's vocab when it is an object, read by
-	// parseFile (see scanner.wordPieceVocab).
-	words map[string]int32
-	pairs []vocabPair
+	// words is the model's vocab when it is an object, read by parseFile
+	// (see scanner.wordPieceVocab).
+	words *wpVocab
 }
 
 // Parse reads the bytes of a tokenizer.json file. It returns an error
 // wrapping ErrUnsupported for tokenizers other than BERT WordPiece and
 // SentencePiece Unigram ones.
-func Parse(data []byte) (*Tokenizer, error) {
-	f, err := parseFile(data)
+func Parse(data []byte) (*Tokenizer, error) { return parse(data, false) }
+
+// parse is Parse; owned says that data is the caller's to give away: it
+// will never change, so that the tokens may point into it.
+func parse(data []byte, owned bool) (*Tokenizer, error) {
+	f, err := parseFile(data, owned)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: parse tokenizer.json: %w", err)
 	}
@@ -294,11 +302,11 @@ func Parse(data []byte) (*Tokenizer, error) {
 	var idOf func(string) (int32, bool)
 	switch f.Model.Type {
 	case "WordPiece":
-		vocab, pairs := f.words, f.pairs
+		vocab := f.words
 		if vocab == nil && !isNull(f.Model.Vocab) {
 			return nil, fmt.Errorf("tokenizer: WordPiece vocab %.20q is not an object of token ids", f.Model.Vocab)
 		}
-		if len(vocab) == 0 {
+		if vocab == nil || len(vocab.ids) == 0 {
 			return nil, errors.New("tokenizer: empty WordPiece vocab")
 		}
 		prefix := "##"
@@ -309,26 +317,16 @@ func Parse(data []byte) (*Tokenizer, error) {
 		if unk == "" {
 			unk = "[UNK]"
 		}
-		wp, err := newWordPiece(vocab, pairs, unk, prefix, f.Model.MaxInputCharsPerWord)
+		wp, err := newWordPiece(vocab, unk, prefix, f.Model.MaxInputCharsPerWord)
 		if err != nil {
 			return nil, err
 		}
-		size := 0
-		for _, p := range pairs {
-			if p.id < 0 {
-				return nil, fmt.Errorf("tokenizer: token %q has id %d, want >= 0", p.tok, p.id)
-			}
-			size = max(size, int(p.id)+1)
-		}
-		tokens = make([]string, size)
-		for _, p := range pairs {
-			tokens[p.id] = p.tok
-		}
+		tokens = vocab.tokens
 		if err := checkPreTokenizer(f.PreTokenizer); err != nil {
 			return nil, err
 		}
 		t.wp = wp
-		idOf = func(tok string) (int32, bool) { id, ok := vocab[tok]; return id, ok }
+		idOf = func(tok string) (int32, bool) { id, ok := vocab.ids[tok]; return id, ok }
 	case "Unigram":
 		vocab, err := parseVocab(f.Model.Vocab)
 		if err != nil {
@@ -359,8 +357,8 @@ func Parse(data []byte) (*Tokenizer, error) {
 	size := len(tokens)
 	var raw, nrm []addedToken
 	for _, a := range f.AddedTokens {
-		if a.ID < 0 || a.ID >= 1<<31 {
-			return nil, fmt.Errorf("tokenizer: added token %q has id %d, want 0..2^31", a.Content, a.ID)
+		if a.ID < 0 || a.ID >= maxVocab {
+			return nil, fmt.Errorf("tokenizer: added token %q has id %d, want 0..%d", a.Content, a.ID, maxVocab-1)
 		}
 		if a.Content == "" {
 			continue
@@ -374,8 +372,12 @@ func Parse(data []byte) (*Tokenizer, error) {
 		}
 	}
 	t.raw, t.nrm = newMatcher(raw), newMatcher(nrm)
-	t.tokens = make([]string, size)
-	copy(t.tokens, tokens)
+	if size <= cap(tokens) { // the rest of tokens' array is all ""
+		t.tokens = tokens[:size]
+	} else {
+		t.tokens = make([]string, size)
+		copy(t.tokens, tokens)
+	}
 	t.special = make([]bool, size)
 	for _, a := range f.AddedTokens {
 		if a.Content != "" {
@@ -429,22 +431,22 @@ func Parse(data []byte) (*Tokenizer, error) {
 // parseFile reads the top level of a tokenizer.json, checking all of it
 // (see scanner), and the model's fields; a vocab that is an object is read
 // as a WordPiece one on the way.
-func parseFile(data []byte) (*tokenizerJSON, error) {
+func parseFile(data []byte, owned bool) (*tokenizerJSON, error) {
 	f := new(tokenizerJSON)
-	s := scanner{data: data}
+	s := scanner{data: data, owned: owned}
 	var fields, model []jsonField
 	switch s.ws() {
 	case '{':
 		s.object(func(key []byte, plain bool) {
 			k, v := s.key(key, plain), s.pos
 			if k == "model" {
-				model, f.words, f.pairs = nil, nil, nil
+				model, f.words = nil, nil
 				if s.ws() == '{' {
 					s.object(func(key []byte, plain bool) {
 						k, v := s.key(key, plain), s.pos
-						f.words, f.pairs = nil, nil
+						f.words = nil
 						if k == "vocab" && s.ws() == '{' {
-							f.words, f.pairs = s.wordPieceVocab()
+							f.words = s.wordPieceVocab()
 						} else {
 							s.value()
 						}

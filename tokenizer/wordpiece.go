@@ -20,10 +20,9 @@ type wordPiece struct {
 	maxChars          int
 }
 
-// newWordPiece builds the model over vocab, which it keeps, and its
-// entries.
-func newWordPiece(vocab map[string]int32, pairs []vocabPair, unk, prefix string, maxChars int) (*wordPiece, error) {
-	unkID, ok := vocab[unk]
+// newWordPiece builds the model over vocab, whose map it keeps.
+func newWordPiece(vocab *wpVocab, unk, prefix string, maxChars int) (*wordPiece, error) {
+	unkID, ok := vocab.ids[unk]
 	if !ok {
 		return nil, fmt.Errorf("tokenizer: unk_token %q not in the vocabulary", unk)
 	}
@@ -31,24 +30,24 @@ func newWordPiece(vocab map[string]int32, pairs []vocabPair, unk, prefix string,
 		maxChars = 100
 	}
 	n := 0
-	for _, p := range pairs {
-		if strings.HasPrefix(p.tok, prefix) {
+	vocab.each(func(tok string, _ int32) {
+		if strings.HasPrefix(tok, prefix) {
 			n++
 		}
-	}
+	})
 	wp := &wordPiece{
-		start:    vocab,
+		start:    vocab.ids,
 		cont:     make(map[string]int32, n),
 		unk:      unkID,
 		maxChars: maxChars,
 	}
-	for _, p := range pairs {
-		wp.startMax = max(wp.startMax, len(p.tok))
-		if rest, ok := strings.CutPrefix(p.tok, prefix); ok {
-			wp.cont[rest] = p.id
+	vocab.each(func(tok string, id int32) {
+		wp.startMax = max(wp.startMax, len(tok))
+		if rest, ok := strings.CutPrefix(tok, prefix); ok {
+			wp.cont[rest] = id
 			wp.contMax = max(wp.contMax, len(rest))
 		}
-	}
+	})
 	return wp, nil
 }
 
