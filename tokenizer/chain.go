@@ -21,7 +21,7 @@ type normStep interface {
 // parseChain reads a normalizer made only of Precompiled, Replace, Strip
 // and Lowercase, alone or in a Sequence (nested Sequences are flattened).
 func parseChain(data json.RawMessage) ([]normStep, error) {
-	fields, err := jsonObject(data)
+	fields, err := jsonObject(data, true)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
 	}

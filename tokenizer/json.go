@@ -40,6 +40,9 @@ type scanner struct {
 	err   error
 	// owned says that data never changes, so that strings may share it.
 	owned bool
+	// checked says that data was checked before (a part of a document
+	// read whole): string values are skipped without a second look.
+	checked bool
 }
 
 func (s *scanner) fail(what string) {
@@ -89,6 +92,8 @@ func (s *scanner) value() {
 		s.object(nil)
 	case c == '[':
 		s.array(nil)
+	case c == '"' && s.checked:
+		s.skipChecked()
 	case c == '"':
 		s.str()
 	case c == '-' || '0' <= c && c <= '9':
@@ -281,6 +286,30 @@ func (s *scanner) str() (plain bool) {
 	return false
 }
 
+// skipChecked skips the checked string at s.pos: its end is the first
+// quote after an even number of backslashes.
+func (s *scanner) skipChecked() {
+	d, i := s.data, s.pos+1
+	for {
+		j := bytes.IndexByte(d[i:], '"')
+		if j < 0 {
+			s.pos = len(d)
+			s.fail("unterminated string")
+			return
+		}
+		i += j
+		k := i
+		for k > s.pos+1 && d[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			s.pos = i + 1
+			return
+		}
+		i++
+	}
+}
+
 // plainRun returns the end of the run of bytes from i on that are neither
 // strSpecial: eight at a time (a base64 precompiled_charsmap runs for
 // hundreds of KB), then one at a time.
@@ -363,9 +392,11 @@ func (s *scanner) number() (integer bool) {
 }
 
 // jsonObject checks that data is one JSON value and returns its fields when
-// it is an object; null has none. Anything else is an error.
-func jsonObject(data []byte) ([]jsonField, error) {
-	s := scanner{data: data}
+// it is an object; null has none. Anything else is an error. checked says
+// that data is part of a document already checked whole (see
+// scanner.checked).
+func jsonObject(data []byte, checked bool) ([]jsonField, error) {
+	s := scanner{data: data, checked: checked}
 	var fields []jsonField
 	switch s.ws() {
 	case '{':
@@ -386,10 +417,10 @@ func jsonObject(data []byte) ([]jsonField, error) {
 	return fields, nil
 }
 
-// jsonArray returns the elements of the array data (already checked, as a
-// value of jsonObject's); null has none.
+// jsonArray returns the elements of the array data, a part of a document
+// already checked whole; null has none.
 func jsonArray(data []byte) ([][]byte, error) {
-	s := scanner{data: data}
+	s := scanner{data: data, checked: true}
 	var items [][]byte
 	switch s.ws() {
 	case '[':

@@ -228,7 +228,7 @@ func TestScannerValid(t *testing.T) {
 		checkScanner(t, []byte(doc))
 	}
 	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
-	if _, err := jsonObject([]byte(`{"a":` + deep + `}`)); err == nil || !strings.Contains(err.Error(), "nesting") {
+	if _, err := jsonObject([]byte(`{"a":`+deep+`}`), false); err == nil || !strings.Contains(err.Error(), "nesting") {
 		t.Errorf("jsonObject(too deep) = %v, want a nesting error", err)
 	}
 }
@@ -239,7 +239,7 @@ var scannerSeeds = []string{
 	`{"a":tru}`, `{"a":nul}`, `{"a":"\q"}`, `{"a":"\u12"}`, `{"a":"\u12G4"}`, `{"\u00e9":"\ud800"}`,
 	"{\"a\":\"\x01\"}", "{\"a\":\"\xff\xfe\"}", "{\"a\":\"aaaaaaaa\\\"aaaaaaaa\"}", `{"a":"` + strings.Repeat("QUJD", 40) + `"}`,
 	"{\"a\":\"" + strings.Repeat("x", 13) + "\x1f\"}", "{\"a\":\"" + strings.Repeat("x", 13) + "é\"}", `{} x`, `{}{}`,
-	"{\"a\":1}\n\t\r ", "\v{}", `{"a":[1 2]}`, `{"a":[,]}`, `{"a":{"b":1 "c":2}}`,
+	"{\"a\":1}\n\t\r ", "\v{}", `{"a":"\\\\","b":"\\\"\\\\\\\""}`, `{"a":[1 2]}`, `{"a":[,]}`, `{"a":{"b":1 "c":2}}`,
 }
 
 // checkScanner checks jsonObject on doc against encoding/json: it accepts
@@ -247,7 +247,7 @@ var scannerSeeds = []string{
 // a repeated key winning.
 func checkScanner(t *testing.T, doc []byte) {
 	t.Helper()
-	fields, err := jsonObject(doc)
+	fields, err := jsonObject(doc, false)
 	var want map[string]json.RawMessage
 	werr := json.Unmarshal(doc, &want)
 	if (err == nil) != (werr == nil) {
@@ -265,6 +265,14 @@ func checkScanner(t *testing.T, doc []byte) {
 	}
 	if d := cmp.Diff(fmt.Sprint(want), fmt.Sprint(got)); d != "" {
 		t.Errorf("jsonObject(%q) (-want +got):\n%s", doc, d)
+	}
+	// A checked document reads the same with its strings skipped.
+	checked, err := jsonObject(doc, true)
+	if err != nil {
+		t.Fatalf("jsonObject(%q, checked): %v", doc, err)
+	}
+	if d := cmp.Diff(fmt.Sprint(fields), fmt.Sprint(checked)); d != "" {
+		t.Errorf("jsonObject(%q, checked) (-unchecked +checked):\n%s", doc, d)
 	}
 }
 

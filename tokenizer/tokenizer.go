@@ -520,7 +520,7 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 	// The type comes first: a SentencePiece normalizer holds a
 	// precompiled_charsmap of hundreds of KB that encoding/json would
 	// decode for nothing.
-	fields, err := jsonObject(data)
+	fields, err := jsonObject(data, true)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
 	}
@@ -548,7 +548,7 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 		}
 		var clean, chinese, strip, lower, nfd bool
 		for _, raw := range items {
-			mf, err := jsonObject(raw)
+			mf, err := jsonObject(raw, true)
 			if err != nil {
 				return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
 			}
