@@ -495,11 +495,13 @@ func (s *scanner) text(start int) string {
 
 // wpVocab is a WordPiece vocab as read.
 type wpVocab struct {
-	ids    map[string]int32
-	tokens []string // by id; "" where no token has the id
-	// exact says that tokens holds every entry of ids: no token is listed
-	// twice and no two share an id.
+	table  *pieceTable // token to id
+	tokens []string    // by id; "" where no token has the id
+	set    []uint64    // bit id: tokens[id] is a token
+	// exact says that tokens holds every token: none is listed twice and
+	// no two share an id. Otherwise ids holds the vocab.
 	exact bool
+	ids   map[string]int32
 }
 
 // each calls fn with every entry of the vocab.
@@ -511,19 +513,28 @@ func (v *wpVocab) each(fn func(tok string, id int32)) {
 		return
 	}
 	for id, tok := range v.tokens {
-		if tok == "" {
-			if j, ok := v.ids[""]; !ok || int(j) != id {
-				continue
-			}
+		if v.set[id>>6]&(1<<(id&63)) != 0 {
+			fn(tok, int32(id))
 		}
-		fn(tok, int32(id))
+	}
+}
+
+// eachIndex calls fn with every token of the vocab and its index in the
+// table's keys.
+func (v *wpVocab) eachIndex(fn func(i int, tok string)) {
+	if v.exact {
+		v.each(func(tok string, id int32) { fn(int(id), tok) })
+		return
+	}
+	for i, tok := range v.table.keys {
+		fn(i, tok)
 	}
 }
 
 // wordPieceVocab reads the WordPiece vocab at s.pos, {"token": id, ...}.
 // When a token is listed twice its last id counts, and the tokens by id
-// are rebuilt from the map (the id of a repeated token, or one shared by
-// two tokens, then names either). The tokens share one copy of the rest of
+// are rebuilt from a map (the id of a repeated token, or one shared by two
+// tokens, then names either). The tokens share one copy of the rest of
 // the input, or the input itself (see scanner.owned).
 func (s *scanner) wordPieceVocab() *wpVocab {
 	if !s.enter() {
@@ -533,9 +544,8 @@ func (s *scanner) wordPieceVocab() *wpVocab {
 	start, text := s.pos, ""
 	// Each entry but the last ends at a comma, so this bounds the count.
 	n := min(bytes.Count(s.data[start:], []byte{','})+1, maxVocab)
-	v := &wpVocab{ids: make(map[string]int32, n), tokens: make([]string, 0, n), exact: true}
-	set := make([]uint64, 0, (n+63)/64) // bit id: tokens[id] is set
-	count := 0
+	v := &wpVocab{tokens: make([]string, 0, n), set: make([]uint64, 0, (n+63)/64), exact: true}
+	v.table = newPieceTable(n, v.tokens, 0, nil)
 	s.pos++ // {
 	if s.ws() == '}' {
 		s.pos++
@@ -578,19 +588,7 @@ func (s *scanner) wordPieceVocab() *wpVocab {
 		if s.err != nil {
 			break
 		}
-		v.ids[tok] = id
-		count++
-		if int(id) >= len(v.tokens) {
-			v.tokens = slices.Grow(v.tokens, int(id)+1-len(v.tokens))[:id+1]
-			for len(set)*64 <= int(id) {
-				set = append(set, 0)
-			}
-		}
-		if set[id>>6]&(1<<(id&63)) != 0 {
-			v.exact = false
-		}
-		set[id>>6] |= 1 << (id & 63)
-		v.tokens[id] = tok
+		v.add(tok, id)
 		switch s.ws() {
 		case ',':
 			s.pos++
@@ -605,18 +603,55 @@ func (s *scanner) wordPieceVocab() *wpVocab {
 	if s.err != nil {
 		return nil
 	}
-	if count != len(v.ids) || !v.exact {
-		v.exact, v.tokens = false, nil
-		size := 0
-		for _, id := range v.ids {
-			size = max(size, int(id)+1)
-		}
-		v.tokens = make([]string, size)
-		for tok, id := range v.ids {
-			v.tokens[id] = tok
-		}
+	if !v.exact {
+		v.fromMap()
 	}
 	return v
+}
+
+// add records one entry of the vocab: in tokens and the table while they
+// stay exact, in ids after.
+func (v *wpVocab) add(tok string, id int32) {
+	if v.exact {
+		if int(id) >= len(v.tokens) {
+			v.tokens = slices.Grow(v.tokens, int(id)+1-len(v.tokens))[:id+1]
+			v.table.keys = v.tokens
+			for len(v.set)*64 <= int(id) {
+				v.set = append(v.set, 0)
+			}
+		}
+		if v.set[id>>6]&(1<<(id&63)) == 0 {
+			v.tokens[id] = tok
+			if v.table.add(tok, int(id)) < 0 {
+				v.set[id>>6] |= 1 << (id & 63)
+				return
+			}
+			v.tokens[id] = ""
+		}
+		// A token listed twice, or an id taken: on with a map.
+		v.ids = make(map[string]int32, len(v.tokens))
+		v.each(func(tok string, id int32) { v.ids[tok] = id })
+		v.exact = false
+	}
+	v.ids[tok] = id
+}
+
+// fromMap rebuilds tokens and the table from ids.
+func (v *wpVocab) fromMap() {
+	size := 0
+	keys, ids := make([]string, 0, len(v.ids)), make([]int32, 0, len(v.ids))
+	for tok, id := range v.ids {
+		size = max(size, int(id)+1)
+		keys, ids = append(keys, tok), append(ids, id)
+	}
+	v.tokens = make([]string, size)
+	for i, id := range ids {
+		v.tokens[id] = keys[i]
+	}
+	v.table = newPieceTable(len(keys), keys, 0, ids)
+	for i, k := range keys {
+		v.table.add(k, i)
+	}
 }
 
 // parseID reads a JSON number, already checked by the scanner, as an

@@ -89,7 +89,7 @@ func readReference(t *testing.T, data []byte) referenceVocab {
 func vocabOf(tok *Tokenizer, n int) referenceVocab {
 	got := referenceVocab{Tokens: tok.tokens[:min(n, len(tok.tokens))]}
 	if tok.wp != nil {
-		got.Words = tok.wp.start
+		got.Words = tok.wp.start.all()
 	} else {
 		got.Scores = tok.uni.scores
 	}
@@ -125,7 +125,7 @@ func TestScannerMatchesEncodingJSON(t *testing.T) {
 						cont[rest] = id
 					}
 				}
-				if d := cmp.Diff(cont, tok.wp.cont); d != "" {
+				if d := cmp.Diff(cont, tok.wp.cont.all()); d != "" {
 					t.Errorf("continuation pieces differ (-want +got):\n%s", d)
 				}
 			}
@@ -173,10 +173,10 @@ func TestWordPieceVocab(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]int32{"[UNK]": 0, "été": 1, "a": 2, "##b": 3, `x"y`: 4}
-	if d := cmp.Diff(want, tok.wp.start); d != "" {
+	if d := cmp.Diff(want, tok.wp.start.all()); d != "" {
 		t.Errorf("vocab (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(map[string]int32{"b": 3}, tok.wp.cont); d != "" {
+	if d := cmp.Diff(map[string]int32{"b": 3}, tok.wp.cont.all()); d != "" {
 		t.Errorf("continuation pieces (-want +got):\n%s", d)
 	}
 	// "a" listed twice: the tokens by id come from the map, id 5 unused.
@@ -190,17 +190,17 @@ func TestWordPieceVocab(t *testing.T) {
 	if tok, err = Parse(data); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(map[string]int32{"": 0, "[UNK]": 2}, tok.wp.cont); d != "" {
+	if d := cmp.Diff(map[string]int32{"": 0, "[UNK]": 2}, tok.wp.cont.all()); d != "" {
 		t.Errorf("continuation pieces with an empty prefix (-want +got):\n%s", d)
 	}
 	// Two tokens share an id: both are in the vocab.
 	if tok, err = Parse(model(`{"[UNK]":0,"a":1,"##a":1,"[CLS]":2,"[SEP]":3}`)); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(map[string]int32{"[UNK]": 0, "a": 1, "##a": 1, "[CLS]": 2, "[SEP]": 3}, tok.wp.start); d != "" {
+	if d := cmp.Diff(map[string]int32{"[UNK]": 0, "a": 1, "##a": 1, "[CLS]": 2, "[SEP]": 3}, tok.wp.start.all()); d != "" {
 		t.Errorf("vocab with a shared id (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(map[string]int32{"a": 1}, tok.wp.cont); d != "" {
+	if d := cmp.Diff(map[string]int32{"a": 1}, tok.wp.cont.all()); d != "" {
 		t.Errorf("continuation pieces with a shared id (-want +got):\n%s", d)
 	}
 	for _, tt := range []struct{ vocab, msg string }{

@@ -306,7 +306,7 @@ func parse(data []byte, owned bool) (*Tokenizer, error) {
 		if vocab == nil && !isNull(f.Model.Vocab) {
 			return nil, fmt.Errorf("tokenizer: WordPiece vocab %.20q is not an object of token ids", f.Model.Vocab)
 		}
-		if vocab == nil || len(vocab.ids) == 0 {
+		if vocab == nil || vocab.table.n == 0 {
 			return nil, errors.New("tokenizer: empty WordPiece vocab")
 		}
 		prefix := "##"
@@ -326,7 +326,7 @@ func parse(data []byte, owned bool) (*Tokenizer, error) {
 			return nil, err
 		}
 		t.wp = wp
-		idOf = func(tok string) (int32, bool) { id, ok := vocab.ids[tok]; return id, ok }
+		idOf = vocab.table.findString
 	case "Unigram":
 		vocab, err := parseVocab(f.Model.Vocab)
 		if err != nil {
@@ -372,7 +372,16 @@ func parse(data []byte, owned bool) (*Tokenizer, error) {
 		}
 	}
 	t.raw, t.nrm = newMatcher(raw), newMatcher(nrm)
-	if size <= cap(tokens) { // the rest of tokens' array is all ""
+	// tokens may be the keys of the WordPiece table: reuse its array only
+	// if the added tokens leave those as they are (they repeat the vocab's
+	// tokens in the usual file); the rest of the array is all "".
+	reuse := size <= cap(tokens)
+	for _, a := range f.AddedTokens {
+		if a.Content != "" && int(a.ID) < len(tokens) && tokens[a.ID] != a.Content {
+			reuse = false
+		}
+	}
+	if reuse {
 		t.tokens = tokens[:size]
 	} else {
 		t.tokens = make([]string, size)
