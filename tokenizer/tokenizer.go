@@ -328,7 +328,7 @@ func parse(data []byte, owned bool) (*Tokenizer, error) {
 		t.wp = wp
 		idOf = vocab.table.findString
 	case "Unigram":
-		vocab, err := parseVocab(f.Model.Vocab)
+		vocab, err := parseVocab(f.Model.Vocab, owned)
 		if err != nil {
 			return nil, err
 		}
