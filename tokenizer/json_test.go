@@ -299,3 +299,42 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPieceTable fills a table sized for one entry, so that it grows many
+// times, and finds every key, through bytes and strings, and no other.
+func TestPieceTable(t *testing.T) {
+	var keys []string
+	for i := range 3000 {
+		keys = append(keys, fmt.Sprintf("##p%dq", i*7919%10007))
+	}
+	ids := make([]int32, len(keys))
+	for i := range ids {
+		ids[i] = int32(len(keys) - i)
+	}
+	for _, skip := range []int{0, 2} {
+		tab := newPieceTable(1, keys, skip, ids)
+		for i, k := range keys {
+			if j := tab.add(k[skip:], i); j != -1 {
+				t.Fatalf("add(%q) = %d, want -1", k[skip:], j)
+			}
+		}
+		if j := tab.add(keys[5][skip:], 99); j != 5 {
+			t.Errorf("add(%q) again = %d, want 5", keys[5][skip:], j)
+		}
+		for i, k := range keys {
+			id, ok := tab.find([]byte(k[skip:]))
+			id2, ok2 := tab.findString(k[skip:])
+			if !ok || !ok2 || id != ids[i] || id2 != ids[i] {
+				t.Fatalf("skip %d: find(%q) = %d %v, findString %d %v, want %d", skip, k[skip:], id, ok, id2, ok2, ids[i])
+			}
+		}
+		for _, missing := range []string{"", "##", "##p", "p1q ", "##p10008q"} {
+			if id, ok := tab.findString(missing); ok {
+				t.Errorf("skip %d: findString(%q) = %d, want none", skip, missing, id)
+			}
+		}
+		if got := len(tab.all()); got != len(keys) {
+			t.Errorf("skip %d: %d entries, want %d", skip, got, len(keys))
+		}
+	}
+}
