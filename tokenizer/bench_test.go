@@ -1,8 +1,13 @@
 package tokenizer
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/braidsearch/braid/internal/testdata"
 )
 
 // benchParagraph is about 2 KB of plain English.
@@ -69,5 +74,30 @@ func BenchmarkEncodeMultilingual(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		tok.Encode(text, 0)
+	}
+}
+
+// BenchmarkLoad reads and parses each golden tokenizer.json: the real BERT ones
+// (about 700 KB, a 30k WordPiece vocab) and the Unigram fixtures. A fresh
+// search process pays this once, beside the ONNX session's creation.
+func BenchmarkLoad(b *testing.B) {
+	for _, name := range append(slices.Clone(goldenModels), goldenFixtures...) {
+		b.Run(name, func(b *testing.B) {
+			path := filepath.Join("testdata", name+".json")
+			if !slices.Contains(goldenFixtures, name) {
+				path = testdata.Models(b, filepath.Join("tokenizers", name, "tokenizer.json"))
+			}
+			st, err := os.Stat(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				if _, err := Load(path); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -21,25 +21,33 @@ type normStep interface {
 // parseChain reads a normalizer made only of Precompiled, Replace, Strip
 // and Lowercase, alone or in a Sequence (nested Sequences are flattened).
 func parseChain(data json.RawMessage) ([]normStep, error) {
+	fields, err := jsonObject(data, true)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+	}
 	var n struct {
-		Type        string            `json:"type"`
-		Normalizers []json.RawMessage `json:"normalizers"`
-		Charsmap    *string           `json:"precompiled_charsmap"`
-		Pattern     struct {
+		Type    string
+		Pattern struct {
 			String *string `json:"String"`
 			Regex  *string `json:"Regex"`
-		} `json:"pattern"`
-		Content    string `json:"content"`
-		StripLeft  bool   `json:"strip_left"`
-		StripRight bool   `json:"strip_right"`
+		}
+		Content    string
+		StripLeft  bool
+		StripRight bool
 	}
-	if err := json.Unmarshal(data, &n); err != nil {
+	err = decodeFields(fields, map[string]any{"type": &n.Type, "pattern": &n.Pattern, "content": &n.Content,
+		"strip_left": &n.StripLeft, "strip_right": &n.StripRight})
+	if err != nil {
 		return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
 	}
 	switch n.Type {
 	case "Sequence":
+		items, err := jsonArray(field(fields, "normalizers"))
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+		}
 		var steps []normStep
-		for _, raw := range n.Normalizers {
+		for _, raw := range items {
 			s, err := parseChain(raw)
 			if err != nil {
 				return nil, err
@@ -48,10 +56,15 @@ func parseChain(data json.RawMessage) ([]normStep, error) {
 		}
 		return steps, nil
 	case "Precompiled":
-		if n.Charsmap == nil {
+		raw := field(fields, "precompiled_charsmap")
+		if isNull(raw) {
 			return nil, fmt.Errorf("tokenizer: Precompiled normalizer without precompiled_charsmap")
 		}
-		p, err := parsePrecompiled(*n.Charsmap)
+		charsmap, err := jsonString(raw)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: parse normalizer: precompiled_charsmap: %w", err)
+		}
+		p, err := parsePrecompiled(charsmap)
 		if err != nil {
 			return nil, err
 		}

@@ -69,6 +69,11 @@
 //     the two families (NFKC, ByteLevel…), are refused with an error
 //     wrapping ErrUnsupported; the door for them is the model-type switch
 //     in Parse.
+//   - tokenizer.json is checked whole as JSON (the grammar and nesting
+//     bound of encoding/json) but read by a scanner of its own
+//     (json.go): the keys of its objects match exactly, as in the
+//     reference, not case-insensitively as encoding/json's would, and a
+//     key given twice takes its last value. Token ids must be below 2^24.
 //   - The truncation and padding blocks of tokenizer.json are ignored:
 //     truncation is the maxLen argument, and padding is the caller's job
 //     (PadID gives the id: padding's pad_id, else [PAD] or <pad>).

@@ -57,6 +57,11 @@ type scratch struct {
 	path              []int32
 }
 
+// maxVocab bounds token ids, and so the tables indexed by them that a
+// hostile file could otherwise make gigabytes long; the largest real
+// vocabularies hold a quarter of a million tokens.
+const maxVocab = 1 << 24
+
 // maxPooled bounds the buffers kept for reuse after a very long input.
 const maxPooled = 1 << 20
 
@@ -66,7 +71,7 @@ func Load(path string) (*Tokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
-	t, err := Parse(data)
+	t, err := parse(data, true)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
@@ -274,14 +279,21 @@ type tokenizerJSON struct {
 		// A map for WordPiece, a list of [piece, score] for Unigram.
 		Vocab json.RawMessage `json:"vocab"`
 	} `json:"model"`
+	// words is the model's vocab when it is an object, read by parseFile
+	// (see scanner.wordPieceVocab).
+	words *wpVocab
 }
 
 // Parse reads the bytes of a tokenizer.json file. It returns an error
 // wrapping ErrUnsupported for tokenizers other than BERT WordPiece and
 // SentencePiece Unigram ones.
-func Parse(data []byte) (*Tokenizer, error) {
-	var f tokenizerJSON
-	if err := json.Unmarshal(data, &f); err != nil {
+func Parse(data []byte) (*Tokenizer, error) { return parse(data, false) }
+
+// parse is Parse; owned says that data is the caller's to give away: it
+// will never change, so that the tokens may point into it.
+func parse(data []byte, owned bool) (*Tokenizer, error) {
+	f, err := parseFile(data, owned)
+	if err != nil {
 		return nil, fmt.Errorf("tokenizer: parse tokenizer.json: %w", err)
 	}
 	t := &Tokenizer{}
@@ -290,11 +302,11 @@ func Parse(data []byte) (*Tokenizer, error) {
 	var idOf func(string) (int32, bool)
 	switch f.Model.Type {
 	case "WordPiece":
-		var vocab map[string]int32
-		if err := json.Unmarshal(f.Model.Vocab, &vocab); err != nil {
-			return nil, fmt.Errorf("tokenizer: parse WordPiece vocab: %w", err)
+		vocab := f.words
+		if vocab == nil && !isNull(f.Model.Vocab) {
+			return nil, fmt.Errorf("tokenizer: WordPiece vocab %.20q is not an object of token ids", f.Model.Vocab)
 		}
-		if len(vocab) == 0 {
+		if vocab == nil || vocab.table.n == 0 {
 			return nil, errors.New("tokenizer: empty WordPiece vocab")
 		}
 		prefix := "##"
@@ -309,24 +321,14 @@ func Parse(data []byte) (*Tokenizer, error) {
 		if err != nil {
 			return nil, err
 		}
-		size := 0
-		for tok, id := range vocab {
-			if id < 0 {
-				return nil, fmt.Errorf("tokenizer: token %q has id %d, want >= 0", tok, id)
-			}
-			size = max(size, int(id)+1)
-		}
-		tokens = make([]string, size)
-		for tok, id := range vocab {
-			tokens[id] = tok
-		}
+		tokens = vocab.tokens
 		if err := checkPreTokenizer(f.PreTokenizer); err != nil {
 			return nil, err
 		}
 		t.wp = wp
-		idOf = func(tok string) (int32, bool) { id, ok := vocab[tok]; return id, ok }
+		idOf = vocab.table.findString
 	case "Unigram":
-		vocab, err := parseVocab(f.Model.Vocab)
+		vocab, err := parseVocab(f.Model.Vocab, owned)
 		if err != nil {
 			return nil, err
 		}
@@ -355,8 +357,8 @@ func Parse(data []byte) (*Tokenizer, error) {
 	size := len(tokens)
 	var raw, nrm []addedToken
 	for _, a := range f.AddedTokens {
-		if a.ID < 0 || a.ID >= 1<<31 {
-			return nil, fmt.Errorf("tokenizer: added token %q has id %d, want 0..2^31", a.Content, a.ID)
+		if a.ID < 0 || a.ID >= maxVocab {
+			return nil, fmt.Errorf("tokenizer: added token %q has id %d, want 0..%d", a.Content, a.ID, maxVocab-1)
 		}
 		if a.Content == "" {
 			continue
@@ -370,8 +372,21 @@ func Parse(data []byte) (*Tokenizer, error) {
 		}
 	}
 	t.raw, t.nrm = newMatcher(raw), newMatcher(nrm)
-	t.tokens = make([]string, size)
-	copy(t.tokens, tokens)
+	// tokens may be the keys of the WordPiece table: reuse its array only
+	// if the added tokens leave those as they are (they repeat the vocab's
+	// tokens in the usual file); the rest of the array is all "".
+	reuse := size <= cap(tokens)
+	for _, a := range f.AddedTokens {
+		if a.Content != "" && int(a.ID) < len(tokens) && tokens[a.ID] != a.Content {
+			reuse = false
+		}
+	}
+	if reuse {
+		t.tokens = tokens[:size]
+	} else {
+		t.tokens = make([]string, size)
+		copy(t.tokens, tokens)
+	}
 	t.special = make([]bool, size)
 	for _, a := range f.AddedTokens {
 		if a.Content != "" {
@@ -388,7 +403,6 @@ func Parse(data []byte) (*Tokenizer, error) {
 		return idOf(tok)
 	}
 
-	var err error
 	if t.norm, t.steps, err = parseNormalizers(f.Normalizer); err != nil {
 		return nil, err
 	}
@@ -423,6 +437,65 @@ func Parse(data []byte) (*Tokenizer, error) {
 	return t, nil
 }
 
+// parseFile reads the top level of a tokenizer.json, checking all of it
+// (see scanner), and the model's fields; a vocab that is an object is read
+// as a WordPiece one on the way.
+func parseFile(data []byte, owned bool) (*tokenizerJSON, error) {
+	f := new(tokenizerJSON)
+	s := scanner{data: data, owned: owned}
+	var fields, model []jsonField
+	switch s.ws() {
+	case '{':
+		s.object(func(key []byte, plain bool) {
+			k, v := s.key(key, plain), s.pos
+			if k == "model" {
+				model, f.words = nil, nil
+				if s.ws() == '{' {
+					s.object(func(key []byte, plain bool) {
+						k, v := s.key(key, plain), s.pos
+						f.words = nil
+						if k == "vocab" && s.ws() == '{' {
+							f.words = s.wordPieceVocab()
+						} else {
+							s.value()
+						}
+						model = append(model, jsonField{k, data[v:s.pos]})
+					})
+					fields = append(fields, jsonField{k, data[v:s.pos]})
+					return
+				}
+			}
+			s.value()
+			fields = append(fields, jsonField{k, data[v:s.pos]})
+		})
+	case 'n':
+		s.literal("null")
+	default:
+		s.failAt("an object")
+	}
+	if s.end(); s.err != nil {
+		return nil, s.err
+	}
+	if err := decodeFields(fields, map[string]any{"added_tokens": &f.AddedTokens, "padding": &f.Padding}); err != nil {
+		return nil, err
+	}
+	f.Normalizer, f.PreTokenizer = field(fields, "normalizer"), field(fields, "pre_tokenizer")
+	f.PostProcessor, f.Decoder = field(fields, "post_processor"), field(fields, "decoder")
+	if m := field(fields, "model"); m != nil && !isNull(m) && model == nil && m[0] != '{' {
+		return nil, fmt.Errorf("field \"model\": %.20q is not an object", m)
+	}
+	m := &f.Model
+	err := decodeFields(model, map[string]any{
+		"type": &m.Type, "unk_token": &m.UnkToken, "continuing_subword_prefix": &m.ContinuingSubwordPrefix,
+		"max_input_chars_per_word": &m.MaxInputCharsPerWord, "unk_id": &m.UnkID, "byte_fallback": &m.ByteFallback,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("field \"model\": %w", err)
+	}
+	m.Vocab = field(model, "vocab")
+	return f, nil
+}
+
 // parseNormalizers reads the normalizer: the BERT family (see
 // parseNormalizer) runs as one fused pass, anything else as a chain of
 // steps (see parseChain); null means none.
@@ -448,20 +521,29 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 		return nil, nil
 	}
 	type normJSON struct {
-		Type               string            `json:"type"`
-		CleanText          *bool             `json:"clean_text"`
-		HandleChineseChars *bool             `json:"handle_chinese_chars"`
-		StripAccents       *bool             `json:"strip_accents"`
-		Lowercase          *bool             `json:"lowercase"`
-		Normalizers        []json.RawMessage `json:"normalizers"`
+		CleanText          *bool `json:"clean_text"`
+		HandleChineseChars *bool `json:"handle_chinese_chars"`
+		StripAccents       *bool `json:"strip_accents"`
+		Lowercase          *bool `json:"lowercase"`
 	}
-	var n normJSON
-	if err := json.Unmarshal(data, &n); err != nil {
+	// The type comes first: a SentencePiece normalizer holds a
+	// precompiled_charsmap of hundreds of KB that encoding/json would
+	// decode for nothing.
+	fields, err := jsonObject(data, true)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+	}
+	typ, err := stringField(fields, "type")
+	if err != nil {
 		return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
 	}
 	orTrue := func(b *bool) bool { return b == nil || *b }
-	switch n.Type {
+	switch typ {
 	case "BertNormalizer":
+		var n normJSON
+		if err := json.Unmarshal(data, &n); err != nil {
+			return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+		}
 		lower := orTrue(n.Lowercase)
 		strip := lower
 		if n.StripAccents != nil {
@@ -469,13 +551,21 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 		}
 		return newNormalizer(orTrue(n.CleanText), orTrue(n.HandleChineseChars), strip, lower), nil
 	case "Sequence":
+		items, err := jsonArray(field(fields, "normalizers"))
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+		}
 		var clean, chinese, strip, lower, nfd bool
-		for _, raw := range n.Normalizers {
-			var m normJSON
-			if err := json.Unmarshal(raw, &m); err != nil {
+		for _, raw := range items {
+			mf, err := jsonObject(raw, true)
+			if err != nil {
 				return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
 			}
-			switch m.Type {
+			typ, err := stringField(mf, "type")
+			if err != nil {
+				return nil, fmt.Errorf("tokenizer: parse normalizer: %w", err)
+			}
+			switch typ {
 			case "BertNormalizer":
 				b, err := parseNormalizer(raw)
 				if err != nil {
@@ -493,7 +583,7 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 				}
 				strip = true
 			default:
-				return nil, fmt.Errorf("%w: normalizer %q in a BERT Sequence", ErrUnsupported, m.Type)
+				return nil, fmt.Errorf("%w: normalizer %q in a BERT Sequence", ErrUnsupported, typ)
 			}
 		}
 		if nfd && !strip {
@@ -501,7 +591,7 @@ func parseNormalizer(data json.RawMessage) (*normalizer, error) {
 		}
 		return newNormalizer(clean, chinese, strip, lower), nil
 	}
-	return nil, fmt.Errorf("%w: normalizer %q outside the BERT family", ErrUnsupported, n.Type)
+	return nil, fmt.Errorf("%w: normalizer %q outside the BERT family", ErrUnsupported, typ)
 }
 
 // checkPreTokenizer accepts BertPreTokenizer, alone or as the only member

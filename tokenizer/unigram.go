@@ -44,8 +44,12 @@ type vocabEntry struct {
 // list itself, since a vocab has a quarter of a million entries (XLM-R)
 // and encoding/json would spend most of a load on them; a piece with
 // escapes goes through encoding/json.
-func parseVocab(data []byte) ([]vocabEntry, error) {
-	p := vocabParser{data: data}
+//
+// The pieces share one copy of data, or data itself when owned (see
+// scanner.owned).
+func parseVocab(data []byte, owned bool) ([]vocabEntry, error) {
+	s := scanner{data: data, owned: owned}
+	p := vocabParser{data: data, text: s.text(0)}
 	var out []vocabEntry
 	p.expect('[')
 	if p.peek() == ']' {
@@ -73,6 +77,7 @@ func parseVocab(data []byte) ([]vocabEntry, error) {
 
 type vocabParser struct {
 	data []byte
+	text string // data as a string
 	pos  int
 	err  error
 }
@@ -130,7 +135,7 @@ func (p *vocabParser) str() string {
 			p.pos++
 			raw := p.data[start:p.pos]
 			if !escaped && utf8.Valid(raw) {
-				return string(raw[1 : len(raw)-1])
+				return p.text[start+1 : p.pos-1]
 			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {

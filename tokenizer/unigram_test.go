@@ -462,7 +462,7 @@ func BenchmarkParseUnigram(b *testing.B) {
 }
 
 func TestParseVocab(t *testing.T) {
-	got, err := parseVocab([]byte(" [ [\"a\", -1.5] ,\n\t[\"\\\"q\\u00e9\\\\\", 0.0],[\"▁b\",-2e-05],[\"x\",3]] "))
+	got, err := parseVocab([]byte(" [ [\"a\", -1.5] ,\n\t[\"\\\"q\\u00e9\\\\\", 0.0],[\"▁b\",-2e-05],[\"x\",3]] "), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,11 +470,11 @@ func TestParseVocab(t *testing.T) {
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(vocabEntry{})); d != "" {
 		t.Errorf("parseVocab (-want +got):\n%s", d)
 	}
-	if got, err := parseVocab([]byte("[]")); err != nil || len(got) != 0 {
+	if got, err := parseVocab([]byte("[]"), false); err != nil || len(got) != 0 {
 		t.Errorf("parseVocab([]) = %v, %v, want empty", got, err)
 	}
 	for _, bad := range []string{``, `{}`, `[["a"]]`, `[["a",]]`, `[["a",1],]`, `[["a",1]] x`, `[[1,1]]`, `[["a",1e]]`, `[["a`, "[[\"a\tb\",1]]", `[["a",1]`} {
-		if got, err := parseVocab([]byte(bad)); err == nil {
+		if got, err := parseVocab([]byte(bad), false); err == nil {
 			t.Errorf("parseVocab(%q) = %v, want an error", bad, got)
 		}
 	}

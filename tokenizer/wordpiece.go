@@ -9,10 +9,10 @@ import (
 // wordPiece is the WordPiece model: greedy longest-match-first over a
 // vocabulary, continuation pieces carrying a prefix ("##").
 type wordPiece struct {
-	// start holds the pieces that may begin a word, cont the pieces that
+	// start finds the pieces that may begin a word, cont the pieces that
 	// may continue one, keyed without the continuation prefix, so that a
 	// lookup needs no concatenation.
-	start, cont map[string]int32
+	start, cont *pieceTable
 	// startMax and contMax are the longest keys in bytes: no longer
 	// candidate can match, so the search starts there.
 	startMax, contMax int
@@ -20,28 +20,30 @@ type wordPiece struct {
 	maxChars          int
 }
 
-func newWordPiece(vocab map[string]int32, unk, prefix string, maxChars int) (*wordPiece, error) {
-	unkID, ok := vocab[unk]
+// newWordPiece builds the model over vocab, whose table it keeps.
+func newWordPiece(vocab *wpVocab, unk, prefix string, maxChars int) (*wordPiece, error) {
+	unkID, ok := vocab.table.findString(unk)
 	if !ok {
 		return nil, fmt.Errorf("tokenizer: unk_token %q not in the vocabulary", unk)
 	}
 	if maxChars <= 0 {
 		maxChars = 100
 	}
-	wp := &wordPiece{
-		start:    make(map[string]int32, len(vocab)),
-		cont:     make(map[string]int32, len(vocab)/4),
-		unk:      unkID,
-		maxChars: maxChars,
-	}
-	for tok, id := range vocab {
-		wp.start[tok] = id
+	n := 0
+	vocab.each(func(tok string, _ int32) {
+		if strings.HasPrefix(tok, prefix) {
+			n++
+		}
+	})
+	wp := &wordPiece{start: vocab.table, unk: unkID, maxChars: maxChars}
+	wp.cont = newPieceTable(n, vocab.table.keys, len(prefix), vocab.table.ids)
+	vocab.eachIndex(func(i int, tok string) {
 		wp.startMax = max(wp.startMax, len(tok))
 		if rest, ok := strings.CutPrefix(tok, prefix); ok {
-			wp.cont[rest] = id
+			wp.cont.add(rest, i)
 			wp.contMax = max(wp.contMax, len(rest))
 		}
-	}
+	})
 	return wp, nil
 }
 
@@ -68,7 +70,7 @@ func (t *Tokenizer) appendWordPiece(ids []int32, w []byte, chars int) []int32 {
 		}
 		found := false
 		for end > start {
-			if id, ok := vocab[string(w[start:end])]; ok {
+			if id, ok := vocab.find(w[start:end]); ok {
 				ids = append(ids, id)
 				found = true
 				break
