@@ -89,7 +89,10 @@
 //     Linking reads them as they lie with F16C on amd64 (VCVTPH2PS and
 //     FMA, dotHalf: about a float32 dot product's cost); elsewhere, and
 //     for a version 2 or 3 file's mapped float32s, it decodes each vector
-//     it compares with, which makes adding nodes slower there.
+//     it compares with, which makes adding nodes slower there. On amd64
+//     a walk (an insert's or a search's) asks for the vectors it will
+//     measure next, and the next row, ahead (PREFETCHT0), so that their
+//     fetches from memory overlap; elsewhere it waits on each in turn.
 //   - Delete and replacing Add leave tombstones that searches walk through
 //     but never return. When they reach a third of the graph, the mutation
 //     that crossed the line rebuilds the graph from the live vectors while

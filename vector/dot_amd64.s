@@ -40,26 +40,45 @@ done:
 	RET
 
 // func dotHalfF16C(a *float32, h *uint16, n int) float32
+// 32 values a step into four accumulators (a step's four FMAs do not wait
+// on one another), then 16 into two when n is an odd multiple of 16.
 TEXT ·dotHalfF16C(SB), NOSPLIT, $0-28
 	MOVQ a+0(FP), SI
 	MOVQ h+8(FP), DI
 	MOVQ n+16(FP), CX
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
-	TESTQ CX, CX
-	JZ halfdone
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	CMPQ CX, $32
+	JB half16
 
 halfloop:
-	VCVTPH2PS (DI), Y2
-	VFMADD231PS (SI), Y2, Y0
-	VCVTPH2PS 16(DI), Y3
-	VFMADD231PS 32(SI), Y3, Y1
-	ADDQ $32, DI
-	ADDQ $64, SI
-	SUBQ $16, CX
-	JNZ halfloop
+	VCVTPH2PS (DI), Y4
+	VFMADD231PS (SI), Y4, Y0
+	VCVTPH2PS 16(DI), Y5
+	VFMADD231PS 32(SI), Y5, Y1
+	VCVTPH2PS 32(DI), Y6
+	VFMADD231PS 64(SI), Y6, Y2
+	VCVTPH2PS 48(DI), Y7
+	VFMADD231PS 96(SI), Y7, Y3
+	ADDQ $64, DI
+	ADDQ $128, SI
+	SUBQ $32, CX
+	CMPQ CX, $32
+	JAE halfloop
+
+half16:
+	TESTQ CX, CX
+	JZ halfdone
+	VCVTPH2PS (DI), Y4
+	VFMADD231PS (SI), Y4, Y0
+	VCVTPH2PS 16(DI), Y5
+	VFMADD231PS 32(SI), Y5, Y1
 
 halfdone:
+	VADDPS Y2, Y0, Y0
+	VADDPS Y3, Y1, Y1
 	VADDPS Y1, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
 	VADDPS X1, X0, X0
@@ -87,4 +106,20 @@ widenloop:
 
 widendone:
 	VZEROUPPER
+	RET
+
+// func prefetchLines(p unsafe.Pointer, n int)
+TEXT ·prefetchLines(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	TESTQ CX, CX
+	JLE fetchdone
+
+fetchloop:
+	PREFETCHT0 (SI)
+	ADDQ $64, SI
+	SUBQ $64, CX
+	JG fetchloop
+
+fetchdone:
 	RET

@@ -2,6 +2,8 @@
 
 package vector
 
+import "unsafe"
+
 // dotInt8 is the dot product of a and b[:len(a)] in exact integer
 // arithmetic.
 func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b) }
@@ -15,3 +17,6 @@ func dotHalf(a []float32, h []uint16, buf []float32) float32 { return dotHalfGo(
 
 // fromHalfs decodes the fp16 values h into v[:len(h)].
 func fromHalfs(v []float32, h []uint16) { fromHalfsGo(v, h) }
+
+// prefetch does nothing here: a hint the processor does without.
+func prefetch(p unsafe.Pointer, n int) {}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/braidsearch/braid/internal/half"
 	"github.com/viterin/vek/vek32"
@@ -93,6 +94,9 @@ type graph struct {
 	// floats holds *[]float32 of dim values: room to decode a linked
 	// node's vector into (link, prune, selectNeighbors).
 	floats sync.Pool
+	// slabs holds *[]float32: room to decode a link list's vectors into
+	// (leftOut).
+	slabs sync.Pool
 	// lk guards the link lists while addBatch links nodes from several
 	// goroutines, and entryMu the entry point; lk is nil otherwise, when
 	// the Index's lock alone keeps the graph consistent.
@@ -346,6 +350,21 @@ func (g *graph) getFloats() *[]float32 {
 
 func (g *graph) putFloats(b *[]float32) { g.floats.Put(b) }
 
+// getSlab is room for n vectors of dim values from slabs (made when it
+// has none), to give back with putSlab.
+func (g *graph) getSlab(n int) *[]float32 {
+	b, ok := g.slabs.Get().(*[]float32)
+	if !ok {
+		b = new([]float32)
+	}
+	if len(*b) < n*g.dim {
+		*b = make([]float32, n*g.dim)
+	}
+	return b
+}
+
+func (g *graph) putSlab(b *[]float32) { g.slabs.Put(b) }
+
 // codeProbe probes from q's code.
 func (g *graph) codeProbe(q []float32) *probe {
 	c := make([]byte, g.cbytes)
@@ -355,6 +374,43 @@ func (g *graph) codeProbe(q []float32) *probe {
 		p.rd = g.newReads()
 	}
 	return p
+}
+
+// fetch asks for what dist(p, i) will read ahead of the call (prefetch).
+func (g *graph) fetch(p *probe, i uint32) {
+	if p.rd != nil {
+		return // a Pread graph reads, and must not touch the mapping
+	}
+	if p.c != nil {
+		c := g.codeOf(i)
+		prefetch(unsafe.Pointer(&c[0]), len(c))
+		return
+	}
+	if h := g.halfOf(i); h != nil {
+		prefetch(unsafe.Pointer(&h[0]), 2*len(h))
+		return
+	}
+	o := int(i) * g.dim
+	prefetch(unsafe.Pointer(&g.vecs[o]), 4*g.dim)
+}
+
+// fetchRow asks for node n's layer-0 row ahead of its use: the links a
+// walk reads next. Above layer 0 it does nothing (those layers are few
+// and small).
+func (g *graph) fetchRow(n uint32, l int) {
+	if l > 0 || int(n) >= g.nodes || g.pread != nil {
+		return
+	}
+	var r []uint32
+	if int(n) < g.nbase {
+		if g.over != nil {
+			return // the overlay's map is read under the node's lock
+		}
+		r = g.base[int(n)*g.stride() : (int(n)+1)*g.stride()]
+	} else {
+		r = g.rows.at(int(n)-g.nbase, g.stride())
+	}
+	prefetch(unsafe.Pointer(&r[0]), 4*len(r))
 }
 
 // dist is the negated dot product of p and node i: lower is nearer, and
@@ -559,17 +615,82 @@ func (g *graph) connect(from, to uint32, l int) {
 }
 
 // prune makes node n's links on layer l the best maxLinks(l) of ls by the
-// neighbour heuristic.
+// neighbour heuristic (selectNeighbors). ls is the links n had and one
+// more (connect), so the heuristic leaves one out: which, leftOut finds
+// with a fraction of the distances selectNeighbors would measure.
 func (g *graph) prune(n uint32, l int, ls []uint32) {
 	vb := g.getFloats()
 	defer g.putFloats(vb)
 	q := g.fullProbe(g.vec(n, *vb))
+	for _, t := range ls {
+		g.fetch(q, t)
+	}
 	cs := make([]cand, len(ls))
 	for i, t := range ls {
 		cs[i] = cand{t, g.dist(q, t)}
 	}
 	slices.SortFunc(cs, cmpCand)
-	g.setLinks(n, l, g.selectNeighbors(cs, g.maxLinks(l)))
+	m := g.maxLinks(l)
+	if len(cs) != m+1 {
+		g.setLinks(n, l, g.selectNeighbors(cs, m))
+		return
+	}
+	drop := g.leftOut(cs)
+	out := make([]uint32, 0, m)
+	for i, c := range cs {
+		if i != drop {
+			out = append(out, c.id)
+		}
+	}
+	g.setLinks(n, l, out)
+}
+
+// leftOut is the candidate selectNeighbors(cs, len(cs)-1) leaves out, cs
+// sorted nearest first. selectNeighbors keeps a candidate when no kept
+// one before it is nearer to it than the base is, stops at len(cs)-1
+// kept, and fills up with the rejected, nearest first: so what it leaves
+// out is the farthest rejected candidate, or the farthest of all when
+// none is rejected. leftOut asks whether each candidate is kept from the
+// farthest down, and for one, only about those before it that are
+// nearer to it than the base (kept, memoised): the same answer, from the
+// same distances measured the same way, without measuring every kept
+// pair. prune links the rest nearest first: a walk finds the same nodes
+// whatever the order of a row (but for ties of distance).
+func (g *graph) leftOut(cs []cand) int {
+	n, dim := len(cs), g.dim
+	vb := g.getSlab(n)
+	defer g.putSlab(vb)
+	vs := *vb
+	for i, c := range cs {
+		g.vec(c.id, vs[i*dim:(i+1)*dim])
+	}
+	sbuf := g.scratch()
+	const (
+		unknown = iota
+		kept
+		rejected
+	)
+	state := make([]uint8, n)
+	var isKept func(i int) bool
+	isKept = func(i int) bool {
+		if state[i] == unknown {
+			state[i] = kept
+			v := vs[i*dim : (i+1)*dim]
+			for s := range i {
+				if state[s] != rejected && -g.dotWith(v, cs[s].id, sbuf) < cs[i].d && isKept(s) {
+					state[i] = rejected
+					break
+				}
+			}
+		}
+		return state[i] == kept
+	}
+	for i := n - 1; i > 0; i-- {
+		if !isKept(i) {
+			return i
+		}
+	}
+	return n - 1
 }
 
 // selectNeighbors is the heuristic of the HNSW paper (algorithm 4): walking
@@ -649,17 +770,27 @@ func (g *graph) searchLayer(q *probe, ep cand, ef, l int, liveOnly bool) []cand 
 	if !liveOnly || !g.isDead(ep.id) {
 		best.add(ep)
 	}
-	var buf []uint32
+	var buf, next []uint32
 	for len(todo) > 0 {
 		c := todo.pop()
 		if best.full() && c.d > best.worst() {
 			break
 		}
+		if len(todo) > 0 {
+			g.fetchRow(todo[0].id, l) // most often the next popped
+		}
+		// The unseen neighbours' vectors are asked for all at once, then
+		// measured: their fetches from memory overlap.
 		buf = g.neighboursOf(q, c.id, l, buf)
+		next = next[:0]
 		for _, n := range buf {
 			if int(n) >= g.nodes || !vs.visit(n) {
 				continue // past the graph: a damaged mapped row's (see base)
 			}
+			g.fetch(q, n)
+			next = append(next, n)
+		}
+		for _, n := range next {
 			d := g.dist(q, n)
 			if best.admits(d) {
 				todo.push(cand{n, d})
