@@ -396,7 +396,7 @@ func (g *graph) fetch(p *probe, i uint32) {
 
 // fetchRow asks for node n's layer-0 row ahead of its use: the links a
 // walk reads next. Above layer 0 it does nothing (those layers are few
-// and small).
+// and small), nor on a Pread graph.
 func (g *graph) fetchRow(n uint32, l int) {
 	if l > 0 || int(n) >= g.nodes || g.pread != nil {
 		return
