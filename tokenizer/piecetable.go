@@ -88,24 +88,17 @@ func (t *pieceTable) id(i int) int32 {
 
 // find returns the id of the piece b.
 func (t *pieceTable) find(b []byte) (int32, bool) {
-	h := maphash.Bytes(t.seed, b)
-	tg := tag(h)
-	for p := h & t.mask; ; p = (p + 1) & t.mask {
-		e := t.slots[p]
-		if e == 0 {
-			return 0, false
-		}
-		if e&^slotIndex == tg {
-			if j := int(e&slotIndex) - 1; t.keys[j][t.skip:] == string(b) {
-				return t.id(j), true
-			}
-		}
-	}
+	return lookup(t, maphash.Bytes(t.seed, b), b)
 }
 
 // findString returns the id of the piece s.
 func (t *pieceTable) findString(s string) (int32, bool) {
-	h := maphash.String(t.seed, s)
+	return lookup(t, maphash.String(t.seed, s), s)
+}
+
+// lookup is find and findString: h is the piece's hash (maphash gives a
+// string and its bytes the same one).
+func lookup[S string | []byte](t *pieceTable, h uint64, s S) (int32, bool) {
 	tg := tag(h)
 	for p := h & t.mask; ; p = (p + 1) & t.mask {
 		e := t.slots[p]
@@ -113,7 +106,7 @@ func (t *pieceTable) findString(s string) (int32, bool) {
 			return 0, false
 		}
 		if e&^slotIndex == tg {
-			if j := int(e&slotIndex) - 1; t.keys[j][t.skip:] == s {
+			if j := int(e&slotIndex) - 1; t.keys[j][t.skip:] == string(s) {
 				return t.id(j), true
 			}
 		}
