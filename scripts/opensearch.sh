@@ -89,6 +89,17 @@ ours() {
 	[[ $cl == *" Launcher "* && $cl == *"path.home=$2 "* ]]
 }
 
+# exec_pending PID: PID is alive and still the shell forked to start a
+# node, before its exec of java: a check made right after the start can
+# find it so on a busy machine, and must wait instead of calling the node
+# dead. (A node that exited is gone, or a zombie, whose cmdline is empty.)
+exec_pending() {
+	local cl
+	kill -0 "$1" 2>/dev/null || return 1
+	cl=$(cmdline "$1")
+	[[ -n ${cl// /} && $cl != *" Launcher "* ]]
+}
+
 # port_in_use PORT: something accepts connections on 127.0.0.1:PORT.
 port_in_use() {
 	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
@@ -377,7 +388,7 @@ cmd_start() {
 	while :; do
 		for name in "${started[@]}"; do
 			pid=$(cat "$run_dir/$name.pid")
-			if ! ours "$pid" "$(node_home "$name")"; then
+			if ! ours "$pid" "$(node_home "$name")" && ! exec_pending "$pid"; then
 				failed="$name (pid $pid) exited during start"
 				break 2
 			fi
