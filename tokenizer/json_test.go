@@ -338,3 +338,23 @@ func TestPieceTable(t *testing.T) {
 		}
 	}
 }
+
+// TestVocabAnywhereInModel: the model's vocab is read wherever it stands
+// among the model's fields, as encoding/json read it (the files on the
+// hub put it last; a key after it once dropped it).
+func TestVocabAnywhereInModel(t *testing.T) {
+	for _, model := range []string{
+		`{"type":"WordPiece","vocab":{"[UNK]":0,"a":1,"##b":2,"[CLS]":3,"[SEP]":4},"unk_token":"[UNK]","continuing_subword_prefix":"##"}`,
+		`{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"a":1,"##b":2,"[CLS]":3,"[SEP]":4},"continuing_subword_prefix":"##"}`,
+		`{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","vocab":{"[UNK]":0,"a":1,"##b":2,"[CLS]":3,"[SEP]":4}}`,
+	} {
+		js := `{"model":` + model + `,"normalizer":null,"pre_tokenizer":{"type":"BertPreTokenizer"}}`
+		tok, err := Parse([]byte(js))
+		if err != nil {
+			t.Fatalf("%s: %v", model, err)
+		}
+		if got, want := tok.Encode("ab", 8).IDs, []int64{3, 1, 2, 4}; !slices.Equal(got, want) {
+			t.Errorf("%s: ab encodes as %v, want %v", model, got, want)
+		}
+	}
+}

@@ -453,7 +453,9 @@ func parseFile(data []byte, owned bool) (*tokenizerJSON, error) {
 				if s.ws() == '{' {
 					s.object(func(key []byte, plain bool) {
 						k, v := s.key(key, plain), s.pos
-						f.words = nil
+						if k == "vocab" {
+							f.words = nil // a repeated vocab: the last one counts
+						}
 						if k == "vocab" && s.ws() == '{' {
 							f.words = s.wordPieceVocab()
 						} else {
