@@ -21,7 +21,7 @@ import (
 // statMargin is how much older than the walk a file's modification and
 // change times must be for its status to be recorded: the coarsest file
 // system clocks (FAT's) tick every 2 s.
-const statMargin = 3 * time.Second
+var statMargin = 3 * time.Second
 
 // settled says whether st's times are statMargin older than now.
 func settled(st index.FileStat, now time.Time) bool {
