@@ -46,28 +46,26 @@ func parseStat(v []byte) (FileStat, string, bool) {
 	return FileStat{Size: int64(u(0)), ModNS: int64(u(1)), ChangeNS: int64(u(2)), Ino: u(3), Dev: u(4)}, string(v[statLen:]), true
 }
 
-// FileStats returns the file statuses recorded for a source's paths
-// (PutStats) whose content hash is still the one its document holds
-// (Entries): a record left from an earlier content is not returned.
-func (s *Store) FileStats(sourceID string) (map[string]FileStat, error) {
-	out := map[string]FileStat{}
+// EntriesWithStats is Entries with each entry's Stat set where a file
+// status was recorded beside the content the entry's hash names
+// (PutStats): a record left from an earlier content does not count. One
+// transaction reads both.
+func (s *Store) EntriesWithStats(sourceID string) (map[string]Entry, error) {
+	out := make(map[string]Entry)
 	prefix := []byte(sourceID + "\x00")
 	err := s.view(func(tx *bolt.Tx) error {
+		entriesUnder(tx.Bucket(bucketPaths).Cursor(), sourceID, prefix, out)
 		b := tx.Bucket(bucketStats)
 		if b == nil {
 			return nil
 		}
-		paths := tx.Bucket(bucketPaths)
 		c := b.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 			st, hash, ok := parseStat(v)
-			if !ok {
-				continue
-			}
-			if pv := paths.Get(k); pv != nil {
-				if _, h, etag := parsePathValue(pv); h == hash && etag == "" {
-					out[string(k[len(prefix):])] = st
-				}
+			e, found := out[string(k[len(prefix):])]
+			if ok && found && e.Hash == hash && e.ETag == "" {
+				e.Stat = &st
+				out[e.Path] = e
 			}
 		}
 		return nil
@@ -85,7 +83,7 @@ type StatRecord struct {
 
 // PutStats records, for paths of a source, the file's status and the hash
 // of the content read after it was taken. A record says only that a file
-// with that status held that content; FileStats returns it while the
+// with that status held that content; EntriesWithStats gives it while the
 // path's document is of that hash.
 func (s *Store) PutStats(sourceID string, recs []StatRecord) error {
 	if len(recs) == 0 {

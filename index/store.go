@@ -292,7 +292,7 @@ type Entry struct {
 	Hash  string
 	ETag  string // an S3 object's ETag; empty for files
 	// Stat is the file's status when the content of Hash was read, where
-	// the run recorded it (FileStats; Entries leaves it nil).
+	// the run recorded it (EntriesWithStats; Entries leaves it nil).
 	Stat *FileStat
 }
 

@@ -8,7 +8,7 @@ import (
 
 // A run skips reading a file whose status (statOf: size, modification and
 // change times, inode, device) is the one recorded when the content its
-// document holds was read (index.Store.FileStats): a write changes the
+// document holds was read (index.Store.EntriesWithStats): a write changes the
 // times, a rename over the file its inode, and the change time cannot be
 // set back by hand. The status recorded is the walk's, taken before the
 // read, so content that changed between the two is read again next time.

@@ -189,19 +189,27 @@ func TestStatOfAnotherContent(t *testing.T) {
 	testenv.Must(t, st.ClearPending(p.Gen))
 	fs := index.FileStat{Size: 1, ModNS: 2, ChangeNS: 3, Ino: 4, Dev: 5}
 	testenv.Must(t, st.PutStats("s", []index.StatRecord{{Path: "a.md", Stat: fs, Hash: "old"}}))
-	if got := testenv.Must1(st.FileStats("s"))(t); len(got) != 0 {
-		t.Errorf("FileStats = %v for a status recorded beside other content, want none", got)
+	stat := func() *index.FileStat {
+		t.Helper()
+		return testenv.Must1(st.EntriesWithStats("s"))(t)["a.md"].Stat
+	}
+	if got := stat(); got != nil {
+		t.Errorf("EntriesWithStats gives %v for a status recorded beside other content, want none", got)
 	}
 	testenv.Must(t, st.PutStats("s", []index.StatRecord{{Path: "a.md", Stat: fs, Hash: "new"}}))
-	if got := testenv.Must1(st.FileStats("s"))(t); got["a.md"] != fs {
-		t.Errorf("FileStats = %v, want a.md's status", got)
+	if got := stat(); got == nil || *got != fs {
+		t.Errorf("EntriesWithStats gives %v, want a.md's status", got)
 	}
 	// The document's removal takes its status with it.
 	p, err = st.Commit([]index.Change{{DeleteID: "d"}})
 	testenv.Must(t, err)
 	testenv.Must(t, st.ClearPending(p.Gen))
-	testenv.Must(t, st.PutStats("s", nil))
-	if got := testenv.Must1(st.FileStats("s"))(t); len(got) != 0 {
-		t.Errorf("FileStats = %v after the document went, want none", got)
+	// A document at the path again, of the content the status was
+	// recorded beside: the status went with the first.
+	p, err = st.Commit([]index.Change{{Doc: d, Chunks: []index.Chunk{{ID: "d#0", DocID: "d", Text: "x"}}}})
+	testenv.Must(t, err)
+	testenv.Must(t, st.ClearPending(p.Gen))
+	if got := stat(); got != nil {
+		t.Errorf("EntriesWithStats gives %v after the document went and came back, want none", got)
 	}
 }

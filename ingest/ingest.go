@@ -135,23 +135,9 @@ type Target interface {
 type embedded struct{ ix *Indexer }
 
 // Entries is the store's entries of the source, each with the file status
-// recorded beside its content (index.Store.FileStats).
+// recorded beside its content (index.Store.EntriesWithStats).
 func (t embedded) Entries(_ context.Context, sourceID string) (map[string]index.Entry, error) {
-	entries, err := t.ix.Store.Entries(sourceID)
-	if err != nil {
-		return nil, err
-	}
-	stats, err := t.ix.Store.FileStats(sourceID)
-	if err != nil {
-		return nil, err
-	}
-	for rel, st := range stats {
-		if e, ok := entries[rel]; ok {
-			e.Stat = &st
-			entries[rel] = e
-		}
-	}
-	return entries, nil
+	return t.ix.Store.EntriesWithStats(sourceID)
 }
 
 func (t embedded) Commit(ctx context.Context, changes []index.Change) error {
