@@ -32,7 +32,9 @@ import (
 //	read     each file, confined to its source (prepareOne), or download
 //	         each object whose ETag changed (fetchOne)
 //	compare  its sha256 with what the target holds; an unchanged file
-//	         stops here (prepareContent)
+//	         stops here (prepareContent); a file whose status is the one
+//	         recorded when its indexed content was read stops before
+//	         the read (filestat.go)
 //	extract  a PDF, HTML, DOCX or ODT file into markdown, under the run's
 //	         ctx (parse.go, package extract)
 //	parse    the markdown: title, frontmatter, tags, links, headings
