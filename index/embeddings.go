@@ -272,3 +272,38 @@ func decodeVector(b []byte) []float32 {
 	}
 	return nil
 }
+
+// filledKey is the meta key under which the store records the commit
+// number at which model's graph was last saved holding every chunk
+// (SetFilled).
+func filledKey(model string) []byte { return []byte("filled\x00" + model) }
+
+// Filled returns the commit number at which model's graph file was last
+// saved holding every chunk of the store (SetFilled); ok is false when
+// none is recorded.
+func (s *Store) Filled(model string) (gen uint64, ok bool, err error) {
+	err = s.view(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(filledKey(model))
+		if ok = len(v) == 8; ok {
+			gen = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	return gen, ok, err
+}
+
+// SetFilled records that model's graph file was just saved holding every
+// chunk of the store at commit gen; with ok false it forgets that (a
+// graph saved with chunks missing). Only a change is written.
+func (s *Store) SetFilled(model string, gen uint64, ok bool) error {
+	if old, had, err := s.Filled(model); err != nil || had == ok && (!ok || old == gen) {
+		return err
+	}
+	return s.update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if !ok {
+			return meta.Delete(filledKey(model))
+		}
+		return meta.Put(filledKey(model), binary.BigEndian.AppendUint64(nil, gen))
+	})
+}

@@ -291,6 +291,9 @@ type Entry struct {
 	DocID string
 	Hash  string
 	ETag  string // an S3 object's ETag; empty for files
+	// Stat is the file's status when the content of Hash was read, where
+	// the run recorded it (EntriesWithStats; Entries leaves it nil).
+	Stat *FileStat
 }
 
 // pathValue is a document's record in the paths bucket: its id and hash,
@@ -524,7 +527,11 @@ func (s *Store) Commit(changes []Change) (*Pending, error) {
 				}
 				removed = append(removed, cid)
 			}
-			if err := paths.Delete([]byte(old.SourceID + "\x00" + old.Path)); err != nil {
+			key := []byte(old.SourceID + "\x00" + old.Path)
+			if err := paths.Delete(key); err != nil {
+				return err
+			}
+			if err := forgetStat(tx, key); err != nil {
 				return err
 			}
 			if err := graph.Delete(tx, id); err != nil {

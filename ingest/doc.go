@@ -34,6 +34,10 @@
 // files and stops a PDF extraction under way. Symbolic links to folders are
 // not followed, and links to files only inside the source unless it sets
 // FollowLinks. A Remote target holds folder, file and BEIR sources only.
+// A file is not read again while its status (size, times, inode; on
+// Linux) is the one recorded with its indexed content; a status is
+// recorded only when its times are 3 s older than the walk, so a file
+// written just before a run is read by the next one too (filestat.go).
 //
 //	ix := &ingest.Indexer{Store: st, Lexical: lex, Blobs: blobs}
 //	src, _, err := ingest.SourceSpec{Path: "notes"}.Source(st.Source)

@@ -32,7 +32,9 @@ import (
 //	read     each file, confined to its source (prepareOne), or download
 //	         each object whose ETag changed (fetchOne)
 //	compare  its sha256 with what the target holds; an unchanged file
-//	         stops here (prepareContent)
+//	         stops here (prepareContent); a file whose status is the one
+//	         recorded when its indexed content was read stops before
+//	         the read (filestat.go)
 //	extract  a PDF, HTML, DOCX or ODT file into markdown, under the run's
 //	         ctx (parse.go, package extract)
 //	parse    the markdown: title, frontmatter, tags, links, headings
@@ -134,8 +136,10 @@ type Target interface {
 // vectors of one index directory.
 type embedded struct{ ix *Indexer }
 
+// Entries is the store's entries of the source, each with the file status
+// recorded beside its content (index.Store.EntriesWithStats).
 func (t embedded) Entries(_ context.Context, sourceID string) (map[string]index.Entry, error) {
-	return t.ix.Store.Entries(sourceID)
+	return t.ix.Store.EntriesWithStats(sourceID)
 }
 
 func (t embedded) Commit(ctx context.Context, changes []index.Change) error {
@@ -361,6 +365,7 @@ type prepared struct {
 	doc      *index.Document
 	chunks   []index.Chunk
 	same     bool   // unchanged since the last run
+	hash     string // the content's (blob.Hash); "" when it was not read
 	retag    bool   // same content, its record written again (an S3 object's new ETag or lost blob)
 	skip     string // why the file was not indexed: "binary", "not_utf8" or "too_many_chunks" (with err)
 	err      error
@@ -382,7 +387,7 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *index.Source, sum *Summa
 		if info.Size() > max {
 			return fmt.Errorf("index: %s is %s, over the %s limit; raise it with SourceSpec.MaxFileSize", src.Path, index.FormatBytes(info.Size()), index.FormatBytes(max))
 		}
-		files = []file{{abs: src.Path, rel: filepath.Base(src.Path), size: info.Size()}}
+		files = []file{listed(src.Path, filepath.Base(src.Path), info, time.Now())}
 	} else {
 		var err error
 		files, err = walk(src, &sum.Skipped, func(err error) {
@@ -403,7 +408,8 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *index.Source, sum *Summa
 	rd := openReader(src)
 	defer rd.close()
 	b := ix.newBatch(ctx, 1)
-	if err := ix.ingest(ctx, src, rd, files, len(imgs), entries, seen, sum, b); err != nil {
+	var stats []index.StatRecord
+	if err := ix.ingest(ctx, src, rd, files, len(imgs), entries, seen, sum, b, &stats); err != nil {
 		return err
 	}
 	if len(imgs) > 0 {
@@ -421,7 +427,14 @@ func (ix *Indexer) indexFiles(ctx context.Context, src *index.Source, sum *Summa
 	if len(imgs) > 0 && ix.Progress != nil {
 		ix.Progress(Progress{Source: src.Name, Done: len(files) + len(imgs), Total: len(files) + len(imgs)})
 	}
-	return b.finish(entries, seen, sum)
+	if err := b.finish(entries, seen, sum); err != nil {
+		return err
+	}
+	// After the commits, which forget the status of each path they replace.
+	if ix.Remote != nil {
+		return nil
+	}
+	return ix.Store.PutStats(src.ID, stats)
 }
 
 // images takes the image files of a folder source out of files: they are
@@ -444,8 +457,9 @@ func (ix *Indexer) images(src *index.Source, files []file) (notes, imgs []file) 
 
 // ingest indexes files (no images; more, the images to come, only counts
 // in the progress) against entries, what the target holds of them,
-// marking in seen each one whose document is kept; b commits.
-func (ix *Indexer) ingest(ctx context.Context, src *index.Source, rd *reader, files []file, more int, entries map[string]index.Entry, seen map[string]bool, sum *Summary, b *batch) error {
+// marking in seen each one whose document is kept; b commits. It adds to
+// stats the file status to record of each file it read (statRecord).
+func (ix *Indexer) ingest(ctx context.Context, src *index.Source, rd *reader, files []file, more int, entries map[string]index.Entry, seen map[string]bool, sum *Summary, b *batch, stats *[]index.StatRecord) error {
 	size := batchBytes(4 << 30)
 	if ix.mem != nil {
 		size = ix.mem.batch
@@ -458,12 +472,15 @@ func (ix *Indexer) ingest(ctx context.Context, src *index.Source, rd *reader, fi
 		}
 		for _, p := range w.prepared {
 			sum.Seen++
-			_, known := entries[p.f.rel]
+			e, known := entries[p.f.rel]
 			out, err := ix.record(src, &p, p.f.abs, known, sum, b)
 			if err != nil {
 				return err
 			}
 			seen[p.f.rel] = out == unchanged || out == written
+			if r, ok := statRecord(p.f, e, p.hash); ok && seen[p.f.rel] && stats != nil {
+				*stats = append(*stats, r)
+			}
 		}
 		if ix.Progress != nil {
 			ix.Progress(Progress{Source: src.Name, Done: w.end, Total: len(files) + more})
@@ -577,6 +594,11 @@ func (ix *Indexer) prepareOne(ctx context.Context, src *index.Source, rd *reader
 		p.err = fmt.Errorf("%w; rename the file to index it", ErrBadName)
 		return p
 	}
+	e, known := entries[f.rel]
+	if known && unread(f, e) && !ix.Force && !ix.unextracted(e, f.rel) {
+		p.same = true // its status is the one its content was read at (filestat.go)
+		return p
+	}
 	// The walk checked the file; confine checks again as it opens it, in
 	// case a link or a FIFO took its place since.
 	data, err := readFile(rd, f.abs)
@@ -584,7 +606,6 @@ func (ix *Indexer) prepareOne(ctx context.Context, src *index.Source, rd *reader
 		p.err = err
 		return p
 	}
-	e, known := entries[f.rel]
 	return ix.prepareContent(ctx, src, content{f: f, data: data, mod: func() time.Time {
 		if info, _ := os.Stat(f.abs); info != nil {
 			return info.ModTime().UTC()
@@ -614,6 +635,7 @@ func (ix *Indexer) prepareContent(ctx context.Context, src *index.Source, c cont
 	p.f = c.f
 	p.f.size = int64(len(c.data))
 	hash := blob.Hash(c.data)
+	p.hash = hash
 	retag := false
 	if known && e.Hash == hash && !ix.Force && !ix.unextracted(e, c.f.rel) {
 		if e.ETag == c.etag && (src.Kind != index.SourceS3 || ix.Blobs.Has(hash)) {
@@ -623,7 +645,7 @@ func (ix *Indexer) prepareContent(ctx context.Context, src *index.Source, c cont
 		retag = true
 	}
 	p = ix.parse(ctx, src, c.f, c.data, hash, c.mod())
-	p.retag = retag
+	p.retag, p.hash = retag, hash
 	if p.doc == nil {
 		return p
 	}

@@ -153,7 +153,7 @@ func (ix *Indexer) indexPaths(ctx context.Context, src *index.Source, rels []str
 	rd := openReader(src)
 	defer rd.close()
 	b := ix.newBatch(ctx, 1)
-	if err := ix.ingest(ctx, src, rd, notes, len(imgs), entries, seen, sum, b); err != nil {
+	if err := ix.ingest(ctx, src, rd, notes, len(imgs), entries, seen, sum, b, nil); err != nil {
 		return "", err
 	}
 	if err := b.flush(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	ignore "github.com/sabhiram/go-gitignore"
 
@@ -87,6 +88,21 @@ type file struct {
 	abs  string
 	rel  string // slash-separated, relative to the source
 	size int64
+	// stat is the file's status as the walk saw it (statOf), nil where
+	// the system does not say it; settled says that its times are old
+	// enough to record it (filestat.go).
+	stat    *index.FileStat
+	settled bool
+}
+
+// listed is the file at abs (rel in its source) of status info, seen at
+// now.
+func listed(abs, rel string, info fs.FileInfo, now time.Time) file {
+	f := file{abs: abs, rel: rel, size: info.Size()}
+	if st, ok := statOf(info); ok {
+		f.stat, f.settled = &st, settled(st, now)
+	}
+	return f
 }
 
 // Skips counts files a walk or a read left out, by reason.
@@ -208,6 +224,7 @@ type walker struct {
 	realRoot string
 	skips    *Skips
 	warn     func(error)
+	now      time.Time // when the walk began
 }
 
 func newWalker(src *index.Source, skips *Skips, warn func(error)) (*walker, error) {
@@ -219,7 +236,7 @@ func newWalker(src *index.Source, skips *Skips, warn func(error)) (*walker, erro
 	if err != nil {
 		return nil, fmt.Errorf("walk %s: %w", src.Path, err)
 	}
-	return &walker{src: src, globs: globs, realRoot: realRoot, skips: skips, warn: warn,
+	return &walker{src: src, globs: globs, realRoot: realRoot, skips: skips, warn: warn, now: time.Now(),
 		entered: map[string]bool{}, reached: map[string]bool{}}, nil
 }
 
@@ -307,7 +324,7 @@ func (w *walker) take(p, rel string, d fs.DirEntry) (f file, ok, into bool) {
 		w.skips.Oversized++
 		return f, false, false
 	}
-	return file{abs: p, rel: rel, size: info.Size()}, true, false
+	return listed(p, rel, info, w.now), true, false
 }
 
 // tree walks the folder at dir (rel from the root: "" for the root, else

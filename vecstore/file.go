@@ -279,9 +279,17 @@ func Save(ctx context.Context, st *index.Store, dir string, vs *ingest.Vectors, 
 		return nil
 	}
 	if fill {
-		if _, _, err := vs.Fill(ctx, st, true); err != nil {
+		full, err := filled(st, vs)
+		if err != nil {
 			return err
 		}
+		if !full {
+			if _, _, err := vs.Fill(ctx, st, true); err != nil {
+				return err
+			}
+		}
+	} else if err := st.SetFilled(vs.Model, 0, false); err != nil {
+		return err // before a graph that may lack chunks is saved
 	}
 	gen, err := st.Gen()
 	if err != nil {
@@ -295,13 +303,43 @@ func Save(ctx context.Context, st *index.Store, dir string, vs *ingest.Vectors, 
 			// deleted or committed since it was loaded or saved): a
 			// no-change braid index writes nothing, unless the store
 			// still holds embeddings the file has.
-			return vs.Saved(st, fill)
+			return saved(st, vs, fill, gen)
 		}
 	}
 	if err := vs.Index.Save(path); err != nil {
 		return fmt.Errorf("save vector index: %w", err)
 	}
-	return vs.Saved(st, fill)
+	return saved(st, vs, fill, gen)
+}
+
+// saved tells vs its graph is saved (ingest.Vectors.Saved) and, with
+// fill, records that the file holds every chunk at commit gen
+// (index.Store.SetFilled).
+func saved(st *index.Store, vs *ingest.Vectors, fill bool, gen uint64) error {
+	if err := vs.Saved(st, fill); err != nil || !fill {
+		return err
+	}
+	return st.SetFilled(vs.Model, gen, true)
+}
+
+// filled says whether vs's graph holds every chunk of the store without
+// looking at each (the Fill that walks every chunk id, some seconds at a
+// million): the store records that the graph file was saved whole at the
+// commit the store is still at (index.Store.SetFilled), and the graph in
+// memory is that file's, unchanged since (at the same commit, nothing
+// added or deleted). A run that committed anything, a graph brought in
+// step or rebuilt at its load, and one saved with chunks missing
+// (SetFilled's ok false, at every save without fill) all fill.
+func filled(st *index.Store, vs *ingest.Vectors) (bool, error) {
+	at, ok, err := st.Filled(vs.Model)
+	if err != nil || !ok {
+		return false, err
+	}
+	gen, err := st.Gen()
+	if err != nil {
+		return false, err
+	}
+	return at == gen && vs.Index.Gen() == gen && !vs.Index.Changed(), nil
 }
 
 // OtherModels names, joined with ", ", the models other than model whose

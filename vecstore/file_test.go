@@ -436,3 +436,64 @@ func TestLoadStampsTheGraph(t *testing.T) {
 		t.Error("a graph written since its stamp was not read again")
 	}
 }
+
+// TestSaveFillsWhatIsMissing: a save with fill records that the graph
+// file holds every chunk at the store's commit, and the next such save
+// skips the walk over every chunk only while that holds. A graph changed
+// in memory, a commit the graph did not see, and a save without fill
+// (which may leave chunks out) each make the next save with fill look
+// again and embed what is missing.
+func TestSaveFillsWhatIsMissing(t *testing.T) {
+	dir := t.TempDir()
+	st := storeWith(t, dir)
+	saved(t, dir, st)
+	filled := func() (uint64, bool) {
+		t.Helper()
+		at, ok, err := st.Filled("m")
+		testenv.Must(t, err)
+		return at, ok
+	}
+	gen := testenv.Must1(st.Gen())(t)
+	if at, ok := filled(); !ok || at != gen {
+		t.Fatalf("Filled = %d, %v after a save with fill at commit %d", at, ok, gen)
+	}
+	load := func() (*fakeEmbedder, *ingest.Vectors) {
+		t.Helper()
+		emb := &fakeEmbedder{dim: 4}
+		vi, _, err := vecstore.Load(context.Background(), st, vecstore.Options{Dir: dir, Model: "m", Embedder: emb})
+		testenv.Must(t, err)
+		return emb, &ingest.Vectors{Embedder: emb, Model: "m", Index: vi}
+	}
+	save := func(vs *ingest.Vectors, fill bool) {
+		t.Helper()
+		testenv.Must(t, vecstore.Save(context.Background(), st, dir, vs, fill))
+	}
+	// A chunk the graph lost in memory is embedded again.
+	emb, vs := load()
+	vs.Index.Delete("a#1")
+	save(vs, true)
+	if emb.texts != 1 || vs.Index.Len() != 2 {
+		t.Errorf("a graph that lost a chunk: %d texts embedded, %d chunks; want 1, 2", emb.texts, vs.Index.Len())
+	}
+	// A commit the graph did not see.
+	d := &index.Document{ID: "b", SourceID: "s1", Path: "b.md", Title: "b", Hash: "bbbbbbbb22"}
+	p, err := st.Commit([]index.Change{{Doc: d, Chunks: []index.Chunk{{ID: "b#0", DocID: "b", Text: "a heron wades", StartLine: 1, EndLine: 1}}}})
+	testenv.Must(t, err)
+	testenv.Must(t, st.ClearPending(p.Gen))
+	emb, vs = load()
+	save(vs, true)
+	if emb.texts != 1 || vs.Index.Len() != 3 {
+		t.Errorf("after a commit the graph missed: %d texts embedded, %d chunks; want 1, 3", emb.texts, vs.Index.Len())
+	}
+	// A save without fill forgets that the file is whole.
+	_, vs = load()
+	save(vs, false)
+	if _, ok := filled(); ok {
+		t.Error("Filled still set after a save without fill")
+	}
+	emb, vs = load()
+	save(vs, true)
+	if at, ok := filled(); !ok || at != p.Gen || emb.texts != 0 || vs.Index.Len() != 3 {
+		t.Errorf("a whole graph saved with fill: Filled %d, %v, %d texts embedded, %d chunks; want %d, true, 0, 3", at, ok, emb.texts, vs.Index.Len(), p.Gen)
+	}
+}
