@@ -46,6 +46,10 @@ type Vectors struct {
 	// means half the graph's vectors, and at least 16,384.
 	CheckpointAfter int
 
+	// inserting, while the graph links in a batch of chunks in the
+	// background (insert), hears how that ended.
+	inserting chan error
+
 	// cached holds the text hashes of the embeddings this run stored, or
 	// added to the graph from the store, since the graph was last saved:
 	// the store keeps them until a save makes the graph durable.
@@ -144,6 +148,13 @@ func inputs(chunks []*index.Chunk, title titles) (texts, hashes []string, err er
 // from the store, from the graph (prev, see sync) or from the model; a
 // vector the store did not hold is stored until the graph is saved.
 func (v *Vectors) add(ctx context.Context, st *index.Store, chunks []*index.Chunk, title titles, prev map[string]string, del []string) error {
+	if len(prev) > 0 || len(del) > 0 {
+		// The old chunks' vectors are read from the graph, and the
+		// deleted ones leave it, once the batch before is in.
+		if err := v.Wait(); err != nil {
+			return err
+		}
+	}
 	if len(chunks) == 0 {
 		for _, id := range del {
 			v.Index.Delete(id)
@@ -231,10 +242,43 @@ func (v *Vectors) add(ctx context.Context, st *index.Store, chunks []*index.Chun
 			vecs[i] = fresh[hashes[i]]
 		}
 	}
-	if err := v.Index.AddBatch(ids, vecs); err != nil {
-		return fmt.Errorf("add chunks to the vector index: %w", err)
+	if err := v.insert(ids, vecs); err != nil {
+		return err
 	}
 	v.cached = append(v.cached, hashes...)
+	return nil
+}
+
+// insert links a batch of chunks into the graph in the background, once
+// the batch before it is in: the graph's inserts, most of a large run's
+// work, then go on while the next batch is written to the store and the
+// lexical index, and the cores do not wait for one another at each
+// commit. The store keeps the batch's embeddings until the graph is
+// saved, so a crash before then loses nothing (Load brings the graph in
+// step). Wait waits for the batch.
+func (v *Vectors) insert(ids []string, vecs [][]float32) error {
+	if err := v.Wait(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	v.inserting = done
+	go func() { done <- v.Index.AddBatch(ids, vecs) }()
+	return nil
+}
+
+// Wait waits until the graph holds every chunk the run has added to it,
+// and says whether the last batch failed. An index run's entry points
+// (Indexer.Index, IndexPaths, RemoveSource) and Fill wait before they
+// return; a caller reading the graph in between calls it first.
+func (v *Vectors) Wait() error {
+	if v == nil || v.inserting == nil {
+		return nil
+	}
+	err := <-v.inserting
+	v.inserting = nil
+	if err != nil {
+		return fmt.Errorf("add chunks to the vector index: %w", err)
+	}
 	return nil
 }
 
@@ -244,6 +288,14 @@ func (v *Vectors) add(ctx context.Context, st *index.Store, chunks []*index.Chun
 // stored embedding are left out. It returns how many chunks it added and
 // how many it left out.
 func (v *Vectors) Fill(ctx context.Context, st *index.Store, embed bool) (added, left int, err error) {
+	if err := v.Wait(); err != nil {
+		return 0, 0, err
+	}
+	defer func() {
+		if werr := v.Wait(); err == nil {
+			err = werr
+		}
+	}()
 	var ids []string
 	err = st.ForEachChunkID(func(id string) error {
 		if !v.Index.Has(id) {

@@ -282,14 +282,14 @@ func (b *batch) finish(entries map[string]index.Entry, seen map[string]bool, sum
 // unchanged ones skipped, vanished ones removed. Problems with single files
 // are collected in the summary; the error return is for failures that stop
 // the run (the index stays consistent either way).
-func (ix *Indexer) Index(ctx context.Context, src *index.Source, sum *Summary) error {
+func (ix *Indexer) Index(ctx context.Context, src *index.Source, sum *Summary) (err error) {
+	defer ix.settle(&err)
 	sum.Sources++
 	ix.mem = ix.startBudget()
 	defer func() { ix.mem.stop(); ix.mem = nil }()
 	if ix.Remote != nil && src.Kind != index.SourceDir && src.Kind != index.SourceFile && src.Kind != index.SourceJSONL {
 		return fmt.Errorf("index %s: %w: %s sources are indexed into the embedded index only", src.Path, ErrRemoteKind, src.Kind)
 	}
-	var err error
 	switch src.Kind {
 	case index.SourceJSONL:
 		err = ix.indexJSONL(ctx, src, sum)
@@ -310,13 +310,23 @@ func (ix *Indexer) Index(ctx context.Context, src *index.Source, sum *Summary) e
 	return ix.Store.PutSource(src)
 }
 
+// settle waits for the graph's last batch (Vectors.Wait), so the graph
+// holds what the run committed when it returns, and adds its error to
+// *err.
+func (ix *Indexer) settle(err *error) {
+	if werr := ix.Vectors.Wait(); *err == nil {
+		*err = werr
+	}
+}
+
 // ErrRemoteKind is wrapped by Index when a source of a kind that only the
 // embedded index can hold (the document store, S3) is sent to a Remote.
 var ErrRemoteKind = errors.New("not supported by this backend")
 
 // RemoveSource deletes a source and all its documents, and for an S3
 // source the content it kept in the blob store that nothing else uses.
-func (ix *Indexer) RemoveSource(ctx context.Context, id string) (int, error) {
+func (ix *Indexer) RemoveSource(ctx context.Context, id string) (n int, err error) {
+	defer ix.settle(&err)
 	src, err := ix.Store.Source(id)
 	if err != nil {
 		return 0, err

@@ -35,7 +35,8 @@ const minWalkPaths = 64
 // most of the source, its files are not counted yet (Source.Files) or
 // new files could take it past its MaxFiles. A source that is not a
 // folder, or a Remote target, is indexed whole.
-func (ix *Indexer) IndexPaths(ctx context.Context, src *index.Source, paths []string, sum *Summary) error {
+func (ix *Indexer) IndexPaths(ctx context.Context, src *index.Source, paths []string, sum *Summary) (err error) {
+	defer ix.settle(&err)
 	if src.Kind != index.SourceDir || ix.Remote != nil {
 		return ix.Index(ctx, src, sum)
 	}

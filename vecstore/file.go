@@ -278,6 +278,9 @@ func Save(ctx context.Context, st *index.Store, dir string, vs *ingest.Vectors, 
 	if vs == nil {
 		return nil
 	}
+	if err := vs.Wait(); err != nil {
+		return err
+	}
 	if fill {
 		full, err := filled(st, vs)
 		if err != nil {
