@@ -713,9 +713,6 @@ func (g *graph) leftOut(cs []cand) int {
 	vb := g.getSlab(n)
 	defer g.putSlab(vb)
 	vs := *vb
-	for i, c := range cs {
-		g.vec(c.id, vs[i*dim:(i+1)*dim])
-	}
 	sbuf := g.scratch()
 	const (
 		unknown = iota
@@ -733,7 +730,7 @@ func (g *graph) leftOut(cs []cand) int {
 			return state[i] == kept
 		}
 		state[i] = kept
-		v := vs[i*dim : (i+1)*dim]
+		v := g.vec(cs[i].id, vs[i*dim:(i+1)*dim]) // only those asked about
 		var four [4]uint32
 		var at [4]int
 		var dots [4]float32
