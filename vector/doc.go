@@ -87,7 +87,8 @@
 //   - Every vector is kept in fp16, mapped from the file or added in
 //     memory (768 bytes a node at 384-d, beside its 388-byte code).
 //     Linking reads them as they lie with F16C on amd64 (VCVTPH2PS and
-//     FMA, dotHalf: about a float32 dot product's cost); elsewhere, and
+//     FMA, dotHalf: about a float32 dot product's cost; dotHalf4, four
+//     nodes against one vector, a little over half that a node); elsewhere, and
 //     for a version 2 or 3 file's mapped float32s, it decodes each vector
 //     it compares with, which makes adding nodes slower there. On amd64
 //     a walk (an insert's or a search's) asks for the vectors it will

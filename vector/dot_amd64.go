@@ -60,6 +60,38 @@ func dotHalf(a []float32, h []uint16, buf []float32) float32 {
 	return d
 }
 
+// dotHalfF16Cx4 sets out[r] to the dot product of the n float32s at a and
+// the n fp16 values at h[r], n a multiple of 16: a's loads are shared by
+// the four rows, and each row has two accumulators (VCVTPH2PS, then
+// VFMADD231PS, 16 values a step). dot_amd64.s.
+//
+//go:noescape
+func dotHalfF16Cx4(a *float32, h *[4]*uint16, n int, out *[4]float32)
+
+// dotHalf4 sets out[r] to dotHalf(a, hs[r], buf), up to rounding: four
+// rows measured against one vector at once, with F16C and FMA where the
+// processor has them (the tail past a multiple of 16 in Go). Each row's
+// sum is the same whatever the other three are.
+func dotHalf4(a []float32, hs *[4][]uint16, out *[4]float32, buf []float32) {
+	n := len(a) &^ 15
+	if !useF16C || n == 0 {
+		for r, h := range hs {
+			out[r] = dotHalfGo(a, h, buf)
+		}
+		return
+	}
+	var p [4]*uint16
+	for r, h := range hs {
+		p[r] = &h[:len(a)][0]
+	}
+	dotHalfF16Cx4(&a[0], &p, n, out)
+	if n < len(a) {
+		for r, h := range hs {
+			out[r] += dotHalfGo(a[n:], h[n:len(a)], buf)
+		}
+	}
+}
+
 // fromHalfsF16C widens the n fp16 values at h into the n float32s at v,
 // n a multiple of 8, 8 a step (VCVTPH2PS): exact, as the table is, and
 // without its 256 KiB of lookups, which a link's neighbour selection

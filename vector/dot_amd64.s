@@ -88,6 +88,70 @@ halfdone:
 	MOVSS X0, ret+24(FP)
 	RET
 
+// func dotHalfF16Cx4(a *float32, h *[4]*uint16, n int, out *[4]float32)
+// 16 values a step: the step's 16 of a are loaded once and multiplied
+// with 16 of each of the four rows into two accumulators a row, eight
+// FMA chains that do not wait on one another; then each row's two are
+// added and the four rows' sums reduced together into out.
+TEXT ·dotHalfF16Cx4(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), SI
+	MOVQ h+8(FP), DX
+	MOVQ n+16(FP), CX
+	MOVQ out+24(FP), DI
+	MOVQ 0(DX), R8
+	MOVQ 8(DX), R9
+	MOVQ 16(DX), R10
+	MOVQ 24(DX), R11
+	SHLQ $1, CX // n fp16 values are 2n bytes
+	XORQ BX, BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ x4done
+
+x4loop:
+	VMOVUPS (SI)(BX*2), Y8
+	VMOVUPS 32(SI)(BX*2), Y9
+	VCVTPH2PS (R8)(BX*1), Y10
+	VCVTPH2PS 16(R8)(BX*1), Y11
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y11, Y1
+	VCVTPH2PS (R9)(BX*1), Y12
+	VCVTPH2PS 16(R9)(BX*1), Y13
+	VFMADD231PS Y8, Y12, Y2
+	VFMADD231PS Y9, Y13, Y3
+	VCVTPH2PS (R10)(BX*1), Y14
+	VCVTPH2PS 16(R10)(BX*1), Y15
+	VFMADD231PS Y8, Y14, Y4
+	VFMADD231PS Y9, Y15, Y5
+	VCVTPH2PS (R11)(BX*1), Y10
+	VCVTPH2PS 16(R11)(BX*1), Y11
+	VFMADD231PS Y8, Y10, Y6
+	VFMADD231PS Y9, Y11, Y7
+	ADDQ $32, BX
+	CMPQ BX, CX
+	JB x4loop
+
+x4done:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y5, Y4, Y4
+	VADDPS Y7, Y6, Y6
+	VHADDPS Y2, Y0, Y0
+	VHADDPS Y6, Y4, Y4
+	VHADDPS Y4, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VMOVUPS X0, (DI)
+	VZEROUPPER
+	RET
+
 // func fromHalfsF16C(v *float32, h *uint16, n int)
 TEXT ·fromHalfsF16C(SB), NOSPLIT, $0-24
 	MOVQ v+0(FP), SI

@@ -90,7 +90,7 @@ type graph struct {
 	live  int
 	// rng state for level draws (splitmix64): deterministic per graph.
 	seed uint64
-	pool sync.Pool // *visitSet
+	pool sync.Pool // *walk
 	// floats holds *[]float32 of dim values: room to decode a linked
 	// node's vector into (link, prune, selectNeighbors).
 	floats sync.Pool
@@ -266,6 +266,22 @@ func (g *graph) dotWith(v []float32, i uint32, buf []float32) float32 {
 	return vek32.Dot(v, g.vec(i, buf))
 }
 
+// dotWith4 sets out[r] to dotWith(v, ids[r], buf), up to rounding: four
+// nodes measured at once (dotHalf4), unless one's vector is a version 2
+// or 3 file's float32s.
+func (g *graph) dotWith4(v []float32, ids *[4]uint32, out *[4]float32, buf []float32) {
+	var hs [4][]uint16
+	for r, i := range ids {
+		if hs[r] = g.halfOf(i); hs[r] == nil {
+			for r, i := range ids {
+				out[r] = g.dotWith(v, i, buf)
+			}
+			return
+		}
+	}
+	dotHalf4(v, &hs, out, buf)
+}
+
 // quantizeFiled makes the codes of the filed slots, in ctail: those of a
 // file of a version before codes.
 func (g *graph) quantizeFiled() {
@@ -431,6 +447,35 @@ func (g *graph) dist(p *probe, i uint32) float32 {
 	return -g.dotWith(p.f, i, p.buf)
 }
 
+// dists appends dist(p, i) for each of ids to ds, up to rounding: with a
+// full probe (an insert's) four nodes at a time (dotWith4), the last
+// three padded with the last node's, the last one or two alone.
+func (g *graph) dists(p *probe, ids []uint32, ds []float32) []float32 {
+	if p.c != nil {
+		for _, i := range ids {
+			ds = append(ds, g.dist(p, i))
+		}
+		return ds
+	}
+	var four [4]uint32
+	var out [4]float32
+	for len(ids) >= 3 {
+		k := copy(four[:], ids)
+		for r := k; r < 4; r++ {
+			four[r] = four[k-1]
+		}
+		g.dotWith4(p.f, &four, &out, p.buf)
+		for _, d := range out[:k] {
+			ds = append(ds, -d)
+		}
+		ids = ids[k:]
+	}
+	for _, i := range ids {
+		ds = append(ds, g.dist(p, i))
+	}
+	return ds
+}
+
 func (g *graph) maxLinks(layer int) int {
 	if layer == 0 {
 		return 2 * g.m
@@ -542,10 +587,12 @@ func (g *graph) link(slot uint32, level int) {
 	g.entryMu.Unlock()
 	vb := g.getFloats()
 	defer g.putFloats(vb)
+	w := g.walk()
+	defer g.pool.Put(w)
 	q := g.fullProbe(g.vec(slot, *vb))
 	ep := cand{entry, g.dist(q, entry)}
 	for l := top; l > level; l-- {
-		ep = g.greedy(q, ep, l)
+		ep = g.greedy(w, q, ep, l)
 	}
 	// Every layer's neighbours are chosen, and the node's own lists set,
 	// before any neighbour links back: until then no other node can reach
@@ -554,11 +601,11 @@ func (g *graph) link(slot uint32, level int) {
 	// order: a layer's back links do not change the search of the next.
 	picks := make([][]uint32, min(level, top)+1)
 	for l := len(picks) - 1; l >= 0; l-- {
-		found := g.searchLayer(q, ep, g.efc, l, true)
+		found := g.searchLayer(w, q, ep, g.efc, l, true)
 		if len(found) == 0 {
 			// Every node near the entry is a tombstone: link to them anyway
 			// rather than leave the node unreachable.
-			found = g.searchLayer(q, ep, g.efc, l, false)
+			found = g.searchLayer(w, q, ep, g.efc, l, false)
 		}
 		ep = found[0]
 		picks[l] = g.selectNeighbors(found, g.m)
@@ -574,7 +621,7 @@ func (g *graph) link(slot uint32, level int) {
 	}
 	for l := len(picks) - 1; l >= 0; l-- {
 		for _, n := range picks[l] {
-			g.connect(n, slot, l)
+			g.connect(w, n, slot, l)
 		}
 	}
 	if level > top {
@@ -588,7 +635,7 @@ func (g *graph) link(slot uint32, level int) {
 
 // connect adds the edge from→to on layer l, pruning from's list with the
 // neighbour heuristic when it overflows.
-func (g *graph) connect(from, to uint32, l int) {
+func (g *graph) connect(w *walk, from, to uint32, l int) {
 	if g.lk != nil {
 		mu := g.lk.of(from)
 		mu.Lock()
@@ -603,7 +650,8 @@ func (g *graph) connect(from, to uint32, l int) {
 			r[0]++
 			return
 		}
-		g.prune(from, l, append(slices.Clone(r[1:1+c]), to))
+		w.ids = append(append(w.ids[:0], r[1:1+c]...), to)
+		g.prune(w, from, l, w.ids)
 		return
 	}
 	ls := append(g.up[from][l-1], to)
@@ -611,24 +659,27 @@ func (g *graph) connect(from, to uint32, l int) {
 		g.up[from][l-1] = ls
 		return
 	}
-	g.prune(from, l, ls)
+	g.prune(w, from, l, ls)
 }
 
 // prune makes node n's links on layer l the best maxLinks(l) of ls by the
 // neighbour heuristic (selectNeighbors). ls is the links n had and one
 // more (connect), so the heuristic leaves one out: which, leftOut finds
-// with a fraction of the distances selectNeighbors would measure.
-func (g *graph) prune(n uint32, l int, ls []uint32) {
+// with a fraction of the distances selectNeighbors would measure. w is
+// room to work in; ls may be its ids.
+func (g *graph) prune(w *walk, n uint32, l int, ls []uint32) {
 	vb := g.getFloats()
 	defer g.putFloats(vb)
 	q := g.fullProbe(g.vec(n, *vb))
 	for _, t := range ls {
 		g.fetch(q, t)
 	}
-	cs := make([]cand, len(ls))
+	w.ds = g.dists(q, ls, w.ds[:0])
+	cs := w.cands[:0]
 	for i, t := range ls {
-		cs[i] = cand{t, g.dist(q, t)}
+		cs = append(cs, cand{t, w.ds[i]})
 	}
+	w.cands = cs
 	slices.SortFunc(cs, cmpCand)
 	m := g.maxLinks(l)
 	if len(cs) != m+1 {
@@ -636,12 +687,13 @@ func (g *graph) prune(n uint32, l int, ls []uint32) {
 		return
 	}
 	drop := g.leftOut(cs)
-	out := make([]uint32, 0, m)
+	out := w.ids[:0] // ls's copy, no longer read
 	for i, c := range cs {
 		if i != drop {
 			out = append(out, c.id)
 		}
 	}
+	w.ids = out
 	g.setLinks(n, l, out)
 }
 
@@ -661,9 +713,6 @@ func (g *graph) leftOut(cs []cand) int {
 	vb := g.getSlab(n)
 	defer g.putSlab(vb)
 	vs := *vb
-	for i, c := range cs {
-		g.vec(c.id, vs[i*dim:(i+1)*dim])
-	}
 	sbuf := g.scratch()
 	const (
 		unknown = iota
@@ -671,19 +720,43 @@ func (g *graph) leftOut(cs []cand) int {
 		rejected
 	)
 	state := make([]uint8, n)
+	// isKept(i) measures the candidates before i four at a time
+	// (dotWith4): those of a four not rejected when it is gathered, which
+	// isKept(s) does not change for any after s, so it decides as one at a
+	// time would, measuring at most three more.
 	var isKept func(i int) bool
 	isKept = func(i int) bool {
-		if state[i] == unknown {
-			state[i] = kept
-			v := vs[i*dim : (i+1)*dim]
-			for s := range i {
-				if state[s] != rejected && -g.dotWith(v, cs[s].id, sbuf) < cs[i].d && isKept(s) {
+		if state[i] != unknown {
+			return state[i] == kept
+		}
+		state[i] = kept
+		v := g.vec(cs[i].id, vs[i*dim:(i+1)*dim]) // only those asked about
+		var four [4]uint32
+		var at [4]int
+		var dots [4]float32
+		for s := 0; s < i; {
+			k := 0
+			for ; s < i && k < 4; s++ {
+				if state[s] != rejected {
+					four[k], at[k] = cs[s].id, s
+					k++
+				}
+			}
+			if k == 0 {
+				break
+			}
+			for r := k; r < 4; r++ {
+				four[r] = four[k-1]
+			}
+			g.dotWith4(v, &four, &dots, sbuf)
+			for r := range k {
+				if -dots[r] < cs[i].d && isKept(at[r]) {
 					state[i] = rejected
-					break
+					return false
 				}
 			}
 		}
-		return state[i] == kept
+		return true
 	}
 	for i := n - 1; i > 0; i-- {
 		if !isKept(i) {
@@ -711,16 +784,25 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 	vb := g.getFloats()
 	defer g.putFloats(vb)
 	vbuf, sbuf := *vb, g.scratch()
+	var four [4]uint32
+	var dots [4]float32
 	for _, c := range cs {
 		if len(out) == m {
 			break
 		}
 		v := g.vec(c.id, vbuf)
 		keep := true
-		for _, s := range out {
-			if -g.dotWith(v, s, sbuf) < c.d {
-				keep = false
-				break
+		for i := 0; i < len(out) && keep; i += 4 {
+			k := copy(four[:], out[i:])
+			for r := k; r < 4; r++ {
+				four[r] = four[k-1]
+			}
+			g.dotWith4(v, &four, &dots, sbuf)
+			for _, d := range dots[:k] {
+				if -d < c.d {
+					keep = false
+					break
+				}
 			}
 		}
 		if keep {
@@ -739,16 +821,21 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 }
 
 // greedy walks layer l from ep to the nearest node it can reach.
-func (g *graph) greedy(q *probe, ep cand, l int) cand {
+func (g *graph) greedy(w *walk, q *probe, ep cand, l int) cand {
 	var buf []uint32
 	for changed := true; changed; {
 		changed = false
 		buf = g.neighboursOf(q, ep.id, l, buf)
+		next := w.next[:0]
 		for _, n := range buf {
-			if int(n) >= g.nodes {
-				continue // a damaged mapped row's (see base)
+			if int(n) < g.nodes { // else a damaged mapped row's (see base)
+				next = append(next, n)
 			}
-			if d := g.dist(q, n); d < ep.d {
+		}
+		w.next = next
+		w.ds = g.dists(q, next, w.ds[:0])
+		for i, n := range next {
+			if d := w.ds[i]; d < ep.d {
 				ep, changed = cand{n, d}, true
 			}
 		}
@@ -758,19 +845,23 @@ func (g *graph) greedy(q *probe, ep cand, l int) cand {
 
 // searchLayer is the beam search of the HNSW paper on layer l: it returns
 // up to ef nodes nearest q, nearest first. With liveOnly, tombstones are
-// walked through but not returned.
-func (g *graph) searchLayer(q *probe, ep cand, ef, l int, liveOnly bool) []cand {
-	vs := g.visits()
-	defer g.pool.Put(vs)
+// walked through but not returned. The nodes are w's, until its next
+// walk.
+func (g *graph) searchLayer(w *walk, q *probe, ep cand, ef, l int, liveOnly bool) []cand {
+	vs := &w.seen
+	vs.reset(g.size())
 	vs.visit(ep.id)
 	// todo pops the nearest candidate first; best keeps the ef nearest.
-	var todo minHeap
-	best := nearest{k: ef}
+	todo := w.todo[:0]
+	best := nearest{h: w.best[:0], k: ef}
+	defer func() { w.todo, w.best = todo, best.h }()
 	todo.push(ep)
 	if !liveOnly || !g.isDead(ep.id) {
 		best.add(ep)
 	}
-	var buf, next []uint32
+	var buf []uint32
+	next, ds := w.next[:0], w.ds[:0]
+	defer func() { w.next, w.ds = next, ds }()
 	for len(todo) > 0 {
 		c := todo.pop()
 		if best.full() && c.d > best.worst() {
@@ -790,8 +881,9 @@ func (g *graph) searchLayer(q *probe, ep cand, ef, l int, liveOnly bool) []cand 
 			g.fetch(q, n)
 			next = append(next, n)
 		}
-		for _, n := range next {
-			d := g.dist(q, n)
+		ds = g.dists(q, next, ds[:0])
+		for i, n := range next {
+			d := ds[i]
 			if best.admits(d) {
 				todo.push(cand{n, d})
 				if !liveOnly || !g.isDead(n) {
@@ -809,11 +901,13 @@ func (g *graph) search(q *probe, ef int) []cand {
 	if g.entry == none || g.live == 0 {
 		return nil
 	}
+	w := g.walk()
+	defer g.pool.Put(w)
 	ep := cand{g.entry, g.dist(q, g.entry)}
 	for l := g.top; l > 0; l-- {
-		ep = g.greedy(q, ep, l)
+		ep = g.greedy(w, q, ep, l)
 	}
-	return g.searchLayer(q, ep, ef, 0, true)
+	return slices.Clone(g.searchLayer(w, q, ep, ef, 0, true))
 }
 
 // exact returns the k live nodes nearest q, nearest first, by comparing q
@@ -872,40 +966,55 @@ func (b *nearest) sorted() []cand {
 	return out
 }
 
-func (g *graph) visits() *visitSet {
-	vs, _ := g.pool.Get().(*visitSet)
-	if vs == nil {
-		vs = &visitSet{}
+// walk is room for a link or a search to work in, from pool (made when
+// it has none), to give back to it: what searchLayer and greedy have
+// seen, their heaps and lists, and prune's lists. The slices keep their
+// room from one use to the next.
+func (g *graph) walk() *walk {
+	if w, ok := g.pool.Get().(*walk); ok {
+		return w
 	}
-	vs.reset(g.size())
-	return vs
+	return new(walk)
 }
 
-// visitSet marks the nodes one search has seen; an epoch counter makes
-// clearing it O(1).
+type walk struct {
+	seen       visitSet
+	todo, best minHeap
+	next, ids  []uint32
+	ds         []float32
+	cands      []cand
+}
+
+// visitSet marks the nodes one search has seen, a bit a node: 125 KiB at
+// a million nodes, which stays in a core's cache where a stamp a node
+// (4 MiB) did not. reset clears only the words a search set, which it
+// lists as it sets them.
 type visitSet struct {
-	marks []uint32
-	epoch uint32
+	bits []uint64
+	used []uint32 // the words of bits not zero
 }
 
 func (v *visitSet) reset(n int) {
-	if len(v.marks) < n {
-		v.marks = make([]uint32, n+n/4)
-		v.epoch = 0
+	for _, w := range v.used {
+		v.bits[w] = 0
 	}
-	v.epoch++
-	if v.epoch == 0 {
-		clear(v.marks)
-		v.epoch = 1
+	v.used = v.used[:0]
+	if words := (n + 63) / 64; len(v.bits) < words {
+		v.bits = make([]uint64, words+words/4)
 	}
 }
 
 // visit marks i and reports whether it was unseen.
 func (v *visitSet) visit(i uint32) bool {
-	if v.marks[i] == v.epoch {
+	w, b := i/64, uint64(1)<<(i%64)
+	x := v.bits[w]
+	if x&b != 0 {
 		return false
 	}
-	v.marks[i] = v.epoch
+	if x == 0 {
+		v.used = append(v.used, w)
+	}
+	v.bits[w] = x | b
 	return true
 }
 

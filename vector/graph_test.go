@@ -59,3 +59,21 @@ func TestLeftOut(t *testing.T) {
 		t.Logf("%s dim %d: %d of 600 left out one before the farthest", d.name, dim, rejections)
 	}
 }
+
+// A visitSet answers as a set would, search after search, as it grows and
+// as resets clear only the words a search set.
+func TestVisitSet(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	var v visitSet
+	for round, n := range []int{1, 64, 65, 1000, 100, 5000, 5000, 130} {
+		v.reset(n)
+		seen := map[uint32]bool{}
+		for range 3 * n {
+			i := uint32(r.Intn(n))
+			if got := v.visit(i); got == seen[i] {
+				t.Fatalf("round %d (n %d): visit(%d) = %v after %d visits, want %v", round, n, i, got, len(seen), !seen[i])
+			}
+			seen[i] = true
+		}
+	}
+}
