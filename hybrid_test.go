@@ -266,6 +266,27 @@ func TestEmbedderDimensionChecked(t *testing.T) {
 	}
 }
 
+// A batch the graph refuses stops the run at the next commit: the graph
+// links a batch in while the next is written, so its error comes one
+// batch late, never not at all.
+func TestEmbedderDimensionCheckedMidRun(t *testing.T) {
+	ctx := context.Background()
+	vault := writeVault(t, hybridNotes)
+	c := &counting{Embedder: modeltest.Tiny(t), pad: 3}
+	e, err := braid.Open(filepath.Join(t.TempDir(), "idx"), &braid.Options{Embedder: c, Model: "liar", BatchDocs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	_, err = e.Index(ctx, []braid.SourceSpec{{Path: vault}}, nil)
+	if !errors.Is(err, vector.ErrDimension) {
+		t.Fatalf("Index, one document a batch, with a model that lies about its dimension: %v, want ErrDimension", err)
+	}
+	if n := c.calls.Load(); n > 2 || len(hybridNotes) < 3 {
+		t.Errorf("the model was called %d times for %d notes, want the run stopped by the second batch", n, len(hybridNotes))
+	}
+}
+
 func TestModelSwitchKeepsVectorsApart(t *testing.T) {
 	ctx := context.Background()
 	_, dir := indexedTiny(t)

@@ -47,7 +47,10 @@ import (
 //	         share of chunk text, memory.go, or BatchDocs when set):
 //	         the store, then the lexical index (index.Commit, crash-safe)
 //	         and beside it the chunks' embeddings, computed for the texts
-//	         the store has none for, into the HNSW graph (embed.go)
+//	         the store has none for, into the HNSW graph (embed.go); the
+//	         graph links a batch in while the next one is committed
+//	         (Vectors.insert), and the run waits for the last before it
+//	         returns (settle)
 //
 // Files and S3 objects share every step from compare to record
 // (prepareContent, record). A window of files (about a commit's bytes,
