@@ -91,8 +91,8 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 	groups := len(ms.groups)
 	a := accPool.Get().(*accumulators)
 	defer accPool.Put(a)
-	if need := groups * docs; cap(a.sum) < need {
-		a.sum, a.n = make([]float32, need), make([]uint8, need)
+	if need := groups * docs; cap(a.sum) < need+addSlack || cap(a.n) < need+addSlack {
+		a.sum, a.n = make([]float32, need, need+addSlack), make([]uint8, need, need+addSlack)
 	} else {
 		a.sum, a.n = a.sum[:need], a.n[:need]
 		clear(a.sum)
@@ -102,13 +102,14 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 	// kept saturations' quantization (to which estimateMargin adds the
 	// float32 roundings).
 	over := 0.0
+	var keptTerms []*msTerm
 	for _, t := range ms.terms {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
 		sum, n := a.sum[t.group*docs:(t.group+1)*docs], a.n[t.group*docs:(t.group+1)*docs]
-		if tb := t.blocks; tb != nil {
-			over += add(tb, t.idf*t.weight, sum, n)
+		if t.blocks != nil {
+			keptTerms = append(keptTerms, t)
 			continue
 		}
 		pl := t.lists[seg]
@@ -123,7 +124,7 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 				return 0, err
 			}
 			t.blocks = tb
-			over += add(tb, t.idf*t.weight, sum, n)
+			keptTerms = append(keptTerms, t)
 			continue
 		}
 		it := pl.Iterator(true, true, false, nil)
@@ -141,6 +142,18 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 			}
 			sum[d] += float32(t.scoreOf(p.Frequency(), p.Norm()))
 			n[d]++
+		}
+	}
+	// The kept words' postings, a start's 65,536 chunks at a time for
+	// every word: that start's sums stay in the core's cache while each
+	// word adds to them, where a word at a time would take every sum of
+	// a large segment through memory once a word.
+	for _, t := range keptTerms {
+		over += t.idf * t.weight * t.blocks.satWeight() * (1 + 1e-6)
+	}
+	for h := 0; h<<16 < docs; h++ {
+		for _, t := range keptTerms {
+			addStart(t.blocks, h, float32(t.idf*t.weight*t.blocks.satWeight()), a.sum[t.group*docs:(t.group+1)*docs], a.n[t.group*docs:(t.group+1)*docs])
 		}
 	}
 	// coord[g][m]: group g's coordination factor with m of its words.
@@ -263,27 +276,38 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 	return matched, nil
 }
 
-// add adds each of tb's postings' estimated score, its quantized
-// saturation times w (the word's idf and query weight), to its chunk's
-// sum, and counts it; it returns above how much an estimate it added may
-// be over the score.
-func add(tb *termBlocks, w float64, sum []float32, n []uint8) float64 {
-	ws := float32(w * tb.satWeight())
-	for h := range len(tb.hi) - 1 {
-		from, to := tb.hi[h], tb.hi[h+1]
-		if from == to {
-			continue
-		}
-		base := h << 16
-		s, c := sum[base:], n[base:]
-		sats := tb.sats[from:to]
-		for i, d := range tb.lo[from:to] {
-			s[d] += ws * float32(sats[i])
-			c[d]++
-		}
+// addStart adds each of tb's postings of start h (chunks h·65,536 and
+// up), its quantized saturation times ws (the word's idf and query
+// weight, times tb.satWeight), to its chunk's sum, and counts it. An
+// estimate it adds is over the score by at most ws/65535 (1 + 1e-6),
+// its quantization's step.
+//
+// sum and n must have room (capacity) for addSlack values past their
+// length: a start's 65,536 chunks are then addressed as arrays, which a
+// posting's low 16 bits index with no bounds check.
+func addStart(tb *termBlocks, h int, ws float32, sum []float32, n []uint8) {
+	if h+1 >= len(tb.hi) {
+		return
 	}
-	return w * tb.satWeight() * (1 + 1e-6)
+	from, to := tb.hi[h], tb.hi[h+1]
+	if from == to {
+		return
+	}
+	base := h << 16
+	s := (*[addSlack]float32)(sum[base : base+addSlack])
+	c := (*[addSlack]uint8)(n[base : base+addSlack])
+	lo := tb.lo[from:to]
+	sats := tb.sats[from:to]
+	sats = sats[:len(lo)]
+	for i, d := range lo {
+		s[d] += ws * float32(sats[i])
+		c[d]++
+	}
 }
+
+// addSlack is the room past the accumulators that add needs: one start's
+// chunks (a posting's low 16 bits).
+const addSlack = 1 << 16
 
 // topEstimates keeps the k largest estimates offered, the smallest at
 // the root.
