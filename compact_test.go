@@ -96,7 +96,10 @@ func TestIndexCompacts(t *testing.T) {
 		t.Errorf("stamp %q does not describe the compacted meta.db (size %d, inode %d)", stamp, st.Size, st.Ino)
 	}
 
-	// Nothing changed: no compaction, and the file is left as it is.
+	// Nothing changed: no compaction, and the file is not rewritten. (Its
+	// size may grow: a run records the status of each file whose times
+	// have settled, ingest/filestat.go, which on a busy machine can be
+	// this run.)
 	e.Close()
 	if e, err = braid.Open(dir, opt); err != nil {
 		t.Fatal(err)
@@ -109,7 +112,7 @@ func TestIndexCompacts(t *testing.T) {
 	if err := syscall.Stat(store, &again); err != nil {
 		t.Fatal(err)
 	}
-	if sum.Compacted != nil || again.Ino != st.Ino || again.Size != st.Size {
+	if sum.Compacted != nil || again.Ino != st.Ino {
 		t.Errorf("a run that changed nothing compacted: %+v, inode %d → %d", sum.Compacted, st.Ino, again.Ino)
 	}
 

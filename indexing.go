@@ -129,6 +129,7 @@ func (e *Engine) write(ctx context.Context, progress func(Progress), start time.
 	ix := &ingest.Indexer{Store: e.st, Lexical: e.lex, Opt: ingest.Options{Workers: e.opt.Workers, BatchDocs: e.opt.BatchDocs}, Progress: progress, Vectors: vs, Blobs: e.blobs(), AWS: e.opt.AWS}
 	sum := &Summary{}
 	defer ingest.Guard(e.st)() // the commits and the graph's save after them
+	gen0, genErr := e.st.Gen()
 	runErr := fn(ix, sum)
 	if runErr == nil {
 		runErr = e.saveVectors(ctx, vs, true)
@@ -143,7 +144,12 @@ func (e *Engine) write(ctx context.Context, progress func(Progress), start time.
 	}
 	if runErr == nil {
 		e.st.Stamp()
-		sum.Compacted, runErr = e.compact(progress)
+		// Only a run that committed changes frees pages: one that only
+		// recorded its files' statuses (ingest/filestat.go) leaves
+		// meta.db as it is, whenever those statuses settle.
+		if gen, err := e.st.Gen(); genErr != nil || err != nil || gen != gen0 {
+			sum.Compacted, runErr = e.compact(progress)
+		}
 	}
 	sum.TookMS = time.Since(start).Milliseconds()
 	return sum, runErr
