@@ -266,10 +266,15 @@ func (g *graph) dotWith(v []float32, i uint32, buf []float32) float32 {
 	return vek32.Dot(v, g.vec(i, buf))
 }
 
-// dotWith4 sets out[r] to dotWith(v, ids[r], buf), up to rounding: four
-// nodes measured at once (dotHalf4), unless one's vector is a version 2
-// or 3 file's float32s.
-func (g *graph) dotWith4(v []float32, ids *[4]uint32, out *[4]float32, buf []float32) {
+// dotWith4 sets out[r] to dotWith(v, some[r], buf), up to rounding, for
+// one to four nodes: four measured at once (dotHalf4; fewer padded with
+// the last), unless one's vector is a version 2 or 3 file's float32s.
+func (g *graph) dotWith4(v []float32, some []uint32, out *[4]float32, buf []float32) {
+	var ids [4]uint32
+	k := copy(ids[:], some)
+	for r := k; r < 4; r++ {
+		ids[r] = ids[k-1]
+	}
 	var hs [4][]uint16
 	for r, i := range ids {
 		if hs[r] = g.halfOf(i); hs[r] == nil {
@@ -457,14 +462,10 @@ func (g *graph) dists(p *probe, ids []uint32, ds []float32) []float32 {
 		}
 		return ds
 	}
-	var four [4]uint32
 	var out [4]float32
 	for len(ids) >= 3 {
-		k := copy(four[:], ids)
-		for r := k; r < 4; r++ {
-			four[r] = four[k-1]
-		}
-		g.dotWith4(p.f, &four, &out, p.buf)
+		k := min(len(ids), 4)
+		g.dotWith4(p.f, ids[:k], &out, p.buf)
 		for _, d := range out[:k] {
 			ds = append(ds, -d)
 		}
@@ -745,10 +746,7 @@ func (g *graph) leftOut(cs []cand) int {
 			if k == 0 {
 				break
 			}
-			for r := k; r < 4; r++ {
-				four[r] = four[k-1]
-			}
-			g.dotWith4(v, &four, &dots, sbuf)
+			g.dotWith4(v, four[:k], &dots, sbuf)
 			for r := range k {
 				if -dots[r] < cs[i].d && isKept(at[r]) {
 					state[i] = rejected
@@ -784,7 +782,6 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 	vb := g.getFloats()
 	defer g.putFloats(vb)
 	vbuf, sbuf := *vb, g.scratch()
-	var four [4]uint32
 	var dots [4]float32
 	for _, c := range cs {
 		if len(out) == m {
@@ -793,11 +790,8 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 		v := g.vec(c.id, vbuf)
 		keep := true
 		for i := 0; i < len(out) && keep; i += 4 {
-			k := copy(four[:], out[i:])
-			for r := k; r < 4; r++ {
-				four[r] = four[k-1]
-			}
-			g.dotWith4(v, &four, &dots, sbuf)
+			k := min(len(out)-i, 4)
+			g.dotWith4(v, out[i:i+k], &dots, sbuf)
 			for _, d := range dots[:k] {
 				if -d < c.d {
 					keep = false
