@@ -149,7 +149,7 @@ func (s *Store) DeleteVectors(model string, hashes []string) error {
 	if len(hashes) == 0 {
 		return nil
 	}
-	return s.update(func(tx *bolt.Tx) error {
+	return s.updateReleasing(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketVectors)
 		w := newWalker(tx)
 		for _, h := range hashes {
@@ -171,7 +171,7 @@ func (s *Store) DeleteVectors(model string, hashes []string) error {
 // model; without, the record goes too (a graph of no chunks).
 func (s *Store) ClearVectors(model string, keep bool) (int, error) {
 	n := 0
-	err := s.update(func(tx *bolt.Tx) error {
+	err := s.updateReleasing(func(tx *bolt.Tx) error {
 		prefix := modelKey(model)
 		b := tx.Bucket(bucketVectors)
 		var dead [][]byte // deleting while a cursor walks can skip keys

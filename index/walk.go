@@ -1,6 +1,9 @@
 package index
 
 import (
+	"time"
+
+	"github.com/braidsearch/braid/internal/memlimit"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -38,3 +41,54 @@ func (w *walker) step(n int) {
 // embedding's record (half precision at 384 dimensions) of the leaf it
 // reads.
 const deleteBytes = 1 << 10
+
+// releaseEvery is how often updateReleasing looks at the process's
+// mapped file pages, and releaseGrown how many more than at its last
+// look let go of meta.db's (a release costs the faults that map again
+// what the write still reads).
+const (
+	releaseEvery = 5 * time.Millisecond
+	releaseGrown = 16 << 20
+)
+
+// updateReleasing is update for a write that touches leaves all over
+// meta.db, the embeddings' deletions: until the write has committed, it
+// lets go of the file's mapped pages whenever the process's file pages
+// grew by releaseGrown. A walker
+// cannot bound those: the commit itself reads every leaf the deletions
+// changed (to free it, and to write out what is left in it), and each
+// read of a mapped page maps the kernel's fault-around window of pages
+// about it too (64 KiB; madvise(MADV_RANDOM), which bbolt sets, does not
+// turn it off) wherever those are in the page cache, as a store just
+// written is. At 100k chunks the deletion after the graph's last save
+// brought the whole file, some 190 MB, into the resident set in a
+// fraction of a second: the ingest's peak. The releases run in read
+// transactions, which hold off a remap of the file while they last.
+func (s *Store) updateReleasing(fn func(*bolt.Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	db, release := s.db, releaser(s.db.Path())
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(releaseEvery)
+		defer t.Stop()
+		_, last := memlimit.Resident()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if _, file := memlimit.Resident(); file-last >= releaseGrown {
+					_ = db.View(func(*bolt.Tx) error { release(); return nil })
+					_, last = memlimit.Resident()
+				}
+			}
+		}
+	}()
+	err := s.updateDB(fn)
+	close(stop)
+	<-stopped
+	_ = db.View(func(*bolt.Tx) error { release(); return nil })
+	return err
+}
