@@ -82,6 +82,9 @@ type Index struct {
 	// noAccumulate has the pruned search leave accumulate.go out (for
 	// tests of MaxScore's block bounds).
 	noAccumulate bool
+	// noSplit has accumulate add every kept word to every chunk (for
+	// tests and the bench's comparison; see nonEssential).
+	noSplit bool
 	// segmentsRead is how many segments' checksums the open read
 	// (Open).
 	segmentsRead int

@@ -129,10 +129,11 @@ type maxScore struct {
 	matched   []bool
 	bounds    []float64 // score's per-chunk bounds, by order
 
-	// noAccumulate: search every segment with MaxScore (for tests).
-	noAccumulate bool
+	// noAccumulate: search every segment with MaxScore (for tests);
+	// noSplit: accumulate every kept word (for tests).
+	noAccumulate, noSplit bool
 
-	blocksSkipped, docsScored, accumulated int // for tests
+	blocksSkipped, docsScored, accumulated, neChecked int // for tests
 }
 
 const msDone = math.MaxUint64
@@ -162,7 +163,7 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		return nil, 0, true, nil // bleve's match query matches nothing
 	}
 	segs := snap.Segments()
-	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks, noAccumulate: l.noAccumulate}
+	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks, noAccumulate: l.noAccumulate, noSplit: l.noSplit}
 	if ms.cache != nil {
 		live := make([]uint64, len(segs))
 		for i, ss := range segs {
@@ -255,7 +256,7 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		n += c
 	}
 	if ms.cache != nil {
-		ms.cache.note(ms.blocksSkipped, ms.docsScored, ms.accumulated)
+		ms.cache.note(ms.blocksSkipped, ms.docsScored, ms.accumulated, ms.neChecked)
 	}
 	hits := ms.top.sorted()
 	out = make([]Candidate, 0, len(hits))
@@ -572,41 +573,26 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 	ms.prepare()
 	if ms.accumulable(seg) {
 		ms.accumulated++
-		n, err := ms.accumulate(ctx, seg, offset, keep)
-		return n, err == nil, err
+		if n, countable = ms.contentMatches(seg, keep); !countable {
+			return 0, false, nil
+		}
+		return n, true, ms.accumulate(ctx, seg, offset, keep)
 	}
-	var bms []*roaring.Bitmap
-	one := roaring.New()
+	if n, countable = ms.contentMatches(seg, keep); !countable {
+		return 0, false, nil
+	}
 	del := ms.segs[seg].Deleted()
 	if del != nil && del.IsEmpty() {
 		del = nil
 	}
 	for _, t := range ms.terms {
-		pl := t.lists[seg]
-		t.it = pl.Iterator(true, true, false, nil)
-		if t.group == 0 && pl.Count() > 0 {
-			o, ok := t.it.(segment.OptimizablePostingsIterator)
-			if !ok {
-				return 0, false, nil
-			}
-			if d, ok := o.DocNum1Hit(); ok {
-				one.Add(uint32(d))
-			} else if bm := o.ActualBitmap(); bm != nil {
-				bms = append(bms, bm)
-			}
-		}
+		t.it = t.lists[seg].Iterator(true, true, false, nil)
 		t.del, t.pos = del, 0
 		if t.blocks != nil {
 			t.skipDeleted()
 		} else if err := t.next(); err != nil {
 			return 0, false, err
 		}
-	}
-	u := roaring.FastOr(append(bms, one)...)
-	if keep != nil {
-		n = u.AndCardinality(keep)
-	} else {
-		n = u.GetCardinality()
 	}
 	// The bound of the block of the last chunk visited and the first of
 	// the terms that lead in it (blockLead), made at the first chunk
@@ -682,6 +668,35 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 		from = doc + 1
 	}
 	return n, true, nil
+}
+
+// contentMatches is how many chunks of segment seg hold a content word,
+// of those keep keeps (nil: all): the union of the words' posting
+// bitmaps, less the deleted chunks (the lists' exceptions). ok is false
+// where the postings are not bitmaps.
+func (ms *maxScore) contentMatches(seg int, keep *roaring.Bitmap) (n uint64, ok bool) {
+	var bms []*roaring.Bitmap
+	one := roaring.New()
+	for _, t := range ms.terms {
+		pl := t.lists[seg]
+		if t.group != 0 || pl.Count() == 0 {
+			continue
+		}
+		o, ok := pl.Iterator(false, false, false, nil).(segment.OptimizablePostingsIterator)
+		if !ok {
+			return 0, false
+		}
+		if d, ok := o.DocNum1Hit(); ok {
+			one.Add(uint32(d))
+		} else if bm := o.ActualBitmap(); bm != nil {
+			bms = append(bms, bm)
+		}
+	}
+	u := roaring.FastOr(append(bms, one)...)
+	if keep != nil {
+		return u.AndCardinality(keep), true
+	}
+	return u.GetCardinality(), true
 }
 
 // score is doc's score as bleve computes it, with ok false where doc is
