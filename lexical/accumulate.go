@@ -44,8 +44,20 @@ import (
 // estimates of the segment, less over, by more than it; the others, a
 // few more than k, are scored as score scores them, from the same counts
 // and norms, so the top k and the scores are exactly MaxScore's and
-// bleve's. How many chunks matched is the chunks with a content word,
-// less the deleted ones and those the filters leave out.
+// bleve's. How many chunks matched is counted from the content words'
+// posting bitmaps (contentMatches), as MaxScore's loop counts them.
+//
+// The commonest words hold most of a question's postings and add the
+// least to a score (their idf is low). Where the top k is full from the
+// segments searched before, the kept words whose bounds (their largest
+// estimate in the segment) sum to at most neShare of the cut are left
+// out of the sums: a chunk whose sums without them, plus that sum of
+// bounds, fall short of the cut cannot enter, and the few others have
+// those words' estimates and counts added one chunk at a time before
+// they are weighed (a dense word's kept postings carry a bitmap of its
+// chunks with the postings before each 64, so that lookup takes
+// constant time). At a million chunks this leaves out some 80% of the
+// postings a question's sums took (docs/benchmarks.md).
 
 const (
 	// accumulateUnkept: a segment is accumulated where the query words'

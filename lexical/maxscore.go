@@ -6,9 +6,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
@@ -242,18 +245,9 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 			return nil, 0, false, err
 		}
 	}
-	offsets := segmentOffsets(snap)
-	var n uint64
-	for i := range segs {
-		var kept *roaring.Bitmap
-		if keep != nil {
-			kept = keep[i]
-		}
-		c, countable, err := ms.segment(ctx, i, offsets[i], kept)
-		if err != nil || !countable {
-			return nil, 0, false, err
-		}
-		n += c
+	n, countable, err := ms.searchSegments(ctx, segmentOffsets(snap), keep)
+	if err != nil || !countable {
+		return nil, 0, false, err
 	}
 	if ms.cache != nil {
 		ms.cache.note(ms.blocksSkipped, ms.docsScored, ms.accumulated, ms.neChecked)
@@ -268,6 +262,98 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		out = append(out, Candidate{ChunkID: id, Score: h.score})
 	}
 	return out, int(n), true, nil
+}
+
+// parallelDocs: an index of at least this many chunks is searched on
+// up to GOMAXPROCS goroutines, its segments shared out among them (a
+// variable for tests).
+var parallelDocs int64 = 1 << 16
+
+// searchSegments searches every segment (segment), offsets numbering
+// their documents in the index and keep what the filters keep of each
+// (nil without filters), keeping the best chunks in ms.top, and returns
+// how many chunks match. An index of parallelDocs chunks or more is
+// searched by a worker per core, each a maxScore of its own (its top k,
+// its terms' places) taking the next segment not yet taken; their tops
+// are then merged, so the top k is the one a single worker would keep.
+// A worker's first segment is searched without a cut, the others with
+// its own top k's.
+func (ms *maxScore) searchSegments(ctx context.Context, offsets []uint64, keep []*roaring.Bitmap) (n uint64, countable bool, err error) {
+	kept := func(i int) *roaring.Bitmap {
+		if keep == nil {
+			return nil
+		}
+		return keep[i]
+	}
+	var docs int64
+	for _, ss := range ms.segs {
+		docs += ss.FullSize()
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(ms.segs))
+	if workers < 2 || docs < parallelDocs {
+		for i := range ms.segs {
+			c, countable, err := ms.segment(ctx, i, offsets[i], kept(i))
+			if err != nil || !countable {
+				return 0, false, err
+			}
+			n += c
+		}
+		return n, true, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ws := make([]*maxScore, workers)
+	counts := make([]uint64, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var stop sync.Once // the first worker that fails or cannot count
+	countable = true
+	for w := range ws {
+		ws[w] = ms.worker()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ms.segs) {
+					return
+				}
+				c, ok, e := ws[w].segment(ctx, i, offsets[i], kept(i))
+				if e != nil || !ok {
+					stop.Do(func() { countable, err = ok, e; cancel() })
+					return
+				}
+				counts[w] += c
+			}
+		}()
+	}
+	wg.Wait()
+	if err != nil || !countable {
+		return 0, false, err
+	}
+	for w := range ws {
+		n += counts[w]
+		for _, h := range ws[w].top.h {
+			ms.top.offer(h)
+		}
+		ms.blocksSkipped += ws[w].blocksSkipped
+		ms.docsScored += ws[w].docsScored
+		ms.accumulated += ws[w].accumulated
+		ms.neChecked += ws[w].neChecked
+	}
+	return n, true, nil
+}
+
+// worker is a maxScore for the same question with a top k and terms'
+// places of its own (searchSegments).
+func (ms *maxScore) worker() *maxScore {
+	w := &maxScore{segs: ms.segs, cache: ms.cache, groups: ms.groups, top: topK{k: ms.top.k},
+		noAccumulate: ms.noAccumulate, noSplit: ms.noSplit, terms: make([]*msTerm, len(ms.terms))}
+	for i, t := range ms.terms {
+		c := *t
+		w.terms[i] = &c
+	}
+	return w
 }
 
 // idf is a word's inverse document frequency as bleve's TermQueryScorer

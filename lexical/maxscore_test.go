@@ -557,7 +557,8 @@ func TestConcurrentKeptSearches(t *testing.T) {
 // chunks that reach the cut without them (nonEssential, addAt): on
 // questions of braid bench's shape over an index of several segments
 // (scorch's merges held off) with deleted chunks, it returns what
-// bleve's searchers return, and what accumulating every word does.
+// bleve's searchers return, and what accumulating every word does, on
+// one goroutine and on several.
 func TestAccumulateLeavesCommonWordsOut(t *testing.T) {
 	mergeOptions = map[string]any{"MaxSegmentsPerTier": 1000, "SegmentsPerMergeTask": 1000}
 	defer func() { mergeOptions = nil }()
@@ -605,11 +606,15 @@ func TestAccumulateLeavesCommonWordsOut(t *testing.T) {
 		}
 		// The first ask keeps the common words, the second keeps the
 		// others and leaves the commonest out, the third accumulates
-		// every word.
-		for pass := range 3 {
-			l.noSplit = pass == 2
+		// every word; the fourth and fifth do both with the segments
+		// shared out among workers (searchSegments).
+		for pass := range 5 {
+			l.noSplit = pass == 2 || pass == 4
+			if pass >= 3 {
+				parallelDocs = 0
+			}
 			got, total, err := l.searchWith(ctx, req, true)
-			l.noSplit = false
+			l.noSplit, parallelDocs = false, 1<<16
 			if err != nil {
 				t.Fatal(err)
 			}
