@@ -1,8 +1,14 @@
 package lexical
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -38,8 +44,20 @@ import (
 // estimates of the segment, less over, by more than it; the others, a
 // few more than k, are scored as score scores them, from the same counts
 // and norms, so the top k and the scores are exactly MaxScore's and
-// bleve's. How many chunks matched is the chunks with a content word,
-// less the deleted ones and those the filters leave out.
+// bleve's. How many chunks matched is counted from the content words'
+// posting bitmaps (contentMatches), as MaxScore's loop counts them.
+//
+// The commonest words hold most of a question's postings and add the
+// least to a score (their idf is low). Where the top k is full from the
+// segments searched before, the kept words whose bounds (their largest
+// estimate in the segment) sum to at most neShare of the cut are left
+// out of the sums: a chunk whose sums without them, plus that sum of
+// bounds, fall short of the cut cannot enter, and the few others have
+// those words' estimates and counts added one chunk at a time before
+// they are weighed (a dense word's kept postings carry a bitmap of its
+// chunks with the postings before each 64, so that lookup takes
+// constant time). At a million chunks this leaves out some 80% of the
+// postings a question's sums took (docs/benchmarks.md).
 
 const (
 	// accumulateUnkept: a segment is accumulated where the query words'
@@ -83,9 +101,8 @@ func (ms *maxScore) accumulable(seg int) bool {
 
 // accumulate searches segment seg term at a time (see above), its
 // documents numbered from offset in the index, keep those the filters
-// keep (nil without filters), keeping the best chunks in ms.top; it
-// returns how many chunks of the segment match.
-func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep *roaring.Bitmap) (uint64, error) {
+// keep (nil without filters), keeping the best chunks in ms.top.
+func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep *roaring.Bitmap) error {
 	ss := ms.segs[seg]
 	docs := int(ss.FullSize())
 	groups := len(ms.groups)
@@ -105,7 +122,7 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 	var keptTerms []*msTerm
 	for _, t := range ms.terms {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return err
 		}
 		sum, n := a.sum[t.group*docs:(t.group+1)*docs], a.n[t.group*docs:(t.group+1)*docs]
 		if t.blocks != nil {
@@ -121,7 +138,7 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 			// spares a search that would not read them).
 			tb, err := ms.keepPostings(seg, t)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			t.blocks = tb
 			keptTerms = append(keptTerms, t)
@@ -131,14 +148,14 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 		for {
 			p, err := it.Next()
 			if err != nil {
-				return 0, fmt.Errorf("lexical search: read postings: %w", err)
+				return fmt.Errorf("lexical search: read postings: %w", err)
 			}
 			if p == nil {
 				break
 			}
 			d := p.Number()
 			if d >= uint64(docs) {
-				return 0, fmt.Errorf("lexical search: read postings: posting %d past the segment's %d documents: the lexical index is damaged; run braid doctor", d, docs)
+				return fmt.Errorf("lexical search: read postings: posting %d past the segment's %d documents: the lexical index is damaged; run braid doctor", d, docs)
 			}
 			sum[d] += float32(t.scoreOf(p.Frequency(), p.Norm()))
 			n[d]++
@@ -151,10 +168,24 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 	for _, t := range keptTerms {
 		over += t.idf * t.weight * t.blocks.satWeight() * (1 + 1e-6)
 	}
+	// The commonest kept words, ne, are left out of the sums where the
+	// top k is full from the segments before (nonEssential): a chunk's
+	// sums without them plus neBound bound its sums with them, so only
+	// the chunks that reach the cut that way have those words' estimates
+	// and counts added (addAt), one chunk at a time, before they are
+	// weighed as every chunk is.
+	ne, neBound := ms.nonEssential(keptTerms)
 	for h := 0; h<<16 < docs; h++ {
-		for _, t := range keptTerms {
-			addStart(t.blocks, h, float32(t.idf*t.weight*t.blocks.satWeight()), a.sum[t.group*docs:(t.group+1)*docs], a.n[t.group*docs:(t.group+1)*docs])
+		for _, t := range keptTerms[len(ne):] {
+			addStart(t.blocks, h, keptWeight(t), a.sum[t.group*docs:(t.group+1)*docs], a.n[t.group*docs:(t.group+1)*docs])
 		}
+	}
+	nePos := make([]int, len(ne))
+	neW := make([]float32, len(ne))
+	neSum, neN := make([][]float32, len(ne)), make([][]uint8, len(ne))
+	for i, t := range ne {
+		neW[i] = keptWeight(t)
+		neSum[i], neN[i] = a.sum[t.group*docs:(t.group+1)*docs], a.n[t.group*docs:(t.group+1)*docs]
 	}
 	// coord[g][m]: group g's coordination factor with m of its words.
 	coord := make([][]float64, groups)
@@ -172,7 +203,6 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 	if ms.top.full() {
 		cut = ms.top.h[0].score
 	}
-	var matched uint64
 	var cands []uint32
 	var est []float64
 	local := topEstimates{k: ms.top.k}
@@ -186,12 +216,7 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 	// coordination factors are at most 1.
 	lim := cut * (1 - estimateMargin)
 	lim32 := float32(lim * (1 - 1e-6))
-	for d := range docs {
-		nc := contentN[d]
-		if nc == 0 {
-			continue
-		}
-		matched++
+	sumAt := func(d int) float32 {
 		up := content[d]
 		if second != nil {
 			up += second[d]
@@ -199,45 +224,68 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 		for g := 2; g < groups; g++ {
 			up += a.sum[g*docs+d]
 		}
-		if up < lim32 {
-			continue
+		return up
+	}
+	// The chunks are scanned a window at a time for sums that reach the
+	// cut (scanSums, with the cut at the window's start: it only rises),
+	// and those are weighed one by one.
+	win := make([]uint32, 0, scanWindow)
+	for w0 := 0; w0 < docs; w0 += scanWindow {
+		thr := lim32
+		if ne != nil {
+			thr = floor32((float64(lim32)*(1-1e-5) - neBound*(1+1e-5)) * (1 - 1e-9))
 		}
-		e := float64(content[d]) * coord[0][nc]
-		if groups > 1 {
-			var should float64
-			shouldMatched := 0
-			for g := 1; g < groups; g++ {
-				if m := a.n[g*docs+d]; m > 0 {
-					should += float64(a.sum[g*docs+d]) * coord[g][m]
-					shouldMatched++
+		win = scanSums(win[:0], a.sum, docs, groups, w0, min(w0+scanWindow, docs), thr)
+		for _, d32 := range win {
+			d := int(d32)
+			var up float32
+			nc := contentN[d]
+			if ne != nil {
+				// A chunk holding none of the other words (its sums 0) falls
+				// short as well: neBound is below the cut. The margins are
+				// over float32's rounding of the sums.
+				if up = sumAt(d); float64(up)+neBound*(1+1e-5) < float64(lim32)*(1-1e-5) {
+					continue
+				}
+				ms.neChecked++
+				for i, t := range ne {
+					nePos[i] = addAt(t.blocks, nePos[i], uint32(d), neW[i], neSum[i], neN[i])
+				}
+				if nc = contentN[d]; nc == 0 {
+					continue
+				}
+				up = sumAt(d)
+			} else {
+				if nc == 0 {
+					continue
+				}
+				up = sumAt(d)
+			}
+			if up < lim32 {
+				continue
+			}
+			e := float64(content[d]) * coord[0][nc]
+			if groups > 1 {
+				var should float64
+				shouldMatched := 0
+				for g := 1; g < groups; g++ {
+					if m := a.n[g*docs+d]; m > 0 {
+						should += float64(a.sum[g*docs+d]) * coord[g][m]
+						shouldMatched++
+					}
+				}
+				if shouldMatched > 0 {
+					e += should * (float64(shouldMatched) / float64(groups-1))
 				}
 			}
-			if shouldMatched > 0 {
-				e += should * (float64(shouldMatched) / float64(groups-1))
+			if e < lim || (del != nil && del.Contains(uint32(d))) || (keep != nil && !keep.Contains(uint32(d))) {
+				continue
 			}
-		}
-		if e < lim || (del != nil && del.Contains(uint32(d))) || (keep != nil && !keep.Contains(uint32(d))) {
-			continue
-		}
-		cands, est = append(cands, uint32(d)), append(est, e)
-		if local.offer(e) { // k chunks score at least the k-th estimate, less its rounding and over
-			cut = max(cut, local.h[0]*(1-estimateMargin/2)-over)
-			lim = cut * (1 - estimateMargin)
-			lim32 = float32(lim * (1 - 1e-6))
-		}
-	}
-	switch {
-	case keep != nil:
-		matched = 0
-		for it := keep.Iterator(); it.HasNext(); {
-			if d := it.Next(); int(d) < docs && contentN[d] > 0 && (del == nil || !del.Contains(d)) {
-				matched++
-			}
-		}
-	case del != nil:
-		for it := del.Iterator(); it.HasNext(); {
-			if d := it.Next(); int(d) < docs && contentN[d] > 0 {
-				matched--
+			cands, est = append(cands, uint32(d)), append(est, e)
+			if local.offer(e) { // k chunks score at least the k-th estimate, less its rounding and over
+				cut = max(cut, local.h[0]*(1-estimateMargin/2)-over)
+				lim = cut * (1 - estimateMargin)
+				lim32 = float32(lim * (1 - 1e-6))
 			}
 		}
 	}
@@ -250,7 +298,7 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 		}
 		t.it = t.lists[seg].Iterator(true, true, false, nil)
 		if err := t.next(); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	for i, d := range cands {
@@ -262,18 +310,18 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 		}
 		for _, t := range ms.terms {
 			if err := t.advance(uint64(d)); err != nil {
-				return 0, err
+				return err
 			}
 		}
 		score, ok, err := ms.score(uint64(d), 0)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if ok {
 			ms.top.offer(msHit{score: score, seq: offset + uint64(d)})
 		}
 	}
-	return matched, nil
+	return nil
 }
 
 // addStart adds each of tb's postings of start h (chunks h·65,536 and
@@ -303,6 +351,124 @@ func addStart(tb *termBlocks, h int, ws float32, sum []float32, n []uint8) {
 		s[d] += ws * float32(sats[i])
 		c[d]++
 	}
+}
+
+// scanWindow is how many chunks accumulate scans for sums at a time.
+const scanWindow = 4096
+
+// scanSums appends to win the chunks from w0 to w1 whose sums over the
+// groups (g·docs+d in sum), added in order in float32 as accumulate
+// adds them, are at least thr.
+func scanSums(win []uint32, sum []float32, docs, groups, w0, w1 int, thr float32) []uint32 {
+	switch groups {
+	case 1:
+		for i, v := range sum[w0:w1] {
+			if v >= thr {
+				win = append(win, uint32(w0+i))
+			}
+		}
+	case 2:
+		c, t := sum[w0:w1], sum[docs+w0:docs+w1]
+		t = t[:len(c)]
+		for i, v := range c {
+			if v+t[i] >= thr {
+				win = append(win, uint32(w0+i))
+			}
+		}
+	default:
+		for d := w0; d < w1; d++ {
+			v := sum[d]
+			for g := 1; g < groups; g++ {
+				v += sum[g*docs+d]
+			}
+			if v >= thr {
+				win = append(win, uint32(d))
+			}
+		}
+	}
+	return win
+}
+
+// floor32 is the largest float32 at most x.
+func floor32(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+// keptWeight is what addStart multiplies t's kept saturations by.
+func keptWeight(t *msTerm) float32 { return float32(t.idf * t.weight * t.blocks.satWeight()) }
+
+// keptBound is above the most t's estimate adds to a chunk's sum (a
+// quantized saturation is at most 65,535), float32's rounding included.
+func keptBound(t *msTerm) float64 {
+	return float64(keptWeight(t)) * math.MaxUint16 * (1 + 1e-6)
+}
+
+// nonEssential sorts kept, the kept words of a segment, by their bounds
+// (keptBound), smallest first, and says how many of the first, ne,
+// accumulate leaves out of its sums at first: those whose bounds sum to
+// at most neShare of the cut less its margin, the top k being full; at
+// least one word stays. None where the top k is not full.
+func (ms *maxScore) nonEssential(kept []*msTerm) (ne []*msTerm, bound float64) {
+	if !ms.top.full() || len(kept) < 2 || ms.noSplit {
+		return nil, 0
+	}
+	slices.SortStableFunc(kept, func(a, b *msTerm) int { return cmp.Compare(keptBound(a), keptBound(b)) })
+	lim := ms.top.h[0].score * (1 - estimateMargin) * neShare
+	n := 0
+	for _, t := range kept[:len(kept)-1] {
+		b := keptBound(t)
+		if bound+b > lim {
+			break
+		}
+		bound += b
+		n++
+	}
+	if n == 0 {
+		return nil, 0
+	}
+	return kept[:n], bound
+}
+
+// neShare is the share of the cut the words accumulate leaves out may
+// reach together: the higher, the more words left out, and the more
+// chunks whose sums without them reach the cut less theirs.
+var neShare = envShare()
+
+func envShare() float64 {
+	if f, err := strconv.ParseFloat(os.Getenv("NESHARE"), 64); err == nil {
+		return f
+	}
+	return 0.5
+}
+
+// addAt adds tb's estimate at chunk d, where it has a posting there, to
+// sum[d] and counts it in n[d], as addStart would, seeking from posting
+// i (d ascending from one call to the next); it returns where it got
+// to.
+func addAt(tb *termBlocks, i int, d uint32, ws float32, sum []float32, n []uint8) int {
+	if tb.has != nil {
+		w := d >> 6
+		if int(w) >= len(tb.has) {
+			return i
+		}
+		b, m := tb.has[w], uint64(1)<<(d&63)
+		if b&m != 0 {
+			j := int(tb.hi[d>>16]) + int(tb.rank[w]) + bits.OnesCount64(b&(m-1))
+			sum[d] += ws * float32(tb.sats[j])
+			n[d]++
+		}
+		return i
+	}
+	i = tb.seek(i, d)
+	if h := int(d >> 16); h+1 < len(tb.hi) && i < int(tb.hi[h+1]) && tb.lo[i] == uint16(d) {
+		sum[d] += ws * float32(tb.sats[i])
+		n[d]++
+	}
+	return i
 }
 
 // addSlack is the room past the accumulators that add needs: one start's

@@ -82,6 +82,9 @@ type Index struct {
 	// noAccumulate has the pruned search leave accumulate.go out (for
 	// tests of MaxScore's block bounds).
 	noAccumulate bool
+	// noSplit has accumulate add every kept word to every chunk (for
+	// tests and the bench's comparison; see nonEssential).
+	noSplit bool
 	// segmentsRead is how many segments' checksums the open read
 	// (Open).
 	segmentsRead int
@@ -245,13 +248,26 @@ func Open(path string, readOnly bool, stamps *indexdir.Stamps) (*Index, error) {
 	}
 	l.writable = true
 	err = l.guard(func() error {
-		l.idx, err = bleve.OpenUsing(path, map[string]interface{}{"read_only": false})
+		l.idx, err = bleve.OpenUsing(path, writerConfig(map[string]interface{}{"read_only": false}))
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open lexical index %s: %w", path, err)
 	}
 	return l, nil
+}
+
+// mergeOptions, where set (by tests), are the scorch merge plan options
+// of a writer that opens an index made before.
+var mergeOptions map[string]any
+
+// writerConfig is cfg with mergeOptions, where set.
+func writerConfig(cfg map[string]interface{}) map[string]interface{} {
+	if mergeOptions == nil {
+		return cfg
+	}
+	cfg["scorchMergePlanOptions"] = mergeOptions
+	return cfg
 }
 
 // Close releases the index. A writer that changed it, where the store

@@ -6,9 +6,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
@@ -129,10 +132,11 @@ type maxScore struct {
 	matched   []bool
 	bounds    []float64 // score's per-chunk bounds, by order
 
-	// noAccumulate: search every segment with MaxScore (for tests).
-	noAccumulate bool
+	// noAccumulate: search every segment with MaxScore (for tests);
+	// noSplit: accumulate every kept word (for tests).
+	noAccumulate, noSplit bool
 
-	blocksSkipped, docsScored, accumulated int // for tests
+	blocksSkipped, docsScored, accumulated, neChecked int // for tests
 }
 
 const msDone = math.MaxUint64
@@ -162,7 +166,7 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		return nil, 0, true, nil // bleve's match query matches nothing
 	}
 	segs := snap.Segments()
-	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks, noAccumulate: l.noAccumulate}
+	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks, noAccumulate: l.noAccumulate, noSplit: l.noSplit}
 	if ms.cache != nil {
 		live := make([]uint64, len(segs))
 		for i, ss := range segs {
@@ -241,21 +245,12 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 			return nil, 0, false, err
 		}
 	}
-	offsets := segmentOffsets(snap)
-	var n uint64
-	for i := range segs {
-		var kept *roaring.Bitmap
-		if keep != nil {
-			kept = keep[i]
-		}
-		c, countable, err := ms.segment(ctx, i, offsets[i], kept)
-		if err != nil || !countable {
-			return nil, 0, false, err
-		}
-		n += c
+	n, countable, err := ms.searchSegments(ctx, segmentOffsets(snap), keep)
+	if err != nil || !countable {
+		return nil, 0, false, err
 	}
 	if ms.cache != nil {
-		ms.cache.note(ms.blocksSkipped, ms.docsScored, ms.accumulated)
+		ms.cache.note(ms.blocksSkipped, ms.docsScored, ms.accumulated, ms.neChecked)
 	}
 	hits := ms.top.sorted()
 	out = make([]Candidate, 0, len(hits))
@@ -267,6 +262,98 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		out = append(out, Candidate{ChunkID: id, Score: h.score})
 	}
 	return out, int(n), true, nil
+}
+
+// parallelDocs: an index of at least this many chunks is searched on
+// up to GOMAXPROCS goroutines, its segments shared out among them (a
+// variable for tests).
+var parallelDocs int64 = 1 << 16
+
+// searchSegments searches every segment (segment), offsets numbering
+// their documents in the index and keep what the filters keep of each
+// (nil without filters), keeping the best chunks in ms.top, and returns
+// how many chunks match. An index of parallelDocs chunks or more is
+// searched by a worker per core, each a maxScore of its own (its top k,
+// its terms' places) taking the next segment not yet taken; their tops
+// are then merged, so the top k is the one a single worker would keep.
+// A worker's first segment is searched without a cut, the others with
+// its own top k's.
+func (ms *maxScore) searchSegments(ctx context.Context, offsets []uint64, keep []*roaring.Bitmap) (n uint64, countable bool, err error) {
+	kept := func(i int) *roaring.Bitmap {
+		if keep == nil {
+			return nil
+		}
+		return keep[i]
+	}
+	var docs int64
+	for _, ss := range ms.segs {
+		docs += ss.FullSize()
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(ms.segs))
+	if workers < 2 || docs < parallelDocs {
+		for i := range ms.segs {
+			c, countable, err := ms.segment(ctx, i, offsets[i], kept(i))
+			if err != nil || !countable {
+				return 0, false, err
+			}
+			n += c
+		}
+		return n, true, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ws := make([]*maxScore, workers)
+	counts := make([]uint64, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var stop sync.Once // the first worker that fails or cannot count
+	countable = true
+	for w := range ws {
+		ws[w] = ms.worker()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ms.segs) {
+					return
+				}
+				c, ok, e := ws[w].segment(ctx, i, offsets[i], kept(i))
+				if e != nil || !ok {
+					stop.Do(func() { countable, err = ok, e; cancel() })
+					return
+				}
+				counts[w] += c
+			}
+		}()
+	}
+	wg.Wait()
+	if err != nil || !countable {
+		return 0, false, err
+	}
+	for w := range ws {
+		n += counts[w]
+		for _, h := range ws[w].top.h {
+			ms.top.offer(h)
+		}
+		ms.blocksSkipped += ws[w].blocksSkipped
+		ms.docsScored += ws[w].docsScored
+		ms.accumulated += ws[w].accumulated
+		ms.neChecked += ws[w].neChecked
+	}
+	return n, true, nil
+}
+
+// worker is a maxScore for the same question with a top k and terms'
+// places of its own (searchSegments).
+func (ms *maxScore) worker() *maxScore {
+	w := &maxScore{segs: ms.segs, cache: ms.cache, groups: ms.groups, top: topK{k: ms.top.k},
+		noAccumulate: ms.noAccumulate, noSplit: ms.noSplit, terms: make([]*msTerm, len(ms.terms))}
+	for i, t := range ms.terms {
+		c := *t
+		w.terms[i] = &c
+	}
+	return w
 }
 
 // idf is a word's inverse document frequency as bleve's TermQueryScorer
@@ -572,41 +659,26 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 	ms.prepare()
 	if ms.accumulable(seg) {
 		ms.accumulated++
-		n, err := ms.accumulate(ctx, seg, offset, keep)
-		return n, err == nil, err
+		if n, countable = ms.contentMatches(seg, keep); !countable {
+			return 0, false, nil
+		}
+		return n, true, ms.accumulate(ctx, seg, offset, keep)
 	}
-	var bms []*roaring.Bitmap
-	one := roaring.New()
+	if n, countable = ms.contentMatches(seg, keep); !countable {
+		return 0, false, nil
+	}
 	del := ms.segs[seg].Deleted()
 	if del != nil && del.IsEmpty() {
 		del = nil
 	}
 	for _, t := range ms.terms {
-		pl := t.lists[seg]
-		t.it = pl.Iterator(true, true, false, nil)
-		if t.group == 0 && pl.Count() > 0 {
-			o, ok := t.it.(segment.OptimizablePostingsIterator)
-			if !ok {
-				return 0, false, nil
-			}
-			if d, ok := o.DocNum1Hit(); ok {
-				one.Add(uint32(d))
-			} else if bm := o.ActualBitmap(); bm != nil {
-				bms = append(bms, bm)
-			}
-		}
+		t.it = t.lists[seg].Iterator(true, true, false, nil)
 		t.del, t.pos = del, 0
 		if t.blocks != nil {
 			t.skipDeleted()
 		} else if err := t.next(); err != nil {
 			return 0, false, err
 		}
-	}
-	u := roaring.FastOr(append(bms, one)...)
-	if keep != nil {
-		n = u.AndCardinality(keep)
-	} else {
-		n = u.GetCardinality()
 	}
 	// The bound of the block of the last chunk visited and the first of
 	// the terms that lead in it (blockLead), made at the first chunk
@@ -682,6 +754,35 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 		from = doc + 1
 	}
 	return n, true, nil
+}
+
+// contentMatches is how many chunks of segment seg hold a content word,
+// of those keep keeps (nil: all): the union of the words' posting
+// bitmaps, less the deleted chunks (the lists' exceptions). ok is false
+// where the postings are not bitmaps.
+func (ms *maxScore) contentMatches(seg int, keep *roaring.Bitmap) (n uint64, ok bool) {
+	var bms []*roaring.Bitmap
+	one := roaring.New()
+	for _, t := range ms.terms {
+		pl := t.lists[seg]
+		if t.group != 0 || pl.Count() == 0 {
+			continue
+		}
+		o, ok := pl.Iterator(false, false, false, nil).(segment.OptimizablePostingsIterator)
+		if !ok {
+			return 0, false
+		}
+		if d, ok := o.DocNum1Hit(); ok {
+			one.Add(uint32(d))
+		} else if bm := o.ActualBitmap(); bm != nil {
+			bms = append(bms, bm)
+		}
+	}
+	u := roaring.FastOr(append(bms, one)...)
+	if keep != nil {
+		return u.AndCardinality(keep), true
+	}
+	return u.GetCardinality(), true
 }
 
 // score is doc's score as bleve computes it, with ok false where doc is

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
@@ -68,18 +69,19 @@ func TestPrunedSearchMatchesBleve(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// Without kept postings and block bounds, then four
+				// Without kept postings and block bounds, then five
 				// times with them: the words' first ask keeps nothing, the
 				// second keeps their postings, the third accumulates them
-				// (accumulate.go), the fourth runs MaxScore over them.
-				for pass := range 5 {
+				// (accumulate.go), the fourth runs MaxScore over them, the
+				// fifth accumulates every kept word in every chunk.
+				for pass := range 6 {
 					cache := l.blocks
 					if pass == 0 {
 						l.blocks = nil
 					}
-					l.noAccumulate = pass == 4
+					l.noAccumulate, l.noSplit = pass == 4, pass == 5
 					got, total, err := l.searchWith(ctx, req, true)
-					l.blocks, l.noAccumulate = cache, false
+					l.blocks, l.noAccumulate, l.noSplit = cache, false, false
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -100,8 +102,8 @@ func TestPrunedSearchMatchesBleve(t *testing.T) {
 			if pruned < queries/3 {
 				t.Errorf("only %d of %d queries found anything; the test compares too little", pruned, queries)
 			}
-			if l.blocks.made == 0 || l.blocks.skipped == 0 || l.blocks.accumulated == 0 {
-				t.Errorf("%d words' postings kept, %d blocks skipped, %d segments accumulated: the test does not reach the block bounds or the accumulation", l.blocks.made, l.blocks.skipped, l.blocks.accumulated)
+			if c := l.blocks; c.made == 0 || c.skipped == 0 || c.accumulated == 0 {
+				t.Errorf("%d words' postings kept, %d blocks skipped, %d segments accumulated: the test does not reach the block bounds or the accumulation", c.made, c.skipped, c.accumulated)
 			}
 		})
 	}
@@ -137,10 +139,12 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for pass := range 4 {
-				l.noAccumulate = pass == 3 // MaxScore over the kept postings
+			for pass := range 5 {
+				// MaxScore over the kept postings; every kept word
+				// accumulated in every chunk.
+				l.noAccumulate, l.noSplit = pass == 3, pass == 4
 				got, total, err := l.searchWith(ctx, req, true)
-				l.noAccumulate = false
+				l.noAccumulate, l.noSplit = false, false
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -170,7 +174,7 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 	// What the writer's searches kept and skipped depends on how scorch
 	// merged its segments meanwhile (in the background, so on the
 	// machine's load): the counts are those of both opens together.
-	made, skipped, scored, accumulated := l.blocks.made, l.blocks.skipped, l.blocks.scored, l.blocks.accumulated
+	made, skipped, scored, accumulated, ne := l.blocks.made, l.blocks.skipped, l.blocks.scored, l.blocks.accumulated, l.blocks.neChecked
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +184,8 @@ func TestBlockBoundsMatchBleve(t *testing.T) {
 	defer l.Close()
 	check(4)
 	check(5)
-	made, skipped, scored, accumulated = made+l.blocks.made, skipped+l.blocks.skipped, scored+l.blocks.scored, accumulated+l.blocks.accumulated
-	t.Logf("%d words' postings kept, %d blocks skipped, %d chunks scored, %d segments accumulated", made, skipped, scored, accumulated)
+	made, skipped, scored, accumulated, ne = made+l.blocks.made, skipped+l.blocks.skipped, scored+l.blocks.scored, accumulated+l.blocks.accumulated, ne+l.blocks.neChecked
+	t.Logf("%d words' postings kept, %d blocks skipped, %d chunks scored, %d segments accumulated, %d chunks weighed with the commonest words left out", made, skipped, scored, accumulated, ne)
 	if made == 0 || skipped == 0 || scored == 0 || accumulated == 0 {
 		t.Errorf("%d words' postings kept, %d blocks skipped, %d chunks scored, %d segments accumulated: the test does not reach the block bounds or the accumulation", made, skipped, scored, accumulated)
 	}
@@ -546,4 +550,99 @@ func TestConcurrentKeptSearches(t *testing.T) {
 	if l.blocks.made == 0 || l.blocks.accumulated == 0 {
 		t.Errorf("%d words' postings kept, %d segments accumulated: the test does not keep postings", l.blocks.made, l.blocks.accumulated)
 	}
+}
+
+// Where the top k is full from the segments before, accumulate leaves
+// the commonest kept words out of its sums and looks them up only at the
+// chunks that reach the cut without them (nonEssential, addAt): on
+// questions of braid bench's shape over an index of several segments
+// (scorch's merges held off) with deleted chunks, it returns what
+// bleve's searchers return, and what accumulating every word does, on
+// one goroutine and on several.
+func TestAccumulateLeavesCommonWordsOut(t *testing.T) {
+	mergeOptions = map[string]any{"MaxSegmentsPerTier": 1000, "SegmentsPerMergeTask": 1000}
+	defer func() { mergeOptions = nil }()
+	path := filepath.Join(t.TempDir(), "lex")
+	l, err := Open(path, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil { // a writer that opens it holds off merges
+		t.Fatal(err)
+	}
+	if l, err = Open(path, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	z := newZipfCorpus(5, 3000)
+	z.fill(t, l, 6000, 30)
+	var del []string
+	for c := 0; c < 6000; c += 11 {
+		del = append(del, fmt.Sprintf("doc%06d#00000000.%d", c/10, c%10))
+	}
+	if _, err := l.Apply(2, del, nil, func(string) ChunkMeta { return ChunkMeta{} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = Open(path, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if segs := segmentCount(t, l); segs < 3 {
+		t.Fatalf("%d segments: the test needs several", segs)
+	}
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 8))
+	for i := range 40 {
+		q, err := query.Parse(z.question())
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := Request{Query: q, Size: []int{1, 10, 80}[r.IntN(3)], TitleWeight: []float64{0, 0.5}[r.IntN(2)]}
+		want, wantTotal, err := l.searchWith(ctx, req, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first ask keeps the common words, the second keeps the
+		// others and leaves the commonest out, the third accumulates
+		// every word; the fourth and fifth do both with the segments
+		// shared out among workers (searchSegments).
+		for pass := range 5 {
+			l.noSplit = pass == 2 || pass == 4
+			if pass >= 3 {
+				parallelDocs = 0
+			}
+			got, total, err := l.searchWith(ctx, req, true)
+			l.noSplit, parallelDocs = false, 1<<16
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != wantTotal {
+				t.Errorf("query %d %q (k %d), pass %d: %d matches, want %d", i, q.Text, req.Size, pass, total, wantTotal)
+			}
+			heap := len(Analyze(q.Text)) > searcher.DisjunctionHeapTakeover
+			if err := sameRanking(got, want, req.Size, heap); err != nil {
+				t.Fatalf("query %d %q (k %d), pass %d: %v", i, q.Text, req.Size, pass, err)
+			}
+		}
+	}
+	if c := l.blocks; c.accumulated == 0 || c.neChecked == 0 {
+		t.Errorf("%d segments accumulated, %d chunks weighed with the commonest words left out: the test does not reach them", c.accumulated, c.neChecked)
+	}
+}
+
+// segmentCount is how many segments l's index has.
+func segmentCount(t *testing.T, l *Index) int {
+	t.Helper()
+	adv, err := l.idx.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	return len(rd.(*scorch.IndexSnapshot).Segments())
 }
