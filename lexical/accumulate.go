@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -56,8 +54,8 @@ import (
 // those words' estimates and counts added one chunk at a time before
 // they are weighed (a dense word's kept postings carry a bitmap of its
 // chunks with the postings before each 64, so that lookup takes
-// constant time). At a million chunks this leaves out some 80% of the
-// postings a question's sums took (docs/benchmarks.md).
+// constant time). On braid bench's questions at a million chunks the
+// adds to the sums took 82% less CPU (docs/benchmarks.md).
 
 const (
 	// accumulateUnkept: a segment is accumulated where the query words'
@@ -200,8 +198,8 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 		del = nil
 	}
 	cut := 0.0 // below it (less the margin) a chunk cannot enter
-	if ms.top.full() {
-		cut = ms.top.h[0].score
+	if c, ok := ms.cut(); ok {
+		cut = c
 	}
 	var cands []uint32
 	var est []float64
@@ -302,8 +300,8 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 		}
 	}
 	for i, d := range cands {
-		if ms.top.full() {
-			cut = max(cut, ms.top.h[0].score)
+		if c, ok := ms.cut(); ok {
+			cut = max(cut, c)
 		}
 		if est[i] < cut*(1-estimateMargin) {
 			continue
@@ -410,14 +408,15 @@ func keptBound(t *msTerm) float64 {
 // nonEssential sorts kept, the kept words of a segment, by their bounds
 // (keptBound), smallest first, and says how many of the first, ne,
 // accumulate leaves out of its sums at first: those whose bounds sum to
-// at most neShare of the cut less its margin, the top k being full; at
+// at most neShare of the cut less its margin, a cut being known; at
 // least one word stays. None where the top k is not full.
 func (ms *maxScore) nonEssential(kept []*msTerm) (ne []*msTerm, bound float64) {
-	if !ms.top.full() || len(kept) < 2 || ms.noSplit {
+	cut, ok := ms.cut()
+	if !ok || len(kept) < 2 || ms.noSplit {
 		return nil, 0
 	}
 	slices.SortStableFunc(kept, func(a, b *msTerm) int { return cmp.Compare(keptBound(a), keptBound(b)) })
-	lim := ms.top.h[0].score * (1 - estimateMargin) * neShare
+	lim := cut * (1 - estimateMargin) * neShare
 	n := 0
 	for _, t := range kept[:len(kept)-1] {
 		b := keptBound(t)
@@ -436,14 +435,7 @@ func (ms *maxScore) nonEssential(kept []*msTerm) (ne []*msTerm, bound float64) {
 // neShare is the share of the cut the words accumulate leaves out may
 // reach together: the higher, the more words left out, and the more
 // chunks whose sums without them reach the cut less theirs.
-var neShare = envShare()
-
-func envShare() float64 {
-	if f, err := strconv.ParseFloat(os.Getenv("NESHARE"), 64); err == nil {
-		return f
-	}
-	return 0.5
-}
+const neShare = 0.5
 
 // addAt adds tb's estimate at chunk d, where it has a posting there, to
 // sum[d] and counts it in n[d], as addStart would, seeking from posting

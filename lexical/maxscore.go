@@ -137,6 +137,41 @@ type maxScore struct {
 	noAccumulate, noSplit bool
 
 	blocksSkipped, docsScored, accumulated, neChecked int // for tests
+
+	// floor, where workers search the segments (searchSegments), is the
+	// highest k-th score any of them has published (float64 bits): no
+	// chunk below it enters the top k they make together.
+	floor *atomic.Uint64
+}
+
+// cut is the score below which a chunk cannot enter the top k, with ok
+// false where none is known yet: the k-th score kept where k are, or
+// the workers' floor where that is higher.
+func (ms *maxScore) cut() (cut float64, ok bool) {
+	if ms.top.full() {
+		cut, ok = ms.top.h[0].score, true
+	}
+	if ms.floor != nil {
+		if f := math.Float64frombits(ms.floor.Load()); f > cut {
+			cut, ok = f, true
+		}
+	}
+	return cut, ok
+}
+
+// publish raises the workers' floor to ms's k-th score, where it keeps
+// k chunks.
+func (ms *maxScore) publish() {
+	if ms.floor == nil || !ms.top.full() {
+		return
+	}
+	s := ms.top.h[0].score
+	for {
+		old := ms.floor.Load()
+		if math.Float64frombits(old) >= s || ms.floor.CompareAndSwap(old, math.Float64bits(s)) {
+			return
+		}
+	}
 }
 
 const msDone = math.MaxUint64
@@ -276,8 +311,8 @@ var parallelDocs int64 = 1 << 16
 // searched by a worker per core, each a maxScore of its own (its top k,
 // its terms' places) taking the next segment not yet taken; their tops
 // are then merged, so the top k is the one a single worker would keep.
-// A worker's first segment is searched without a cut, the others with
-// its own top k's.
+// After each segment a worker publishes its k-th score, and each prunes
+// with the highest published where that is above its own (cut).
 func (ms *maxScore) searchSegments(ctx context.Context, offsets []uint64, keep []*roaring.Bitmap) (n uint64, countable bool, err error) {
 	kept := func(i int) *roaring.Bitmap {
 		if keep == nil {
@@ -304,12 +339,14 @@ func (ms *maxScore) searchSegments(ctx context.Context, offsets []uint64, keep [
 	defer cancel()
 	ws := make([]*maxScore, workers)
 	counts := make([]uint64, workers)
+	floor := new(atomic.Uint64)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var stop sync.Once // the first worker that fails or cannot count
 	countable = true
 	for w := range ws {
 		ws[w] = ms.worker()
+		ws[w].floor = floor
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -324,6 +361,7 @@ func (ms *maxScore) searchSegments(ctx context.Context, offsets []uint64, keep [
 					return
 				}
 				counts[w] += c
+				ws[w].publish()
 			}
 		}()
 	}
@@ -555,10 +593,10 @@ func (ms *maxScore) prepare() {
 // raise takes the terms whose bounds, with those of the terms before
 // them, sum below the k-th score out of the lead.
 func (ms *maxScore) raise() {
-	if !ms.top.full() {
+	theta, ok := ms.cut()
+	if !ok {
 		return
 	}
-	theta := ms.top.h[0].score
 	for ms.essential < len(ms.order) && ms.prefix[ms.essential+1] < theta {
 		ms.essential++
 	}
@@ -703,9 +741,8 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 			break
 		}
 		lead := ms.essential
-		if ms.blocked && ms.top.full() {
+		if theta, ok := ms.cut(); ms.blocked && ok {
 			b := doc >> blockShift
-			theta := ms.top.h[0].score
 			if b != lastBlock {
 				lastBlock, ub, blockLead = b, 0, 0
 				for i, o := range ms.order {
@@ -800,7 +837,7 @@ func (ms *maxScore) score(doc uint64, lead int) (float64, bool, error) {
 			sum += s
 		}
 	}
-	full := ms.top.full()
+	theta, full := ms.cut()
 	if full {
 		b := doc >> blockShift
 		for i, o := range ms.order[:lead] {
@@ -813,7 +850,7 @@ func (ms *maxScore) score(doc uint64, lead int) (float64, bool, error) {
 		}
 	}
 	for i := lead - 1; i >= 0; i-- {
-		if full && sum+ms.bounds[i+1] < ms.top.h[0].score {
+		if full && sum+ms.bounds[i+1] < theta {
 			return 0, false, nil
 		}
 		o := ms.order[i]
