@@ -409,7 +409,7 @@ func keptBound(t *msTerm) float64 {
 // (keptBound), smallest first, and says how many of the first, ne,
 // accumulate leaves out of its sums at first: those whose bounds sum to
 // at most neShare of the cut less its margin, a cut being known; at
-// least one word stays. None where the top k is not full.
+// least one word stays. None where no cut is known.
 func (ms *maxScore) nonEssential(kept []*msTerm) (ne []*msTerm, bound float64) {
 	cut, ok := ms.cut()
 	if !ok || len(kept) < 2 || ms.noSplit {
