@@ -46,8 +46,9 @@ import (
 // posting bitmaps (contentMatches), as MaxScore's loop counts them.
 //
 // The commonest words hold most of a question's postings and add the
-// least to a score (their idf is low). Where the top k is full from the
-// segments searched before, the kept words whose bounds (their largest
+// least to a score (their idf is low). Where a cut is known (the top k
+// full from the segments searched before, or the other workers' floor:
+// cut), the kept words whose bounds (their largest
 // estimate in the segment) sum to at most neShare of the cut are left
 // out of the sums: a chunk whose sums without them, plus that sum of
 // bounds, fall short of the cut cannot enter, and the few others have
@@ -166,8 +167,8 @@ func (ms *maxScore) accumulate(ctx context.Context, seg int, offset uint64, keep
 	for _, t := range keptTerms {
 		over += t.idf * t.weight * t.blocks.satWeight() * (1 + 1e-6)
 	}
-	// The commonest kept words, ne, are left out of the sums where the
-	// top k is full from the segments before (nonEssential): a chunk's
+	// The commonest kept words, ne, are left out of the sums where a cut
+	// is known (nonEssential): a chunk's
 	// sums without them plus neBound bound its sums with them, so only
 	// the chunks that reach the cut that way have those words' estimates
 	// and counts added (addAt), one chunk at a time, before they are

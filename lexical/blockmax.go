@@ -47,10 +47,11 @@ const (
 
 	// blockCacheBytes is what the kept postings and bounds of one
 	// lexical index may hold: 5 bytes a posting (and 4 a chunk for a
-	// field's norms), so the postings of some 50 words each in every
-	// chunk of a million; braid bench's 100 questions in words at a
-	// million keep 214 MB. At 14 bytes a posting (before) they did not
-	// fit, and each pass read most of them again.
+	// field's norms, 0.16 for a dense word's rank bitmap), so the
+	// postings of some 60 words each in every chunk of a million; braid
+	// bench's 100 questions in words at a million keep 272 MB. At 14
+	// bytes a posting (before) they did not fit, and each pass read most
+	// of them again.
 	blockCacheBytes = 320 << 20
 
 	// keepRatio: a word's postings and block bounds are kept in a
