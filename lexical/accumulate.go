@@ -48,15 +48,15 @@ import (
 // The commonest words hold most of a question's postings and add the
 // least to a score (their idf is low). Where a cut is known (the top k
 // full from the segments searched before, or the other workers' floor:
-// cut), the kept words whose bounds (their largest
-// estimate in the segment) sum to at most neShare of the cut are left
-// out of the sums: a chunk whose sums without them, plus that sum of
-// bounds, fall short of the cut cannot enter, and the few others have
-// those words' estimates and counts added one chunk at a time before
-// they are weighed (a dense word's kept postings carry a bitmap of its
-// chunks with the postings before each 64, so that lookup takes
-// constant time). On braid bench's questions at a million chunks the
-// adds to the sums took 82% less CPU (docs/benchmarks.md).
+// cut), the kept words whose bounds (their largest estimate in the
+// segment) sum to at most neShare of the cut are left out of the sums:
+// a chunk whose sums without them, plus that sum of bounds, fall short
+// of the cut cannot enter, and the few others have those words'
+// estimates and counts added one chunk at a time before they are
+// weighed (a dense word's kept postings carry a bitmap of its chunks
+// with the postings before each 64, so that lookup takes constant
+// time). On braid bench's questions at a million chunks the adds to the
+// sums took 82% less CPU (docs/benchmarks.md).
 
 const (
 	// accumulateUnkept: a segment is accumulated where the query words'
