@@ -3,6 +3,7 @@ package braid
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/braidsearch/braid/chunk"
@@ -157,10 +158,10 @@ func enoughDocs(cands []lexical.Candidate, opt SearchOptions) bool {
 // hybrid fetches the candidates of a hybrid search from both
 // retrievers: BM25 runs on its own goroutine while this one embeds the
 // query and searches the vectors. The model embeds a query on one thread
-// (model.Embedder), so on the embedded index BM25 has a core of its own;
-// on a cluster both mostly wait on the network. Phrases and exclusions are
-// enforced by the lexical index, so with them the vector candidates are
-// limited to chunks the lexical query matched.
+// (model.Embedder), so on the embedded index BM25 has the other cores
+// (Request.Workers); on a cluster both mostly wait on the network.
+// Phrases and exclusions are enforced by the lexical index, so with them
+// the vector candidates are limited to chunks the lexical query matched.
 func (e *Engine) hybrid(ctx context.Context, q query.Query, req lexical.Request, opt SearchOptions, w float64, tm *Timings) (lexC []lexical.Candidate, vecC []fusion.Candidate, total int, err error) {
 	k := max(opt.Candidates, opt.Limit*4)
 	constrained := len(q.Phrases) > 0 || len(q.Excluded) > 0
@@ -175,6 +176,9 @@ func (e *Engine) hybrid(ctx context.Context, q query.Query, req lexical.Request,
 		req.Size = k
 		if constrained && w > 0 {
 			req.Size = max(k, 1000)
+		}
+		if w > 0 { // the query's embedding takes a core meanwhile
+			req.Workers = max(1, runtime.GOMAXPROCS(0)-1)
 		}
 		go func() {
 			t := time.Now()

@@ -497,6 +497,11 @@ type Request struct {
 	// content field holds both already; zero leaves the field out of the
 	// query, so its words count as body text only.
 	TitleWeight, HeadingWeight float64
+	// Workers is the most goroutines a search of questions in words
+	// runs on, its segments shared out among them (searchSegments); 0
+	// for one per core (GOMAXPROCS). A hybrid search, whose query
+	// embedding takes a core meanwhile, asks for one fewer.
+	Workers int
 }
 
 // Candidate is one chunk the lexical index matched.

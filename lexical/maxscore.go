@@ -132,6 +132,8 @@ type maxScore struct {
 	matched   []bool
 	bounds    []float64 // score's per-chunk bounds, by order
 
+	// workers is the most goroutines searchSegments runs (Request's).
+	workers int
 	// noAccumulate: search every segment with MaxScore (for tests);
 	// noSplit: accumulate every kept word (for tests).
 	noAccumulate, noSplit bool
@@ -201,7 +203,7 @@ func (l *Index) searchPruned(ctx context.Context, r Request, stats *search.BM25S
 		return nil, 0, true, nil // bleve's match query matches nothing
 	}
 	segs := snap.Segments()
-	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks, noAccumulate: l.noAccumulate, noSplit: l.noSplit}
+	ms := &maxScore{top: topK{k: r.Size}, segs: segs, cache: l.blocks, noAccumulate: l.noAccumulate, noSplit: l.noSplit, workers: r.Workers}
 	if ms.cache != nil {
 		live := make([]uint64, len(segs))
 		for i, ss := range segs {
@@ -308,7 +310,8 @@ var parallelDocs int64 = 1 << 16
 // their documents in the index and keep what the filters keep of each
 // (nil without filters), keeping the best chunks in ms.top, and returns
 // how many chunks match. An index of parallelDocs chunks or more is
-// searched by a worker per core, each a maxScore of its own (its top k,
+// searched by a worker per core (at most ms.workers, where set), each a
+// maxScore of its own (its top k,
 // its terms' places) taking the next segment not yet taken; their tops
 // are then merged, so the top k is the one a single worker would keep.
 // After each segment a worker publishes its k-th score, and each prunes
@@ -324,7 +327,11 @@ func (ms *maxScore) searchSegments(ctx context.Context, offsets []uint64, keep [
 	for _, ss := range ms.segs {
 		docs += ss.FullSize()
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(ms.segs))
+	workers := runtime.GOMAXPROCS(0)
+	if ms.workers > 0 {
+		workers = ms.workers
+	}
+	workers = min(workers, len(ms.segs))
 	if workers < 2 || docs < parallelDocs {
 		for i := range ms.segs {
 			c, countable, err := ms.segment(ctx, i, offsets[i], kept(i))
