@@ -2,10 +2,12 @@ package index
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/braidsearch/braid/indexdir"
 	bolt "go.etcd.io/bbolt"
@@ -55,7 +57,9 @@ func (s *Store) updateDB(fn func(*bolt.Tx) error) error {
 func (s *Store) damaged(err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
-	if err != nil && !errors.Is(err, indexdir.ErrCorrupt) && (errors.As(err, &se) || errors.As(err, &te)) {
+	var pe *time.ParseError // a time field, a byte of it changed
+	var be base64.CorruptInputError
+	if err != nil && !errors.Is(err, indexdir.ErrCorrupt) && (errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pe) || errors.As(err, &be)) {
 		return storeDamaged(s.db.Path(), err)
 	}
 	return err
