@@ -408,8 +408,11 @@ func makeBlocks(pl segment.PostingsList, docs uint64, avg float64, norms *fieldN
 	}
 	if n*rankRatio >= docs {
 		tb.has, tb.rank = make([]uint64, (docs+63)>>6), make([]uint16, (docs+63)>>6)
-		for i, lo := range tb.lo {
-			tb.has[(tb.high(i)<<16|uint32(lo))>>6] |= 1 << (lo & 63)
+		for h := 0; h+1 < len(tb.hi); h++ {
+			has := tb.has[h<<10:]
+			for _, lo := range tb.lo[tb.hi[h]:tb.hi[h+1]] {
+				has[lo>>6] |= 1 << (lo & 63)
+			}
 		}
 		r := 0
 		for w, b := range tb.has {
