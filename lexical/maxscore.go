@@ -311,9 +311,9 @@ var parallelDocs int64 = 1 << 16
 // (nil without filters), keeping the best chunks in ms.top, and returns
 // how many chunks match. An index of parallelDocs chunks or more is
 // searched by a worker per core (at most ms.workers, where set), each a
-// maxScore of its own (its top k,
-// its terms' places) taking the next segment not yet taken; their tops
-// are then merged, so the top k is the one a single worker would keep.
+// maxScore of its own (its top k, its terms' places) taking the next
+// segment not yet taken; their tops are then merged, so the top k is the
+// one a single worker would keep.
 // After each segment a worker publishes its k-th score, and each prunes
 // with the highest published where that is above its own (cut).
 func (ms *maxScore) searchSegments(ctx context.Context, offsets []uint64, keep []*roaring.Bitmap) (n uint64, countable bool, err error) {
@@ -702,15 +702,12 @@ func (ms *maxScore) segment(ctx context.Context, seg int, offset uint64, keep *r
 		return 0, false, err
 	}
 	ms.prepare()
-	if ms.accumulable(seg) {
-		ms.accumulated++
-		if n, countable = ms.contentMatches(seg, keep); !countable {
-			return 0, false, nil
-		}
-		return n, true, ms.accumulate(ctx, seg, offset, keep)
-	}
 	if n, countable = ms.contentMatches(seg, keep); !countable {
 		return 0, false, nil
+	}
+	if ms.accumulable(seg) {
+		ms.accumulated++
+		return n, true, ms.accumulate(ctx, seg, offset, keep)
 	}
 	del := ms.segs[seg].Deleted()
 	if del != nil && del.IsEmpty() {
