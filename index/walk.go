@@ -67,7 +67,8 @@ const (
 func (s *Store) updateReleasing(fn func(*bolt.Tx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	db, release := s.db, releaser(s.db.Path())
+	release := releaser(s.db.Path())
+	releaseNow := func() { _ = s.db.View(func(*bolt.Tx) error { release(); return nil }) }
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -80,7 +81,7 @@ func (s *Store) updateReleasing(fn func(*bolt.Tx) error) error {
 				return
 			case <-t.C:
 				if _, file := memlimit.Resident(); file-last >= releaseGrown {
-					_ = db.View(func(*bolt.Tx) error { release(); return nil })
+					releaseNow()
 					_, last = memlimit.Resident()
 				}
 			}
@@ -89,6 +90,6 @@ func (s *Store) updateReleasing(fn func(*bolt.Tx) error) error {
 	err := s.updateDB(fn)
 	close(stop)
 	<-stopped
-	_ = db.View(func(*bolt.Tx) error { release(); return nil })
+	releaseNow()
 	return err
 }
