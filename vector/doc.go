@@ -85,15 +85,16 @@
 //     2^-11 a value), not the float32s that were added; Add of a vector
 //     equal to the held one after that rounding changes nothing.
 //   - Every vector is kept in fp16, mapped from the file or added in
-//     memory (768 bytes a node at 384-d, beside its 388-byte code).
-//     Linking reads them as they lie with F16C on amd64 (VCVTPH2PS and
-//     FMA, dotHalf: about a float32 dot product's cost; dotHalf4, four
-//     nodes against one vector, a little over half that a node); elsewhere, and
-//     for a version 2 or 3 file's mapped float32s, it decodes each vector
-//     it compares with, which makes adding nodes slower there. On amd64
-//     a walk (an insert's or a search's) asks for the vectors it will
-//     measure next, and the next row, ahead (PREFETCHT0), so that their
-//     fetches from memory overlap; elsewhere it waits on each in turn.
+//     memory (768 bytes a node at 384-d, beside its 388-byte code), and
+//     read to rescore a search's finalists. Linking a node measures by
+//     codes, as a search's walk does: its candidates from its own code,
+//     and the neighbour heuristic's pairs code against code (half the
+//     bytes fetched a distance, the cost of a 1M build's inserts, which
+//     wait on memory: 17% less build CPU at 100k, BenchmarkBuild100k,
+//     recall unchanged). On amd64 a walk (an insert's or a search's)
+//     asks for the codes it will measure next, and the next row, ahead
+//     (PREFETCHT0), so that their fetches from memory overlap; elsewhere
+//     it waits on each in turn.
 //   - Delete and replacing Add leave tombstones that searches walk through
 //     but never return. When they reach a third of the graph, the mutation
 //     that crossed the line rebuilds the graph from the live vectors while

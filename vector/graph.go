@@ -37,13 +37,13 @@ type graph struct {
 	efc int // candidate list size while inserting
 	ml  float64
 	// The vectors (quant.go): a slot's full precision, fp16 (read to
-	// link, to rescore and by Vector), and its code (read by the walks of
-	// a search). The first filed slots' vectors lie in the file Load
+	// rescore, to rebuild and by Vector), and its code (read by the walks
+	// of a search and of a link, and by the neighbour heuristic). The first filed slots' vectors lie in the file Load
 	// mapped: half, a version 4 file's fp16 values, or vecs, a version 2
 	// or 3 file's float32s (rounded to fp16 as they are read), and a
 	// version 4 file's codes are code, ncode rows of codeBytes(dim). The
 	// vectors of the slots after them are in tail as fp16 values too (half
-	// the room of float32s; a link's distances read them with dotHalf),
+	// the room of float32s),
 	// and their codes in ctail (see pages): all of
 	// them in a graph built in memory, and in one Load mapped those a
 	// change log added and those added since (appendVec). The mapped ones
@@ -91,12 +91,6 @@ type graph struct {
 	// rng state for level draws (splitmix64): deterministic per graph.
 	seed uint64
 	pool sync.Pool // *walk
-	// floats holds *[]float32 of dim values: room to decode a linked
-	// node's vector into (link, prune, selectNeighbors).
-	floats sync.Pool
-	// slabs holds *[]float32: room to decode a link list's vectors into
-	// (leftOut).
-	slabs sync.Pool
 	// lk guards the link lists while addBatch links nodes from several
 	// goroutines, and entryMu the entry point; lk is nil otherwise, when
 	// the Index's lock alone keeps the graph consistent.
@@ -257,36 +251,6 @@ func (g *graph) halfOf(i uint32) []uint16 {
 	return g.half[o : o+g.dim]
 }
 
-// dotWith is the dot product of v and slot i's vector at full precision;
-// buf is room to decode it into when it must be.
-func (g *graph) dotWith(v []float32, i uint32, buf []float32) float32 {
-	if h := g.halfOf(i); h != nil {
-		return dotHalf(v, h, buf)
-	}
-	return vek32.Dot(v, g.vec(i, buf))
-}
-
-// dotWith4 sets out[r] to dotWith(v, some[r], buf), up to rounding, for
-// one to four nodes: four measured at once (dotHalf4; fewer padded with
-// the last), unless one's vector is a version 2 or 3 file's float32s.
-func (g *graph) dotWith4(v []float32, some []uint32, out *[4]float32, buf []float32) {
-	var ids [4]uint32
-	k := copy(ids[:], some)
-	for r := k; r < 4; r++ {
-		ids[r] = ids[k-1]
-	}
-	var hs [4][]uint16
-	for r, i := range ids {
-		if hs[r] = g.halfOf(i); hs[r] == nil {
-			for r, i := range ids {
-				out[r] = g.dotWith(v, i, buf)
-			}
-			return
-		}
-	}
-	dotHalf4(v, &hs, out, buf)
-}
-
 // quantizeFiled makes the codes of the filed slots, in ctail: those of a
 // file of a version before codes.
 func (g *graph) quantizeFiled() {
@@ -330,61 +294,41 @@ func (g *graph) isDirty(s int) bool {
 	return s < g.saved && g.dirty != nil && g.dirty[s/64]&(1<<(s%64)) != 0
 }
 
-// probe is what a walk measures distances from: a vector at full
-// precision (f, while linking a node: the graph is built as it would be
-// without codes), or a query's code (c, its scale s: a search's walk).
-// buf is room to decode a vector into; rd, a search's of a graph
-// loaded with Options.Pread, reads the file's nodes (pread.go). A probe
-// is one goroutine's.
+// probe is what a walk measures distances from: a code (c, its scale
+// s), a query's in a search, the node's own while linking it (ownProbe);
+// rd, a search's of a graph loaded with Options.Pread, reads the file's
+// nodes (pread.go). A probe is one goroutine's.
 type probe struct {
-	f   []float32
-	c   []int8
-	s   float32
-	buf []float32
-	rd  *reads
+	c  []int8
+	s  float32
+	rd *reads
 }
 
-// fullProbe probes from v, which it keeps.
-func (g *graph) fullProbe(v []float32) *probe {
-	return &probe{f: v, buf: g.scratch()}
+// ownProbe probes from slot n's own code, as a search's walk probes from
+// a query's: an insert measures its candidates, and the neighbour
+// heuristic their pairs, by codes (codeDist).
+func (g *graph) ownProbe(n uint32) *probe {
+	c := g.codeOf(n)
+	return &probe{c: int8s(c[:g.dim]), s: codeScale(c, g.dim)}
 }
 
-// scratch is room for dotWith to decode a vector into, nil when it
-// never needs any: with F16C, dim a multiple of 16 and no version 2 or 3
-// file's float32s mapped, dotHalf reads the fp16 values as they lie.
+// codeDist is the distance of code c (another slot's, codeBytes(dim)
+// bytes) from slot i, by their codes: what dist measures from an
+// ownProbe.
+func (g *graph) codeDist(c []byte, i uint32) float32 {
+	o := g.codeOf(i)
+	return -float32(dotInt8(int8s(c[:g.dim]), int8s(o[:g.dim]))) * codeScale(c, g.dim) * codeScale(o, g.dim)
+}
+
+// scratch is room for vec to decode a vector into, nil when it never
+// needs any: with F16C, dim a multiple of 16 and no version 2 or 3
+// file's float32s mapped, fp16 values are read as they lie.
 func (g *graph) scratch() []float32 {
 	if useF16C && g.dim%16 == 0 && (g.filed == 0 || g.half != nil) {
 		return nil
 	}
 	return make([]float32, g.dim)
 }
-
-// getFloats is dim values from floats (made when it has none), to give
-// back with putFloats.
-func (g *graph) getFloats() *[]float32 {
-	if b, ok := g.floats.Get().(*[]float32); ok {
-		return b
-	}
-	b := make([]float32, g.dim)
-	return &b
-}
-
-func (g *graph) putFloats(b *[]float32) { g.floats.Put(b) }
-
-// getSlab is room for n vectors of dim values from slabs (made when it
-// has none), to give back with putSlab.
-func (g *graph) getSlab(n int) *[]float32 {
-	b, ok := g.slabs.Get().(*[]float32)
-	if !ok {
-		b = new([]float32)
-	}
-	if len(*b) < n*g.dim {
-		*b = make([]float32, n*g.dim)
-	}
-	return b
-}
-
-func (g *graph) putSlab(b *[]float32) { g.slabs.Put(b) }
 
 // codeProbe probes from q's code.
 func (g *graph) codeProbe(q []float32) *probe {
@@ -402,17 +346,8 @@ func (g *graph) fetch(p *probe, i uint32) {
 	if p.rd != nil {
 		return // a Pread graph reads, and must not touch the mapping
 	}
-	if p.c != nil {
-		c := g.codeOf(i)
-		prefetch(unsafe.Pointer(&c[0]), len(c))
-		return
-	}
-	if h := g.halfOf(i); h != nil {
-		prefetch(unsafe.Pointer(&h[0]), 2*len(h))
-		return
-	}
-	o := int(i) * g.dim
-	prefetch(unsafe.Pointer(&g.vecs[o]), 4*g.dim)
+	c := g.codeOf(i)
+	prefetch(unsafe.Pointer(&c[0]), len(c))
 }
 
 // fetchRow asks for node n's layer-0 row ahead of its use: the links a
@@ -434,43 +369,23 @@ func (g *graph) fetchRow(n uint32, l int) {
 	prefetch(unsafe.Pointer(&r[0]), 4*len(r))
 }
 
-// dist is the negated dot product of p and node i: lower is nearer, and
-// for unit vectors -dist is (about, for a code) the cosine similarity,
+// dist is the negated dot product of p's code and node i's: lower is
+// nearer, and for unit vectors -dist is about the cosine similarity,
 // without rounding through 1-dot.
 func (g *graph) dist(p *probe, i uint32) float32 {
-	if p.c != nil {
-		var c []byte
-		if p.rd != nil && int(i) < g.ncode {
-			if c = p.rd.code(g, i); c == nil {
-				return float32(math.Inf(1)) // not read: Search fails
-			}
-		} else {
-			c = g.codeOf(i)
+	var c []byte
+	if p.rd != nil && int(i) < g.ncode {
+		if c = p.rd.code(g, i); c == nil {
+			return float32(math.Inf(1)) // not read: Search fails
 		}
-		return -float32(dotInt8(p.c, int8s(c[:g.dim]))) * p.s * codeScale(c, g.dim)
+	} else {
+		c = g.codeOf(i)
 	}
-	return -g.dotWith(p.f, i, p.buf)
+	return -float32(dotInt8(p.c, int8s(c[:g.dim]))) * p.s * codeScale(c, g.dim)
 }
 
-// dists appends dist(p, i) for each of ids to ds, up to rounding: with a
-// full probe (an insert's) four nodes at a time (dotWith4), the last
-// three padded with the last node's, the last one or two alone.
+// dists appends dist(p, i) for each of ids to ds.
 func (g *graph) dists(p *probe, ids []uint32, ds []float32) []float32 {
-	if p.c != nil {
-		for _, i := range ids {
-			ds = append(ds, g.dist(p, i))
-		}
-		return ds
-	}
-	var out [4]float32
-	for len(ids) >= 3 {
-		k := min(len(ids), 4)
-		g.dotWith4(p.f, ids[:k], &out, p.buf)
-		for _, d := range out[:k] {
-			ds = append(ds, -d)
-		}
-		ids = ids[k:]
-	}
 	for _, i := range ids {
 		ds = append(ds, g.dist(p, i))
 	}
@@ -586,11 +501,9 @@ func (g *graph) link(slot uint32, level int) {
 		return
 	}
 	g.entryMu.Unlock()
-	vb := g.getFloats()
-	defer g.putFloats(vb)
 	w := g.walk()
 	defer g.pool.Put(w)
-	q := g.fullProbe(g.vec(slot, *vb))
+	q := g.ownProbe(slot)
 	ep := cand{entry, g.dist(q, entry)}
 	for l := top; l > level; l-- {
 		ep = g.greedy(w, q, ep, l)
@@ -669,9 +582,7 @@ func (g *graph) connect(w *walk, from, to uint32, l int) {
 // with a fraction of the distances selectNeighbors would measure. w is
 // room to work in; ls may be its ids.
 func (g *graph) prune(w *walk, n uint32, l int, ls []uint32) {
-	vb := g.getFloats()
-	defer g.putFloats(vb)
-	q := g.fullProbe(g.vec(n, *vb))
+	q := g.ownProbe(n)
 	for _, t := range ls {
 		g.fetch(q, t)
 	}
@@ -710,48 +621,24 @@ func (g *graph) prune(w *walk, n uint32, l int, ls []uint32) {
 // pair. prune links the rest nearest first: a walk finds the same nodes
 // whatever the order of a row (but for ties of distance).
 func (g *graph) leftOut(cs []cand) int {
-	n, dim := len(cs), g.dim
-	vb := g.getSlab(n)
-	defer g.putSlab(vb)
-	vs := *vb
-	sbuf := g.scratch()
+	n := len(cs)
 	const (
 		unknown = iota
 		kept
 		rejected
 	)
 	state := make([]uint8, n)
-	// isKept(i) measures the candidates before i four at a time
-	// (dotWith4): those of a four not rejected when it is gathered, which
-	// isKept(s) does not change for any after s, so it decides as one at a
-	// time would, measuring at most three more.
 	var isKept func(i int) bool
 	isKept = func(i int) bool {
 		if state[i] != unknown {
 			return state[i] == kept
 		}
 		state[i] = kept
-		v := g.vec(cs[i].id, vs[i*dim:(i+1)*dim]) // only those asked about
-		var four [4]uint32
-		var at [4]int
-		var dots [4]float32
-		for s := 0; s < i; {
-			k := 0
-			for ; s < i && k < 4; s++ {
-				if state[s] != rejected {
-					four[k], at[k] = cs[s].id, s
-					k++
-				}
-			}
-			if k == 0 {
-				break
-			}
-			g.dotWith4(v, four[:k], &dots, sbuf)
-			for r := range k {
-				if -dots[r] < cs[i].d && isKept(at[r]) {
-					state[i] = rejected
-					return false
-				}
+		ci := g.codeOf(cs[i].id)
+		for s := 0; s < i; s++ {
+			if state[s] != rejected && g.codeDist(ci, cs[s].id) < cs[i].d && isKept(s) {
+				state[i] = rejected
+				return false
 			}
 		}
 		return true
@@ -779,24 +666,16 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 	}
 	out := make([]uint32, 0, m)
 	var pruned []uint32
-	vb := g.getFloats()
-	defer g.putFloats(vb)
-	vbuf, sbuf := *vb, g.scratch()
-	var dots [4]float32
 	for _, c := range cs {
 		if len(out) == m {
 			break
 		}
-		v := g.vec(c.id, vbuf)
+		cc := g.codeOf(c.id)
 		keep := true
-		for i := 0; i < len(out) && keep; i += 4 {
-			k := min(len(out)-i, 4)
-			g.dotWith4(v, out[i:i+k], &dots, sbuf)
-			for _, d := range dots[:k] {
-				if -d < c.d {
-					keep = false
-					break
-				}
+		for _, o := range out {
+			if g.codeDist(cc, o) < c.d {
+				keep = false
+				break
 			}
 		}
 		if keep {

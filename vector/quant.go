@@ -7,20 +7,21 @@ import (
 	"unsafe"
 
 	"github.com/braidsearch/braid/internal/half"
-	"github.com/viterin/vek/vek32"
 )
 
 // The two representations of a vector (issue 45):
 //
 //   - its full precision, IEEE 754 half precision (fp16, 2 bytes a value),
-//     read only to rescore a search's finalists, for Vector, and to link
-//     and rebuild the graph. A unit vector's values are below 1, where
-//     fp16 keeps 11 significant bits: a relative error under 2^-11, a
-//     cosine off by under 5e-4.
-//   - its code, the walk's: dim int8s and a float32 scale, the vector
+//     read only to rescore a search's finalists, for Vector, and to
+//     rebuild the graph (a rebuild's inserts measure by codes). A unit
+//     vector's values are below 1, where fp16 keeps 11 significant bits:
+//     a relative error under 2^-11, a cosine off by under 5e-4.
+//   - its code, the walks': dim int8s and a float32 scale, the vector
 //     being about code·scale (scalar quantization, one scale a vector:
 //     the largest magnitude maps to ±127). A search quantizes the query
-//     the same way and compares with integer dot products (dotInt8).
+//     the same way and compares with integer dot products (dotInt8); an
+//     insert measures from the node's own code, and the neighbour
+//     heuristic code against code.
 //
 // A vector enters the graph rounded to fp16 (Add), and its code is made
 // from that rounded vector (quantize), so the code is a function of what
@@ -113,17 +114,6 @@ var halfTable = sync.OnceValue(func() *[1 << 16]float32 {
 	}
 	return t
 })
-
-// dotHalfGo is the dot product of a and the fp16 values h[:len(a)],
-// decoded into buf (len(a) values at least) first.
-func dotHalfGo(a []float32, h []uint16, buf []float32) float32 {
-	if len(a) == 0 {
-		return 0
-	}
-	buf = buf[:len(a)]
-	fromHalfs(buf, h[:len(a)])
-	return vek32.Dot(a, buf)
-}
 
 // roundHalfs rounds each value of src to fp16 and back, into dst.
 func roundHalfs(dst, src []float32) {

@@ -3,7 +3,6 @@ package vector
 import (
 	"math"
 	"math/rand"
-	"slices"
 	"testing"
 
 	"github.com/braidsearch/braid/internal/half"
@@ -121,90 +120,6 @@ func TestDotInt8(t *testing.T) {
 	}
 }
 
-// TestDotHalf checks dotHalf (F16C where the processor has it) and its Go
-// loop against float64 sums of the decoded values, at every length 0–399,
-// infinities and zeros among them.
-func TestDotHalf(t *testing.T) {
-	r := rand.New(rand.NewSource(4))
-	for n := range 400 {
-		a, h := make([]float32, n), make([]uint16, n+5)
-		for i := range h {
-			h[i] = half.To(float32(r.NormFloat64()))
-		}
-		var want float64
-		for i := range a {
-			a[i] = float32(r.NormFloat64())
-			want += float64(a[i]) * float64(half.From(h[i]))
-		}
-		buf := make([]float32, n)
-		for name, got := range map[string]float32{"dotHalf": dotHalf(a, h, buf), "dotHalfGo": dotHalfGo(a, h, buf)} {
-			if math.Abs(float64(got)-want) > 1e-4*(1+math.Abs(want)) {
-				t.Errorf("n=%d: %s = %g, want %g", n, name, got, want)
-			}
-		}
-	}
-	a, h := make([]float32, 32), make([]uint16, 32)
-	a[0], a[17], h[0], h[17] = 1, 2, half.To(float32(math.Inf(1))), half.To(3)
-	if got := dotHalf(a, h, make([]float32, 32)); !math.IsInf(float64(got), 1) {
-		t.Errorf("with +Inf: dotHalf = %g, want +Inf", got)
-	}
-	h[0] = half.To(0.5)
-	if got := dotHalf(a, h, make([]float32, 32)); got != 6.5 {
-		t.Errorf("dotHalf = %g, want 6.5", got)
-	}
-}
-
-// TestDotHalf4 checks dotHalf4 (F16C where the processor has it) against
-// four calls of dotHalf and float64 sums, at every length 0–399 (every
-// tail past a multiple of 16, odd lengths among them), and that a row's
-// sum does not depend on the rows beside it (the same bits when they
-// change places).
-func TestDotHalf4(t *testing.T) {
-	r := rand.New(rand.NewSource(5))
-	for n := range 400 {
-		a := make([]float32, n)
-		for i := range a {
-			a[i] = float32(r.NormFloat64())
-		}
-		var hs [4][]uint16
-		var want [4]float64
-		for k := range hs {
-			hs[k] = make([]uint16, n+k) // rows longer than a are read to len(a)
-			for i := range hs[k] {
-				hs[k][i] = half.To(float32(r.NormFloat64()))
-			}
-			for i := range a {
-				want[k] += float64(a[i]) * float64(half.From(hs[k][i]))
-			}
-		}
-		buf := make([]float32, n)
-		var got, swapped [4]float32
-		dotHalf4(a, &hs, &got, buf)
-		rev := [4][]uint16{hs[3], hs[2], hs[1], hs[0]}
-		dotHalf4(a, &rev, &swapped, buf)
-		for k := range hs {
-			one := dotHalf(a, hs[k], buf)
-			if math.Abs(float64(got[k])-want[k]) > 1e-4*(1+math.Abs(want[k])) || math.Abs(float64(got[k]-one)) > 1e-4*(1+math.Abs(want[k])) {
-				t.Errorf("n=%d row %d: dotHalf4 = %g, dotHalf %g, want %g", n, k, got[k], one, want[k])
-			}
-			if math.Float32bits(got[k]) != math.Float32bits(swapped[3-k]) {
-				t.Errorf("n=%d row %d: %g, and %g with the rows reversed", n, k, got[k], swapped[3-k])
-			}
-		}
-	}
-	a := make([]float32, 32)
-	var hs [4][]uint16
-	for k := range hs {
-		hs[k] = make([]uint16, 32)
-	}
-	a[0], a[17], hs[1][0], hs[1][17], hs[2][17] = 1, 2, half.To(float32(math.Inf(1))), half.To(3), half.To(0.25)
-	var got [4]float32
-	dotHalf4(a, &hs, &got, make([]float32, 32))
-	if got[0] != 0 || !math.IsInf(float64(got[1]), 1) || got[2] != 0.5 || got[3] != 0 {
-		t.Errorf("dotHalf4 = %v, want [0 +Inf 0.5 0]", got)
-	}
-}
-
 // TestFromHalfs checks fromHalfs (F16C where the processor has it) against
 // the table for every fp16 value, at lengths with and without a tail: the
 // widening is exact, so the float32s must be the same bits (a NaN stays a
@@ -264,20 +179,6 @@ func BenchmarkDot384(b *testing.B) {
 			fromHalfs(buf, h)
 			sink += vek32.Dot(u, buf)
 		}
-	})
-	b.Run("fp16-f16c", func(b *testing.B) {
-		for range b.N {
-			sink += dotHalf(u, h, buf)
-		}
-	})
-	b.Run("fp16-x4", func(b *testing.B) {
-		hs := [4][]uint16{h, slices.Clone(h), slices.Clone(h), slices.Clone(h)}
-		var out [4]float32
-		for range b.N {
-			dotHalf4(u, &hs, &out, buf)
-			sink += out[0]
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(4*b.N), "ns/row")
 	})
 	_ = sink
 }
