@@ -307,9 +307,9 @@ type probe struct {
 // ownProbe probes from slot n's own code, as a search's walk probes from
 // a query's: an insert measures its candidates, and the neighbour
 // heuristic their pairs, by codes (codeDist).
-func (g *graph) ownProbe(n uint32) *probe {
+func (g *graph) ownProbe(n uint32) probe {
 	c := g.codeOf(n)
-	return &probe{c: int8s(c[:g.dim]), s: codeScale(c, g.dim)}
+	return probe{c: int8s(c[:g.dim]), s: codeScale(c, g.dim)}
 }
 
 // codeDist is the distance of code c (another slot's, codeBytes(dim)
@@ -503,7 +503,8 @@ func (g *graph) link(slot uint32, level int) {
 	g.entryMu.Unlock()
 	w := g.walk()
 	defer g.pool.Put(w)
-	q := g.ownProbe(slot)
+	own := g.ownProbe(slot)
+	q := &own
 	ep := cand{entry, g.dist(q, entry)}
 	for l := top; l > level; l-- {
 		ep = g.greedy(w, q, ep, l)
@@ -582,7 +583,8 @@ func (g *graph) connect(w *walk, from, to uint32, l int) {
 // with a fraction of the distances selectNeighbors would measure. w is
 // room to work in; ls may be its ids.
 func (g *graph) prune(w *walk, n uint32, l int, ls []uint32) {
-	q := g.ownProbe(n)
+	own := g.ownProbe(n)
+	q := &own
 	for _, t := range ls {
 		g.fetch(q, t)
 	}
