@@ -38,15 +38,15 @@ type graph struct {
 	ml  float64
 	// The vectors (quant.go): a slot's full precision, fp16 (read to
 	// rescore, to rebuild and by Vector), and its code (read by the walks
-	// of a search and of a link, and by the neighbour heuristic). The first filed slots' vectors lie in the file Load
-	// mapped: half, a version 4 file's fp16 values, or vecs, a version 2
-	// or 3 file's float32s (rounded to fp16 as they are read), and a
-	// version 4 file's codes are code, ncode rows of codeBytes(dim). The
-	// vectors of the slots after them are in tail as fp16 values too (half
-	// the room of float32s),
-	// and their codes in ctail (see pages): all of
-	// them in a graph built in memory, and in one Load mapped those a
-	// change log added and those added since (appendVec). The mapped ones
+	// of a search and of a link, and by the neighbour heuristic). The
+	// first filed slots' vectors lie in the file Load mapped: half, a
+	// version 4 file's fp16 values, or vecs, a version 2 or 3 file's
+	// float32s (rounded to fp16 as they are read), and a version 4 file's
+	// codes are code, ncode rows of codeBytes(dim). The vectors of the
+	// slots after them are in tail as fp16 values too (half the room of
+	// float32s), and their codes in ctail (see pages): all of them in a
+	// graph built in memory, and in one Load mapped those a change log
+	// added and those added since (appendVec). The mapped ones
 	// never move into memory: they never change, and the file is only ever
 	// replaced by a rename, which leaves the mapping as it was.
 	half   []uint16
@@ -318,16 +318,6 @@ func (g *graph) ownProbe(n uint32) probe {
 func (g *graph) codeDist(c []byte, i uint32) float32 {
 	o := g.codeOf(i)
 	return -float32(dotInt8(int8s(c[:g.dim]), int8s(o[:g.dim]))) * codeScale(c, g.dim) * codeScale(o, g.dim)
-}
-
-// scratch is room for vec to decode a vector into, nil when it never
-// needs any: with F16C, dim a multiple of 16 and no version 2 or 3
-// file's float32s mapped, fp16 values are read as they lie.
-func (g *graph) scratch() []float32 {
-	if useF16C && g.dim%16 == 0 && (g.filed == 0 || g.half != nil) {
-		return nil
-	}
-	return make([]float32, g.dim)
 }
 
 // codeProbe probes from q's code.
@@ -952,7 +942,7 @@ func (h *minHeap) pop() cand {
 // precision, the cosine similarity with their fp16 vectors, and sorts them
 // nearest first, in place.
 func (g *graph) rescore(p *probe, q []float32, cs []cand) []cand {
-	buf := g.scratch()
+	buf := make([]float32, g.dim)
 	for i := range cs {
 		v := g.vecOf(p, cs[i].id, buf)
 		if v == nil {
