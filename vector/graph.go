@@ -306,18 +306,10 @@ type probe struct {
 
 // ownProbe probes from slot n's own code, as a search's walk probes from
 // a query's: an insert measures its candidates, and the neighbour
-// heuristic their pairs, by codes (codeDist).
+// heuristic their pairs, by codes (dist).
 func (g *graph) ownProbe(n uint32) probe {
 	c := g.codeOf(n)
 	return probe{c: int8s(c[:g.dim]), s: codeScale(c, g.dim)}
-}
-
-// codeDist is the distance of code c (another slot's, codeBytes(dim)
-// bytes) from slot i, by their codes: what dist measures from an
-// ownProbe.
-func (g *graph) codeDist(c []byte, i uint32) float32 {
-	o := g.codeOf(i)
-	return -float32(dotInt8(int8s(c[:g.dim]), int8s(o[:g.dim]))) * codeScale(c, g.dim) * codeScale(o, g.dim)
 }
 
 // codeProbe probes from q's code.
@@ -626,9 +618,9 @@ func (g *graph) leftOut(cs []cand) int {
 			return state[i] == kept
 		}
 		state[i] = kept
-		ci := g.codeOf(cs[i].id)
+		pi := g.ownProbe(cs[i].id)
 		for s := 0; s < i; s++ {
-			if state[s] != rejected && g.codeDist(ci, cs[s].id) < cs[i].d && isKept(s) {
+			if state[s] != rejected && g.dist(&pi, cs[s].id) < cs[i].d && isKept(s) {
 				state[i] = rejected
 				return false
 			}
@@ -662,10 +654,10 @@ func (g *graph) selectNeighbors(cs []cand, m int) []uint32 {
 		if len(out) == m {
 			break
 		}
-		cc := g.codeOf(c.id)
+		pc := g.ownProbe(c.id)
 		keep := true
 		for _, o := range out {
-			if g.codeDist(cc, o) < c.d {
+			if g.dist(&pc, o) < c.d {
 				keep = false
 				break
 			}
